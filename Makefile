@@ -1,0 +1,42 @@
+# The two commands of the README: `make lab` and `make test`. Each sets everything up first;
+# set-up is idempotent (stamp files) and quick the second time.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8888
+CACHE  := .cache
+PYTEST_ARGS ?=
+
+.PHONY: setup lab test lint format djl clean
+
+setup: $(VENV)/.installed djl
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[all]'
+	@touch $@
+
+# The pinned DJL jars, resolved by Maven from Maven Central (checksums enforced) into .cache.
+djl: $(CACHE)/djl/.resolved
+
+$(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml
+	$(BIN)/python -m fpexplore.jvm.setup
+	@touch $@
+
+lab: setup
+	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \
+	  --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest tests notebooks --nbmake --nbmake-timeout=600 $(PYTEST_ARGS)
+
+lint:
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) $(CACHE)

@@ -1,0 +1,53 @@
+"""fpexplore: why deep-learning frameworks give different numbers for the same computation.
+
+``import fpexplore`` is cheap: no framework (torch, TensorFlow, the JVM) loads until a lesson
+or backend needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import (
+    BackendUnavailable,
+    FpexploreError,
+    InvalidInput,
+    InvalidParameter,
+    NotEmulated,
+    PrecisionError,
+    RecordError,
+    WorkerError,
+)
+from .result import Claim, Comparison, Outcome
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendUnavailable",
+    "Claim",
+    "Comparison",
+    "FpexploreError",
+    "InvalidInput",
+    "InvalidParameter",
+    "NotEmulated",
+    "Outcome",
+    "PrecisionError",
+    "RecordError",
+    "WorkerError",
+    "lessons",
+    "run",
+]
+
+
+def lessons() -> dict[str, Any]:
+    """Every lesson by name."""
+    from .lessons import all_lessons
+
+    return all_lessons()
+
+
+def run(lesson: str, **params: Any) -> Comparison:
+    """Run a lesson by name: ``fpexplore.run("summation_order", n=10_000)``."""
+    from .lessons import run as _run
+
+    return _run(lesson, **params)

@@ -1,0 +1,191 @@
+"""Backend registry: availability, version, devices and threads, without importing frameworks.
+
+A backend is a small contract class plus one registration line. ``available()`` checks
+``importlib.util.find_spec`` (cached); ``load()`` imports on first use and turns a missing
+framework into `BackendUnavailable` naming the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
+
+from ..errors import BackendUnavailable, InvalidParameter
+
+FIX_SETUP = "make test   (or: pip install -e '.[all]')"
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    name: str
+    available: bool
+    version: str
+    devices: tuple[str, ...] = ()
+    threads: int | None = None
+    detail: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A framework fpexplore can run. Subclasses override `probe` for devices/threads."""
+
+    name: str
+    module: str
+    distributions: tuple[str, ...]
+    fix: str
+    description: str = ""
+    extra: tuple[str, ...] = field(default=())
+
+    def available(self) -> bool:
+        return _has_module(self.module)
+
+    def version(self) -> str:
+        for dist in self.distributions:
+            try:
+                return importlib.metadata.version(dist)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        return ""
+
+    def load(self) -> ModuleType:
+        """Import the framework (first use) or raise `BackendUnavailable` with the fix."""
+        if not self.available():
+            raise BackendUnavailable(self.name, f"the Python module '{self.module}' is not "
+                                     "installed.", self.fix)
+        return importlib.import_module(self.module)
+
+    def probe(self) -> BackendInfo:
+        """Full information; may import the framework (used by `fpexplore doctor`)."""
+        ok = self.available()
+        return BackendInfo(self.name, ok, self.version(), ("cpu",) if ok else (),
+                           os.cpu_count() if ok else None, self.description,
+                           "" if ok else self.fix)
+
+
+class _Torch(Backend):
+    def probe(self) -> BackendInfo:
+        if not self.available():
+            return super().probe()
+        torch = self.load()
+        devices = ["cpu"]
+        if torch.cuda.is_available():
+            devices += [f"cuda:{i} ({torch.cuda.get_device_name(i)})"
+                        for i in range(torch.cuda.device_count())]
+        if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+            devices.append("mps")
+        return BackendInfo(self.name, True, self.version(), tuple(devices),
+                           torch.get_num_threads(), self.description)
+
+
+class _TensorFlow(Backend):
+    def probe(self) -> BackendInfo:
+        if not self.available():
+            return super().probe()
+        # The -cpu distribution has no GPU support: no need to import TensorFlow to know.
+        cpu_only = _has_dist("tensorflow-cpu") and not _has_dist("tensorflow")
+        devices = ("CPU",) if cpu_only else ("CPU", "GPU if CUDA is set up")
+        return BackendInfo(self.name, True, self.version(), devices, os.cpu_count(),
+                           self.description)
+
+
+class _DJL(Backend):
+    def available(self) -> bool:
+        return self.missing() is None
+
+    def missing(self) -> str | None:
+        """Why DJL cannot run here, or None."""
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            return "no Java runtime was found (java is not on PATH and JAVA_HOME is unset)."
+        if not _has_module("jpype"):
+            return "the Python module 'jpype' (JPype1) is not installed."
+        from ..jvm import artifacts
+
+        return artifacts.missing_jars()
+
+    def version(self) -> str:
+        from ..jvm import artifacts
+
+        return f"DJL {artifacts.DJL_VERSION} (libtorch {artifacts.LIBTORCH_VERSION})"
+
+    def load(self) -> ModuleType:
+        reason = self.missing()
+        if reason:
+            raise BackendUnavailable(self.name, reason, self.fix)
+        return importlib.import_module("fpexplore.backends.djl")
+
+    def probe(self) -> BackendInfo:
+        reason = self.missing()
+        return BackendInfo(self.name, reason is None, self.version(),
+                           ("cpu",) if reason is None else (), None,
+                           reason or self.description, self.fix if reason else "")
+
+
+class _LibTorch(Backend):
+    def available(self) -> bool:
+        from . import libtorch_program
+
+        return libtorch_program.executable() is not None
+
+    def version(self) -> str:
+        from . import libtorch_program
+
+        return libtorch_program.version()
+
+    def probe(self) -> BackendInfo:
+        ok = self.available()
+        return BackendInfo(self.name, ok, self.version(), ("cpu",) if ok else (), None,
+                           self.description, "" if ok else self.fix)
+
+
+_REGISTRY: dict[str, Backend] = {
+    b.name: b
+    for b in (
+        Backend("numpy", "numpy", ("numpy",), "pip install numpy", "NumPy (always present)"),
+        _Torch("torch", "torch", ("torch",), FIX_SETUP, "PyTorch (CPU and any device string)"),
+        _TensorFlow("tensorflow", "tensorflow", ("tensorflow-cpu", "tensorflow"), FIX_SETUP,
+                    "TensorFlow / Keras"),
+        _DJL("djl", "jpype", ("jpype1",), "make djl   (Java 17 + Maven fetch the pinned jars)",
+             "Deep Java Library through a JPype worker process"),
+        _LibTorch("libtorch", "", (), "make libtorch   (builds the C++ program with cmake)",
+                  "a C++ program linked against LibTorch"),
+    )
+}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def get(name: str) -> Backend:
+    if name not in _REGISTRY:
+        raise InvalidParameter("backend", name, "one of " + ", ".join(_REGISTRY))
+    return _REGISTRY[name]
+
+
+def load(name: str) -> ModuleType:
+    """Import backend ``name`` now, or raise `BackendUnavailable` saying how to install it."""
+    return get(name).load()
+
+
+@cache
+def _has_module(name: str) -> bool:
+    try:
+        return bool(name) and importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@cache
+def _has_dist(name: str) -> bool:
+    try:
+        importlib.metadata.version(name)
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False

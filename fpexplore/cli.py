@@ -1,0 +1,119 @@
+"""The ``fpexplore`` command: doctor, list, run, record-gpu."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+from .errors import FpexploreError
+
+
+def _doctor(_: argparse.Namespace) -> int:
+    from . import backends
+
+    rows = []
+    for name in backends.names():
+        info = backends.get(name).probe()
+        rows.append((name, "yes" if info.available else "NO", info.version or "—",
+                     ", ".join(info.devices) or "—",
+                     "—" if info.threads is None else str(info.threads),
+                     info.fix and f"fix: {info.fix}" or info.detail))
+    head = ("backend", "available", "version", "devices", "threads", "")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    return 0
+
+
+def _list(_: argparse.Namespace) -> int:
+    from .lessons import all_lessons
+
+    lessons = all_lessons()
+    width = max((len(n) for n in lessons), default=0)
+    for name, lesson in lessons.items():
+        print(f"{name.ljust(width)}  {lesson.summary}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .lessons import get
+
+    lesson = get(args.lesson)
+    params = _parse_params(lesson, args.params)
+    comparison = lesson.run(**params)
+    print(comparison.to_json(indent=2) if args.json else comparison.table())
+    return 0
+
+
+def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
+    """``--name value`` pairs (``--name=value`` too), parsed by each declared parameter."""
+    from .errors import InvalidParameter
+
+    out: dict[str, Any] = {}
+    items = list(tokens)
+    while items:
+        token = items.pop(0)
+        if not token.startswith("--"):
+            raise InvalidParameter("parameter", token, "--name value pairs")
+        name, _, value = token[2:].partition("=")
+        name = name.replace("-", "_")
+        if not value:
+            if not items:
+                raise InvalidParameter(name, None, "a value after --" + name)
+            value = items.pop(0)
+        try:
+            param = lesson.param(name)
+        except KeyError:
+            known = ", ".join("--" + p.name for p in lesson.params)
+            raise InvalidParameter(name, value, f"one of {known}",
+                                   f"lesson '{lesson.name}'") from None
+        out[name] = param.parse(value)
+    return out
+
+
+def _record_gpu(args: argparse.Namespace) -> int:
+    from . import records
+
+    path = records.record_gpu(out_dir=args.out, device=args.device, quick=args.quick)
+    print(f"wrote {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fpexplore", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="which backends are available, and how to fix the missing")
+    sub.add_parser("list", help="the lessons, one line each")
+    run = sub.add_parser("run", help="run a lesson and print its comparison")
+    run.add_argument("lesson")
+    run.add_argument("--json", action="store_true", help="print JSON for scripts")
+    rec = sub.add_parser("record-gpu", help="run every GPU experiment and record it to data/gpu")
+    rec.add_argument("--out", default=None, help="output folder (default: data/gpu)")
+    rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
+    rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    return parser
+
+
+_COMMANDS = {"doctor": _doctor, "list": _list, "run": _run, "record-gpu": _record_gpu}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "run":
+        args.params = extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return _COMMANDS[args.command](args)
+    except FpexploreError as exc:
+        print(f"fpexplore: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

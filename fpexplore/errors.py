@@ -1,0 +1,47 @@
+"""One exception family: every message says what was given, what is accepted, and how to fix it."""
+
+from __future__ import annotations
+
+
+class FpexploreError(Exception):
+    """Base class of every error fpexplore raises on purpose."""
+
+
+class InvalidParameter(FpexploreError, ValueError):
+    """An argument is outside its accepted range or set of choices."""
+
+    def __init__(self, name: str, given: object, accepted: str, where: str = "") -> None:
+        self.name, self.given, self.accepted = name, given, accepted
+        prefix = f"The '{name}' parameter" + (f" of {where}" if where else "")
+        super().__init__(f"{prefix} must be {accepted}. Got {given!r} instead.")
+
+
+class InvalidInput(FpexploreError, ValueError):
+    """Array input of the wrong dtype, shape or content."""
+
+
+class BackendUnavailable(FpexploreError, RuntimeError):
+    """A framework, device or component is missing; the message says which command fixes it."""
+
+    def __init__(self, backend: str, reason: str, fix: str = "") -> None:
+        self.backend, self.reason, self.fix = backend, reason, fix
+        msg = f"{backend} is unavailable: {reason}"
+        if fix:
+            msg += f" To fix it, run: {fix}"
+        super().__init__(msg)
+
+
+class NotEmulated(FpexploreError, NotImplementedError):
+    """An emulator was asked for a case it does not reproduce bit for bit (it never guesses)."""
+
+
+class PrecisionError(FpexploreError, ArithmeticError):
+    """More certified digits were asked for than the computation can certify."""
+
+
+class WorkerError(FpexploreError, RuntimeError):
+    """An out-of-process worker (the JVM for DJL) crashed, timed out or returned an error."""
+
+
+class RecordError(FpexploreError, ValueError):
+    """A recorded run (data/gpu/*.json) is missing or does not match its schema."""

@@ -1,0 +1,109 @@
+"""`Truth`: the exact or certified high-precision value of a computation on given input bits."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..errors import PrecisionError
+
+
+def _to_mpf(v: Any, prec: int) -> mpmath.mpf:
+    with mpmath.workprec(prec):
+        if isinstance(v, Fraction):
+            return mpmath.mpf(v.numerator) / v.denominator
+        return +mpmath.mpf(v)
+
+
+class Truth:
+    """A scalar or array reference value.
+
+    Exact truths hold ``fractions.Fraction`` values (``.exact``); others hold mpmath numbers
+    certified to ``.digits`` significant decimal digits. NaN and infinities are held as
+    mpmath ``nan``/``inf`` (``.exact`` is then ``None``).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        exact: Fraction | np.ndarray | None = None,
+        mp: Any = None,
+        digits: float | None = None,
+        prec: int = 113,
+    ) -> None:
+        if (exact is None) == (mp is None):
+            raise ValueError("Truth needs exactly one of exact= or mp=")
+        self.label = label
+        self._exact = exact
+        self._mp = mp
+        self.prec = prec
+        self.digits = math.inf if exact is not None else float(digits if digits is not None else 0)
+
+    # -- what it is
+    @property
+    def is_exact(self) -> bool:
+        return self._exact is not None
+
+    @property
+    def exact(self) -> Fraction | np.ndarray | None:
+        """The exact rational value(s), or None when the truth is not rational (or not finite)."""
+        return self._exact
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        v = self._exact if self._exact is not None else self._mp
+        return np.shape(v) if isinstance(v, np.ndarray) else ()
+
+    # -- views
+    def mp(self, prec: int | None = None, *, digits: float | None = None) -> Any:
+        """The value as mpmath number(s) at ``prec`` bits (default: the truth's own precision).
+
+        Asking for more decimal ``digits`` than are certified raises `PrecisionError`.
+        """
+        if digits is not None and digits > self.digits:
+            raise PrecisionError(
+                f"{self.label}: {digits} digits were asked for, but only {self.digits:g} are "
+                "certified; recompute the truth at a higher precision."
+            )
+        if prec is None:
+            prec = self.prec if digits is None else max(self.prec, int(digits * 3.33) + 8)
+        src = self._exact if self._exact is not None else self._mp
+        if isinstance(src, np.ndarray):
+            out = np.empty(src.shape, dtype=object)
+            for i, v in np.ndenumerate(src):
+                out[i] = _to_mpf(v, prec)
+            return out
+        return _to_mpf(src, prec)
+
+    def round(self, fmt: Any = "float64") -> Any:
+        """Correctly rounded value(s) in a format of `fpexplore.formats` (round half to even)."""
+        from .. import formats
+
+        return formats.round_exact(self._exact if self._exact is not None else self.mp(), fmt)
+
+    def split(self) -> tuple[np.ndarray, np.ndarray]:
+        """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
+        vals = self.mp(max(self.prec, 160))
+        arr = np.atleast_1d(np.asarray(vals, dtype=object))
+        hi = np.empty(arr.shape, dtype=np.float64)
+        lo = np.empty(arr.shape, dtype=np.float64)
+        with mpmath.workprec(max(self.prec, 160)):
+            for i, v in np.ndenumerate(arr):
+                h = float(v)
+                hi[i] = h
+                lo[i] = float(v - h) if mpmath.isfinite(v) and math.isfinite(h) else 0.0
+        return hi.reshape(self.shape), lo.reshape(self.shape)
+
+    def __float__(self) -> float:
+        return float(self.mp())
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.is_exact else f"{self.digits:g} certified digits"
+        val = self.mp()
+        text = mpmath.nstr(val, 20) if not isinstance(val, np.ndarray) else f"array{self.shape}"
+        return f"Truth({self.label!r}, {text}, {kind})"
