@@ -1,0 +1,13 @@
+"""Shared fixtures: scoped mpmath precision, so no test leaks a global setting into another."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _restore_mpmath_precision():
+    prec = mpmath.mp.prec
+    yield
+    mpmath.mp.prec = prec
