@@ -17,10 +17,16 @@ def _doctor(_: argparse.Namespace) -> int:
     rows = []
     for name in backends.names():
         info = backends.get(name).probe()
-        rows.append((name, "yes" if info.available else "NO", info.version or "—",
-                     ", ".join(info.devices) or "—",
-                     "—" if info.threads is None else str(info.threads),
-                     info.fix and f"fix: {info.fix}" or info.detail))
+        rows.append(
+            (
+                name,
+                "yes" if info.available else "NO",
+                info.version or "—",
+                ", ".join(info.devices) or "—",
+                "—" if info.threads is None else str(info.threads),
+                (info.fix and f"fix: {info.fix}") or info.detail,
+            )
+        )
     head = ("backend", "available", "version", "devices", "threads", "")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
@@ -68,8 +74,9 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
             param = lesson.param(name)
         except KeyError:
             known = ", ".join("--" + p.name for p in lesson.params)
-            raise InvalidParameter(name, value, f"one of {known}",
-                                   f"lesson '{lesson.name}'") from None
+            raise InvalidParameter(
+                name, value, f"one of {known}", f"lesson '{lesson.name}'"
+            ) from None
         out[name] = param.parse(value)
     return out
 

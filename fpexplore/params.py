@@ -124,6 +124,12 @@ def validate_all(params: tuple[Param, ...], given: dict[str, Any], where: str) -
     known = {p.name: p for p in params}
     for name in given:
         if name not in known:
-            raise InvalidParameter(name, given[name], "one of the parameters " + ", ".join(known)
-                                   if known else "absent (this takes no parameters)", where)
+            raise InvalidParameter(
+                name,
+                given[name],
+                "one of the parameters " + ", ".join(known)
+                if known
+                else "absent (this takes no parameters)",
+                where,
+            )
     return {p.name: p.validate(given.get(p.name, p.default), where) for p in params}

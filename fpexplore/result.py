@@ -41,8 +41,9 @@ class Outcome:
         return self.unavailable is None
 
     @classmethod
-    def measured(cls, implementation: str, backend: str, value: Any, truth: Truth | None,
-                 **kw: Any) -> Outcome:
+    def measured(
+        cls, implementation: str, backend: str, value: Any, truth: Truth | None, **kw: Any
+    ) -> Outcome:
         """An outcome whose error against ``truth`` is computed now."""
         from . import metrics
 
@@ -55,9 +56,14 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "implementation": self.implementation, "backend": self.backend, "kind": self.kind,
-            "version": self.version, "device": self.device, "settings": dict(self.settings),
-            "unavailable": self.unavailable, "note": self.note,
+            "implementation": self.implementation,
+            "backend": self.backend,
+            "kind": self.kind,
+            "version": self.version,
+            "device": self.device,
+            "settings": dict(self.settings),
+            "unavailable": self.unavailable,
+            "note": self.note,
         }
         d["value"] = _jsonable(self.value)
         d["error"] = self.error.to_dict() if self.error is not None else None
@@ -102,16 +108,20 @@ class Comparison:
         rows = []
         for o in self.outcomes:
             err = o.error
-            rows.append({
-                "implementation": o.implementation,
-                "kind": o.kind,
-                "device": o.device,
-                "value": "—" if not o.ran else _short(o.value),
-                "ulp error": "—" if err is None else _fmt(err.max_abs_ulp, signed=err.ulp_scalar),
-                "rel error": "—" if err is None else f"{err.max_rel:.3g}",
-                "bits": "—" if err is None else f"{err.min_bits:.1f}",
-                "note": o.unavailable or o.note,
-            })
+            rows.append(
+                {
+                    "implementation": o.implementation,
+                    "kind": o.kind,
+                    "device": o.device,
+                    "value": "—" if not o.ran else _short(o.value),
+                    "ulp error": "—"
+                    if err is None
+                    else _fmt(err.max_abs_ulp, signed=err.ulp_scalar),
+                    "rel error": "—" if err is None else f"{err.max_rel:.3g}",
+                    "bits": "—" if err is None else f"{err.min_bits:.1f}",
+                    "note": o.unavailable or o.note,
+                }
+            )
         return rows
 
     def table(self) -> str:
@@ -137,16 +147,20 @@ class Comparison:
         )
         truth = f"<p><b>truth</b>: {html.escape(repr(self.truth))}</p>" if self.truth else ""
         claims = "".join(
-            f"<li>{'✔' if c.holds else '✘'} {html.escape(c.text)}</li>" for c in self.claims.values()
+            f"<li>{'✔' if c.holds else '✘'} {html.escape(c.text)}</li>"
+            for c in self.claims.values()
         )
         return f"{truth}<table><tr>{head}</tr>{body}</table><ul>{claims}</ul>"
 
     def to_dict(self) -> dict[str, Any]:
         truth = None
         if self.truth is not None:
-            truth = {"label": self.truth.label, "exact": self.truth.is_exact,
-                     "digits": None if self.truth.is_exact else self.truth.digits,
-                     "value": _jsonable(self.truth.mp())}
+            truth = {
+                "label": self.truth.label,
+                "exact": self.truth.is_exact,
+                "digits": None if self.truth.is_exact else self.truth.digits,
+                "value": _jsonable(self.truth.mp()),
+            }
         return {
             "lesson": self.lesson,
             "params": {k: _jsonable(v) for k, v in self.params.items()},
@@ -183,10 +197,16 @@ def _jsonable(v: Any) -> Any:
         if v.dtype == object:
             return [_jsonable(x) for x in v.tolist()]
         if v.size > 64:
-            return {"dtype": str(v.dtype), "shape": list(v.shape),
-                    "head": [_jsonable(float(x)) for x in v.ravel()[:8]]}
-        return [_jsonable(x) for x in v.astype(np.float64).tolist()] if v.dtype.kind == "f" \
+            return {
+                "dtype": str(v.dtype),
+                "shape": list(v.shape),
+                "head": [_jsonable(float(x)) for x in v.ravel()[:8]],
+            }
+        return (
+            [_jsonable(x) for x in v.astype(np.float64).tolist()]
+            if v.dtype.kind == "f"
             else v.tolist()
+        )
     if isinstance(v, np.generic):
         return _jsonable(v.item())
     if isinstance(v, list | tuple):

@@ -42,5 +42,5 @@ def test_parse_from_cli_text():
 
 def test_validate_all_fills_defaults_and_rejects_unknown():
     assert validate_all((N, P), {"n": 3}, "w") == {"n": 3, "p": 0.5}
-    with pytest.raises(InvalidParameter, match="'size'.*one of the parameters n, p"):
+    with pytest.raises(InvalidParameter, match=r"'size'.*one of the parameters n, p"):
         validate_all((N, P), {"size": 3}, "w")

@@ -57,16 +57,23 @@ class Backend:
     def load(self) -> ModuleType:
         """Import the framework (first use) or raise `BackendUnavailable` with the fix."""
         if not self.available():
-            raise BackendUnavailable(self.name, f"the Python module '{self.module}' is not "
-                                     "installed.", self.fix)
+            raise BackendUnavailable(
+                self.name, f"the Python module '{self.module}' is not installed.", self.fix
+            )
         return importlib.import_module(self.module)
 
     def probe(self) -> BackendInfo:
         """Full information; may import the framework (used by `fpexplore doctor`)."""
         ok = self.available()
-        return BackendInfo(self.name, ok, self.version(), ("cpu",) if ok else (),
-                           os.cpu_count() if ok else None, self.description,
-                           "" if ok else self.fix)
+        return BackendInfo(
+            self.name,
+            ok,
+            self.version(),
+            ("cpu",) if ok else (),
+            os.cpu_count() if ok else None,
+            self.description,
+            "" if ok else self.fix,
+        )
 
 
 class _Torch(Backend):
@@ -76,12 +83,20 @@ class _Torch(Backend):
         torch = self.load()
         devices = ["cpu"]
         if torch.cuda.is_available():
-            devices += [f"cuda:{i} ({torch.cuda.get_device_name(i)})"
-                        for i in range(torch.cuda.device_count())]
+            devices += [
+                f"cuda:{i} ({torch.cuda.get_device_name(i)})"
+                for i in range(torch.cuda.device_count())
+            ]
         if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
             devices.append("mps")
-        return BackendInfo(self.name, True, self.version(), tuple(devices),
-                           torch.get_num_threads(), self.description)
+        return BackendInfo(
+            self.name,
+            True,
+            self.version(),
+            tuple(devices),
+            torch.get_num_threads(),
+            self.description,
+        )
 
 
 class _TensorFlow(Backend):
@@ -91,8 +106,9 @@ class _TensorFlow(Backend):
         # The -cpu distribution has no GPU support: no need to import TensorFlow to know.
         cpu_only = _has_dist("tensorflow-cpu") and not _has_dist("tensorflow")
         devices = ("CPU",) if cpu_only else ("CPU", "GPU if CUDA is set up")
-        return BackendInfo(self.name, True, self.version(), devices, os.cpu_count(),
-                           self.description)
+        return BackendInfo(
+            self.name, True, self.version(), devices, os.cpu_count(), self.description
+        )
 
 
 class _DJL(Backend):
@@ -122,9 +138,15 @@ class _DJL(Backend):
 
     def probe(self) -> BackendInfo:
         reason = self.missing()
-        return BackendInfo(self.name, reason is None, self.version(),
-                           ("cpu",) if reason is None else (), None,
-                           reason or self.description, self.fix if reason else "")
+        return BackendInfo(
+            self.name,
+            reason is None,
+            self.version(),
+            ("cpu",) if reason is None else (),
+            None,
+            reason or self.description,
+            self.fix if reason else "",
+        )
 
 
 class _LibTorch(Backend):
@@ -140,8 +162,15 @@ class _LibTorch(Backend):
 
     def probe(self) -> BackendInfo:
         ok = self.available()
-        return BackendInfo(self.name, ok, self.version(), ("cpu",) if ok else (), None,
-                           self.description, "" if ok else self.fix)
+        return BackendInfo(
+            self.name,
+            ok,
+            self.version(),
+            ("cpu",) if ok else (),
+            None,
+            self.description,
+            "" if ok else self.fix,
+        )
 
 
 _REGISTRY: dict[str, Backend] = {
@@ -149,12 +178,27 @@ _REGISTRY: dict[str, Backend] = {
     for b in (
         Backend("numpy", "numpy", ("numpy",), "pip install numpy", "NumPy (always present)"),
         _Torch("torch", "torch", ("torch",), FIX_SETUP, "PyTorch (CPU and any device string)"),
-        _TensorFlow("tensorflow", "tensorflow", ("tensorflow-cpu", "tensorflow"), FIX_SETUP,
-                    "TensorFlow / Keras"),
-        _DJL("djl", "jpype", ("jpype1",), "make djl   (Java 17 + Maven fetch the pinned jars)",
-             "Deep Java Library through a JPype worker process"),
-        _LibTorch("libtorch", "", (), "make libtorch   (builds the C++ program with cmake)",
-                  "a C++ program linked against LibTorch"),
+        _TensorFlow(
+            "tensorflow",
+            "tensorflow",
+            ("tensorflow-cpu", "tensorflow"),
+            FIX_SETUP,
+            "TensorFlow / Keras",
+        ),
+        _DJL(
+            "djl",
+            "jpype",
+            ("jpype1",),
+            "make djl   (Java 17 + Maven fetch the pinned jars)",
+            "Deep Java Library through a JPype worker process",
+        ),
+        _LibTorch(
+            "libtorch",
+            "",
+            (),
+            "make libtorch   (builds the C++ program with cmake)",
+            "a C++ program linked against LibTorch",
+        ),
     )
 }
 
