@@ -1,0 +1,469 @@
+"""Binary floating-point formats: bits, classes, ULPs, neighbours and correct rounding.
+
+Five formats: ``binary16`` (half), ``bfloat16``, ``tf32``, ``binary32`` and ``binary64``.
+bfloat16 and TF32 have no NumPy dtype of their own here: their values are held as float32
+numbers that lie exactly on the format's grid (TF32 is the rounding format of NVIDIA tensor
+cores: 8 exponent bits like float32, 10 mantissa bits like float16; it is treated as an IEEE
+format with subnormals and infinities).
+
+Rounding is round-half-to-even with subnormals and overflow to infinity. `round_exact` rounds
+exact values (``Fraction``, ``int``, ``float``, mpmath numbers, object arrays of those) with
+integer arithmetic; `round_array` rounds float arrays with vectorized integer arithmetic on
+their bits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .errors import InvalidInput, InvalidParameter
+
+__all__ = [
+    "FORMATS",
+    "Fields",
+    "Format",
+    "bit_string",
+    "bits",
+    "classify",
+    "fields",
+    "from_bits",
+    "get",
+    "names",
+    "next_down",
+    "next_up",
+    "round_array",
+    "round_bits",
+    "round_exact",
+    "to_grid",
+    "ulp",
+]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A binary format: 1 sign bit, ``ebits`` exponent bits, ``mbits`` stored mantissa bits.
+
+    ``dtype`` is the NumPy dtype of the format itself (None for bfloat16/TF32); ``storage`` is
+    the NumPy dtype its values are held in (float32 for bfloat16 and TF32).
+    """
+
+    name: str
+    ebits: int
+    mbits: int
+    bias: int
+    dtype: np.dtype | None
+    storage: np.dtype
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def precision(self) -> int:
+        """Significand bits, the implicit one included."""
+        return self.mbits + 1
+
+    @property
+    def width(self) -> int:
+        """Bits in a pattern."""
+        return 1 + self.ebits + self.mbits
+
+    @property
+    def emax(self) -> int:
+        return self.bias
+
+    @property
+    def emin(self) -> int:
+        return 1 - self.bias
+
+    @property
+    def bits_dtype(self) -> np.dtype:
+        return np.dtype({16: np.uint16, 19: np.uint32, 32: np.uint32, 64: np.uint64}[self.width])
+
+    @property
+    def max(self) -> float:
+        """Largest finite value."""
+        return math.ldexp(2**self.precision - 1, self.emax - self.mbits)
+
+    @property
+    def tiny(self) -> float:
+        """Smallest positive normal value."""
+        return math.ldexp(1.0, self.emin)
+
+    @property
+    def min_subnormal(self) -> float:
+        return math.ldexp(1.0, self.emin - self.mbits)
+
+    @property
+    def eps(self) -> float:
+        """Distance from 1 to the next larger value."""
+        return math.ldexp(1.0, -self.mbits)
+
+    def __repr__(self) -> str:
+        return (
+            f"Format({self.name!r}, exponent bits={self.ebits}, mantissa bits={self.mbits}, "
+            f"bias={self.bias})"
+        )
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "binary16",
+            5,
+            10,
+            15,
+            np.dtype(np.float16),
+            np.dtype(np.float16),
+            ("float16", "half", "fp16", "f16", "f2", "e"),
+        ),
+        Format("bfloat16", 8, 7, 127, None, np.dtype(np.float32), ("bf16",)),
+        Format("tf32", 8, 10, 127, None, np.dtype(np.float32), ("tensorfloat32",)),
+        Format(
+            "binary32",
+            8,
+            23,
+            127,
+            np.dtype(np.float32),
+            np.dtype(np.float32),
+            ("float32", "single", "fp32", "f32", "float", "f4", "f"),
+        ),
+        Format(
+            "binary64",
+            11,
+            52,
+            1023,
+            np.dtype(np.float64),
+            np.dtype(np.float64),
+            ("float64", "double", "fp64", "f64", "f8", "d"),
+        ),
+    )
+}
+_LOOKUP = {alias: f for f in FORMATS.values() for alias in (f.name, *f.aliases)}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(FORMATS)
+
+
+def get(fmt: Any) -> Format:
+    """A `Format` from a name ("float16", "binary16", "half", "bfloat16", "tf32", "float32",
+    "float64", ...), a NumPy dtype or scalar type, or a torch/TensorFlow dtype."""
+    if isinstance(fmt, Format):
+        return fmt
+    key: str | None = None
+    if isinstance(fmt, str):
+        key = fmt
+    else:
+        try:
+            key = np.dtype(fmt).name
+        except TypeError:
+            name = getattr(fmt, "name", None)
+            key = name if isinstance(name, str) else str(fmt)
+    key = key.strip().lower().removeprefix("torch.").removeprefix("tf.")
+    if key not in _LOOKUP:
+        accepted = (
+            "one of "
+            + ", ".join(
+                f"{f.name} ({', '.join(f.aliases[:2])})" if f.aliases else f.name
+                for f in FORMATS.values()
+            )
+            + ", or a float16/float32/float64 dtype"
+        )
+        raise InvalidParameter("fmt", fmt, accepted)
+    return _LOOKUP[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# exact rounding (integers all the way)
+
+
+def _round_ratio(n: int, d: int, f: Format) -> float:
+    """n/d (n >= 0, d > 0) correctly rounded to ``f``, returned as a float64 on f's grid."""
+    if n == 0:
+        return 0.0
+    e = n.bit_length() - d.bit_length()  # floor(log2(n/d)) is e or e - 1
+    if (n << max(0, -e)) < (d << max(0, e)):
+        e -= 1
+    if e > f.emax:
+        return math.inf
+    if e < f.emin - f.mbits - 1:  # below half the smallest subnormal
+        return 0.0
+    q = max(e, f.emin) - f.mbits
+    num, den = (n, d << q) if q >= 0 else (n << -q, d)
+    m, r = divmod(num, den)
+    if 2 * r > den or (2 * r == den and m & 1):
+        m += 1
+    if m >> f.precision:  # carried into a new binade
+        m >>= 1
+        q += 1
+    if q + f.mbits > f.emax:
+        return math.inf
+    return math.ldexp(m, q)
+
+
+def _round_scalar(value: Any, f: Format) -> float:
+    """One exact value rounded to ``f`` as a float64 (NaN, infinities and -0.0 kept)."""
+    if isinstance(value, float | np.floating):
+        v = float(value)
+        if not math.isfinite(v) or v == 0:
+            return v
+        n, d = v.as_integer_ratio()
+        return math.copysign(_round_ratio(abs(n), d, f), v)
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        iv = int(value)
+        return math.copysign(_round_ratio(abs(iv), 1, f), iv)
+    if isinstance(value, Fraction):
+        return math.copysign(_round_ratio(abs(value.numerator), value.denominator, f), value)
+    mpf = _mpf_parts(value)
+    if mpf is not None:
+        return mpf(f)
+    raise InvalidInput(
+        f"round_exact cannot read a value of type {type(value).__name__} ({value!r}); it accepts "
+        "Fraction, int, float, an mpmath number, or an object array of those."
+    )
+
+
+def _mpf_parts(value: Any):
+    """A rounding closure for an mpmath ``mpf`` (None for other types)."""
+    raw = getattr(value, "_mpf_", None)
+    if raw is None:
+        return None
+    import mpmath
+
+    if mpmath.isnan(value):
+        return lambda f: math.nan
+    if mpmath.isinf(value):
+        return lambda f: math.copysign(math.inf, float(value))
+    sign, man, exp, bc = raw
+    man = int(man)
+    if man == 0:
+        return lambda f: 0.0
+
+    def rnd(f: Format) -> float:
+        lead = exp + bc - 1
+        if lead > f.emax + 1:
+            r = math.inf
+        elif lead < f.emin - f.mbits - 2:
+            r = 0.0
+        else:
+            r = _round_ratio(man << exp, 1, f) if exp >= 0 else _round_ratio(man, 1 << -exp, f)
+        return -r if sign else r
+
+    return rnd
+
+
+def round_exact(value: Any, fmt: Any = "binary64") -> Any:
+    """The correctly rounded value of an exact number (or array) in format ``fmt``.
+
+    ``value``: a ``Fraction``, ``int``, ``float``, mpmath ``mpf`` (NaN and infinities too), an
+    object ndarray of those, or a float ndarray (rounded with `round_array`). Returns a NumPy
+    scalar or array of the format's storage dtype (float32 on the grid for bfloat16/TF32).
+    """
+    f = get(fmt)
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            out = np.empty(value.shape, dtype=np.float64)
+            flat = out.reshape(-1)
+            for i, v in enumerate(value.reshape(-1)):
+                flat[i] = _round_scalar(v, f)
+            with np.errstate(invalid="ignore"):
+                return out.astype(f.storage)
+        return round_array(value, f)
+    return f.storage.type(_round_scalar(value, f))
+
+
+def round_bits(value: Any, fmt: Any = "binary64") -> Any:
+    """Bit pattern(s) of `round_exact(value, fmt)` (an int, or an unsigned array)."""
+    return bits(round_exact(value, fmt), fmt)
+
+
+def round_array(x: Any, fmt: Any) -> np.ndarray:
+    """Round a float array (float16/32/64, or a bfloat16 dtype) to ``fmt``, bit exactly.
+
+    Vectorized integer arithmetic on the float64 bits: one correct rounding (half to even,
+    subnormals, overflow to inf) from the exact input value. NaN stays NaN (sign kept).
+    Returns the format's storage dtype.
+    """
+    f = get(fmt)
+    a = np.asarray(x)
+    if a.dtype.kind not in "fiub" and a.dtype.name != "bfloat16":
+        raise InvalidInput(f"round_array needs a float array; got dtype {a.dtype}.")
+    with np.errstate(invalid="ignore"):  # signalling NaNs
+        a64 = np.array(a, dtype=np.float64, copy=True, order="C")
+    if f.mbits >= 52:
+        return a64 if a64.shape else a64[()]
+    raw = a64.view(np.uint64)
+    expf = ((raw >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+    frac = raw & np.uint64((1 << 52) - 1)
+    big = np.where(expf == 0, frac, frac | np.uint64(1 << 52))
+    unit = np.where(expf == 0, -1074, expf - 1075)  # value = big * 2**unit
+    mag = np.abs(a64)
+    finite = np.isfinite(a64) & (mag > 0)
+    lead = np.frexp(np.where(finite, mag, 1.0))[1].astype(np.int64) - 1
+    q = np.maximum(lead, f.emin) - f.mbits
+    shift = q - unit
+    drop = finite & (shift > 0)
+    s = np.where(drop, np.minimum(shift, 60), 1).astype(np.uint64)
+    m = big >> s
+    rem = big & ((np.uint64(1) << s) - np.uint64(1))
+    half = np.uint64(1) << (s - np.uint64(1))
+    up = (rem > half) | ((rem == half) & ((m & np.uint64(1)) == np.uint64(1)))
+    m = m + up.astype(np.uint64)
+    rounded = np.ldexp(m.astype(np.float64), np.where(drop, q, 0).astype(np.int32))
+    out = np.where(drop, rounded, mag)
+    out = np.where(np.isfinite(out) & (out > f.max), np.inf, out)
+    out = np.where(np.isnan(a64), np.nan, out)
+    out = np.copysign(out, a64)
+    with np.errstate(invalid="ignore"):
+        res = out.astype(f.storage)
+    return res if res.shape else res[()]
+
+
+def to_grid(x: Any, fmt: Any) -> Any:
+    """``x`` as the format's storage dtype: exact values are rounded with `round_exact`, floats
+    with `round_array` (values already on the grid are unchanged)."""
+    f = get(fmt)
+    if (isinstance(x, np.ndarray) and x.dtype != object) or isinstance(x, np.generic | float):
+        return round_array(x, f)
+    return round_exact(x, f)
+
+
+# ---------------------------------------------------------------------------------------------
+# bit patterns
+
+
+def bits(x: Any, fmt: Any) -> Any:
+    """Bit pattern(s) of ``x`` in ``fmt`` (``x`` is first rounded to the format if needed)."""
+    f = get(fmt)
+    g = np.asarray(to_grid(x, f), dtype=f.storage)
+    if f.name in ("bfloat16", "tf32"):
+        g = np.where(np.isnan(g), np.copysign(np.float32(np.nan), g), g).astype(np.float32)
+        b = (g.view(np.uint32) >> np.uint32(32 - f.width)).astype(f.bits_dtype)
+    else:
+        b = g.view(f.bits_dtype)
+    return int(b) if b.ndim == 0 else b
+
+
+def from_bits(pattern: Any, fmt: Any) -> Any:
+    """The value(s) with bit pattern(s) ``pattern`` in ``fmt``, as the storage dtype."""
+    f = get(fmt)
+    p = np.asarray(pattern)
+    if p.dtype == object or p.dtype.kind not in "iu":
+        p = p.astype(np.uint64)
+    if np.any(p < 0) or (f.width < 64 and np.any(p.astype(np.uint64) >> np.uint64(f.width))):
+        raise InvalidParameter("pattern", pattern, f"an integer in [0, 2**{f.width})")
+    if f.name in ("bfloat16", "tf32"):
+        v = (p.astype(np.uint32) << np.uint32(32 - f.width)).view(np.float32)
+    else:
+        v = p.astype(f.bits_dtype).view(f.storage)
+    return v if v.ndim else v[()]
+
+
+class Fields(NamedTuple):
+    """Sign bit, biased exponent field, stored mantissa field, and the whole pattern."""
+
+    sign: Any
+    exponent: Any
+    mantissa: Any
+    bits: Any
+
+
+def fields(x: Any, fmt: Any) -> Fields:
+    """(sign, exponent, mantissa, bits) of ``x`` in ``fmt`` (ints, or arrays for arrays)."""
+    f = get(fmt)
+    b = bits(x, f)
+    if isinstance(b, int):
+        return Fields(
+            b >> (f.width - 1), (b >> f.mbits) & ((1 << f.ebits) - 1), b & ((1 << f.mbits) - 1), b
+        )
+    b64 = b.astype(np.uint64)
+    return Fields(
+        (b64 >> np.uint64(f.width - 1)).astype(np.uint8),
+        ((b64 >> np.uint64(f.mbits)) & np.uint64((1 << f.ebits) - 1)).astype(np.int64),
+        (b64 & np.uint64((1 << f.mbits) - 1)).astype(np.uint64),
+        b,
+    )
+
+
+def bit_string(x: Any, fmt: Any, sep: str = " ") -> str:
+    """The pattern of a scalar as "sign exponent mantissa" binary digits."""
+    f = get(fmt)
+    b = bits(x, f)
+    if not isinstance(b, int):
+        raise InvalidInput("bit_string takes one value, not an array.")
+    s = format(b, f"0{f.width}b")
+    return sep.join((s[0], s[1 : 1 + f.ebits], s[1 + f.ebits :]))
+
+
+_CLASSES = np.array(["zero", "subnormal", "normal", "inf", "nan"])
+
+
+def classify(x: Any, fmt: Any) -> Any:
+    """'zero', 'subnormal', 'normal', 'inf' or 'nan' for ``x`` rounded to ``fmt`` (str array
+    for arrays)."""
+    f = get(fmt)
+    fl = fields(x, f)
+    e = np.asarray(fl.exponent, dtype=np.int64)
+    m = np.asarray(fl.mantissa, dtype=np.uint64)
+    top = (1 << f.ebits) - 1
+    idx = np.where(e == 0, np.where(m == 0, 0, 1), np.where(e == top, np.where(m == 0, 3, 4), 2))
+    out = _CLASSES[idx]
+    return str(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------------------------------------
+# spacing and neighbours
+
+
+def ulp(x: Any, fmt: Any) -> Any:
+    """Spacing of ``fmt`` at ``x``: 2**(max(floor(log2|x|), emin) - mantissa bits).
+
+    That is the gap from |x| up to the next larger magnitude when x is on the grid. ulp(0) is
+    the smallest subnormal, ulp(±inf) is inf, ulp(NaN) is NaN. float64 result.
+    """
+    f = get(fmt)
+    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+        v = abs(Fraction(x))
+        if v == 0:
+            return f.min_subnormal
+        n, d = v.numerator, v.denominator
+        e = n.bit_length() - d.bit_length()
+        if (n << max(0, -e)) < (d << max(0, e)):
+            e -= 1
+        return math.ldexp(1.0, max(e, f.emin) - f.mbits)
+    a = np.abs(np.asarray(x if not hasattr(x, "_mpf_") else float(x), dtype=np.float64))
+    finite = np.isfinite(a) & (a > 0)
+    lead = np.frexp(np.where(finite, a, 1.0))[1].astype(np.int64) - 1
+    u = np.ldexp(1.0, (np.maximum(lead, f.emin) - f.mbits).astype(np.int32))
+    u = np.where(a == 0, f.min_subnormal, u)
+    u = np.where(np.isfinite(a), u, a)  # inf -> inf, nan -> nan
+    return float(u) if u.ndim == 0 else u
+
+
+def next_up(x: Any, fmt: Any) -> Any:
+    """The next larger value of ``fmt`` after ``x`` (rounded to the format first)."""
+    f = get(fmt)
+    g = np.asarray(to_grid(x, f), dtype=f.storage)
+    b = np.asarray(bits(g, f)).astype(np.uint64)
+    one = np.uint64(1)
+    sign = b >> np.uint64(f.width - 1)
+    mag = b & np.uint64((1 << (f.width - 1)) - 1)
+    # +x: one step out; -x: one step in (-min_subnormal -> -0); ±0 -> +min_subnormal
+    nb = np.where(mag == 0, one, np.where(sign == 0, b + one, b - np.where(mag == 0, 0, one)))
+    inf_bits = np.uint64(((1 << f.ebits) - 1) << f.mbits)
+    nb = np.where((sign == 0) & (mag == inf_bits), b, nb)  # +inf stays
+    v = np.asarray(from_bits(nb.astype(np.uint64), f))
+    v = np.where(np.isnan(g), g, v).astype(f.storage)
+    return v if v.ndim else v[()]
+
+
+def next_down(x: Any, fmt: Any) -> Any:
+    """The next smaller value of ``fmt`` before ``x`` (rounded to the format first)."""
+    f = get(fmt)
+    g = np.asarray(to_grid(x, f), dtype=f.storage)
+    v = -np.asarray(next_up(-g, f))
+    return v if v.ndim else v[()]
