@@ -1,0 +1,251 @@
+"""DJL (Deep Java Library) operations, run for real in the JVM worker process.
+
+Every function sends its input as raw bits to the worker (`fpexplore.jvm.client`) and returns
+numpy arrays holding exactly the bits DJL produced. Nothing here imports torch or JPype; the
+worker starts on the first call and is reused. Without Java or the jars every function raises
+`BackendUnavailable` naming ``make djl``; if the worker dies mid-call, `WorkerError`.
+
+Images are HWC ``uint8`` (as DJL's ``Image.toNDArray``) unless said otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendUnavailable, InvalidInput, InvalidParameter
+from ..jvm import artifacts, client
+from ..jvm.protocol import pack, unpack
+
+INTERPOLATIONS = ("nearest", "bilinear", "area", "bicubic")
+FIX = artifacts.FIX
+
+
+def available() -> bool:
+    from . import get
+
+    return get("djl").available()
+
+
+def require() -> None:
+    """Raise `BackendUnavailable` (with ``make djl``) unless DJL can run here."""
+    from . import get
+
+    reason = get("djl").missing()  # type: ignore[attr-defined]
+    if reason:
+        raise BackendUnavailable("djl", reason, FIX)
+
+
+def _call(op: str, timeout: float = client.DEFAULT_TIMEOUT, **kw: Any) -> Any:
+    require()
+    return client.call(op, timeout=timeout, **kw)
+
+
+def _array(op: str, **kw: Any) -> np.ndarray:
+    return unpack(_call(op, **kw))
+
+
+def info() -> dict[str, Any]:
+    """Engine name and version, Java version, libtorch threads and the worker's pid."""
+    return dict(_call("info"))
+
+
+def version() -> str:
+    return f"DJL {artifacts.DJL_VERSION} (libtorch {artifacts.LIBTORCH_VERSION})"
+
+
+def set_threads(n: int) -> int:
+    """Set libtorch's intra-op threads in the worker (``JniUtils.setNumThreads``); default 1,
+    or ``$FPEXPLORE_DJL_THREADS``. Returns the count libtorch reports."""
+    return client.set_threads(n)
+
+
+def threads() -> int:
+    return client.threads()
+
+
+# -- NDArray basics -------------------------------------------------------------------------
+
+
+def roundtrip(x: Any) -> np.ndarray:
+    """``NDManager.create`` from the bits of ``x`` and back: proves the transfer is exact."""
+    return _array("roundtrip", x=pack(x))
+
+
+def ndsum(x: Any) -> np.ndarray:
+    """``NDArray.sum()`` (libtorch's reduction order, in the worker's thread count)."""
+    return _array("sum", x=pack(x))
+
+
+def mean(x: Any) -> np.ndarray:
+    """``NDArray.mean()``."""
+    return _array("mean", x=pack(x))
+
+
+def std(x: Any) -> np.ndarray:
+    """Population std by DJL's idiom ``x.sub(x.mean()).square().mean().sqrt()`` (DJL has no
+    ``std()``)."""
+    return _array("std", x=pack(x))
+
+
+def normalize_by_stats(x: Any) -> np.ndarray:
+    """``(x - mean) / std`` with the idiom's population std, all as DJL NDArray ops."""
+    return _array("normalize_by_stats", x=pack(x))
+
+
+def java_loop_sum(x: Any) -> float:
+    """A plain Java loop, ``float s = 0; for (float v : x) s += v;`` (``double`` for float64
+    input). Returns the Java result as a Python float (exactly representable)."""
+    arr = np.asarray(x)
+    if arr.dtype not in (np.float32, np.float64):
+        raise InvalidInput(f"'x' must be float32 or float64 for the Java loop; got {arr.dtype}.")
+    return float(_call("java_loop_sum", x=pack(arr)))
+
+
+# -- random numbers -------------------------------------------------------------------------
+
+
+def _shape(shape: int | Sequence[int]) -> list[int]:
+    dims = [shape] if isinstance(shape, int) else list(shape)
+    if not dims or any(
+        isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1 for d in dims
+    ):
+        raise InvalidParameter("shape", shape, "a positive int or a sequence of positive ints")
+    return [int(d) for d in dims]
+
+
+def _seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        raise InvalidParameter("seed", seed, "an int in the range [0, 2147483647]")
+    return seed
+
+
+def random_uniform(
+    seed: int, shape: int | Sequence[int], low: float = 0.0, high: float = 1.0
+) -> np.ndarray:
+    """``Engine.setRandomSeed(seed)`` then ``manager.randomUniform(low, high, shape)``
+    (float32; libtorch's default generator)."""
+    return _array(
+        "random", kind="uniform", seed=_seed(seed), shape=_shape(shape), a=float(low), b=float(high)
+    )
+
+
+def random_normal(
+    seed: int, shape: int | Sequence[int], loc: float = 0.0, scale: float = 1.0
+) -> np.ndarray:
+    """``Engine.setRandomSeed(seed)`` then ``manager.randomNormal(loc, scale, shape)``."""
+    return _array(
+        "random", kind="normal", seed=_seed(seed), shape=_shape(shape), a=float(loc), b=float(scale)
+    )
+
+
+def java_random_floats(seed: int, n: int) -> np.ndarray:
+    """``n`` draws of ``new java.util.Random(seed).nextFloat()`` (what DJL's CV random
+    transforms use), as float32."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000_000:
+        raise InvalidParameter("n", n, "an int in the range [1, 10000000]")
+    return unpack(_call("java_random_floats", seed=int(seed), n=n))
+
+
+# -- image transforms (ai.djl.modality.cv.transform) ----------------------------------------
+
+
+def _image(x: Any, name: str = "image") -> dict[str, Any]:
+    arr = np.asarray(x)
+    if arr.ndim != 3 or arr.shape[2] not in (1, 3):
+        raise InvalidInput(
+            f"'{name}' must be an HWC image with 1 or 3 channels; got shape {arr.shape}."
+        )
+    return pack(arr, name)
+
+
+def _size(name: str, v: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= 16384:
+        raise InvalidParameter(name, v, "an int in the range [1, 16384]")
+    return int(v)
+
+
+def _interp(interpolation: str) -> str:
+    if interpolation not in INTERPOLATIONS:
+        raise InvalidParameter(
+            "interpolation", interpolation, "one of " + ", ".join(INTERPOLATIONS)
+        )
+    return interpolation
+
+
+def to_tensor(image: Any) -> np.ndarray:
+    """``ToTensor``: HWC uint8 [0, 255] -> CHW float32 [0, 1]."""
+    return _array("to_tensor", x=_image(image))
+
+
+def normalize(tensor: Any, mean: Sequence[float], std: Sequence[float]) -> np.ndarray:
+    """``Normalize(mean[], std[])`` on a CHW float32 tensor."""
+    arr = np.asarray(tensor)
+    if arr.ndim != 3 or arr.shape[0] not in (1, 3) or arr.dtype != np.float32:
+        raise InvalidInput(
+            f"'tensor' must be a CHW float32 array (as to_tensor returns); got "
+            f"{arr.dtype} of shape {arr.shape}."
+        )
+    if len(mean) != arr.shape[0] or len(std) != arr.shape[0]:
+        raise InvalidParameter("mean/std", (mean, std), f"{arr.shape[0]} values each")
+    return _array(
+        "normalize", x=pack(arr), mean=[float(m) for m in mean], std=[float(s) for s in std]
+    )
+
+
+def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = None) -> np.ndarray:
+    """``Resize(size)`` (an int gives size x size: DJL does NOT keep the aspect ratio) or
+    ``Resize(width, height[, interpolation])`` for a ``(height, width)`` tuple. The output
+    keeps the input's dtype (float results are cast back, uint8 by truncation)."""
+    if isinstance(size, tuple):
+        h, w = _size("height", size[0]), _size("width", size[1])
+        return _array(
+            "resize",
+            x=_image(image),
+            width=w,
+            height=h,
+            interpolation=_interp(interpolation) if interpolation else None,
+        )
+    s = _size("size", size)
+    if interpolation is None:
+        return _array("resize", x=_image(image), width=s)
+    return _array(
+        "resize", x=_image(image), width=s, height=s, interpolation=_interp(interpolation)
+    )
+
+
+def resize_short(image: Any, short_edge: int, interpolation: str = "bilinear") -> np.ndarray:
+    """``ResizeShort(shortEdge, -1, interpolation)``: the short edge becomes ``short_edge``,
+    keeping the aspect ratio (torchvision's ``Resize(int)``)."""
+    return _array(
+        "resize_short",
+        x=_image(image),
+        short_edge=_size("short_edge", short_edge),
+        long_edge=-1,
+        interpolation=_interp(interpolation),
+    )
+
+
+def center_crop(image: Any, width: int, height: int) -> np.ndarray:
+    """``CenterCrop(width, height)``: offset ``(W - width) / 2`` in Java int division."""
+    return _array(
+        "center_crop", x=_image(image), width=_size("width", width), height=_size("height", height)
+    )
+
+
+def decode(path: str | Path, flag: str = "color") -> np.ndarray:
+    """Decode an image file with ``BufferedImageFactory`` (Java ImageIO); HWC uint8."""
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidInput(f"'path' must name an image file; {str(p)!r} does not exist.")
+    if flag not in ("color", "grayscale"):
+        raise InvalidParameter("flag", flag, "'color' or 'grayscale'")
+    return _array("decode", path=str(p.resolve()), flag=flag)
+
+
+def sleep(seconds: float, timeout: float = client.DEFAULT_TIMEOUT) -> float:
+    """``Thread.sleep`` in the worker (for testing timeouts and crash isolation)."""
+    return float(_call("sleep", timeout=timeout, seconds=float(seconds)))

@@ -1,0 +1,229 @@
+"""The caller's side of the DJL worker: start it lazily, reuse it, time out, survive its death.
+
+`call(op, timeout=..., **kwargs)` sends one request to the worker process and returns its
+answer. If the worker crashes (the JVM dies, it is killed) or does not answer in time, the
+call raises `WorkerError` with what happened and the tail of the worker's log; the next call
+starts a fresh worker. The worker is a plain subprocess (``python -m fpexplore.jvm.worker``)
+talking over two pipes, so nothing of the caller's process (torch included) is inherited.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ..errors import BackendUnavailable, InvalidInput, WorkerError
+from . import artifacts
+
+DEFAULT_TIMEOUT = 120.0
+START_TIMEOUT = 300.0
+#: libtorch intra-op threads in the worker (``ai.djl.pytorch.num_threads``); see `set_threads`.
+DEFAULT_THREADS = int(os.environ.get("FPEXPLORE_DJL_THREADS", "1"))
+
+
+class Worker:
+    """One running worker process."""
+
+    def __init__(self, threads: int) -> None:
+        reason = artifacts.missing_jars()
+        if reason:
+            raise BackendUnavailable("djl", reason, artifacts.FIX)
+        self.log_path = artifacts.djl_dir() / "worker.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        env = dict(os.environ)
+        env.update(
+            DJL_OFFLINE="true",
+            PYTORCH_FLAVOR="cpu",
+            DJL_CACHE_DIR=str(artifacts.native_dir()),
+            PYTORCH_VERSION=artifacts.LIBTORCH_VERSION,
+        )
+        env.pop("PYTORCH_LIBRARY_PATH", None)  # DJL's own libtorch, never another copy
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "fpexplore.jvm.worker",
+                    str(to_child_r),
+                    str(from_child_w),
+                    str(threads),
+                ],
+                pass_fds=(to_child_r, from_child_w),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=env,
+                start_new_session=True,
+            )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.send_conn = Connection(to_child_w, readable=False)
+        self.recv_conn = Connection(from_child_r, writable=False)
+        self.info: dict[str, Any] = self._await("ready", START_TIMEOUT, "starting")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def _death(self, doing: str) -> WorkerError:
+        code = self.proc.wait(timeout=10)
+        how = (
+            f"was killed by signal {signal.Signals(-code).name}"
+            if code < 0
+            else f"exited with status {code}"
+        )
+        tail = self.log_tail()
+        return WorkerError(
+            f"The DJL worker process (pid {self.pid}) {how} while {doing}. Your Python "
+            "process is unaffected; the next DJL call starts a fresh worker."
+            + (f"\nLast lines of its log ({self.log_path}):\n{tail}" if tail else "")
+        )
+
+    def _await(self, expect: str, timeout: float, doing: str) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                ready = self.recv_conn.poll(min(max(left, 0), 0.5))
+            except (EOFError, OSError):
+                ready = True
+            if ready:
+                try:
+                    reply = self.recv_conn.recv()
+                except (EOFError, OSError):
+                    self.kill()
+                    raise self._death(doing) from None
+                break
+            if not self.alive():
+                raise self._death(doing)
+            if left <= 0:
+                self.kill()
+                raise WorkerError(
+                    f"The DJL worker did not answer within {timeout:g} s while {doing}; it was "
+                    "stopped, and the next DJL call starts a fresh worker (pass a larger "
+                    "timeout= for long operations)."
+                )
+        status = reply[0]
+        if status == expect:
+            return reply[1]
+        if status == "error":
+            _, kind, text = reply
+            if kind == "invalid":
+                raise InvalidInput(f"DJL rejected the input while {doing}: {text}")
+            raise WorkerError(f"DJL failed while {doing}: {text}")
+        self.kill()
+        raise WorkerError(f"The DJL worker failed while {doing}:\n{reply[1]}\n{self.log_tail()}")
+
+    def call(self, op: str, timeout: float, kwargs: dict[str, Any]) -> Any:
+        doing = f"running '{op}'"
+        try:
+            self.send_conn.send((op, kwargs))
+        except (BrokenPipeError, OSError):
+            self.kill()
+            raise self._death(doing) from None
+        return self._await("ok", timeout, doing)
+
+    def kill(self) -> None:
+        if self.alive():
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        self.proc.wait(timeout=30)
+        for c in (self.send_conn, self.recv_conn):
+            with contextlib.suppress(OSError):
+                c.close()
+
+    def close(self) -> None:
+        """Ask the worker to finish (closing its pipe), then make sure it has."""
+        try:
+            self.send_conn.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+_lock = threading.RLock()
+_worker: Worker | None = None
+_threads = DEFAULT_THREADS
+
+
+def worker() -> Worker:
+    """The running worker, started now if there is none (or the last one died)."""
+    global _worker
+    with _lock:
+        if _worker is None or not _worker.alive():
+            if _worker is not None:
+                _worker.kill()
+            _worker = None
+            _worker = Worker(_threads)
+        return _worker
+
+
+def call(op: str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> Any:
+    """Run operation ``op`` in the worker; `WorkerError` if it dies or times out."""
+    global _worker
+    with _lock:
+        w = worker()
+        try:
+            return w.call(op, timeout, kwargs)
+        except WorkerError:
+            if not w.alive():
+                _worker = None
+            raise
+
+
+def current_pid() -> int | None:
+    """The pid of the running worker, or None."""
+    w = _worker
+    return w.pid if w is not None and w.alive() else None
+
+
+def set_threads(n: int) -> int:
+    """libtorch intra-op threads in the worker, now and for any worker started later."""
+    global _threads
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 256:
+        from ..errors import InvalidParameter
+
+        raise InvalidParameter("threads", n, "an int in the range [1, 256]", "djl.set_threads")
+    _threads = n
+    if _worker is not None and _worker.alive():
+        return int(call("set_threads", n=n))
+    return n
+
+
+def threads() -> int:
+    return _threads
+
+
+def shutdown() -> None:
+    """Stop the worker (if any). Registered at exit."""
+    global _worker
+    with _lock:
+        if _worker is not None:
+            _worker.close()
+            _worker = None
+
+
+atexit.register(shutdown)

@@ -1,0 +1,272 @@
+"""The DJL worker process: ``python -m fpexplore.jvm.worker READ_FD WRITE_FD``.
+
+It starts the JVM with JPype (DJL jars + fpexplore's helpers on the class path, offline, CPU
+libtorch), then answers requests from `fpexplore.jvm.client` until its pipe closes. It never
+imports torch: DJL's libtorch and Python's torch must not share a process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from . import artifacts, protocol
+
+
+class Java:
+    """The started JVM and the DJL objects every operation needs."""
+
+    def __init__(self, threads: int) -> None:
+        import jpype
+        import jpype.imports  # enables `from ai.djl... import ...`
+
+        os.environ.setdefault("DJL_OFFLINE", "true")
+        os.environ.setdefault("PYTORCH_FLAVOR", "cpu")
+        os.environ.setdefault("DJL_CACHE_DIR", str(artifacts.native_dir()))
+        jpype.startJVM(
+            "-Dai.djl.offline=true",
+            f"-Dai.djl.pytorch.num_threads={threads}",
+            "-Dai.djl.pytorch.num_interop_threads=1",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Djava.awt.headless=true",
+            classpath=artifacts.classpath(),
+            convertStrings=True,
+        )
+        self.jpype = jpype
+        from ai.djl.engine import Engine  # type: ignore[import-not-found]
+
+        self.engine = Engine.getEngine("PyTorch")
+        self.manager = self.engine.newBaseManager()
+        self.Fpx = jpype.JClass("fpexplore.Fpx")
+        self.JniUtils = jpype.JClass("ai.djl.pytorch.jni.JniUtils")
+
+    # -- bits in and out
+    def array(self, manager: Any, packed: dict[str, Any]) -> Any:
+        raw = self.jpype.JArray(self.jpype.JByte)(packed["bits"])
+        shape = self.jpype.JArray(self.jpype.JLong)(list(packed["shape"]))
+        return self.Fpx.fromBytes(manager, raw, shape, packed["dtype"])
+
+    def bits(self, nd: Any) -> dict[str, Any]:
+        dtype = str(nd.getDataType().asNumpy())
+        names = {
+            "<f4": "float32",
+            "<f8": "float64",
+            "|u1": "uint8",
+            "<i4": "int32",
+            "<i8": "int64",
+            "|i1": "int8",
+        }
+        raw = bytes(memoryview(self.Fpx.toBytes(nd)))
+        return {
+            "dtype": names.get(dtype, dtype),
+            "shape": tuple(int(s) for s in nd.getShape().getShape()),
+            "bits": raw,
+        }
+
+
+class Ops:
+    """One method per request name; arguments arrive as keywords, arrays packed as bits."""
+
+    def __init__(self, java: Java) -> None:
+        self.j = java
+
+    def info(self) -> dict[str, Any]:
+        import jpype
+
+        System = jpype.JClass("java.lang.System")
+        return {
+            "engine": str(self.j.engine.getEngineName()),
+            "engine_version": str(self.j.engine.getVersion()),
+            "djl_version": artifacts.DJL_VERSION,
+            "java_version": str(System.getProperty("java.version")),
+            "threads": int(self.j.JniUtils.getNumThreads()),
+            "interop_threads": int(self.j.JniUtils.getNumInteropThreads()),
+            "pid": os.getpid(),
+            "torch_imported": "torch" in sys.modules,
+        }
+
+    def set_threads(self, n: int) -> int:
+        self.j.JniUtils.setNumThreads(int(n))
+        return int(self.j.JniUtils.getNumThreads())
+
+    def _unary(self, x: dict[str, Any], fn: Any) -> dict[str, Any]:
+        with self.j.manager.newSubManager() as m:
+            return self.j.bits(fn(self.j.array(m, x), m))
+
+    def roundtrip(self, x: dict[str, Any]) -> dict[str, Any]:
+        return self._unary(x, lambda a, m: a)
+
+    def sum(self, x: dict[str, Any]) -> dict[str, Any]:
+        return self._unary(x, lambda a, m: a.sum())
+
+    def mean(self, x: dict[str, Any]) -> dict[str, Any]:
+        return self._unary(x, lambda a, m: a.mean())
+
+    def std(self, x: dict[str, Any]) -> dict[str, Any]:
+        return self._unary(x, lambda a, m: a.sub(a.mean()).square().mean().sqrt())
+
+    def normalize_by_stats(self, x: dict[str, Any]) -> dict[str, Any]:
+        """(x - x.mean()) / population std, all in DJL NDArray ops."""
+        return self._unary(
+            x, lambda a, m: a.sub(a.mean()).div(a.sub(a.mean()).square().mean().sqrt())
+        )
+
+    def to_tensor(self, x: dict[str, Any]) -> dict[str, Any]:
+        from ai.djl.modality.cv.transform import ToTensor  # type: ignore[import-not-found]
+
+        return self._unary(x, lambda a, m: ToTensor().transform(a))
+
+    def normalize(self, x: dict[str, Any], mean: list[float], std: list[float]) -> dict:
+        from ai.djl.modality.cv.transform import Normalize  # type: ignore[import-not-found]
+
+        f = self.j.jpype.JArray(self.j.jpype.JFloat)
+        return self._unary(x, lambda a, m: Normalize(f(mean), f(std)).transform(a))
+
+    def _interp(self, name: str) -> Any:
+        from ai.djl.modality.cv import Image  # type: ignore[import-not-found]
+
+        return Image.Interpolation.valueOf(name.upper())
+
+    def resize(
+        self,
+        x: dict[str, Any],
+        width: int,
+        height: int | None = None,
+        interpolation: str | None = None,
+    ) -> dict[str, Any]:
+        from ai.djl.modality.cv.transform import Resize  # type: ignore[import-not-found]
+
+        if height is None and interpolation is None:
+            t = Resize(int(width))
+        elif interpolation is None:
+            t = Resize(int(width), int(height))
+        else:
+            t = Resize(
+                int(width),
+                int(height if height is not None else width),
+                self._interp(interpolation),
+            )
+        return self._unary(x, lambda a, m: t.transform(a))
+
+    def resize_short(
+        self,
+        x: dict[str, Any],
+        short_edge: int,
+        long_edge: int = -1,
+        interpolation: str | None = None,
+    ) -> dict[str, Any]:
+        from ai.djl.modality.cv.transform import ResizeShort  # type: ignore
+
+        if interpolation is None and long_edge == -1:
+            t = ResizeShort(int(short_edge))
+        else:
+            t = ResizeShort(
+                int(short_edge), int(long_edge), self._interp(interpolation or "bilinear")
+            )
+        return self._unary(x, lambda a, m: t.transform(a))
+
+    def center_crop(self, x: dict[str, Any], width: int, height: int) -> dict[str, Any]:
+        from ai.djl.modality.cv.transform import CenterCrop  # type: ignore
+
+        return self._unary(x, lambda a, m: CenterCrop(int(width), int(height)).transform(a))
+
+    def decode(self, path: str, flag: str = "color") -> dict[str, Any]:
+        from ai.djl.modality.cv import BufferedImageFactory, Image  # type: ignore
+        from java.nio.file import Paths  # type: ignore[import-not-found]
+
+        image = BufferedImageFactory().fromFile(Paths.get(str(Path(path).resolve())))
+        with self.j.manager.newSubManager() as m:
+            return self.j.bits(image.toNDArray(m, Image.Flag.valueOf(flag.upper())))
+
+    def random(
+        self, kind: str, seed: int, shape: list[int], a: float, b: float, dtype: str = "float32"
+    ) -> dict[str, Any]:
+        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+
+        self.j.engine.setRandomSeed(int(seed))
+        dt = DataType.valueOf(dtype.upper())
+        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)(list(shape)))
+        with self.j.manager.newSubManager() as m:
+            if kind == "uniform":
+                nd = m.randomUniform(float(a), float(b), shp, dt)
+            else:
+                nd = m.randomNormal(float(a), float(b), shp, dt)
+            return self.j.bits(nd)
+
+    def java_loop_sum(self, x: dict[str, Any]) -> Any:
+        import numpy as np
+
+        arr = protocol.unpack(x).ravel()
+        jp = self.j.jpype
+        if arr.dtype == np.float32:
+            return float(self.j.Fpx.floatLoopSum(jp.JArray(jp.JFloat)(arr)))
+        return float(self.j.Fpx.doubleLoopSum(jp.JArray(jp.JDouble)(arr.astype(np.float64))))
+
+    def java_random_floats(self, seed: int, n: int) -> dict[str, Any]:
+        import numpy as np
+
+        out = np.asarray(self.j.Fpx.randomFloats(int(seed), int(n)), dtype=np.float32)
+        return protocol.pack(out)
+
+    def sleep(self, seconds: float) -> float:
+        self.j.Fpx.sleep(int(seconds * 1000))
+        return seconds
+
+
+def _error(exc: BaseException) -> tuple[str, str, str]:
+    """('error', kind, message): kind 'invalid' for Java's IllegalArgumentException."""
+    get_class = getattr(exc, "getClass", None)
+    java_name = str(get_class().getName()) if callable(get_class) else ""
+    invalid = java_name.endswith("IllegalArgumentException") or isinstance(
+        exc, TypeError | ValueError
+    )
+    text = f"{java_name or type(exc).__name__}: {exc}"
+    if not java_name and not invalid:
+        text += "\n" + "".join(traceback.format_exception(exc)[-3:])
+    return ("error", "invalid" if invalid else "failed", text)
+
+
+def serve(conn: Connection, threads: int) -> None:
+    java = Java(threads)
+    ops = Ops(java)
+    conn.send(("ready", ops.info()))
+    while True:
+        try:
+            op, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        method = getattr(ops, op, None) if not op.startswith("_") else None
+        try:
+            if method is None:
+                raise LookupError(f"unknown worker operation {op!r}")
+            reply: tuple = ("ok", method(**kwargs))
+        except Exception as exc:
+            reply = _error(exc)
+        conn.send(reply)
+
+
+def main(argv: list[str]) -> int:
+    read_fd, write_fd, threads = int(argv[0]), int(argv[1]), int(argv[2])
+    conn_in = Connection(read_fd, writable=False)
+    conn_out = Connection(write_fd, readable=False)
+
+    class Duplex:
+        recv = conn_in.recv
+        send = conn_out.send
+
+    try:
+        serve(Duplex(), threads)  # type: ignore[arg-type]
+    except Exception as exc:
+        with contextlib.suppress(OSError):
+            conn_out.send(("fatal", "".join(traceback.format_exception(exc))))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
