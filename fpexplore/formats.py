@@ -316,7 +316,7 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
     rounded = np.ldexp(m.astype(np.float64), np.where(drop, q, 0).astype(np.int32))
     out = np.where(drop, rounded, mag)
     out = np.where(np.isfinite(out) & (out > f.max), np.inf, out)
-    out = np.where(np.isnan(a64), np.nan, out)
+    out = np.where(np.isnan(a64), a64, out)
     out = np.copysign(out, a64)
     with np.errstate(invalid="ignore"):
         res = out.astype(f.storage)
@@ -327,6 +327,8 @@ def to_grid(x: Any, fmt: Any) -> Any:
     """``x`` as the format's storage dtype: exact values are rounded with `round_exact`, floats
     with `round_array` (values already on the grid are unchanged)."""
     f = get(fmt)
+    if f.dtype is not None and isinstance(x, np.ndarray | np.generic) and x.dtype == f.dtype:
+        return x  # already in the format (NaN payloads kept)
     if (isinstance(x, np.ndarray) and x.dtype != object) or isinstance(x, np.generic | float):
         return round_array(x, f)
     return round_exact(x, f)
