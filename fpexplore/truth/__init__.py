@@ -1,5 +1,10 @@
-"""Ground truth: exact sums and products of float arrays, mpmath reference operations."""
+"""Ground truth: exact sums and products of float arrays, mpmath reference operations.
 
+``sum``, ``mean``, ``dot``, ``matmul`` and ``conv2d`` return exact `Truth` values (dyadic
+rationals); `fpexplore.truth.reference` holds mpmath operations certified to a number of digits.
+"""
+
+from .ops import conv2d, dot, matmul, mean, sum
 from .value import Truth
 
-__all__ = ["Truth"]
+__all__ = ["Truth", "conv2d", "dot", "matmul", "mean", "sum"]

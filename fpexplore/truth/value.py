@@ -35,6 +35,7 @@ class Truth:
         mp: Any = None,
         digits: float | None = None,
         prec: int = 113,
+        input_format: str | None = None,
     ) -> None:
         if (exact is None) == (mp is None):
             raise ValueError("Truth needs exactly one of exact= or mp=")
@@ -42,6 +43,7 @@ class Truth:
         self._exact = exact
         self._mp = mp
         self.prec = prec
+        self.input_format = input_format  # format of the input bits (e.g. "bfloat16"), if known
         self.digits = math.inf if exact is not None else float(digits if digits is not None else 0)
 
     # -- what it is

@@ -1,0 +1,73 @@
+"""Turn user input (numpy arrays, torch/TF tensors, lists) into float arrays with the same bits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInput
+
+ACCEPTED = "a float array of dtype float16, bfloat16, float32 or float64 (numpy, torch or TF)"
+
+_TORCH_NAMES = {
+    "torch.float16": "float16",
+    "torch.half": "float16",
+    "torch.bfloat16": "bfloat16",
+    "torch.float32": "float32",
+    "torch.float": "float32",
+    "torch.float64": "float64",
+    "torch.double": "float64",
+}
+
+
+def _from_torch(x: Any, name: str, where: str) -> tuple[np.ndarray, str]:
+    fmt = _TORCH_NAMES.get(str(x.dtype))
+    if fmt is None:
+        raise InvalidInput(
+            f"{where}: '{name}' is a torch tensor of dtype {x.dtype}; accepted is {ACCEPTED}."
+        )
+    t = x.detach().cpu()
+    # float16/bfloat16 -> float32 is exact, so the values keep their bits.
+    arr = t.double().numpy() if fmt == "float64" else t.float().numpy()
+    return arr, fmt
+
+
+def as_float_array(x: Any, name: str = "x", where: str = "fpexplore.truth") -> tuple[np.ndarray, str]:
+    """Return ``(array, fmt)``: a float32/float64 ndarray holding exactly the input's values.
+
+    ``fmt`` names the input's own format (``"float16"``, ``"bfloat16"``, ``"float32"``,
+    ``"float64"``); float16 and bfloat16 are widened to float32, which is exact.
+    Python scalars and lists are taken as float64.
+    """
+    mod = type(x).__module__ or ""
+    if mod.startswith("torch"):
+        return _from_torch(x, name, where)
+    if not isinstance(x, np.ndarray) and hasattr(x, "numpy") and "tensorflow" in mod:
+        x = x.numpy()
+    if isinstance(x, np.generic):
+        x = np.asarray(x)
+    if not isinstance(x, np.ndarray):
+        if isinstance(x, bool):
+            raise InvalidInput(f"{where}: '{name}' is a bool; accepted is {ACCEPTED}.")
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(
+                f"{where}: '{name}' of type {type(x).__name__} is not numeric; "
+                f"accepted is {ACCEPTED}."
+            ) from exc
+    dt = x.dtype
+    if dt == np.float32 or dt == np.float64:
+        return x, dt.name
+    if dt == np.float16:
+        return x.astype(np.float32), "float16"
+    if dt.name == "bfloat16":
+        return x.astype(np.float32), "bfloat16"
+    raise InvalidInput(f"{where}: '{name}' has dtype {dt}; accepted is {ACCEPTED}.")
+
+
+def wider(a: str, b: str) -> str:
+    """The wider of two format names (for results of mixed-format operations)."""
+    order = ["float16", "bfloat16", "float32", "float64"]
+    return a if order.index(a) >= order.index(b) else b

@@ -1,0 +1,290 @@
+"""Exact sums, means, dot products, matrix products and 2-D convolutions of float arrays."""
+
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..errors import InvalidInput, InvalidParameter
+from .exact import row_sums, sum_f32
+from .inputs import as_float_array, wider
+from .value import Truth
+
+_MAX_TERMS = 1 << 27  # products materialized by matmul/conv2d (in blocks of 2**22)
+
+
+def _exact_mp(v: Fraction | float) -> Any:
+    """An mpmath number equal to ``v`` (a dyadic Fraction or an IEEE special) exactly."""
+    if isinstance(v, Fraction):
+        bits = max(v.numerator.bit_length(), 1) + 1
+        with mpmath.workprec(bits):
+            return mpmath.mpf(v.numerator) / v.denominator
+    return mpmath.mpf(v)
+
+
+def make_truth(label: str, values: Any, fmt: str | None = None) -> Truth:
+    """A Truth from Fraction/IEEE-special value(s); exact when every value is finite."""
+    if isinstance(values, np.ndarray):
+        if all(isinstance(v, Fraction) for v in values.flat):
+            return Truth(label, exact=values, input_format=fmt)
+        out = np.empty(values.shape, dtype=object)
+        for i, v in np.ndenumerate(values):
+            out[i] = _exact_mp(v)
+        return Truth(label, mp=out, digits=math.inf, input_format=fmt)
+    if isinstance(values, Fraction):
+        return Truth(label, exact=values, input_format=fmt)
+    return Truth(label, mp=mpmath.mpf(values), digits=math.inf, input_format=fmt)
+
+
+def _desc(a: np.ndarray, fmt: str) -> str:
+    return f"{fmt}[{'x'.join(map(str, a.shape))}]"
+
+
+def _axis(axis: Any, ndim: int, where: str) -> int | None:
+    if axis is None:
+        return None
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        ax = None
+    if ax is None or not -ndim <= ax < max(ndim, 1):
+        raise InvalidParameter("axis", axis, f"None or an integer in [-{ndim}, {ndim - 1}]", where)
+    return ax % ndim
+
+
+def _sums(arr: np.ndarray, ax: int | None) -> Any:
+    if ax is None:
+        if arr.dtype == np.float32:
+            return sum_f32(arr)
+        return row_sums(arr.reshape(1, -1))[0]
+    moved = np.moveaxis(arr, ax, -1)
+    rest = moved.shape[:-1]
+    return row_sums(moved.reshape(-1, moved.shape[-1])).reshape(rest)
+
+
+def sum(x: Any, axis: int | None = None) -> Truth:  # noqa: A001 - mirrors numpy's name
+    """The exact sum of ``x`` (all elements, or along ``axis``). Empty sums are 0."""
+    arr, fmt = as_float_array(x, "x", "truth.sum")
+    ax = _axis(axis, arr.ndim, "truth.sum")
+    return make_truth(f"sum({_desc(arr, fmt)}, axis={axis})", _sums(arr, ax), fmt)
+
+
+def mean(x: Any, axis: int | None = None) -> Truth:
+    """The exact mean of ``x`` (all elements, or along ``axis``). Empty input raises."""
+    arr, fmt = as_float_array(x, "x", "truth.mean")
+    ax = _axis(axis, arr.ndim, "truth.mean")
+    n = arr.size if ax is None else arr.shape[ax]
+    if n == 0:
+        raise InvalidInput(
+            f"truth.mean: 'x' has shape {arr.shape}: the mean of zero elements is undefined; "
+            "pass a non-empty array."
+        )
+    s = _sums(arr, ax)
+    if isinstance(s, np.ndarray):
+        out = np.empty(s.shape, dtype=object)
+        for i, v in np.ndenumerate(s):
+            out[i] = v / n if isinstance(v, Fraction) else v
+    else:
+        out = s / n if isinstance(s, Fraction) else s
+    return make_truth(f"mean({_desc(arr, fmt)}, axis={axis})", out, fmt)
+
+
+# -- products ---------------------------------------------------------------------------------
+
+_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
+
+
+def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """p, e with p + e == a*b exactly (Dekker, no FMA); needs no over/underflow in a, b."""
+    p = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def product_terms(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Terms whose exact sum along the last axis is the exact sum of ``a * b`` along it.
+
+    float32 (and narrower) products are exact in float64. float64 products are split as
+    ``(p + e) * 2**(ea + eb)`` from the frexp mantissas, so nothing over- or underflows.
+    Returns ``(values, exponent offsets or None)``.
+    """
+    if a.dtype == np.float32 and b.dtype == np.float32:
+        return a.astype(np.float64) * b.astype(np.float64), None
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    ma, ea = np.frexp(a)
+    mb, eb = np.frexp(b)
+    p, e = _two_prod(ma, mb)
+    off = ea.astype(np.int64) + eb
+    bad = ~(np.isfinite(a) & np.isfinite(b))
+    if bad.any():
+        p = np.where(bad, a * b, p)
+        e = np.where(bad, 0.0, e)
+        off = np.where(bad, 0, off)
+    return np.concatenate([p, e], axis=-1), np.concatenate([off, off], axis=-1)
+
+
+def _row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Exact sums along the last axis of a * b (a, b of the same 2-D shape), in blocks."""
+    rows, k = a.shape
+    out = np.empty(rows, dtype=object)
+    step = max(1, (1 << 22) // max(k, 1))
+    for r0 in range(0, rows, step):
+        v, off = product_terms(a[r0 : r0 + step], b[r0 : r0 + step])
+        out[r0 : r0 + step] = row_sums(v, off)
+    return out
+
+
+def _as_pair(x: Any, y: Any, where: str, names: tuple[str, str]) -> tuple[np.ndarray, ...]:
+    a, fa = as_float_array(x, names[0], where)
+    b, fb = as_float_array(y, names[1], where)
+    return a, b, wider(fa, fb)
+
+
+def dot(x: Any, y: Any) -> Truth:
+    """The exact dot product of two 1-D arrays of equal length."""
+    a, b, fmt = _as_pair(x, y, "truth.dot", ("x", "y"))
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise InvalidInput(
+            f"truth.dot: 'x' and 'y' must be 1-D of equal length; got shapes {a.shape} and "
+            f"{b.shape}."
+        )
+    val = _row_dots(a[None, :], b[None, :])[0]
+    return make_truth(f"dot({_desc(a, fmt)}, {_desc(b, fmt)})", val, fmt)
+
+
+def _check_terms(n: int, where: str) -> None:
+    if n > _MAX_TERMS:
+        raise InvalidInput(
+            f"{where}: the exact result needs {n} products; at most {_MAX_TERMS} are supported "
+            "(use smaller arrays)."
+        )
+
+
+def matmul(a: Any, b: Any) -> Truth:
+    """The exact matrix product of a (m, k) and b (k, n) array: an (m, n) exact Truth."""
+    x, y, fmt = _as_pair(a, b, "truth.matmul", ("a", "b"))
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
+        raise InvalidInput(
+            f"truth.matmul: needs 'a' of shape (m, k) and 'b' of shape (k, n); got {x.shape} "
+            f"and {y.shape}."
+        )
+    m, k = x.shape
+    n = y.shape[1]
+    _check_terms(m * n * k, "truth.matmul")
+    out = np.empty((m, n), dtype=object)
+    yt = np.ascontiguousarray(y.T)
+    step = max(1, (1 << 22) // max(n * k, 1))
+    for r0 in range(0, m, step):
+        xa = x[r0 : r0 + step]
+        aa = np.broadcast_to(xa[:, None, :], (xa.shape[0], n, k)).reshape(-1, k)
+        bb = np.broadcast_to(yt[None, :, :], (xa.shape[0], n, k)).reshape(-1, k)
+        out[r0 : r0 + step] = _row_dots(aa, bb).reshape(xa.shape[0], n)
+    return make_truth(f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})", out, fmt)
+
+
+def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
+    t = (v, v) if np.ndim(v) == 0 else tuple(v)
+    try:
+        p = tuple(operator.index(i) for i in t)
+    except TypeError:
+        p = ()
+    if len(p) != 2 or min(p) < low:
+        raise InvalidParameter(
+            name, v, f"an integer >= {low} or a pair of them", "truth.conv2d"
+        )
+    return p[0], p[1]
+
+
+def conv2d(
+    x: Any,
+    w: Any,
+    bias: Any = None,
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+    dilation: int | tuple[int, int] = 1,
+    groups: int = 1,
+) -> Truth:
+    """Exact 2-D cross-correlation with torch.nn.functional.conv2d's meaning.
+
+    ``x``: (N, C, H, W) or (C, H, W); ``w``: (O, C // groups, kh, kw); ``bias``: (O,) or None.
+    Zero padding. The result has shape (N, O, OH, OW) (or (O, OH, OW) for 3-D ``x``).
+    """
+    where = "truth.conv2d"
+    xa, wa, fmt = _as_pair(x, w, where, ("x", "w"))
+    squeeze = xa.ndim == 3
+    if squeeze:
+        xa = xa[None]
+    if xa.ndim != 4 or wa.ndim != 4:
+        raise InvalidInput(
+            f"{where}: needs 'x' of shape (N, C, H, W) or (C, H, W) and 'w' of shape "
+            f"(O, C/groups, kh, kw); got {np.shape(x)} and {wa.shape}."
+        )
+    sh, sw = _pair(stride, "stride", 1)
+    ph, pw = _pair(padding, "padding", 0)
+    dh, dw = _pair(dilation, "dilation", 1)
+    try:
+        g = operator.index(groups)
+    except TypeError:
+        g = 0
+    nb, c, h, wd = xa.shape
+    o, cg, kh, kw = wa.shape
+    if g < 1 or c % g or o % g or cg != c // g:
+        raise InvalidParameter(
+            "groups",
+            groups,
+            f"a positive divisor of C={c} and O={o} with w.shape[1] == C/groups "
+            f"(w.shape[1] is {cg})",
+            where,
+        )
+    ba = None
+    if bias is not None:
+        ba, fb = as_float_array(bias, "bias", where)
+        fmt = wider(fmt, fb)
+        if ba.shape != (o,):
+            raise InvalidInput(f"{where}: 'bias' must have shape ({o},); got {ba.shape}.")
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        raise InvalidInput(
+            f"{where}: the kernel (with dilation) is larger than the padded input "
+            f"({h + 2 * ph}x{wd + 2 * pw}); output would be {oh}x{ow}."
+        )
+    kk = cg * kh * kw
+    _check_terms(nb * o * oh * ow * kk, where)
+    dts = (xa.dtype, wa.dtype) + (() if ba is None else (ba.dtype,))
+    dt = np.float64 if np.float64 in dts else np.float32
+    xp = np.zeros((nb, c, h + 2 * ph, wd + 2 * pw), dtype=dt)
+    xp[:, :, ph : ph + h, pw : pw + wd] = xa
+    win = np.lib.stride_tricks.sliding_window_view(
+        xp, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3)
+    )[:, :, ::sh, ::sw, ::dh, ::dw]  # (N, C, OH, OW, kh, kw)
+    out = np.empty((nb, o, oh, ow), dtype=object)
+    og = o // g
+    for gi in range(g):
+        patches = win[:, gi * cg : (gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(-1, kk)
+        wg = wa[gi * og : (gi + 1) * og].reshape(og, kk).astype(dt)
+        p_rows = patches.shape[0]
+        aa = np.broadcast_to(patches[:, None, :], (p_rows, og, kk)).reshape(-1, kk)
+        bb = np.broadcast_to(wg[None, :, :], (p_rows, og, kk)).reshape(-1, kk)
+        if ba is not None:
+            bcol = np.broadcast_to(ba[gi * og : (gi + 1) * og][None, :], (p_rows, og)).reshape(-1)
+            aa = np.concatenate([aa, bcol[:, None].astype(dt)], axis=1)
+            bb = np.concatenate([bb, np.ones((bb.shape[0], 1), dtype=dt)], axis=1)
+        vals = _row_dots(aa, bb).reshape(nb, oh, ow, og)
+        out[:, gi * og : (gi + 1) * og] = vals.transpose(0, 3, 1, 2)
+    if squeeze:
+        out = out[0]
+    return make_truth(f"conv2d({_desc(xa, fmt)}, {_desc(wa, fmt)})", out, fmt)
