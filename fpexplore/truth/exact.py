@@ -63,9 +63,9 @@ def _block_rows(v: np.ndarray, off: np.ndarray | None) -> tuple[np.ndarray, int]
     lo = (m & ((1 << _HALF) - 1)).astype(np.float64)  # 0 <= lo < 2**26
     # Each bucket gets at most v.size terms below 2**27: exact in float64 (v.size <= 2**21).
     c = np.bincount(idx.ravel(), weights=lo.ravel(), minlength=nseg * nbin)
-    c[_HALF:] += np.bincount(
-        idx.ravel(), weights=hi.ravel(), minlength=nseg * nbin - _HALF
-    )[: nseg * nbin - _HALF]
+    c[_HALF:] += np.bincount(idx.ravel(), weights=hi.ravel(), minlength=nseg * nbin - _HALF)[
+        : nseg * nbin - _HALF
+    ]
     c = c.astype(np.int64).reshape(nseg, nbin)
     cols = np.flatnonzero(c.any(axis=0))
     pow2 = np.array([1 << int(b) for b in cols], dtype=object)

@@ -33,7 +33,9 @@ def _from_torch(x: Any, name: str, where: str) -> tuple[np.ndarray, str]:
     return arr, fmt
 
 
-def as_float_array(x: Any, name: str = "x", where: str = "fpexplore.truth") -> tuple[np.ndarray, str]:
+def as_float_array(
+    x: Any, name: str = "x", where: str = "fpexplore.truth"
+) -> tuple[np.ndarray, str]:
     """Return ``(array, fmt)``: a float32/float64 ndarray holding exactly the input's values.
 
     ``fmt`` names the input's own format (``"float16"``, ``"bfloat16"``, ``"float32"``,

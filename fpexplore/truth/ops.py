@@ -67,7 +67,7 @@ def _sums(arr: np.ndarray, ax: int | None) -> Any:
     return row_sums(moved.reshape(-1, moved.shape[-1])).reshape(rest)
 
 
-def sum(x: Any, axis: int | None = None) -> Truth:  # noqa: A001 - mirrors numpy's name
+def sum(x: Any, axis: int | None = None) -> Truth:
     """The exact sum of ``x`` (all elements, or along ``axis``). Empty sums are 0."""
     arr, fmt = as_float_array(x, "x", "truth.sum")
     ax = _axis(axis, arr.ndim, "truth.sum")
@@ -202,9 +202,7 @@ def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
     except TypeError:
         p = ()
     if len(p) != 2 or min(p) < low:
-        raise InvalidParameter(
-            name, v, f"an integer >= {low} or a pair of them", "truth.conv2d"
-        )
+        raise InvalidParameter(name, v, f"an integer >= {low} or a pair of them", "truth.conv2d")
     return p[0], p[1]
 
 
