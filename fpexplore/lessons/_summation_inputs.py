@@ -1,0 +1,86 @@
+"""Inputs of the summation lesson: named distributions drawn in a named float format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendUnavailable, InvalidParameter
+
+DISTRIBUTIONS = ("uniform", "normal", "loguniform", "allequal", "alternating")
+DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+ALLEQUAL_VALUE = 0.0001
+# log10 of the widest magnitude drawn by "loguniform", per format (about half the exponent
+# range, so that sums of up to 10^7 terms stay finite except in float16).
+_LOG_RANGE = {"float16": 3.0, "bfloat16": 15.0, "float32": 15.0, "float64": 100.0}
+
+DESCRIPTIONS = {
+    "uniform": "uniform in [0, 1)",
+    "normal": "standard normal",
+    "loguniform": "log-uniform magnitudes over a wide range",
+    "allequal": f"n copies of {ALLEQUAL_VALUE} (rounded to the format)",
+    "alternating": "alternating signs, magnitudes in [1, 2): heavy cancellation",
+}
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    """The numpy dtype of a format name; bfloat16 comes from ``ml_dtypes`` (a TensorFlow
+    dependency) because numpy has no bfloat16 of its own."""
+    if dtype not in DTYPES:
+        raise InvalidParameter("dtype", dtype, "one of " + ", ".join(map(repr, DTYPES)))
+    if dtype == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise BackendUnavailable(
+                "ml_dtypes",
+                "numpy has no bfloat16 and the 'ml_dtypes' module is missing.",
+                "pip install ml_dtypes   (it comes with TensorFlow: pip install -e '.[all]')",
+            ) from None
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(dtype)
+
+
+def log_range(dtype: str) -> float:
+    """log10 of the largest magnitude the "loguniform" distribution draws in ``dtype``."""
+    return _LOG_RANGE[dtype]
+
+
+def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
+    """``n`` values of ``distribution`` rounded to ``dtype`` (reproducible from ``seed``).
+
+    Values are drawn in float64 with ``numpy.random.default_rng(seed)`` and rounded to the
+    target format, so one (distribution, n, seed) gives the same values in every format up to
+    that rounding.
+    """
+    if distribution not in DISTRIBUTIONS:
+        raise InvalidParameter(
+            "distribution", distribution, "one of " + ", ".join(map(repr, DISTRIBUTIONS))
+        )
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise InvalidParameter("n", n, "a non-negative int")
+    target = numpy_dtype(dtype)
+    rng = np.random.default_rng(seed)
+    values: Any
+    if distribution == "uniform":
+        values = rng.random(n)
+    elif distribution == "normal":
+        values = rng.standard_normal(n)
+    elif distribution == "loguniform":
+        e = log_range(dtype)
+        values = 10.0 ** rng.uniform(-e, e, n)
+    elif distribution == "allequal":
+        values = np.full(n, ALLEQUAL_VALUE)
+    else:  # alternating
+        signs = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        values = signs * (1.0 + rng.random(n))
+    return np.ascontiguousarray(values.astype(target))
+
+
+def widen(x: np.ndarray) -> np.ndarray:
+    """float16/bfloat16 values as float32 (exact), other formats unchanged."""
+    if x.dtype.itemsize == 2:
+        return x.astype(np.float32)
+    return x

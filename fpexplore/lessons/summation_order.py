@@ -1,0 +1,309 @@
+"""Lesson: the order of additions. np.sum, torch.sum, tf.reduce_sum, DJL and a Java loop add
+the same floats in different orders, so they round differently; an emulator of each order
+reproduces each framework's result bit for bit, and the exact sum says who is closest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..errors import FpexploreError
+from ..params import Interval, Options
+from ..result import Claim, Comparison, Outcome
+from ._base import Lesson
+from ._summation_inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
+
+#: (outcome name, backend, the emulator that models it, runner name in _summation_frameworks)
+FRAMEWORKS = (
+    ("np.sum", "numpy", "numpy", "run_numpy"),
+    ("torch.sum", "torch", "torch", "run_torch"),
+    ("tf.reduce_sum", "tensorflow", "tensorflow", "run_tensorflow"),
+    ("DJL NDArray.sum", "djl", "torch", "run_djl"),
+    ("Java float loop", "djl", "java", "run_java_loop"),
+)
+RECORDED = "torch.sum (CUDA, recorded)"
+REFERENCE = "exact sum, correctly rounded"
+#: the emulators whose thread count follows a framework's (order name -> framework outcome)
+_THREADED = {"torch": "torch.sum", "tensorflow": "tf.reduce_sum"}
+
+EXPLANATION = """\
+Floating-point addition is not associative: every addition rounds, so the result depends on
+the order in which the terms are added. Each framework has its own order. np.sum adds in
+pairwise blocks of 128 with eight interleaved accumulators; torch.sum splits the array into
+vector lanes and a cascade of partial sums (and, from 32768 elements on, across threads);
+tf.reduce_sum uses Eigen's tree of packets (and shards across its intra-op threads); a Java
+loop adds strictly left to right. The error of a left-to-right sum grows like n·u (u the unit
+roundoff), that of a pairwise tree like log2(n)·u, which is why a plain loop is the least
+accurate on long arrays. The emulators replay each order with numpy and reproduce the
+frameworks' results to the last bit, which is how we know the order is the whole story.
+"""
+
+
+class LazyData(Mapping):
+    """The comparison's figure data; entries given as functions are computed on first access
+    (the error-growth curves cost seconds the first time, so a run that draws no figure never
+    pays for them)."""
+
+    def __init__(self, values: dict[str, Any], later: dict[str, Callable[[], Any]]) -> None:
+        self._values, self._later = dict(values), dict(later)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._values and key in self._later:
+            self._values[key] = self._later.pop(key)()
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._values, *self._later])
+
+    def __len__(self) -> int:
+        return len(self._values) + len(self._later)
+
+
+def _bits(value: Any) -> int:
+    """The bit pattern of a numpy float scalar (any width)."""
+    arr = np.asarray(value)
+    return int(arr.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize])[()])
+
+
+def _same_bits(a: Any, b: Any) -> bool:
+    return _bits(a) == _bits(b)
+
+
+def _in_format(value: Any, dtype: np.dtype) -> Any:
+    """An emulator's result in the framework's output format (the frameworks round the
+    accumulator to the input format once, at the end)."""
+    return np.asarray(value).astype(dtype)[()]
+
+
+def _framework_outcomes(
+    x: np.ndarray, threads: int, truth: Any
+) -> tuple[list[Outcome], dict[str, Any]]:
+    """Run every framework now; returns the outcomes and each one's thread count."""
+    from . import _summation_frameworks as fw
+
+    outcomes, ran_threads = [], {}
+    for name, backend, _emulator, runner in FRAMEWORKS:
+        fn = getattr(fw, runner)
+        try:
+            if runner in ("run_djl", "run_java_loop") and x.dtype.itemsize == 2:
+                why = (
+                    "DJL's transfer carries float32/float64 only"
+                    if runner == "run_djl"
+                    else "Java has no float16/bfloat16 arithmetic type"
+                )
+                outcomes.append(
+                    Outcome.missing(
+                        name,
+                        backend,
+                        f"not run for {x.dtype.name}: {why}; choose dtype float32 "
+                        "or float64 to run it.",
+                    )
+                )
+                continue
+            ran = fn(x, threads) if runner in ("run_torch", "run_tensorflow", "run_djl") else fn(x)
+        except FpexploreError as exc:  # BackendUnavailable (with its fix), WorkerError, ...
+            outcomes.append(Outcome.missing(name, backend, str(exc)))
+            continue
+        ran_threads[name] = ran.threads
+        outcomes.append(
+            Outcome.measured(
+                name,
+                backend,
+                ran.value,
+                truth,
+                version=ran.version,
+                settings=ran.settings,
+                note=ran.note,
+            )
+        )
+    return outcomes, ran_threads
+
+
+def _emulator_outcomes(
+    x: np.ndarray, threads: int, ran_threads: dict[str, int], truth: Any
+) -> list[Outcome]:
+    from .. import orders
+
+    outcomes = []
+    for order in orders.names():
+        t = ran_threads.get(_THREADED.get(order, ""), threads) if order in _THREADED else 1
+        name = f"emulate {order}"
+        try:
+            value = orders.emulate(x, order, threads=t)
+        except FpexploreError as exc:  # NotEmulated / InvalidInput: refused, never guessed
+            outcomes.append(Outcome.missing(name, "fpexplore.orders", str(exc), kind="emulator"))
+            continue
+        outcomes.append(
+            Outcome.measured(
+                name,
+                "fpexplore.orders",
+                value,
+                truth,
+                kind="emulator",
+                settings={"threads": t},
+                note=orders.describe(order),
+            )
+        )
+    return outcomes
+
+
+def _recorded_outcome(
+    distribution: str, n: int, dtype: str, seed: int, x: np.ndarray, truth: Any
+) -> Outcome | None:
+    from . import _summation_recorded
+
+    return _summation_recorded.outcome(RECORDED, distribution, n, dtype, seed, x, truth)
+
+
+def _claims(
+    x: np.ndarray, distribution: str, n: int, dtype: str, truth: Any, outcomes: list[Outcome]
+) -> dict[str, Claim]:
+    by_name = {o.implementation: o for o in outcomes}
+    claims: dict[str, Claim] = {}
+    for name, _backend, emulator, _runner in FRAMEWORKS:
+        fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
+        if fw is None or em is None or not fw.ran or not em.ran:
+            continue
+        t = em.settings.get("threads", 1)
+        claims[f"{_key(name)}_emulated"] = Claim(
+            f"emulate(x, {emulator!r}, threads={t}) reproduces {name} bit for bit",
+            _same_bits(_in_format(em.value, x.dtype), fw.value),
+        )
+    ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
+    if len(ran) >= 2:
+        claims["frameworks_differ"] = Claim(
+            "the frameworks do not all agree: at least two results differ in their bits",
+            len({_bits(o.value) for o in ran}) > 1,
+        )
+        ref = by_name[REFERENCE].value
+        claims["some_framework_inexact"] = Claim(
+            "at least one framework misses the correctly rounded exact sum",
+            any(not _same_bits(o.value, _in_format(ref, x.dtype)) for o in ran),
+        )
+    if distribution == "allequal" and n > 0 and truth.exact is not None:
+        nominal = Fraction(n) * Fraction(str(ALLEQUAL_VALUE))
+        claims["truth_not_nominal"] = Claim(
+            f"the exact sum of the inputs is not {float(nominal):g} = n × {ALLEQUAL_VALUE}: "
+            f"{dtype}({ALLEQUAL_VALUE}) is not exactly {ALLEQUAL_VALUE}",
+            truth.exact != nominal,
+        )
+    return claims
+
+
+def _key(name: str) -> str:
+    return {
+        "np.sum": "numpy",
+        "torch.sum": "torch",
+        "tf.reduce_sum": "tensorflow",
+        "DJL NDArray.sum": "djl",
+        "Java float loop": "java",
+    }[name]
+
+
+def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]:
+    """For each framework (and recorded) result, the emulators that give the same bits."""
+    emulators = [o for o in outcomes if o.kind == "emulator" and o.ran]
+    out = {}
+    for o in outcomes:
+        if o.kind in ("framework", "recorded") and o.ran:
+            out[o.implementation] = [
+                e.implementation.removeprefix("emulate ")
+                for e in emulators
+                if _same_bits(_in_format(e.value, dtype), o.value)
+            ]
+    return out
+
+
+def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> Comparison:
+    """Sum one array with every framework, every emulator and exactly; see the module doc."""
+    from .. import truth as truth_mod
+    from . import _summation_growth as growth
+
+    x = make_input(distribution, n, dtype, seed)
+    truth = truth_mod.sum(x)
+    frameworks, ran_threads = _framework_outcomes(x, threads, truth)
+    recorded = _recorded_outcome(distribution, n, dtype, seed, x, truth)
+    rounded = truth.round(dtype)
+    reference = Outcome.measured(
+        REFERENCE,
+        "fpexplore.truth",
+        _in_format(rounded, x.dtype),
+        truth,
+        kind="reference",
+        note="the best any order can give in this format",
+    )
+    emulators = _emulator_outcomes(x, threads, ran_threads, truth)
+    outcomes = [*frameworks, *([recorded] if recorded else []), reference, *emulators]
+    explained = _explained(outcomes, x.dtype)
+    outcomes = [_with_explanation(o, explained) for o in outcomes]
+    claims = _claims(x, distribution, n, dtype, truth, outcomes)
+    data = LazyData(
+        {
+            "x_head": x[:8].astype(np.float64).tolist(),
+            "explained_by": explained,
+            "threads": ran_threads,
+            "current": growth.point(x, truth, outcomes),
+        },
+        {"growth": lambda: growth.curves(distribution, dtype, threads)},
+    )
+    params = {
+        "distribution": distribution,
+        "n": n,
+        "dtype": dtype,
+        "threads": threads,
+        "seed": seed,
+    }
+    text = (
+        f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
+        "for.\n" + EXPLANATION
+    )
+    return Comparison("summation_order", params, truth, tuple(outcomes), claims, data, text)
+
+
+def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
+    if o.implementation not in explained:
+        return o
+    names = explained[o.implementation]
+    said = ("same bits as emulator: " + ", ".join(names)) if names else "no emulator matches"
+    note = f"{o.note.rstrip('.')}; {said}" if o.note else said
+    return Outcome(
+        o.implementation,
+        o.backend,
+        o.kind,
+        o.value,
+        o.version,
+        o.device,
+        o.settings,
+        o.error,
+        o.unavailable,
+        note,
+    )
+
+
+def figure(comparison: Comparison) -> Any:
+    """Error growth against n (log-log) with the textbook bounds and this run's results."""
+    from . import _summation_growth as growth
+
+    return growth.draw(comparison)
+
+
+LESSON = Lesson(
+    name="summation_order",
+    title="Summation order: why np.sum, torch.sum, tf.reduce_sum and Java disagree",
+    summary="The same floats summed by numpy, torch, TensorFlow, DJL and Java, explained bit "
+    "for bit by order emulators and measured against the exact sum.",
+    params=(
+        Options("distribution", "allequal", "what the values look like", DISTRIBUTIONS),
+        Interval("n", 10_000, "how many values", low=1, high=10_000_000, integer=True, log=True),
+        Options("dtype", "float32", "the float format of the values", DTYPES),
+        Options("threads", 1, "CPU threads for torch, TensorFlow and DJL", (1, 2)),
+        Interval("seed", 0, "random seed of the values", low=0, high=1_000_000, integer=True),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="01_summation_order.ipynb",
+)

@@ -1,0 +1,239 @@
+""" "Show me the order": draw the addition tree each framework uses to sum n <= 64 values.
+
+The trees come from `fpexplore.orders.tree`, i.e. from running the very emulators that
+reproduce the frameworks bit for bit on symbolic leaves ``x0 .. x{n-1}``. Leaves sit at the
+bottom in index order; every addition sits one level above its higher child, so a tall comb is
+a left-to-right loop and a flat bush is a pairwise tree.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ..errors import InvalidParameter
+
+MAX_N = 64
+#: the framework orders drawn by default, with the title of each panel
+FRAMEWORK_ORDERS = {
+    "numpy": "np.sum",
+    "torch": "torch.sum (also DJL NDArray.sum)",
+    "tensorflow": "tf.reduce_sum",
+    "java": "Java float loop",
+}
+
+
+def _check(n: Any, threads: Any) -> tuple[int, int]:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        raise InvalidParameter("n", n, f"an int in the range [1, {MAX_N}]", "order_tree.draw")
+    if threads not in (1, 2):
+        raise InvalidParameter("threads", threads, "1 or 2", "order_tree.draw")
+    return n, threads
+
+
+def layout(
+    root: Any,
+) -> tuple[list[tuple[float, float, str]], list[tuple[float, float, float, float]]]:
+    """Positions of a tree's nodes and its edges.
+
+    Returns ``(points, edges)``: points are ``(x, level, kind)`` with kind ``"leaf:<i>"``,
+    ``"const:<value>"`` or ``"sum"``; edges are ``(x_child, y_child, x_parent, y_parent)``.
+    Leaf ``x<i>`` sits at ``(i, 0)``; a sum sits above the midpoint of its children, one
+    level over the higher one. Shared constant nodes are drawn once per occurrence.
+    """
+    points: list[tuple[float, float, str]] = []
+    edges: list[tuple[float, float, float, float]] = []
+    # value stack entries: [x, y, lo, hi, kind]; constants get their x from their sibling
+    values: list[list[Any]] = []
+    pending_consts: list[list[Any]] = []
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if node.is_leaf:
+            values.append([float(node.index), 0.0, node.index, node.index, f"leaf:{node.index}"])
+        elif node.is_const:
+            entry = [None, 0.0, None, None, f"const:{node.const!r}"]
+            pending_consts.append(entry)
+            values.append(entry)
+        elif not done:
+            stack += [(node, True), (node.right, False), (node.left, False)]
+        else:
+            right, left = values.pop(), values.pop()
+            _place_consts(left, right)
+            x = (left[0] + right[0]) / 2
+            y = 1.0 + max(left[1], right[1])
+            edges += [(left[0], left[1], x, y), (right[0], right[1], x, y)]
+            values.append([x, y, min(left[2], right[2]), max(left[3], right[3]), "sum"])
+            points.append((x, y, "sum"))
+    if values and values[0][0] is None:  # a lone constant (an empty sum)
+        values[0][0], values[0][2], values[0][3] = 0.0, 0.0, 0.0
+    for entry in pending_consts:
+        points.append((entry[0], entry[1], entry[4]))
+    for entry in _leaf_entries(root):
+        points.append(entry)
+    return points, edges
+
+
+def _place_consts(left: list[Any], right: list[Any]) -> None:
+    if left[0] is None and right[0] is None:
+        left[0], right[0] = -0.6, -0.3
+    elif left[0] is None:
+        left[0] = right[2] - 0.6
+    elif right[0] is None:
+        right[0] = left[3] + 0.6
+    for e in (left, right):
+        if e[2] is None:
+            e[2] = e[3] = e[0]
+
+
+def _leaf_entries(root: Any) -> list[tuple[float, float, str]]:
+    return [(float(i), 0.0, f"leaf:{i}") for i in root.leaves()]
+
+
+def draw_tree(root: Any, ax: Any, title: str = "") -> None:
+    """Draw one addition tree on a matplotlib axes."""
+    points, edges = layout(root)
+    for x0, y0, x1, y1 in edges:
+        ax.plot([x0, x1], [y0, y1], color="0.55", lw=0.8, zorder=1)
+    sums = [(x, y) for x, y, k in points if k == "sum"]
+    leaves = [(x, y, int(k[5:])) for x, y, k in points if k.startswith("leaf:")]
+    consts = [(x, y, k[6:]) for x, y, k in points if k.startswith("const:")]
+    if sums:
+        xs, ys = zip(*sums, strict=True)
+        ax.scatter(xs, ys, s=14, c=ys, cmap="viridis", zorder=2)
+    if leaves:
+        xs, ys, _ = zip(*leaves, strict=True)
+        ax.scatter(xs, ys, s=10, color="tab:blue", marker="s", zorder=3)
+        n = len(leaves)
+        step = 1 if n <= 16 else 4 if n <= 32 else 8
+        for x, _y, i in leaves:
+            if i % step == 0 or i == n - 1:
+                ax.annotate(
+                    f"x{i}",
+                    (x, 0),
+                    xytext=(0, -9),
+                    textcoords="offset points",
+                    ha="center",
+                    va="top",
+                    fontsize=6,
+                )
+    for x, y, text in consts:
+        ax.scatter([x], [y], s=18, color="tab:red", marker="D", zorder=3)
+        ax.annotate(
+            text,
+            (x, y),
+            xytext=(0, -9),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=6,
+            color="tab:red",
+        )
+    depth = root.depth()
+    ax.set_title(f"{title}\n{root.additions()} additions, depth {depth}", fontsize=9)
+    ax.set_ylabel("addition level", fontsize=8)
+    ax.set_xticks([])
+    ax.tick_params(labelsize=7)
+    ax.margins(x=0.04, y=0.08)
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+
+
+def draw(
+    n: int,
+    order: str | None = None,
+    threads: int = 1,
+    dtype: str = "float32",
+    simplify: bool = True,
+) -> Any:
+    """The addition tree(s) for summing ``x0 .. x{n-1}`` (``n <= 64``) as a matplotlib Figure.
+
+    ``order=None`` draws the four framework orders (numpy, torch, TensorFlow, Java loop) side by
+    side; otherwise a name of `tree_orders()`. ``dtype`` matters where the vector width
+    does (torch and TensorFlow add float64 in 4 lanes, float32 in 8). ``simplify`` hides
+    additions of a constant zero (an accumulator's starting value), which change no value.
+    """
+    from matplotlib.figure import Figure
+
+    from .. import orders
+
+    n, threads = _check(n, threads)
+    names = list(FRAMEWORK_ORDERS) if order is None else [order]
+    known = tree_orders()
+    for name in names:
+        if name not in known:
+            raise InvalidParameter(
+                "order", name, "None or one of " + ", ".join(known), "order_tree.draw"
+            )
+    cols = 2 if len(names) > 1 else 1
+    rows = (len(names) + cols - 1) // cols
+    fig = Figure(figsize=(5.2 * cols, 3.4 * rows), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, name in zip(axes, names, strict=False):
+        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
+        draw_tree(root, ax, f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}")
+    for ax in axes[len(names) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        f"How {n} values are added ({threads} thread(s)"
+        + ("; additions of +0.0 hidden)" if simplify else ")"),
+        fontsize=10,
+    )
+    return fig
+
+
+def tree_orders() -> list[str]:
+    """The orders whose tree depends on n alone (not ``sorted``, which depends on the values,
+    nor the compensated sums, which also subtract)."""
+    from .. import orders
+
+    return [
+        o
+        for o in orders.names()
+        if not orders.ORDERS[o].uses_values and o not in ("kahan", "neumaier")
+    ]
+
+
+def to_png(fig: Any, dpi: int = 90) -> bytes:
+    """A figure as PNG bytes (for ipywidgets.Image, without pyplot's global state)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def tree_view(n: int = 16, threads: int = 1) -> Any:
+    """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s)."""
+    import ipywidgets as w
+
+    n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
+    which = w.Dropdown(
+        options=[("all frameworks", None), *[(o, o) for o in tree_orders()]],
+        value=None,
+        description="order",
+    )
+    thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
+    image = w.Image(format="png")
+
+    def redraw(_: Any = None) -> None:
+        image.value = to_png(draw(n_slider.value, which.value, thread_menu.value))
+
+    for control in (n_slider, which, thread_menu):
+        control.observe(redraw, "value")
+    redraw()
+    return w.VBox(
+        [
+            w.HTML("<b>Show me the order</b>: the addition tree of each framework"),
+            w.HBox([n_slider, which, thread_menu]),
+            image,
+        ]
+    )
+
+
+def summation_explorer() -> Any:
+    """The summation lesson's explorer (parameters, table, error-growth plot) above the
+    "show me the order" tree view."""
+    import ipywidgets as w
+
+    from . import explore
+
+    return w.VBox([explore("summation_order"), tree_view()])
