@@ -1,0 +1,310 @@
+"""Error of a result against a `Truth`: ULPs in the result's own format, relative error, bits.
+
+`measure(got, truth)` is vectorized: the truth comes as float64 pairs (hi, lo) with
+hi + lo ≈ truth to about 106 bits (`Truth.split`), the error ``got - truth`` is formed with an
+error-free transformation, and the rare elements that lie within rounding noise of a rounding
+boundary (a tie, or a neighbour) are decided exactly with Fractions.
+
+Conventions
+-----------
+- ``ulp``: signed fractional error ``(got - truth) / ulp(got)``, with ``ulp(got)`` the gap from
+  |got| to the next larger magnitude of got's format (`fpexplore.formats.ulp`).
+- ``rel``: ``|got - truth| / |truth|`` (0 when both are 0, inf when only the truth is 0).
+- ``bits``: ``-log2(rel)``, inf when got equals the truth, 0 for rel >= 1, and at most the
+  format's precision + 32 otherwise (beyond that it says nothing about the result).
+- correctly rounded: got is the round-half-to-even value of the truth in got's format;
+  faithful: got is one of the two format values that bracket the truth (or equals it).
+- NaN and infinities: got NaN where the truth is NaN is agreement (0 ULP, inf bits, correctly
+  rounded). Any other NaN on one side only is an infinite error. got ±inf where the truth is
+  finite is an infinite error in ULPs, yet it is still *correctly rounded* when the truth
+  overflows the format (|truth| >= max + ulp(max)/2), and faithful when |truth| > max.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import formats
+from .errors import InvalidInput
+
+if TYPE_CHECKING:
+    from .truth.value import Truth
+
+__all__ = ["BITS_ABOVE_PRECISION", "ErrorSummary", "as_format_array", "measure"]
+
+BITS_ABOVE_PRECISION = 32
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorSummary:
+    """Errors of one result (scalar or array) against its truth, per element and summarized."""
+
+    fmt: str
+    n: int
+    max_abs_ulp: float
+    ulp_scalar: float | None
+    mean_abs_ulp: float
+    p99_abs_ulp: float
+    max_rel: float
+    min_bits: float
+    correctly_rounded: bool
+    faithful: bool
+    n_correctly_rounded: int
+    n_faithful: int
+    ulp: np.ndarray
+    rel: np.ndarray
+    bits: np.ndarray
+    correctly_rounded_each: np.ndarray
+    faithful_each: np.ndarray
+
+    _ARRAYS = ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each")
+
+    def to_dict(self, max_elements: int = 64) -> dict[str, Any]:
+        """JSON-ready: the summary, plus the per-element arrays when there are few elements."""
+        out: dict[str, Any] = {}
+        for fl in fields(self):
+            v = getattr(self, fl.name)
+            if fl.name in self._ARRAYS:
+                if self.n <= max_elements:
+                    out[fl.name] = [_json_number(x) for x in np.ravel(v).tolist()]
+            else:
+                out[fl.name] = _json_number(v)
+        return out
+
+    def __str__(self) -> str:
+        ulp = (
+            f"{self.ulp_scalar:+.3g}"
+            if self.ulp_scalar is not None
+            else (
+                f"max {self.max_abs_ulp:.3g}, mean {self.mean_abs_ulp:.3g}, "
+                f"p99 {self.p99_abs_ulp:.3g}"
+            )
+        )
+        flag = (
+            "correctly rounded"
+            if self.correctly_rounded
+            else ("faithful" if self.faithful else "not faithful")
+        )
+        return f"{self.fmt}: {ulp} ulp, rel {self.max_rel:.3g}, {self.min_bits:.1f} bits, {flag}"
+
+
+def _json_number(v: Any) -> Any:
+    if isinstance(v, bool | np.bool_):
+        return bool(v)
+    if isinstance(v, float | np.floating):
+        v = float(v)
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# reading results
+
+
+def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Format]:
+    """``got`` as a float64 array plus its format.
+
+    numpy arrays/scalars, Python floats, torch and TensorFlow tensors are read; the format is
+    the dtype's (an ``ml_dtypes``/torch bfloat16 dtype gives bfloat16). ``fmt=`` names the
+    format explicitly (e.g. bfloat16 or TF32 values held in float32); the values must then lie
+    on its grid.
+    """
+    implied: str | None = None
+    if hasattr(got, "detach") and hasattr(got, "dtype"):  # torch
+        t = got.detach().cpu()
+        if str(t.dtype) == "torch.bfloat16":
+            implied, t = "bfloat16", t.float()
+        got = t.numpy()
+    elif not isinstance(got, np.ndarray | np.generic) and hasattr(got, "numpy"):  # TF, JAX
+        got = got.numpy()
+    arr = np.asarray(got)
+    if arr.dtype.name == "bfloat16":
+        implied, arr = "bfloat16", arr.astype(np.float32)
+    if arr.dtype.kind in "iub":
+        as_float = arr.astype(np.float64)
+        if not np.array_equal(as_float.astype(arr.dtype), arr):
+            raise InvalidInput("got holds integers that float64 cannot represent exactly.")
+        arr = as_float
+    if arr.dtype.kind != "f":
+        raise InvalidInput(
+            f"got must be floating-point numbers (a numpy array or scalar, a float, a torch or "
+            f"TensorFlow tensor); got dtype {arr.dtype} ({type(got).__name__})."
+        )
+    f = formats.get(fmt if fmt is not None else implied if implied is not None else arr.dtype)
+    a64 = arr.astype(np.float64)
+    if fmt is not None or implied is not None:
+        on_grid = formats.round_array(a64, f).astype(np.float64)
+        off = ~((on_grid == a64) | np.isnan(a64))
+        if off.any():
+            first = a64[off].ravel()[0]
+            raise InvalidInput(
+                f"got is said to be {f.name}, but {int(off.sum())} of its {a64.size} values are "
+                f"not {f.name} values (the first is {first!r}); round them first, e.g. with "
+                f"fpexplore.formats.round_array(got, {f.name!r})."
+            )
+    return a64, f
+
+
+# ---------------------------------------------------------------------------------------------
+# measuring
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
+    """Error of ``got`` (scalar or array, any supported dtype) against ``truth``."""
+    g, f = as_format_array(got, fmt)
+    scalar = g.ndim == 0
+    if tuple(g.shape) != tuple(truth.shape):
+        raise InvalidInput(
+            f"got has shape {tuple(g.shape)} but the truth {truth.label!r} has shape "
+            f"{tuple(truth.shape)}; they must match element for element."
+        )
+    hi, lo = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in truth.split())
+    g = np.atleast_1d(g)
+    with np.errstate(all="ignore"):
+        ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
+    if amb.any():
+        _decide_exactly(truth, g, f, np.flatnonzero(amb.ravel()), cr.ravel(), faithful.ravel())
+    abs_ulp = np.abs(ulp_err)
+    n = int(g.size)
+    if n:
+        p99 = float(np.percentile(abs_ulp, 99, method="inverted_cdf"))
+        mean = float(np.mean(abs_ulp))
+    else:
+        p99 = mean = 0.0
+    shape = () if scalar else g.shape
+    return ErrorSummary(
+        fmt=f.name,
+        n=n,
+        max_abs_ulp=float(np.max(abs_ulp, initial=0.0)),
+        ulp_scalar=float(ulp_err.ravel()[0]) if scalar else None,
+        mean_abs_ulp=mean,
+        p99_abs_ulp=p99,
+        max_rel=float(np.max(rel, initial=0.0)),
+        min_bits=float(np.min(bits, initial=math.inf)),
+        correctly_rounded=bool(cr.all()),
+        faithful=bool(faithful.all()),
+        n_correctly_rounded=int(cr.sum()),
+        n_faithful=int(faithful.sum()),
+        ulp=ulp_err.reshape(shape),
+        rel=rel.reshape(shape),
+        bits=bits.reshape(shape),
+        correctly_rounded_each=cr.reshape(shape),
+        faithful_each=faithful.reshape(shape),
+    )
+
+
+def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Format):
+    nan_g, nan_t = np.isnan(g), np.isnan(hi)
+    fin = np.isfinite(g) & np.isfinite(hi)
+    gz = np.where(fin, g, 0.0)
+    hz = np.where(fin, hi, 0.0)
+    lz = np.where(fin & np.isfinite(lo), lo, 0.0)
+    s, e = _two_sum(gz, -hz)
+    diff = s + (e - lz)  # got - truth
+    u = np.asarray(formats.ulp(gz, f), dtype=np.float64)
+    ulp_err = diff / u
+    tabs = np.abs(hz + lz)
+    rel = np.where(
+        tabs > 0, np.abs(diff) / np.where(tabs > 0, tabs, 1.0), np.where(diff == 0, 0.0, np.inf)
+    )
+    cap = f.precision + BITS_ABOVE_PRECISION
+    bits = np.where(rel == 0, np.inf, np.clip(-np.log2(np.where(rel > 0, rel, 1.0)), 0, cap))
+
+    # correct / faithful rounding of finite results: is the truth inside got's rounding
+    # interval? Half a gap on each side (the gap below a power of two is half the one above).
+    fl = formats.fields(gz.astype(f.storage), f)
+    mant = np.asarray(fl.mantissa, dtype=np.uint64)
+    expo = np.asarray(fl.exponent, dtype=np.int64)
+    toward = -diff * np.where(np.signbit(gz) & (gz != 0), -1.0, 1.0)  # truth - got, outward
+    if_zero = gz == 0
+    toward = np.where(if_zero, np.abs(diff), toward)
+    gap_down = np.where((mant == 0) & (expo > 1), u / 2, u)
+    gap = np.where(toward >= 0, u, gap_down)
+    dist = np.abs(toward)
+    even = (mant & np.uint64(1)) == 0
+    cr = (dist < gap / 2) | ((dist == gap / 2) & even)
+    faithful = (dist < gap) | ((np.abs(gz) == f.max) & (toward > 0))  # max or inf bracket it
+    tol = np.ldexp(gap, -40) + np.ldexp(tabs, -100)
+    amb = fin & ((np.abs(dist - gap / 2) <= tol) | (np.abs(dist - gap) <= tol))
+
+    # non-finite cases
+    both_nan = nan_g & nan_t
+    same_inf = np.isinf(g) & np.isinf(hi) & (g == hi)
+    agree = both_nan | same_inf
+    inf_err = ~fin & ~agree
+    signed_inf = np.where(np.isnan(g - hi) | nan_g | nan_t, np.inf, np.sign(g - hi) * np.inf)
+    ulp_err = np.where(agree, 0.0, np.where(inf_err, signed_inf, ulp_err))
+    rel = np.where(agree, 0.0, np.where(inf_err, np.inf, rel))
+    bits = np.where(agree, np.inf, np.where(inf_err, 0.0, bits))
+    # got ±inf, truth finite: correctly rounded iff the truth overflows in got's direction
+    t_signed = (hi + np.where(np.isfinite(lo), lo, 0.0)) * np.sign(g)
+    overflow_cr = np.isinf(g) & np.isfinite(hi) & (t_signed >= f.max + formats.ulp(f.max, f) / 2)
+    overflow_ff = np.isinf(g) & np.isfinite(hi) & (t_signed > f.max)
+    cr = np.where(fin, cr, agree | overflow_cr)
+    faithful = np.where(fin, faithful, agree | overflow_ff)
+    amb |= (
+        np.isinf(g)
+        & np.isfinite(hi)
+        & (np.abs(t_signed - (f.max + formats.ulp(f.max, f) / 2)) <= np.ldexp(f.max, -100))
+    )
+    return ulp_err, rel, bits, cr, faithful, amb
+
+
+def _exact_element(truth: Truth, i: int) -> Fraction | None:
+    """Element ``i`` of the truth as an exact Fraction (None when it is not finite)."""
+    src = truth.exact if truth.is_exact else truth.mp()
+    v = np.asarray(src, dtype=object).ravel()[i]
+    if isinstance(v, Fraction | int):
+        return Fraction(v)
+    raw = getattr(v, "_mpf_", None)
+    if raw is None:
+        return Fraction(float(v)) if math.isfinite(float(v)) else None
+    sign, man, exp, _ = raw
+    if not man:
+        import mpmath
+
+        return Fraction(0) if mpmath.isfinite(v) else None
+    val = Fraction(int(man)) * (Fraction(2) ** int(exp))
+    return -val if sign else val
+
+
+def _decide_exactly(
+    truth: Truth,
+    g: np.ndarray,
+    f: formats.Format,
+    idx: np.ndarray,
+    cr: np.ndarray,
+    faithful: np.ndarray,
+) -> None:
+    """Exact correct/faithful rounding flags for the elements ``idx`` (near a boundary)."""
+    flat = g.ravel()
+    for i in idx.tolist():
+        t = _exact_element(truth, i)
+        if t is None:
+            continue
+        got = float(flat[i])
+        rounded = float(formats.round_exact(t, f))
+        cr[i] = rounded == got
+        if math.isinf(got):
+            faithful[i] = (t > Fraction(f.max)) if got > 0 else (t < -Fraction(f.max))
+            continue
+        up = float(formats.next_up(np.float64(got), f))
+        down = float(formats.next_down(np.float64(got), f))
+        lower = Fraction(down) if math.isfinite(down) else None
+        upper = Fraction(up) if math.isfinite(up) else None
+        faithful[i] = t == Fraction(got) or (
+            (lower is None or lower < t) and (upper is None or t < upper)
+        )
