@@ -1,0 +1,209 @@
+"""Bit-exact emulators of how frameworks add up a float array, and textbook orders.
+
+``emulate(x, order, threads=1)`` reproduces, to the last bit, what a framework's CPU sum
+returns for ``x`` (``"numpy"``, ``"torch"``, ``"tensorflow"``, ``"java"``), or sums ``x`` in
+a textbook order. ``tree(n, order)`` runs the same emulator on symbolic leaves and returns the
+tree of additions it performs. Every emulator is vectorized with numpy (``kahan`` and
+``neumaier`` are sequential by nature and loop in Python: about 0.1-0.2 s per 10^6 values).
+A case an emulator does not reproduce bit for bit raises :class:`~fpexplore.NotEmulated`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidInput, InvalidParameter, NotEmulated
+from . import textbook
+from ._symbolic import Node, leaves
+from .numpy_sum import numpy_sum
+from .torch_sum import torch_sum
+
+__all__ = ["ORDERS", "Node", "NotEmulated", "Order", "describe", "emulate", "names", "tree"]
+
+FORMATS = ("float16", "bfloat16", "float32", "float64")
+
+
+@dataclass(frozen=True)
+class Order:
+    """One summation order: its name, what it is, and the function that performs it."""
+
+    name: str
+    description: str
+    run: Callable[..., object]  # run(x, threads, key, dtype_name)
+    framework: bool = False
+    uses_threads: bool = False
+    uses_values: bool = False
+
+
+def _tensorflow(x, threads, key, dtype_name):
+    from .eigen_sum import tensorflow_sum
+
+    return tensorflow_sum(x, threads, dtype_name)
+
+
+ORDERS: dict[str, Order] = {
+    order.name: order
+    for order in (
+        Order(
+            "numpy",
+            "np.sum: pairwise blocks of 128 with 8 accumulators (one contiguous chunk)",
+            lambda x, threads, key, dtype_name: numpy_sum(x, dtype_name),
+            framework=True,
+        ),
+        Order(
+            "torch",
+            "torch.sum on CPU: cascade sum over 8-lane vectors, 4 streams, thread chunks",
+            lambda x, threads, key, dtype_name: torch_sum(x, threads, dtype_name),
+            framework=True,
+            uses_threads=True,
+        ),
+        Order(
+            "tensorflow",
+            "tf.reduce_sum on CPU: Eigen's tree of 8192-element leaves, packets, thread shards",
+            _tensorflow,
+            framework=True,
+            uses_threads=True,
+        ),
+        Order(
+            "java",
+            "a Java float (or double) loop: sequential from +0.0",
+            lambda x, threads, key, dtype_name: textbook.java_loop(x),
+            framework=True,
+        ),
+        Order(
+            "sequential",
+            "left to right in the input format",
+            lambda x, threads, key, dtype_name: textbook.sequential(x),
+        ),
+        Order(
+            "reversed",
+            "right to left in the input format",
+            lambda x, threads, key, dtype_name: textbook.reversed_order(x),
+        ),
+        Order(
+            "sorted",
+            "left to right after sorting by increasing magnitude",
+            lambda x, threads, key, dtype_name: textbook.sorted_ascending(x, key),
+            uses_values=True,
+        ),
+        Order(
+            "sorted_desc",
+            "left to right after sorting by decreasing magnitude",
+            lambda x, threads, key, dtype_name: textbook.sorted_descending(x, key),
+            uses_values=True,
+        ),
+        Order(
+            "pairwise",
+            "textbook recursive pairwise: sum of the two halves, down to single elements",
+            lambda x, threads, key, dtype_name: textbook.pairwise(x),
+        ),
+        Order(
+            "kahan",
+            "Kahan's compensated sum in the input format",
+            lambda x, threads, key, dtype_name: textbook.kahan(x),
+        ),
+        Order(
+            "neumaier",
+            "Neumaier's compensated sum (Kahan-Babuska) in the input format",
+            lambda x, threads, key, dtype_name: textbook.neumaier(x),
+        ),
+        Order(
+            "float64",
+            "left to right in a float64 accumulator, rounded once to the input format",
+            lambda x, threads, key, dtype_name: textbook.float64_accumulation(x),
+        ),
+    )
+}
+
+
+def names() -> list[str]:
+    """Every order ``emulate`` accepts, frameworks first."""
+    return list(ORDERS)
+
+
+def describe(order: str) -> str:
+    """One line saying what the order does."""
+    return _order(order).description
+
+
+def _order(order: str) -> Order:
+    if order not in ORDERS:
+        raise InvalidParameter("order", order, "one of " + ", ".join(map(repr, ORDERS)))
+    return ORDERS[order]
+
+
+def _threads(threads: int) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer) or threads < 1:
+        raise InvalidParameter("threads", threads, "an integer >= 1")
+    return int(threads)
+
+
+def _format(dtype: np.dtype) -> str:
+    if dtype.name not in FORMATS:
+        raise InvalidInput(
+            f"The 'x' argument must hold one of {', '.join(FORMATS)} (bfloat16 from ml_dtypes);"
+            f" got dtype {dtype.name}. Convert it, e.g. x.astype(np.float32)."
+        )
+    return dtype.name
+
+
+def emulate(x: np.ndarray, order: str, threads: int = 1) -> np.generic:
+    """Sum ``x`` in ``order`` and return a numpy scalar of the format the sum is returned in
+    (the input's format for every order: float16 sums come back as float16).
+
+    ``threads`` is the thread count of the framework (``torch.set_num_threads`` or
+    TensorFlow's intra-op threads); orders that do not depend on it ignore it. ``x`` may be
+    any shape: the framework orders sum it as ``np.sum(x)``, ``torch.sum`` of the contiguous
+    tensor and ``tf.reduce_sum`` of the tensor would, the textbook orders take its elements in
+    C order. Raises :class:`~fpexplore.NotEmulated` for a case not reproduced bit for bit.
+    """
+    spec = _order(order)
+    threads = _threads(threads)
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)
+    name = _format(x.dtype)
+    if order == "numpy":  # NumPy follows the memory layout
+        with np.errstate(over="ignore", invalid="ignore"):
+            return numpy_sum(x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = spec.run(flat, threads, flat, name)
+    return np.asarray(value).astype(x.dtype)[()]
+
+
+def tree(
+    n: int,
+    order: str,
+    threads: int = 1,
+    dtype: str = "float32",
+    values: np.ndarray | None = None,
+    simplify: bool = True,
+) -> Node:
+    """The tree of additions ``emulate(x, order, threads)`` performs on ``n`` elements of
+    format ``dtype``, computed by the very same emulator run on symbolic leaves.
+
+    Leaves are ``Node(index=i)`` for ``x[i]``; ``simplify`` drops additions of the constant
+    +0.0 that accumulators start from. The ``sorted`` orders depend on the values: pass them
+    as ``values``. Orders that also subtract (``kahan``, ``neumaier``) raise NotEmulated.
+    Meant for drawing (n up to a few thousand; the trees of more would not be legible).
+    """
+    spec = _order(order)
+    threads = _threads(threads)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 0 <= n <= 100_000:
+        raise InvalidParameter("n", n, "an integer from 0 to 100000")
+    if dtype not in FORMATS:
+        raise InvalidParameter("dtype", dtype, "one of " + ", ".join(map(repr, FORMATS)))
+    if spec.uses_values:
+        if values is None or np.shape(values) != (n,):
+            raise InvalidParameter(
+                "values", values, f"the {n} values whose magnitudes define the {order!r} order"
+            )
+        key = np.asarray(values, dtype=np.float64)
+    else:
+        key = None
+    x = leaves(int(n))
+    root = spec.run(x, threads, key, dtype)
+    return root.simplified() if simplify else root
