@@ -1,0 +1,166 @@
+"""The weight-initialization part of the RNG lesson: torch Linear vs Keras Dense, same seed."""
+
+from __future__ import annotations
+
+import math
+import os
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..result import Claim, Outcome
+from ..truth import Truth, matmul
+
+IN, OUT, BATCH = 8, 4, 3
+
+
+def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
+    """x @ w.T + b exactly (float32 inputs: the products and sums are dyadic rationals)."""
+    prod = matmul(x, np.ascontiguousarray(w.T)).exact
+    out = np.empty(prod.shape, dtype=object)
+    for (i, j), v in np.ndenumerate(prod):
+        out[i, j] = v + Fraction(float(b[j]))
+    return Truth("x @ W.T + b (torch's weights), exact", exact=out)
+
+
+def ulp_error32(got: np.ndarray, truth: Truth) -> np.ndarray:
+    """Signed error in float32 ULPs of the result, (got - truth) / ulp(got)."""
+    hi, lo = truth.split()
+    g = np.asarray(got, dtype=np.float32)
+    ulp = np.spacing(np.abs(g)).astype(np.float64)
+    return ((g.astype(np.float64) - hi) - lo) / ulp
+
+
+def _measured(name: str, backend: str, value: np.ndarray, truth: Truth, **kw: Any) -> Outcome:
+    try:
+        return Outcome.measured(name, backend, value, truth, **kw)
+    except ImportError:  # fpexplore.metrics not installed yet: keep the value, note the error
+        err = ulp_error32(value, truth)
+        return Outcome(
+            name,
+            backend,
+            value=value,
+            note=f"max |error| {np.max(np.abs(err)):.3g} ULP; " + kw.pop("note", ""),
+            **kw,
+        )
+
+
+def weight_init_outcomes(
+    seed: int, tensorflow: bool
+) -> tuple[list[Outcome], dict[str, Claim], Truth, dict[str, Any]]:
+    """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth."""
+    import torch
+
+    from ..rng.torch_cpu import linear_init
+
+    x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
+    torch.manual_seed(seed)
+    lin = torch.nn.Linear(IN, OUT)
+    w = lin.weight.detach().numpy().copy()
+    b = lin.bias.detach().numpy().copy()
+    with torch.no_grad():
+        y_torch = lin(torch.from_numpy(x)).numpy()
+    truth = layer_truth(x, w, b)
+    w_emu, b_emu = linear_init(seed, IN, OUT)
+
+    outcomes = [
+        _measured(
+            "torch Linear",
+            "torch",
+            y_torch,
+            truth,
+            version=torch.__version__,
+            note="nn.Linear(8, 4) after torch.manual_seed(seed)",
+        )
+    ]
+    claims = {
+        "torch_init_reproduced": Claim(
+            "nn.Linear's weights and bias are the MT19937 stream through torch's uniform_ "
+            "(reproduced bit for bit)",
+            bool((w_emu == w).all() and (b_emu == b).all()),
+        ),
+        "torch_init_bound": Claim(
+            f"torch Linear draws from U(-1/sqrt(in), 1/sqrt(in)) = ±{1 / math.sqrt(IN):.4f}",
+            bool(np.abs(w).max() <= 1 / math.sqrt(IN) and np.abs(b).max() <= 1 / math.sqrt(IN)),
+        ),
+    }
+    data: dict[str, Any] = {"torch_weight": w, "torch_bias": b, "x": x}
+    if not tensorflow:
+        return outcomes, claims, truth, data
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+
+    keras.utils.set_random_seed(seed)
+    dense = keras.layers.Dense(OUT)
+    dense.build((None, IN))
+    kw, kb = (np.asarray(v) for v in dense.get_weights())
+    y_keras_own = np.asarray(dense(x))
+    dense.set_weights([w.T.copy(), b.copy()])
+    y_keras = np.asarray(dense(x))
+    kv = keras.__version__
+    outcomes += [
+        _measured(
+            "Keras Dense, own init",
+            "tensorflow",
+            y_keras_own,
+            truth,
+            version=kv,
+            note="glorot_uniform kernel, zero bias, same seed",
+        ),
+        _measured(
+            "Keras Dense, torch weights",
+            "tensorflow",
+            y_keras,
+            truth,
+            version=kv,
+            note="kernel = W.T, bias = b copied from torch",
+        ),
+    ]
+    glorot = math.sqrt(6 / (IN + OUT))
+    e_t, e_k = ulp_error32(y_torch, truth), ulp_error32(y_keras, truth)
+    err_t, err_k = np.abs(e_t).max(), np.abs(e_k).max()
+    # classic forward bound for a length-IN dot product plus bias: gamma_(IN+1) * sum |terms|
+    u = 2.0**-24
+    gamma = (IN + 1) * u / (1 - (IN + 1) * u)
+    size = np.abs(x).astype(np.float64) @ np.abs(w.T).astype(np.float64) + np.abs(b)
+    bound = gamma * size / np.spacing(np.abs(y_torch)).astype(np.float64)
+    between = np.abs(y_keras.astype(np.float64) - y_torch) / np.spacing(np.abs(y_torch))
+    err_own = np.abs(ulp_error32(y_keras_own, truth)).max()
+    claims.update(
+        {
+            "weights_differ": Claim(
+                "the same seed gives different weights in torch and Keras", bool((w != kw.T).any())
+            ),
+            "keras_init_glorot": Claim(
+                f"Keras Dense draws its kernel from glorot_uniform, |w| <= sqrt(6/(in+out)) = "
+                f"{glorot:.4f}, and starts its bias at zero",
+                bool(np.abs(kw).max() <= glorot and not kb.any()),
+            ),
+            "own_init_outputs_disagree": Claim(
+                f"with their own initial weights the two layers disagree ({err_own:.3g} ULP from "
+                "torch's layer)",
+                bool(err_own > 1e3),
+            ),
+            "transfer_agrees": Claim(
+                f"with torch's weights copied in, Keras and torch both stay inside the float32 "
+                f"error bound of the layer (measured: torch {err_t:.3g}, Keras {err_k:.3g} ULP of "
+                f"the exact output; bound {bound.min():.3g} to {bound.max():.3g} ULP per element) "
+                f"and differ from each other by at most {between.max():.3g} ULP",
+                bool((np.abs(e_t) <= bound).all() and (np.abs(e_k) <= bound).all()),
+            ),
+        }
+    )
+    data.update(
+        {
+            "keras_kernel": kw,
+            "keras_bias": kb,
+            "ulp_torch": err_t,
+            "ulp_keras": err_k,
+            "ulp_keras_own": err_own,
+            "ulp_bound": bound,
+            "ulp_between": float(between.max()),
+        }
+    )
+    return outcomes, claims, truth, data

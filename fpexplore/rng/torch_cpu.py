@@ -1,0 +1,189 @@
+"""torch's CPU generator, rebuilt: MT19937 words -> torch's float mappings and Box-Muller.
+
+`TorchCPURandom(seed)` behaves like ``torch.manual_seed(seed)`` followed by ``torch.rand`` /
+``torch.randn`` calls on the default CPU generator, using only this package's MT19937.
+What torch does (read from ATen's ``DistributionsHelper.h`` / ``DistributionTemplates.h``
+and verified bit for bit in the tests):
+
+- float32 ``rand``: one 32-bit word w -> (w & 0xFFFFFF) * 2**-24   (24 random bits).
+- float64 ``rand``: two words (hi, lo) -> ((hi << 32 | lo) & (2**53 - 1)) * 2**-53.
+- ``randn`` with fewer than 16 elements (or not float32): per pair, u1, u2 from the 53-bit
+  mapping, r = sqrt(-2 log1p(-u2)), theta = 2 pi u1, value r cos(theta); r sin(theta) is
+  cached in the generator and returned by the next normal draw.
+- float32 ``randn`` with 16 or more elements: every element first gets a 24-bit uniform, then
+  blocks of 16 are transformed (u1 = 1 - data[j], u2 = data[j + 8], j < 8); when n is not a
+  multiple of 16 the last 16 slots are redrawn from fresh uniforms and transformed again.
+  On AVX2/AVX-512 CPUs the transform is float32 vector code (`avx_mathfun`); on other CPUs
+  (``ATEN_CPU_CAPABILITY=default``, ARM) it calls the C library's logf/cosf/sinf.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from functools import cache
+from typing import Literal
+
+import numpy as np
+
+from ..errors import InvalidParameter, NotEmulated
+from . import avx_mathfun
+from .mt19937 import MT19937
+
+Path = Literal["avx2", "default"]
+
+
+def float32_from_u32(words: np.ndarray) -> np.ndarray:
+    """torch's float32 uniform: the low 24 bits of each word, times 2**-24."""
+    w = np.asarray(words, dtype=np.uint32)
+    return (w & np.uint32(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+
+
+def float64_from_u32_pairs(words: np.ndarray) -> np.ndarray:
+    """torch's float64 uniform: (first << 32 | second) & (2**53 - 1), times 2**-53."""
+    w = np.asarray(words, dtype=np.uint64)
+    x = (w[0::2] << np.uint64(32)) | w[1::2]
+    return (x & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+
+
+@cache
+def _libm() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("m")
+    if name is None:
+        return None
+    lib = ctypes.CDLL(name)
+    for fn in ("logf", "cosf", "sinf"):
+        getattr(lib, fn).restype = ctypes.c_float
+        getattr(lib, fn).argtypes = [ctypes.c_float]
+    return lib
+
+
+def _box_muller_16_default(block: np.ndarray) -> np.ndarray:
+    """ATen's scalar ``normal_fill_16``: float math through the C library's logf/cosf/sinf."""
+    lib = _libm()
+    if lib is None:
+        raise NotEmulated("the scalar randn path needs the C math library (libm) via ctypes")
+    out = block.copy()
+    f = np.float32
+    for j in range(8):
+        u1 = f(1) - block[j]
+        u2 = block[j + 8]
+        radius = np.sqrt(f(-2) * f(lib.logf(float(u1))))
+        theta = f(2.0 * math.pi * float(u2))  # 2.0f * pi<double> * u2, rounded to float
+        out[j] = radius * f(lib.cosf(float(theta)))
+        out[j + 8] = radius * f(lib.sinf(float(theta)))
+    return out
+
+
+def _box_muller_avx2(data: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """ATen's ``normal_fill_16_AVX2`` applied to the 16-blocks beginning at ``starts``."""
+    idx = starts[:, None] + np.arange(8)[None, :]
+    u1 = np.float32(1) - data[idx]
+    u2 = data[idx + 8]
+    radius = np.sqrt(np.float32(-2) * avx_mathfun.log256(u1))
+    theta = np.float32(2.0 * math.pi) * u2
+    s, c = avx_mathfun.sincos256(theta)
+    # fmadd(n, std=1, mean=0): exact except that -0.0 + 0.0 gives +0.0
+    return (radius * c) + np.float32(0), (radius * s) + np.float32(0), idx
+
+
+class TorchCPURandom:
+    """An emulator of torch's default CPU generator after ``torch.manual_seed(seed)``."""
+
+    def __init__(self, seed: int, path: Path = "avx2") -> None:
+        if path not in ("avx2", "default"):
+            raise InvalidParameter("path", path, "'avx2' or 'default'")
+        self.mt = MT19937.from_seed(seed)
+        self.path = path
+        self._next_double_normal: float | None = None
+
+    def rand(self, n: int, dtype: str = "float32") -> np.ndarray:
+        """Like ``torch.rand(n, dtype=...)``."""
+        if dtype == "float32":
+            return float32_from_u32(self.mt.next_u32(n))
+        if dtype == "float64":
+            return float64_from_u32_pairs(self.mt.next_u32(2 * n))
+        raise InvalidParameter("dtype", dtype, "'float32' or 'float64'")
+
+    def randn(self, n: int, dtype: str = "float32") -> np.ndarray:
+        """Like ``torch.randn(n, dtype=...)``."""
+        if dtype not in ("float32", "float64"):
+            raise InvalidParameter("dtype", dtype, "'float32' or 'float64'")
+        if n >= 16:
+            return self._normal_fill(n, dtype)
+        out = np.array([self._normal_double() for _ in range(n)], dtype=np.float64)
+        return out.astype(np.float32) if dtype == "float32" else out
+
+    def _normal_double(self) -> float:
+        if self._next_double_normal is not None:
+            value, self._next_double_normal = self._next_double_normal, None
+            return value
+        u1, u2 = self.rand(2, "float64")
+        r = math.sqrt(-2.0 * math.log1p(-float(u2)))
+        theta = 2.0 * math.pi * float(u1)
+        self._next_double_normal = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def _normal_fill(self, n: int, dtype: str) -> np.ndarray:
+        if dtype == "float64":
+            return self._normal_fill_float64(n)
+        data = self.rand(n, "float32")
+        if self.path == "avx2":
+            return self._fill_avx2(data)
+        for i in range(0, n - 15, 16):
+            data[i : i + 16] = _box_muller_16_default(data[i : i + 16])
+        if n % 16:
+            tail = self.rand(16, "float32")
+            data[n - 16 :] = _box_muller_16_default(tail)
+        return data
+
+    def _fill_avx2(self, data: np.ndarray) -> np.ndarray:
+        n = data.size
+        starts = np.arange(0, n - 15, 16)
+        if starts.size:
+            c, s, idx = _box_muller_avx2(data, starts)
+            data[idx], data[idx + 8] = c, s
+        if n % 16:
+            tail = self.rand(16, "float32")
+            c, s, idx = _box_muller_avx2(tail, np.array([0]))
+            tail[idx], tail[idx + 8] = c, s
+            data[n - 16 :] = tail
+        return data
+
+    def _normal_fill_float64(self, n: int) -> np.ndarray:
+        data = self.rand(n, "float64")
+
+        def fill16(block: np.ndarray) -> np.ndarray:
+            u1, u2 = 1.0 - block[:8], block[8:]
+            radius = np.sqrt(-2.0 * np.array([math.log(v) for v in u1]))
+            theta = 2.0 * math.pi * u2
+            cos = np.array([math.cos(t) for t in theta])
+            sin = np.array([math.sin(t) for t in theta])
+            return np.concatenate([radius * cos, radius * sin])
+
+        for i in range(0, n - 15, 16):
+            data[i : i + 16] = fill16(data[i : i + 16])
+        if n % 16:
+            data[n - 16 :] = fill16(self.rand(16, "float64"))
+        return data
+
+
+def uniform_from_u32(words: np.ndarray, low: float, high: float) -> np.ndarray:
+    """torch's float32 ``uniform_(low, high)``: bounds cast to float32, the 24-bit fraction
+    scaled in double precision, the result rounded to float32 once."""
+    lo, hi = np.float32(low), np.float32(high)
+    frac = (np.asarray(words, dtype=np.uint32) & np.uint32(0xFFFFFF)).astype(np.float64)
+    return (frac * 2.0**-24 * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)
+
+
+def linear_init(seed: int, in_features: int, out_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """``torch.manual_seed(seed); nn.Linear(in, out)``: weight by kaiming_uniform_(a=sqrt(5)),
+    i.e. U(-1/sqrt(in), 1/sqrt(in)) with torch's own bound arithmetic, then the bias."""
+    words = MT19937.from_seed(seed).next_u32(in_features * out_features + out_features)
+    gain = math.sqrt(2.0 / (1 + 5))
+    bound = math.sqrt(3.0) * (gain / math.sqrt(in_features))
+    w = uniform_from_u32(words[: in_features * out_features], -bound, bound)
+    b_bound = 1 / math.sqrt(in_features)
+    b = uniform_from_u32(words[in_features * out_features :], -b_bound, b_bound)
+    return w.reshape(out_features, in_features), b
