@@ -1,0 +1,625 @@
+"""Reference operations on the exact input bits, at an explicit precision, certified.
+
+Rational results (variance, normalize, bilinear resize, conv2d) are exact; the others are
+mpmath computations at ``prec`` bits, repeated at ``2*prec + 32`` bits, with the agreeing
+digits stored as ``Truth.digits``. Precision is always scoped (``mpmath.workprec``); the global
+``mpmath.mp`` is never changed. Non-finite inputs propagate as IEEE arithmetic does (mpmath's
+``inf``/``nan``); ``resize_bilinear`` and ``normalize`` accept finite inputs only.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..errors import InvalidInput, InvalidParameter
+from .certify import certified, check_prec
+from .exact import row_sums
+from .inputs import as_float_array, wider
+from .ops import conv2d, make_truth, product_terms  # conv2d is exact: re-exported
+from .value import Truth
+
+__all__ = [
+    "batch_norm",
+    "conv2d",
+    "cross_entropy",
+    "erf",
+    "exp",
+    "gelu",
+    "layer_norm",
+    "log",
+    "log_softmax",
+    "normalize",
+    "resize_bilinear",
+    "sigmoid",
+    "softmax",
+    "std",
+    "tanh",
+    "var",
+]
+
+DEFAULT_PREC = 113
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _mp_array(a: np.ndarray) -> np.ndarray:
+    """Object array of mpf equal to the float values (exact: floats have <= 53 bits)."""
+    out = np.empty(a.shape, dtype=object)
+    flat = out.reshape(-1)
+    with mpmath.workprec(64):
+        for i, v in enumerate(a.reshape(-1).tolist()):
+            flat[i] = mpmath.mpf(v)
+    return out
+
+
+def _to_mp(v: Any) -> Any:
+    """A Fraction or IEEE special as an mpf at the working precision."""
+    if isinstance(v, Fraction):
+        return mpmath.mpf(v.numerator) / v.denominator
+    return mpmath.mpf(v)
+
+
+def _map(fn: Any, arr: np.ndarray) -> np.ndarray:
+    out = np.empty(arr.shape, dtype=object)
+    for i, v in np.ndenumerate(arr):
+        out[i] = fn(v)
+    return out
+
+
+def _desc(a: np.ndarray, fmt: str) -> str:
+    return f"{fmt}[{'x'.join(map(str, a.shape))}]"
+
+
+def _axis(axis: Any, ndim: int, where: str) -> int:
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        ax = None
+    if ax is None or ndim == 0 or not -ndim <= ax < ndim:
+        raise InvalidParameter("axis", axis, f"an integer in [-{ndim}, {ndim - 1}]", where)
+    return ax % ndim
+
+
+def _float_param(v: Any, name: str, where: str, low: float = 0.0) -> float:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        f = math.nan
+    if not (math.isfinite(f) and f >= low):
+        raise InvalidParameter(name, v, f"a finite number >= {low}", where)
+    return f
+
+
+def _elementwise(name: str, fn: Any, x: Any, prec: int) -> Truth:
+    where = f"reference.{name}"
+    p = check_prec(prec, where)
+    arr, fmt = as_float_array(x, "x", where)
+    xs = _mp_array(arr)
+
+    def compute(_: int) -> Any:
+        out = _map(fn, xs)
+        return out if out.ndim else out[()]
+
+    return certified(f"{name}({_desc(arr, fmt)})", compute, p, fmt)
+
+
+def _real(v: Any) -> Any:
+    """IEEE meaning for results mpmath would make complex (log/sqrt of negatives): NaN."""
+    return v if not isinstance(v, mpmath.mpc) else mpmath.nan
+
+
+# -- elementwise functions --------------------------------------------------------------------
+
+
+def exp(x: Any, prec: int = DEFAULT_PREC) -> Truth:
+    """e**x, elementwise."""
+    return _elementwise("exp", mpmath.exp, x, prec)
+
+
+def log(x: Any, prec: int = DEFAULT_PREC) -> Truth:
+    """Natural logarithm, elementwise (negative -> NaN, 0 -> -inf, as IEEE)."""
+    return _elementwise("log", lambda v: mpmath.nan if v < 0 else _real(mpmath.log(v)), x, prec)
+
+
+def tanh(x: Any, prec: int = DEFAULT_PREC) -> Truth:
+    """Hyperbolic tangent, elementwise."""
+    return _elementwise("tanh", mpmath.tanh, x, prec)
+
+
+def erf(x: Any, prec: int = DEFAULT_PREC) -> Truth:
+    """Error function, elementwise."""
+    return _elementwise("erf", mpmath.erf, x, prec)
+
+
+def _sigmoid(v: Any) -> Any:
+    return 1 / (1 + mpmath.exp(-v))
+
+
+def sigmoid(x: Any, prec: int = DEFAULT_PREC) -> Truth:
+    """1 / (1 + exp(-x)), elementwise."""
+    return _elementwise("sigmoid", _sigmoid, x, prec)
+
+
+def _gelu_erf(v: Any) -> Any:
+    return v * (1 + mpmath.erf(v / mpmath.sqrt(2))) / 2
+
+
+def _gelu_tanh(v: Any) -> Any:
+    if mpmath.isinf(v):
+        return v if v > 0 else mpmath.mpf(0)
+    inner = mpmath.sqrt(2 / mpmath.pi) * (v + mpmath.mpf("0.044715") * v**3)
+    return v * (1 + mpmath.tanh(inner)) / 2
+
+
+def gelu(x: Any, approximate: str = "none", prec: int = DEFAULT_PREC) -> Truth:
+    """GELU: ``x * Phi(x)`` (``approximate="none"``) or torch's tanh form (``"tanh"``).
+
+    The tanh form uses the decimal constant 0.044715 exactly, as the formula states.
+    """
+    if approximate not in ("none", "tanh"):
+        raise InvalidParameter("approximate", approximate, "'none' or 'tanh'", "reference.gelu")
+    fn = _gelu_erf if approximate == "none" else _gelu_tanh
+    return _elementwise(f"gelu[{approximate}]", fn, x, prec)
+
+
+# -- reductions ---------------------------------------------------------------------------------
+
+
+def _moments(arr: np.ndarray, axes: tuple[int, ...]) -> tuple[int, np.ndarray, np.ndarray]:
+    """(n, exact sums, exact sums of squares) over ``axes``; results keep the other axes."""
+    keep = [d for d in range(arr.ndim) if d not in axes]
+    moved = np.transpose(arr, keep + list(axes))
+    rest = moved.shape[: len(keep)]
+    n = int(np.prod([arr.shape[d] for d in axes], dtype=np.int64))
+    rows = moved.reshape(int(np.prod(rest, dtype=np.int64)), n)
+    s1 = row_sums(rows).reshape(rest)
+    v, off = product_terms(rows, rows)
+    s2 = row_sums(v, off).reshape(rest)
+    return n, s1, s2
+
+
+def _var_exact(n: int, s1: Any, s2: Any, ddof: int) -> Any:
+    if not (isinstance(s1, Fraction) and isinstance(s2, Fraction)):
+        return math.nan  # any NaN/inf in the data makes the variance NaN (inf - inf)
+    return (s2 - s1 * s1 / n) / (n - ddof)
+
+
+def _check_ddof(ddof: Any, n: int, where: str) -> int:
+    try:
+        d = operator.index(ddof)
+    except TypeError:
+        d = None
+    if d is None or d < 0 or d >= n:
+        raise InvalidParameter("ddof", ddof, f"an integer in [0, {n - 1}] for {n} elements", where)
+    return d
+
+
+def _reduce_axes(axis: Any, ndim: int, where: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple | list):
+        axes = tuple(_axis(a, ndim, where) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise InvalidParameter("axis", axis, "distinct axes", where)
+        return axes
+    return (_axis(axis, ndim, where),)
+
+
+def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
+    """Exact variance ``sum((x - mean)**2) / (n - ddof)`` (a rational number).
+
+    ``ddof=0`` is numpy's and TensorFlow's default, ``ddof=1`` torch's (unbiased).
+    """
+    where = "reference.var"
+    arr, fmt = as_float_array(x, "x", where)
+    axes = _reduce_axes(axis, arr.ndim, where)
+    n, s1, s2 = _moments(arr, axes)
+    d = _check_ddof(ddof, n, where)
+    out = np.empty(s1.shape, dtype=object)
+    for i in np.ndindex(s1.shape):
+        out[i] = _var_exact(n, s1[i], s2[i], d)
+    val = out if out.ndim else out[()]
+    return make_truth(f"var({_desc(arr, fmt)}, ddof={d}, axis={axis})", val, fmt)
+
+
+def std(x: Any, ddof: int = 0, axis: Any = None, prec: int = DEFAULT_PREC) -> Truth:
+    """Standard deviation: the square root of the exact `var`, certified at ``prec`` bits."""
+    where = "reference.std"
+    p = check_prec(prec, where)
+    v = var(x, ddof=ddof, axis=axis)
+    vals = v.exact if v.is_exact else v.mp()
+
+    def compute(_: int) -> Any:
+        if isinstance(vals, np.ndarray):
+            return _map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
+        return _real(mpmath.sqrt(_to_mp(vals)))
+
+    return certified(v.label.replace("var(", "std(", 1), compute, p, v.input_format)
+
+
+def _softmax_rows(xs: np.ndarray, log_form: bool) -> np.ndarray:
+    out = np.empty(xs.shape, dtype=object)
+    for r in range(xs.shape[0]):
+        row = list(xs[r])
+        m = max(row) if not any(mpmath.isnan(v) for v in row) else mpmath.nan
+        if mpmath.isinf(m) and m < 0:
+            m = mpmath.mpf(0)  # all -inf: exp(-inf - 0) = 0, 0/0 = NaN as IEEE
+        sh = [v - m for v in row]
+        e = [mpmath.exp(v) for v in sh]
+        tot = mpmath.fsum(e)
+        if log_form:
+            lt = mpmath.log(tot) if tot > 0 else mpmath.mpf("-inf")
+            out[r] = [v - lt for v in sh]
+        else:
+            out[r] = [v / tot if tot != 0 else mpmath.nan for v in e]
+    return out
+
+
+def _along(name: str, x: Any, axis: Any, prec: int, log_form: bool) -> Truth:
+    where = f"reference.{name}"
+    p = check_prec(prec, where)
+    arr, fmt = as_float_array(x, "x", where)
+    ax = _axis(axis, arr.ndim, where)
+    moved = np.moveaxis(arr, ax, -1)
+    xs = _mp_array(moved.reshape(-1, moved.shape[-1]))
+
+    def compute(_: int) -> Any:
+        return np.moveaxis(_softmax_rows(xs, log_form).reshape(moved.shape), -1, ax)
+
+    return certified(f"{name}({_desc(arr, fmt)}, axis={axis})", compute, p, fmt)
+
+
+def softmax(x: Any, axis: int = -1, prec: int = DEFAULT_PREC) -> Truth:
+    """exp(x) / sum(exp(x)) along ``axis``."""
+    return _along("softmax", x, axis, prec, False)
+
+
+def log_softmax(x: Any, axis: int = -1, prec: int = DEFAULT_PREC) -> Truth:
+    """x - log(sum(exp(x))) along ``axis``."""
+    return _along("log_softmax", x, axis, prec, True)
+
+
+def cross_entropy(
+    logits: Any, target: Any, reduction: str = "mean", prec: int = DEFAULT_PREC
+) -> Truth:
+    """torch.nn.functional.cross_entropy with class-index targets (no weights, no smoothing).
+
+    ``logits``: (N, C) or (C,); ``target``: N (or one) integer class indices in [0, C).
+    ``reduction``: "mean", "sum" or "none".
+    """
+    where = "reference.cross_entropy"
+    p = check_prec(prec, where)
+    arr, fmt = as_float_array(logits, "logits", where)
+    if reduction not in ("mean", "sum", "none"):
+        raise InvalidParameter("reduction", reduction, "'mean', 'sum' or 'none'", where)
+    single = arr.ndim == 1
+    a2 = arr[None] if single else arr
+    if a2.ndim != 2 or a2.shape[1] == 0:
+        raise InvalidInput(f"{where}: 'logits' must have shape (N, C) or (C,); got {arr.shape}.")
+    t = np.asarray(target.detach().cpu().numpy() if hasattr(target, "detach") else target)
+    if t.dtype.kind not in "iu" or t.reshape(-1).shape[0] != a2.shape[0]:
+        raise InvalidInput(
+            f"{where}: 'target' must hold {a2.shape[0]} integer class indices; got dtype "
+            f"{t.dtype} and shape {t.shape}."
+        )
+    t = t.reshape(-1).astype(np.int64)
+    if t.size and (t.min() < 0 or t.max() >= a2.shape[1]):
+        raise InvalidInput(f"{where}: 'target' values must be in [0, {a2.shape[1] - 1}].")
+    xs = _mp_array(a2)
+
+    def compute(_: int) -> Any:
+        ls = _softmax_rows(xs, True)
+        losses = [-ls[i, t[i]] for i in range(a2.shape[0])]
+        if reduction == "none":
+            out = np.empty(len(losses), dtype=object)
+            out[:] = losses
+            return out[0] if single else out
+        tot = mpmath.fsum(losses)
+        return tot / len(losses) if reduction == "mean" else tot
+
+    return certified(f"cross_entropy({_desc(arr, fmt)}, {reduction})", compute, p, fmt)
+
+
+# -- normalization layers ---------------------------------------------------------------------
+
+
+def _param_array(v: Any, name: str, shape: tuple[int, ...], where: str) -> tuple[np.ndarray, str]:
+    a, f = as_float_array(v, name, where)
+    if a.shape != shape:
+        raise InvalidInput(f"{where}: '{name}' must have shape {shape}; got {a.shape}.")
+    return a, f
+
+
+def _affine_norm(
+    x: np.ndarray,
+    mean: np.ndarray,
+    var_: np.ndarray,
+    eps: float,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+) -> Any:
+    """(x - mean) / sqrt(var + eps) * weight + bias; all object arrays broadcast together."""
+    out = np.empty(x.shape, dtype=object)
+    epsm = mpmath.mpf(eps)
+    for i in np.ndindex(x.shape):
+        m, v = mean[i], var_[i]
+        r = (x[i] - _to_mp(m)) / mpmath.sqrt(_to_mp(v) + epsm)
+        if weight is not None:
+            r = r * weight[i]
+        if bias is not None:
+            r = r + bias[i]
+        out[i] = r
+    return out
+
+
+def layer_norm(
+    x: Any,
+    normalized_shape: int | tuple[int, ...],
+    weight: Any = None,
+    bias: Any = None,
+    eps: float = 1e-5,
+    prec: int = DEFAULT_PREC,
+) -> Truth:
+    """torch.nn.functional.layer_norm: normalize over the trailing ``normalized_shape`` dims.
+
+    Mean and biased variance are exact; ``eps`` is taken as the exact value of the given float.
+    """
+    where = "reference.layer_norm"
+    p = check_prec(prec, where)
+    arr, fmt = as_float_array(x, "x", where)
+    ns = (normalized_shape,) if np.ndim(normalized_shape) == 0 else tuple(normalized_shape)
+    k = len(ns)
+    if k == 0 or k > arr.ndim or tuple(arr.shape[arr.ndim - k :]) != ns:
+        raise InvalidParameter(
+            "normalized_shape",
+            normalized_shape,
+            f"the trailing dims of x's shape {arr.shape}",
+            where,
+        )
+    e = _float_param(eps, "eps", where)
+    axes = tuple(range(arr.ndim - k, arr.ndim))
+    n, s1, s2 = _moments(arr, axes)
+    lead = s1.shape
+    mean = np.empty(lead, dtype=object)
+    v = np.empty(lead, dtype=object)
+    for i in np.ndindex(lead):
+        mean[i] = s1[i] / n if isinstance(s1[i], Fraction) else math.nan
+        v[i] = _var_exact(n, s1[i], s2[i], 0)
+    bshape = (*lead, *([1] * k))
+    mean_b = np.broadcast_to(mean.reshape(bshape), arr.shape)
+    var_b = np.broadcast_to(v.reshape(bshape), arr.shape)
+    w = b = None
+    if weight is not None:
+        wa, fw = _param_array(weight, "weight", ns, where)
+        fmt = wider(fmt, fw)
+        w = np.broadcast_to(_mp_array(wa), arr.shape)
+    if bias is not None:
+        ba, fb = _param_array(bias, "bias", ns, where)
+        fmt = wider(fmt, fb)
+        b = np.broadcast_to(_mp_array(ba), arr.shape)
+    xs = _mp_array(arr)
+
+    def compute(_: int) -> Any:
+        return _affine_norm(xs, mean_b, var_b, e, w, b)
+
+    return certified(f"layer_norm({_desc(arr, fmt)}, {ns})", compute, p, fmt)
+
+
+def batch_norm(
+    x: Any,
+    running_mean: Any = None,
+    running_var: Any = None,
+    weight: Any = None,
+    bias: Any = None,
+    training: bool = False,
+    eps: float = 1e-5,
+    prec: int = DEFAULT_PREC,
+) -> Truth:
+    """torch.nn.functional.batch_norm on (N, C, ...) input.
+
+    ``training=True``: per-channel batch mean and biased variance (exact) over N and the
+    spatial dims; ``training=False``: the given running statistics. Running statistics are not
+    updated (this returns the normalized output only).
+    """
+    where = "reference.batch_norm"
+    p = check_prec(prec, where)
+    arr, fmt = as_float_array(x, "x", where)
+    if arr.ndim < 2:
+        raise InvalidInput(f"{where}: 'x' must have shape (N, C, ...); got {arr.shape}.")
+    c = arr.shape[1]
+    e = _float_param(eps, "eps", where)
+    bshape = (1, c) + (1,) * (arr.ndim - 2)
+    if training:
+        axes = (0, *range(2, arr.ndim))
+        n, s1, s2 = _moments(arr, axes)
+        mean = np.array(
+            [s1[i] / n if isinstance(s1[i], Fraction) else math.nan for i in range(c)],
+            dtype=object,
+        )
+        v = np.array([_var_exact(n, s1[i], s2[i], 0) for i in range(c)], dtype=object)
+    else:
+        if running_mean is None or running_var is None:
+            raise InvalidInput(
+                f"{where}: training=False needs 'running_mean' and 'running_var' of shape ({c},)."
+            )
+        rm, f1 = _param_array(running_mean, "running_mean", (c,), where)
+        rv, f2 = _param_array(running_var, "running_var", (c,), where)
+        fmt = wider(fmt, wider(f1, f2))
+        mean, v = _mp_array(rm), _mp_array(rv)
+    mean_b = np.broadcast_to(mean.reshape(bshape), arr.shape)
+    var_b = np.broadcast_to(v.reshape(bshape), arr.shape)
+    w = b = None
+    if weight is not None:
+        wa, fw = _param_array(weight, "weight", (c,), where)
+        fmt = wider(fmt, fw)
+        w = np.broadcast_to(_mp_array(wa).reshape(bshape), arr.shape)
+    if bias is not None:
+        ba, fb = _param_array(bias, "bias", (c,), where)
+        fmt = wider(fmt, fb)
+        b = np.broadcast_to(_mp_array(ba).reshape(bshape), arr.shape)
+    xs = _mp_array(arr)
+
+    def compute(_: int) -> Any:
+        return _affine_norm(xs, mean_b, var_b, e, w, b)
+
+    mode = "train" if training else "eval"
+    return certified(f"batch_norm[{mode}]({_desc(arr, fmt)})", compute, p, fmt)
+
+
+def _fractions(a: np.ndarray) -> np.ndarray:
+    out = np.empty(a.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(a.reshape(-1).tolist()):
+        flat[i] = Fraction(v)
+    return out
+
+
+def _finite(a: np.ndarray, name: str, where: str) -> None:
+    if not np.isfinite(a).all():
+        raise InvalidInput(f"{where}: '{name}' must be finite (it holds NaN or infinity).")
+
+
+def normalize(x: Any, mean: Any, std: Any) -> Truth:
+    """Exact ``(x - mean[c]) / std[c]`` per channel, for (C, H, W) or (N, C, H, W) input.
+
+    ``mean``/``std`` are taken as the exact values given: pass ``np.float32`` values to model
+    torchvision's Normalize, which converts them to the image's dtype first.
+    """
+    where = "reference.normalize"
+    arr, fmt = as_float_array(x, "x", where)
+    if arr.ndim not in (3, 4):
+        raise InvalidInput(
+            f"{where}: 'x' must have shape (C, H, W) or (N, C, H, W); got {arr.shape}."
+        )
+    c = arr.shape[-3]
+    ms, ss = [], []
+    for name, v in (("mean", mean), ("std", std)):
+        a, _ = as_float_array(
+            np.ravel(np.asarray(v)) if not hasattr(v, "detach") else v, name, where
+        )
+        a = a.reshape(-1)
+        if a.size == 1:
+            a = np.repeat(a, c)
+        if a.shape != (c,):
+            raise InvalidInput(f"{where}: '{name}' must have 1 or {c} values; got {a.size}.")
+        _finite(a, name, where)
+        (ms if name == "mean" else ss).append(a)
+    m, s = ms[0], ss[0]
+    if (s == 0).any():
+        raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
+    _finite(arr, "x", where)
+    xf = _fractions(arr)
+    mf = _fractions(m).reshape(c, 1, 1)
+    sf = _fractions(s).reshape(c, 1, 1)
+    out = (xf - mf) / sf
+    return make_truth(f"normalize({_desc(arr, fmt)})", out, fmt)
+
+
+# -- bilinear resize ----------------------------------------------------------------------------
+
+
+def _linear_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int, Fraction]]:
+    """torch upsample_bilinear2d (CPU) source positions and weights, in exact arithmetic."""
+    rows: list[dict[int, Fraction]] = []
+    if align_corners:
+        scale = Fraction(n_in - 1, n_out - 1) if n_out > 1 else Fraction(0)
+    else:
+        scale = Fraction(n_in, n_out)
+    for i in range(n_out):
+        src = scale * i if align_corners else max(scale * (i + Fraction(1, 2)) - Fraction(1, 2), 0)
+        x0 = math.floor(src)
+        x1 = x0 + 1 if x0 < n_in - 1 else x0
+        lam = src - x0
+        w: dict[int, Fraction] = {}
+        w[x0] = w.get(x0, Fraction(0)) + (1 - lam)
+        w[x1] = w.get(x1, Fraction(0)) + lam
+        rows.append(w)
+    return rows
+
+
+def _aa_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int, Fraction]]:
+    """torch _upsample_bilinear2d_aa (triangle filter widened by the scale when shrinking)."""
+    if align_corners:
+        scale = Fraction(n_in - 1, n_out - 1) if n_out > 1 else Fraction(0)
+    else:
+        scale = Fraction(n_in, n_out)
+    support = scale if scale >= 1 else Fraction(1)
+    invscale = 1 / scale if scale >= 1 else Fraction(1)
+    rows: list[dict[int, Fraction]] = []
+    for i in range(n_out):
+        center = scale * (i + Fraction(1, 2))
+        xmin = max(int(center - support + Fraction(1, 2)), 0)  # int() truncates, as in C++
+        xsize = min(int(center + support + Fraction(1, 2)), n_in) - xmin
+        ws = {}
+        for j in range(max(xsize, 0)):
+            t = abs((j + xmin - center + Fraction(1, 2)) * invscale)
+            ws[xmin + j] = 1 - t if t < 1 else Fraction(0)
+        tot = sum(ws.values(), Fraction(0))
+        rows.append({k: (w / tot if tot != 0 else w) for k, w in ws.items()})
+    return rows
+
+
+def _weight_matrix(rows: list[dict[int, Fraction]], n_in: int) -> tuple[np.ndarray, list[int]]:
+    """Integer matrix A and per-row denominators D with weight[o, j] = A[o, j] / D[o]."""
+    a = np.zeros((len(rows), n_in), dtype=object)
+    dens = []
+    for o, r in enumerate(rows):
+        d = math.lcm(*(w.denominator for w in r.values())) if r else 1
+        dens.append(d)
+        for j, w in r.items():
+            a[o, j] = w.numerator * (d // w.denominator)
+    return a, dens
+
+
+def resize_bilinear(
+    x: Any, size: int | tuple[int, int], align_corners: bool = False, antialias: bool = False
+) -> Truth:
+    """Exact bilinear resize with torch.nn.functional.interpolate's meaning (mode="bilinear").
+
+    ``x``: (H, W), (C, H, W) or (N, C, H, W), finite; ``size``: output (h, w). Coordinates
+    and weights are exact rationals (torch computes them in floating point, so its results
+    differ from these by rounding).
+    """
+    where = "reference.resize_bilinear"
+    arr, fmt = as_float_array(x, "x", where)
+    if arr.ndim not in (2, 3, 4) or min(arr.shape[-2:], default=0) < 1:
+        raise InvalidInput(
+            f"{where}: 'x' must have shape (..., H, W) with H, W >= 1; got {arr.shape}."
+        )
+    sz = (size, size) if np.ndim(size) == 0 else tuple(size)
+    try:
+        oh, ow = (operator.index(s) for s in sz)
+    except (TypeError, ValueError):
+        oh = ow = 0
+    if len(sz) != 2 or oh < 1 or ow < 1:
+        raise InvalidParameter("size", size, "a positive integer or a pair of them", where)
+    _finite(arr, "x", where)
+    h, w = arr.shape[-2:]
+    mk = _aa_weights if antialias else _linear_weights
+    ay, dy = _weight_matrix(mk(h, oh, bool(align_corners)), h)
+    ax, dx = _weight_matrix(mk(w, ow, bool(align_corners)), w)
+    planes = arr.reshape(-1, h, w)
+    mant, ex = np.frexp(planes.astype(np.float64))
+    ints = (mant * 2.0**53).astype(np.int64)
+    emin = int(ex[ints != 0].min()) - 53 if (ints != 0).any() else 0
+    shifts = (ex.astype(np.int64) - 53 - emin).clip(0)
+    out = np.empty((planes.shape[0], oh, ow), dtype=object)
+    den = np.array([[dy[o] * dx[q] for q in range(ow)] for o in range(oh)], dtype=object)
+    scale = Fraction(2) ** emin
+    for k in range(planes.shape[0]):
+        xi = np.empty((h, w), dtype=object)
+        for (r, c), m in np.ndenumerate(ints[k]):
+            xi[r, c] = int(m) << int(shifts[k, r, c])
+        num = ay.dot(xi).dot(ax.T)  # exact integer arithmetic
+        for (o, q), nv in np.ndenumerate(num):
+            out[k, o, q] = Fraction(nv, den[o, q]) * scale
+    out = out.reshape((*arr.shape[:-2], oh, ow))
+    tag = f"align_corners={bool(align_corners)}, antialias={bool(antialias)}"
+    return make_truth(f"resize_bilinear({_desc(arr, fmt)} -> {oh}x{ow}, {tag})", out, fmt)
