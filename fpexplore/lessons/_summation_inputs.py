@@ -49,11 +49,12 @@ def log_range(dtype: str) -> float:
 
 
 def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
-    """``n`` values of ``distribution`` rounded to ``dtype`` (reproducible from ``seed``).
+    """``n`` values of ``distribution`` in ``dtype``, reproducible from ``seed``.
 
-    Values are drawn in float64 with ``numpy.random.default_rng(seed)`` and rounded to the
-    target format, so one (distribution, n, seed) gives the same values in every format up to
-    that rounding.
+    "uniform" and "normal" are ``numpy.random.default_rng(seed).random(n, dtype=...)`` and
+    ``.standard_normal(n, dtype=...)`` drawn in float32 (float64 for float64) and rounded to
+    float16/bfloat16: the same recipes as the recorded GPU runs, so those cases line up.
+    "loguniform" and "alternating" are drawn in float64 and rounded to ``dtype``.
     """
     if distribution not in DISTRIBUTIONS:
         raise InvalidParameter(
@@ -62,12 +63,13 @@ def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
         raise InvalidParameter("n", n, "a non-negative int")
     target = numpy_dtype(dtype)
+    draw = np.float64 if dtype == "float64" else np.float32
     rng = np.random.default_rng(seed)
     values: Any
     if distribution == "uniform":
-        values = rng.random(n)
+        values = rng.random(n, dtype=draw)
     elif distribution == "normal":
-        values = rng.standard_normal(n)
+        values = rng.standard_normal(n, dtype=draw)
     elif distribution == "loguniform":
         e = log_range(dtype)
         values = 10.0 ** rng.uniform(-e, e, n)

@@ -1,7 +1,12 @@
-"""The recorded CUDA result of torch.sum for the lesson's input, where a GPU run recorded it."""
+"""The recorded CUDA result of torch.sum for the lesson's input, where a GPU run recorded it.
+
+A recorded case matches when its recipe (`fpexplore.gpu.rng_sum.regenerate`) gives exactly
+the lesson's input bits; the lesson's generator follows the same recipes.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -9,30 +14,49 @@ import numpy as np
 from ..errors import FpexploreError
 from ..result import Outcome
 
-FIX = "fpexplore record-gpu   (on a machine with a CUDA GPU)"
+_digests: dict[str, str] = {}
 
 
-def _matches(spec: Any, distribution: str, n: int, dtype: str, seed: int) -> bool:
-    """Whether a recorded case's input description is the lesson's input."""
-    if not isinstance(spec, dict):
-        return False
-    if spec.get("distribution") != distribution or spec.get("n") != n:
-        return False
-    if spec.get("dtype", "float32") != dtype:
-        return False
-    return distribution == "allequal" or spec.get("seed", 0) == seed
+def _digest(x: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(x).view(np.uint8)).hexdigest()
 
 
-def outcome(
-    name: str, distribution: str, n: int, dtype: str, seed: int, x: np.ndarray, truth: Any
-) -> Outcome | None:
-    """``kind="recorded"`` outcome of the matching case, or a missing outcome saying which
-    cases were recorded; None when records cannot be read at all is never silent either."""
+def _recipe_digest(recipe: dict[str, Any]) -> str | None:
+    from ..gpu.rng_sum import regenerate
+
+    key = repr(sorted(recipe.items()))
+    if key not in _digests:
+        try:
+            _digests[key] = _digest(regenerate(recipe))
+        except (KeyError, ValueError, TypeError, AttributeError):
+            _digests[key] = ""
+    return _digests[key] or None
+
+
+def find_case(cases: list[dict[str, Any]], x: np.ndarray) -> dict[str, Any] | None:
+    """The recorded case whose input is bit for bit ``x`` (float32 only), or None."""
+    if x.dtype != np.float32:
+        return None
+    mine = None
+    for case in cases:
+        recipe = case.get("input", {})
+        if recipe.get("n") != x.size or recipe.get("dtype") != "float32":
+            continue
+        mine = mine or _digest(x)
+        if _recipe_digest(recipe) == mine:
+            return case
+    return None
+
+
+def outcome(name: str, x: np.ndarray, truth: Any) -> Outcome:
+    """``kind="recorded"`` outcome of the matching case (with card and date), or a missing
+    outcome saying why there is none and what records one."""
+    from .. import records
+
     try:
-        from .. import records
-
-        experiment = records.load()["experiments"]["sum"]
-    except (FpexploreError, KeyError, ImportError, OSError) as exc:
+        record = records.load()
+        cases = record.experiments["sum"]["cases"]
+    except (FpexploreError, KeyError) as exc:
         return Outcome.missing(
             name,
             "torch",
@@ -40,35 +64,26 @@ def outcome(
             kind="recorded",
             device="cuda",
         )
-    cases = experiment.get("cases", [])
-    for case in cases:
-        if not _matches(case.get("input"), distribution, n, dtype, seed):
-            continue
-        value = np.array(case["cuda_bits"], dtype=np.uint32).view(np.float32)[()]
-        if x.dtype != np.float32:
-            continue
-        device = str(case.get("device") or experiment.get("device") or "cuda")
-        date = str(case.get("date") or experiment.get("date") or "")
-        version = str(case.get("torch") or experiment.get("torch") or "")
-        return Outcome.measured(
+    case = find_case(cases, x)
+    if case is None:
+        recorded = "; ".join(str(c.get("name")) for c in cases) or "none"
+        return Outcome.missing(
             name,
             "torch",
-            value,
-            truth,
+            f"this input was not recorded on a GPU (recorded: {recorded}); to "
+            f"record more, run: {records.RECORD_FIX}",
             kind="recorded",
-            device=device,
-            version=version,
-            settings={"recorded": date, "case": case.get("name", "")},
-            note=f"recorded on {device}"
-            + (f" on {date}" if date else "")
-            + "; not run now (no GPU here)",
+            device="cuda",
         )
-    names = ", ".join(str(c.get("name")) for c in cases) or "none"
-    return Outcome.missing(
+    value = np.array(case["cuda_bits"], dtype=np.uint32).view(np.float32)[()]
+    return Outcome.measured(
         name,
         "torch",
-        f"this input was not recorded on a GPU (recorded "
-        f"cases: {names}); to record more, run: {FIX}",
+        value,
+        truth,
         kind="recorded",
-        device="cuda",
+        device=f"cuda ({record.card})",
+        version=str(record.provenance.get("torch", "")),
+        settings={"card": record.card, "date": record.date, "case": case.get("name", "")},
+        note=f"recorded on {record.card} on {record.date}, not run now",
     )
