@@ -1,0 +1,54 @@
+"""Small helpers shared by the experiments: seeded inputs, run digests, summaries."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from .exact import ulp32
+
+
+def rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def normal32(gen: np.random.Generator, *shape: int) -> np.ndarray:
+    """Standard normal float32 (numpy's generator: the same on every platform)."""
+    return gen.standard_normal(shape, dtype=np.float32)
+
+
+def digest(arr: np.ndarray) -> str:
+    """A short hash of an array's bytes: equal digests mean bitwise-equal results."""
+    return hashlib.sha1(np.ascontiguousarray(arr).tobytes()).hexdigest()[:16]
+
+
+def to_numpy(t: Any) -> np.ndarray:
+    return t.detach().float().cpu().numpy().copy()
+
+
+def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
+    """Distinct results among runs (bitwise), the largest difference from run 0, in value and
+    in float32 ULPs."""
+    digests = [digest(r) for r in results]
+    first = results[0].astype(np.float64)
+    max_abs = 0.0
+    max_ulp = 0.0
+    for r in results[1:]:
+        d = np.abs(r.astype(np.float64) - first)
+        if d.size:
+            max_abs = max(max_abs, float(d.max()))
+            max_ulp = max(max_ulp, float((d / ulp32(results[0])).max()))
+    return {
+        "runs": len(results),
+        "distinct": len(set(digests)),
+        "digests": digests,
+        "max_abs_diff": max_abs,
+        "max_ulp_diff": max_ulp,
+    }
+
+
+def first_line(exc: BaseException, limit: int = 400) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text[:limit]

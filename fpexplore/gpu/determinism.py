@@ -1,0 +1,591 @@
+"""Run-to-run variation of GPU ops under cuDNN and determinism flags.
+
+Every op runs ``n_runs`` times on the same inputs under each flag configuration; the rows say
+how many bitwise-distinct results came out, the largest difference between runs, and the error
+of each run against the exact truth on sampled entries (in float32 ULPs). A separate probe
+lists which ops raise under ``torch.use_deterministic_algorithms(True)``, and fresh processes
+show what ``cudnn.benchmark`` does across program runs (its autotuner may pick another
+algorithm each time a program starts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .common import digest, first_line, normal32, rng, run_spread, to_numpy
+from .env import flags, synchronize, torch_module
+from .exact import exact_sum, exact_sums_by_group, to_float64, ulp_error
+
+CONFIGS: dict[str, dict[str, bool]] = {
+    "default": {},
+    "benchmark": {"benchmark": True},
+    "cudnn.deterministic": {"cudnn_deterministic": True},
+    "benchmark + cudnn.deterministic": {"benchmark": True, "cudnn_deterministic": True},
+    "use_deterministic_algorithms": {"deterministic_algorithms": True},
+}
+
+# name: (N, C_in, C_out, H, W, kernel, stride, padding, groups)
+CONV_CASES: dict[str, tuple[int, ...]] = {
+    "3x3, 3->16 ch, 32x32, batch 8": (8, 3, 16, 32, 32, 3, 1, 1, 1),
+    "3x3, 64->64 ch, 56x56, batch 32": (32, 64, 64, 56, 56, 3, 1, 1, 1),
+    "1x1, 256->256 ch, 14x14, batch 64": (64, 256, 256, 14, 14, 1, 1, 0, 1),
+    "7x7 stride 2, 3->64 ch, 112x112, batch 16": (16, 3, 64, 112, 112, 7, 2, 3, 1),
+    "depthwise 3x3, 128 ch, 28x28, batch 32": (32, 128, 128, 28, 28, 3, 1, 1, 128),
+    "5x5, 8->8 ch, 256x256, batch 4": (4, 8, 8, 256, 256, 5, 1, 2, 1),
+    "3x3, 512->512 ch, 7x7, batch 128": (128, 512, 512, 7, 7, 3, 1, 1, 1),
+}
+QUICK_CONV_CASES: dict[str, tuple[int, ...]] = {
+    "3x3, 3->4 ch, 8x8, batch 2": (2, 3, 4, 8, 8, 3, 1, 1, 1),
+    "depthwise 3x3, 4 ch, 6x6, batch 2": (2, 4, 4, 6, 6, 3, 2, 1, 4),
+}
+
+N_SAMPLES = 16
+
+
+# ----------------------------------------------------------------------------- conv truth
+def _conv_inputs(case: tuple[int, ...], seed: int) -> tuple[np.ndarray, ...]:
+    n, cin, cout, h, w, k, s, p, g = case
+    gen = rng(seed)
+    x = normal32(gen, n, cin, h, w)
+    wt = normal32(gen, cout, cin // g, k, k)
+    ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    go = normal32(gen, n, cout, ho, wo)
+    return x, wt, go
+
+
+def conv_truth(
+    case: tuple[int, ...],
+    x: np.ndarray,
+    wt: np.ndarray,
+    go: np.ndarray,
+    seed: int,
+    n_samples: int = N_SAMPLES,
+) -> dict[str, Any]:
+    """Exact forward, input-gradient and weight-gradient values at sampled entries."""
+    n, cin, cout, h, w, k, s, p, g = case
+    cpg, opg = cin // g, cout // g
+    ho, wo = go.shape[2], go.shape[3]
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p))).astype(np.float64)
+    w64, go64 = wt.astype(np.float64), go.astype(np.float64)
+    gen = rng(seed + 7)
+    out: dict[str, Any] = {}
+
+    idx = [tuple(int(gen.integers(d)) for d in (n, cout, ho, wo)) for _ in range(n_samples)]
+    vals = []
+    for b, o, y, xx in idx:
+        grp = o // opg
+        patch = xp[b, grp * cpg : (grp + 1) * cpg, y * s : y * s + k, xx * s : xx * s + k]
+        vals.append(exact_sum(patch * w64[o]))
+    out["forward"] = (idx, to_float64(vals))
+
+    idx = [tuple(int(gen.integers(d)) for d in (cout, cpg, k, k)) for _ in range(n_samples)]
+    vals = []
+    for o, ci, ky, kx in idx:
+        c = (o // opg) * cpg + ci
+        sl = xp[:, c, ky : ky + s * (ho - 1) + 1 : s, kx : kx + s * (wo - 1) + 1 : s]
+        vals.append(exact_sum(go64[:, o] * sl))
+    out["grad_weight"] = (idx, to_float64(vals))
+
+    idx = [tuple(int(gen.integers(d)) for d in (n, cin, h, w)) for _ in range(n_samples)]
+    vals = []
+    for b, c, iy, ix in idx:
+        grp = c // cpg
+        terms = []
+        for ky in range(k):
+            ty = iy + p - ky
+            if ty % s or not 0 <= ty // s < ho:
+                continue
+            for kx in range(k):
+                tx = ix + p - kx
+                if tx % s or not 0 <= tx // s < wo:
+                    continue
+                os_ = slice(grp * opg, (grp + 1) * opg)
+                terms.append(go64[b, os_, ty // s, tx // s] * w64[os_, c - grp * cpg, ky, kx])
+        vals.append(exact_sum(np.concatenate(terms)) if terms else exact_sum(np.zeros(1)))
+    out["grad_input"] = (idx, to_float64(vals))
+    return out
+
+
+# ----------------------------------------------------------------------------- op builders
+def _conv_op(
+    torch: Any, dev: Any, case: tuple[int, ...], x: np.ndarray, wt: np.ndarray, go: np.ndarray
+) -> Callable[[], dict[str, np.ndarray]]:
+    F = torch.nn.functional
+    _, _, _, _, _, _, s, p, g = case
+    xt = torch.from_numpy(x).to(dev)
+    wt_ = torch.from_numpy(wt).to(dev)
+    got = torch.from_numpy(go).to(dev)
+
+    def once() -> dict[str, np.ndarray]:
+        xi = xt.clone().requires_grad_(True)
+        wi = wt_.clone().requires_grad_(True)
+        y = F.conv2d(xi, wi, stride=s, padding=p, groups=g)
+        y.backward(got)
+        synchronize(dev)
+        return {
+            "forward": to_numpy(y),
+            "grad_input": to_numpy(xi.grad),
+            "grad_weight": to_numpy(wi.grad),
+        }
+
+    return once
+
+
+def _atomic_cases(n_values: int, seed: int) -> dict[str, Any]:
+    """Inputs and exact truths for the scatter-style ops (sums into few bins)."""
+    gen = rng(seed)
+    bins = 100
+    src = normal32(gen, n_values)
+    idx = gen.integers(0, bins, n_values)
+    truth = to_float64(exact_sums_by_group(src.astype(np.float64), idx, bins))
+    # embedding_bag: bags of 10 indices into 100 rows, dim 32; grad rows are sums of go rows
+    n_bags, dim = max(n_values // 100, 4), 32
+    e_idx = gen.integers(0, bins, n_bags * 10)
+    e_go = normal32(gen, n_bags, dim)
+    bag_of = np.repeat(np.arange(n_bags), 10)
+    rows = sorted({int(r) for r in gen.integers(0, bins, 4)})
+    e_truth = {}
+    for r in rows:
+        members = bag_of[e_idx == r]
+        e_truth[r] = [float(exact_sum(e_go[members, j].astype(np.float64))) for j in range(dim)]
+    # interpolate: bilinear upsampling by a non-integer factor, so windows overlap unevenly
+    side = 64 if n_values >= 10**5 else 8
+    ix = normal32(gen, 8, 16, side, side)
+    out_side = int(side * 2.5)
+    igo = normal32(gen, 8, 16, out_side, out_side)
+    return {
+        "bins": bins,
+        "src": src,
+        "idx": idx,
+        "truth": truth,
+        "e_idx": e_idx,
+        "e_go": e_go,
+        "e_rows": rows,
+        "e_truth": e_truth,
+        "n_bags": n_bags,
+        "dim": dim,
+        "ix": ix,
+        "igo": igo,
+        "out_side": out_side,
+    }
+
+
+def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Callable, Any]]:
+    """op name -> (run once -> array, (sample index, truth) or None)."""
+    F = torch.nn.functional
+    src = torch.from_numpy(a["src"]).to(dev)
+    idx = torch.from_numpy(a["idx"]).to(dev)
+    bins = a["bins"]
+
+    def index_add() -> np.ndarray:
+        out = torch.zeros(bins, device=dev).index_add_(0, idx, src)
+        return to_numpy(out)
+
+    def scatter_add() -> np.ndarray:
+        return to_numpy(torch.zeros(bins, device=dev).scatter_add_(0, idx, src))
+
+    def index_put_acc() -> np.ndarray:
+        out = torch.zeros(bins, device=dev)
+        return to_numpy(out.index_put_((idx,), src, accumulate=True))
+
+    e_idx = torch.from_numpy(a["e_idx"]).to(dev)
+    offsets = torch.arange(0, a["n_bags"] * 10, 10, device=dev)
+    e_go = torch.from_numpy(a["e_go"]).to(dev)
+    e_w = torch.zeros(bins, a["dim"], device=dev)
+
+    def embedding_bag() -> np.ndarray:
+        w = e_w.clone().requires_grad_(True)
+        F.embedding_bag(e_idx, w, offsets, mode="sum").backward(e_go)
+        return to_numpy(w.grad)
+
+    ix = torch.from_numpy(a["ix"]).to(dev)
+    igo = torch.from_numpy(a["igo"]).to(dev)
+
+    def interp() -> np.ndarray:
+        xi = ix.clone().requires_grad_(True)
+        y = F.interpolate(
+            xi, size=(a["out_side"], a["out_side"]), mode="bilinear", align_corners=False
+        )
+        y.backward(igo)
+        return to_numpy(xi.grad)
+
+    def full_sum() -> np.ndarray:
+        return to_numpy(src.sum().reshape(1))
+
+    rows = a["e_rows"]
+    e_sample = (
+        [(r, j) for r in rows for j in range(a["dim"])],
+        np.array([a["e_truth"][r][j] for r in rows for j in range(a["dim"])]),
+    )
+    bin_sample = ([(i,) for i in range(bins)], a["truth"])
+    return {
+        "index_add_": (index_add, bin_sample),
+        "scatter_add_": (scatter_add, bin_sample),
+        "index_put_(accumulate=True)": (index_put_acc, bin_sample),
+        "embedding_bag backward (sum)": (embedding_bag, e_sample),
+        "interpolate backward (bilinear)": (interp, None),
+        "sum (control)": (full_sum, ([(0,)], to_float64([exact_sum(a["src"])]))),
+    }
+
+
+# ----------------------------------------------------------------------------- runs
+def _measure(
+    once: Callable[[], np.ndarray],
+    n_runs: int,
+    sample: tuple[list[tuple[int, ...]], np.ndarray] | None,
+) -> dict[str, Any]:
+    results = [once() for _ in range(n_runs)]
+    row = run_spread(results)
+    if sample is not None:
+        where, truth = sample
+        pos = tuple(np.array(where).T)
+        errs = [ulp_error(r[pos], truth) for r in results]
+        row["ulp_vs_truth_max"] = [float(np.max(np.abs(e))) for e in errs]
+        row["ulp_vs_truth_median"] = [float(np.median(np.abs(e))) for e in errs]
+        row["ulp_vs_truth_first"] = [float(e[0]) for e in errs]
+        row["samples"] = len(where)
+    else:
+        row["ulp_vs_truth_max"] = None
+        row["ulp_vs_truth_median"] = None
+        row["ulp_vs_truth_first"] = None
+        row["samples"] = 0
+    return row
+
+
+def run_determinism(
+    dev: Any,
+    *,
+    n_runs: int = 10,
+    quick: bool = False,
+    seed: int = 0,
+    processes: int = 4,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """All determinism rows, the raise probe and the fresh-process benchmark probe."""
+    torch = torch_module()
+    say = progress or (lambda _m: None)
+    cases = QUICK_CONV_CASES if quick else CONV_CASES
+    rows: list[dict[str, Any]] = []
+    for ci, (name, case) in enumerate(cases.items()):
+        say(f"determinism: conv2d {name}")
+        x, wt, go = _conv_inputs(case, seed + ci)
+        truth = conv_truth(case, x, wt, go, seed + ci)
+        once = _conv_op(torch, dev, case, x, wt, go)
+        for cname, cflags in CONFIGS.items():
+            with flags(conv_tf32=False, matmul_tf32=False, **cflags):
+                try:
+                    results = [once() for _ in range(n_runs)]
+                    err = None
+                except RuntimeError as exc:
+                    results, err = [], first_line(exc)
+            for out_name in ("forward", "grad_input", "grad_weight"):
+                row = {
+                    "op": "conv2d",
+                    "case": name,
+                    "output": out_name,
+                    "config": cname,
+                    "shape": list(case),
+                    "raised": err,
+                }
+                if err is None:
+                    outs = [r[out_name] for r in results]
+                    row.update(_measure(iter(outs).__next__, n_runs, truth[out_name]))
+                rows.append(row)
+
+    a = _atomic_cases(10**4 if quick else 10**6, seed + 100)
+    for op, (once, sample) in _atomic_ops(torch, dev, a).items():
+        say(f"determinism: {op}")
+        for cname, cflags in CONFIGS.items():
+            row = {
+                "op": op,
+                "case": _atomic_case_text(op, a),
+                "output": "result",
+                "config": cname,
+                "shape": None,
+                "raised": None,
+            }
+            with flags(**cflags):
+                try:
+                    row.update(_measure(once, n_runs, sample))
+                except RuntimeError as exc:
+                    row["raised"] = first_line(exc)
+            rows.append(row)
+
+    say("determinism: which ops raise under use_deterministic_algorithms(True)")
+    raises = probe_raises(dev)
+    say("determinism: cudnn.benchmark in fresh processes")
+    fresh = fresh_process_probe(str(dev), quick=quick, seed=seed, processes=processes)
+    return {
+        "configs": {
+            k: {
+                "benchmark": False,
+                "cudnn_deterministic": False,
+                "deterministic_algorithms": False,
+                **v,
+            }
+            for k, v in CONFIGS.items()
+        },
+        "n_runs": n_runs,
+        "seed": seed,
+        "tf32": "off (conv and matmul) for these runs",
+        "conv_cases": {k: list(v) for k, v in cases.items()},
+        "conv_case_fields": [
+            "N",
+            "C_in",
+            "C_out",
+            "H",
+            "W",
+            "kernel",
+            "stride",
+            "padding",
+            "groups",
+        ],
+        "rows": rows,
+        "raises": raises,
+        "fresh_processes": fresh,
+    }
+
+
+def _atomic_case_text(op: str, a: dict[str, Any]) -> str:
+    n = a["src"].size
+    if op.startswith("embedding_bag"):
+        return f"{a['n_bags']} bags of 10 rows of a {a['bins']}x{a['dim']} table"
+    if op.startswith("interpolate"):
+        side = a["ix"].shape[-1]
+        return f"8x16x{side}x{side} -> {a['out_side']}x{a['out_side']}"
+    if op.startswith("sum"):
+        return f"{n} float32 values"
+    return f"{n} float32 values into {a['bins']} bins"
+
+
+# ----------------------------------------------------------------------------- raise probe
+def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
+    F = torch.nn.functional
+    gen = torch.Generator(device="cpu").manual_seed(0)
+
+    def r(*shape: int, grad: bool = False) -> Any:
+        return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
+
+    idx = torch.randint(0, 10, (1000,), generator=gen).to(dev)
+
+    def back(fn: Callable[[Any], Any], *shape: int) -> Callable[[], Any]:
+        def go() -> Any:
+            x = r(*shape, grad=True)
+            fn(x).sum().backward()
+            return x.grad
+
+        return go
+
+    return {
+        "matmul (cuBLAS)": lambda: r(64, 64) @ r(64, 64),
+        "conv2d forward+backward": back(lambda x: F.conv2d(x, r(4, 3, 3, 3)), 2, 3, 16, 16),
+        "index_add_": lambda: torch.zeros(10, device=dev).index_add_(0, idx, r(1000)),
+        "scatter_add_": lambda: torch.zeros(10, device=dev).scatter_add_(0, idx, r(1000)),
+        "scatter_reduce_(sum)": lambda: torch.zeros(10, device=dev).scatter_reduce_(
+            0, idx, r(1000), "sum"
+        ),
+        "index_put_(accumulate=True)": lambda: torch.zeros(10, device=dev).index_put_(
+            (idx,), r(1000), accumulate=True
+        ),
+        "put_(accumulate=True)": lambda: torch.zeros(10, device=dev).put_(idx, r(1000), True),
+        "index_copy_": lambda: torch.zeros(10, device=dev).index_copy_(
+            0, torch.arange(10, device=dev), r(10)
+        ),
+        "interpolate backward (bilinear)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear"), 1, 2, 8, 8
+        ),
+        "interpolate backward (bicubic)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="bicubic"), 1, 2, 8, 8
+        ),
+        "interpolate backward (nearest)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="nearest"), 1, 2, 8, 8
+        ),
+        "embedding_bag backward (sum)": back(
+            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="sum"),
+            10,
+            4,
+        ),
+        "embedding_bag backward (max)": back(
+            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="max"),
+            10,
+            4,
+        ),
+        "embedding backward": back(lambda w: F.embedding(idx, w), 10, 4),
+        "adaptive_avg_pool2d backward": back(lambda x: F.adaptive_avg_pool2d(x, 3), 1, 2, 8, 8),
+        "adaptive_max_pool2d backward": back(lambda x: F.adaptive_max_pool2d(x, 3), 1, 2, 8, 8),
+        "max_pool3d backward": back(lambda x: F.max_pool3d(x, 2), 1, 2, 4, 4, 4),
+        "avg_pool3d backward": back(lambda x: F.avg_pool3d(x, 2), 1, 2, 4, 4, 4),
+        "grid_sample backward": back(
+            lambda x: F.grid_sample(
+                x, torch.rand(1, 4, 4, 2, device=dev) * 2 - 1, align_corners=False
+            ),
+            1,
+            2,
+            8,
+            8,
+        ),
+        "reflection_pad2d backward": back(
+            lambda x: F.pad(x, (2, 2, 2, 2), mode="reflect"), 1, 2, 8, 8
+        ),
+        "replication_pad2d backward": back(
+            lambda x: F.pad(x, (2, 2, 2, 2), mode="replicate"), 1, 2, 8, 8
+        ),
+        "nll_loss2d": lambda: F.nll_loss(
+            F.log_softmax(r(2, 3, 4, 4), 1), torch.zeros(2, 4, 4, dtype=torch.long, device=dev)
+        ),
+        "ctc_loss backward": _ctc(torch, dev, r),
+        "histc": lambda: torch.histc(r(1000), bins=10),
+        "bincount(weights)": lambda: torch.bincount(idx, weights=r(1000)),
+        "kthvalue": lambda: torch.kthvalue(r(100), 5),
+        "median(dim)": lambda: torch.median(r(10, 10), dim=1),
+        "cumsum": lambda: torch.cumsum(r(1000), 0),
+        "sort (stable=False)": lambda: torch.sort(r(1000)),
+    }
+
+
+def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
+    def go() -> Any:
+        logits = r(20, 2, 5, grad=True)
+        lp = logits.log_softmax(2)
+        targets = torch.tensor([[1, 2, 3], [2, 3, 4]], device=dev)
+        loss = torch.nn.functional.ctc_loss(
+            lp, targets, torch.tensor([20, 20]), torch.tensor([3, 3])
+        )
+        loss.backward()
+        return logits.grad
+
+    return go
+
+
+def probe_raises(dev: Any) -> list[dict[str, Any]]:
+    """Run each op once under use_deterministic_algorithms(True): did it raise, and why.
+
+    The cuBLAS check depends on CUBLAS_WORKSPACE_CONFIG; the probe records its value.
+    """
+    torch = torch_module()
+    out = []
+    for name, fn in _probe_ops(torch, dev).items():
+        with flags(deterministic_algorithms=True):
+            try:
+                fn()
+                synchronize(dev)
+                raised, msg = False, ""
+            except Exception as exc:  # record whatever the op raises
+                raised, msg = True, first_line(exc)
+        out.append(
+            {
+                "op": name,
+                "raised": raised,
+                "message": msg,
+                "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+            }
+        )
+    return out
+
+
+# ----------------------------------------------------------------------------- fresh processes
+def _worker(device: str, quick: bool, seed: int) -> dict[str, Any]:
+    """In a fresh process: every conv case once under benchmark on and off; digests only."""
+    torch = torch_module()
+    dev = torch.device(device)
+    cases = QUICK_CONV_CASES if quick else CONV_CASES
+    out: dict[str, Any] = {}
+    for ci, (name, case) in enumerate(cases.items()):
+        x, wt, go = _conv_inputs(case, seed + ci)
+        once = _conv_op(torch, dev, case, x, wt, go)
+        for bench in (False, True):
+            with flags(benchmark=bench, conv_tf32=False, matmul_tf32=False):
+                res = once()
+            for k, v in res.items():
+                out[f"{name}|{k}|{'benchmark' if bench else 'default'}"] = digest(v)
+    return out
+
+
+def worker_main() -> None:  # pragma: no cover - runs in a subprocess
+    args = json.loads(sys.argv[1])
+    print("FPEXPLORE-RESULT " + json.dumps(_worker(**args)))
+
+
+def fresh_process_probe(device: str, *, quick: bool, seed: int, processes: int) -> dict[str, Any]:
+    """Start ``processes`` fresh Python processes at once (they compete for the device, as
+    jobs on a shared machine do) and compare their conv results bit for bit."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    arg = json.dumps({"device": device, "quick": quick, "seed": seed})
+    code = "from fpexplore.gpu.determinism import worker_main; worker_main()"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, arg],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=root,
+        )
+        for _ in range(processes)
+    ]
+    runs, errors = [], []
+    for p in procs:
+        so, se = p.communicate(timeout=600)
+        line = [ln for ln in so.splitlines() if ln.startswith("FPEXPLORE-RESULT ")]
+        if p.returncode == 0 and line:
+            runs.append(json.loads(line[-1].split(" ", 1)[1]))
+        else:
+            errors.append((se or so).strip().splitlines()[-1:] or [f"exit {p.returncode}"])
+    rows = []
+    if runs:
+        for key in runs[0]:
+            case, output, config = key.split("|")
+            ds = [r[key] for r in runs]
+            rows.append(
+                {
+                    "case": case,
+                    "output": output,
+                    "config": config,
+                    "processes": len(ds),
+                    "distinct": len(set(ds)),
+                }
+            )
+    return {
+        "processes": processes,
+        "completed": len(runs),
+        "errors": [e[0] for e in errors],
+        "rows": rows,
+    }
+
+
+def probe_cublas(dev: Any) -> list[dict[str, Any]]:
+    """A cuBLAS matmul under use_deterministic_algorithms(True), with CUBLAS_WORKSPACE_CONFIG
+    unset and then set to :4096:8 (torch documents that cuBLAS needs it to be deterministic)."""
+    torch = torch_module()
+    saved = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    out = []
+    try:
+        for value in (None, ":4096:8"):
+            if value is None:
+                os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+            else:
+                os.environ["CUBLAS_WORKSPACE_CONFIG"] = value
+            a = torch.ones(64, 64, device=dev)
+            with flags(deterministic_algorithms=True):
+                try:
+                    (a @ a).sum().item()
+                    raised, msg = False, ""
+                except RuntimeError as exc:
+                    raised, msg = True, first_line(exc)
+            out.append({"CUBLAS_WORKSPACE_CONFIG": value, "raised": raised, "message": msg})
+    finally:
+        if saved is None:
+            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+        else:
+            os.environ["CUBLAS_WORKSPACE_CONFIG"] = saved
+    return out

@@ -1,0 +1,119 @@
+"""Recorded random streams and sums for the RNG and summation lessons.
+
+Layouts (read by other lessons, keep them stable):
+``rng = {"seeds", "n", "cuda_rand_bits": {seed: [uint32]}, "cuda_randn_bits", "cpu_rand_bits",
+"cpu_randn_bits"}`` from ``torch.manual_seed(s); torch.rand(n, device=...)``;
+``sum = {"cases": [{"name", "input": recipe, "cuda_bits", "cpu_bits", "exact"}]}`` where the
+recipe regenerates the input (`regenerate`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from .env import torch_module
+from .exact import bits32, exact_sum
+
+SEEDS = (0, 1, 42, 1234)
+RNG_N = 64
+
+
+def run_rng(dev: Any, seeds: tuple[int, ...] = SEEDS, n: int = RNG_N) -> dict[str, Any]:
+    torch = torch_module()
+    out: dict[str, Any] = {"seeds": list(seeds), "n": n, "device": str(dev)}
+    for where, d in (("cuda", dev), ("cpu", torch.device("cpu"))):
+        for fn in ("rand", "randn"):
+            table = {}
+            for s in seeds:
+                torch.manual_seed(s)
+                table[str(s)] = bits32(getattr(torch, fn)(n, device=d).cpu().numpy())
+            out[f"{where}_{fn}_bits"] = table
+    return out
+
+
+def sum_recipes(quick: bool = False) -> list[dict[str, Any]]:
+    big = 10**4 if quick else 10**7
+    return [
+        {
+            "name": "10000 x float32(0.0001)",
+            "input": {"generator": "np.full", "n": 10000, "value": 1e-4, "dtype": "float32"},
+        },
+        {
+            "name": "1000 x uniform[0,1) float32, seed 0",
+            "input": {
+                "generator": "np.random.default_rng",
+                "seed": 0,
+                "distribution": "random",
+                "n": 1000,
+                "dtype": "float32",
+            },
+        },
+        {
+            "name": "100000 x uniform[0,1) float32, seed 0",
+            "input": {
+                "generator": "np.random.default_rng",
+                "seed": 0,
+                "distribution": "random",
+                "n": 10**5,
+                "dtype": "float32",
+            },
+        },
+        {
+            "name": f"{big} x uniform[0,1) float32, seed 0",
+            "input": {
+                "generator": "np.random.default_rng",
+                "seed": 0,
+                "distribution": "random",
+                "n": big,
+                "dtype": "float32",
+            },
+        },
+        {
+            "name": f"{10**6 if not quick else 10**3} x normal float32, seed 1",
+            "input": {
+                "generator": "np.random.default_rng",
+                "seed": 1,
+                "distribution": "standard_normal",
+                "n": 10**6 if not quick else 10**3,
+                "dtype": "float32",
+            },
+        },
+    ]
+
+
+def regenerate(recipe: dict[str, Any]) -> np.ndarray:
+    """The input array a sum recipe describes, bit for bit.
+
+    ``np.full``: ``np.full(n, np.float32(value))``; ``np.random.default_rng``:
+    ``np.random.default_rng(seed).<distribution>(n, dtype=dtype)``.
+    """
+    dtype = np.dtype(recipe["dtype"])
+    if recipe["generator"] == "np.full":
+        return np.full(recipe["n"], dtype.type(recipe["value"]), dtype=dtype)
+    if recipe["generator"] == "np.random.default_rng":
+        gen = np.random.default_rng(recipe["seed"])
+        return getattr(gen, recipe["distribution"])(recipe["n"], dtype=dtype)
+    raise ValueError(f"unknown generator {recipe['generator']!r}")
+
+
+def run_sums(dev: Any, quick: bool = False) -> dict[str, Any]:
+    torch = torch_module()
+    cases = []
+    for case in sum_recipes(quick):
+        x = regenerate(case["input"])
+        exact = exact_sum(x)
+        with mpmath.workdps(30):
+            text = mpmath.nstr(mpmath.mpf(exact.numerator) / exact.denominator, 25)
+        t = torch.from_numpy(x)
+        cases.append(
+            {
+                **case,
+                "cuda_bits": bits32(t.to(dev).sum().cpu().numpy())[0],
+                "cpu_bits": bits32(t.sum().numpy())[0],
+                "exact": text,
+            }
+        )
+    return {"device": str(dev), "op": "torch.sum(x) on the device, float32", "cases": cases}

@@ -1,0 +1,216 @@
+"""float32 matmul and convolution in IEEE fp32, TF32, and bf16/fp16 autocast, by size.
+
+The error of each mode is measured on sampled output entries against the exact dot product of
+the very float32 inputs (so the rounding of inputs to TF32/bf16/fp16 counts as error, as it
+does for a user who asked for a float32 product).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .common import normal32, rng
+from .env import flags, synchronize, tf32_defaults, torch_module
+from .exact import exact_sum, to_float64
+
+MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
+QUICK_MATMUL_SIZES = (16, 64)
+CONV_CHANNELS = (16, 64, 256, 512)
+QUICK_CONV_CHANNELS = (4, 8)
+MODES = ("torch default", "fp32 (TF32 off)", "TF32", "bf16 autocast", "fp16 autocast")
+N_SAMPLES = 64
+
+_ULP_SHIFT = {"float32": 0, "tfloat32": 13, "bfloat16": 16, "float16": 13}
+
+
+def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]:
+    """(flag context, autocast context or None) for a mode."""
+    tf = {"fp32 (TF32 off)": False, "TF32": True}.get(mode)
+    if mode == "torch default":
+        fctx = flags()
+        # flags() resets the determinism switches to their defaults and leaves TF32 untouched
+    elif conv:
+        fctx = flags(conv_tf32=False if tf is None else tf)
+    else:
+        fctx = flags(matmul_tf32=False if tf is None else tf)
+    if "autocast" in mode:
+        dtype = torch.bfloat16 if mode.startswith("bf16") else torch.float16
+        return fctx, torch.autocast(device_type=dev.type, dtype=dtype)
+    return fctx, None
+
+
+def _errors(got: np.ndarray, truth: np.ndarray, scale: np.ndarray) -> dict[str, float]:
+    err = got.astype(np.float64) - truth
+    norm = float(np.sqrt(np.sum(truth**2)))
+    return {
+        "rel_error": float(np.sqrt(np.sum(err**2)) / norm) if norm else float("nan"),
+        "max_scaled_error": float(np.max(np.abs(err) / scale)),
+        "median_abs_ulp32": float(
+            np.median(np.abs(err) / np.spacing(np.abs(truth).astype(np.float32)).astype(np.float64))
+        ),
+    }
+
+
+def _time(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> float:
+    fn()
+    synchronize(dev)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        synchronize(dev)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times) * 1e3)
+
+
+def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str, Any]]:
+    torch = torch_module()
+    rows = []
+    for size in sizes:
+        gen = rng(seed + size)
+        a, b = normal32(gen, size, size), normal32(gen, size, size)
+        ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        truth = to_float64([exact_sum(a64[i] * b64[:, j]) for i, j in zip(ii, jj, strict=True)])
+        scale = np.array([np.abs(a64[i]) @ np.abs(b64[:, j]) for i, j in zip(ii, jj, strict=True)])
+        ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
+        for mode in MODES:
+            fctx, actx = _mode_ctx(torch, dev, mode, conv=False)
+            with fctx:
+
+                def go(actx: Any = actx, ta: Any = ta, tb: Any = tb) -> Any:
+                    if actx is None:
+                        return ta @ tb
+                    with actx:
+                        return ta @ tb
+
+                try:
+                    out = go()
+                    ms = _time(go, dev)
+                except RuntimeError as exc:
+                    rows.append(
+                        {
+                            "op": "matmul",
+                            "size": size,
+                            "k": size,
+                            "mode": mode,
+                            "raised": str(exc)[:300],
+                        }
+                    )
+                    continue
+            got = out.float().cpu().numpy()[ii, jj]
+            rows.append(
+                {
+                    "op": "matmul",
+                    "size": size,
+                    "k": size,
+                    "mode": mode,
+                    "raised": None,
+                    "out_dtype": str(out.dtype).replace("torch.", ""),
+                    "ms": ms,
+                    **_errors(got, truth, scale),
+                }
+            )
+    return rows
+
+
+def run_conv(
+    dev: Any, channels: tuple[int, ...], seed: int = 0, side: int = 32, batch: int = 8
+) -> list[dict[str, Any]]:
+    torch = torch_module()
+    F = torch.nn.functional
+    rows = []
+    for c in channels:
+        gen = rng(seed + 10_000 + c)
+        x, w = normal32(gen, batch, c, side, side), normal32(gen, c, c, 3, 3)
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
+        w64 = w.astype(np.float64)
+        idx = [
+            tuple(int(gen.integers(d)) for d in (batch, c, side, side)) for _ in range(N_SAMPLES)
+        ]
+        terms = [(xp[n, :, y : y + 3, z : z + 3], w64[o]) for n, o, y, z in idx]
+        truth = to_float64([exact_sum(p * q) for p, q in terms])
+        scale = np.array([np.sum(np.abs(p * q)) for p, q in terms])
+        tx, tw = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
+        pos = tuple(np.array(idx).T)
+        for mode in MODES:
+            fctx, actx = _mode_ctx(torch, dev, mode, conv=True)
+            with fctx:
+
+                def go(actx: Any = actx, tx: Any = tx, tw: Any = tw) -> Any:
+                    if actx is None:
+                        return F.conv2d(tx, tw, padding=1)
+                    with actx:
+                        return F.conv2d(tx, tw, padding=1)
+
+                try:
+                    out = go()
+                    ms = _time(go, dev)
+                except RuntimeError as exc:
+                    rows.append(
+                        {
+                            "op": "conv2d",
+                            "size": c,
+                            "k": 9 * c,
+                            "mode": mode,
+                            "raised": str(exc)[:300],
+                        }
+                    )
+                    continue
+            got = out.float().cpu().numpy()[pos]
+            rows.append(
+                {
+                    "op": "conv2d",
+                    "size": c,
+                    "k": 9 * c,
+                    "mode": mode,
+                    "raised": None,
+                    "out_dtype": str(out.dtype).replace("torch.", ""),
+                    "ms": ms,
+                    **_errors(got, truth, scale),
+                }
+            )
+    return rows
+
+
+def run_tf32(
+    dev: Any,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    sizes: tuple[int, ...] | None = None,
+    channels: tuple[int, ...] | None = None,
+    defaults: dict[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Matmul and conv rows for every mode; ``defaults`` are torch's TF32 settings read
+    before anything changed them (read now when not given)."""
+    say = progress or (lambda _m: None)
+    defaults = defaults if defaults is not None else tf32_defaults()
+    sizes = sizes or (QUICK_MATMUL_SIZES if quick else MATMUL_SIZES)
+    channels = channels or (QUICK_CONV_CHANNELS if quick else CONV_CHANNELS)
+    say("tf32: matmul")
+    rows = run_matmul(dev, tuple(sizes), seed)
+    say("tf32: conv2d")
+    rows += run_conv(dev, tuple(channels), seed, side=8 if quick else 32, batch=2 if quick else 8)
+    return {
+        "defaults": defaults,
+        "modes": list(MODES),
+        "samples": N_SAMPLES,
+        "seed": seed,
+        "matmul_sizes": list(sizes),
+        "conv_channels": list(channels),
+        "conv_shape": "batch x C x side x side, 3x3 kernel, padding 1, C -> C",
+        "conv_side": 8 if quick else 32,
+        "conv_batch": 2 if quick else 8,
+        "error_measures": {
+            "rel_error": "||got - truth|| / ||truth|| over the sampled entries",
+            "max_scaled_error": "max |got - truth| / sum |a_i b_i| (componentwise bound)",
+            "median_abs_ulp32": "median |got - truth| in float32 ULPs of the truth",
+        },
+        "rows": rows,
+    }

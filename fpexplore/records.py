@@ -1,0 +1,330 @@
+"""Recorded GPU runs: record every GPU experiment to JSON, load it back, validate it.
+
+A record is ``data/gpu/<gpu>-<torch>.json``: provenance (GPU, SM count, memory, driver, CUDA,
+cuDNN, torch, date; no host name), the settings and seeds, and the raw results each GPU lesson
+needs to redraw its figures. Lessons fall back to the newest record when no CUDA device is
+present. This module imports only numpy, mpmath, torch (when recording) and fpexplore modules
+that need nothing else, so the recorder runs on a bare CUDA machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import RecordError
+from .paths import data_dir
+
+FORMAT = "fpexplore-gpu-record"
+VERSION = 1
+RECORD_FIX = "fpexplore record-gpu   (on a machine with a CUDA GPU)"
+
+
+# ----------------------------------------------------------------------------- schema
+_NUM = (int, float)
+_OPT_STR = (str, type(None))
+_OPT_INT = (int, type(None))
+
+_ROW_DET = {"op": str, "case": str, "output": str, "config": str, "raised": _OPT_STR}
+_SCHEMA: dict[str, Any] = {
+    "format": str,
+    "version": int,
+    "provenance": {
+        "device": str,
+        "device_type": str,
+        "torch": str,
+        "numpy": str,
+        "mpmath": str,
+        "python": str,
+        "date": str,
+        "cuda": _OPT_STR,
+        "cudnn": _OPT_INT,
+        "gpu_name": _OPT_STR,
+        "sm_count": _OPT_INT,
+        "compute_capability": _OPT_STR,
+        "total_memory_bytes": _OPT_INT,
+        "driver": _OPT_STR,
+        "env": dict,
+    },
+    "settings": {"quick": bool, "seeds": dict, "command": str},
+    "experiments": {
+        "determinism": {
+            "configs": dict,
+            "n_runs": int,
+            "rows": [_ROW_DET],
+            "raises": [{"op": str, "raised": bool, "message": str}],
+            "fresh_processes": {
+                "processes": int,
+                "completed": int,
+                "rows": [{"case": str, "output": str, "config": str, "distinct": int}],
+            },
+        },
+        "tf32": {
+            "defaults": dict,
+            "modes": [str],
+            "rows": [{"op": str, "size": int, "k": int, "mode": str}],
+        },
+        "cpu_vs_accelerator": {
+            "settings": dict,
+            "truth": dict,
+            "sides": [
+                {"device": str, "mode": str, "sum_uniform": _NUM, "chain": dict, "conv": dict}
+            ],
+        },
+        "rng": {
+            "seeds": [int],
+            "n": int,
+            "cuda_rand_bits": dict,
+            "cuda_randn_bits": dict,
+            "cpu_rand_bits": dict,
+        },
+        "sum": {"cases": [{"name": str, "input": dict, "cuda_bits": int}]},
+    },
+}
+
+
+def _check(value: Any, schema: Any, where: str) -> None:
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            raise RecordError(
+                f"{where or 'the record'} must be an object, got {type(value).__name__}"
+            )
+        for key, sub in schema.items():
+            if key not in value:
+                raise RecordError(f"{where + '.' if where else ''}{key} is missing")
+            _check(value[key], sub, f"{where + '.' if where else ''}{key}")
+    elif isinstance(schema, list):
+        if not isinstance(value, list):
+            raise RecordError(f"{where} must be a list, got {type(value).__name__}")
+        for i, item in enumerate(value):
+            _check(item, schema[0], f"{where}[{i}]")
+    else:
+        types = schema if isinstance(schema, tuple) else (schema,)
+        ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if not ok:
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise RecordError(f"{where} must be {names}, got {value!r:.60}")
+
+
+def validate(data: Any, source: str = "record") -> dict[str, Any]:
+    """Check a record's layout; raise `RecordError` naming the first bad field."""
+    try:
+        _check(data, _SCHEMA, "")
+    except RecordError as exc:
+        raise RecordError(
+            f"{source} does not match the GPU record schema: {exc}. Re-record it with: {RECORD_FIX}"
+        ) from None
+    if data["format"] != FORMAT or data["version"] != VERSION:
+        raise RecordError(
+            f"{source} is format {data['format']!r} version {data['version']}; "
+            f"this fpexplore reads {FORMAT!r} version {VERSION}."
+        )
+    rng = data["experiments"]["rng"]
+    for key in ("cuda_rand_bits", "cuda_randn_bits", "cpu_rand_bits"):
+        for seed in rng["seeds"]:
+            bits = rng[key].get(str(seed))
+            if not isinstance(bits, list) or len(bits) != rng["n"]:
+                raise RecordError(
+                    f"{source}: experiments.rng.{key}[{seed!r}] must hold {rng['n']} ints"
+                )
+    return data
+
+
+# ----------------------------------------------------------------------------- loading
+@dataclass(frozen=True)
+class Record:
+    """A loaded, validated record."""
+
+    path: Path
+    data: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Dict-style access to the record's top-level fields."""
+        return self.data.get(key, default)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return self.data["provenance"]
+
+    @property
+    def experiments(self) -> dict[str, Any]:
+        return self.data["experiments"]
+
+    @property
+    def card(self) -> str:
+        p = self.provenance
+        return p["gpu_name"] or f"{p['device']} ({p.get('cpu') or 'CPU'})"
+
+    @property
+    def date(self) -> str:
+        return self.provenance["date"][:10]
+
+    def banner(self) -> str:
+        """One line saying this is a recorded run, on what, when, with which versions."""
+        p = self.provenance
+        cuda = f", CUDA {p['cuda']}" if p.get("cuda") else ""
+        cudnn = f", cuDNN {p['cudnn']}" if p.get("cudnn") else ""
+        driver = f", driver {p['driver']}" if p.get("driver") else ""
+        return (
+            f"RECORDED run (no CUDA device here): {self.card}, {self.date}, torch "
+            f"{p['torch']}{cuda}{cudnn}{driver} — from {self.path.name}"
+        )
+
+
+def gpu_dir() -> Path:
+    return data_dir() / "gpu"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise RecordError(f"no GPU record at {path}. Record one with: {RECORD_FIX}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(
+            f"{path} is not a readable JSON record ({exc}). Re-record it with: {RECORD_FIX}"
+        ) from None
+    return validate(data, str(path))
+
+
+def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """The record files in ``data/gpu`` (or ``directory``), newest recording first.
+
+    Quick smoke-test records are left out.
+    """
+    folder = Path(directory) if directory is not None else gpu_dir()
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            head = json.loads(path.read_text(encoding="utf-8"))
+            date = head["provenance"]["date"]
+            if head["settings"].get("quick"):
+                continue
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        found.append((date, path))
+    return [p for _, p in sorted(found, reverse=True)]
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Record:
+    """Load and validate a record; with no path, the newest in ``data/gpu``."""
+    if path is None:
+        paths = available()
+        if not paths:
+            raise RecordError(f"no GPU record in {gpu_dir()}. Record one with: {RECORD_FIX}")
+        path = paths[0]
+    path = Path(path)
+    return Record(path, _read(path))
+
+
+# ----------------------------------------------------------------------------- recording
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def record_gpu(
+    out_dir: str | os.PathLike[str] | None = None,
+    device: str = "cuda",
+    quick: bool = False,
+    n_runs: int | None = None,
+    processes: int | None = None,
+) -> Path:
+    """Run every GPU experiment on ``device`` and write the record; returns its path."""
+    from .gpu import accelerator, determinism, env, rng_sum, tf32
+
+    def say(msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    torch = env.torch_module()
+    defaults = env.tf32_defaults()  # before anything sets a flag
+    dev = env.open_device(device)
+    prov = env.provenance(dev)
+    cublas_given = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    seeds = {
+        "determinism": 0,
+        "tf32": 0,
+        "cpu_vs_accelerator": 0,
+        "rng": list(rng_sum.SEEDS),
+        "sum": "per case",
+    }
+    n_runs = n_runs or (3 if quick else 10)
+    processes = processes or (2 if quick else 4)
+    timings: dict[str, float] = {}
+    experiments: dict[str, Any] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        t0 = time.perf_counter()
+        out = fn()
+        timings[name] = round(time.perf_counter() - t0, 2)
+        say(f"{name}: done in {timings[name]} s")
+        return out
+
+    say(f"recording on {prov['gpu_name'] or prov['device']} (torch {prov['torch']})")
+    cublas = timed("cublas_probe", lambda: determinism.probe_cublas(dev))
+    if cublas_given is None:
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    det = timed(
+        "determinism",
+        lambda: determinism.run_determinism(
+            dev,
+            n_runs=n_runs,
+            quick=quick,
+            seed=seeds["determinism"],
+            processes=processes,
+            progress=say,
+        ),
+    )
+    det["cublas_probe"] = cublas
+    experiments["determinism"] = det
+    experiments["tf32"] = timed(
+        "tf32",
+        lambda: tf32.run_tf32(
+            dev, quick=quick, seed=seeds["tf32"], defaults=defaults, progress=say
+        ),
+    )
+    devices = [torch.device("cpu")] + ([dev] if dev.type != "cpu" else [])
+    experiments["cpu_vs_accelerator"] = timed(
+        "cpu_vs_accelerator",
+        lambda: accelerator.run_accelerator(devices, quick=quick, progress=say),
+    )
+    experiments["rng"] = timed("rng", lambda: rng_sum.run_rng(dev))
+    experiments["sum"] = timed("sum", lambda: rng_sum.run_sums(dev, quick=quick))
+    prov["env"]["CUBLAS_WORKSPACE_CONFIG"] = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    prov["env"]["CUBLAS_WORKSPACE_CONFIG_given"] = cublas_given
+    prov["tf32_defaults"] = defaults
+    from . import __version__
+
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "provenance": {**prov, "fpexplore": __version__},
+        "settings": {
+            "quick": quick,
+            "n_runs": n_runs,
+            "processes": processes,
+            "seeds": seeds,
+            "command": f"fpexplore record-gpu --device {device}" + (" --quick" if quick else ""),
+            "determinism_tf32": "off",
+            "cublas_workspace_config_after_probe": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+        },
+        "experiments": experiments,
+        "timings_s": timings,
+    }
+    data = json.loads(json.dumps(data, allow_nan=True))  # plain JSON types only
+    validate(data, "the new record")
+    folder = Path(out_dir) if out_dir is not None else gpu_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    name = slug(prov["gpu_name"] or f"{dev.type}-{prov['machine']}") + "-" + slug(prov["torch"])
+    path = folder / f"{name}{'-quick' if quick else ''}.json"
+    path.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n", encoding="utf-8")
+    say(f"wrote {path}")
+    return path
