@@ -4,7 +4,8 @@
 rationals); `fpexplore.truth.reference` holds mpmath operations certified to a number of digits.
 """
 
+from . import reference
 from .ops import conv2d, dot, matmul, mean, sum
 from .value import Truth
 
-__all__ = ["Truth", "conv2d", "dot", "matmul", "mean", "sum"]
+__all__ = ["Truth", "conv2d", "dot", "matmul", "mean", "reference", "sum"]

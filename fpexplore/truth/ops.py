@@ -64,7 +64,8 @@ def _sums(arr: np.ndarray, ax: int | None) -> Any:
         return row_sums(arr.reshape(1, -1))[0]
     moved = np.moveaxis(arr, ax, -1)
     rest = moved.shape[:-1]
-    return row_sums(moved.reshape(-1, moved.shape[-1])).reshape(rest)
+    rows = moved.reshape(math.prod(rest), moved.shape[-1])
+    return row_sums(rows).reshape(rest)
 
 
 def sum(x: Any, axis: int | None = None) -> Truth:
@@ -120,17 +121,20 @@ def product_terms(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray 
     Returns ``(values, exponent offsets or None)``.
     """
     if a.dtype == np.float32 and b.dtype == np.float32:
-        return a.astype(np.float64) * b.astype(np.float64), None
+        with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as IEEE says
+            return a.astype(np.float64) * b.astype(np.float64), None
     a = a.astype(np.float64)
     b = b.astype(np.float64)
     a, b = np.broadcast_arrays(a, b)
     ma, ea = np.frexp(a)
     mb, eb = np.frexp(b)
-    p, e = _two_prod(ma, mb)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p, e = _two_prod(ma, mb)
     off = ea.astype(np.int64) + eb
     bad = ~(np.isfinite(a) & np.isfinite(b))
     if bad.any():
-        p = np.where(bad, a * b, p)
+        with np.errstate(invalid="ignore", over="ignore"):
+            p = np.where(bad, a * b, p)
         e = np.where(bad, 0.0, e)
         off = np.where(bad, 0, off)
     return np.concatenate([p, e], axis=-1), np.concatenate([off, off], axis=-1)
