@@ -1,0 +1,419 @@
+"""Lesson: dropout and batch normalization behave differently in train and eval mode.
+
+Dropout zeroes activations at random and scales the kept ones by 1/(1-p) while training, and
+is the identity in eval mode. BatchNorm normalizes with the batch's own statistics (biased
+variance) while training and with the running statistics in eval mode; torch stores the
+unbiased variance in running_var, Keras the biased one, and the two libraries use different
+momentum conventions and epsilons. Every statement is checked on the run's own numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ..params import Interval, Options
+from ..result import Claim, Comparison, Outcome
+from ._base import Lesson
+from ._bn_reference import batchnorm_truth
+from ._rng_layer import ulp_error32
+
+C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
+
+
+def _measured(name: str, backend: str, value: np.ndarray, truth: Any, **kw: Any) -> Outcome:
+    try:
+        return Outcome.measured(name, backend, value, truth, **kw)
+    except ImportError:
+        return Outcome(name, backend, value=value, **kw)
+
+
+def _dropout_part(
+    torch: Any, seed: int, batch: int, p: float, runs: int, mode: str
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(8, C), torch.nn.Dropout(p), torch.nn.Linear(C, 2))
+    x = torch.from_numpy(
+        np.random.Generator(np.random.PCG64(seed)).standard_normal((batch, 8)).astype(np.float32)
+    )
+    with torch.no_grad():
+        model.train()
+        train_runs = np.stack([model(x).numpy() for _ in range(runs)])
+        model.eval()
+        eval_runs = np.stack([model(x).numpy() for _ in range(runs)])
+        plain = torch.nn.Sequential(torch.nn.Linear(8, C), torch.nn.Linear(C, 2))
+        plain[0].load_state_dict(model[0].state_dict())
+        plain[1].load_state_dict(model[2].state_dict())
+        y_plain = plain(x).numpy()
+        drop = torch.nn.Dropout(p).train()
+        ones = drop(torch.ones(10_000)).numpy()
+    kept = ones[ones != 0]
+    scale = np.float32(1 / (1 - p)) if p < 1 else np.float32(0)
+    distinct_train = len({r.tobytes() for r in train_runs})
+    distinct_eval = len({r.tobytes() for r in eval_runs})
+    shown = train_runs if mode == "train" else eval_runs
+    outcomes = [
+        Outcome(
+            "torch MLP with Dropout, train()",
+            "torch",
+            value=train_runs[0],
+            version=torch.__version__,
+            settings={"p": p},
+            note=f"{distinct_train} different outputs in {runs} runs",
+        ),
+        Outcome(
+            "torch MLP with Dropout, eval()",
+            "torch",
+            value=eval_runs[0],
+            version=torch.__version__,
+            settings={"p": p},
+            note=f"{distinct_eval} different output(s) in {runs} runs",
+        ),
+        Outcome(
+            "torch MLP without Dropout, copied weights",
+            "torch",
+            value=y_plain,
+            version=torch.__version__,
+        ),
+    ]
+    claims = {
+        "dropout_train_varies": Claim(
+            f"in train mode the output changes from run to run ({distinct_train} distinct "
+            f"outputs in {runs} runs, p={p:g})",
+            distinct_train > 1 if p > 0 else True,
+        ),
+        "dropout_eval_fixed": Claim(
+            f"in eval mode all {runs} runs give the same output, bit for bit", distinct_eval == 1
+        ),
+        "dropout_scaling": Claim(
+            f"kept activations are scaled by 1/(1-p) = {float(scale):.8g}; the kept fraction "
+            f"was {kept.size / ones.size:.3f} (expected {1 - p:.3f})",
+            bool(p == 0 or (kept.size > 0 and (kept == scale).all())),
+        ),
+        "dropout_removed_equals_eval": Claim(
+            "removing the Dropout layer and copying the weights gives eval()'s output bit for bit",
+            bool((y_plain.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
+        ),
+    }
+    data = {
+        "train_runs": train_runs,
+        "eval_runs": eval_runs,
+        "runs_shown": shown,
+        "kept_fraction": kept.size / ones.size,
+        "dropout_scale": float(scale),
+    }
+    return outcomes, claims, data
+
+
+def _batchnorm_part(
+    torch: Any, seed: int, batch: int, momentum: float, eps: float, mode: str
+) -> tuple[list[Outcome], dict[str, Claim], Any, dict[str, Any]]:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+
+    g = np.random.Generator(np.random.PCG64(seed + 1))
+    x = (g.standard_normal((max(batch, 2), C)) * 3 + 1).astype(np.float32)
+    gamma = (1 + 0.5 * g.standard_normal(C)).astype(np.float32)
+    beta = (0.5 * g.standard_normal(C)).astype(np.float32)
+    run_mean = (0.3 * g.standard_normal(C)).astype(np.float32)
+    run_var = (1 + g.random(C)).astype(np.float32)
+
+    bn = torch.nn.BatchNorm1d(C, eps=eps, momentum=momentum)
+    with torch.no_grad():
+        bn.weight.copy_(torch.from_numpy(gamma))
+        bn.bias.copy_(torch.from_numpy(beta))
+        bn.running_mean.copy_(torch.from_numpy(run_mean))
+        bn.running_var.copy_(torch.from_numpy(run_var))
+        bn.eval()
+        y_eval = bn(torch.from_numpy(x)).numpy()
+        bn.train()
+        y_train = bn(torch.from_numpy(x)).numpy()
+    new_mean, new_var = bn.running_mean.numpy().copy(), bn.running_var.numpy().copy()
+    n = x.shape[0]
+    bm, bv_b, bv_u = (
+        x.mean(0, dtype=np.float64),
+        x.var(0, dtype=np.float64),
+        x.var(0, ddof=1, dtype=np.float64),
+    )
+    exp_u = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_u
+    exp_b = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_b
+    try:
+        with torch.no_grad():
+            torch.nn.BatchNorm1d(C).train()(torch.from_numpy(x[:1]))
+        batch1 = "accepted"
+    except ValueError as exc:
+        batch1 = str(exc)
+
+    truth_eval = batchnorm_truth(x, gamma, beta, eps, run_mean, run_var)
+    truth_train = batchnorm_truth(x, gamma, beta, eps)
+    truth_keras_default = batchnorm_truth(x, gamma, beta, 1e-3, run_mean, run_var)
+
+    def keras_bn(**kw: Any) -> Any:
+        layer = keras.layers.BatchNormalization(**kw)
+        layer.build((None, C))
+        layer.set_weights([gamma, beta, run_mean, run_var])
+        return layer
+
+    k_default = keras_bn()
+    yk_default = np.asarray(k_default(x, training=False))
+    k_matched = keras_bn(epsilon=eps, momentum=1 - momentum)
+    yk_eval = np.asarray(k_matched(x, training=False))
+    yk_train = np.asarray(k_matched(x, training=True))
+    km, kv = (np.asarray(v) for v in k_matched.get_weights()[2:])
+    k1 = keras_bn(epsilon=eps)
+    yk_batch1 = np.asarray(k1(x[:1], training=True))
+
+    e_t_eval = np.abs(ulp_error32(y_eval, truth_eval))
+    e_k_eval = np.abs(ulp_error32(yk_eval, truth_eval))
+    e_t_train = np.abs(ulp_error32(y_train, truth_train))
+    e_k_train = np.abs(ulp_error32(yk_train, truth_train))
+    e_default = np.abs(ulp_error32(yk_default, truth_eval))
+    # The yardstick is torch itself: how far the framework that defines the convention lands
+    # from the exact layer (a few ULPs, more where x - mean cancels), plus one ULP.
+    bound = float(max(e_t_eval.max(), e_t_train.max())) + 1
+    ref_scale = np.abs(truth_eval.split()[0]).max()
+    batch1_dev = float(np.abs(yk_batch1[0].astype(np.float64) - beta).max())
+    # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
+    # the two terms cancel, leaving rounding of size ulp(|x| * inv).
+    batch1_ulp = float((np.abs(x[0]) * np.abs(gamma) / np.sqrt(eps)).max()) * 2.0**-23
+
+    tv, kver = torch.__version__, keras.__version__
+    truth = truth_eval if mode == "eval" else truth_train
+    outcomes = [
+        _measured(
+            "torch BatchNorm1d eval()",
+            "torch",
+            y_eval,
+            truth_eval,
+            version=tv,
+            settings={"eps": eps, "momentum": momentum},
+        ),
+        _measured(
+            "torch BatchNorm1d train()",
+            "torch",
+            y_train,
+            truth_train,
+            version=tv,
+            settings={"eps": eps, "momentum": momentum},
+        ),
+        _measured(
+            "Keras BatchNormalization defaults, inference",
+            "tensorflow",
+            yk_default,
+            truth_eval,
+            version=kver,
+            settings={"epsilon": 1e-3, "momentum": 0.99},
+            note="measured against torch's eps",
+        ),
+        _measured(
+            "Keras BatchNormalization matched, inference",
+            "tensorflow",
+            yk_eval,
+            truth_eval,
+            version=kver,
+            settings={"epsilon": eps, "momentum": 1 - momentum},
+        ),
+        _measured(
+            "Keras BatchNormalization matched, training=True",
+            "tensorflow",
+            yk_train,
+            truth_train,
+            version=kver,
+            settings={"epsilon": eps, "momentum": 1 - momentum},
+        ),
+    ]
+    claims = {
+        "bn_train_uses_batch_stats": Claim(
+            f"train mode normalizes with the batch's mean and biased variance: torch is within "
+            f"{e_t_train.max():.3g} ULP of that reference",
+            bool(np.abs(y_train - truth_train.split()[0]).max() < 1e-5 * ref_scale),
+        ),
+        "bn_eval_uses_running_stats": Claim(
+            f"eval mode uses the running statistics: torch within {e_t_eval.max():.3g} ULP of "
+            "that reference, and train/eval outputs differ",
+            bool(
+                np.abs(y_eval - truth_eval.split()[0]).max() < 1e-5 * ref_scale
+                and (y_eval != y_train).any()
+            ),
+        ),
+        "bn_running_var_unbiased": Claim(
+            f"torch's running_var update uses the unbiased batch variance (x n/(n-1), n={n}): "
+            f"(1-m)*old + m*var_unbiased, with m = momentum = {momentum:g}",
+            bool(
+                np.abs(new_var - exp_u).max() < np.abs(new_var - exp_b).max() * 1e-3 + 1e-6
+                and np.allclose(new_var, exp_u, rtol=1e-6)
+            ),
+        ),
+        "bn_running_mean": Claim(
+            "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
+            bool(
+                np.allclose(
+                    new_mean, (1 - momentum) * run_mean + momentum * bm, rtol=1e-6, atol=1e-7
+                )
+            ),
+        ),
+        "bn_batch1_torch": Claim(
+            f"torch refuses batch size 1 in train mode: {batch1!r}", batch1 != "accepted"
+        ),
+        "bn_batch1_keras": Claim(
+            "Keras accepts batch size 1 with training=True and returns beta whatever the input "
+            f"(x - mean is 0): it deviates from beta by {batch1_dev:.3g}, the rounding of its "
+            f"folded formula (one ULP of x * gamma / sqrt(eps) is {batch1_ulp:.3g})",
+            bool(batch1_dev <= 4 * batch1_ulp),
+        ),
+        "keras_defaults_disagree": Claim(
+            f"with Keras's defaults (epsilon 1e-3) the same weights give outputs "
+            f"{e_default.max():.3g} ULP from torch's (eps {eps:g}) reference",
+            bool(eps == 1e-3 or e_default.max() > 100 * bound),
+        ),
+        "keras_matched_agrees": Claim(
+            f"with epsilon={eps:g} and momentum={1 - momentum:g} (= 1 - torch's), Keras is "
+            f"within {max(e_k_eval.max(), e_k_train.max()):.3g} ULP of the reference in both "
+            f"modes, no further than torch itself ({bound - 1:.3g} ULP) plus one ULP",
+            bool(e_k_eval.max() <= bound and e_k_train.max() <= bound),
+        ),
+        "keras_moving_mean_matches": Claim(
+            "with momentum matched, Keras's moving_mean update equals torch's running_mean",
+            bool(np.allclose(km, new_mean, rtol=1e-6, atol=1e-7)),
+        ),
+        "keras_moving_var_biased": Claim(
+            "but Keras's moving_variance uses the biased batch variance: it still differs from "
+            "torch's running_var",
+            bool(np.allclose(kv, exp_b, rtol=1e-6) and not np.allclose(kv, new_var, rtol=1e-6)),
+        ),
+    }
+    data = {
+        "bn_x": x,
+        "bn_ulp": {
+            "torch eval": float(e_t_eval.max()),
+            "torch train": float(e_t_train.max()),
+            "keras default": float(e_default.max()),
+            "keras matched eval": float(e_k_eval.max()),
+            "keras matched train": float(e_k_train.max()),
+        },
+        "bn_bound": bound,
+        "torch_running_var": new_var,
+        "keras_moving_var": kv,
+    }
+    return outcomes, claims, truth, data
+
+
+def compute(
+    mode: str, batch: int, momentum: float, eps: float, p: float, runs: int, seed: int
+) -> Comparison:
+    import torch
+
+    d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs, mode)
+    b_out, b_claims, truth, b_data = _batchnorm_part(torch, seed, batch, momentum, eps, mode)
+    params = {
+        "mode": mode,
+        "batch": batch,
+        "momentum": momentum,
+        "eps": eps,
+        "p": p,
+        "runs": runs,
+        "seed": seed,
+    }
+    return Comparison(
+        "train_vs_eval",
+        params,
+        truth,
+        tuple(d_out + b_out),
+        {**d_claims, **b_claims},
+        {**d_data, **b_data},
+        EXPLANATION,
+    )
+
+
+def figure(comparison: Comparison) -> Any:
+    """Distribution of one output over the runs, train vs eval; BatchNorm ULP errors."""
+    import matplotlib.pyplot as plt
+
+    d = comparison.data
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    tr, ev = d["train_runs"][:, 0, 0], d["eval_runs"][:, 0, 0]
+    bins = np.linspace(min(tr.min(), ev.min()) - 1e-3, max(tr.max(), ev.max()) + 1e-3, 30)
+    ax1.hist(tr, bins=bins, alpha=0.7, label="train()")
+    ax1.hist(ev, bins=bins, alpha=0.7, label="eval()")
+    ax1.set_xlabel(f"output[0, 0] over {len(tr)} runs (p={comparison.params['p']:g})")
+    ax1.legend()
+    names = list(d["bn_ulp"])
+    ax2.barh(names, [max(d["bn_ulp"][k], 1e-2) for k in names], color="tab:orange")
+    ax2.axvline(d["bn_bound"], color="k", ls="--", lw=1, label="bound")
+    ax2.set_xscale("log")
+    ax2.set_xlabel("max |error| vs mpmath reference (float32 ULP)")
+    ax2.invert_yaxis()
+    ax2.legend()
+    fig.tight_layout()
+    return fig
+
+
+def explorer() -> Any:
+    """Widget: mode, batch size, momentum, eps, dropout p; redraws the figure and claims."""
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    controls = {
+        "mode": w.ToggleButtons(options=("train", "eval"), value="train", description="mode"),
+        "batch": w.IntSlider(value=8, min=1, max=64, description="batch"),
+        "momentum": w.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="momentum"),
+        "eps": w.FloatLogSlider(value=1e-5, base=10, min=-8, max=-1, description="eps"),
+        "p": w.FloatSlider(value=0.5, min=0.0, max=0.95, step=0.05, description="dropout p"),
+    }
+    out = w.Output()
+
+    def show(*_: Any) -> None:
+        out.clear_output(wait=True)
+        with out:
+            c = LESSON.run(**{k: v.value for k, v in controls.items()})
+            fig = figure(c)
+            plt.show(fig)
+            for key, claim in c.claims.items():
+                print(f"[{'holds' if claim.holds else 'FAILS'}] {key}: {claim.text}")
+
+    for control in controls.values():
+        control.observe(show, names="value")
+    show()
+    box = w.VBox([w.HBox(list(controls.values())[:3]), w.HBox(list(controls.values())[3:]), out])
+    display(box)
+    return box
+
+
+EXPLANATION = (
+    "Train mode is a different function. Dropout multiplies by a fresh random mask scaled by "
+    "1/(1-p) on every call, so outputs vary; eval() makes it the identity, exactly as if the "
+    "layer were removed. BatchNorm in train mode normalizes with the batch's own mean and "
+    "biased variance (so batch size 1 is meaningless: torch refuses, Keras returns beta) and "
+    "updates running statistics; eval() uses those running statistics. torch's momentum m "
+    "weighs the new batch (new = (1-m) old + m batch) and stores the unbiased variance; Keras's "
+    "momentum weighs the old value and stores the biased variance, and its epsilon is 1e-3 "
+    "instead of 1e-5. Match epsilon and momentum and the two agree within a few float32 ULPs "
+    "of the exact layer, except for the stored variance."
+)
+
+LESSON = Lesson(
+    name="train_vs_eval",
+    title="Train vs eval mode: dropout and batch normalization",
+    summary="Dropout and BatchNorm in train and eval mode, torch vs Keras conventions",
+    params=(
+        Options(
+            "mode",
+            "train",
+            "which mode the truth and the figure focus on",
+            choices=("train", "eval"),
+        ),
+        Interval("batch", 8, "batch size", 1, 256, integer=True),
+        Interval("momentum", 0.1, "torch-convention momentum (Keras gets 1 - momentum)", 0.0, 1.0),
+        Interval("eps", 1e-5, "BatchNorm epsilon", 1e-8, 0.1, log=True),
+        Interval("p", 0.5, "dropout probability", 0.0, 0.95),
+        Interval("runs", 50, "forward passes per mode", 2, 500, integer=True),
+        Interval("seed", 0, "seed for the weights and inputs", 0, 2**31 - 1, integer=True),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="03_train_vs_eval.ipynb",
+)
