@@ -1,0 +1,30 @@
+"""Widgets: the generic lesson explorer and special views (float bits, addition trees).
+
+Nothing here imports ipywidgets until a widget is built: ``import fpexplore.widgets`` is cheap.
+The float-bits view lives in ``float_bits_view`` so that the module name does not shadow the
+``float_bits`` function exported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["controls_for", "explore", "float_bits", "float_bits_table"]
+
+_WHERE = {
+    "explore": "explorer",
+    "controls_for": "explorer",
+    "float_bits": "float_bits_view",
+    "float_bits_table": "float_bits_view",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

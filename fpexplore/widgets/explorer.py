@@ -1,0 +1,226 @@
+"""The generic lesson explorer: controls built from a lesson's declared parameters.
+
+`controls_for(lesson)` turns each declared parameter into a `ControlSpec` (pure data, tested
+without ipywidgets); `explore(lesson)` builds the ipywidgets from those specs, runs the lesson
+whenever a control is released and shows its comparison table and figure.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import FpexploreError, InvalidParameter
+from ..lessons import Lesson
+from ..params import Flag, Interval, Options, Param, Text
+
+#: an integer interval wider than this gets a number box instead of a linear slider
+SLIDER_SPAN = 10_000
+
+
+@dataclass(frozen=True)
+class ControlSpec:
+    """Which ipywidgets control stands for one parameter, and its settings."""
+
+    name: str
+    widget: str  # an ipywidgets class name
+    value: Any
+    description: str
+    tooltip: str = ""
+    options: tuple[Any, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Any:
+        """The ipywidgets control (imports ipywidgets)."""
+        import ipywidgets as w
+
+        cls = getattr(w, self.widget)
+        kw: dict[str, Any] = {
+            "description": self.description,
+            "tooltip": self.tooltip,
+            "style": {"description_width": "initial"},
+            **self.settings,
+        }
+        if self.options:
+            kw["options"] = [(str(o), o) for o in self.options]
+        if self.widget in (
+            "IntSlider",
+            "FloatSlider",
+            "FloatLogSlider",
+            "SelectionSlider",
+            "Text",
+            "BoundedIntText",
+            "BoundedFloatText",
+        ):
+            kw["continuous_update"] = False
+        if self.widget == "SelectionSlider":
+            kw["options"] = list(self.options)
+        return cls(value=self.value, **kw)
+
+
+def _log_ints(low: int, high: int, default: int) -> tuple[int, ...]:
+    """1-2-5 steps per decade in [low, high], plus the ends and the default."""
+    values = {low, high, default}
+    decade = 1
+    while decade <= high:
+        for m in (1, 2, 5):
+            if low <= m * decade <= high:
+                values.add(m * decade)
+        decade *= 10
+    return tuple(sorted(values))
+
+
+def control_for(param: Param, value: Any = None) -> ControlSpec:
+    """The control of one declared parameter, set to ``value`` (default: its default)."""
+    value = param.default if value is None else value
+    desc, tip = param.name, param.help
+    if isinstance(param, Flag):
+        return ControlSpec(param.name, "Checkbox", value, desc, tip, settings={"indent": False})
+    if isinstance(param, Options):
+        return ControlSpec(param.name, "Dropdown", value, desc, tip, options=param.choices)
+    if isinstance(param, Text):
+        return ControlSpec(param.name, "Text", value, desc, tip or param.pattern_help)
+    if isinstance(param, Interval):
+        low, high = param.low, param.high
+        if param.integer:
+            low, high = int(low), int(high)
+            if param.log and low >= 1:
+                return ControlSpec(
+                    param.name,
+                    "SelectionSlider",
+                    int(value),
+                    desc,
+                    tip,
+                    options=_log_ints(low, high, int(value)),
+                )
+            if high - low > SLIDER_SPAN:
+                return ControlSpec(
+                    param.name,
+                    "BoundedIntText",
+                    int(value),
+                    desc,
+                    tip,
+                    settings={"min": low, "max": high},
+                )
+            return ControlSpec(
+                param.name,
+                "IntSlider",
+                int(value),
+                desc,
+                tip,
+                settings={"min": low, "max": high, "step": 1},
+            )
+        if param.log and low > 0:
+            return ControlSpec(
+                param.name,
+                "FloatLogSlider",
+                float(value),
+                desc,
+                tip,
+                settings={
+                    "base": 10,
+                    "min": math.log10(low),
+                    "max": math.log10(high),
+                    "step": 0.01,
+                },
+            )
+        return ControlSpec(
+            param.name,
+            "FloatSlider",
+            float(value),
+            desc,
+            tip,
+            settings={"min": low, "max": high, "step": (high - low) / 200},
+        )
+    raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
+
+
+def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
+    """One `ControlSpec` per declared parameter of ``lesson``; ``overrides`` set start values
+    (validated like `Lesson.run` validates them)."""
+    where = f"lesson '{lesson.name}'"
+    known = [p.name for p in lesson.params]
+    for name, value in overrides.items():
+        if name not in known:
+            raise InvalidParameter(
+                name,
+                value,
+                "one of the parameters " + ", ".join(known)
+                if known
+                else "absent (this lesson takes no parameters)",
+                where,
+            )
+    return tuple(
+        control_for(p, p.validate(overrides[p.name], where) if p.name in overrides else None)
+        for p in lesson.params
+    )
+
+
+def _lesson(lesson_or_name: Lesson | str) -> Lesson:
+    if isinstance(lesson_or_name, Lesson):
+        return lesson_or_name
+    from ..lessons import get
+
+    return get(lesson_or_name)
+
+
+def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
+    """An interactive view of a lesson: its controls, its comparison table and its figure.
+
+    The lesson reruns when a control is released. Returns an ipywidgets ``VBox``.
+    """
+    import ipywidgets as w
+
+    lesson = _lesson(lesson_or_name)
+    specs = controls_for(lesson, **overrides)
+    controls = {s.name: s.build() for s in specs}
+    title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
+    status = w.HTML()
+    table = w.HTML()
+    plot = w.Output()
+    state: dict[str, Any] = {"figure": None, "comparison": None}
+
+    def update(_: Any = None) -> None:
+        params = {name: c.value for name, c in controls.items()}
+        status.value = "<i>running…</i>"
+        try:
+            comparison = lesson.run(**params)
+        except FpexploreError as exc:
+            status.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+            return
+        state["comparison"] = comparison
+        table.value = comparison._repr_html_()
+        status.value = ""
+        if lesson.figure is not None:
+            _show_figure(lesson, comparison, plot, state)
+
+    for c in controls.values():
+        c.observe(update, names="value")
+    box = w.VBox(
+        [
+            title,
+            w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
+            status,
+            table,
+            plot,
+        ]
+    )
+    box.state = state  # the last comparison, for notebooks that want the numbers
+    update()
+    return box
+
+
+def _show_figure(lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any]) -> None:
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    if state["figure"] is not None:
+        plt.close(state["figure"])
+    fig = lesson.figure(comparison)
+    state["figure"] = fig
+    plot.clear_output(wait=True)
+    with plot:
+        display(fig)
+    plt.close(fig)  # displayed once; keep pyplot from drawing it again at cell end

@@ -1,0 +1,274 @@
+"""The float-bits view: one typed decimal number in all five formats, bit by bit.
+
+`float_bits_table(text)` does the work (tests and notebooks call it); `float_bits()` is the
+ipywidgets face: type or slide a value and see, for binary16, bfloat16, TF32, binary32 and
+binary64, the stored bits (sign, exponent, mantissa), the stored value, its rounding error
+against the exact decimal value you typed, the ULP size and the two neighbours.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from .. import formats, metrics
+from ..errors import InvalidParameter
+from ..truth.value import Truth
+
+ACCEPTED = (
+    "a decimal number (0.1, -3.4e38, 16777217), a fraction (1/3), a hex float "
+    "(0x1.8p3), inf, -inf or nan"
+)
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+#: the colours of the three fields in the HTML view
+COLOURS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
+
+
+def parse_exact(text: str) -> Fraction | float:
+    """The exact value of ``text``: a Fraction, or a float for ±inf, NaN and -0."""
+    if not isinstance(text, str):
+        raise InvalidParameter("text", text, ACCEPTED, "float_bits")
+    t = text.strip().replace("_", "").replace(" ", "")
+    low = t.lower()
+    if low in ("inf", "+inf", "infinity", "+infinity", "-inf", "-infinity", "nan", "+nan", "-nan"):
+        return float(low)
+    try:
+        if _NUMBER.match(t) or _RATIO.match(t):
+            value = Fraction(t)
+            return -0.0 if value == 0 and t.startswith("-") else value
+        if low.lstrip("+-").startswith("0x"):
+            return Fraction(float.fromhex(t))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        pass
+    raise InvalidParameter("text", text, ACCEPTED, "float_bits")
+
+
+@dataclass(frozen=True)
+class FloatBitsRow:
+    """One format's view of the typed value."""
+
+    format: str
+    stored: float  # the correctly rounded value, as a Python float
+    sign: str  # bit fields as binary digits
+    exponent: str
+    mantissa: str
+    bits_hex: str
+    kind: str  # zero, subnormal, normal, inf, nan
+    shortest: str  # shortest decimal that reads back as this value in this format
+    decimal: str  # the stored value's exact decimal expansion (shortened when long)
+    exact: bool  # the typed value is stored without error
+    error: str  # stored - typed, as a decimal
+    ulp_error: float  # (stored - typed) / ulp(stored)
+    rel_error: float
+    bits_correct: float
+    ulp: float
+    next_down: float
+    next_up: float
+    note: str
+
+    @property
+    def bits(self) -> str:
+        return f"{self.sign} {self.exponent} {self.mantissa}"
+
+
+def _shortest(v: float, f: formats.Format) -> str:
+    """The shortest %g decimal string that rounds back to ``v`` in ``f``."""
+    if not math.isfinite(v):
+        return repr(v)
+    if v.is_integer() and abs(v) < 2**53:
+        return str(int(v)) if v != 0 else repr(v).replace(".0", "")
+    for digits in range(1, 18):
+        s = f"{v:.{digits}g}"
+        if float(formats.round_exact(Fraction(s), f)) == v:
+            return s
+    return repr(v)
+
+
+def _exact_decimal(v: float, limit: int = 40) -> str:
+    if not math.isfinite(v):
+        return repr(v)
+    d = Decimal(v)  # exact: every value of the five formats is a float64
+    text = format(d, "f") if -30 < d.adjusted() < 30 else format(d, "e")
+    digits = sum(c.isdigit() for c in text)
+    if digits <= limit:
+        return text
+    return format(d, f".{limit - 1}e").replace("e", "…e")
+
+
+def _note(value: Fraction | float, row_kind: str, stored: float, f: formats.Format) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a number" if math.isnan(value) else "infinity"
+    if math.isinf(stored):
+        return f"overflow: |value| >= {_shortest(f.max, f)} + half an ulp rounds to inf"
+    if stored == 0 and value != 0:
+        return "underflow: below half the smallest subnormal, rounds to zero"
+    if row_kind == "subnormal":
+        return "subnormal: fewer significant bits"
+    if Fraction(stored) == value:
+        return "exact"
+    for step in (formats.next_up, formats.next_down):
+        neighbour = float(step(stored, f))
+        if math.isfinite(neighbour) and 2 * value == Fraction(stored) + Fraction(neighbour):
+            return "a tie: rounded to the even neighbour"
+    return ""
+
+
+def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[FloatBitsRow]:
+    """The typed value in every format (default: all five): bits, value, error, ULP, neighbours.
+
+    ``text`` is read exactly (see `parse_exact`); each format stores the correctly rounded
+    value (round half to even), and the error is measured against the exact typed value.
+    """
+    value = parse_exact(text)
+    if isinstance(value, Fraction):
+        truth = Truth(text, exact=value)
+    else:
+        truth = Truth(text, mp=mpmath.mpf(value), digits=math.inf)
+    rows = []
+    for name in fmts or formats.names():
+        f = formats.get(name)
+        stored_np = formats.round_exact(value, f)
+        stored = float(stored_np)
+        fl = formats.fields(stored_np, f)
+        b = format(fl.bits, f"0{f.width}b")
+        err = metrics.measure(stored_np, truth, fmt=f)
+        kind = formats.classify(stored_np, f)
+        if isinstance(value, Fraction) and math.isfinite(stored):
+            diff = Fraction(stored) - value
+            with mpmath.workdps(30):
+                error = (
+                    "0"
+                    if diff == 0
+                    else mpmath.nstr(mpmath.mpf(diff.numerator) / diff.denominator, 6)
+                )
+        elif (
+            math.isnan(stored) and isinstance(value, float) and math.isnan(value)
+        ) or stored == value:
+            error = "0"
+        else:
+            error = "inf"
+        rows.append(
+            FloatBitsRow(
+                format=f.name,
+                stored=stored,
+                sign=b[0],
+                exponent=b[1 : 1 + f.ebits],
+                mantissa=b[1 + f.ebits :],
+                bits_hex=f"0x{fl.bits:0{(f.width + 3) // 4}x}",
+                kind=kind,
+                shortest=_shortest(stored, f),
+                decimal=_exact_decimal(stored),
+                exact=error == "0",
+                error=error,
+                ulp_error=float(err.ulp_scalar),
+                rel_error=err.max_rel,
+                bits_correct=err.min_bits,
+                ulp=float(formats.ulp(stored, f)),
+                next_down=float(formats.next_down(stored_np, f)),
+                next_up=float(formats.next_up(stored_np, f)),
+                note=_note(value, kind, stored, f),
+            )
+        )
+    return rows
+
+
+def float_bits_html(rows: list[FloatBitsRow]) -> str:
+    """The rows as an HTML table, the three bit fields coloured."""
+
+    def coloured(r: FloatBitsRow) -> str:
+        return "".join(
+            f'<span style="color:{COLOURS[k]}">{getattr(r, k)}</span> '
+            for k in ("sign", "exponent", "mantissa")
+        )
+
+    head = (
+        "format",
+        "bits (sign exponent mantissa)",
+        "stored value",
+        "exact decimal of it",
+        "error",
+        "error in ulp",
+        "ulp",
+        "neighbours",
+        "",
+    )
+    body = "".join(
+        "<tr>"
+        f"<td><b>{r.format}</b></td>"
+        f"<td style='font-family:monospace'>{coloured(r)}</td>"
+        f"<td>{html.escape(r.shortest)} <small>({r.kind})</small></td>"
+        f"<td style='font-family:monospace'>{html.escape(r.decimal)}</td>"
+        f"<td>{html.escape(r.error)}</td>"
+        f"<td>{r.ulp_error:+.3g}</td>"
+        f"<td>{r.ulp:.3g}</td>"
+        f"<td>{r.next_down:.6g} &lt; · &lt; {r.next_up:.6g}</td>"
+        f"<td>{html.escape(r.note)}</td>"
+        "</tr>"
+        for r in rows
+    )
+    header = "".join(f"<th>{h}</th>" for h in head)
+    return f"<table><tr>{header}</tr>{body}</table>"
+
+
+def float_bits_text(rows: list[FloatBitsRow]) -> str:
+    """The rows as a plain-text table (for terminals and notebooks without widgets)."""
+    cols = [
+        ("format", lambda r: r.format),
+        ("bits", lambda r: r.bits),
+        ("stored", lambda r: r.shortest),
+        ("error (ulp)", lambda r: f"{r.ulp_error:+.3g}"),
+        ("ulp", lambda r: f"{r.ulp:.3g}"),
+        ("note", lambda r: r.note),
+    ]
+    table = [[name for name, _ in cols]] + [[fn(r) for _, fn in cols] for r in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(cols))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in table
+    )
+
+
+def float_bits(value: str = "0.1") -> Any:
+    """The widget: a text box and a log-scale slider; the table updates on each change."""
+    import ipywidgets as w
+
+    text = w.Text(value=value, description="value", continuous_update=False)
+    slider = w.FloatLogSlider(
+        value=1.0,
+        base=10,
+        min=-45,
+        max=39,
+        step=0.01,
+        description="|value|",
+        continuous_update=False,
+        readout_format=".3g",
+    )
+    out = w.HTML()
+
+    def show(_: Any = None) -> None:
+        try:
+            out.value = float_bits_html(float_bits_table(text.value))
+        except InvalidParameter as exc:
+            out.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+
+    def slid(change: dict[str, Any]) -> None:
+        sign = "-" if text.value.strip().startswith("-") else ""
+        text.value = sign + repr(float(change["new"]))
+
+    try:
+        v = parse_exact(value)
+        if isinstance(v, Fraction) and v != 0:
+            slider.value = min(max(abs(float(v)), 1e-45), 1e39)
+    except InvalidParameter:
+        pass
+    text.observe(show, names="value")
+    slider.observe(slid, names="value")
+    show()
+    return w.VBox([text, slider, out])

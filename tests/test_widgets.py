@@ -1,0 +1,166 @@
+"""Widgets: controls from declared parameters (every lesson), the float-bits table, the views."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpexplore import Claim, Comparison, formats
+from fpexplore.errors import InvalidParameter
+from fpexplore.lessons import Lesson, all_lessons
+from fpexplore.params import Flag, Interval, Options, Text
+from fpexplore.widgets.explorer import control_for, controls_for
+from fpexplore.widgets.float_bits_view import float_bits_html, float_bits_table, parse_exact
+
+LESSONS = all_lessons()
+
+
+@pytest.mark.parametrize("name", sorted(LESSONS))
+def test_every_lesson_gets_a_control_per_parameter(name):
+    lesson = LESSONS[name]
+    specs = controls_for(lesson)
+    assert [s.name for s in specs] == [p.name for p in lesson.params]
+    for spec, param in zip(specs, lesson.params, strict=True):
+        assert param.validate(spec.value) == spec.value
+        if spec.options:
+            assert spec.value in spec.options
+        if "min" in spec.settings and spec.widget != "FloatLogSlider":
+            assert spec.settings["min"] <= spec.value <= spec.settings["max"]
+        spec.build()  # ipywidgets accepts the settings
+
+
+def test_control_kinds():
+    assert control_for(Flag("f", True)).widget == "Checkbox"
+    dd = control_for(Options("o", "b", choices=("a", "b", 1)))
+    assert dd.widget == "Dropdown" and dd.options == ("a", "b", 1)
+    assert control_for(Text("t", "cpu")).widget == "Text"
+    assert control_for(Interval("k", 3, low=1, high=64, integer=True)).widget == "IntSlider"
+    seed = control_for(Interval("seed", 42, low=0, high=2**32 - 1, integer=True))
+    assert seed.widget == "BoundedIntText"
+    n = control_for(Interval("n", 300, low=1, high=10**7, integer=True, log=True))
+    assert n.widget == "SelectionSlider"
+    assert n.options[0] == 1 and n.options[-1] == 10**7 and 300 in n.options
+    assert {10, 20, 50, 1000} <= set(n.options) and list(n.options) == sorted(n.options)
+    x = control_for(Interval("x", 1e-3, low=1e-6, high=1.0, log=True))
+    assert x.widget == "FloatLogSlider" and x.settings["min"] == pytest.approx(-6)
+    lin = control_for(Interval("p", 0.5, low=0, high=1))
+    assert lin.widget == "FloatSlider" and lin.settings["max"] == 1
+    for spec in (dd, n, x, lin, seed):
+        widget = spec.build()
+        assert widget.value == spec.value
+        if hasattr(widget, "continuous_update"):
+            assert widget.continuous_update is False
+
+
+def _toy_lesson(calls: list[dict]) -> Lesson:
+    def compute(n: int, mode: str, loud: bool) -> Comparison:
+        calls.append({"n": n, "mode": mode, "loud": loud})
+        return Comparison("toy", {"n": n}, None, (), {"n": Claim(f"n is {n}", n > 0)})
+
+    return Lesson(
+        "toy",
+        "A toy",
+        "for tests",
+        (
+            Interval("n", 10, "count", low=1, high=1000, integer=True, log=True),
+            Options("mode", "a", "mode", choices=("a", "b")),
+            Flag("loud", False, "flag"),
+        ),
+        compute,
+    )
+
+
+def test_overrides_are_validated():
+    lesson = _toy_lesson([])
+    assert controls_for(lesson, n=200)[0].value == 200
+    with pytest.raises(InvalidParameter, match="'n'"):
+        controls_for(lesson, n=0)
+    with pytest.raises(InvalidParameter, match="one of the parameters n, mode, loud"):
+        controls_for(lesson, m=3)
+
+
+def test_explore_reruns_the_lesson_when_a_control_changes():
+    from fpexplore.widgets import explore
+
+    calls: list[dict] = []
+    box = explore(_toy_lesson(calls), n=20)
+    assert calls == [{"n": 20, "mode": "a", "loud": False}]
+    controls = {c.description: c for c in box.children[1].children}
+    controls["mode"].value = "b"
+    controls["n"].value = 50
+    assert calls[-1] == {"n": 50, "mode": "b", "loud": False}
+    assert "n is 50" in box.children[3].value
+    assert box.state["comparison"].params == {"n": 50}
+
+
+# --------------------------------------------------------------------------------------------
+# the float-bits table
+
+
+def test_parse_exact():
+    assert parse_exact("0.1") == Fraction(1, 10)
+    assert parse_exact(" 1/3 ") == Fraction(1, 3)
+    assert parse_exact("1e-40") == Fraction(1, 10**40)
+    assert parse_exact("0x1.8p3") == 12
+    assert parse_exact("16_777_217") == 16777217
+    assert math.copysign(1, parse_exact("-0")) == -1
+    assert math.isnan(parse_exact("nan")) and parse_exact("-inf") == -math.inf
+    for bad in ("abc", "1/0", "", "1e", None):
+        with pytest.raises(InvalidParameter, match="'text'"):
+            parse_exact(bad)
+
+
+def test_float_bits_table_point_one():
+    rows = float_bits_table("0.1")
+    assert [r.format for r in rows] == list(formats.names())
+    for r in rows:
+        f = formats.get(r.format)
+        assert len(r.sign) == 1 and len(r.exponent) == f.ebits and len(r.mantissa) == f.mbits
+        assert int(r.sign + r.exponent + r.mantissa, 2) == formats.round_bits(Fraction(1, 10), f)
+        assert not r.exact and abs(r.ulp_error) <= 0.5 and r.kind == "normal"
+        exact_err = Fraction(r.stored) - Fraction(1, 10)
+        assert float(r.error) == pytest.approx(float(exact_err), rel=1e-5)
+        assert r.ulp_error == pytest.approx(float(exact_err / Fraction(r.ulp)), rel=1e-9)
+        assert r.next_down < r.stored < r.next_up
+        assert r.next_up - r.stored == r.ulp
+        assert formats.round_exact(Fraction(r.shortest), f) == r.stored
+    assert rows[-1].shortest == "0.1" and rows[-1].stored == 0.1
+
+
+def test_float_bits_table_classic_values():
+    by = {r.format: r for r in float_bits_table("16777217")}
+    assert by["binary32"].stored == 16777216 and "tie" in by["binary32"].note
+    assert by["binary64"].exact and by["binary16"].stored == math.inf
+    assert "overflow" in by["binary16"].note and by["binary16"].ulp_error == math.inf
+    by = {r.format: r for r in float_bits_table("65504")}
+    assert by["binary16"].exact and by["binary16"].shortest == "65504"
+    assert by["binary16"].mantissa == "1" * 10 and by["binary16"].exponent == "11110"
+    by = {r.format: r for r in float_bits_table("1e-40")}
+    assert by["binary16"].stored == 0 and "underflow" in by["binary16"].note
+    assert by["binary32"].kind == "subnormal" and by["bfloat16"].kind == "subnormal"
+    assert by["binary64"].kind == "normal"
+    by = {r.format: r for r in float_bits_table("nan")}
+    assert all(r.kind == "nan" and r.exact for r in by.values())
+    by = {r.format: r for r in float_bits_table("-0")}
+    assert all(r.sign == "1" and r.kind == "zero" for r in by.values())
+
+
+def test_float_bits_html_and_widget():
+    rows = float_bits_table("1/3")
+    page = float_bits_html(rows)
+    assert page.count("<tr>") == 6 and rows[0].exponent in page
+    from fpexplore.widgets import float_bits
+
+    box = float_bits("0.1")
+    text, slider, out = box.children
+    assert "binary64" in out.value and "1001100110011001100110011001100110011001100110011010" in (
+        out.value.replace("</span> ", "").replace('<span style="color:#2ca02c">', "")
+    )
+    text.value = "not a number"
+    assert "The &#x27;text&#x27; parameter" in out.value  # the message, not a traceback
+    slider.value = 1e-40
+    assert text.value == repr(float(slider.value)) and "subnormal" in out.value
+    assert np.isclose(float(text.value), 1e-40, rtol=1e-2)
