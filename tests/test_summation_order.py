@@ -1,0 +1,222 @@
+"""The summation-order lesson: live frameworks explained bit for bit, validation, figure, trees."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpexplore import InvalidParameter, backends
+from fpexplore.lessons import _summation_growth as growth
+from fpexplore.lessons import _summation_recorded as recorded
+from fpexplore.lessons._summation_inputs import DISTRIBUTIONS, DTYPES, make_input
+from fpexplore.lessons.summation_order import FRAMEWORKS, LESSON, REFERENCE
+
+needs_torch_tf = pytest.mark.skipif(
+    not (backends.get("torch").available() and backends.get("tensorflow").available()),
+    reason="torch and tensorflow are needed (make test installs them)",
+)
+
+
+def _emulated_claims(comparison):
+    return {k: c for k, c in comparison.claims.items() if k.endswith("_emulated")}
+
+
+@needs_torch_tf
+def test_classic_example():
+    c = LESSON.run(distribution="allequal", n=10_000, dtype="float32", threads=1, seed=0)
+    # the truth is the exact sum of 10,000 copies of float32(0.0001), not 1
+    assert c.truth.exact == 10_000 * Fraction(float(np.float32(1e-4)))
+    assert c.holds("truth_not_nominal") and c.truth.exact != 1
+    assert c.holds("frameworks_differ")
+    for key in ("numpy_emulated", "torch_emulated", "tensorflow_emulated"):
+        assert c.holds(key), c.claims[key].text
+    assert all(c.holds(k) for k in _emulated_claims(c))
+    # the reference row is the correctly rounded exact sum: within half an ULP
+    assert abs(c.outcome(REFERENCE).error.ulp_scalar) <= 0.5
+    assert "numpy" in c.data["explained_by"]["np.sum"]
+
+
+CASES = [
+    ("uniform", 1_000, "float32", 1, 3),
+    ("normal", 40_000, "float32", 2, 7),  # torch splits across 2 threads from 32768 on
+    ("loguniform", 300, "float64", 1, 11),
+    ("alternating", 129, "float32", 1, 5),  # just past numpy's 128-element block
+    ("uniform", 70_000, "float64", 2, 9),
+    ("uniform", 5_000, "float16", 1, 2),
+    ("normal", 2_000, "bfloat16", 1, 4),
+    ("allequal", 8_193, "float32", 2, 0),  # just past Eigen's 8192-element leaf
+]
+
+
+@needs_torch_tf
+@pytest.mark.parametrize(("distribution", "n", "dtype", "threads", "seed"), CASES)
+def test_claims_on_random_cases(distribution, n, dtype, threads, seed):
+    c = LESSON.run(distribution=distribution, n=n, dtype=dtype, threads=threads, seed=seed)
+    for name in ("np.sum", "torch.sum", "tf.reduce_sum"):
+        o = c.outcome(name)
+        assert o.ran and o.error is not None, o.unavailable
+        assert np.asarray(o.value).dtype == make_input(distribution, 1, dtype, 0).dtype
+    claims = _emulated_claims(c)
+    assert {"numpy_emulated", "torch_emulated"} <= set(claims)
+    if dtype in ("float32", "float64"):
+        assert "tensorflow_emulated" in claims
+    for key, claim in claims.items():
+        assert claim.holds, f"{key}: {claim.text}"
+    assert abs(c.outcome(REFERENCE).error.ulp_scalar) <= 0.5
+
+
+@pytest.mark.java
+def test_djl_and_java_loop_are_explained():
+    if not backends.get("djl").available():
+        pytest.fail(f"DJL cannot run here: {backends.get('djl').missing()}; run: make djl")
+    c = LESSON.run(distribution="uniform", n=50_000, dtype="float32", threads=2, seed=1)
+    assert c.outcome("DJL NDArray.sum").ran and c.outcome("Java float loop").ran
+    assert c.holds("djl_emulated") and c.holds("java_emulated")
+    assert c.outcome("DJL NDArray.sum").settings["libtorch threads"] == 2
+
+
+def test_half_formats_mark_java_and_djl_missing_with_a_reason():
+    if not backends.get("torch").available():
+        pytest.skip("torch is needed")
+    c = LESSON.run(distribution="uniform", n=100, dtype="float16")
+    for name in ("DJL NDArray.sum", "Java float loop"):
+        o = c.outcome(name)
+        assert not o.ran and "float16" in o.unavailable and "float32" in o.unavailable
+
+
+@needs_torch_tf
+def test_torch_threads_restored_and_tensorflow_threads_reported():
+    import torch
+
+    before = torch.get_num_threads()
+    runs = [LESSON.run(distribution="uniform", n=1_000, threads=t) for t in (1, 2)]
+    assert torch.get_num_threads() == before
+    assert [r.outcome("torch.sum").settings["torch.set_num_threads"] for r in runs] == [1, 2]
+    tf_threads = {r.outcome("tf.reduce_sum").settings["intra-op threads"] for r in runs}
+    assert len(tf_threads) == 1  # fixed for the process: the table says which it ran with
+    (actual,) = tf_threads
+    for r, asked in zip(runs, (1, 2), strict=True):
+        note = r.outcome("tf.reduce_sum").note
+        assert ("asked for" in note) == (asked != actual), note
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [
+        ("n", 0),
+        ("n", 10_000_001),
+        ("n", 2.5),
+        ("dtype", "int8"),
+        ("distribution", "cauchy"),
+        ("threads", 3),
+        ("seed", -1),
+    ],
+)
+def test_bad_parameters_name_the_argument(param, value):
+    with pytest.raises(InvalidParameter) as info:
+        LESSON.run(**{param: value})
+    assert info.value.name == param and repr(value) in str(info.value)
+
+
+def test_inputs_are_reproducible_in_every_format():
+    for distribution in DISTRIBUTIONS:
+        for dtype in DTYPES:
+            a = make_input(distribution, 257, dtype, 5)
+            b = make_input(distribution, 257, dtype, 5)
+            assert a.dtype.name == dtype and a.shape == (257,)
+            assert a.tobytes() == b.tobytes()
+            assert np.isfinite(a.astype(np.float64)).all()
+    alt = make_input("alternating", 10, "float32", 0)
+    assert (alt[::2] > 0).all() and (alt[1::2] < 0).all()
+
+
+def test_recorded_case_is_found_by_its_input_bits():
+    from fpexplore.gpu.rng_sum import regenerate
+
+    recipe = {
+        "generator": "np.random.default_rng",
+        "seed": 0,
+        "distribution": "random",
+        "n": 1000,
+        "dtype": "float32",
+    }
+    cases = [{"name": "other", "input": {**recipe, "seed": 1}}, {"name": "me", "input": recipe}]
+    x = make_input("uniform", 1000, "float32", 0)
+    assert np.array_equal(x, regenerate(recipe))
+    assert recorded.find_case(cases, x)["name"] == "me"
+    y = x.copy()
+    y[17] = np.nextafter(y[17], np.float32(2))
+    assert recorded.find_case(cases, y) is None
+    assert recorded.find_case(cases, x.astype(np.float64)) is None
+
+
+@needs_torch_tf
+def test_recorded_cuda_outcome_has_card_and_date_or_says_how_to_record():
+    c = LESSON.run()
+    o = c.outcome("torch.sum (CUDA, recorded)")
+    assert o.kind == "recorded"
+    if o.ran:
+        assert o.settings["card"] and o.settings["date"] and o.settings["card"] in o.device
+        assert o.error is not None
+    else:
+        assert "record-gpu" in o.unavailable
+
+
+@needs_torch_tf
+def test_error_growth_figure_and_bounds():
+    c = LESSON.run(distribution="uniform", n=1_000, dtype="float32", threads=1)
+    g = c.data["growth"]
+    assert g["n"] == list(growth.NS) and set(g["errors"]) == set(growth.ORDERS)
+    u = growth.unit_roundoff("float32")
+    ns = np.asarray(g["n"], dtype=float)
+    seq = np.asarray(g["errors"]["sequential"], dtype=float)
+    pw = np.asarray(g["errors"]["pairwise"], dtype=float)
+    ok = np.isfinite(seq)
+    assert ok.sum() > len(ns) // 2
+    assert (seq[ok] <= (ns[ok] - 1) * u).all()  # the textbook bounds hold
+    ok = np.isfinite(pw)
+    assert (pw[ok] <= np.ceil(np.log2(ns[ok])) * u).all()
+    assert seq[-1] > 10 * pw[-1]  # a long left-to-right sum loses to the pairwise tree
+    # the current run's errors use the same measure
+    cur = c.data["current"]
+    assert cur["n"] == 1_000 and math.isfinite(cur["errors"]["np.sum"])
+    fig = LESSON.figure(c)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert any("sequential bound" in label for label in labels)
+    assert any("pairwise bound" in label for label in labels)
+    assert sum("(emulated)" in label for label in labels) == len(g["errors"])
+    from fpexplore.widgets.order_tree import to_png
+
+    assert to_png(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tree_layout_and_drawing_for_small_n():
+    from fpexplore import orders
+    from fpexplore.widgets import order_tree
+
+    points, edges = order_tree.layout(orders.tree(5, "java"))
+    sums = sorted(y for _x, y, kind in points if kind == "sum")
+    assert sums == [1, 2, 3, 4] and len(edges) == 8  # a comb: one level per addition
+    leaves = sorted((x, y) for x, y, kind in points if kind.startswith("leaf:"))
+    assert leaves == [(float(i), 0.0) for i in range(5)]
+    points, _ = order_tree.layout(orders.tree(8, "pairwise"))
+    assert max(y for _x, y, _k in points) == 3  # a balanced tree of 8 leaves
+    fig = order_tree.draw(16)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == len(order_tree.FRAMEWORK_ORDERS)
+    assert "additions" in visible[0].get_title()
+    assert len(order_tree.draw(64, "torch", threads=2).axes) == 1
+    for bad in ({"n": 65}, {"n": 0}, {"n": 8, "order": "kahan"}, {"n": 8, "threads": 3}):
+        with pytest.raises(InvalidParameter):
+            order_tree.draw(**{"order": None, **bad})
+
+
+def test_framework_table_is_consistent():
+    names = [f[0] for f in FRAMEWORKS]
+    assert len(set(names)) == len(names)
+    assert LESSON.param("n").log and LESSON.param("n").high == 10_000_000
