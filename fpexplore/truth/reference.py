@@ -501,9 +501,7 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
     c = arr.shape[-3]
     ms, ss = [], []
     for name, v in (("mean", mean), ("std", std)):
-        a, _ = as_float_array(
-            np.ravel(np.asarray(v)) if not hasattr(v, "detach") else v, name, where
-        )
+        a, _ = as_float_array(v, name, where)
         a = a.reshape(-1)
         if a.size == 1:
             a = np.repeat(a, c)
