@@ -516,8 +516,9 @@ def stream_table(comparison: Comparison) -> list[dict[str, str]]:
     return rows
 
 
-def explorer() -> Any:
-    """Widget: seed, streams a/b, k; shows the first k values in bits and their relation."""
+def bits_view() -> Any:
+    """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
+    the two streams are related (the generic `fpexplore.widgets.explore` shows the table)."""
     import ipywidgets as w
     from IPython.display import display
 

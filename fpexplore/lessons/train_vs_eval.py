@@ -30,6 +30,27 @@ def _measured(name: str, backend: str, value: np.ndarray, truth: Any, **kw: Any)
         return Outcome(name, backend, value=value, **kw)
 
 
+BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, sqrt, divide, scale, shift, store
+
+
+def rounding_bound(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    mean: Any,
+    var: Any,
+    eps: float,
+    y: np.ndarray,
+) -> np.ndarray:
+    """Per-element error bound, in ULPs of ``y``, for batch norm computed in float32:
+    BOUND_OPS * u * (|x| |a| + |mean| |a| + |beta|) with a = gamma / sqrt(var + eps), plus the
+    final rounding. Both frameworks fold the layer into x * a + (beta - mean * a)."""
+    a = np.abs(gamma.astype(np.float64)) / np.sqrt(np.asarray(var, dtype=np.float64) + eps)
+    size = (np.abs(x) + np.abs(np.asarray(mean, dtype=np.float64))) * a + np.abs(beta)
+    ulp = np.spacing(np.abs(y)).astype(np.float64)
+    return BOUND_OPS * 2.0**-24 * size / ulp + 1
+
+
 def _dropout_part(
     torch: Any, seed: int, batch: int, p: float, runs: int, mode: str
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
@@ -171,9 +192,10 @@ def _batchnorm_part(
     e_k_train = np.abs(ulp_error32(yk_train, truth_train))
     e_default = np.abs(ulp_error32(yk_default, truth_eval))
     e_default_own = np.abs(ulp_error32(yk_default, truth_keras_default))
-    # The yardstick is torch itself: how far the framework that defines the convention lands
-    # from the exact layer (a few ULPs, more where x - mean cancels), plus one ULP.
-    bound = float(max(e_t_eval.max(), e_t_train.max())) + 1
+    b_eval = rounding_bound(x, gamma, beta, run_mean, run_var, eps, y_eval)
+    b_train = rounding_bound(x, gamma, beta, bm, bv_b, eps, y_train)
+    b_own = rounding_bound(x, gamma, beta, run_mean, run_var, 1e-3, yk_default)
+    bound = float(max(b_eval.max(), b_train.max()))
     ref_scale = np.abs(truth_eval.split()[0]).max()
     batch1_dev = float(np.abs(yk_batch1[0].astype(np.float64) - beta).max())
     # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
@@ -265,20 +287,27 @@ def _batchnorm_part(
             bool(batch1_dev <= 4 * batch1_ulp),
         ),
         "keras_defaults_disagree": Claim(
-            f"with Keras's defaults (epsilon 1e-3) the same weights give outputs "
-            f"{e_default.max():.3g} ULP from torch's (eps {eps:g}) reference",
-            bool(eps == 1e-3 or e_default.max() > 100 * bound),
+            f"with Keras's defaults (epsilon 1e-3) the same weights give outputs up to "
+            f"{e_default.max():.3g} ULP from torch's (eps {eps:g}) reference: "
+            f"{int((e_default > b_eval).sum())} of {e_default.size} outside the rounding bound",
+            bool(eps == 1e-3 or (e_default > b_eval).mean() > 0.5),
         ),
         "keras_defaults_own_convention": Claim(
             f"Keras's defaults are right for their own convention: within "
             f"{e_default_own.max():.3g} ULP of the epsilon=1e-3 reference",
-            bool(e_default_own.max() <= bound),
+            bool((e_default_own <= b_own).all()),
         ),
         "keras_matched_agrees": Claim(
             f"with epsilon={eps:g} and momentum={1 - momentum:g} (= 1 - torch's), Keras is "
             f"within {max(e_k_eval.max(), e_k_train.max()):.3g} ULP of the reference in both "
-            f"modes, no further than torch itself ({bound - 1:.3g} ULP) plus one ULP",
-            bool(e_k_eval.max() <= bound and e_k_train.max() <= bound),
+            f"modes (torch: {max(e_t_eval.max(), e_t_train.max()):.3g}); both inside the "
+            f"float32 rounding bound of the layer, element by element (up to {bound:.3g} ULP)",
+            bool(
+                (e_k_eval <= b_eval).all()
+                and (e_k_train <= b_train).all()
+                and (e_t_eval <= b_eval).all()
+                and (e_t_train <= b_train).all()
+            ),
         ),
         "keras_moving_mean_matches": Claim(
             "with momentum matched, Keras's moving_mean update equals torch's running_mean",
@@ -354,38 +383,6 @@ def figure(comparison: Comparison) -> Any:
     ax2.legend()
     fig.tight_layout()
     return fig
-
-
-def explorer() -> Any:
-    """Widget: mode, batch size, momentum, eps, dropout p; redraws the figure and claims."""
-    import ipywidgets as w
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    controls = {
-        "mode": w.ToggleButtons(options=("train", "eval"), value="train", description="mode"),
-        "batch": w.IntSlider(value=8, min=1, max=64, description="batch"),
-        "momentum": w.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="momentum"),
-        "eps": w.FloatLogSlider(value=1e-5, base=10, min=-8, max=-1, description="eps"),
-        "p": w.FloatSlider(value=0.5, min=0.0, max=0.95, step=0.05, description="dropout p"),
-    }
-    out = w.Output()
-
-    def show(*_: Any) -> None:
-        out.clear_output(wait=True)
-        with out:
-            c = LESSON.run(**{k: v.value for k, v in controls.items()})
-            fig = figure(c)
-            plt.show(fig)
-            for key, claim in c.claims.items():
-                print(f"[{'holds' if claim.holds else 'FAILS'}] {key}: {claim.text}")
-
-    for control in controls.values():
-        control.observe(show, names="value")
-    show()
-    box = w.VBox([w.HBox(list(controls.values())[:3]), w.HBox(list(controls.values())[3:]), out])
-    display(box)
-    return box
 
 
 EXPLANATION = (
