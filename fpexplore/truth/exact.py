@@ -149,12 +149,13 @@ def sum_f32(x: np.ndarray) -> Fraction | float:
         big_e = math.frexp(amax)[1]  # amax < 2**big_e
         g = big_e - (62 - _CHUNK_BITS)  # chunk total < 2**62 units of 2**g
         sigma = np.float64(1.5 * 2.0 ** (g + 52))
-        np.add(xc, sigma, out=tt)
+        np.copyto(tt, xc)  # exact widening; then a same-type add (faster than a mixed one)
+        np.add(tt, sigma, out=tt)
         s = int(tt.view(np.int64).sum(dtype=np.int64)) - k * int(sigma.view(np.int64))
         s = ((s + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
         parts.append((s, g))
         thr = g + 23
-        if thr >= -149:
+        if thr >= -149 and float(a.min()) < 2.0**thr:
             np.less(a, np.float32(2.0**thr), out=mk)
             idx = np.flatnonzero(mk)
             if idx.size:
