@@ -7,6 +7,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8888
 CACHE  := .cache
 PYTEST_ARGS ?=
+LAB_ARGS ?=
+# Jupyter refuses to run as root unless told (containers, CI): say so only there.
+ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: setup lab test lint format djl clean
 
@@ -27,7 +30,7 @@ $(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \
-	  --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+	  --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
 test: setup
 	$(BIN)/ruff check .
