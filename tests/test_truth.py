@@ -280,3 +280,12 @@ def test_conv2d_matches_torch_float64():
         padding=1,
     ).numpy()
     assert np.allclose(t.round("float64"), ref, rtol=1e-13, atol=1e-13)
+
+
+def test_row_sums_split_when_buckets_are_many(monkeypatch):
+    monkeypatch.setattr(exact, "_MAX_BINS", 64)
+    rng = np.random.default_rng(7)
+    v = rng.standard_normal((37, 5)) * np.exp2(rng.integers(-1070, 1000, (37, 5)))
+    got = exact.row_sums(v)
+    assert all(got[i] == fsum(v[i]) for i in range(37))
+    assert T.reference.conv2d is T.conv2d

@@ -57,7 +57,7 @@ def _block_rows(v: np.ndarray, off: np.ndarray | None) -> tuple[np.ndarray, int]
         n1, e1 = _block_rows(v[:h], None if off is None else off[:h])
         n2, e2 = _block_rows(v[h:], None if off is None else off[h:])
         em = min(e1, e2)
-        return np.concatenate([n1 * (1 << (e1 - em)), n2 * (1 << (e2 - em))]), em - 53
+        return np.concatenate([n1 * (1 << (e1 - em)), n2 * (1 << (e2 - em))]), em
     idx = (e - emin) + (np.arange(nseg, dtype=np.int64) * nbin)[:, None]
     hi = (m >> _HALF).astype(np.float64)  # |hi| < 2**27
     lo = (m & ((1 << _HALF) - 1)).astype(np.float64)  # 0 <= lo < 2**26
