@@ -94,7 +94,8 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
     """Exact sums, exact chain states after every step, exact conv at sampled entries."""
     out: dict[str, Any] = {}
     for key in ("sum_uniform", "sum_tenthousand"):
-        out[key] = float(exact_sum(inp[key]))
+        out[key + "_exact"] = exact_sum(inp[key])
+        out[key] = float(out[key + "_exact"])
     x, e = _int_scaled(inp["chain_x0"])
     states = [inp["chain_x0"].astype(np.float64)]
     for m in inp["chain_mats"]:
@@ -103,11 +104,17 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
         scale = Fraction(2) ** e
         states.append(np.array([[float(v * scale) for v in row] for row in x]))
     out["chain"] = np.array(states)
+    final = np.empty(x.shape, dtype=object)
+    for i, v in np.ndenumerate(x):
+        final[i] = Fraction(v) * Fraction(2) ** e
+    out["chain_exact_final"] = final
     cx = np.pad(inp["conv_x"], ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
     w = inp["conv_w"].astype(np.float64)
-    out["conv"] = to_float64(
-        [exact_sum(cx[n, :, y : y + 3, z : z + 3] * w[o]) for n, o, y, z in inp["conv_idx"]]
-    )
+    conv_exact = [
+        exact_sum(cx[n, :, y : y + 3, z : z + 3] * w[o]) for n, o, y, z in inp["conv_idx"]
+    ]
+    out["conv_exact"] = np.array([*conv_exact, None], dtype=object)[:-1]
+    out["conv"] = to_float64(conv_exact)
     out["relu"] = np.maximum(inp["relu_x"], 0)
     return out
 

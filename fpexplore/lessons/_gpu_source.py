@@ -1,0 +1,82 @@
+"""Where a GPU lesson's numbers come from: a live device, or the newest recorded run."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+from ..params import Text
+
+DEVICE_HELP = (
+    "'auto' (live on CUDA when torch sees a GPU, else the recorded run), "
+    "'recorded', or a torch device string such as cuda, cuda:1, mps, xpu, cpu"
+)
+
+
+def device_param(help_text: str = "where to run: " + DEVICE_HELP) -> Text:
+    return Text("device", "auto", help_text, pattern_help=DEVICE_HELP)
+
+
+@dataclass(frozen=True)
+class Source:
+    """``kind`` is "framework" (live) or "recorded"; ``device`` is the live torch.device,
+    ``record`` the loaded record; ``banner`` says plainly what ran where."""
+
+    kind: str
+    device: Any = None
+    record: Any = None
+    banner: str = ""
+
+    @property
+    def live(self) -> bool:
+        return self.kind == "framework"
+
+    @property
+    def label(self) -> str:
+        if self.live:
+            return _device_label(self.device)
+        return self.record.card
+
+
+def cuda_here() -> bool:
+    """Whether torch is installed and sees a CUDA device (imports torch only if installed)."""
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def _device_label(dev: Any) -> str:
+    import torch
+
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return str(dev)
+
+
+def resolve(device: str, *, accelerator_only: bool = True) -> Source:
+    """Pick live or recorded for ``device`` (see `DEVICE_HELP`).
+
+    An explicit device that cannot run raises `BackendUnavailable` saying why; 'auto' without
+    a GPU falls back to the record, and a missing record raises `RecordError` with the fix.
+    """
+    from .. import records
+    from ..gpu.env import open_device, torch_module
+
+    if device == "recorded" or (device == "auto" and not cuda_here()):
+        rec = records.load()
+        return Source("recorded", record=rec, banner=rec.banner())
+    name = "cuda" if device == "auto" else device
+    torch_module()
+    dev = open_device(name)
+    label = _device_label(dev)
+    import torch
+
+    note = ""
+    if accelerator_only and dev.type == "cpu":
+        note = " (a CPU: the GPU-only flags change nothing here)"
+    return Source(
+        "framework", device=dev, banner=f"LIVE run on {label}{note}, torch {torch.__version__}"
+    )

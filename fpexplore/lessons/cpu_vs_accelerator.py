@@ -1,0 +1,291 @@
+"""The same float32 ops on the CPU and on an accelerator (CUDA, MPS, XPU, DirectML...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..params import Text
+from ..result import Claim, Comparison, Outcome
+from ._base import Lesson
+
+DEVICE_HELP = (
+    "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
+    "a live CPU run), 'recorded', or any torch device string: cuda, cuda:1, mps, "
+    "xpu, privateuseone:0 (DirectML), cpu"
+)
+
+EXPLANATION = """\
+"My model gives different numbers on the GPU (or DirectML, or MPS) than on the CPU" is one of
+the most common complaints. The same float32 ops are run here on the CPU and on the
+accelerator, on the very same input bits, and each result is measured against the exact
+answer. Sums reduce in a different order on each device; a chain of small matmuls compounds
+each step's rounding, so two devices that start a few ULPs apart drift further apart;
+convolutions may use TF32 tensor cores on NVIDIA GPUs by default (see the tf32 lesson); relu
+only copies or zeroes numbers, so it is exact everywhere and serves as the control. Neither
+side is "right": both are within rounding of the truth, in different directions.
+"""
+
+OPS = ("sum_uniform", "sum_tenthousand", "chain", "conv", "relu")
+
+
+def _op_label(op: str, s: dict[str, Any]) -> str:
+    return {
+        "sum_uniform": f"sum of {s['sum_n']} uniform[0,1) floats",
+        "sum_tenthousand": "sum of 10000 x float32(0.0001)",
+        "chain": f"{s['chain_steps']} chained {s['chain_dim']}x{s['chain_dim']} matmuls",
+        "conv": f"conv2d {'x'.join(map(str, s['conv']))}, 3x3, sampled outputs",
+        "relu": f"relu of {s['relu_n']} normal floats",
+    }[op]
+
+
+def _sides(
+    device: str, s: dict[str, Any], inp: dict[str, Any], tr: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every side (dicts as in the record, arrays unpacked) and a description of the run."""
+    import torch
+
+    from .. import records
+    from ..gpu import accelerator as acc
+    from ..gpu.env import open_device
+    from ._gpu_source import cuda_here
+
+    def live(dev: Any, mode: str, label: str) -> dict[str, Any]:
+        side = acc.run_side(dev, inp, mode)
+        js = acc.side_to_json(side)
+        js["relu_mismatches"] = int(np.sum(side["relu"] != tr["relu"]))
+        return {
+            **acc.side_from_json(js),
+            "label": label,
+            "kind": "framework",
+            "version": torch.__version__,
+        }
+
+    cpu = live(
+        torch.device("cpu"),
+        "torch default",
+        f"cpu (live, this machine, {torch.get_num_threads()} threads)",
+    )
+    info: dict[str, Any] = {"record": None}
+    if device == "recorded" or (device == "auto" and not cuda_here()):
+        rec = records.load()
+        info.update(
+            record=rec,
+            banner=(
+                f"CPU: live on this machine (torch {torch.__version__}). Accelerator: "
+                + rec.banner()
+            ),
+            ran_on=["cpu (live)", f"{rec.card} (recorded {rec.date})"],
+        )
+        sides = [cpu]
+        for js in rec.experiments["cpu_vs_accelerator"]["sides"]:
+            side = {
+                **acc.side_from_json(js),
+                "kind": "recorded",
+                "version": rec.provenance["torch"],
+            }
+            if js["device"] == "cpu":
+                threads = rec.provenance.get("cpu_threads")
+                side["label"] = f"the recording machine's CPU ({threads} threads, recorded)"
+                info["recorded_cpu"] = side
+                if js["mode"] != "torch default":
+                    continue
+            else:
+                side["label"] = f"{rec.card} (recorded), {js['mode']}"
+            sides.append(side)
+        return sides, info
+    name = "cuda" if device == "auto" else device
+    dev = open_device(name)
+    if dev.type == "cpu":
+        info.update(
+            banner=f"LIVE run on the CPU only (torch {torch.__version__}): pass an "
+            "accelerator's device string to compare one",
+            ran_on=["cpu (live)"],
+        )
+        return [cpu], info
+    label = torch.cuda.get_device_name(dev) if dev.type == "cuda" else str(dev)
+    sides = [cpu] + [live(dev, mode, f"{label} (live), {mode}") for mode in acc.MODES]
+    info.update(
+        banner=f"LIVE run on the CPU and on {label} ({dev}), torch {torch.__version__}",
+        ran_on=["cpu (live)", f"{label} (live)"],
+    )
+    return sides, info
+
+
+def _truths(tr: dict[str, Any]) -> dict[str, Any]:
+    from ..truth import Truth
+
+    return {
+        "sum_uniform": Truth("exact sum", exact=tr["sum_uniform_exact"]),
+        "sum_tenthousand": Truth("exact sum", exact=tr["sum_tenthousand_exact"]),
+        "chain": Truth("exact chained product", exact=tr["chain_exact_final"]),
+        "conv": Truth("exact conv at sampled outputs", exact=tr["conv_exact"]),
+    }
+
+
+def _value(side: dict[str, Any], op: str) -> Any:
+    if op in ("sum_uniform", "sum_tenthousand"):
+        return np.float32(side[op])
+    if op == "chain":
+        return np.asarray(side["chain"][-1], dtype=np.float32)
+    return np.asarray(side["conv"], dtype=np.float32)
+
+
+def _drift(side: dict[str, Any], tr: dict[str, Any]) -> list[float]:
+    """Relative error ||x_k - truth_k|| / ||truth_k|| after each step of the chain."""
+    got = side["chain"].astype(np.float64)
+    t = tr["chain"]
+    num = np.sqrt(((got - t) ** 2).sum(axis=(1, 2)))
+    return (num / np.sqrt((t**2).sum(axis=(1, 2)))).tolist()
+
+
+def compute(device: str) -> Comparison:
+    from ..gpu import accelerator as acc
+
+    s = None
+    if device in ("auto", "recorded"):
+        from ._gpu_source import cuda_here
+
+        if device == "recorded" or not cuda_here():
+            from .. import records
+
+            s = records.load().experiments["cpu_vs_accelerator"]["settings"]
+    s = s or acc.settings()
+    inp = acc.inputs(s)
+    tr = acc.truth(inp)
+    sides, info = _sides(device, s, inp, tr)
+    truths = _truths(tr)
+    outcomes = []
+    for op in OPS:
+        for side in sides:
+            impl = f"{_op_label(op, s)} — {side['label']}"
+            kw = {
+                "kind": side["kind"],
+                "version": side["version"],
+                "device": side["device"],
+                "settings": {"mode": side["mode"]},
+            }
+            if op == "relu":
+                outcomes.append(
+                    Outcome(
+                        impl,
+                        "torch",
+                        value=(f"{side['relu_mismatches']} of {s['relu_n']} differ from max(x, 0)"),
+                        **kw,
+                    )
+                )
+            else:
+                outcomes.append(Outcome.measured(impl, "torch", _value(side, op), truths[op], **kw))
+    cpu = sides[0]
+    accs = [sd for sd in sides[1:] if sd["device"] != "cpu"]
+    default = next((a for a in accs if a["mode"] == "torch default"), None)
+    strict = next((a for a in accs if a["mode"] != "torch default"), None)
+    rec_cpu = info.get("recorded_cpu")
+    claims = {
+        "relu_identical": Claim(
+            "relu gives exactly max(x, 0), bit for bit, on every device",
+            all(sd["relu_mismatches"] == 0 for sd in sides)
+            and len({sd["relu_digest"] for sd in sides}) == 1,
+        ),
+        "tenthousand_differs": Claim(
+            "the CPU and the accelerator give different float32 sums of 10000 x float32(0.0001)",
+            default is not None and default["sum_tenthousand"] != cpu["sum_tenthousand"],
+        ),
+        "sum_differs": Claim(
+            f"the CPU and the accelerator give different float32 sums of {s['sum_n']} values",
+            default is not None and default["sum_uniform"] != cpu["sum_uniform"],
+        ),
+        "chain_drifts": Claim(
+            f"after {s['chain_steps']} matmuls every device has drifted from the exact product, "
+            "and the CPU and the accelerator disagree",
+            default is not None
+            and all(_drift(sd, tr)[-1] > 0 for sd in sides)
+            and not np.array_equal(default["chain"], cpu["chain"]),
+        ),
+        "conv_tf32_default": Claim(
+            "the accelerator's default convolution differs from its convolution with TF32 off",
+            default is not None
+            and strict is not None
+            and default["conv_digest"] != strict["conv_digest"],
+        ),
+        "cpu_matches_recording_cpu": Claim(
+            "this machine's CPU gives the same bits as the recording machine's CPU for every op",
+            rec_cpu is not None
+            and all(
+                np.array_equal(np.asarray(_value(rec_cpu, op)), np.asarray(_value(cpu, op)))
+                for op in ("sum_uniform", "sum_tenthousand", "chain", "conv")
+            )
+            and rec_cpu["conv_digest"] == cpu["conv_digest"],
+        ),
+    }
+    data = {
+        "settings": s,
+        "banner": info["banner"],
+        "ran_on": info["ran_on"],
+        "steps": list(range(s["chain_steps"] + 1)),
+        "drift": {sd["label"]: _drift(sd, tr) for sd in sides},
+        "gap": {
+            sd["label"]: (
+                np.sqrt(
+                    ((sd["chain"].astype(np.float64) - cpu["chain"].astype(np.float64)) ** 2).sum(
+                        axis=(1, 2)
+                    )
+                )
+                / np.sqrt((tr["chain"] ** 2).sum(axis=(1, 2)))
+            ).tolist()
+            for sd in accs
+        },
+        "sums": {
+            sd["label"]: {op: float(sd[op]) for op in ("sum_uniform", "sum_tenthousand")}
+            for sd in sides
+        },
+        "truth_sums": {op: tr[op] for op in ("sum_uniform", "sum_tenthousand")},
+    }
+    return Comparison(
+        lesson="cpu_vs_accelerator",
+        params={"device": device},
+        truth=None,
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=EXPLANATION,
+    )
+
+
+def figure(comparison: Comparison) -> Any:
+    """Chain drift against the exact product, step by step, for every device; and the gap
+    between the CPU and each accelerator run."""
+    import matplotlib.pyplot as plt
+
+    data = comparison.data
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    for label, curve in data["drift"].items():
+        ax.semilogy(data["steps"][1:], curve[1:], label=label)
+    ax.set_xlabel("matmul step")
+    ax.set_ylabel("relative error vs exact")
+    ax.set_title("chained matmuls: drift from the exact product", fontsize=10)
+    ax.legend(fontsize=7)
+    for label, curve in data["gap"].items():
+        ax2.semilogy(data["steps"][1:], [max(v, 1e-17) for v in curve[1:]], label=label)
+    ax2.set_xlabel("matmul step")
+    ax2.set_ylabel("||accelerator - CPU|| / ||exact||")
+    ax2.set_title("distance between the CPU and the accelerator", fontsize=10)
+    if data["gap"]:
+        ax2.legend(fontsize=7)
+    fig.suptitle(data["banner"], fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+LESSON = Lesson(
+    name="cpu_vs_accelerator",
+    title="CPU vs accelerator: the same ops, different numbers, the same truth",
+    summary="Sum, 100 chained matmuls, conv and relu on the CPU and on any torch device "
+    "(CUDA, MPS, XPU, DirectML), each against the exact result",
+    params=(Text("device", "auto", "the accelerator: " + DEVICE_HELP, pattern_help=DEVICE_HELP),),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="08_cpu_vs_accelerator.ipynb",
+)

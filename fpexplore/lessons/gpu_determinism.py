@@ -1,0 +1,264 @@
+"""Run-to-run variation on a GPU, and which flag fixes which op."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..params import Flag, Interval
+from ..result import Claim, Comparison, Outcome
+from ._base import Lesson
+from ._gpu_source import device_param, resolve
+
+EXPLANATION = """\
+A GPU adds numbers in parallel. Ops that let many threads add into the same place use atomic
+additions, and the order in which those land changes from run to run; floating-point addition
+is not associative, so the result changes too. cuDNN offers several algorithms per
+convolution, some of which split the reduction and combine partial sums with atomics.
+
+- `torch.backends.cudnn.benchmark = True` times the candidate algorithms and keeps the fastest
+  for each shape; the choice can differ from one program start to the next.
+- `torch.backends.cudnn.deterministic = True` restricts cuDNN to deterministic algorithms; it
+  does nothing for non-cuDNN ops such as index_add_ or scatter_add_.
+- `torch.use_deterministic_algorithms(True)` switches every op that has a deterministic
+  implementation to it (sorting instead of atomics) and raises for the ops that have none.
+
+Each row below ran the same op on the same inputs N times; 'distinct' counts bitwise-different
+results. The error of each run against the exact result (exact sums of the float32 inputs) is
+in float32 ULPs on sampled entries: deterministic does not mean more accurate.
+"""
+
+
+def _rows_for(data: dict[str, Any], op: str, output: str | None = None) -> list[dict[str, Any]]:
+    return [r for r in data["rows"] if r["op"] == op and (output is None or r["output"] == output)]
+
+
+def _varies(row: dict[str, Any]) -> bool:
+    return row.get("raised") is None and row.get("distinct", 1) > 1
+
+
+def _claims(data: dict[str, Any]) -> dict[str, Claim]:
+    rows = data["rows"]
+    n = data["n_runs"]
+    by = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
+    conv = [r for r in rows if r["op"] == "conv2d"]
+    keys = {(r["op"], r["case"], r["output"]) for r in rows}
+    ia = [r for r in _rows_for(data, "index_add_") if r["config"] == "default"]
+    ia_cd = [r for r in _rows_for(data, "index_add_") if r["config"] == "cudnn.deterministic"]
+    det = [r for r in rows if r["config"] == "use_deterministic_algorithms"]
+    conv_det = [r for r in conv if r["config"] == "cudnn.deterministic"]
+    stable_bench = [k for k in keys if k[0] == "conv2d" and not _varies(by[(*k, "benchmark")])]
+    vary_default = [k for k in keys if k[0] == "conv2d" and _varies(by[(*k, "default")])]
+    raised = [p["op"] for p in data["raises"] if p["raised"]]
+    fresh = data["fresh_processes"]["rows"]
+    fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
+    return {
+        "atomics_vary": Claim(
+            f"index_add_ gives more than one distinct result in {n} runs with the default flags",
+            bool(ia) and all(_varies(r) for r in ia),
+        ),
+        "det_algos_fix_all": Claim(
+            "under torch.use_deterministic_algorithms(True) every op that ran gave the same bits "
+            "in every run",
+            bool(det) and all(not _varies(r) for r in det),
+        ),
+        "cudnn_det_fixes_conv": Claim(
+            "cudnn.deterministic = True makes every convolution output identical run to run",
+            bool(conv_det) and all(not _varies(r) for r in conv_det),
+        ),
+        "cudnn_det_not_atomics": Claim(
+            "cudnn.deterministic does not fix index_add_ (it only governs cuDNN)",
+            bool(ia_cd) and all(_varies(r) for r in ia_cd),
+        ),
+        "conv_varies_without_benchmark": Claim(
+            "some convolution gradients vary run to run even with cudnn.benchmark off",
+            bool(vary_default),
+        ),
+        "conv_stable_with_benchmark": Claim(
+            "some convolution shapes stay deterministic even with cudnn.benchmark on",
+            bool(stable_bench),
+        ),
+        "some_ops_raise": Claim(
+            "some ops raise under use_deterministic_algorithms(True) instead of running "
+            f"nondeterministically ({len(raised)} of {len(data['raises'])} probed)",
+            bool(raised),
+        ),
+        "forward_stable": Claim(
+            "every convolution forward pass gave the same bits in every run under every setting",
+            all(not _varies(r) for r in conv if r["output"] == "forward"),
+        ),
+        "benchmark_adds_nothing_across_processes": Claim(
+            "across fresh processes, cudnn.benchmark made no convolution output vary that did "
+            "not already vary within one process without it",
+            bool(fresh_bench)
+            and all(
+                f["distinct"] == 1
+                or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
+                for f in fresh_bench
+            ),
+        ),
+    }
+
+
+def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
+    """One outcome per flag configuration: how many results varied run to run."""
+    out = []
+    prov = src.record.provenance if not src.live else {}
+    version = prov.get("torch", "") if prov else _torch_version()
+    for cname, cflags in data["configs"].items():
+        rows = [r for r in data["rows"] if r["config"] == cname]
+        varied = [f"{r['op']} {r['output']} ({r['case']})" for r in rows if _varies(r)]
+        raised = [r["op"] for r in rows if r.get("raised")]
+        note = (
+            "varied: " + "; ".join(varied[:4]) + (" …" if len(varied) > 4 else "")
+            if varied
+            else "every result identical in every run"
+        )
+        if raised:
+            note += f"; raised: {', '.join(sorted(set(raised)))}"
+        out.append(
+            Outcome(
+                f"{cname}: results that varied",
+                "torch",
+                kind=src.kind,
+                value=f"{len(varied)} of {len(rows) - len(raised)}",
+                version=version,
+                device=src.label,
+                settings=cflags,
+                note=note,
+            )
+        )
+    return tuple(out)
+
+
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__
+
+
+def compute(device: str, runs: int, processes: int, quick: bool) -> Comparison:
+    src = resolve(device)
+    if src.live:
+        from ..gpu.determinism import run_determinism
+
+        data = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
+    else:
+        data = src.record.experiments["determinism"]
+    data = {**data, "source": src.kind, "banner": src.banner, "card": src.label}
+    return Comparison(
+        lesson="gpu_determinism",
+        params={"device": device, "runs": data["n_runs"], "processes": processes, "quick": quick},
+        truth=None,
+        outcomes=_outcomes(data, src),
+        claims=_claims(data),
+        data=data,
+        explanation=EXPLANATION,
+    )
+
+
+def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
+    """A text table: op, output, case, then distinct results (or 'raises') per configuration."""
+    data = comparison.data
+    configs = list(data["configs"])
+    short = {
+        c: c.replace("benchmark + cudnn.deterministic", "bench+det")
+        .replace("use_deterministic_algorithms", "det_algos")
+        .replace("cudnn.deterministic", "cudnn.det")
+        for c in configs
+    }
+    keyed: dict[tuple[str, str, str], dict[str, str]] = {}
+    for r in data["rows"]:
+        cell = "raises" if r.get("raised") else str(r["distinct"])
+        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = cell
+    lines = [f"{'op / output / case':70}" + "".join(f"{short[c]:>11}" for c in configs)]
+    for (op, output, case), cells in keyed.items():
+        if only_varying and all(cells.get(c) == "1" for c in configs):
+            continue
+        label = f"{op} / {output} / {case}"[:69]
+        lines.append(f"{label:70}" + "".join(f"{cells.get(c, '-'):>11}" for c in configs))
+    return "\n".join(lines)
+
+
+def figure(comparison: Comparison) -> Any:
+    """Distinct results per op and flag setting (heat map), and index_add_'s error per run."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    data = comparison.data
+    configs = list(data["configs"])
+    keys: list[tuple[str, str, str]] = []
+    for r in data["rows"]:
+        k = (r["op"], r["output"], r["case"])
+        if k not in keys:
+            keys.append(k)
+    cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data["rows"]}
+    grid = np.zeros((len(keys), len(configs)))
+    fig, (ax, ax2) = plt.subplots(
+        1, 2, figsize=(14, 0.32 * len(keys) + 2), gridspec_kw={"width_ratios": [3, 2]}
+    )
+    for i, k in enumerate(keys):
+        for j, c in enumerate(configs):
+            r = cells[(*k, c)]
+            grid[i, j] = -1 if r.get("raised") else r["distinct"]
+            ax.text(
+                j,
+                i,
+                "raises" if r.get("raised") else str(r["distinct"]),
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if grid[i, j] > 1 else "black",
+            )
+    ax.imshow(
+        np.where(grid < 0, np.nan, grid),
+        cmap="Reds",
+        aspect="auto",
+        vmin=0,
+        vmax=max(2, data["n_runs"]),
+    )
+    ax.set_xticks(range(len(configs)), configs, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(
+        range(len(keys)), [f"{op} {out} | {case}"[:60] for op, out, case in keys], fontsize=7
+    )
+    ax.set_title(f"distinct results in {data['n_runs']} runs — {data['card']}", fontsize=9)
+    for c in ("default", "use_deterministic_algorithms"):
+        r = cells.get(
+            ("index_add_", "result", next((k[2] for k in keys if k[0] == "index_add_"), ""), c)
+        )
+        if r and r.get("ulp_vs_truth_first"):
+            ax2.plot(
+                range(1, len(r["ulp_vs_truth_first"]) + 1), r["ulp_vs_truth_first"], "o-", label=c
+            )
+    ax2.axhline(0, color="k", lw=0.5)
+    ax2.set_xlabel("run")
+    ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")
+    ax2.set_title("index_add_: one bin, run after run", fontsize=9)
+    ax2.legend(fontsize=8)
+    fig.suptitle(data["banner"], fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+LESSON = Lesson(
+    name="gpu_determinism",
+    title="cuDNN and determinism flags: which op varies run to run, and which flag fixes it",
+    summary="Run-to-run variation of conv, index_add_, scatter_add_ and more on a GPU under "
+    "cudnn.benchmark, cudnn.deterministic and use_deterministic_algorithms",
+    params=(
+        device_param(),
+        Interval("runs", 10, "runs of each op (live runs only)", low=2, high=50, integer=True),
+        Interval(
+            "processes",
+            2,
+            "fresh processes for the cudnn.benchmark probe (live only)",
+            low=0,
+            high=8,
+            integer=True,
+        ),
+        Flag("quick", False, "small shapes, for a fast smoke test (live only)"),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="04_cudnn_determinism.ipynb",
+)

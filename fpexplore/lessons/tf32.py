@@ -1,0 +1,201 @@
+"""TF32 and reduced-precision autocast: how much accuracy a float32 matmul or conv gives up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..params import Options
+from ..result import Claim, Comparison, Outcome
+from ._base import Lesson
+from ._gpu_source import device_param, resolve
+
+EXPLANATION = """\
+TF32 is a tensor-core mode for float32 inputs: each input is rounded to 10 fraction bits (like
+float16, with float32's exponent range), products are exact, and sums are kept in float32. The
+result is still stored as float32, so nothing in its dtype tells you it lost about 13 bits.
+bf16 autocast keeps 7 fraction bits, fp16 autocast 10 (and rounds the output too).
+
+torch has two separate switches: `torch.backends.cuda.matmul.allow_tf32` for matmuls (off by
+default since 1.12) and `torch.backends.cudnn.allow_tf32` for convolutions (on by default);
+newer releases expose the same as `fp32_precision` ('ieee' or 'tf32'). The defaults shown
+here are read from the torch that ran. Errors are measured on 64 sampled output entries against
+the exact dot products of the very float32 inputs: the relative error is
+||got - truth|| / ||truth|| over those entries.
+"""
+
+
+def _rows(data: dict[str, Any], op: str, mode: str) -> list[dict[str, Any]]:
+    return sorted(
+        (
+            r
+            for r in data["rows"]
+            if r["op"] == op and r["mode"] == mode and r.get("raised") is None
+        ),
+        key=lambda r: r["size"],
+    )
+
+
+def _at(data: dict[str, Any], op: str, mode: str, size: int) -> dict[str, Any] | None:
+    return next((r for r in _rows(data, op, mode) if r["size"] == size), None)
+
+
+def _pick(sizes: list[int], want: int) -> int:
+    return want if want in sizes else max(s for s in sizes if s <= max(want, min(sizes)))
+
+
+def _claims(data: dict[str, Any]) -> dict[str, Claim]:
+    d = data["defaults"]
+    size = data["focus_size"]
+    fp32, tf = _at(data, "matmul", "fp32 (TF32 off)", size), _at(data, "matmul", "TF32", size)
+    ratio = tf["rel_error"] / fp32["rel_error"] if fp32 and tf and fp32["rel_error"] else 0.0
+    mm_default = _rows(data, "matmul", "torch default")
+    conv_default = _rows(data, "conv2d", "torch default")
+
+    def same(a: dict[str, Any], mode: str) -> bool:
+        b = _at(data, a["op"], mode, a["size"])
+        return b is not None and a["rel_error"] == b["rel_error"]
+
+    modes = ("fp32 (TF32 off)", "TF32", "fp16 autocast")
+    bf16_worst = all(
+        r["rel_error"] > max(_at(data, r["op"], m, r["size"])["rel_error"] for m in modes)
+        for op in ("matmul", "conv2d")
+        for r in _rows(data, op, "bf16 autocast")
+    )
+    fp16_tf32 = all(
+        1 / 3 < r["rel_error"] / _at(data, "matmul", "fp16 autocast", r["size"])["rel_error"] < 3
+        for r in _rows(data, "matmul", "TF32")
+    )
+    return {
+        "tf32_costs_accuracy": Claim(
+            f"at size {size}, the TF32 matmul's relative error is over 100 times the fp32 one "
+            f"(here {ratio:.0f} times)",
+            ratio > 100,
+        ),
+        "matmul_default_is_fp32": Claim(
+            f"torch's default matmul (allow_tf32 = {d.get('cuda.matmul.allow_tf32')}) gives the "
+            "fp32 result at every size",
+            bool(mm_default) and all(same(r, "fp32 (TF32 off)") for r in mm_default),
+        ),
+        "conv_default_uses_tf32": Claim(
+            f"torch's default convolution (cudnn.allow_tf32 = {d.get('cudnn.allow_tf32')}) gives "
+            "the TF32 result, not the fp32 one, for some channel counts",
+            any(same(r, "TF32") and not same(r, "fp32 (TF32 off)") for r in conv_default),
+        ),
+        "bf16_worst": Claim(
+            "bf16 autocast has the largest error of all modes at every size", bf16_worst
+        ),
+        "fp16_like_tf32": Claim(
+            "fp16 autocast and TF32 matmul errors are within a factor of 3 of each other at "
+            "every size (both keep 10 fraction bits)",
+            fp16_tf32,
+        ),
+    }
+
+
+def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
+    out = []
+    version = src.record.provenance["torch"] if not src.live else __import__("torch").__version__
+    for op, size in (("matmul", data["focus_size"]), ("conv2d", data["focus_channels"])):
+        for mode in data["modes"]:
+            r = _at(data, op, mode, size)
+            what = f"{size}x{size} matmul" if op == "matmul" else f"conv2d {size} ch"
+            if r is None:
+                out.append(
+                    Outcome.missing(
+                        f"{what}, {mode}",
+                        "torch",
+                        "this mode raised or was not run",
+                        kind=src.kind,
+                        device=src.label,
+                    )
+                )
+                continue
+            out.append(
+                Outcome(
+                    f"{what}, {mode}: relative error",
+                    "torch",
+                    kind=src.kind,
+                    value=r["rel_error"],
+                    version=version,
+                    device=src.label,
+                    settings={"mode": mode, "output dtype": r["out_dtype"]},
+                    note=f"median {r['median_abs_ulp32']:.3g} float32 ULPs; {r['ms']:.3g} ms",
+                )
+            )
+    return tuple(out)
+
+
+def compute(device: str, max_size: int) -> Comparison:
+    src = resolve(device)
+    if src.live:
+        from ..gpu.tf32 import MATMUL_SIZES, run_tf32
+
+        sizes = tuple(s for s in MATMUL_SIZES if s <= max_size)
+        data = run_tf32(src.device, sizes=sizes)
+    else:
+        data = src.record.experiments["tf32"]
+    sizes = sorted({r["size"] for r in data["rows"] if r["op"] == "matmul"})
+    chans = sorted({r["size"] for r in data["rows"] if r["op"] == "conv2d"})
+    data = {
+        **data,
+        "source": src.kind,
+        "banner": src.banner,
+        "card": src.label,
+        "focus_size": _pick(sizes, 1024),
+        "focus_channels": _pick(chans, 256),
+    }
+    return Comparison(
+        lesson="tf32",
+        params={"device": device, "max_size": max_size},
+        truth=None,
+        outcomes=_outcomes(data, src),
+        claims=_claims(data),
+        data=data,
+        explanation=EXPLANATION,
+    )
+
+
+def figure(comparison: Comparison) -> Any:
+    """Relative error against the exact result by size, one line per mode, matmul and conv."""
+    import matplotlib.pyplot as plt
+
+    data = comparison.data
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    for ax, op, xlabel in (
+        (axes[0], "matmul", "matrix size n (n x n times n x n)"),
+        (axes[1], "conv2d", "reduction length 9 x channels"),
+    ):
+        for mode in data["modes"]:
+            rows = _rows(data, op, mode)
+            xs = [r["size"] if op == "matmul" else r["k"] for r in rows]
+            style = "--" if mode == "torch default" else "-"
+            ax.loglog(xs, [r["rel_error"] for r in rows], style, marker="o", label=mode)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("relative error vs exact")
+        ax.set_title(op, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(data["banner"], fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+LESSON = Lesson(
+    name="tf32",
+    title="TF32 and autocast: float32 in name, fewer bits in fact",
+    summary="fp32 vs TF32 vs bf16/fp16 autocast matmul and conv on a GPU, error against the "
+    "exact result by size, with torch's defaults read live",
+    params=(
+        device_param(),
+        Options(
+            "max_size",
+            4096,
+            "largest matmul size (live runs only)",
+            choices=(256, 512, 1024, 2048, 4096),
+        ),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="07_tf32.ipynb",
+)
