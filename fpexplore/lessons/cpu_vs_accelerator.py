@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -273,7 +274,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_title("distance between the CPU and the accelerator", fontsize=10)
     if data["gap"]:
         ax2.legend(fontsize=7)
-    fig.suptitle(data["banner"], fontsize=8)
+    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=8)
     fig.tight_layout()
     return fig
 

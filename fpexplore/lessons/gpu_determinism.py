@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ..params import Flag, Interval
@@ -234,7 +235,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")
     ax2.set_title("index_add_: one bin, run after run", fontsize=9)
     ax2.legend(fontsize=8)
-    fig.suptitle(data["banner"], fontsize=9)
+    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=9)
     fig.tight_layout()
     return fig
 

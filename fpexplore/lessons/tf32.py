@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ..params import Options
@@ -175,7 +176,7 @@ def figure(comparison: Comparison) -> Any:
         ax.set_title(op, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(data["banner"], fontsize=9)
+    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=9)
     fig.tight_layout()
     return fig
 
