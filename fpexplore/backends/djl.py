@@ -236,6 +236,40 @@ def center_crop(image: Any, width: int, height: int) -> np.ndarray:
     )
 
 
+def crop(image: Any, left: int, top: int, width: int, height: int) -> np.ndarray:
+    """``NDImageUtils.crop(image, x, y, width, height)`` on an HWC image."""
+    arr = np.asarray(image)
+    h, w = (*arr.shape, 0, 0)[:2]
+    if min(left, top) < 0 or left + width > w or top + height > h:
+        raise InvalidParameter(
+            "left/top/width/height", (left, top, width, height), f"a box inside the {w}x{h} image"
+        )
+    return _array(
+        "crop",
+        x=_image(image),
+        left=int(left),
+        top=int(top),
+        width=_size("width", width),
+        height=_size("height", height),
+    )
+
+
+def to_float32(x: Any) -> np.ndarray:
+    """``x.toType(FLOAT32, false)`` (uint8 levels become exact float32 values)."""
+    return _array("to_float32", x=pack(x))
+
+
+def to_uint8(x: Any) -> np.ndarray:
+    """``x.toType(UINT8, false)``: libtorch's float-to-uint8 cast, truncating (DJL's resize)."""
+    return _array("to_uint8", x=pack(x))
+
+
+def round_uint8(x: Any) -> np.ndarray:
+    """``x.round().clip(0, 255).toType(UINT8, false)``: round half to even, clamp, cast (the
+    resize fix)."""
+    return _array("round_uint8", x=pack(x))
+
+
 def decode(path: str | Path, flag: str = "color") -> np.ndarray:
     """Decode an image file with ``BufferedImageFactory`` (Java ImageIO); HWC uint8."""
     p = Path(path)

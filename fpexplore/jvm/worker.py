@@ -175,6 +175,30 @@ class Ops:
 
         return self._unary(x, lambda a, m: CenterCrop(int(width), int(height)).transform(a))
 
+    def crop(self, x: dict[str, Any], left: int, top: int, width: int, height: int) -> dict:
+        from ai.djl.modality.cv.util import NDImageUtils  # type: ignore
+
+        return self._unary(
+            x, lambda a, m: NDImageUtils.crop(a, int(left), int(top), int(width), int(height))
+        )
+
+    def round_uint8(self, x: dict[str, Any]) -> dict[str, Any]:
+        """``x.round().clip(0, 255).toType(UINT8, false)``: round half to even, clamp, cast."""
+        from ai.djl.ndarray.types import DataType  # type: ignore
+
+        return self._unary(x, lambda a, m: a.round().clip(0, 255).toType(DataType.UINT8, False))
+
+    def to_uint8(self, x: dict[str, Any]) -> dict[str, Any]:
+        """``x.toType(UINT8, false)``: the cast DJL's resize applies (truncation)."""
+        from ai.djl.ndarray.types import DataType  # type: ignore
+
+        return self._unary(x, lambda a, m: a.toType(DataType.UINT8, False))
+
+    def to_float32(self, x: dict[str, Any]) -> dict[str, Any]:
+        from ai.djl.ndarray.types import DataType  # type: ignore
+
+        return self._unary(x, lambda a, m: a.toType(DataType.FLOAT32, False))
+
     def decode(self, path: str, flag: str = "color") -> dict[str, Any]:
         from ai.djl.modality.cv import BufferedImageFactory, Image  # type: ignore
         from java.nio.file import Paths  # type: ignore[import-not-found]
