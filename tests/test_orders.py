@@ -154,6 +154,17 @@ def test_textbook_orders_match_python_loops(distribution, dtype):
             assert same_bits(got, scalar(want)), (name, n, got, want)
 
 
+def test_sorted_orders_keep_ties_in_place():
+    rng = np.random.default_rng(14)
+    x = (rng.choice([-1.0, 1.0], 5000) * rng.choice([1e-3, 1.0, 3.0, 1e4], 5000)).astype(np.float32)
+    for name, reverse in (("sorted", False), ("sorted_desc", True)):
+        ordered = sorted(x, key=abs, reverse=reverse)  # Python's sort is stable
+        want = ordered[0]
+        for v in ordered[1:]:
+            want = want + v
+        assert same_bits(orders.emulate(x, name), want)
+
+
 def test_sequential_is_cumsum_and_equals_the_loop_on_a_million():
     x = sample("loguniform", 1_000_000, "float32", 12)
     total = np.float32(0.0)
@@ -287,3 +298,14 @@ def test_tree_depends_on_threads_and_format():
         orders.tree(64, "torch", dtype="float32").expression()
         != orders.tree(64, "torch", dtype="float64").expression()
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_large_sizes(dtype):
+    rng = np.random.default_rng(22)
+    sizes = [999_999, 1_000_000, 1_048_577, 2_000_000, *rng.integers(100_000, 2_000_000, 4)]
+    for n in sizes:
+        for distribution in ("loguniform", "cancelling"):
+            x = sample(distribution, int(n), dtype, 23)
+            assert same_bits(orders.emulate(x, "numpy"), np.sum(x)), n

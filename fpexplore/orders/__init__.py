@@ -3,8 +3,8 @@
 ``emulate(x, order, threads=1)`` reproduces, to the last bit, what a framework's CPU sum
 returns for ``x`` (``"numpy"``, ``"torch"``, ``"tensorflow"``, ``"java"``), or sums ``x`` in
 a textbook order. ``tree(n, order)`` runs the same emulator on symbolic leaves and returns the
-tree of additions it performs. Every emulator is vectorized with numpy (``kahan`` and
-``neumaier`` are sequential by nature and loop in Python: about 0.1-0.2 s per 10^6 values).
+tree of additions it performs. Every emulator is vectorized with numpy, except ``kahan``, whose
+compensation feeds every next step: it loops in Python (about 0.2 s per 10^6 values).
 A case an emulator does not reproduce bit for bit raises :class:`~fpexplore.NotEmulated`.
 """
 

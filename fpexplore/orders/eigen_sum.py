@@ -7,6 +7,10 @@ then the remaining whole packets, then adds the scalar tail's sum to the packet'
 sum. ``FullReducer`` on the thread pool asks Eigen's cost model how many threads pay off; with
 ``k > 1`` it reduces ``k`` shards of ``floor(n/k)`` elements and the remainder, and adds the
 shard sums to the remainder's sum in order.
+
+float16 sums in half packets of 8 lanes (every addition rounded to half) with leaves of
+200 packets, and each leaf's horizontal sum taken in float32 and rounded to half once;
+bfloat16 is cast to float32, summed exactly like float32 and rounded once at the end.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ import numpy as np
 from ..errors import NotEmulated
 from ._core import cast, gather, running_sum, split_tree, zero, zeros
 
-# Per format summed: packet lanes, Eigen's LeafSize<T>() in packets... as elements per packet
-# times leaf size, and the format a half packet is widened to for its horizontal sum.
+# Per format summed: packet lanes P, Eigen's LeafSize<T>() (a leaf holds P * LeafSize
+# elements), and the format a half packet is widened to for its horizontal sum.
 FORMATS = {
     "float32": (8, 1024, None),
     "float64": (4, 1024, None),
