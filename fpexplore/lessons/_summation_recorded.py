@@ -15,6 +15,7 @@ from ..errors import FpexploreError
 from ..result import Outcome
 
 _digests: dict[str, str] = {}
+_loaded: dict[tuple[Any, ...], Any] = {}
 
 
 def _digest(x: np.ndarray) -> str:
@@ -48,13 +49,26 @@ def find_case(cases: list[dict[str, Any]], x: np.ndarray) -> dict[str, Any] | No
     return None
 
 
+def _load(records: Any) -> Any:
+    """`records.load()`, read again only when the files in the record folder change."""
+    folder = records.gpu_dir()
+    try:
+        key = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.json")))
+    except OSError:
+        key = ()
+    if key not in _loaded:
+        _loaded.clear()
+        _loaded[key] = records.load()
+    return _loaded[key]
+
+
 def outcome(name: str, x: np.ndarray, truth: Any) -> Outcome:
     """``kind="recorded"`` outcome of the matching case (with card and date), or a missing
     outcome saying why there is none and what records one."""
     from .. import records
 
     try:
-        record = records.load()
+        record = _load(records)
         cases = record.experiments["sum"]["cases"]
     except (FpexploreError, KeyError) as exc:
         return Outcome.missing(

@@ -70,6 +70,22 @@ class LazyData(Mapping):
         return len(self._values) + len(self._later)
 
 
+class _Measurer:
+    """`Outcome.measured`, measuring each distinct result once (many orders agree)."""
+
+    def __init__(self, truth: Any) -> None:
+        self.truth = truth
+        self._seen: dict[tuple[str, int], Any] = {}
+
+    def __call__(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
+        from .. import metrics
+
+        key = (np.asarray(value).dtype.name, _bits(value))
+        if key not in self._seen:
+            self._seen[key] = metrics.measure(value, self.truth)
+        return Outcome(name, backend, value=value, error=self._seen[key], **kw)
+
+
 def _bits(value: Any) -> int:
     """The bit pattern of a numpy float scalar (any width)."""
     arr = np.asarray(value)
@@ -87,7 +103,7 @@ def _in_format(value: Any, dtype: np.dtype) -> Any:
 
 
 def _framework_outcomes(
-    x: np.ndarray, threads: int, truth: Any
+    x: np.ndarray, threads: int, measure: _Measurer
 ) -> tuple[list[Outcome], dict[str, Any]]:
     """Run every framework now; returns the outcomes and each one's thread count."""
     from . import _summation_frameworks as fw
@@ -117,11 +133,10 @@ def _framework_outcomes(
             continue
         ran_threads[name] = ran.threads
         outcomes.append(
-            Outcome.measured(
+            measure(
                 name,
                 backend,
                 ran.value,
-                truth,
                 version=ran.version,
                 settings=ran.settings,
                 note=ran.note,
@@ -131,7 +146,7 @@ def _framework_outcomes(
 
 
 def _emulator_outcomes(
-    x: np.ndarray, threads: int, ran_threads: dict[str, int], truth: Any
+    x: np.ndarray, threads: int, ran_threads: dict[str, int], measure: _Measurer
 ) -> list[Outcome]:
     from .. import orders
 
@@ -157,11 +172,10 @@ def _emulator_outcomes(
             outcomes.append(Outcome.missing(name, "fpexplore.orders", str(exc), kind="emulator"))
             continue
         outcomes.append(
-            Outcome.measured(
+            measure(
                 name,
                 "fpexplore.orders",
                 value,
-                truth,
                 kind="emulator",
                 settings={"threads": t},
                 note=orders.describe(order),
@@ -242,18 +256,18 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
 
     x = make_input(distribution, n, dtype, seed)
     truth = truth_mod.sum(x)
-    frameworks, ran_threads = _framework_outcomes(x, threads, truth)
+    measure = _Measurer(truth)
+    frameworks, ran_threads = _framework_outcomes(x, threads, measure)
     recorded = _recorded_outcome(x, truth)
     rounded = truth.round(dtype)
-    reference = Outcome.measured(
+    reference = measure(
         REFERENCE,
         "fpexplore.truth",
         _in_format(rounded, x.dtype),
-        truth,
         kind="reference",
         note="the best any order can give in this format",
     )
-    emulators = _emulator_outcomes(x, threads, ran_threads, truth)
+    emulators = _emulator_outcomes(x, threads, ran_threads, measure)
     outcomes = [*frameworks, recorded, reference, *emulators]
     explained = _explained(outcomes, x.dtype)
     outcomes = [_with_explanation(o, explained) for o in outcomes]
