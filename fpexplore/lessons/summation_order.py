@@ -29,7 +29,6 @@ REFERENCE = "exact sum, correctly rounded"
 #: orders that cost far more than the vectorized ones, run only up to SLOW_LIMIT elements
 SLOW_ORDERS = {
     "kahan": "a Python loop per element",
-    "neumaier": "a Python loop per element",
     "sorted": "a sort",
     "sorted_desc": "a sort",
 }
