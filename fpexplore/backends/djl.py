@@ -283,3 +283,32 @@ def decode(path: str | Path, flag: str = "color") -> np.ndarray:
 def sleep(seconds: float, timeout: float = client.DEFAULT_TIMEOUT) -> float:
     """``Thread.sleep`` in the worker (for testing timeouts and crash isolation)."""
     return float(_call("sleep", timeout=timeout, seconds=float(seconds)))
+
+
+def seed_streams(seed: int, n: int) -> dict[str, Any]:
+    """Measure whether DJL's engine seed reproduces torch's: ``setRandomSeed(seed)`` then
+    ``randomUniform``/``randomNormal`` in the worker (libtorch 2.7.1) against
+    ``torch.manual_seed(seed)`` then ``torch.rand``/``torch.randn`` here (the installed torch).
+
+    Returns the four float32 arrays, whether each pair is bit-identical, and the index of the
+    first difference (None when identical).
+    """
+    import torch
+
+    torch_uniform = (torch.manual_seed(seed), torch.rand(n))[1].numpy()
+    torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
+    djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)
+    out: dict[str, Any] = {
+        "torch_version": torch.__version__,
+        "djl": version(),
+        "torch_uniform": torch_uniform,
+        "djl_uniform": djl_uniform,
+        "torch_normal": torch_normal,
+        "djl_normal": djl_normal,
+    }
+    for kind in ("uniform", "normal"):
+        a, b = out[f"torch_{kind}"], out[f"djl_{kind}"]
+        diff = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))
+        out[f"{kind}_equal"] = diff.size == 0
+        out[f"{kind}_first_difference"] = int(diff[0]) if diff.size else None
+    return out

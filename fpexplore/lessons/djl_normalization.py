@@ -69,6 +69,12 @@ def _measured(
     note: str = "",
     **settings: Any,
 ) -> Outcome:
+    if truth is not None and tuple(np.shape(value)) != tuple(truth.shape):
+        note = (note + "; " if note else "") + (
+            f"shape {tuple(np.shape(value))} differs from the truth's {tuple(truth.shape)}: "
+            "not measured"
+        )
+        truth = None
     return Outcome.measured(
         name, backend, value, truth, version=versions.get(backend, ""), settings=settings, note=note
     )
