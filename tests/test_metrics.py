@@ -149,12 +149,14 @@ def test_nan_and_inf():
 
 def test_formats_of_results():
     truth = Truth("third", exact=Fraction(1, 3))
-    torch = pytest.importorskip("torch")
+    import torch
+
     t = torch.tensor(1.0, dtype=torch.float64) / 3
     assert metrics.measure(t, truth).fmt == "binary64"
     bf = metrics.measure(torch.tensor(1 / 3, dtype=torch.bfloat16), truth)
     assert bf.fmt == "bfloat16" and bf.correctly_rounded
-    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import ml_dtypes
+
     arr = np.array(1 / 3, dtype=np.float32).astype(ml_dtypes.bfloat16)
     assert metrics.measure(arr, truth).fmt == "bfloat16"
     on_grid = formats.round_exact(Fraction(1, 3), "tf32")

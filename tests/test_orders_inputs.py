@@ -31,7 +31,8 @@ def tf_threshold_sizes(dtype: str) -> list[int]:
 
 def numpy_dtype(dtype: str) -> np.dtype:
     if dtype == "bfloat16":
-        ml_dtypes = pytest.importorskip("ml_dtypes")
+        import ml_dtypes
+
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(dtype)
 

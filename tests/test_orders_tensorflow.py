@@ -27,13 +27,13 @@ from test_orders_inputs import (
 
 from fpexplore import NotEmulated, orders
 
-pytest.importorskip("tensorflow")
-
 WORKER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
-import tensorflow as tf
+from fpexplore import backends
+
+tf = backends.load("tensorflow")
 threads = int(sys.argv[2])
 tf.config.threading.set_intra_op_parallelism_threads(threads)
 from test_orders_inputs import sample

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from test_orders_inputs import BOUNDARY_SIZES, DISTRIBUTIONS, numpy_dtype, same_bits, sample
 
 from fpexplore import orders
-
-torch = pytest.importorskip("torch")
 
 GRAIN_SIZES = [c + d for c in (32768, 65536, 98304) for d in (-1, 0, 1)]
 

@@ -7,14 +7,13 @@ import shutil
 
 import numpy as np
 import pytest
+import torch
 
 from fpexplore import rng
 from fpexplore.errors import InvalidParameter
 from fpexplore.rng import MT19937, JavaRandom, TorchCPURandom
 from fpexplore.rng.avx_mathfun import fma
 from fpexplore.rng.torch_cpu import linear_init
-
-torch = pytest.importorskip("torch")
 
 SEEDS = [0, 1, 2, 7, 42, 1234, 99_999, 2**31 - 1, 2**32 - 1, *range(100, 120)]
 SIZES = [1, 2, 3, 15, 16, 17, 31, 32, 33, 100, 624, 625, 1000, 1249, 4099]

@@ -9,8 +9,6 @@ import fpexplore
 from fpexplore.errors import InvalidParameter
 from fpexplore.lessons import rng_seeds
 
-pytest.importorskip("torch")
-
 
 @pytest.mark.parametrize("seed", [0, 42, 123_456_789])
 def test_claims_hold_without_heavy_parts(seed):

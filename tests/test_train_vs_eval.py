@@ -9,9 +9,6 @@ import fpexplore
 from fpexplore.errors import InvalidParameter
 from fpexplore.lessons._bn_reference import batchnorm_truth
 
-pytest.importorskip("torch")
-pytest.importorskip("keras")
-
 
 @pytest.mark.parametrize(
     "params",

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
@@ -100,6 +101,16 @@ class _Torch(Backend):
 
 
 class _TensorFlow(Backend):
+    def load(self) -> ModuleType:
+        """Import TensorFlow, loading triton first when it is installed (torch's compiler).
+
+        Both bundle LLVM; triton imported after TensorFlow aborts the process ("Option ...
+        registered more than once"), the other order is fine. Always import TensorFlow here.
+        """
+        if "tensorflow" not in sys.modules and _has_module("triton"):
+            importlib.import_module("triton")
+        return super().load()
+
     def probe(self) -> BackendInfo:
         if not self.available():
             return super().probe()

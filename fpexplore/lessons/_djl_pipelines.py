@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import backends
+
 STAGES = ("decode", "resize", "center_crop", "to_tensor", "normalize")
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
@@ -83,7 +85,7 @@ def tensorflow_pipeline(
 ) -> dict[str, Any]:
     """tf.io.decode_jpeg/png -> tf.image.resize (float, antialias=False: the default) ->
     crop_to_bounding_box at floor offsets -> tf.cast / 255 -> (x - mean) / std."""
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
 
     raw = Path(path).read_bytes()
     if Path(path).suffix.lower() in (".jpg", ".jpeg"):

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import backends
 from ..result import Claim, Outcome
 from ..truth import Truth, matmul
 
@@ -90,6 +91,7 @@ def weight_init_outcomes(
         return outcomes, claims, truth, data
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    backends.load("tensorflow")
     import keras
 
     keras.utils.set_random_seed(seed)

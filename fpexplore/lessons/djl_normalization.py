@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import images
+from .. import backends, images
 from ..errors import BackendUnavailable, InvalidParameter
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
@@ -116,7 +116,7 @@ def _once(t: Truth) -> Truth:
 
 
 def _std_stage(djl: Any, versions: dict[str, str]) -> tuple[Any, list[Outcome], dict, dict]:
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
     import torch
 
     from . import _djl_truth as T
@@ -251,7 +251,7 @@ def _levels(got: np.ndarray, truth: Any, where: np.ndarray | None = None) -> dic
 
 
 def _resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray):
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
     import torch
     import torch.nn.functional as F
     from PIL import Image
@@ -437,7 +437,7 @@ def _crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray):
 
 
 def _to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray):
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
     from PIL import Image
     from torchvision import transforms as TV
 
@@ -497,7 +497,7 @@ def _to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray):
 
 
 def _normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray):
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
     import torch
     from torchvision import transforms as TV
 
@@ -543,7 +543,7 @@ def _normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray):
 
 
 def _decode_stage(p: dict, djl: Any, versions: dict):
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
 
     from ..truth.value import Truth
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import backends
 from ..params import Flag, Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ..rng import (
@@ -119,7 +120,7 @@ def _cuda_outcome(torch: Any, seed: int, k: int) -> Outcome:
 
 def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Any]]:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
+    tf = backends.load("tensorflow")
 
     tf.random.set_seed(seed)
     first = tf.random.uniform([4096]).numpy()

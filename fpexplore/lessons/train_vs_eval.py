@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import backends
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ._base import Lesson
@@ -132,6 +133,7 @@ def _batchnorm_part(
     torch: Any, seed: int, batch: int, momentum: float, eps: float, mode: str
 ) -> tuple[list[Outcome], dict[str, Claim], Any, dict[str, Any]]:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    backends.load("tensorflow")
     import keras
 
     g = np.random.Generator(np.random.PCG64(seed + 1))
