@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 # The pinned DJL jars, resolved by Maven from Maven Central (checksums enforced) into .cache.
 djl: $(CACHE)/djl/.resolved
 
-$(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml
+$(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml fpexplore/jvm/Fpx.java $(VENV)/.installed
 	$(BIN)/python -m fpexplore.jvm.setup
 	@touch $@
 

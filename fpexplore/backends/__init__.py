@@ -207,7 +207,7 @@ _REGISTRY: dict[str, Backend] = {
             "libtorch",
             "",
             (),
-            "make libtorch   (builds the C++ program with cmake)",
+            "point FPEXPLORE_LIBTORCH_EXE at a LibTorch comparison program (none is built yet)",
             "a C++ program linked against LibTorch",
         ),
     )

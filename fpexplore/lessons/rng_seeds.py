@@ -80,41 +80,37 @@ def _cuda_outcome(torch: Any, seed: int, k: int) -> Outcome:
             device=torch.cuda.get_device_name(0),
             note="Philox4x32-10, live",
         )
-    try:
-        from .. import records
-    except ImportError:
-        records = None
-    if records is None or not records.available():
+    from .. import records
+
+    if not records.available():
         return Outcome.missing(
             "torch CUDA",
             "torch",
-            "no CUDA device here and no recorded GPU "
-            "run in data/; record one with: fpexplore record-gpu",
+            "no CUDA device here and no recorded GPU run in data/gpu; record one with: "
+            f"{records.RECORD_FIX}",
             kind="recorded",
         )
     run = records.load()
-    exp = run.get("experiments", {}).get("rng", {})
-    table = exp.get("cuda_rand_bits", {})
+    exp = run.experiments["rng"]
+    table = exp["cuda_rand_bits"]
     if str(seed) not in table:
-        seeds = ", ".join(map(str, exp.get("seeds", []))) or "none"
+        seeds = ", ".join(map(str, exp["seeds"]))
         return Outcome.missing(
             "torch CUDA",
             "torch",
-            f"the recorded GPU run has seeds {seeds}, "
-            f"not {seed}; pick one of those or run fpexplore record-gpu "
-            "with this seed",
+            f"the recorded GPU run has seeds {seeds}, not {seed}; pick one of those or "
+            f"record this seed with: {records.RECORD_FIX}",
             kind="recorded",
         )
     vals = np.array(table[str(seed)], dtype=np.uint32).view(np.float32)[:k]
-    meta = run.get("provenance", run.get("meta", {}))
     return Outcome(
         "torch CUDA",
         "torch",
         kind="recorded",
         value=vals,
-        version=str(meta.get("torch", meta.get("torch_version", ""))),
-        device=str(meta.get("device", exp.get("device", "cuda"))),
-        note="Philox4x32-10, from the recorded GPU run",
+        version=str(run.provenance["torch"]),
+        device=run.card,
+        note=f"Philox4x32-10; {run.banner()}",
     )
 
 

@@ -4,6 +4,7 @@ reproduces each framework's result bit for bit, and the exact sum says who is cl
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -300,18 +301,7 @@ def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
     names = explained[o.implementation]
     said = ("same bits as emulator: " + ", ".join(names)) if names else "no emulator matches"
     note = f"{o.note.rstrip('.')}; {said}" if o.note else said
-    return Outcome(
-        o.implementation,
-        o.backend,
-        o.kind,
-        o.value,
-        o.version,
-        o.device,
-        o.settings,
-        o.error,
-        o.unavailable,
-        note,
-    )
+    return dataclasses.replace(o, note=note)
 
 
 def figure(comparison: Comparison) -> Any:
