@@ -18,12 +18,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .errors import RecordError
 from .paths import data_dir
 
 FORMAT = "fpexplore-gpu-record"
 VERSION = 1
 RECORD_FIX = "fpexplore record-gpu   (on a machine with a CUDA GPU)"
+
+
+# ----------------------------------------------------------------------------- float32 bits
+def bits32(x: Any) -> list[int]:
+    """The float32 bit patterns of ``x`` as Python ints (uint32), as records store them."""
+    return np.asarray(x, dtype=np.float32).ravel().view(np.uint32).astype(np.int64).tolist()
+
+
+def from_bits32(bits: Any) -> np.ndarray:
+    """The float32 values of recorded bit patterns (a list, or one int for a 0-d array)."""
+    return np.asarray(bits, dtype=np.uint32).view(np.float32)
 
 
 # ----------------------------------------------------------------------------- schema

@@ -7,9 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fpexplore import records
+from fpexplore import records, truth
 from fpexplore.errors import RecordError
-from fpexplore.gpu import exact
 from fpexplore.gpu.rng_sum import regenerate
 
 
@@ -33,7 +32,7 @@ def test_recorded_layouts_that_other_lessons_read(recorded):
     assert rng["seeds"] == [0, 1, 42, 1234] and rng["n"] == 64
     for key in ("cuda_rand_bits", "cuda_randn_bits", "cpu_rand_bits"):
         assert all(len(rng[key][str(s)]) == 64 for s in rng["seeds"])
-    cpu42 = exact.from_bits32(rng["cpu_rand_bits"]["42"][:3])
+    cpu42 = records.from_bits32(rng["cpu_rand_bits"]["42"][:3])
     np.testing.assert_allclose(cpu42, [0.8823, 0.9150, 0.3829], atol=1e-4)
     cases = recorded.experiments["sum"]["cases"]
     assert cases[0]["name"] == "10000 x float32(0.0001)"
@@ -92,17 +91,25 @@ def test_available_skips_quick_and_broken_records(recorded, tmp_path):
     assert records.available(tmp_path) == [tmp_path / "a.json"]
 
 
-def test_exact_sum_matches_fractions():
+def test_the_recorder_truths_match_fractions():
     gen = np.random.default_rng(3)
     x = gen.standard_normal(500) * np.exp(gen.uniform(-40, 40, 500))
-    assert exact.exact_sum(x) == sum(Fraction(v) for v in x.tolist())
+    assert truth.sum(x).exact == sum(Fraction(v) for v in x.tolist())
     a, b = gen.standard_normal((2, 300), dtype=np.float32)
-    assert exact.exact_dot(a, b) == sum(
+    assert truth.dot(a, b).exact == sum(
         Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b, strict=True)
     )
-    assert float(exact.exact_sum(np.full(10000, np.float32(1e-4)))) == pytest.approx(
+    assert float(truth.sum(np.full(10000, np.float32(1e-4))).exact) == pytest.approx(
         0.99999997473787516, rel=1e-16
     )
+
+
+def test_float32_bits_round_trip():
+    x = np.random.default_rng(4).standard_normal(50).astype(np.float32)
+    bits = records.bits32(x)
+    assert all(isinstance(b, int) and 0 <= b < 2**32 for b in bits)
+    assert records.from_bits32(bits).tobytes() == x.tobytes()
+    assert records.bits32(np.float32(1.0)) == [0x3F800000]
 
 
 def test_recorder_runs_on_cpu_quick_and_its_output_loads(tmp_path):
@@ -121,7 +128,7 @@ def test_recorder_runs_on_cpu_quick_and_its_output_loads(tmp_path):
     import torch
 
     torch.manual_seed(42)
-    assert exp["rng"]["cpu_rand_bits"]["42"] == exact.bits32(torch.rand(64).numpy())
+    assert exp["rng"]["cpu_rand_bits"]["42"] == records.bits32(torch.rand(64).numpy())
     assert records.available(tmp_path) == []  # quick records are never picked by load()
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import truth as exact_truth
+from ..records import bits32
 from .common import digest, normal32, rng
 from .env import flags, synchronize, torch_module
-from .exact import exact_sum, to_float64
 
 MODES = ("torch default", "fp32 (TF32 off)")
 N_SAMPLES = 64
@@ -94,7 +95,7 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
     """Exact sums, exact chain states after every step, exact conv at sampled entries."""
     out: dict[str, Any] = {}
     for key in ("sum_uniform", "sum_tenthousand"):
-        out[key + "_exact"] = exact_sum(inp[key])
+        out[key + "_exact"] = exact_truth.sum(inp[key]).exact
         out[key] = float(out[key + "_exact"])
     x, e = _int_scaled(inp["chain_x0"])
     states = [inp["chain_x0"].astype(np.float64)]
@@ -110,11 +111,10 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
     out["chain_exact_final"] = final
     cx = np.pad(inp["conv_x"], ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
     w = inp["conv_w"].astype(np.float64)
-    conv_exact = [
-        exact_sum(cx[n, :, y : y + 3, z : z + 3] * w[o]) for n, o, y, z in inp["conv_idx"]
-    ]
-    out["conv_exact"] = np.array([*conv_exact, None], dtype=object)[:-1]
-    out["conv"] = to_float64(conv_exact)
+    terms = np.stack([cx[n, :, y : y + 3, z : z + 3] * w[o] for n, o, y, z in inp["conv_idx"]])
+    conv = exact_truth.sum(terms.reshape(len(terms), -1), axis=1)
+    out["conv_exact"] = conv.exact
+    out["conv"] = conv.round("float64")
     out["relu"] = np.maximum(inp["relu_x"], 0)
     return out
 
@@ -154,7 +154,7 @@ def side_to_json(side: dict[str, Any]) -> dict[str, Any]:
     out = {k: side[k] for k in ("device", "mode", "conv_digest", "relu_digest")}
     for key in ("sum_uniform", "sum_tenthousand"):
         out[key] = side[key]
-        out[key + "_bits"] = int(np.float32(side[key]).view(np.uint32))
+        out[key + "_bits"] = bits32(side[key])[0]
     out["chain"] = pack(side["chain"])
     out["conv"] = pack(np.asarray(side["conv"], dtype=np.float32))
     out["relu_mismatches"] = None  # filled in against the truth by the recorder

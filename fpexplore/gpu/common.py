@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .exact import ulp32
+from .. import formats
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -39,7 +39,7 @@ def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
         d = np.abs(r.astype(np.float64) - first)
         if d.size:
             max_abs = max(max_abs, float(d.max()))
-            max_ulp = max(max_ulp, float((d / ulp32(results[0])).max()))
+            max_ulp = max(max_ulp, float((d / formats.ulp(results[0], "float32")).max()))
     return {
         "runs": len(results),
         "distinct": len(set(digests)),

@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import metrics
+from .. import truth as exact_truth
+from ..truth import Truth
 from .common import digest, first_line, normal32, rng, run_spread, to_numpy
 from .env import flags, synchronize, torch_module
-from .exact import exact_sum, exact_sums_by_group, to_float64, ulp_error
 
 CONFIGS: dict[str, dict[str, bool]] = {
     "default": {},
@@ -48,6 +50,13 @@ QUICK_CONV_CASES: dict[str, tuple[int, ...]] = {
 }
 
 N_SAMPLES = 16
+
+
+def _exact_sums(label: str, rows: list[np.ndarray]) -> Truth:
+    """One exact Truth holding the exact sum of each array in ``rows``."""
+    vals = np.empty(len(rows), dtype=object)
+    vals[:] = [exact_truth.sum(r).exact for r in rows]
+    return Truth(label, exact=vals)
 
 
 # ----------------------------------------------------------------------------- conv truth
@@ -83,16 +92,16 @@ def conv_truth(
     for b, o, y, xx in idx:
         grp = o // opg
         patch = xp[b, grp * cpg : (grp + 1) * cpg, y * s : y * s + k, xx * s : xx * s + k]
-        vals.append(exact_sum(patch * w64[o]))
-    out["forward"] = (idx, to_float64(vals))
+        vals.append(patch * w64[o])
+    out["forward"] = (idx, _exact_sums("exact conv2d forward", vals))
 
     idx = [tuple(int(gen.integers(d)) for d in (cout, cpg, k, k)) for _ in range(n_samples)]
     vals = []
     for o, ci, ky, kx in idx:
         c = (o // opg) * cpg + ci
         sl = xp[:, c, ky : ky + s * (ho - 1) + 1 : s, kx : kx + s * (wo - 1) + 1 : s]
-        vals.append(exact_sum(go64[:, o] * sl))
-    out["grad_weight"] = (idx, to_float64(vals))
+        vals.append(go64[:, o] * sl)
+    out["grad_weight"] = (idx, _exact_sums("exact conv2d weight gradient", vals))
 
     idx = [tuple(int(gen.integers(d)) for d in (n, cin, h, w)) for _ in range(n_samples)]
     vals = []
@@ -109,8 +118,8 @@ def conv_truth(
                     continue
                 os_ = slice(grp * opg, (grp + 1) * opg)
                 terms.append(go64[b, os_, ty // s, tx // s] * w64[os_, c - grp * cpg, ky, kx])
-        vals.append(exact_sum(np.concatenate(terms)) if terms else exact_sum(np.zeros(1)))
-    out["grad_input"] = (idx, to_float64(vals))
+        vals.append(np.concatenate(terms) if terms else np.zeros(0))
+    out["grad_input"] = (idx, _exact_sums("exact conv2d input gradient", vals))
     return out
 
 
@@ -145,17 +154,16 @@ def _atomic_cases(n_values: int, seed: int) -> dict[str, Any]:
     bins = 100
     src = normal32(gen, n_values)
     idx = gen.integers(0, bins, n_values)
-    truth = to_float64(exact_sums_by_group(src.astype(np.float64), idx, bins))
+    order = np.argsort(idx, kind="stable")
+    bounds = np.searchsorted(idx[order], np.arange(1, bins))
+    truth = _exact_sums("exact sums per bin", np.split(src[order], bounds))
     # embedding_bag: bags of 10 indices into 100 rows, dim 32; grad rows are sums of go rows
     n_bags, dim = max(n_values // 100, 4), 32
     e_idx = gen.integers(0, bins, n_bags * 10)
     e_go = normal32(gen, n_bags, dim)
     bag_of = np.repeat(np.arange(n_bags), 10)
     rows = sorted({int(r) for r in gen.integers(0, bins, 4)})
-    e_truth = {}
-    for r in rows:
-        members = bag_of[e_idx == r]
-        e_truth[r] = [float(exact_sum(e_go[members, j].astype(np.float64))) for j in range(dim)]
+    e_truth = {r: exact_truth.sum(e_go[bag_of[e_idx == r]], axis=0).exact for r in rows}
     # interpolate: bilinear upsampling by a non-integer factor, so windows overlap unevenly
     side = 64 if n_values >= 10**5 else 8
     ix = normal32(gen, 8, 16, side, side)
@@ -223,7 +231,10 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
     rows = a["e_rows"]
     e_sample = (
         [(r, j) for r in rows for j in range(a["dim"])],
-        np.array([a["e_truth"][r][j] for r in rows for j in range(a["dim"])]),
+        Truth(
+            "exact embedding_bag gradient rows",
+            exact=np.concatenate([a["e_truth"][r] for r in rows]),
+        ),
     )
     bin_sample = ([(i,) for i in range(bins)], a["truth"])
     return {
@@ -232,7 +243,7 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
         "index_put_(accumulate=True)": (index_put_acc, bin_sample),
         "embedding_bag backward (sum)": (embedding_bag, e_sample),
         "interpolate backward (bilinear)": (interp, None),
-        "sum (control)": (full_sum, ([(0,)], to_float64([exact_sum(a["src"])]))),
+        "sum (control)": (full_sum, ([(0,)], _exact_sums("exact sum", [a["src"]]))),
     }
 
 
@@ -240,14 +251,14 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
 def _measure(
     once: Callable[[], np.ndarray],
     n_runs: int,
-    sample: tuple[list[tuple[int, ...]], np.ndarray] | None,
+    sample: tuple[list[tuple[int, ...]], Truth] | None,
 ) -> dict[str, Any]:
     results = [once() for _ in range(n_runs)]
     row = run_spread(results)
     if sample is not None:
         where, truth = sample
         pos = tuple(np.array(where).T)
-        errs = [ulp_error(r[pos], truth) for r in results]
+        errs = [metrics.measure(r[pos], truth).ulp for r in results]
         row["ulp_vs_truth_max"] = [float(np.max(np.abs(e))) for e in errs]
         row["ulp_vs_truth_median"] = [float(np.median(np.abs(e))) for e in errs]
         row["ulp_vs_truth_first"] = [float(e[0]) for e in errs]

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import formats, truth
 from .common import normal32, rng
 from .env import flags, synchronize, tf32_defaults, torch_module
-from .exact import exact_sum, to_float64
 
 MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 QUICK_MATMUL_SIZES = (16, 64)
@@ -43,15 +43,19 @@ def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]
     return fctx, None
 
 
-def _errors(got: np.ndarray, truth: np.ndarray, scale: np.ndarray) -> dict[str, float]:
-    err = got.astype(np.float64) - truth
-    norm = float(np.sqrt(np.sum(truth**2)))
+def _exact_dots(terms: np.ndarray) -> np.ndarray:
+    """Row sums of exact float64 products, correctly rounded to float64."""
+    return truth.sum(terms.reshape(terms.shape[0], -1), axis=1).round("float64")
+
+
+def _errors(got: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> dict[str, float]:
+    err = got.astype(np.float64) - exact
+    norm = float(np.sqrt(np.sum(exact**2)))
+    ulp32 = formats.ulp(formats.round_array(exact, "float32"), "float32")
     return {
         "rel_error": float(np.sqrt(np.sum(err**2)) / norm) if norm else float("nan"),
         "max_scaled_error": float(np.max(np.abs(err) / scale)),
-        "median_abs_ulp32": float(
-            np.median(np.abs(err) / np.spacing(np.abs(truth).astype(np.float32)).astype(np.float64))
-        ),
+        "median_abs_ulp32": float(np.median(np.abs(err) / ulp32)),
     }
 
 
@@ -67,6 +71,51 @@ def _time(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> float:
     return float(np.median(times) * 1e3)
 
 
+def _mode_rows(
+    dev: Any,
+    head: dict[str, Any],
+    op: Callable[[], Any],
+    pos: tuple[np.ndarray, ...],
+    terms: np.ndarray,
+    *,
+    conv: bool,
+) -> list[dict[str, Any]]:
+    """One row per mode: ``op`` run and timed under the mode, its outputs at ``pos`` measured
+    against the exact sums of the product ``terms`` (one row of terms per sampled output)."""
+    torch = torch_module()
+    exact = _exact_dots(terms)
+    scale = np.abs(terms).reshape(len(terms), -1).sum(axis=1)
+    rows = []
+    for mode in MODES:
+        fctx, actx = _mode_ctx(torch, dev, mode, conv=conv)
+        with fctx:
+
+            def go(actx: Any = actx) -> Any:
+                if actx is None:
+                    return op()
+                with actx:
+                    return op()
+
+            try:
+                out = go()
+                ms = _time(go, dev)
+            except RuntimeError as exc:
+                rows.append({**head, "mode": mode, "raised": str(exc)[:300]})
+                continue
+        got = out.float().cpu().numpy()[pos]
+        rows.append(
+            {
+                **head,
+                "mode": mode,
+                "raised": None,
+                "out_dtype": str(out.dtype).replace("torch.", ""),
+                "ms": ms,
+                **_errors(got, exact, scale),
+            }
+        )
+    return rows
+
+
 def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str, Any]]:
     torch = torch_module()
     rows = []
@@ -74,47 +123,10 @@ def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str
         gen = rng(seed + size)
         a, b = normal32(gen, size, size), normal32(gen, size, size)
         ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        truth = to_float64([exact_sum(a64[i] * b64[:, j]) for i, j in zip(ii, jj, strict=True)])
-        scale = np.array([np.abs(a64[i]) @ np.abs(b64[:, j]) for i, j in zip(ii, jj, strict=True)])
+        terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)  # exact products
         ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
-        for mode in MODES:
-            fctx, actx = _mode_ctx(torch, dev, mode, conv=False)
-            with fctx:
-
-                def go(actx: Any = actx, ta: Any = ta, tb: Any = tb) -> Any:
-                    if actx is None:
-                        return ta @ tb
-                    with actx:
-                        return ta @ tb
-
-                try:
-                    out = go()
-                    ms = _time(go, dev)
-                except RuntimeError as exc:
-                    rows.append(
-                        {
-                            "op": "matmul",
-                            "size": size,
-                            "k": size,
-                            "mode": mode,
-                            "raised": str(exc)[:300],
-                        }
-                    )
-                    continue
-            got = out.float().cpu().numpy()[ii, jj]
-            rows.append(
-                {
-                    "op": "matmul",
-                    "size": size,
-                    "k": size,
-                    "mode": mode,
-                    "raised": None,
-                    "out_dtype": str(out.dtype).replace("torch.", ""),
-                    "ms": ms,
-                    **_errors(got, truth, scale),
-                }
-            )
+        head = {"op": "matmul", "size": size, "k": size}
+        rows += _mode_rows(dev, head, lambda ta=ta, tb=tb: ta @ tb, (ii, jj), terms, conv=False)
     return rows
 
 
@@ -132,48 +144,17 @@ def run_conv(
         idx = [
             tuple(int(gen.integers(d)) for d in (batch, c, side, side)) for _ in range(N_SAMPLES)
         ]
-        terms = [(xp[n, :, y : y + 3, z : z + 3], w64[o]) for n, o, y, z in idx]
-        truth = to_float64([exact_sum(p * q) for p, q in terms])
-        scale = np.array([np.sum(np.abs(p * q)) for p, q in terms])
+        terms = np.stack([xp[n, :, y : y + 3, z : z + 3] * w64[o] for n, o, y, z in idx])
         tx, tw = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
-        pos = tuple(np.array(idx).T)
-        for mode in MODES:
-            fctx, actx = _mode_ctx(torch, dev, mode, conv=True)
-            with fctx:
-
-                def go(actx: Any = actx, tx: Any = tx, tw: Any = tw) -> Any:
-                    if actx is None:
-                        return F.conv2d(tx, tw, padding=1)
-                    with actx:
-                        return F.conv2d(tx, tw, padding=1)
-
-                try:
-                    out = go()
-                    ms = _time(go, dev)
-                except RuntimeError as exc:
-                    rows.append(
-                        {
-                            "op": "conv2d",
-                            "size": c,
-                            "k": 9 * c,
-                            "mode": mode,
-                            "raised": str(exc)[:300],
-                        }
-                    )
-                    continue
-            got = out.float().cpu().numpy()[pos]
-            rows.append(
-                {
-                    "op": "conv2d",
-                    "size": c,
-                    "k": 9 * c,
-                    "mode": mode,
-                    "raised": None,
-                    "out_dtype": str(out.dtype).replace("torch.", ""),
-                    "ms": ms,
-                    **_errors(got, truth, scale),
-                }
-            )
+        head = {"op": "conv2d", "size": c, "k": 9 * c}
+        rows += _mode_rows(
+            dev,
+            head,
+            lambda tx=tx, tw=tw: F.conv2d(tx, tw, padding=1),
+            tuple(np.array(idx).T),
+            terms,
+            conv=True,
+        )
     return rows
 
 

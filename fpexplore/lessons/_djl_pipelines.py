@@ -109,14 +109,10 @@ def tensorflow_pipeline(
     }
 
 
-def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
-    """DJL as the Python code reads: ImageIO decode -> Resize(size) -> CenterCrop(crop) ->
-    ToTensor -> Normalize. Resize(int) is square; CenterCrop floors its offset."""
+def _djl_stages(decoded: Any, resized: Any, cropped: Any) -> dict[str, Any]:
+    """Every DJL stage's output, ending with DJL's ToTensor and Normalize of the crop."""
     from ..backends import djl
 
-    decoded = djl.decode(path)
-    resized = djl.resize(decoded, (size, size), interp)
-    cropped = djl.center_crop(resized, crop, crop)
     tensor = djl.to_tensor(cropped)
     return {
         "decode": decoded,
@@ -125,6 +121,17 @@ def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[st
         "to_tensor": tensor,
         "normalize": djl.normalize(tensor, MEAN.tolist(), STD.tolist()),
     }
+
+
+def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
+    """DJL as the Python code reads: ImageIO decode -> Resize(size) -> CenterCrop(crop) ->
+    ToTensor -> Normalize. Resize(int) is square; CenterCrop floors its offset."""
+    from ..backends import djl
+
+    decoded = djl.decode(path)
+    resized = djl.resize(decoded, (size, size), interp)
+    cropped = djl.center_crop(resized, crop, crop)
+    return _djl_stages(decoded, resized, cropped)
 
 
 def djl_fixed_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
@@ -137,14 +144,7 @@ def djl_fixed_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[st
     h, w = resized.shape[:2]
     top, left = crop_offsets(h, w, crop)["round"]
     cropped = djl.crop(resized, left, top, crop, crop)
-    tensor = djl.to_tensor(cropped)
-    return {
-        "decode": decoded,
-        "resize": resized,
-        "center_crop": cropped,
-        "to_tensor": tensor,
-        "normalize": djl.normalize(tensor, MEAN.tolist(), STD.tolist()),
-    }
+    return _djl_stages(decoded, resized, cropped)
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

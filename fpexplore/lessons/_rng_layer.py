@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
+from .. import backends, formats
 from ..result import Claim, Outcome
 from ..truth import Truth, matmul
 
@@ -23,28 +23,6 @@ def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
     for (i, j), v in np.ndenumerate(prod):
         out[i, j] = v + Fraction(float(b[j]))
     return Truth("x @ W.T + b (torch's weights), exact", exact=out)
-
-
-def ulp_error32(got: np.ndarray, truth: Truth) -> np.ndarray:
-    """Signed error in float32 ULPs of the result, (got - truth) / ulp(got)."""
-    hi, lo = truth.split()
-    g = np.asarray(got, dtype=np.float32)
-    ulp = np.spacing(np.abs(g)).astype(np.float64)
-    return ((g.astype(np.float64) - hi) - lo) / ulp
-
-
-def _measured(name: str, backend: str, value: np.ndarray, truth: Truth, **kw: Any) -> Outcome:
-    try:
-        return Outcome.measured(name, backend, value, truth, **kw)
-    except ImportError:  # fpexplore.metrics not installed yet: keep the value, note the error
-        err = ulp_error32(value, truth)
-        return Outcome(
-            name,
-            backend,
-            value=value,
-            note=f"max |error| {np.max(np.abs(err)):.3g} ULP; " + kw.pop("note", ""),
-            **kw,
-        )
 
 
 def weight_init_outcomes(
@@ -65,16 +43,15 @@ def weight_init_outcomes(
     truth = layer_truth(x, w, b)
     w_emu, b_emu = linear_init(seed, IN, OUT)
 
-    outcomes = [
-        _measured(
-            "torch Linear",
-            "torch",
-            y_torch,
-            truth,
-            version=torch.__version__,
-            note="nn.Linear(8, 4) after torch.manual_seed(seed)",
-        )
-    ]
+    torch_out = Outcome.measured(
+        "torch Linear",
+        "torch",
+        y_torch,
+        truth,
+        version=torch.__version__,
+        note="nn.Linear(8, 4) after torch.manual_seed(seed)",
+    )
+    outcomes = [torch_out]
     claims = {
         "torch_init_reproduced": Claim(
             "nn.Linear's weights and bias are the MT19937 stream through torch's uniform_ "
@@ -102,34 +79,34 @@ def weight_init_outcomes(
     dense.set_weights([w.T.copy(), b.copy()])
     y_keras = np.asarray(dense(x))
     kv = keras.__version__
-    outcomes += [
-        _measured(
-            "Keras Dense, own init",
-            "tensorflow",
-            y_keras_own,
-            truth,
-            version=kv,
-            note="glorot_uniform kernel, zero bias, same seed",
-        ),
-        _measured(
-            "Keras Dense, torch weights",
-            "tensorflow",
-            y_keras,
-            truth,
-            version=kv,
-            note="kernel = W.T, bias = b copied from torch",
-        ),
-    ]
+    own_out = Outcome.measured(
+        "Keras Dense, own init",
+        "tensorflow",
+        y_keras_own,
+        truth,
+        version=kv,
+        note="glorot_uniform kernel, zero bias, same seed",
+    )
+    keras_out = Outcome.measured(
+        "Keras Dense, torch weights",
+        "tensorflow",
+        y_keras,
+        truth,
+        version=kv,
+        note="kernel = W.T, bias = b copied from torch",
+    )
+    outcomes += [own_out, keras_out]
     glorot = math.sqrt(6 / (IN + OUT))
-    e_t, e_k = ulp_error32(y_torch, truth), ulp_error32(y_keras, truth)
+    e_t, e_k = torch_out.error.ulp, keras_out.error.ulp
     err_t, err_k = np.abs(e_t).max(), np.abs(e_k).max()
     # classic forward bound for a length-IN dot product plus bias: gamma_(IN+1) * sum |terms|
     u = 2.0**-24
     gamma = (IN + 1) * u / (1 - (IN + 1) * u)
     size = np.abs(x).astype(np.float64) @ np.abs(w.T).astype(np.float64) + np.abs(b)
-    bound = gamma * size / np.spacing(np.abs(y_torch)).astype(np.float64)
-    between = np.abs(y_keras.astype(np.float64) - y_torch) / np.spacing(np.abs(y_torch))
-    err_own = np.abs(ulp_error32(y_keras_own, truth)).max()
+    ulp = formats.ulp(y_torch, "float32")
+    bound = gamma * size / ulp
+    between = np.abs(y_keras.astype(np.float64) - y_torch) / ulp
+    err_own = own_out.error.max_abs_ulp
     claims.update(
         {
             "weights_differ": Claim(

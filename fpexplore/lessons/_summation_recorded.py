@@ -89,7 +89,7 @@ def outcome(name: str, x: np.ndarray, truth: Any) -> Outcome:
             kind="recorded",
             device="cuda",
         )
-    value = np.array(case["cuda_bits"], dtype=np.uint32).view(np.float32)[()]
+    value = records.from_bits32(case["cuda_bits"])[()]
     return Outcome.measured(
         name,
         "torch",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
+from .. import backends, formats
 from ..params import Flag, Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ..rng import (
@@ -43,15 +43,8 @@ STREAMS = (
 def bits_of(values: Any) -> list[str]:
     """IEEE bit patterns, sign|exponent|mantissa, of float32 or float64 values."""
     arr = np.asarray(values)
-    if arr.dtype == np.float32:
-        raw, (e, m) = arr.view(np.uint32), (8, 23)
-    else:
-        raw, (e, m) = arr.astype(np.float64).view(np.uint64), (11, 52)
-    out = []
-    for word in raw.ravel().tolist():
-        b = format(word, f"0{1 + e + m}b")
-        out.append(f"{b[0]} {b[1 : 1 + e]} {b[1 + e :]}")
-    return out
+    fmt = "float32" if arr.dtype == np.float32 else "float64"
+    return [formats.bit_string(v, fmt) for v in arr.astype(fmt).ravel()]
 
 
 def _torch_streams(torch: Any, seed: int, n: int) -> dict[str, np.ndarray]:
@@ -102,7 +95,7 @@ def _cuda_outcome(torch: Any, seed: int, k: int) -> Outcome:
             f"record this seed with: {records.RECORD_FIX}",
             kind="recorded",
         )
-    vals = np.array(table[str(seed)], dtype=np.uint32).view(np.float32)[:k]
+    vals = records.from_bits32(table[str(seed)])[:k]
     return Outcome(
         "torch CUDA",
         "torch",

@@ -14,21 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
+from .. import backends, formats, metrics
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ._base import Lesson
 from ._bn_reference import batchnorm_truth
-from ._rng_layer import ulp_error32
 
 C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
-
-
-def _measured(name: str, backend: str, value: np.ndarray, truth: Any, **kw: Any) -> Outcome:
-    try:
-        return Outcome.measured(name, backend, value, truth, **kw)
-    except ImportError:
-        return Outcome(name, backend, value=value, **kw)
 
 
 BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, sqrt, divide, scale, shift, store
@@ -48,7 +40,7 @@ def rounding_bound(
     final rounding. Both frameworks fold the layer into x * a + (beta - mean * a)."""
     a = np.abs(gamma.astype(np.float64)) / np.sqrt(np.asarray(var, dtype=np.float64) + eps)
     size = (np.abs(x) + np.abs(np.asarray(mean, dtype=np.float64))) * a + np.abs(beta)
-    ulp = np.spacing(np.abs(y)).astype(np.float64)
+    ulp = formats.ulp(y, "float32")
     return BOUND_OPS * 2.0**-24 * size / ulp + 1
 
 
@@ -188,12 +180,6 @@ def _batchnorm_part(
     k1 = keras_bn(epsilon=eps)
     yk_batch1 = np.asarray(k1(x[:1], training=True))
 
-    e_t_eval = np.abs(ulp_error32(y_eval, truth_eval))
-    e_k_eval = np.abs(ulp_error32(yk_eval, truth_eval))
-    e_t_train = np.abs(ulp_error32(y_train, truth_train))
-    e_k_train = np.abs(ulp_error32(yk_train, truth_train))
-    e_default = np.abs(ulp_error32(yk_default, truth_eval))
-    e_default_own = np.abs(ulp_error32(yk_default, truth_keras_default))
     b_eval = rounding_bound(x, gamma, beta, run_mean, run_var, eps, y_eval)
     b_train = rounding_bound(x, gamma, beta, bm, bv_b, eps, y_train)
     b_own = rounding_bound(x, gamma, beta, run_mean, run_var, 1e-3, yk_default)
@@ -207,7 +193,7 @@ def _batchnorm_part(
     tv, kver = torch.__version__, keras.__version__
     truth = truth_eval if mode == "eval" else truth_train
     outcomes = [
-        _measured(
+        Outcome.measured(
             "torch BatchNorm1d eval()",
             "torch",
             y_eval,
@@ -215,7 +201,7 @@ def _batchnorm_part(
             version=tv,
             settings={"eps": eps, "momentum": momentum},
         ),
-        _measured(
+        Outcome.measured(
             "torch BatchNorm1d train()",
             "torch",
             y_train,
@@ -223,7 +209,7 @@ def _batchnorm_part(
             version=tv,
             settings={"eps": eps, "momentum": momentum},
         ),
-        _measured(
+        Outcome.measured(
             "Keras BatchNormalization defaults, inference",
             "tensorflow",
             yk_default,
@@ -232,7 +218,7 @@ def _batchnorm_part(
             settings={"epsilon": 1e-3, "momentum": 0.99},
             note="measured against torch's eps",
         ),
-        _measured(
+        Outcome.measured(
             "Keras BatchNormalization matched, inference",
             "tensorflow",
             yk_eval,
@@ -240,7 +226,7 @@ def _batchnorm_part(
             version=kver,
             settings={"epsilon": eps, "momentum": 1 - momentum},
         ),
-        _measured(
+        Outcome.measured(
             "Keras BatchNormalization matched, training=True",
             "tensorflow",
             yk_train,
@@ -249,6 +235,8 @@ def _batchnorm_part(
             settings={"epsilon": eps, "momentum": 1 - momentum},
         ),
     ]
+    e_t_eval, e_t_train, e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
+    e_default_own = np.abs(metrics.measure(yk_default, truth_keras_default).ulp)
     claims = {
         "bn_train_uses_batch_stats": Claim(
             f"train mode normalizes with the batch's mean and biased variance: torch is within "
