@@ -13,11 +13,13 @@ import importlib.util
 import os
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 
 from ..errors import BackendUnavailable, InvalidParameter
+from . import torch_probe
 
 FIX_SETUP = "make test   (or: pip install -e '.[all]')"
 
@@ -78,25 +80,30 @@ class Backend:
 
 
 class _Torch(Backend):
-    def probe(self) -> BackendInfo:
+    def start_probe(self) -> torch_probe.Probe | None:
+        """Start asking a child interpreter what torch reports (see `torch_probe`)."""
+        return torch_probe.Probe(self.version()) if self.available() else None
+
+    def probe(
+        self, started: torch_probe.Probe | None = None, deadline: float | None = None
+    ) -> BackendInfo:
+        """Devices and threads as torch reports them, without importing torch here.
+
+        ``deadline`` (a `time.perf_counter` value, default 3 s from now) bounds the wait for
+        the child; past it the answer is the cached or driver-only one, labelled as such.
+        """
         if not self.available():
             return super().probe()
-        torch = self.load()
-        devices = ["cpu"]
-        if torch.cuda.is_available():
-            devices += [
-                f"cuda:{i} ({torch.cuda.get_device_name(i)})"
-                for i in range(torch.cuda.device_count())
-            ]
-        if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-            devices.append("mps")
+        report = (started or self.start_probe()).result(
+            time.perf_counter() + 3.0 if deadline is None else deadline
+        )
         return BackendInfo(
             self.name,
             True,
             self.version(),
-            tuple(devices),
-            torch.get_num_threads(),
-            self.description,
+            report.devices,
+            report.threads,
+            report.source or self.description,
         )
 
 
@@ -222,6 +229,18 @@ def get(name: str) -> Backend:
     if name not in _REGISTRY:
         raise InvalidParameter("backend", name, "one of " + ", ".join(_REGISTRY))
     return _REGISTRY[name]
+
+
+def probe_all(deadline_s: float = 3.5) -> list[BackendInfo]:
+    """Probe every backend; torch's slow probe runs in a child started first, in parallel,
+    and is waited for until ``deadline_s`` seconds after this call (see `torch_probe`)."""
+    deadline = time.perf_counter() + deadline_s
+    torch = _REGISTRY["torch"]
+    assert isinstance(torch, _Torch)
+    started = torch.start_probe()
+    infos = {n: b.probe() for n, b in _REGISTRY.items() if n != "torch"}
+    infos["torch"] = torch.probe(started, deadline)
+    return [infos[n] for n in _REGISTRY]
 
 
 def load(name: str) -> ModuleType:
