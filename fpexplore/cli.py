@@ -85,7 +85,12 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
             raise InvalidParameter(
                 name, value, f"one of {known}", f"lesson '{lesson.name}'"
             ) from None
-        out[name] = param.parse(value)
+        try:
+            out[name] = param.parse(value)
+        except InvalidParameter as exc:  # say which lesson, as validation does
+            raise InvalidParameter(
+                exc.name, exc.given, exc.accepted, f"lesson '{lesson.name}'"
+            ) from None
     return out
 
 

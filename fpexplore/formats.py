@@ -222,8 +222,8 @@ def _round_scalar(value: Any, f: Format) -> float:
     if mpf is not None:
         return mpf(f)
     raise InvalidInput(
-        f"round_exact cannot read a value of type {type(value).__name__} ({value!r}); it accepts "
-        "Fraction, int, float, an mpmath number, or an object array of those."
+        f"round_exact: 'value' must be a Fraction, int, float, an mpmath number, or an object "
+        f"array of those; got {value!r} of type {type(value).__name__}."
     )
 
 
@@ -291,7 +291,10 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
     f = get(fmt)
     a = np.asarray(x)
     if a.dtype.kind not in "fiub" and a.dtype.name != "bfloat16":
-        raise InvalidInput(f"round_array needs a float array; got dtype {a.dtype}.")
+        raise InvalidInput(
+            f"round_array: 'x' must be an array of numbers (float, int or bool dtype); got dtype "
+            f"{a.dtype}."
+        )
     with np.errstate(invalid="ignore"):  # signalling NaNs
         a64 = np.array(a, dtype=np.float64, copy=True, order="C")
     if f.mbits >= 52:
@@ -396,7 +399,9 @@ def bit_string(x: Any, fmt: Any, sep: str = " ") -> str:
     f = get(fmt)
     b = bits(x, f)
     if not isinstance(b, int):
-        raise InvalidInput("bit_string takes one value, not an array.")
+        raise InvalidInput(
+            f"bit_string: 'x' must be one scalar value; got an array of shape {np.shape(x)}."
+        )
     s = format(b, f"0{f.width}b")
     return sep.join((s[0], s[1 : 1 + f.ebits], s[1 + f.ebits :]))
 

@@ -130,7 +130,11 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
     if arr.dtype.kind in "iub":
         as_float = arr.astype(np.float64)
         if not np.array_equal(as_float.astype(arr.dtype), arr):
-            raise InvalidInput("got holds integers that float64 cannot represent exactly.")
+            bad = arr[as_float.astype(arr.dtype) != arr].reshape(-1)[0]
+            raise InvalidInput(
+                f"'got' must hold floats, or integers that float64 represents exactly; it holds "
+                f"{bad!r}, which float64 cannot."
+            )
         arr = as_float
     if arr.dtype.kind != "f":
         raise InvalidInput(

@@ -291,3 +291,94 @@ def test_row_sums_split_when_buckets_are_many(monkeypatch):
     got = exact.row_sums(v)
     assert all(got[i] == fsum(v[i]) for i in range(37))
     assert T.reference.conv2d is T.conv2d
+
+
+FORMATS = ("binary16", "bfloat16", "tf32", "binary32", "binary64")
+
+
+def _tf32_by_scaling(s: float) -> float:
+    """TF32 has binary16's 10 mantissa bits: scale into binary16's normal range and back."""
+    if s == 0:
+        return s
+    k = math.frexp(s)[1]
+    return float(np.float16(math.ldexp(s, -k))) * 2.0**k
+
+
+def test_round_to_every_format_is_one_correct_rounding():
+    """Two float32 in [1e-3, 1e3] sum exactly in float64, so numpy's single rounding of that
+    float64 is the independent reference (ml_dtypes for bfloat16, binary16 after an exact
+    power-of-two scaling for TF32)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(7)
+    pairs = np.float32(rng.uniform(1e-3, 1e3, (300, 2)) * rng.choice([-1, 1], (300, 2)))
+    for x in pairs:
+        s = float(np.float64(x[0]) + np.float64(x[1]))
+        t = T.sum(x)
+        assert t.exact == Fraction(s)
+        want = {
+            "binary16": float(np.float16(s)),
+            "bfloat16": float(np.asarray(s).astype(ml_dtypes.bfloat16)),
+            "tf32": _tf32_by_scaling(s),
+            "binary32": float(np.float32(s)),
+            "binary64": s,
+        }
+        for fmt in FORMATS:
+            assert float(t.round(fmt)) == want[fmt], (x, fmt)
+
+
+def test_round_of_ieee_specials_in_every_format():
+    cases = {
+        "nan": (np.array([np.nan, 1.0]), math.isnan),
+        "+inf": (np.array([np.inf, 1.0]), lambda v: v == math.inf),
+        "-inf": (np.array([-np.inf, 1.0]), lambda v: v == -math.inf),
+        "inf-inf": (np.array([np.inf, -np.inf]), math.isnan),
+    }
+    for name, (x, ok) in cases.items():
+        for t in (T.sum(x), T.mean(x), T.dot(x, np.ones(2))):
+            assert not t.is_finite and t.exact is None, name
+            assert "IEEE" in repr(t)
+            for fmt in FORMATS:
+                assert ok(float(t.round(fmt))), (name, fmt)
+    assert T.sum(np.array([1.0, 2.0])).is_finite
+
+
+def test_overflow_when_rounding_a_finite_truth():
+    t = T.sum(np.float32([3e38, 3e38]))  # finite exactly, too large for binary32
+    assert t.is_finite and t.exact == 2 * Fraction(float(np.float32(3e38)))
+    assert t.round("binary32") == np.inf and t.round("binary16") == np.inf
+    assert float(t.round("binary64")) == 2 * float(np.float32(3e38))
+
+
+def test_empty_products_are_zero():
+    assert T.dot(np.zeros(0), np.zeros(0)).exact == 0
+    assert T.matmul(np.zeros((2, 0)), np.zeros((0, 3))).exact.tolist() == [[0] * 3] * 2
+    with pytest.raises(InvalidInput, match=r"'x' \(None .*not numeric"):
+        T.sum(None)
+    with pytest.raises(InvalidInput, match=r"'x'.*not numeric"):
+        T.sum([1.0, None])
+    with pytest.raises(InvalidInput, match=r"'x' holds integers that float64 cannot"):
+        T.sum([2**60 + 1])
+    assert T.sum([1, 2.5]).exact == Fraction(7, 2)
+
+
+def test_round_of_a_certified_truth_refuses_to_guess_near_a_tie():
+    from fpexplore.truth.value import Truth
+
+    with mpmath.workprec(200):
+        tie = mpmath.mpf(1) + mpmath.mpf(2) ** -24  # halfway between two binary32 neighbours
+        near = tie + mpmath.mpf(2) ** -90
+    vague = Truth("near a tie", mp=near, digits=10, prec=200)
+    assert float(vague.round("binary16")) == 1.0  # far from a binary16 boundary
+    with pytest.raises(PrecisionError, match="binary32"):
+        vague.round("binary32")
+    sharp = Truth("near a tie", mp=near, digits=40, prec=200)
+    assert float(sharp.round("binary32")) == 1 + 2**-23  # above the tie: rounds up
+    from fpexplore import formats
+
+    exp = T.reference.exp(np.float32([1.0, -2.5]))
+    with mpmath.workprec(300):
+        want = [mpmath.exp(1), mpmath.exp(-2.5)]
+        for fmt in FORMATS:
+            rounded = np.asarray(exp.round(fmt), dtype=np.float64).tolist()
+            assert rounded == [float(formats.round_exact(w, fmt)) for w in want]

@@ -15,6 +15,7 @@ import mpmath
 import numpy as np
 
 from .. import truth
+from ..errors import InvalidParameter
 from ..records import bits32
 from .env import torch_module
 
@@ -97,7 +98,9 @@ def regenerate(recipe: dict[str, Any]) -> np.ndarray:
     if recipe["generator"] == "np.random.default_rng":
         gen = np.random.default_rng(recipe["seed"])
         return getattr(gen, recipe["distribution"])(recipe["n"], dtype=dtype)
-    raise ValueError(f"unknown generator {recipe['generator']!r}")
+    raise InvalidParameter(
+        "generator", recipe["generator"], "'np.full' or 'np.random.default_rng'", "rng_sum"
+    )
 
 
 def run_sums(dev: Any, quick: bool = False) -> dict[str, Any]:

@@ -33,7 +33,9 @@ class Lesson:
         for p in self.params:
             if p.name == name:
                 return p
-        raise KeyError(name)
+        raise KeyError(
+            f"{name!r}; lesson {self.name!r} has: {', '.join(p.name for p in self.params)}"
+        )
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}

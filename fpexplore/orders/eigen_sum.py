@@ -63,7 +63,7 @@ def _hsum(p, lanes: int, wide: np.dtype | None):
     if lanes == 4:
         b = p[..., :2] + p[..., 2:]
         return b[..., 0] + b[..., 1]
-    raise NotEmulated(f"no horizontal sum for {lanes}-lane packets")
+    raise NotEmulated(f"no horizontal sum for {lanes}-lane packets (4 or 8 lanes are emulated)")
 
 
 def _leaf_rule(lanes: int, wide: np.dtype | None):

@@ -53,12 +53,20 @@ def as_float_array(
         if isinstance(x, bool):
             raise InvalidInput(f"{where}: '{name}' is a bool; accepted is {ACCEPTED}.")
         try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+            a = np.asarray(x)
+        except (TypeError, ValueError):
+            a = np.asarray(None)
+        if a.dtype.kind not in "fiu":  # None, strings, ragged lists, bools in a list
             raise InvalidInput(
-                f"{where}: '{name}' of type {type(x).__name__} is not numeric; "
+                f"{where}: '{name}' ({x!r:.60} of type {type(x).__name__}) is not numeric; "
                 f"accepted is {ACCEPTED}."
-            ) from exc
+            )
+        x = a.astype(np.float64)
+        if a.dtype.kind in "iu" and not np.array_equal(x.astype(a.dtype), a):
+            raise InvalidInput(
+                f"{where}: '{name}' holds integers that float64 cannot represent exactly "
+                f"({a!r:.60}); accepted is {ACCEPTED}."
+            )
     dt = x.dtype
     if dt == np.float32 or dt == np.float64:
         return x, dt.name

@@ -189,6 +189,9 @@ def matmul(a: Any, b: Any) -> Truth:
     n = y.shape[1]
     _check_terms(m * n * k, "truth.matmul")
     out = np.empty((m, n), dtype=object)
+    if k == 0:  # empty sums
+        out.fill(Fraction(0))
+        return make_truth(f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})", out, fmt)
     yt = np.ascontiguousarray(y.T)
     step = max(1, (1 << 22) // max(n * k, 1))
     for r0 in range(0, m, step):

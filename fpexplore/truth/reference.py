@@ -311,7 +311,10 @@ def cross_entropy(
         )
     t = t.reshape(-1).astype(np.int64)
     if t.size and (t.min() < 0 or t.max() >= a2.shape[1]):
-        raise InvalidInput(f"{where}: 'target' values must be in [0, {a2.shape[1] - 1}].")
+        bad = int(t[(t < 0) | (t >= a2.shape[1])][0])
+        raise InvalidInput(
+            f"{where}: 'target' values must be class indices in [0, {a2.shape[1] - 1}]; got {bad}."
+        )
     xs = _mp_array(a2)
 
     def compute(_: int) -> Any:
@@ -447,7 +450,8 @@ def batch_norm(
     else:
         if running_mean is None or running_var is None:
             raise InvalidInput(
-                f"{where}: training=False needs 'running_mean' and 'running_var' of shape ({c},)."
+                f"{where}: training=False needs 'running_mean' and 'running_var' of shape ({c},); "
+                f"got running_mean={running_mean!r:.40}, running_var={running_var!r:.40}."
             )
         rm, f1 = _param_array(running_mean, "running_mean", (c,), where)
         rv, f2 = _param_array(running_var, "running_var", (c,), where)

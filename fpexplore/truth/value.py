@@ -9,7 +9,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ..errors import PrecisionError
+from ..errors import InvalidParameter, PrecisionError
 
 
 def _to_mpf(v: Any, prec: int) -> mpmath.mpf:
@@ -38,7 +38,12 @@ class Truth:
         input_format: str | None = None,
     ) -> None:
         if (exact is None) == (mp is None):
-            raise ValueError("Truth needs exactly one of exact= or mp=")
+            raise InvalidParameter(
+                "exact/mp",
+                "both" if exact is not None else "neither",
+                "exactly one of exact= (a Fraction or array of them) or mp= (an mpmath value)",
+                f"Truth {label!r}",
+            )
         self.label = label
         self._exact = exact
         self._mp = mp
@@ -55,6 +60,14 @@ class Truth:
     def exact(self) -> Fraction | np.ndarray | None:
         """The exact rational value(s), or None when the truth is not rational (or not finite)."""
         return self._exact
+
+    @property
+    def is_finite(self) -> bool:
+        """False when any value is NaN or infinite (IEEE propagation of NaN/inf inputs)."""
+        if self._exact is not None:
+            return True
+        vals = self._mp.flat if isinstance(self._mp, np.ndarray) else (self._mp,)
+        return all(mpmath.isfinite(v) for v in vals)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -83,10 +96,31 @@ class Truth:
         return _to_mpf(src, prec)
 
     def round(self, fmt: Any = "float64") -> Any:
-        """Correctly rounded value(s) in a format of `fpexplore.formats` (round half to even)."""
+        """Correctly rounded value(s) in a format of `fpexplore.formats` (round half to even).
+
+        A non-exact truth is known to a relative error of ``10**-digits``; when that interval
+        holds a rounding boundary of ``fmt`` the rounding is not certain and `PrecisionError`
+        is raised rather than a guess returned.
+        """
         from .. import formats
 
-        return formats.round_exact(self._exact if self._exact is not None else self.mp(), fmt)
+        if self._exact is not None or math.isinf(self.digits):
+            return formats.round_exact(self._exact if self._exact is not None else self.mp(), fmt)
+        v = self.mp()
+        out = formats.round_exact(v, fmt)
+        with mpmath.workprec(self.prec + 8):
+            rel = mpmath.mpf(10) ** (-self.digits)
+            ends = [formats.round_exact(v * (1 + s * rel), fmt) for s in (-1, 1)]
+        with np.errstate(invalid="ignore"):
+            a, b = (np.asarray(e, dtype=np.float64) for e in ends)
+        if not np.array_equal(a, b, equal_nan=True):
+            name = formats.get(fmt).name
+            raise PrecisionError(
+                f"{self.label}: rounding to {name} needs more than the {self.digits:g} certified "
+                "digits (a value lies too close to a rounding boundary); recompute the truth at "
+                "a higher precision."
+            )
+        return out
 
     def split(self) -> tuple[np.ndarray, np.ndarray]:
         """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
@@ -105,7 +139,15 @@ class Truth:
         return float(self.mp())
 
     def __repr__(self) -> str:
-        kind = "exact" if self.is_exact else f"{self.digits:g} certified digits"
+        kind = (
+            "exact"
+            if self.is_exact
+            else f"{self.digits:g} certified digits"
+            if math.isfinite(self.digits)
+            else "NaN/inf as IEEE propagates it"
+            if not self.is_finite
+            else "exact"
+        )
         val = self.mp()
         text = mpmath.nstr(val, 20) if not isinstance(val, np.ndarray) else f"array{self.shape}"
         return f"Truth({self.label!r}, {text}, {kind})"
