@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 import fpexplore
+from fpexplore import records
 from fpexplore.errors import InvalidParameter
 from fpexplore.lessons import rng_seeds
+from fpexplore.lessons._gpu_source import cuda_here
 
 
 @pytest.mark.parametrize("seed", [0, 42, 123_456_789])
@@ -29,14 +31,58 @@ def test_full_lesson_claims_hold():
     assert c.truth is not None and c.truth.is_exact
 
 
-def test_cuda_outcome_is_live_recorded_or_missing_with_fix():
-    c = fpexplore.run("rng_seeds", seed=42, tensorflow=False, java=False, weights=False)
-    cuda = c.outcome("torch CUDA")
-    if not cuda.ran:
-        assert "record-gpu" in cuda.unavailable or "seeds" in cuda.unavailable
+@pytest.mark.parametrize("seed", [0, 1, 42, 1234])
+def test_cuda_stream_recorded_with_banner_and_reproduced(seed):
+    c = fpexplore.run("rng_seeds", seed=seed, k=8, tensorflow=False, java=False, weights=False)
+    cuda, emu = c.outcome("torch CUDA"), c.outcome("torch CUDA emulator")
+    assert cuda.ran and emu.ran and emu.kind == "emulator"
+    if cuda.kind == "recorded":
+        rec = records.load()
+        assert cuda.device == rec.card and rec.banner() in cuda.note
+        assert rec.card in c.data["cuda_source"] and rec.date in c.data["cuda_source"]
     else:
-        assert cuda.kind in ("recorded", "framework")
-        assert "cuda_differs_from_cpu" in c.claims and c.holds("cuda_differs_from_cpu")
+        assert cuda.kind == "framework"
+    assert (cuda.value.view(np.uint32) == emu.value.view(np.uint32)).all()
+    for key in ("cuda_philox_reproduced", "cuda_differs_from_cpu", "record_cpu_matches_emulator"):
+        assert c.holds(key), c.claims[key].text
+
+
+def test_unrecorded_seed_is_a_clear_missing_outcome():
+    if cuda_here():
+        pytest.skip("a live GPU answers every seed")
+    c = fpexplore.run("rng_seeds", seed=5, tensorflow=False, java=False, weights=False)
+    cuda = c.outcome("torch CUDA")
+    assert not cuda.ran and cuda.kind == "recorded"
+    assert "0, 1, 42, 1234" in cuda.unavailable and "not 5" in cuda.unavailable
+    assert "record-gpu" in cuda.unavailable
+    assert "cuda_philox_reproduced" not in c.claims and "cuda_differs_from_cpu" not in c.claims
+    assert c.outcome("torch CUDA emulator").ran  # the emulator still shows what it would be
+
+
+@pytest.mark.java
+def test_djl_stream_measured_against_torch_and_mt19937():
+    c = fpexplore.run("rng_seeds", seed=7, n=100, tensorflow=False, weights=False)
+    assert c.outcome("DJL randomUniform").ran, c.outcome("DJL randomUniform").unavailable
+    for key in ("djl_matches_torch_cpu", "djl_is_mt19937", "java_emulator_matches"):
+        assert c.holds(key), c.claims[key].text
+    assert c.data["djl_same_uniform"] == c.data["djl_n"] == 100
+    assert "100/100" in c.claims["djl_matches_torch_cpu"].text
+    big = fpexplore.run("rng_seeds", seed=2**31, tensorflow=False, weights=False)
+    assert "below 2**31" in big.outcome("DJL randomUniform").unavailable
+
+
+@pytest.mark.java
+@pytest.mark.parametrize(
+    ("a", "b", "related"),
+    [
+        ("DJL randomUniform", "numpy RandomState", True),
+        ("DJL randomUniform", "torch CPU", True),
+        ("java.util.Random", "DJL randomUniform", False),
+    ],
+)
+def test_relation_with_djl_is_measured(a, b, related):
+    c = fpexplore.run("rng_seeds", seed=3, a=a, b=b, tensorflow=False, weights=False)
+    assert c.data["relation"]["related"] is related, c.data["relation"]
 
 
 def test_relation_of_unrelated_streams():
@@ -50,6 +96,32 @@ def test_relation_of_unrelated_streams():
         weights=False,
     )
     assert c.data["relation"]["related"] is False
+    assert c.data["relation"]["evidence"].startswith("0/")
+
+
+def test_relation_of_streams_that_did_not_run():
+    c = fpexplore.run(
+        "rng_seeds",
+        seed=5,
+        a="TensorFlow",
+        b="torch CPU",
+        tensorflow=False,
+        java=False,
+        weights=False,
+    )
+    assert c.data["relation"]["related"] is None
+    assert "TensorFlow did not run" in c.data["relation"]["evidence"]
+
+
+def test_figure_draws():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    c = fpexplore.run("rng_seeds", seed=1, k=6, tensorflow=False, java=False, weights=False)
+    fig = rng_seeds.LESSON.figure(c)
+    labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    assert "torch CUDA" in labels and "torch CUDA emulator" in labels
+    assert len(fig.axes[0].patches) == len(c.data["bits_per_float"])
 
 
 def test_bits_of_formats_fields():

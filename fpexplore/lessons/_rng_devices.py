@@ -1,0 +1,165 @@
+"""The RNG lesson's device streams: torch CUDA (live or recorded) against the Philox emulator,
+and DJL's libtorch stream against torch's and the independent MT19937."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..result import Claim, Outcome
+from ..rng import TorchCPURandom
+from ..rng.philox import torch_cuda_rand
+
+_PHILOX_NOTE = "Philox4x32-10, one curand_uniform4 block per thread, (0, 1] -> [0, 1)"
+
+
+def _u32(values: Any) -> np.ndarray:
+    return np.asarray(values, dtype=np.float32).view(np.uint32)
+
+
+def _emulator(seed: int, k: int, n: int, sm_count: int, where: str) -> Outcome:
+    vals = torch_cuda_rand(seed, n, sm_count)
+    return Outcome(
+        "torch CUDA emulator",
+        "fpexplore",
+        kind="emulator",
+        value=vals[:k],
+        note=f"independent Philox4x32-10 + torch's CUDA launch layout for {sm_count} SMs ({where})",
+    )
+
+
+def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], str]:
+    """torch CUDA live when a GPU is present, else the recorded GPU run (its banner), else a
+    missing outcome with the fix; the Philox emulator beside it, and the claims they support.
+    Returns (outcomes, claims, source line)."""
+    from .. import records
+
+    if torch.cuda.is_available():
+        props = torch.cuda.get_device_properties(0)
+        torch.manual_seed(seed)
+        vals = torch.rand(n, device="cuda").cpu().numpy()
+        emu = torch_cuda_rand(seed, n, props.multi_processor_count)
+        where = f"{props.name}, live, torch {torch.__version__}"
+        real = Outcome(
+            "torch CUDA",
+            "torch",
+            value=vals[:k],
+            version=torch.__version__,
+            device=props.name,
+            note=_PHILOX_NOTE + ", live",
+        )
+        claims = {
+            "cuda_philox_reproduced": Claim(
+                f"torch.rand({n}, device='cuda') for seed {seed} on {props.name} is reproduced "
+                "bit for bit by fpexplore's Philox4x32-10",
+                bool((_u32(vals) == _u32(emu)).all()),
+            )
+        }
+        return [real, _emulator(seed, k, n, props.multi_processor_count, where)], claims, where
+
+    if not records.available():
+        reason = (
+            "no CUDA device here and no recorded GPU run in data/gpu; record one with: "
+            f"{records.RECORD_FIX}"
+        )
+        return [Outcome.missing("torch CUDA", "torch", reason, kind="recorded")], {}, reason
+    rec = records.load()
+    exp = rec.experiments["rng"]
+    sm = int(rec.provenance.get("sm_count") or 132)
+    claims = _record_cpu_claim(rec, exp)
+    if str(seed) not in exp["cuda_rand_bits"]:
+        seeds = ", ".join(map(str, exp["seeds"]))
+        missing = Outcome.missing(
+            "torch CUDA",
+            "torch",
+            f"the recorded GPU run ({rec.card}, {rec.date}) has seeds {seeds}, not {seed}; "
+            f"pick one of those or record this seed with: {records.RECORD_FIX}",
+            kind="recorded",
+        )
+        return [missing, _emulator(seed, k, k, sm, f"{rec.card}, not recorded")], claims, ""
+    bits = np.asarray(exp["cuda_rand_bits"][str(seed)], dtype=np.uint32)
+    emu = torch_cuda_rand(seed, int(exp["n"]), sm)
+    recorded = Outcome(
+        "torch CUDA",
+        "torch",
+        kind="recorded",
+        value=records.from_bits32(bits)[:k],
+        version=str(rec.provenance["torch"]),
+        device=rec.card,
+        note=f"{_PHILOX_NOTE}; {rec.banner()}",
+    )
+    claims["cuda_philox_reproduced"] = Claim(
+        f"the recorded torch.rand({exp['n']}, device='cuda') for seed {seed} ({rec.card}, "
+        f"{rec.date}) is reproduced bit for bit by fpexplore's Philox4x32-10",
+        bool((bits == _u32(emu)).all()),
+    )
+    return [recorded, _emulator(seed, k, int(exp["n"]), sm, rec.card)], claims, rec.banner()
+
+
+def _record_cpu_claim(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
+    """The recording machine's CPU stream against this machine's MT19937 emulator."""
+    n = int(exp["n"])
+    same = all(
+        (
+            np.asarray(exp["cpu_rand_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).rand(n))
+        ).all()
+        and (
+            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).randn(n))
+        ).all()
+        for s in exp["seeds"]
+    )
+    return {
+        "record_cpu_matches_emulator": Claim(
+            f"torch CPU rand/randn recorded on the GPU machine ({rec.card}, torch "
+            f"{rec.provenance['torch']}, seeds {', '.join(map(str, exp['seeds']))}) equal "
+            "fpexplore's MT19937 run here, bit for bit",
+            bool(same),
+        )
+    }
+
+
+def djl(
+    seed: int, n: int, k: int, emulated: np.ndarray
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """DJL ``randomUniform`` after ``Engine.setRandomSeed(seed)``, measured against
+    ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator."""
+    from ..backends import get
+
+    backend = get("djl")
+    reason = backend.missing()  # type: ignore[attr-defined]
+    if reason:
+        return [Outcome.missing("DJL randomUniform", "djl", f"{reason} Fix: {backend.fix}")], {}, {}
+    if seed >= 2**31:
+        why = f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is not below 2**31"
+        return [Outcome.missing("DJL randomUniform", "djl", why)], {}, {}
+    s = backend.load().seed_streams(seed, n)
+    out = Outcome(
+        "DJL randomUniform",
+        "djl",
+        value=s["djl_uniform"][:k],
+        version=s["djl"],
+        note="Engine.setRandomSeed(seed); NDManager.randomUniform (PyTorch engine)",
+    )
+    same_u = int((_u32(s["djl_uniform"]) == _u32(s["torch_uniform"])).sum())
+    same_n = int((_u32(s["djl_normal"]) == _u32(s["torch_normal"])).sum())
+    verb = "equals" if s["uniform_equal"] else "differs from"
+    claims = {
+        "djl_matches_torch_cpu": Claim(
+            f"measured: DJL randomUniform ({s['djl']}) {verb} torch.manual_seed({seed}) + "
+            f"torch.rand({n}) (torch {s['torch_version']}): {same_u}/{n} values bit-identical; "
+            f"randomNormal vs torch.randn: {same_n}/{n}",
+            bool(s["uniform_equal"]),
+        ),
+        "djl_is_mt19937": Claim(
+            "DJL's uniform stream is fpexplore's independent MT19937 with torch's 24-bit mapping",
+            bool((_u32(s["djl_uniform"]) == _u32(emulated[:n])).all()),
+        ),
+    }
+    facts = {
+        "djl_uniform_equal": bool(s["uniform_equal"]),
+        "djl_same_uniform": same_u,
+        "djl_same_normal": same_n,
+        "djl_n": n,
+    }
+    return [out], claims, facts

@@ -1,0 +1,119 @@
+"""The RNG lesson's host stacks: torch CPU (real and emulated), TensorFlow, java.util.Random."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .. import backends
+from ..errors import BackendUnavailable, WorkerError
+from ..result import Claim, Outcome
+from ..rng import JavaRandom, TorchCPURandom, random_bits
+
+KINDS = {
+    "rand32": ("rand", "float32"),
+    "rand64": ("rand", "float64"),
+    "randn32": ("randn", "float32"),
+    "randn64": ("randn", "float64"),
+}
+
+
+def torch_cpu(torch: Any, seed: int, n: int) -> tuple[dict[str, np.ndarray], dict[str, bool]]:
+    """``torch.manual_seed(seed)`` then rand/randn (float32, float64) for real, and whether
+    the MT19937 emulator gives the same bytes, per kind."""
+    real, same = {}, {}
+    for key, (fn, dtype) in KINDS.items():
+        torch.manual_seed(seed)
+        real[key] = getattr(torch, fn)(n, dtype=getattr(torch, dtype)).numpy()
+        emu = getattr(TorchCPURandom(seed), fn)(n, dtype)
+        same[key] = bool((real[key].view(np.uint8) == emu.view(np.uint8)).all())
+    return real, same
+
+
+def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, int]]:
+    """Global-seed (stateful) and stateless uniform streams, with the claims about seeding."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    tf = backends.load("tensorflow")
+
+    tf.random.set_seed(seed)
+    first = tf.random.uniform([4096]).numpy()
+    second = tf.random.uniform([4096]).numpy()
+    tf.random.set_seed(seed)
+    again = tf.random.uniform([4096]).numpy()
+    tf.random.set_seed(seed)
+    op_a = tf.random.uniform([k], seed=7).numpy()
+    tf.random.set_seed(seed + 1)
+    op_b = tf.random.uniform([k], seed=7).numpy()
+    s1 = tf.random.stateless_uniform([4096], seed=[seed, 0]).numpy()
+    s2 = tf.random.stateless_uniform([4096], seed=[seed, 0]).numpy()
+    s64 = tf.random.stateless_uniform([4096], seed=[seed, 0], dtype=tf.float64).numpy()
+    v = tf.__version__
+    outcomes = [
+        Outcome(
+            "TensorFlow",
+            "tensorflow",
+            value=first[:k],
+            version=v,
+            note="tf.random.set_seed(seed); tf.random.uniform (Philox, stateful)",
+        ),
+        Outcome(
+            "TensorFlow stateless",
+            "tensorflow",
+            value=s1[:k],
+            version=v,
+            note="tf.random.stateless_uniform(seed=[seed, 0])",
+        ),
+    ]
+    claims = {
+        "tf_global_seed_is_stateful": Claim(
+            "after tf.random.set_seed, each tf.random.uniform call continues the stream; "
+            "re-seeding repeats it",
+            bool((first == again).all() and not (first[:k] == second[:k]).all()),
+        ),
+        "tf_op_seed_with_global": Claim(
+            "the same op seed under a different global seed gives different numbers",
+            bool(not (op_a == op_b).all()),
+        ),
+        "tf_stateless_repeats": Claim(
+            "tf.random.stateless_uniform returns the same numbers for the same seed pair, "
+            "with no hidden state",
+            bool((s1 == s2).all()),
+        ),
+    }
+    bits = {"TensorFlow float32": random_bits(s1), "TensorFlow float64": random_bits(s64)}
+    return outcomes, claims, bits
+
+
+def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
+    """``new java.util.Random(seed).nextFloat()`` on a JVM (when ``java`` runs) and emulated."""
+    from ..rng import java as jr
+
+    emu = JavaRandom(seed).floats(k)
+    emulated = Outcome(
+        "java.util.Random emulator",
+        "fpexplore",
+        kind="emulator",
+        value=emu,
+        note="48-bit LCG, nextFloat = next(24) / 2**24",
+    )
+    try:
+        real = jr.run_java([seed], k)[seed]["float"]
+        version = jr.java_version()
+    except (BackendUnavailable, WorkerError) as exc:  # no JVM: say so, keep the emulator
+        return [Outcome.missing("java.util.Random", "java", str(exc)), emulated], {}
+    outcome = Outcome(
+        "java.util.Random",
+        "java",
+        value=real,
+        version=version,
+        note="new java.util.Random(seed).nextFloat() on the JVM",
+    )
+    claims = {
+        "java_emulator_matches": Claim(
+            f"the java.util.Random emulator matches the JVM ({version}) bit for bit",
+            bool((real.view(np.uint32) == emu.view(np.uint32)).all()),
+        )
+    }
+    return [outcome, emulated], claims

@@ -1,0 +1,111 @@
+"""The RNG lesson's views: bit patterns, the figure and the two-stream bits widget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import formats
+from ..result import Comparison
+
+_NOT_STREAMS = ("torch Linear", "Keras")
+
+
+def bits_of(values: Any) -> list[str]:
+    """IEEE bit patterns, sign|exponent|mantissa, of float32 or float64 values."""
+    arr = np.asarray(values)
+    fmt = "float32" if arr.dtype == np.float32 else "float64"
+    return [formats.bit_string(v, fmt) for v in arr.astype(fmt).ravel()]
+
+
+def stream_table(comparison: Comparison) -> list[dict[str, str]]:
+    """One row per value: stream, index, value, bit pattern (for the bits view)."""
+    rows = []
+    for o in comparison.outcomes:
+        if not o.ran or o.implementation.startswith(_NOT_STREAMS):
+            continue
+        vals = np.asarray(o.value).ravel()[: comparison.params["k"]]
+        for i, (v, b) in enumerate(zip(vals.tolist(), bits_of(vals), strict=True)):
+            rows.append({"stream": o.implementation, "i": str(i), "value": repr(v), "bits": b})
+    return rows
+
+
+def figure(comparison: Comparison) -> Any:
+    """Bits per float for each stack, and the first k values of every stream."""
+    import matplotlib.pyplot as plt
+
+    data = comparison.data
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    names = list(data["bits_per_float"])
+    ax1.barh(names, [data["bits_per_float"][k] for k in names], color="tab:blue")
+    ax1.set_xlabel("random bits per float (measured)")
+    ax1.invert_yaxis()
+    shown = [
+        o
+        for o in comparison.outcomes
+        if o.ran and np.ndim(o.value) == 1 and not o.implementation.startswith(_NOT_STREAMS)
+    ]
+    for i, o in enumerate(shown):
+        v = np.asarray(o.value, dtype=np.float64)
+        ax2.scatter(
+            np.arange(v.size),
+            np.full(v.size, i),
+            c=v,
+            cmap="viridis",
+            vmin=0,
+            vmax=1,
+            s=60,
+            marker="s",
+        )
+    ax2.set_yticks(range(len(shown)), [o.implementation for o in shown])
+    ax2.set_xlabel(f"first {data['k']} values (colour = value in [0, 1))")
+    ax2.invert_yaxis()
+    fig.suptitle(f"seed {comparison.params['seed']}: same seed, different numbers")
+    fig.tight_layout()
+    return fig
+
+
+def bits_view() -> Any:
+    """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
+    the two streams are related (the generic `fpexplore.widgets.explore` shows the table)."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from .rng_seeds import LESSON, STREAMS
+
+    seed = w.BoundedIntText(value=42, min=0, max=2**32 - 1, description="seed")
+    k = w.IntSlider(value=4, min=1, max=16, description="k")
+    a = w.Dropdown(options=STREAMS, value="torch CPU", description="stream a")
+    b = w.Dropdown(options=STREAMS, value="numpy RandomState", description="stream b")
+    out = w.Output()
+
+    def show(*_: Any) -> None:
+        out.clear_output(wait=True)
+        picked = {a.value, b.value}
+        with out:
+            c = LESSON.run(
+                seed=seed.value,
+                k=k.value,
+                n=max(64, 2 * k.value),
+                a=a.value,
+                b=b.value,
+                tensorflow="TensorFlow" in picked,
+                java=bool({"java.util.Random", "DJL randomUniform"} & picked),
+                weights=False,
+            )
+            for r in stream_table(c):
+                if r["stream"] in picked:
+                    print(f"{r['stream']:>18} [{r['i']}] {r['bits']}  {r['value']}")
+            rel = c.data["relation"]
+            print(f"\nrelated: {rel['related']}  ({rel['evidence']})")
+            for o in c.outcomes:
+                if not o.ran and o.implementation in picked:
+                    print(f"{o.implementation}: {o.unavailable}")
+
+    for control in (seed, k, a, b):
+        control.observe(show, names="value")
+    show()
+    box = w.VBox([w.HBox([seed, k]), w.HBox([a, b]), out])
+    display(box)
+    return box
