@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ from fpexplore.lessons import _djl_truth as T
 from fpexplore.lessons import get
 
 LESSON = get("djl_normalization")
+LESSON_MODULE = importlib.import_module("fpexplore.lessons.djl_normalization")
 
 
 @pytest.mark.java
@@ -52,6 +54,10 @@ def test_every_claim_holds_with_the_defaults():
 def test_claims_hold_across_parameters(params):
     comp = LESSON.run(**params)
     assert all(c.holds for c in comp.claims.values()), comp.table()
+    assert all(o.ran for o in comp.outcomes)
+    if params["interpolation"] == "bicubic":  # edges.png overshoots: the uint8 cast wraps
+        assert "resize_uint8_wraps" in comp.claims
+        assert comp.data["wrapped"]["max_error_levels"] > 250
 
 
 def test_crop_larger_than_size_is_rejected():
@@ -63,12 +69,34 @@ def test_crop_offsets_floor_vs_round_half_even():
     assert P.crop_offsets(64, 86, 57) == {"floor": (3, 14), "round": (4, 14)}
 
 
-def test_exact_resize_weights_sum_to_one_and_match_the_identity():
-    n, s = T.resize_weights(13, 5, "bilinear")
+@pytest.mark.parametrize("kind", T.KINDS)
+def test_exact_resize_weights_sum_to_one_and_match_the_identity(kind):
+    n, s = T.resize_weights(13, 5, kind)
     assert (n.sum(axis=1) == s).all()
     img = np.random.default_rng(1).integers(0, 256, (6, 7, 3), dtype=np.uint8)
-    same = T.resize(img, 6, 7, "bilinear").exact
+    same = T.resize(img, 6, 7, kind).exact
     assert np.array_equal(same.astype(np.int64), img.astype(np.int64))
+
+
+def test_exact_bicubic_resize_matches_torch_interpolate():
+    import torch
+    import torch.nn.functional as F
+
+    img = np.random.default_rng(2).integers(0, 256, (23, 17, 3), dtype=np.uint8)
+    exact = T.resize(img, 9, 30, "bicubic").split()[0]
+    chw = torch.from_numpy(img.astype(np.float32)).permute(2, 0, 1)[None]
+    got = F.interpolate(chw, size=(9, 30), mode="bicubic", antialias=True, align_corners=False)
+    assert np.abs(got[0].permute(1, 2, 0).numpy() - exact).max() < 1e-3
+
+
+def test_divergence_note_names_the_first_stage_and_what_is_left():
+    tv = {s: np.zeros((2, 2), np.float32) for s in P.STAGES}
+    other = dict(tv, center_crop=np.ones((2, 2), np.float32), to_tensor=np.ones((2, 2)))
+    d = LESSON_MODULE.first_divergence(other, tv)
+    note = LESSON_MODULE.divergence_note(d, P.compare(other["normalize"], tv["normalize"]))
+    assert d["stage"] == "center_crop"
+    assert note.startswith("= at decode, resize; FIRST DIVERGES at center_crop: max |diff| 1")
+    assert LESSON_MODULE.divergence_note(None, {}) == "bit-identical to torchvision at every stage"
 
 
 def test_importing_the_lesson_loads_no_framework():
@@ -78,3 +106,26 @@ def test_importing_the_lesson_loads_no_framework():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.java
+def test_widget_controls_rerun_the_lesson_and_show_the_heat_map():
+    from fpexplore.widgets import explore
+
+    box = explore("djl_normalization", stage="center_crop", size=32, crop=31)
+    controls = {c.description: c for c in box.children[1].children}
+    assert {"stage", "image", "size", "crop", "interpolation"} <= set(controls)
+    controls["interpolation"].value = "bicubic"
+    controls["image"].value = "edges.png"
+    controls["stage"].value = "resize"
+    comp = box.state["comparison"]
+    assert comp.params == {
+        "stage": "resize",
+        "image": "edges.png",
+        "size": 32,
+        "crop": 31,
+        "interpolation": "bicubic",
+    }
+    assert comp.data["heat"].shape == comp.data["resize_shape"]
+    fig = box.state["figure"]
+    assert fig.axes[0].images and "DJL ResizeShort" in fig.axes[0].get_title()

@@ -37,3 +37,30 @@ def test_lesson_turns_missing_djl_into_outcome_missing(no_jars):
     assert all(o.ran for o in comp.outcomes if o.backend != "djl")
     assert "std_ddof" in comp.claims and comp.holds("std_ddof")
     assert "std_djl_population" not in comp.claims
+
+
+def test_lesson_without_jars_runs_every_stage_and_names_the_fix(no_jars):
+    from fpexplore.lessons import get
+
+    lesson = get("djl_normalization")
+    for stage in ("pipeline", "decode", "resize", "center_crop", "to_tensor", "normalize"):
+        comp = lesson.run(stage=stage, size=32, crop=31)
+        djl_rows = [o for o in comp.outcomes if o.backend == "djl"]
+        assert djl_rows and all(not o.ran and "make djl" in o.unavailable for o in djl_rows)
+        assert all(o.ran for o in comp.outcomes if o.backend != "djl")
+        assert all(c.holds for c in comp.claims.values()), comp.table()
+        djl_only = ("pipeline_", "crop_", "resize_", "std_djl", "decode_imageio", "to_tensor_bit")
+        assert not any(k.startswith((*djl_only, "normalize_bit")) for k in comp.claims)
+        assert "make djl" in comp.data["djl_unavailable"]
+    fig = lesson.figure(comp)  # no heat map without DJL: the figure says why
+    assert "make djl" in fig.axes[0].texts[0].get_text()
+
+
+def test_lesson_without_java_on_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    from fpexplore.lessons import get
+
+    comp = get("djl_normalization").run(stage="std")
+    (row,) = [o for o in comp.outcomes if o.backend == "djl"]
+    assert "no Java runtime" in row.unavailable and "make djl" in row.unavailable

@@ -35,6 +35,23 @@ def test_main_reports_missing_tools_without_traceback(monkeypatch, tmp_path, cap
     assert "'mvn' was not found" in err and "Traceback" not in err
 
 
+def test_maven_runs_with_strict_checksums_in_the_project_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path))
+    monkeypatch.setattr(setup, "_tool", lambda name: f"/usr/bin/{name}")
+    ran: list[list[str]] = []
+
+    def fake_run(cmd: list[str], what: str) -> None:
+        ran.append(cmd)
+        raise setup.SetupError("stop here")
+
+    monkeypatch.setattr(setup, "_run", fake_run)
+    with pytest.raises(setup.SetupError, match="stop here"):
+        setup.resolve_jars(force=True)
+    (cmd,) = ran
+    assert cmd[0] == "/usr/bin/mvn" and "-C" in cmd and "-B" in cmd  # -C: fail on bad checksums
+    assert f"-Dmaven.repo.local={tmp_path / 'djl' / 'm2'}" in cmd
+
+
 @pytest.mark.java
 def test_setup_is_idempotent_and_complete():
     assert setup.main(["--no-warm"]) == 0

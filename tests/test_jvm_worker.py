@@ -32,6 +32,12 @@ def test_worker_starts_lazily_and_is_reused():
     assert first["engine"] == "PyTorch"
     assert first["engine_version"] == artifacts.LIBTORCH_VERSION
     assert first["torch_imported"] is False
+    assert first["offline"] == {
+        "DJL_OFFLINE": "true",
+        "ai.djl.offline": "true",
+        "Utils.isOfflineMode": True,
+    }
+    assert first["djl_cache_dir"] == str(artifacts.native_dir())
     assert client.call("info")["pid"] == first["pid"] == client.current_pid()
     assert first["pid"] != os.getpid()
 
@@ -63,6 +69,7 @@ def test_killed_mid_call_raises_worker_error_and_next_call_recovers():
     from fpexplore.jvm.protocol import pack, unpack
 
     assert unpack(client.call("sum", x=pack(x))) == np.float32(3.75)
+    assert client.call("info")["torch_imported"] is False  # still none after DJL ran ops
 
 
 @java

@@ -53,16 +53,6 @@ public final class Fpx {
         return out;
     }
 
-    /** {@code n} draws of {@code new java.util.Random(seed).nextGaussian()}. */
-    public static double[] randomGaussians(long seed, int n) {
-        Random random = new Random(seed);
-        double[] out = new double[n];
-        for (int i = 0; i < n; i++) {
-            out[i] = random.nextGaussian();
-        }
-        return out;
-    }
-
     /** Sleep in Java (used to test that a worker killed mid-call leaves its caller intact). */
     public static void sleep(long millis) throws InterruptedException {
         Thread.sleep(millis);

@@ -25,7 +25,8 @@ class Java:
         import jpype
         import jpype.imports  # enables `from ai.djl... import ...`
 
-        os.environ.setdefault("DJL_OFFLINE", "true")
+        # Offline always: a missing native fails fast instead of reaching for DJL's site.
+        os.environ["DJL_OFFLINE"] = "true"
         os.environ.setdefault("PYTORCH_FLAVOR", "cpu")
         os.environ.setdefault("DJL_CACHE_DIR", str(artifacts.native_dir()))
         jpype.startJVM(
@@ -87,6 +88,14 @@ class Ops:
             "threads": int(self.j.JniUtils.getNumThreads()),
             "interop_threads": int(self.j.JniUtils.getNumInteropThreads()),
             "pid": os.getpid(),
+            "offline": {
+                "DJL_OFFLINE": os.environ.get("DJL_OFFLINE"),
+                "ai.djl.offline": str(System.getProperty("ai.djl.offline")),
+                "Utils.isOfflineMode": bool(
+                    self.j.jpype.JClass("ai.djl.util.Utils").isOfflineMode()
+                ),
+            },
+            "djl_cache_dir": os.environ.get("DJL_CACHE_DIR"),
             "torch_imported": "torch" in sys.modules,
         }
 
