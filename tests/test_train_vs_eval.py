@@ -7,7 +7,8 @@ import pytest
 
 import fpexplore
 from fpexplore.errors import InvalidParameter
-from fpexplore.lessons._bn_reference import batchnorm_truth
+from fpexplore.lessons import train_vs_eval
+from fpexplore.truth import reference
 
 
 @pytest.mark.parametrize(
@@ -17,6 +18,7 @@ from fpexplore.lessons._bn_reference import batchnorm_truth
         {"batch": 2, "p": 0.1, "eps": 1e-3, "momentum": 0.5, "seed": 3, "mode": "eval"},
         {"batch": 64, "p": 0.0, "runs": 5},
         {"batch": 1, "p": 0.9, "eps": 1e-8, "momentum": 0.01, "seed": 11, "runs": 10},
+        {"batch": 16, "p": 0.2, "eps": 1e-3, "momentum": 0.9, "seed": 5, "runs": 20},
     ],
 )
 def test_claims_hold(params):
@@ -34,11 +36,33 @@ def test_dropout_removed_is_eval_bit_for_bit_on_many_seeds():
         assert (ev.view(np.uint32) == plain.view(np.uint32)).all()
 
 
+def test_p_zero_and_keras_eps_cases_make_measured_claims():
+    c = fpexplore.run("train_vs_eval", p=0.0, runs=4)
+    assert "p=0" in c.claims["dropout_train_varies"].text and c.holds("dropout_train_varies")
+    c = fpexplore.run("train_vs_eval", eps=1e-3, runs=4)
+    assert "coincide" in c.claims["keras_defaults_disagree"].text
+    assert c.holds("keras_defaults_disagree")
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_figure_draws_the_chosen_mode(mode):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    c = fpexplore.run("train_vs_eval", mode=mode, runs=50, batch=4)
+    fig = train_vs_eval.LESSON.figure(c)
+    hist, bars = fig.axes
+    assert sum(p.get_height() for p in hist.patches) == 2 * 50  # both modes, 50 runs each
+    labels = [t.get_text() for t in bars.get_yticklabels()]
+    assert labels and all(mode in k or k == "keras default" for k in labels)
+    assert c.truth.label.startswith(f"batch_norm[{mode}]")
+
+
 def test_bn_reference_is_certified_and_matches_float64():
     g = np.random.default_rng(0)
     x = g.standard_normal((5, 3)).astype(np.float32)
     gamma, beta = np.float32([1, 2, 0.5]), np.float32([0, 1, -1])
-    t = batchnorm_truth(x, gamma, beta, 1e-5)
+    t = reference.batch_norm(x, weight=gamma, bias=beta, training=True, eps=1e-5)
     assert t.digits > 20
     m, v = x.astype(np.float64).mean(0), x.astype(np.float64).var(0)
     ref64 = (x - m) / np.sqrt(v + 1e-5) * gamma + beta

@@ -17,8 +17,8 @@ import numpy as np
 from .. import backends, formats, metrics
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
+from ..truth import reference
 from ._base import Lesson
-from ._bn_reference import batchnorm_truth
 
 C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
 
@@ -45,7 +45,7 @@ def rounding_bound(
 
 
 def _dropout_part(
-    torch: Any, seed: int, batch: int, p: float, runs: int, mode: str
+    torch: Any, seed: int, batch: int, p: float, runs: int
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(8, C), torch.nn.Dropout(p), torch.nn.Linear(C, 2))
@@ -64,10 +64,10 @@ def _dropout_part(
         drop = torch.nn.Dropout(p).train()
         ones = drop(torch.ones(10_000)).numpy()
     kept = ones[ones != 0]
-    scale = np.float32(1 / (1 - p)) if p < 1 else np.float32(0)
+    scale = np.float32(1 / (1 - p))
+    frac, spread = kept.size / ones.size, 5 * np.sqrt(p * (1 - p) / ones.size)
     distinct_train = len({r.tobytes() for r in train_runs})
     distinct_eval = len({r.tobytes() for r in eval_runs})
-    shown = train_runs if mode == "train" else eval_runs
     outcomes = [
         Outcome(
             "torch MLP with Dropout, train()",
@@ -96,15 +96,20 @@ def _dropout_part(
         "dropout_train_varies": Claim(
             f"in train mode the output changes from run to run ({distinct_train} distinct "
             f"outputs in {runs} runs, p={p:g})",
-            distinct_train > 1 if p > 0 else True,
+            distinct_train > 1,
+        )
+        if p > 0
+        else Claim(
+            "with p=0 train mode drops nothing: all runs equal eval()'s output bit for bit",
+            bool((train_runs.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
         ),
         "dropout_eval_fixed": Claim(
             f"in eval mode all {runs} runs give the same output, bit for bit", distinct_eval == 1
         ),
         "dropout_scaling": Claim(
             f"kept activations are scaled by 1/(1-p) = {float(scale):.8g}; the kept fraction "
-            f"was {kept.size / ones.size:.3f} (expected {1 - p:.3f})",
-            bool(p == 0 or (kept.size > 0 and (kept == scale).all())),
+            f"was {frac:.4f} (expected {1 - p:.4f} ± {spread:.4f}, 5 sigma)",
+            bool(kept.size > 0 and (kept == scale).all() and abs(frac - (1 - p)) <= spread),
         ),
         "dropout_removed_equals_eval": Claim(
             "removing the Dropout layer and copying the weights gives eval()'s output bit for bit",
@@ -114,8 +119,7 @@ def _dropout_part(
     data = {
         "train_runs": train_runs,
         "eval_runs": eval_runs,
-        "runs_shown": shown,
-        "kept_fraction": kept.size / ones.size,
+        "kept_fraction": frac,
         "dropout_scale": float(scale),
     }
     return outcomes, claims, data
@@ -161,9 +165,14 @@ def _batchnorm_part(
     except ValueError as exc:
         batch1 = str(exc)
 
-    truth_eval = batchnorm_truth(x, gamma, beta, eps, run_mean, run_var)
-    truth_train = batchnorm_truth(x, gamma, beta, eps)
-    truth_keras_default = batchnorm_truth(x, gamma, beta, 1e-3, run_mean, run_var)
+    def bn_truth(eps_: float, training: bool) -> Any:
+        stats = {} if training else {"running_mean": run_mean, "running_var": run_var}
+        return reference.batch_norm(
+            x, weight=gamma, bias=beta, training=training, eps=eps_, **stats
+        )
+
+    truth_eval, truth_train = bn_truth(eps, False), bn_truth(eps, True)
+    truth_keras_default = bn_truth(1e-3, False)
 
     def keras_bn(**kw: Any) -> Any:
         layer = keras.layers.BatchNormalization(**kw)
@@ -280,7 +289,13 @@ def _batchnorm_part(
             f"with Keras's defaults (epsilon 1e-3) the same weights give outputs up to "
             f"{e_default.max():.3g} ULP from torch's (eps {eps:g}) reference: "
             f"{int((e_default > b_eval).sum())} of {e_default.size} outside the rounding bound",
-            bool(eps == 1e-3 or (e_default > b_eval).mean() > 0.5),
+            bool((e_default > b_eval).mean() > 0.5),
+        )
+        if eps != 1e-3
+        else Claim(
+            "with eps=1e-3 torch's and Keras's default epsilons coincide: Keras's defaults stay "
+            f"inside the rounding bound of torch's reference ({e_default.max():.3g} ULP)",
+            bool((e_default <= b_eval).all()),
         ),
         "keras_defaults_own_convention": Claim(
             f"Keras's defaults are right for their own convention: within "
@@ -319,6 +334,7 @@ def _batchnorm_part(
             "keras matched train": float(e_k_train.max()),
         },
         "bn_bound": bound,
+        "bn_bound_by_mode": {"eval": float(b_eval.max()), "train": float(b_train.max())},
         "torch_running_var": new_var,
         "keras_moving_var": kv,
     }
@@ -330,7 +346,7 @@ def compute(
 ) -> Comparison:
     import torch
 
-    d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs, mode)
+    d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs)
     b_out, b_claims, truth, b_data = _batchnorm_part(torch, seed, batch, momentum, eps, mode)
     params = {
         "mode": mode,
@@ -353,24 +369,32 @@ def compute(
 
 
 def figure(comparison: Comparison) -> Any:
-    """Distribution of one output over the runs, train vs eval; BatchNorm ULP errors."""
+    """The chosen mode in front: output[0, 0] of the dropout MLP over the runs (the other
+    mode faint), and the BatchNorm errors of that mode against the mpmath reference."""
     import matplotlib.pyplot as plt
 
-    d = comparison.data
+    d, mode = comparison.data, comparison.params["mode"]
+    other = "eval" if mode == "train" else "train"
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
-    tr, ev = d["train_runs"][:, 0, 0], d["eval_runs"][:, 0, 0]
-    bins = np.linspace(min(tr.min(), ev.min()) - 1e-3, max(tr.max(), ev.max()) + 1e-3, 30)
-    ax1.hist(tr, bins=bins, alpha=0.7, label="train()")
-    ax1.hist(ev, bins=bins, alpha=0.7, label="eval()")
-    ax1.set_xlabel(f"output[0, 0] over {len(tr)} runs (p={comparison.params['p']:g})")
+    runs = {m: d[f"{m}_runs"][:, 0, 0] for m in ("train", "eval")}
+    lo = min(r.min() for r in runs.values()) - 1e-3
+    hi = max(r.max() for r in runs.values()) + 1e-3
+    bins = np.linspace(lo, hi, 30)
+    ax1.hist(runs[other], bins=bins, alpha=0.25, color="grey", label=f"{other}()")
+    ax1.hist(runs[mode], bins=bins, alpha=0.8, color="tab:blue", label=f"{mode}()")
+    ax1.set_xlabel(f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})")
+    ax1.set_ylabel("runs")
     ax1.legend()
-    names = list(d["bn_ulp"])
+    names = [k for k in d["bn_ulp"] if mode in k or (mode == "eval" and k == "keras default")]
     ax2.barh(names, [max(d["bn_ulp"][k], 1e-2) for k in names], color="tab:orange")
-    ax2.axvline(d["bn_bound"], color="k", ls="--", lw=1, label="bound")
+    ax2.axvline(d["bn_bound_by_mode"][mode], color="k", ls="--", lw=1, label="rounding bound")
     ax2.set_xscale("log")
-    ax2.set_xlabel("max |error| vs mpmath reference (float32 ULP)")
+    top = max(d["bn_bound_by_mode"][mode], *(d["bn_ulp"][k] for k in names))
+    ax2.set_xlim(0.5, 2 * top)
+    ax2.set_xlabel(f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)")
     ax2.invert_yaxis()
     ax2.legend()
+    fig.suptitle(f"{mode} mode, batch {comparison.params['batch']}")
     fig.tight_layout()
     return fig
 
