@@ -215,9 +215,10 @@ def _round_scalar(value: Any, f: Format) -> float:
         return math.copysign(_round_ratio(abs(n), d, f), v)
     if isinstance(value, int | np.integer) and not isinstance(value, bool):
         iv = int(value)
-        return math.copysign(_round_ratio(abs(iv), 1, f), iv)
+        return math.copysign(_round_ratio(abs(iv), 1, f), -1.0 if iv < 0 else 1.0)
     if isinstance(value, Fraction):
-        return math.copysign(_round_ratio(abs(value.numerator), value.denominator, f), value)
+        sign = -1.0 if value < 0 else 1.0  # float(value) may overflow
+        return math.copysign(_round_ratio(abs(value.numerator), value.denominator, f), sign)
     mpf = _mpf_parts(value)
     if mpf is not None:
         return mpf(f)

@@ -9,8 +9,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 if TYPE_CHECKING:
     from .truth.value import Truth
 
@@ -179,6 +177,8 @@ def _fmt(x: float, signed: float | None = None) -> str:
 
 
 def _short(v: Any) -> str:
+    import numpy as np  # here, so that `import fpexplore` stays cheap
+
     arr = np.asarray(v)
     if arr.ndim == 0:
         item = arr.item()
@@ -193,6 +193,8 @@ def _jsonable(v: Any) -> Any:
         return v
     if isinstance(v, float):
         return v if math.isfinite(v) else str(v)
+    import numpy as np  # here, so that `import fpexplore` stays cheap
+
     if isinstance(v, np.ndarray):
         if v.dtype == object:
             return [_jsonable(x) for x in v.tolist()]

@@ -12,7 +12,7 @@ import pytest
 
 from fpexplore import __version__, backends, cli
 from fpexplore.lessons import all_lessons
-from fpexplore.params import Flag, Interval
+from fpexplore.params import Flag, Interval, Options, Text
 
 SCRIPT = Path(sys.executable).with_name("fpexplore")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpexplore.cli"]
@@ -73,22 +73,67 @@ def _cheap_args(lesson) -> list[str]:
     for p in lesson.params:
         if isinstance(p, Flag):
             args += [f"--{p.name}", "false"]
-        elif isinstance(p, Interval) and p.integer and p.name in ("n", "size", "k"):
+        elif isinstance(p, Interval) and p.integer and p.name in ("n", "size", "k", "crop"):
             args += [f"--{p.name}", str(int(max(p.low, min(p.default, 16))))]
     return args
 
 
 @pytest.mark.slow
-def test_run_prints_json_for_scripts():
-    if not LESSONS:
-        pytest.skip("no lesson is installed yet")
-    name = "rng_seeds" if "rng_seeds" in LESSONS else next(iter(LESSONS))
+@pytest.mark.parametrize("name", sorted(LESSONS))
+def test_run_prints_json_for_scripts(name):
+    """Every lesson runs on a CPU-only machine (GPU lessons read their recorded runs)."""
     done = fpexplore("run", name, *_cheap_args(LESSONS[name]), "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads(done.stdout)
     assert data["lesson"] == name
     assert data["outcomes"] and all("implementation" in o for o in data["outcomes"])
-    assert isinstance(data["claims"], dict)
+    assert isinstance(data["claims"], dict) and data["claims"]
+    assert all(isinstance(c["holds"], bool) for c in data["claims"].values())
+
+
+def _bad_values(p) -> list[str]:
+    """Command-line values each declared parameter must refuse."""
+    if isinstance(p, Interval):
+        high = int(p.high) * 10 + 1 if p.integer else p.high * 10 + 1
+        low = int(p.low) - 1 if p.integer else p.low - 1
+        return [str(high), str(low), "abc", "nan", *(["2.5"] if p.integer else [])]
+    if isinstance(p, Options):
+        return ["no_such_choice"]
+    if isinstance(p, Flag):
+        return ["maybe"]
+    if isinstance(p, Text):
+        return [""]
+    raise AssertionError(f"no bad values known for {type(p).__name__}")
+
+
+@pytest.mark.parametrize("name", sorted(LESSONS))
+def test_every_bad_parameter_value_is_one_clear_line_and_exit_2(name, capsys):
+    """Validation comes before any work: each refusal is immediate and names the parameter,
+    the value given and (for ranges and choices) what is accepted."""
+    lesson = LESSONS[name]
+    assert lesson.params, f"lesson {name!r} declares no parameters"
+    for p in lesson.params:
+        for bad in _bad_values(p):
+            start = time.perf_counter()
+            assert cli.main(["run", name, f"--{p.name}", bad]) == 2, (p.name, bad)
+            assert time.perf_counter() - start < 5, (p.name, bad)
+            out, err = capsys.readouterr()
+            assert out == "" and len(err.strip().splitlines()) == 1, err
+            assert err.startswith("fpexplore: error: ") and f"'{p.name}'" in err, err
+            assert f"lesson '{name}'" in err and repr(bad).strip("'") in err, err
+            if isinstance(p, Interval | Options):
+                assert p.accepted() in err, err
+
+
+@pytest.mark.parametrize("name", sorted(LESSONS))
+def test_bad_parameter_from_the_shell_has_no_traceback(name):
+    lesson = LESSONS[name]
+    p = lesson.params[0]
+    bad = _bad_values(p)[0]
+    done = fpexplore("run", name, f"--{p.name}", bad, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert f"'{p.name}'" in done.stderr
 
 
 def _interval_lesson():
@@ -116,3 +161,16 @@ def test_unknown_lesson_exits_2_listing_the_lessons():
     assert done.returncode == 2
     assert "'lesson'" in done.stderr and "no_such_lesson" in done.stderr
     assert all(name in done.stderr for name in LESSONS)
+
+
+@pytest.mark.parametrize(
+    ("param", "bad"), [("device", "no_such_device"), ("record", "no_such_record")]
+)
+def test_text_parameters_checked_by_the_lesson_exit_2(param, bad, capsys):
+    """Free-text parameters (a device, a recorded file) are checked when the lesson starts."""
+    names = [n for n, lesson in LESSONS.items() if any(p.name == param for p in lesson.params)]
+    assert names, f"no lesson declares --{param}"
+    for name in names:
+        assert cli.main(["run", name, f"--{param}", bad]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and bad in err, err

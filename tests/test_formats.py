@@ -334,3 +334,12 @@ def test_fields_and_bit_strings():
         formats.from_bits(1 << 16, "bfloat16")
     with pytest.raises(InvalidInput):
         formats.bit_string(np.zeros(2), "half")
+
+
+def test_round_exact_of_values_beyond_float64_range():
+    """Fractions and ints too large for a float still round (to ±inf, or ±0 when tiny)."""
+    for name in formats.names():
+        assert formats.round_exact(Fraction(10**400), name) == math.inf
+        assert formats.round_exact(-(10**400), name) == -math.inf
+        tiny = formats.round_exact(Fraction(-1, 10**400), name)
+        assert tiny == 0 and math.copysign(1, tiny) == -1

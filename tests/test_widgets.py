@@ -164,3 +164,38 @@ def test_float_bits_html_and_widget():
     slider.value = 1e-40
     assert text.value == repr(float(slider.value)) and "subnormal" in out.value
     assert np.isclose(float(text.value), 1e-40, rtol=1e-2)
+
+
+def test_float_bits_widget_text_and_slider_stay_in_step():
+    from fpexplore.widgets import float_bits
+
+    text, slider, out = float_bits("0.1").children
+    assert slider.value == pytest.approx(0.1)
+    text.value = "1/3"  # typing moves the slider and keeps the exact text
+    assert slider.value == pytest.approx(1 / 3) and text.value == "1/3"
+    assert "0.333251953125" in out.value  # binary16's stored value, exact decimal
+    text.value = "-2.5e5"
+    assert slider.value == pytest.approx(2.5e5)
+    slider.value = 1000.0  # sliding types the float64 the slider holds, keeping the sign
+    assert text.value == "-1000.0"
+    assert float_bits_html(float_bits_table("-1000.0")) == out.value
+    text.value = "inf"  # nothing to slide to: the slider stays, the table shows inf
+    assert slider.value == 1000.0 and "inf" in out.value
+
+
+def test_float_bits_neighbours_are_named_by_distinct_decimals():
+    for text in ("0.1", "1/3", "16777217", "1e-40", "65504"):
+        for r in float_bits_table(text):
+            f = formats.get(r.format)
+            down, up = r.neighbours
+            assert float(formats.round_exact(Fraction(down), f)) == r.next_down
+            if math.isfinite(r.next_up):
+                assert float(formats.round_exact(Fraction(up), f)) == r.next_up
+            if math.isfinite(r.stored):
+                assert down != r.shortest != up
+    rows = float_bits_table("0.1")
+    page = float_bits_html(rows)
+    for r in rows:
+        assert f"{r.neighbours[0]} &lt; · &lt; {r.neighbours[1]}" in page
+    down, up = rows[-1].neighbours
+    assert (down, up) == ("0.09999999999999999", "0.10000000000000002")

@@ -78,6 +78,12 @@ class FloatBitsRow:
     def bits(self) -> str:
         return f"{self.sign} {self.exponent} {self.mantissa}"
 
+    @property
+    def neighbours(self) -> tuple[str, str]:
+        """The next value down and up, each as the shortest decimal that names it here."""
+        f = formats.get(self.format)
+        return _shortest(self.next_down, f), _shortest(self.next_up, f)
+
 
 def _shortest(v: float, f: formats.Format) -> str:
     """The shortest %g decimal string that rounds back to ``v`` in ``f``."""
@@ -209,7 +215,7 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
         f"<td>{html.escape(r.error)}</td>"
         f"<td>{r.ulp_error:+.3g}</td>"
         f"<td>{r.ulp:.3g}</td>"
-        f"<td>{r.next_down:.6g} &lt; · &lt; {r.next_up:.6g}</td>"
+        f"<td>{html.escape(r.neighbours[0])} &lt; · &lt; {html.escape(r.neighbours[1])}</td>"
         f"<td>{html.escape(r.note)}</td>"
         "</tr>"
         for r in rows
@@ -224,8 +230,11 @@ def float_bits_text(rows: list[FloatBitsRow]) -> str:
         ("format", lambda r: r.format),
         ("bits", lambda r: r.bits),
         ("stored", lambda r: r.shortest),
+        ("error", lambda r: r.error),
         ("error (ulp)", lambda r: f"{r.ulp_error:+.3g}"),
         ("ulp", lambda r: f"{r.ulp:.3g}"),
+        ("next down", lambda r: r.neighbours[0]),
+        ("next up", lambda r: r.neighbours[1]),
         ("note", lambda r: r.note),
     ]
     table = [[name for name, _ in cols]] + [[fn(r) for _, fn in cols] for r in rows]
@@ -236,7 +245,8 @@ def float_bits_text(rows: list[FloatBitsRow]) -> str:
 
 
 def float_bits(value: str = "0.1") -> Any:
-    """The widget: a text box and a log-scale slider; the table updates on each change."""
+    """The widget: a text box and a log-scale slider for the magnitude, kept in step; the
+    table updates on each change. Typed text is read exactly; the slider types its float64."""
     import ipywidgets as w
 
     text = w.Text(value=value, description="value", continuous_update=False)
@@ -252,22 +262,43 @@ def float_bits(value: str = "0.1") -> Any:
     )
     out = w.HTML()
 
-    def show(_: Any = None) -> None:
+    syncing = False  # a change made by the other control: do not echo it back
+
+    def follow(typed: str) -> None:
+        """Put the slider at the typed magnitude (when it is finite, non-zero, in range)."""
+        nonlocal syncing
+        try:
+            v = parse_exact(typed)
+        except InvalidParameter:
+            return
+        if isinstance(v, Fraction) and v != 0:
+            syncing = True
+            try:
+                slider.value = min(max(abs(float(v)), slider_low), slider_high)
+            finally:
+                syncing = False
+
+    def show(change: Any = None) -> None:
         try:
             out.value = float_bits_html(float_bits_table(text.value))
         except InvalidParameter as exc:
             out.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+        if change is not None and not syncing:
+            follow(text.value)
 
     def slid(change: dict[str, Any]) -> None:
+        nonlocal syncing
+        if syncing:
+            return
         sign = "-" if text.value.strip().startswith("-") else ""
-        text.value = sign + repr(float(change["new"]))
+        syncing = True
+        try:
+            text.value = sign + repr(float(change["new"]))
+        finally:
+            syncing = False
 
-    try:
-        v = parse_exact(value)
-        if isinstance(v, Fraction) and v != 0:
-            slider.value = min(max(abs(float(v)), 1e-45), 1e39)
-    except InvalidParameter:
-        pass
+    slider_low, slider_high = 10.0**slider.min, 10.0**slider.max
+    follow(value)
     text.observe(show, names="value")
     slider.observe(slid, names="value")
     show()
