@@ -4,6 +4,7 @@
   legacy ``RandomState`` and Python's ``random``; seeded by ``init_genrand`` (torch, numpy)
   or ``init_by_array`` (Python).
 - `TorchCPURandom` (torch_cpu.py): torch's CPU ``rand``/``randn`` from those words.
+- `torch_cuda_rand` (philox.py): torch's CUDA ``rand`` from Philox4x32-10 and curand's layout.
 - `JavaRandom` (java.py): ``java.util.Random``'s 48-bit LCG.
 - Word-to-float mappings: how each stack turns random integers into floats in [0, 1).
 """
@@ -14,6 +15,7 @@ import numpy as np
 
 from .java import JavaRandom
 from .mt19937 import MT19937, init_by_array, init_genrand
+from .philox import torch_cuda_rand
 from .torch_cpu import TorchCPURandom, float32_from_u32, float64_from_u32_pairs
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "python_random",
     "random_bits",
     "shared_bits_agree",
+    "torch_cuda_rand",
     "torch_rand",
 ]
 
