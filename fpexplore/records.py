@@ -228,14 +228,30 @@ def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     return [p for _, p in sorted(found, reverse=True)]
 
 
+def find(which: str = "newest", directory: str | os.PathLike[str] | None = None) -> Path:
+    """The record to use: ``"newest"``, or the newest whose file name contains ``which``
+    (a card such as ``"h100"``, or a whole file name)."""
+    paths = available(directory)
+    if not paths:
+        folder = Path(directory) if directory is not None else gpu_dir()
+        raise RecordError(f"no GPU record in {folder}. Record one with: {RECORD_FIX}")
+    if which == "newest":
+        return paths[0]
+    key = slug(Path(which).stem if which.endswith(".json") else which)
+    hits = [p for p in paths if key and key in p.stem]
+    if not hits:
+        from .errors import InvalidParameter
+
+        names = ", ".join(p.name for p in paths)
+        raise InvalidParameter(
+            "record", which, f"'newest' or part of a recorded file name ({names})"
+        )
+    return hits[0]
+
+
 def load(path: str | os.PathLike[str] | None = None) -> Record:
     """Load and validate a record; with no path, the newest in ``data/gpu``."""
-    if path is None:
-        paths = available()
-        if not paths:
-            raise RecordError(f"no GPU record in {gpu_dir()}. Record one with: {RECORD_FIX}")
-        path = paths[0]
-    path = Path(path)
+    path = Path(path) if path is not None else find()
     return Record(path, _read(path))
 
 
@@ -252,7 +268,7 @@ def record_gpu(
     processes: int | None = None,
 ) -> Path:
     """Run every GPU experiment on ``device`` and write the record; returns its path."""
-    from .gpu import accelerator, determinism, env, rng_sum, tf32
+    from .gpu import accelerator, determinism, env, raise_probe, rng_sum, tf32
 
     def say(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -282,7 +298,7 @@ def record_gpu(
         return out
 
     say(f"recording on {prov['gpu_name'] or prov['device']} (torch {prov['torch']})")
-    cublas = timed("cublas_probe", lambda: determinism.probe_cublas(dev))
+    cublas = timed("cublas_probe", lambda: raise_probe.probe_cublas(dev))
     if cublas_given is None:
         os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
     det = timed(

@@ -4,6 +4,7 @@ import matplotlib
 import pytest
 
 import fpexplore
+from fpexplore import records
 from fpexplore.errors import BackendUnavailable, InvalidParameter
 from fpexplore.lessons import get
 from fpexplore.lessons._gpu_source import cuda_here
@@ -21,6 +22,8 @@ NARRATED = {
         "conv_varies_without_benchmark",
         "conv_stable_with_benchmark",
         "some_ops_raise",
+        "forward_stable",
+        "benchmark_adds_nothing_across_processes",
     ],
     "tf32": [
         "tf32_costs_accuracy",
@@ -29,7 +32,13 @@ NARRATED = {
         "bf16_worst",
         "fp16_like_tf32",
     ],
-    "cpu_vs_accelerator": ["relu_identical", "tenthousand_differs", "chain_drifts"],
+    "cpu_vs_accelerator": [
+        "relu_identical",
+        "tenthousand_differs",
+        "chain_drifts",
+        "conv_tf32_default",
+        "conv_tf32_error",
+    ],
 }
 
 
@@ -67,7 +76,28 @@ def test_determinism_numbers_come_from_the_rows():
     assert all("deterministic" in p["message"] for p in raised)
     from fpexplore.lessons.gpu_determinism import rows_table
 
-    assert "index_add_" in rows_table(c, only_varying=True)
+    table = rows_table(c, only_varying=True)
+    assert "index_add_" in table and "fixed by det_algos" in table
+    assert "fixed by cudnn.det" in table and "sum (control)" not in table
+    ia = c.outcome("index_add_ (1000000 float32 values into 100 bins)")
+    assert ia.value == "varies; fixed by det_algos" and "default 10" in ia.note
+    for p in c.data["raises"]:
+        got = c.outcome(f"{p['op']} under use_deterministic_algorithms(True)").value
+        assert got == ("raises" if p["raised"] else "runs")
+
+
+def test_record_is_picked_by_card_or_file_name():
+    c = fpexplore.run("tf32", device="recorded", record="h200")
+    assert "H200" in c.data["banner"] and c.params["record"] == "h200"
+    newest = fpexplore.run("tf32", device="recorded")
+    assert (
+        newest.data["banner"]
+        == fpexplore.run("tf32", device="recorded", record=records.available()[0].name).data[
+            "banner"
+        ]
+    )
+    with pytest.raises(InvalidParameter, match=r"'record'.*'newest'.*nvidia-h200.*'no-such-card'"):
+        fpexplore.run("cpu_vs_accelerator", device="recorded", record="no-such-card")
 
 
 def test_tf32_reads_defaults_and_measures_every_mode():
@@ -77,6 +107,7 @@ def test_tf32_reads_defaults_and_measures_every_mode():
     fp32 = c.outcome("1024x1024 matmul, fp32 (TF32 off): relative error").value
     tf32 = c.outcome("1024x1024 matmul, TF32: relative error").value
     assert fp32 < 1e-5 < tf32
+    assert c.data["defaults_here"]["cudnn.allow_tf32"] in (True, False)  # read on this machine
 
 
 def test_cpu_side_runs_live_beside_the_recorded_accelerator():
@@ -86,6 +117,9 @@ def test_cpu_side_runs_live_beside_the_recorded_accelerator():
     assert c.data["ran_on"][0] == "cpu (live)" and "recorded" in c.data["ran_on"][1]
     chain = c.outcome(next(o.implementation for o in live if "chained" in o.implementation))
     assert chain.error is not None and chain.error.max_rel > 0
+    assert c.data["settings"]["conv"][1] >= 64  # where cuDNN's default conv uses TF32
+    errs = c.data["conv_error"]
+    assert min(errs.values()) > 0 and max(errs.values()) > 1e-4  # the TF32 conv, measured
 
 
 def test_cpu_only_says_so():

@@ -29,7 +29,7 @@ def settings(quick: bool = False, steps: int | None = None) -> dict[str, Any]:
         "chain_steps": 100,
         "chain_dim": 64,
         "chain_batch": 2,
-        "conv": [2, 32, 32, 32],
+        "conv": [2, 64, 32, 32],  # 64 channels: cuDNN's default conv used TF32 on an H200
         "relu_n": 10**6,
         "seed": 0,
     }

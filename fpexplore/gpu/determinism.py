@@ -2,7 +2,7 @@
 
 Every op runs ``n_runs`` times on the same inputs under each flag configuration; the rows say
 how many bitwise-distinct results came out, the largest difference between runs, and the error
-of each run against the exact truth on sampled entries (in float32 ULPs). A separate probe
+of each run against the exact truth on sampled entries (in float32 ULPs). `raise_probe`
 lists which ops raise under ``torch.use_deterministic_algorithms(True)``, and fresh processes
 show what ``cudnn.benchmark`` does across program runs (its autotuner may pick another
 algorithm each time a program starts).
@@ -23,6 +23,7 @@ import numpy as np
 from .. import metrics
 from .. import truth as exact_truth
 from ..truth import Truth
+from . import raise_probe
 from .common import digest, first_line, normal32, rng, run_spread, to_numpy
 from .env import flags, synchronize, torch_module
 
@@ -249,11 +250,9 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
 
 # ----------------------------------------------------------------------------- runs
 def _measure(
-    once: Callable[[], np.ndarray],
-    n_runs: int,
-    sample: tuple[list[tuple[int, ...]], Truth] | None,
+    results: list[np.ndarray], sample: tuple[list[tuple[int, ...]], Truth] | None
 ) -> dict[str, Any]:
-    results = [once() for _ in range(n_runs)]
+    """Run-to-run spread of ``results`` and, at the sampled entries, their ULPs vs the truth."""
     row = run_spread(results)
     if sample is not None:
         where, truth = sample
@@ -308,7 +307,7 @@ def run_determinism(
                 }
                 if err is None:
                     outs = [r[out_name] for r in results]
-                    row.update(_measure(iter(outs).__next__, n_runs, truth[out_name]))
+                    row.update(_measure(outs, truth[out_name]))
                 rows.append(row)
 
     a = _atomic_cases(10**4 if quick else 10**6, seed + 100)
@@ -325,13 +324,13 @@ def run_determinism(
             }
             with flags(**cflags):
                 try:
-                    row.update(_measure(once, n_runs, sample))
+                    row.update(_measure([once() for _ in range(n_runs)], sample))
                 except RuntimeError as exc:
                     row["raised"] = first_line(exc)
             rows.append(row)
 
     say("determinism: which ops raise under use_deterministic_algorithms(True)")
-    raises = probe_raises(dev)
+    raises = raise_probe.probe_raises(dev)
     say("determinism: cudnn.benchmark in fresh processes")
     fresh = fresh_process_probe(str(dev), quick=quick, seed=seed, processes=processes)
     return {
@@ -375,131 +374,6 @@ def _atomic_case_text(op: str, a: dict[str, Any]) -> str:
     if op.startswith("sum"):
         return f"{n} float32 values"
     return f"{n} float32 values into {a['bins']} bins"
-
-
-# ----------------------------------------------------------------------------- raise probe
-def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
-    F = torch.nn.functional
-    gen = torch.Generator(device="cpu").manual_seed(0)
-
-    def r(*shape: int, grad: bool = False) -> Any:
-        return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
-
-    idx = torch.randint(0, 10, (1000,), generator=gen).to(dev)
-
-    def back(fn: Callable[[Any], Any], *shape: int) -> Callable[[], Any]:
-        def go() -> Any:
-            x = r(*shape, grad=True)
-            fn(x).sum().backward()
-            return x.grad
-
-        return go
-
-    return {
-        "matmul (cuBLAS)": lambda: r(64, 64) @ r(64, 64),
-        "conv2d forward+backward": back(lambda x: F.conv2d(x, r(4, 3, 3, 3)), 2, 3, 16, 16),
-        "index_add_": lambda: torch.zeros(10, device=dev).index_add_(0, idx, r(1000)),
-        "scatter_add_": lambda: torch.zeros(10, device=dev).scatter_add_(0, idx, r(1000)),
-        "scatter_reduce_(sum)": lambda: torch.zeros(10, device=dev).scatter_reduce_(
-            0, idx, r(1000), "sum"
-        ),
-        "index_put_(accumulate=True)": lambda: torch.zeros(10, device=dev).index_put_(
-            (idx,), r(1000), accumulate=True
-        ),
-        "put_(accumulate=True)": lambda: torch.zeros(10, device=dev).put_(idx, r(1000), True),
-        "index_copy_": lambda: torch.zeros(10, device=dev).index_copy_(
-            0, torch.arange(10, device=dev), r(10)
-        ),
-        "interpolate backward (bilinear)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear"), 1, 2, 8, 8
-        ),
-        "interpolate backward (bicubic)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="bicubic"), 1, 2, 8, 8
-        ),
-        "interpolate backward (nearest)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="nearest"), 1, 2, 8, 8
-        ),
-        "embedding_bag backward (sum)": back(
-            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="sum"),
-            10,
-            4,
-        ),
-        "embedding_bag backward (max)": back(
-            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="max"),
-            10,
-            4,
-        ),
-        "embedding backward": back(lambda w: F.embedding(idx, w), 10, 4),
-        "adaptive_avg_pool2d backward": back(lambda x: F.adaptive_avg_pool2d(x, 3), 1, 2, 8, 8),
-        "adaptive_max_pool2d backward": back(lambda x: F.adaptive_max_pool2d(x, 3), 1, 2, 8, 8),
-        "max_pool3d backward": back(lambda x: F.max_pool3d(x, 2), 1, 2, 4, 4, 4),
-        "avg_pool3d backward": back(lambda x: F.avg_pool3d(x, 2), 1, 2, 4, 4, 4),
-        "grid_sample backward": back(
-            lambda x: F.grid_sample(
-                x, torch.rand(1, 4, 4, 2, device=dev) * 2 - 1, align_corners=False
-            ),
-            1,
-            2,
-            8,
-            8,
-        ),
-        "reflection_pad2d backward": back(
-            lambda x: F.pad(x, (2, 2, 2, 2), mode="reflect"), 1, 2, 8, 8
-        ),
-        "replication_pad2d backward": back(
-            lambda x: F.pad(x, (2, 2, 2, 2), mode="replicate"), 1, 2, 8, 8
-        ),
-        "nll_loss2d": lambda: F.nll_loss(
-            F.log_softmax(r(2, 3, 4, 4), 1), torch.zeros(2, 4, 4, dtype=torch.long, device=dev)
-        ),
-        "ctc_loss backward": _ctc(torch, dev, r),
-        "histc": lambda: torch.histc(r(1000), bins=10),
-        "bincount(weights)": lambda: torch.bincount(idx, weights=r(1000)),
-        "kthvalue": lambda: torch.kthvalue(r(100), 5),
-        "median(dim)": lambda: torch.median(r(10, 10), dim=1),
-        "cumsum": lambda: torch.cumsum(r(1000), 0),
-        "sort (stable=False)": lambda: torch.sort(r(1000)),
-    }
-
-
-def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
-    def go() -> Any:
-        logits = r(20, 2, 5, grad=True)
-        lp = logits.log_softmax(2)
-        targets = torch.tensor([[1, 2, 3], [2, 3, 4]], device=dev)
-        loss = torch.nn.functional.ctc_loss(
-            lp, targets, torch.tensor([20, 20]), torch.tensor([3, 3])
-        )
-        loss.backward()
-        return logits.grad
-
-    return go
-
-
-def probe_raises(dev: Any) -> list[dict[str, Any]]:
-    """Run each op once under use_deterministic_algorithms(True): did it raise, and why.
-
-    The cuBLAS check depends on CUBLAS_WORKSPACE_CONFIG; the probe records its value.
-    """
-    torch = torch_module()
-    out = []
-    for name, fn in _probe_ops(torch, dev).items():
-        with flags(deterministic_algorithms=True):
-            try:
-                fn()
-                synchronize(dev)
-                raised, msg = False, ""
-            except Exception as exc:  # record whatever the op raises
-                raised, msg = True, first_line(exc)
-        out.append(
-            {
-                "op": name,
-                "raised": raised,
-                "message": msg,
-                "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
-            }
-        )
-    return out
 
 
 # ----------------------------------------------------------------------------- fresh processes
@@ -572,31 +446,3 @@ def fresh_process_probe(device: str, *, quick: bool, seed: int, processes: int) 
         "errors": [e[0] for e in errors],
         "rows": rows,
     }
-
-
-def probe_cublas(dev: Any) -> list[dict[str, Any]]:
-    """A cuBLAS matmul under use_deterministic_algorithms(True), with CUBLAS_WORKSPACE_CONFIG
-    unset and then set to :4096:8 (torch documents that cuBLAS needs it to be deterministic)."""
-    torch = torch_module()
-    saved = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
-    out = []
-    try:
-        for value in (None, ":4096:8"):
-            if value is None:
-                os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
-            else:
-                os.environ["CUBLAS_WORKSPACE_CONFIG"] = value
-            a = torch.ones(64, 64, device=dev)
-            with flags(deterministic_algorithms=True):
-                try:
-                    (a @ a).sum().item()
-                    raised, msg = False, ""
-                except RuntimeError as exc:
-                    raised, msg = True, first_line(exc)
-            out.append({"CUBLAS_WORKSPACE_CONFIG": value, "raised": raised, "message": msg})
-    finally:
-        if saved is None:
-            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
-        else:
-            os.environ["CUBLAS_WORKSPACE_CONFIG"] = saved
-    return out

@@ -14,8 +14,20 @@ DEVICE_HELP = (
 )
 
 
+RECORD_HELP = "'newest', or part of a file name in data/gpu such as 'h100' or 'h200'"
+
+
 def device_param(help_text: str = "where to run: " + DEVICE_HELP) -> Text:
     return Text("device", "auto", help_text, pattern_help=DEVICE_HELP)
+
+
+def record_param() -> Text:
+    return Text(
+        "record",
+        "newest",
+        "which recorded run to show without CUDA: " + RECORD_HELP,
+        pattern_help=RECORD_HELP,
+    )
 
 
 @dataclass(frozen=True)
@@ -56,8 +68,8 @@ def _device_label(dev: Any) -> str:
     return str(dev)
 
 
-def resolve(device: str, *, accelerator_only: bool = True) -> Source:
-    """Pick live or recorded for ``device`` (see `DEVICE_HELP`).
+def resolve(device: str, record: str = "newest") -> Source:
+    """Pick live or recorded for ``device`` (see `DEVICE_HELP`); ``record`` picks the record.
 
     An explicit device that cannot run raises `BackendUnavailable` saying why; 'auto' without
     a GPU falls back to the record, and a missing record raises `RecordError` with the fix.
@@ -66,7 +78,7 @@ def resolve(device: str, *, accelerator_only: bool = True) -> Source:
     from ..gpu.env import open_device, torch_module
 
     if device == "recorded" or (device == "auto" and not cuda_here()):
-        rec = records.load()
+        rec = records.load(records.find(record))
         return Source("recorded", record=rec, banner=rec.banner())
     name = "cuda" if device == "auto" else device
     torch_module()
@@ -75,7 +87,7 @@ def resolve(device: str, *, accelerator_only: bool = True) -> Source:
     import torch
 
     note = ""
-    if accelerator_only and dev.type == "cpu":
+    if dev.type == "cpu":
         note = " (a CPU: the GPU-only flags change nothing here)"
     return Source(
         "framework", device=dev, banner=f"LIVE run on {label}{note}, torch {torch.__version__}"

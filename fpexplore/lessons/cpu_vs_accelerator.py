@@ -10,6 +10,7 @@ import numpy as np
 from ..params import Text
 from ..result import Claim, Comparison, Outcome
 from ._base import Lesson
+from ._gpu_source import record_param, resolve
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
@@ -42,15 +43,12 @@ def _op_label(op: str, s: dict[str, Any]) -> str:
 
 
 def _sides(
-    device: str, s: dict[str, Any], inp: dict[str, Any], tr: dict[str, Any]
+    src: Any, inp: dict[str, Any], tr: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every side (dicts as in the record, arrays unpacked) and a description of the run."""
     import torch
 
-    from .. import records
     from ..gpu import accelerator as acc
-    from ..gpu.env import open_device
-    from ._gpu_source import cuda_here
 
     def live(dev: Any, mode: str, label: str) -> dict[str, Any]:
         side = acc.run_side(dev, inp, mode)
@@ -69,8 +67,8 @@ def _sides(
         f"cpu (live, this machine, {torch.get_num_threads()} threads)",
     )
     info: dict[str, Any] = {"record": None}
-    if device == "recorded" or (device == "auto" and not cuda_here()):
-        rec = records.load()
+    if not src.live:
+        rec = src.record
         info.update(
             record=rec,
             banner=(
@@ -96,8 +94,7 @@ def _sides(
                 side["label"] = f"{rec.card} (recorded), {js['mode']}"
             sides.append(side)
         return sides, info
-    name = "cuda" if device == "auto" else device
-    dev = open_device(name)
+    dev = src.device
     if dev.type == "cpu":
         info.update(
             banner=f"LIVE run on the CPU only (torch {torch.__version__}): pass an "
@@ -105,11 +102,10 @@ def _sides(
             ran_on=["cpu (live)"],
         )
         return [cpu], info
-    label = torch.cuda.get_device_name(dev) if dev.type == "cuda" else str(dev)
-    sides = [cpu] + [live(dev, mode, f"{label} (live), {mode}") for mode in acc.MODES]
+    sides = [cpu] + [live(dev, mode, f"{src.label} (live), {mode}") for mode in acc.MODES]
     info.update(
-        banner=f"LIVE run on the CPU and on {label} ({dev}), torch {torch.__version__}",
-        ran_on=["cpu (live)", f"{label} (live)"],
+        banner=f"LIVE run on the CPU and on {src.label} ({dev}), torch {torch.__version__}",
+        ran_on=["cpu (live)", f"{src.label} (live)"],
     )
     return sides, info
 
@@ -141,21 +137,20 @@ def _drift(side: dict[str, Any], tr: dict[str, Any]) -> list[float]:
     return (num / np.sqrt((t**2).sum(axis=(1, 2)))).tolist()
 
 
-def compute(device: str) -> Comparison:
+def _conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
+    """Relative error ||got - exact|| / ||exact|| of the sampled convolution outputs."""
+    got = np.asarray(side["conv"], dtype=np.float64)
+    return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
+
+
+def compute(device: str, record: str) -> Comparison:
     from ..gpu import accelerator as acc
 
-    s = None
-    if device in ("auto", "recorded"):
-        from ._gpu_source import cuda_here
-
-        if device == "recorded" or not cuda_here():
-            from .. import records
-
-            s = records.load().experiments["cpu_vs_accelerator"]["settings"]
-    s = s or acc.settings()
+    src = resolve(device, record)
+    s = acc.settings() if src.live else src.record.experiments["cpu_vs_accelerator"]["settings"]
     inp = acc.inputs(s)
     tr = acc.truth(inp)
-    sides, info = _sides(device, s, inp, tr)
+    sides, info = _sides(src, inp, tr)
     truths = _truths(tr)
     outcomes = []
     for op in OPS:
@@ -183,6 +178,12 @@ def compute(device: str) -> Comparison:
     default = next((a for a in accs if a["mode"] == "torch default"), None)
     strict = next((a for a in accs if a["mode"] != "torch default"), None)
     rec_cpu = info.get("recorded_cpu")
+    conv_error = {sd["label"]: _conv_error(sd, tr) for sd in sides}
+    tf32_ratio = (
+        conv_error[default["label"]] / conv_error[strict["label"]]
+        if default is not None and strict is not None and conv_error[strict["label"]]
+        else 0.0
+    )
     claims = {
         "relu_identical": Claim(
             "relu gives exactly max(x, 0), bit for bit, on every device",
@@ -209,6 +210,11 @@ def compute(device: str) -> Comparison:
             default is not None
             and strict is not None
             and default["conv_digest"] != strict["conv_digest"],
+        ),
+        "conv_tf32_error": Claim(
+            "the accelerator's default convolution is over 100 times further from the exact "
+            f"result than its convolution with TF32 off (here {tf32_ratio:.0f} times)",
+            tf32_ratio > 100,
         ),
         "cpu_matches_recording_cpu": Claim(
             "this machine's CPU gives the same bits as the recording machine's CPU for every op",
@@ -242,10 +248,11 @@ def compute(device: str) -> Comparison:
             for sd in sides
         },
         "truth_sums": {op: tr[op] for op in ("sum_uniform", "sum_tenthousand")},
+        "conv_error": conv_error,
     }
     return Comparison(
         lesson="cpu_vs_accelerator",
-        params={"device": device},
+        params={"device": device, "record": record},
         truth=None,
         outcomes=tuple(outcomes),
         claims=claims,
@@ -284,7 +291,10 @@ LESSON = Lesson(
     title="CPU vs accelerator: the same ops, different numbers, the same truth",
     summary="Sum, 100 chained matmuls, conv and relu on the CPU and on any torch device "
     "(CUDA, MPS, XPU, DirectML), each against the exact result",
-    params=(Text("device", "auto", "the accelerator: " + DEVICE_HELP, pattern_help=DEVICE_HELP),),
+    params=(
+        Text("device", "auto", "the accelerator: " + DEVICE_HELP, pattern_help=DEVICE_HELP),
+        record_param(),
+    ),
     compute=compute,
     explanation=EXPLANATION,
     figure=figure,

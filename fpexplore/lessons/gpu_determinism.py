@@ -8,7 +8,7 @@ from typing import Any
 from ..params import Flag, Interval
 from ..result import Claim, Comparison, Outcome
 from ._base import Lesson
-from ._gpu_source import device_param, resolve
+from ._gpu_source import device_param, record_param, resolve
 
 EXPLANATION = """\
 A GPU adds numbers in parallel. Ops that let many threads add into the same place use atomic
@@ -35,6 +35,11 @@ def _rows_for(data: dict[str, Any], op: str, output: str | None = None) -> list[
 
 def _varies(row: dict[str, Any]) -> bool:
     return row.get("raised") is None and row.get("distinct", 1) > 1
+
+
+def _ran_varies(row: dict[str, Any]) -> bool:
+    """Raised, or ran and varied: not a fix."""
+    return bool(row.get("raised")) or _varies(row)
 
 
 def _claims(data: dict[str, Any]) -> dict[str, Claim]:
@@ -100,32 +105,63 @@ def _claims(data: dict[str, Any]) -> dict[str, Claim]:
     }
 
 
+SHORT = {
+    "benchmark + cudnn.deterministic": "bench+det",
+    "use_deterministic_algorithms": "det_algos",
+    "cudnn.deterministic": "cudnn.det",
+}
+
+
+def _short(config: str) -> str:
+    return SHORT.get(config, config)
+
+
+def fixes(cells: dict[str, dict[str, Any]]) -> str:
+    """Which flag settings make one op's result identical run to run, from its rows."""
+    if not any(_varies(r) for r in cells.values()):
+        raised = [_short(c) for c, r in cells.items() if r.get("raised")]
+        return "deterministic" + (f"; raises under {', '.join(raised)}" if raised else "")
+    fixed = [_short(c) for c, r in cells.items() if c != "default" and not _ran_varies(r)]
+    raised = [_short(c) for c, r in cells.items() if r.get("raised")]
+    text = "varies; fixed by " + (", ".join(fixed) if fixed else "nothing")
+    return text + (f"; raises under {', '.join(raised)}" if raised else "")
+
+
 def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
-    """One outcome per flag configuration: how many results varied run to run."""
-    out = []
+    """Which flag fixes which op (one outcome per op output and case), then which ops raise
+    under use_deterministic_algorithms(True)."""
     prov = src.record.provenance if not src.live else {}
     version = prov.get("torch", "") if prov else _torch_version()
-    for cname, cflags in data["configs"].items():
-        rows = [r for r in data["rows"] if r["config"] == cname]
-        varied = [f"{r['op']} {r['output']} ({r['case']})" for r in rows if _varies(r)]
-        raised = [r["op"] for r in rows if r.get("raised")]
-        note = (
-            "varied: " + "; ".join(varied[:4]) + (" …" if len(varied) > 4 else "")
-            if varied
-            else "every result identical in every run"
+    kw = {"kind": src.kind, "version": version, "device": src.label}
+    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    for r in data["rows"]:
+        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
+    out = []
+    for (op, output, case), cells in keyed.items():
+        counts = " · ".join(
+            f"{_short(c)} {'raises' if r.get('raised') else r['distinct']}"
+            for c, r in cells.items()
         )
-        if raised:
-            note += f"; raised: {', '.join(sorted(set(raised)))}"
+        what = op if output == "result" else f"{op} {output}"
         out.append(
             Outcome(
-                f"{cname}: results that varied",
+                f"{what} ({case})",
                 "torch",
-                kind=src.kind,
-                value=f"{len(varied)} of {len(rows) - len(raised)}",
-                version=version,
-                device=src.label,
-                settings=cflags,
-                note=note,
+                value=fixes(cells),
+                settings={"runs": data["n_runs"]},
+                note=f"distinct results in {data['n_runs']} runs: {counts}",
+                **kw,
+            )
+        )
+    for p in data["raises"]:
+        out.append(
+            Outcome(
+                f"{p['op']} under use_deterministic_algorithms(True)",
+                "torch",
+                value="raises" if p["raised"] else "runs",
+                settings={"deterministic_algorithms": True},
+                note=p["message"][:100],
+                **kw,
             )
         )
     return tuple(out)
@@ -137,8 +173,8 @@ def _torch_version() -> str:
     return torch.__version__
 
 
-def compute(device: str, runs: int, processes: int, quick: bool) -> Comparison:
-    src = resolve(device)
+def compute(device: str, runs: int, processes: int, quick: bool, record: str) -> Comparison:
+    src = resolve(device, record)
     if src.live:
         from ..gpu.determinism import run_determinism
 
@@ -148,7 +184,13 @@ def compute(device: str, runs: int, processes: int, quick: bool) -> Comparison:
     data = {**data, "source": src.kind, "banner": src.banner, "card": src.label}
     return Comparison(
         lesson="gpu_determinism",
-        params={"device": device, "runs": data["n_runs"], "processes": processes, "quick": quick},
+        params={
+            "device": device,
+            "runs": data["n_runs"],
+            "processes": processes,
+            "quick": quick,
+            "record": record,
+        },
         truth=None,
         outcomes=_outcomes(data, src),
         claims=_claims(data),
@@ -158,25 +200,24 @@ def compute(device: str, runs: int, processes: int, quick: bool) -> Comparison:
 
 
 def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
-    """A text table: op, output, case, then distinct results (or 'raises') per configuration."""
+    """Which flag fixes which op: op, output, case, the distinct results (or 'raises') under
+    each configuration, and the verdict."""
     data = comparison.data
     configs = list(data["configs"])
-    short = {
-        c: c.replace("benchmark + cudnn.deterministic", "bench+det")
-        .replace("use_deterministic_algorithms", "det_algos")
-        .replace("cudnn.deterministic", "cudnn.det")
-        for c in configs
-    }
-    keyed: dict[tuple[str, str, str], dict[str, str]] = {}
+    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
     for r in data["rows"]:
-        cell = "raises" if r.get("raised") else str(r["distinct"])
-        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = cell
-    lines = [f"{'op / output / case':70}" + "".join(f"{short[c]:>11}" for c in configs)]
+        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
+    head = f"{'op / output / case':58}" + "".join(f"{_short(c):>10}" for c in configs)
+    lines = [head + "  verdict"]
     for (op, output, case), cells in keyed.items():
-        if only_varying and all(cells.get(c) == "1" for c in configs):
+        if only_varying and not any(_varies(r) for r in cells.values()):
             continue
-        label = f"{op} / {output} / {case}"[:69]
-        lines.append(f"{label:70}" + "".join(f"{cells.get(c, '-'):>11}" for c in configs))
+        counts = [
+            "-" if c not in cells else "raises" if cells[c].get("raised") else cells[c]["distinct"]
+            for c in configs
+        ]
+        label = f"{op} / {output} / {case}"[:57]
+        lines.append(f"{label:58}" + "".join(f"{v:>10}" for v in counts) + "  " + fixes(cells))
     return "\n".join(lines)
 
 
@@ -257,6 +298,7 @@ LESSON = Lesson(
             integer=True,
         ),
         Flag("quick", False, "small shapes, for a fast smoke test (live only)"),
+        record_param(),
     ),
     compute=compute,
     explanation=EXPLANATION,

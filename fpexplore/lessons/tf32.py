@@ -8,7 +8,7 @@ from typing import Any
 from ..params import Options
 from ..result import Claim, Comparison, Outcome
 from ._base import Lesson
-from ._gpu_source import device_param, resolve
+from ._gpu_source import device_param, record_param, resolve
 
 EXPLANATION = """\
 TF32 is a tensor-core mode for float32 inputs: each input is rounded to 10 fraction bits (like
@@ -126,8 +126,10 @@ def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
     return tuple(out)
 
 
-def compute(device: str, max_size: int) -> Comparison:
-    src = resolve(device)
+def compute(device: str, max_size: int, record: str) -> Comparison:
+    from ..gpu.env import tf32_defaults
+
+    src = resolve(device, record)
     if src.live:
         from ..gpu.tf32 import MATMUL_SIZES, run_tf32
 
@@ -144,10 +146,11 @@ def compute(device: str, max_size: int) -> Comparison:
         "card": src.label,
         "focus_size": _pick(sizes, 1024),
         "focus_channels": _pick(chans, 256),
+        "defaults_here": tf32_defaults(),  # this machine's torch, read now
     }
     return Comparison(
         lesson="tf32",
-        params={"device": device, "max_size": max_size},
+        params={"device": device, "max_size": max_size, "record": record},
         truth=None,
         outcomes=_outcomes(data, src),
         claims=_claims(data),
@@ -194,6 +197,7 @@ LESSON = Lesson(
             "largest matmul size (live runs only)",
             choices=(256, 512, 1024, 2048, 4096),
         ),
+        record_param(),
     ),
     compute=compute,
     explanation=EXPLANATION,

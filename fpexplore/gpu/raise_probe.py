@@ -1,0 +1,163 @@
+"""Which ops raise under ``torch.use_deterministic_algorithms(True)``, and whether cuBLAS
+needs ``CUBLAS_WORKSPACE_CONFIG`` to run deterministically."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from .common import first_line
+from .env import flags, synchronize, torch_module
+
+
+def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
+    F = torch.nn.functional
+    gen = torch.Generator(device="cpu").manual_seed(0)
+
+    def r(*shape: int, grad: bool = False) -> Any:
+        return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
+
+    idx = torch.randint(0, 10, (1000,), generator=gen).to(dev)
+
+    def back(fn: Callable[[Any], Any], *shape: int) -> Callable[[], Any]:
+        def go() -> Any:
+            x = r(*shape, grad=True)
+            fn(x).sum().backward()
+            return x.grad
+
+        return go
+
+    return {
+        "matmul (cuBLAS)": lambda: r(64, 64) @ r(64, 64),
+        "conv2d forward+backward": back(lambda x: F.conv2d(x, r(4, 3, 3, 3)), 2, 3, 16, 16),
+        "index_add_": lambda: torch.zeros(10, device=dev).index_add_(0, idx, r(1000)),
+        "scatter_add_": lambda: torch.zeros(10, device=dev).scatter_add_(0, idx, r(1000)),
+        "scatter_reduce_(sum)": lambda: torch.zeros(10, device=dev).scatter_reduce_(
+            0, idx, r(1000), "sum"
+        ),
+        "index_put_(accumulate=True)": lambda: torch.zeros(10, device=dev).index_put_(
+            (idx,), r(1000), accumulate=True
+        ),
+        "put_(accumulate=True)": lambda: torch.zeros(10, device=dev).put_(idx, r(1000), True),
+        "index_copy_": lambda: torch.zeros(10, device=dev).index_copy_(
+            0, torch.arange(10, device=dev), r(10)
+        ),
+        "interpolate backward (bilinear)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear"), 1, 2, 8, 8
+        ),
+        "interpolate backward (bicubic)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="bicubic"), 1, 2, 8, 8
+        ),
+        "interpolate backward (nearest)": back(
+            lambda x: F.interpolate(x, scale_factor=2.5, mode="nearest"), 1, 2, 8, 8
+        ),
+        "embedding_bag backward (sum)": back(
+            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="sum"),
+            10,
+            4,
+        ),
+        "embedding_bag backward (max)": back(
+            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="max"),
+            10,
+            4,
+        ),
+        "embedding backward": back(lambda w: F.embedding(idx, w), 10, 4),
+        "adaptive_avg_pool2d backward": back(lambda x: F.adaptive_avg_pool2d(x, 3), 1, 2, 8, 8),
+        "adaptive_max_pool2d backward": back(lambda x: F.adaptive_max_pool2d(x, 3), 1, 2, 8, 8),
+        "max_pool3d backward": back(lambda x: F.max_pool3d(x, 2), 1, 2, 4, 4, 4),
+        "avg_pool3d backward": back(lambda x: F.avg_pool3d(x, 2), 1, 2, 4, 4, 4),
+        "grid_sample backward": back(
+            lambda x: F.grid_sample(
+                x, torch.rand(1, 4, 4, 2, device=dev) * 2 - 1, align_corners=False
+            ),
+            1,
+            2,
+            8,
+            8,
+        ),
+        "reflection_pad2d backward": back(
+            lambda x: F.pad(x, (2, 2, 2, 2), mode="reflect"), 1, 2, 8, 8
+        ),
+        "replication_pad2d backward": back(
+            lambda x: F.pad(x, (2, 2, 2, 2), mode="replicate"), 1, 2, 8, 8
+        ),
+        "nll_loss2d": lambda: F.nll_loss(
+            F.log_softmax(r(2, 3, 4, 4), 1), torch.zeros(2, 4, 4, dtype=torch.long, device=dev)
+        ),
+        "ctc_loss backward": _ctc(torch, dev, r),
+        "histc": lambda: torch.histc(r(1000), bins=10),
+        "bincount(weights)": lambda: torch.bincount(idx, weights=r(1000)),
+        "kthvalue": lambda: torch.kthvalue(r(100), 5),
+        "median(dim)": lambda: torch.median(r(10, 10), dim=1),
+        "cumsum": lambda: torch.cumsum(r(1000), 0),
+        "sort (stable=False)": lambda: torch.sort(r(1000)),
+    }
+
+
+def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
+    def go() -> Any:
+        logits = r(20, 2, 5, grad=True)
+        lp = logits.log_softmax(2)
+        targets = torch.tensor([[1, 2, 3], [2, 3, 4]], device=dev)
+        loss = torch.nn.functional.ctc_loss(
+            lp, targets, torch.tensor([20, 20]), torch.tensor([3, 3])
+        )
+        loss.backward()
+        return logits.grad
+
+    return go
+
+
+def probe_raises(dev: Any) -> list[dict[str, Any]]:
+    """Run each op once under use_deterministic_algorithms(True): did it raise, and why.
+
+    The cuBLAS check depends on CUBLAS_WORKSPACE_CONFIG; the probe records its value.
+    """
+    torch = torch_module()
+    out = []
+    for name, fn in _probe_ops(torch, dev).items():
+        with flags(deterministic_algorithms=True):
+            try:
+                fn()
+                synchronize(dev)
+                raised, msg = False, ""
+            except Exception as exc:  # record whatever the op raises
+                raised, msg = True, first_line(exc)
+        out.append(
+            {
+                "op": name,
+                "raised": raised,
+                "message": msg,
+                "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+            }
+        )
+    return out
+
+
+def probe_cublas(dev: Any) -> list[dict[str, Any]]:
+    """A cuBLAS matmul under use_deterministic_algorithms(True), with CUBLAS_WORKSPACE_CONFIG
+    unset and then set to :4096:8 (torch documents that cuBLAS needs it to be deterministic)."""
+    torch = torch_module()
+    saved = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    out = []
+    try:
+        for value in (None, ":4096:8"):
+            if value is None:
+                os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+            else:
+                os.environ["CUBLAS_WORKSPACE_CONFIG"] = value
+            a = torch.ones(64, 64, device=dev)
+            with flags(deterministic_algorithms=True):
+                try:
+                    (a @ a).sum().item()
+                    raised, msg = False, ""
+                except RuntimeError as exc:
+                    raised, msg = True, first_line(exc)
+            out.append({"CUBLAS_WORKSPACE_CONFIG": value, "raised": raised, "message": msg})
+    finally:
+        if saved is None:
+            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+        else:
+            os.environ["CUBLAS_WORKSPACE_CONFIG"] = saved
+    return out
