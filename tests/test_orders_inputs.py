@@ -1,9 +1,20 @@
-"""Random arrays and sizes shared by the order-emulator tests (tests/test_orders*.py)."""
+"""Random arrays and sizes shared by the order-emulator tests (tests/test_orders*.py).
+
+Every test session draws arrays never seen before: ``sample`` mixes a fresh run seed into
+each array's seed. A failure message names it (``RERUN``); set ``FPEXPLORE_TEST_SEED`` to it
+to draw the very same arrays again.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
+
 import numpy as np
 import pytest
+
+RUN_SEED = int(os.environ.get("FPEXPLORE_TEST_SEED") or secrets.randbits(32))
+RERUN = f"(arrays of this run: FPEXPLORE_TEST_SEED={RUN_SEED})"
 
 DISTRIBUTIONS = ("uniform", "normal", "loguniform", "alternating", "cancelling")
 # log10 of the widest magnitude per format: large enough to make rounding errors, small
@@ -38,8 +49,9 @@ def numpy_dtype(dtype: str) -> np.dtype:
 
 
 def sample(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
-    """``n`` values of ``distribution`` rounded to ``dtype``, reproducible from ``seed``."""
-    rng = np.random.default_rng([seed, n, DISTRIBUTIONS.index(distribution)])
+    """``n`` values of ``distribution`` rounded to ``dtype``, reproducible from ``seed`` and
+    the session's `RUN_SEED`."""
+    rng = np.random.default_rng([RUN_SEED, seed, n, DISTRIBUTIONS.index(distribution)])
     spread = SPREAD[dtype]
     if distribution == "uniform":
         x = rng.random(n)

@@ -18,6 +18,8 @@ import pytest
 from test_orders_inputs import (
     BOUNDARY_SIZES,
     DISTRIBUTIONS,
+    RERUN,
+    RUN_SEED,
     TF_TWO_THREADS,
     numpy_dtype,
     same_bits,
@@ -36,19 +38,20 @@ from fpexplore import backends
 tf = backends.load("tensorflow")
 threads = int(sys.argv[2])
 tf.config.threading.set_intra_op_parallelism_threads(threads)
-from test_orders_inputs import sample
+from test_orders_inputs import RUN_SEED, sample
 out = []
 for distribution, n, dtype, seed in json.load(sys.stdin):
     x = sample(distribution, n, dtype, seed)
     out.append(tf.reduce_sum(tf.constant(x)).numpy().tobytes().hex())
 print(json.dumps({"threads": tf.config.threading.get_intra_op_parallelism_threads(),
+                  "run_seed": RUN_SEED,
                   "version": tf.__version__, "sums": out}))
 """
 
 
 def run_tensorflow(threads: int, cases: list, onednn: str | None = None) -> list[str]:
     """tf.reduce_sum of each case in a subprocess with ``threads`` intra-op threads."""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", FPEXPLORE_TEST_SEED=str(RUN_SEED))
     if onednn is not None:
         env["TF_ENABLE_ONEDNN_OPTS"] = onednn
     done = subprocess.run(
@@ -63,6 +66,7 @@ def run_tensorflow(threads: int, cases: list, onednn: str | None = None) -> list
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["threads"] == threads
+    assert result["run_seed"] == RUN_SEED  # the very same arrays on both sides
     return result["sums"]
 
 
@@ -75,7 +79,7 @@ def check(threads: int, cases: list, sums: list[str]) -> None:
         got = orders.emulate(x, "tensorflow", threads=threads)
         if not same_bits(got, want):
             wrong.append((distribution, n, dtype, seed, got, want))
-    assert not wrong, f"{len(wrong)} of {len(cases)} differ, e.g. {wrong[:5]}"
+    assert not wrong, f"{len(wrong)} of {len(cases)} differ {RERUN}, e.g. {wrong[:5]}"
 
 
 def cases_for(threads: int) -> list:
@@ -84,11 +88,11 @@ def cases_for(threads: int) -> list:
         for distribution in DISTRIBUTIONS:
             sizes = BOUNDARY_SIZES if threads == 1 else [n for n in BOUNDARY_SIZES if n > 16]
             for n in sizes:
-                cases.append([distribution, n, dtype, 1])
+                cases += [[distribution, n, dtype, seed] for seed in (1, 2)]
     for dtype in ("float16", "bfloat16"):
         for distribution in ("normal", "cancelling"):
             for n in (*range(0, 40), 199, 200, 201, 1599, 1600, 1601, 3201, 8193, 16391):
-                cases.append([distribution, n, dtype, 2])
+                cases += [[distribution, n, dtype, seed] for seed in (2, 3)]
     if threads > 1:  # both sides of the first size split over two threads, every format
         for dtype in TF_TWO_THREADS:
             for n in tf_threshold_sizes(dtype):

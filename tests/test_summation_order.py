@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 from fractions import Fraction
 
@@ -37,6 +38,8 @@ def test_classic_example():
     # the reference row is the correctly rounded exact sum: within half an ULP
     assert abs(c.outcome(REFERENCE).error.ulp_scalar) <= 0.5
     assert "numpy" in c.data["explained_by"]["np.sum"]
+    assert "np.sum" in c.outcome("emulate numpy").note  # both ways: the emulator's row too
+    assert c.outcome("emulate numpy").settings["order"].startswith("np.sum")
 
 
 CASES = [
@@ -220,3 +223,37 @@ def test_framework_table_is_consistent():
     names = [f[0] for f in FRAMEWORKS]
     assert len(set(names)) == len(names)
     assert LESSON.param("n").log and LESSON.param("n").high == 10_000_000
+
+
+def _pixels(fig, **kw):
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(print_figure(fig, "png", **kw))))
+
+
+@needs_torch_tf
+def test_explorer_redraw_pastes_the_curves_and_draws_only_the_markers():
+    runs = [
+        LESSON.run(distribution="uniform", n=n, dtype="float32", threads=1, seed=seed)
+        for n, seed in ((1_000, 1), (60_000, 2), (60_000, 3))
+    ]
+    fig = LESSON.figure(runs[0])
+    _pixels(fig, bbox_inches="tight")  # as display(fig) in JupyterLab
+    first = fig.canvas.full_draws
+    for run in runs[1:]:
+        assert LESSON.figure(run) is fig  # reused: only the markers move
+        quick = _pixels(fig, bbox_inches="tight")
+        assert fig.canvas.full_draws == first  # the curves, axes and legend were pasted
+        fig.stale = True
+        assert np.array_equal(quick, _pixels(fig))  # the very pixels of a full draw
+        assert fig.canvas.full_draws == first + 1
+        first += 1
+    legend = fig.canvas._overlay()[-1]
+    shown = " ".join(t.get_text() for t in legend.get_texts())
+    assert "np.sum" in shown and "torch.sum" in shown
+    fig.axes[0].set_title("changed by the reader")  # any other change is drawn in full
+    changed = _pixels(fig)
+    assert fig.canvas.full_draws == first + 1 and not np.array_equal(changed, quick)
+    retina = _pixels(fig, dpi=2 * fig.dpi, bbox_inches=None)  # drawn by matplotlib itself
+    assert retina.shape[:2] == (2 * quick.shape[0], 2 * quick.shape[1])

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import formats
 from ..errors import FpexploreError
 from ..paths import cache_dir
 from ._summation_inputs import numpy_dtype
@@ -30,12 +31,10 @@ X_MAX = 10_000_000  # the largest n of the lesson: the x axis always reaches it
 _VERSION = "1"
 _memory: dict[str, dict[str, Any]] = {}
 
-_PRECISION = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-
 
 def unit_roundoff(dtype: str) -> float:
     """u = 2**-p for a format of p significand bits (half the machine epsilon)."""
-    return 2.0 ** -_PRECISION[dtype]
+    return formats.get(dtype).eps / 2
 
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:
@@ -143,124 +142,3 @@ def point(x: np.ndarray, truth: Any, outcomes: Any) -> dict[str, Any]:
         if o.ran and o.kind != "emulator"
     }
     return {"n": int(x.size), "errors": errs}
-
-
-def _log_axes(ax: Any) -> None:
-    """Log scales with plain-text decade labels and no minor ticks (mathtext tick labels and
-    minor ticks make up most of the time to render the figure)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
-
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(base=10, numticks=12))
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{round(math.log10(v))}"))
-        axis.set_minor_locator(NullLocator())
-
-
-#: figures kept for reuse by `draw` (a redraw then only moves this run's markers), newest last
-_FIGURES: dict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = {}
-_KEEP = 4
-_SHAPES = "os^vDP*Xh"  # one marker line per possible distinct result of a run
-
-
-def _ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
-    """y limits holding every curve, both bounds up to n = X_MAX and this run's markers."""
-    values = [v for ys in growth["errors"].values() for v in ys]
-    values += list(current["errors"].values())
-    pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    u = growth["unit_roundoff"]
-    low = min([*pos, u / 100])
-    high = max([*pos, (X_MAX - 1) * u])
-    return low / 3, high * 3
-
-
-def _set_markers(markers: list[Any], current: dict[str, Any]) -> bool:
-    """Put this run's results on the marker lines, one marker per distinct error (outcomes
-    with the same result share a marker and a legend entry). True if a label changed."""
-    groups: dict[float, list[str]] = {}
-    for name, err in current["errors"].items():
-        if math.isfinite(err) and err > 0:
-            groups.setdefault(err, []).append(name)
-    changed = False
-    items = list(groups.items())
-    for i, line in enumerate(markers):
-        if i < len(items):
-            err, names = items[i]
-            line.set_data([current["n"]], [err])
-            label = " = ".join(names) + " (this run)"
-        else:
-            line.set_data([], [])
-            label = "_nolegend_"
-        if line.get_label() != label:
-            line.set_label(label)
-            changed = True
-    return changed
-
-
-def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
-    """The log-log error-growth figure of a summation comparison (a matplotlib Figure).
-
-    The curves are the cached emulator curves, the markers this run's results. Without ``ax``
-    and unless ``fresh``, the figure drawn last for the same curves is reused with its markers
-    moved (the explorer's redraw is then much cheaper); an earlier return value changes too.
-    """
-    from matplotlib.figure import Figure
-
-    growth, current = comparison.data["growth"], comparison.data["current"]
-    p = comparison.params
-    key = (p["distribution"], p["dtype"], growth["threads"], _signature())
-    own = ax is None and not fresh
-    if own and key in _FIGURES:
-        fig, markers = _FIGURES.pop(key)
-        _FIGURES[key] = (fig, markers)
-        ax = fig.axes[0]
-        if _set_markers(markers, current):
-            ax.legend(fontsize=7, loc="upper left", ncol=2)
-        ylo, yhi = ax.get_ylim()
-        errs = [e for e in current["errors"].values() if math.isfinite(e) and e > 0]
-        if any(not ylo <= e <= yhi for e in errs):  # limits change only when needed
-            ax.set_ylim(*_ylim(growth, current))
-        return fig
-    if ax is None:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        fig = Figure(figsize=(7.5, 4.6), dpi=90)
-        FigureCanvasAgg(fig)  # its own canvas: the renderer and text caches survive redraws
-        fig.subplots_adjust(left=0.11, right=0.98, bottom=0.11, top=0.93)
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
-    ns = np.asarray(growth["n"], dtype=np.float64)
-    for order, ys in growth["errors"].items():
-        ax.plot(
-            ns, np.asarray(ys, dtype=np.float64), marker=".", lw=1.2, label=f"{order} (emulated)"
-        )
-    for label, ys in growth["bounds"].items():
-        ax.plot(
-            ns, ys, ls="--", color="0.45" if "sequential" in label else "0.7", lw=1, label=label
-        )
-    markers = [
-        ax.plot([], [], shape, color="black" if i == 0 else f"C{i}", ms=7, mfc="none", mew=1.5)[0]
-        for i, shape in enumerate(_SHAPES)
-    ]
-    if len(current["errors"]) > len(markers):
-        raise ValueError(f"at most {len(markers)} results can be marked")
-    _set_markers(markers, current)
-    _log_axes(ax)
-    ax.set_xlim(NS[0] / 1.5, X_MAX * 1.5)  # fixed: moving markers never rescale the axes
-    ax.set_ylim(*_ylim(growth, current))
-    ax.set_xlabel("n (number of terms)")
-    ax.set_ylabel("|sum - exact| / Σ|x|")
-    ax.set_title(
-        f"Error growth: {p['distribution']}, {p['dtype']} (curves: seed {growth['seed']}, "
-        f"{growth['threads']} thread(s); zero errors not drawn)",
-        fontsize=9,
-    )
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", ncol=2)
-    if own:
-        _FIGURES[key] = (fig, markers)
-        while len(_FIGURES) > _KEEP:
-            _FIGURES.pop(next(iter(_FIGURES)))
-    return fig

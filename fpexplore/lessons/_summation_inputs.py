@@ -79,10 +79,3 @@ def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
         signs = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
         values = signs * (1.0 + rng.random(n))
     return np.ascontiguousarray(values.astype(target))
-
-
-def widen(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 values as float32 (exact), other formats unchanged."""
-    if x.dtype.itemsize == 2:
-        return x.astype(np.float32)
-    return x

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import formats
 from ..errors import FpexploreError
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
@@ -87,9 +88,8 @@ class _Measurer:
 
 
 def _bits(value: Any) -> int:
-    """The bit pattern of a numpy float scalar (any width)."""
-    arr = np.asarray(value)
-    return int(arr.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize])[()])
+    """The bit pattern of a numpy float scalar in its own format."""
+    return formats.bits(value, np.asarray(value).dtype)
 
 
 def _same_bits(a: Any, b: Any) -> bool:
@@ -159,9 +159,8 @@ def _emulator_outcomes(
                 Outcome.missing(
                     name,
                     "fpexplore.orders",
-                    f"not run in the lesson for n > {SLOW_LIMIT} "
-                    f"({SLOW_ORDERS[order]}, too slow for a live explorer); run it with "
-                    f"fpexplore.orders.emulate(x, {order!r})",
+                    f"skipped for n > {SLOW_LIMIT} ({SLOW_ORDERS[order]}, too slow to run "
+                    f"live); fpexplore.orders.emulate(x, {order!r}) runs it",
                     kind="emulator",
                 )
             )
@@ -177,8 +176,7 @@ def _emulator_outcomes(
                 "fpexplore.orders",
                 value,
                 kind="emulator",
-                settings={"threads": t},
-                note=orders.describe(order),
+                settings={"threads": t, "order": orders.describe(order)},
             )
         )
     return outcomes
@@ -296,6 +294,13 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
 
 
 def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
+    """The outcome with a note saying which emulators give a framework's bits, or which
+    frameworks give an emulator's (what the order is: ``settings["order"]``)."""
+    if o.kind == "emulator" and o.ran:
+        order = o.implementation.removeprefix("emulate ")
+        matched = [name for name, emulators in explained.items() if order in emulators]
+        note = ("same bits as " + ", ".join(matched)) if matched else "no framework's bits"
+        return dataclasses.replace(o, note=note)
     if o.implementation not in explained:
         return o
     names = explained[o.implementation]
@@ -306,9 +311,9 @@ def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
 
 def figure(comparison: Comparison) -> Any:
     """Error growth against n (log-log) with the textbook bounds and this run's results."""
-    from . import _summation_growth as growth
+    from . import _summation_plot
 
-    return growth.draw(comparison)
+    return _summation_plot.draw(comparison)
 
 
 LESSON = Lesson(
