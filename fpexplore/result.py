@@ -127,9 +127,10 @@ class Comparison:
         rows = self.rows()
         cols = list(rows[0]) if rows else []
         widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
-        lines = ["  ".join(c.ljust(widths[c]) for c in cols)]
-        lines.append("  ".join("-" * widths[c] for c in cols))
-        lines += ["  ".join(r[c].ljust(widths[c]) for c in cols) for r in rows]
+        if cols:  # the last column is not padded: its rule need not span the longest note
+            widths[cols[-1]] = len(cols[-1])
+        cells = [dict(zip(cols, cols, strict=True)), {c: "-" * widths[c] for c in cols}, *rows]
+        lines = ["  ".join(r[c].ljust(widths[c]) for c in cols).rstrip() for r in cells]
         if self.truth is not None:
             lines.insert(0, f"truth: {self.truth!r}")
         for key, claim in self.claims.items():
