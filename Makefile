@@ -10,10 +10,11 @@ PYTEST_ARGS ?=
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told (containers, CI): say so only there.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl clean
+.PHONY: setup lab test lint format djl browser clean
 
-setup: $(VENV)/.installed djl
+setup: $(VENV)/.installed djl browser
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +27,16 @@ djl: $(CACHE)/djl/.resolved
 
 $(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml fpexplore/jvm/Fpx.java $(VENV)/.installed
 	$(BIN)/python -m fpexplore.jvm.setup
+	@touch $@
+
+# Chromium from Debian's packages for the browser tests: Playwright (dev extra) drives
+# /usr/bin/chromium, no browser is downloaded. apt runs only when the browser is missing.
+browser: $(CACHE)/.chromium
+
+$(CACHE)/.chromium:
+	@mkdir -p $(CACHE)
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
 	@touch $@
 
 lab: setup
