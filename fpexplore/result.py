@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Mapping
@@ -70,10 +69,55 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Claim:
-    """A sentence the lesson states, and whether the run just made it true."""
+    """A sentence the lesson states, true on every machine, and what this run made of it.
+
+    ``holds`` is True (it held), False (it failed) or None (not checked: a part it needs was
+    missing; ``reason`` then says which part and the command that gets it). ``reason`` may
+    also say why a claim failed.
+    """
 
     text: str
-    holds: bool
+    holds: bool | None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.holds is not None:
+            object.__setattr__(self, "holds", bool(self.holds))  # numpy bools too
+
+    @classmethod
+    def not_checked(cls, text: str, reason: str) -> Claim:
+        """A claim this run could not check; ``reason`` names what was missing and the fix."""
+        return cls(text, None, reason)
+
+    @property
+    def state(self) -> Literal["holds", "fails", "not checked"]:
+        return "not checked" if self.holds is None else "holds" if self.holds else "fails"
+
+    def line(self, key: str) -> str:
+        """``[holds] key: text`` (with the reason when it failed or was not checked)."""
+        mark = "FAILS" if self.holds is False else self.state
+        return f"[{mark}] {key}: {self.text}" + (f" ({self.reason})" if self.reason else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "holds": self.holds, "state": self.state, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A finding that depends on the machine (which CPU, which card, which algorithm cuDNN
+    picked): shown with its value, never as a failure."""
+
+    text: str
+    value: Any
+    note: str = ""
+
+    def line(self, key: str) -> str:
+        return f"[observed] {key}: {self.text}: {_short(self.value)}" + (
+            f" ({self.note})" if self.note else ""
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "value": _jsonable(self.value), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -87,6 +131,7 @@ class Comparison:
     claims: Mapping[str, Claim] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
     explanation: str = ""
+    observations: Mapping[str, Observation] = field(default_factory=dict)
 
     def outcome(self, implementation: str) -> Outcome:
         for o in self.outcomes:
@@ -95,61 +140,77 @@ class Comparison:
         names = ", ".join(o.implementation for o in self.outcomes)
         raise KeyError(f"no outcome named {implementation!r}; this comparison has: {names}")
 
-    def holds(self, key: str) -> bool:
-        """Whether claim ``key`` held in this run (KeyError lists the claims if unknown)."""
+    def holds(self, key: str) -> bool | None:
+        """Whether claim ``key`` held in this run, None if it was not checked (KeyError lists
+        the claims if unknown)."""
         if key not in self.claims:
             raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
         return self.claims[key].holds
 
+    def check(self, *keys: str) -> None:
+        """Print and assert claims ``keys`` (all claims when none are named).
+
+        Raises `ClaimFailed` when one fails and `ClaimNotChecked` when one could not be
+        checked (the message names the missing part and its fix); both are AssertionErrors.
+        Observations are printed, never asserted.
+        """
+        from .errors import ClaimFailed, ClaimNotChecked
+
+        unknown = [k for k in keys if k not in self.claims]
+        if unknown:
+            raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(self.claims)}")
+        picked = keys or tuple(self.claims)
+        for key in picked:
+            print(self.claims[key].line(key))
+        if not keys:
+            for key, obs in self.observations.items():
+                print(obs.line(key))
+        for key in picked:
+            claim = self.claims[key]
+            if claim.holds is None:
+                raise ClaimNotChecked(self.lesson, key, claim)
+            if not claim.holds:
+                raise ClaimFailed(self.lesson, key, claim)
+
     def rows(self) -> list[dict[str, str]]:
-        """One display row per outcome (shared by the text table, HTML and widgets)."""
+        """One display row per outcome (shared by the text table, HTML and widgets); the note
+        says what an alarming number means (`fpexplore.html.meaning`)."""
+        from .html import meaning, value_text
+
         rows = []
         for o in self.outcomes:
             err = o.error
+            notes = [o.unavailable] if not o.ran else [o.note, meaning(o, self.truth)]
             rows.append(
                 {
                     "implementation": o.implementation,
                     "kind": o.kind,
                     "device": o.device,
-                    "value": "—" if not o.ran else _short(o.value),
+                    "value": "—" if not o.ran else value_text(o.value),
                     "ulp error": "—"
                     if err is None
                     else _fmt(err.max_abs_ulp, signed=err.ulp_scalar),
                     "rel error": "—" if err is None else f"{err.max_rel:.3g}",
-                    "bits": "—" if err is None else f"{err.min_bits:.1f}",
-                    "note": o.unavailable or o.note,
+                    "bits": "—" if err is None else _fmt_bits(err.min_bits),
+                    "note": "; ".join(n for n in notes if n),
                 }
             )
         return rows
 
-    def table(self) -> str:
-        """A plain-text table of the outcomes, the truth and the claims."""
-        rows = self.rows()
-        cols = list(rows[0]) if rows else []
-        widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
-        if cols:  # the last column is not padded: its rule need not span the longest note
-            widths[cols[-1]] = len(cols[-1])
-        cells = [dict(zip(cols, cols, strict=True)), {c: "-" * widths[c] for c in cols}, *rows]
-        lines = ["  ".join(r[c].ljust(widths[c]) for c in cols).rstrip() for r in cells]
-        if self.truth is not None:
-            lines.insert(0, f"truth: {self.truth!r}")
-        for key, claim in self.claims.items():
-            lines.append(f"[{'holds' if claim.holds else 'FAILS'}] {key}: {claim.text}")
-        return "\n".join(lines)
+    def table(self, wide: bool = False, width: int = 100) -> str:
+        """A plain-text table of the truth, the outcomes and the claims.
+
+        By default no line is longer than ``width`` characters: long names and values are
+        shortened and notes wrap under their row. ``wide=True`` shows every column in full.
+        """
+        from .text_table import comparison_text
+
+        return comparison_text(self, wide=wide, width=width)
 
     def _repr_html_(self) -> str:
-        rows = self.rows()
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in (rows[0] if rows else []))
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r.values()) + "</tr>"
-            for r in rows
-        )
-        truth = f"<p><b>truth</b>: {html.escape(repr(self.truth))}</p>" if self.truth else ""
-        claims = "".join(
-            f"<li>{'✔' if c.holds else '✘'} {html.escape(c.text)}</li>"
-            for c in self.claims.values()
-        )
-        return f"{truth}<table><tr>{head}</tr>{body}</table><ul>{claims}</ul>"
+        from .html import comparison_html
+
+        return comparison_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         truth = None
@@ -165,7 +226,9 @@ class Comparison:
             "params": {k: _jsonable(v) for k, v in self.params.items()},
             "truth": truth,
             "outcomes": [o.to_dict() for o in self.outcomes],
-            "claims": {k: {"text": c.text, "holds": c.holds} for k, c in self.claims.items()},
+            "claims": {k: c.to_dict() for k, c in self.claims.items()},
+            "observations": {k: o.to_dict() for k, o in self.observations.items()},
+            "explanation": self.explanation,
         }
 
     def to_json(self, **kw: Any) -> str:
@@ -175,6 +238,10 @@ class Comparison:
 def _fmt(x: float, signed: float | None = None) -> str:
     v = signed if signed is not None else x
     return f"{v:+.3g}" if math.isfinite(v) else str(v)
+
+
+def _fmt_bits(b: float) -> str:
+    return "all" if math.isinf(b) and b > 0 else f"{max(b, 0.0):.1f}"
 
 
 def _short(v: Any) -> str:

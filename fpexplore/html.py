@@ -1,0 +1,384 @@
+"""A `Comparison` as compact HTML: the truth on top, one row per implementation, the claims.
+
+`comparison_html(c)` is what notebooks show (`Comparison._repr_html_`) and what the widgets put
+in their output area; `comparison_html(c, previous=p)` lists only the claims that changed since
+``p`` (a widget update). Every row has its value (long ones shortened, the full text in a
+tooltip), its error in ULPs as a coloured bar, its bits of agreement with the truth, and a note
+that says what an alarming number means (`meaning`). The layout fits a 1000 px output area.
+
+Nothing here imports numpy until a comparison is rendered.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .result import Comparison, Outcome
+
+__all__ = ["claims_html", "comparison_html", "meaning", "ulp_class", "value_text"]
+
+#: the widest an output is laid out for (JupyterLab's output area at a 1400 px window)
+MAX_WIDTH_PX = 1000
+#: values longer than this are shortened in the table (the full text is in the tooltip)
+VALUE_CHARS = 26
+#: notes longer than this show their start; the rest opens on a click
+NOTE_CHARS = 180
+#: |ULP| at or above which the bar is full (log scale)
+BAR_FULL_ULP = 2.0**24
+
+#: ULP classes, best first: (name, colour, what it means)
+ULP_CLASSES = {
+    "exact": ("#2ca02c", "equal to the truth"),
+    "correct": ("#2ca02c", "correctly rounded: the nearest value of its format"),
+    "faithful": ("#8fbc3f", "faithful: one of the two values of its format around the truth"),
+    "few": ("#ff9f1c", "a few ULPs off"),
+    "many": ("#d62728", "many ULPs off"),
+    "none": ("#999999", "not compared"),
+}
+_FEW_ULP = 16.0
+
+_STYLE = (
+    "<style>"
+    ".fpx{max-width:MAXpx;font-size:13px;line-height:1.35}"
+    ".fpx table.fpx-t{table-layout:fixed;width:100%;border-collapse:collapse;margin:4px 0}"
+    ".fpx .fpx-t th{text-align:left;font-weight:600;border-bottom:1px solid #bbb;padding:2px 6px}"
+    ".fpx .fpx-t td{vertical-align:top;padding:2px 6px;border-bottom:1px solid #eee;"
+    "overflow:hidden;text-overflow:ellipsis}"
+    ".fpx .fpx-v{font-family:monospace;white-space:nowrap}"
+    ".fpx .fpx-m{color:#666;font-size:11px}"
+    ".fpx .fpx-t td:last-child{font-size:12px}"
+    ".fpx .fpx-t details summary{cursor:pointer}"
+    ".fpx .fpx-bar{display:inline-block;height:9px;vertical-align:middle;margin-right:5px;"
+    "background:#eee;width:60px;position:relative}"
+    ".fpx .fpx-bar span{position:absolute;left:0;top:0;bottom:0}"
+    ".fpx .fpx-off{color:#888}"
+    ".fpx ul.fpx-c{margin:2px 0 4px 0;padding-left:18px}"
+    ".fpx ul.fpx-c li{margin:0}"
+    ".fpx details{margin:4px 0}"
+    ".fpx .fpx-truth{font-family:monospace}"
+    "</style>"
+).replace("MAX", str(MAX_WIDTH_PX))
+
+_MARK = {
+    True: ("✔", "#2ca02c", "holds"),
+    False: ("✘", "#d62728", "FAILS"),
+    None: ("–", "#888", "not checked"),
+}
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def value_text(value: Any, limit: int | None = None) -> str:
+    """A value as display text: floats by repr (every digit that names the value), arrays as
+    dtype, shape and the first values (``limit`` of them, default 3; more in a tooltip)."""
+    import numpy as np  # here, so that `import fpexplore` stays cheap
+
+    if value is None:
+        return "—"
+    arr = np.asarray(value)
+    if arr.dtype == object and arr.ndim == 0:
+        return str(value)
+    if arr.ndim == 0:
+        item = arr.item()
+        return repr(item) if isinstance(item, float) else str(item)
+    flat = arr.ravel()
+    k = 3 if limit is None else limit
+    if arr.dtype.kind in "fc":
+        head = ", ".join(f"{float(x):.7g}" for x in flat[:k])
+    else:
+        head = ", ".join(str(x) for x in flat[:k])
+    return f"{arr.dtype}{list(arr.shape)} [{head}{', …' if flat.size > k else ''}]"
+
+
+def ulp_class(outcome: Outcome) -> str:
+    """Which of `ULP_CLASSES` an outcome's error falls in."""
+    err = outcome.error
+    if err is None or not outcome.ran:
+        return "none"
+    if err.max_abs_ulp == 0:
+        return "exact"
+    if err.correctly_rounded:
+        return "correct"
+    if err.faithful:
+        return "faithful"
+    if math.isfinite(err.max_abs_ulp) and err.max_abs_ulp <= _FEW_ULP:
+        return "few"
+    return "many"
+
+
+def _is_integer(value: Any) -> str | None:
+    """The dtype name when ``value`` holds integers (uint8 pixels, counts), else None."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return None
+    return str(dtype) if getattr(dtype, "kind", "") in "iub" else None
+
+
+def meaning(outcome: Outcome, truth: Any = None) -> str:
+    """What an alarming number in this outcome's row means, in one sentence ('' when none is).
+
+    - an infinite ULP error: the result or the truth lies outside the format's range, or is NaN;
+    - a row whose truth is another computation's (a reference row; a truth with another shape);
+    - integer results, whose float64 ULPs say nothing;
+    - 0 bits of agreement: off by 100 % or more somewhere (a sign, a wrap-around, a scale);
+    - a huge ULP count with a small relative error: values near zero, whose ULP is tiny.
+    """
+    err = outcome.error
+    if not outcome.ran or err is None:
+        return ""
+    parts: list[str] = []
+    integer = _is_integer(outcome.value)
+    finite_truth = truth is None or getattr(truth, "is_finite", True)
+    if outcome.kind == "reference" and err.max_abs_ulp > 1:
+        parts.append(
+            "reference row: its error is against the truth of the computation above, "
+            "not of what this row computes"
+        )
+    if not math.isfinite(err.max_abs_ulp):
+        if integer:
+            parts.append(
+                f"inf ULP: {integer} values are measured against real numbers, and an integer "
+                "format has no ULP at a value it cannot hold (e.g. a wrapped or clamped pixel)"
+            )
+        elif not finite_truth:
+            parts.append("inf ULP: the truth is infinite or NaN here (IEEE propagation)")
+        else:
+            parts.append(
+                "inf ULP: the result is inf or NaN where the truth is finite "
+                "(outside the format's range, or an invalid operation)"
+            )
+    elif integer:
+        parts.append(f"{integer} result: its ULPs are float64's; read the relative error")
+    if err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
+        parts.append("0 bits: off by 100 % or more somewhere (a sign, a wrap-around or a scale)")
+    elif (
+        err.n > 1
+        and math.isfinite(err.max_abs_ulp)
+        and err.max_abs_ulp > 1e4
+        and err.max_rel < 1e-3
+        and not integer
+    ):
+        parts.append(
+            f"{err.max_abs_ulp:.3g} ULP at a value near zero, where one ULP is tiny "
+            f"(relative error at most {err.max_rel:.2g}; mean {err.mean_abs_ulp:.3g} ULP)"
+        )
+    return "; ".join(parts)
+
+
+def _bar(outcome: Outcome) -> str:
+    err = outcome.error
+    cls = ulp_class(outcome)
+    colour, what = ULP_CLASSES[cls]
+    if err is None:
+        return "<span class='fpx-off'>—</span>"
+    ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
+    a = abs(ulp)
+    if math.isfinite(a):
+        frac = 0.0 if a == 0 else min(1.0, max(0.04, math.log2(1 + a) / math.log2(BAR_FULL_ULP)))
+        text = f"{ulp:+.3g}" if err.ulp_scalar is not None else f"max {a:.3g}"
+    else:
+        frac, text = 1.0, "inf" if not math.isnan(a) else "nan"
+    tip = f"{what}; |error| {a:.6g} ULP of {err.fmt}"
+    if err.ulp_scalar is None and err.n:
+        tip += (
+            f"; mean {err.mean_abs_ulp:.3g}, p99 {err.p99_abs_ulp:.3g} ULP; "
+            f"{err.n_correctly_rounded} of {err.n} correctly rounded"
+        )
+    return (
+        f"<span title='{_e(tip)}'><span class='fpx-bar'><span style='width:{100 * frac:.0f}%;"
+        f"background:{colour}'></span></span>{_e(text)}</span>"
+    )
+
+
+def _bits(outcome: Outcome) -> str:
+    err = outcome.error
+    if err is None:
+        return "<span class='fpx-off'>—</span>"
+    b = err.min_bits
+    if math.isinf(b):
+        return "<span title='equal to the truth'>all</span>"
+    return _e(f"{max(b, 0.0):.1f}")
+
+
+def _value_cell(outcome: Outcome) -> str:
+    if not outcome.ran:
+        return "<span class='fpx-off'>not run</span>"
+    short = value_text(outcome.value)
+    full = value_text(outcome.value, limit=12)
+    shown = short if len(short) <= VALUE_CHARS else short[: VALUE_CHARS - 1] + "…"
+    return f"<span class='fpx-v' title='{_e(full)}'>{_e(shown)}</span>"
+
+
+def _name_cell(outcome: Outcome) -> str:
+    meta = [outcome.kind]
+    if outcome.device and outcome.device != "cpu":
+        meta.append(outcome.device)
+    if outcome.version:
+        meta.append(outcome.version)
+    return (
+        f"<b>{_e(outcome.implementation)}</b><br><span class='fpx-m'>{_e(' · '.join(meta))}</span>"
+    )
+
+
+def _note_cell(outcome: Outcome, truth: Any) -> str:
+    if not outcome.ran:
+        return f"<span class='fpx-off'>{_code(outcome.unavailable or '')}</span>"
+    cells = []
+    if outcome.note:
+        note = outcome.note
+        if len(note) > NOTE_CHARS:  # the start shows; the rest opens on a click
+            cut = note.rfind(" ", 0, NOTE_CHARS - 20)
+            cut = cut if cut > 0 else NOTE_CHARS - 20
+            cells.append(
+                f"<details><summary>{_code(note[:cut])} …</summary>{_code(note[cut:])}</details>"
+            )
+        else:
+            cells.append(_code(note))
+    alarm = meaning(outcome, truth)
+    if alarm:
+        cells.append(f"<i>{_e(alarm)}</i>")
+    return "<br>".join(cells)
+
+
+def _code(text: str) -> str:
+    """Escape ``text``; `backticked` parts become code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(text))
+
+
+def truth_text(truth: Any) -> tuple[str, str]:
+    """(short, full) descriptions of a truth: label, value and how it is known."""
+    import mpmath
+    import numpy as np
+
+    kind = (
+        "exact"
+        if truth.is_exact
+        else f"{truth.digits:g} certified digits"
+        if math.isfinite(truth.digits)
+        else "exact"
+    )
+    val = truth.mp()
+    if isinstance(val, np.ndarray):
+        flat = val.ravel()
+        head = ", ".join(mpmath.nstr(v, 8) for v in flat[:3])
+        short = f"array{list(truth.shape)} [{head}{', …' if flat.size > 3 else ''}]"
+        full = ", ".join(mpmath.nstr(v, 17) for v in flat[:12]) + (" …" if flat.size > 12 else "")
+    else:
+        short, full = mpmath.nstr(val, 17), mpmath.nstr(val, 40)
+    return f"{truth.label} = {short} ({kind})", full
+
+
+def _truth_html(c: Comparison) -> str:
+    if c.truth is None:
+        return ""
+    short, full = truth_text(c.truth)
+    return f"<div><b>truth</b> <span class='fpx-truth' title='{_e(full)}'>{_e(short)}</span></div>"
+
+
+def _claim_state(claim: Any) -> bool | None:
+    return getattr(claim, "holds", None)
+
+
+def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
+    """The claims as a short list: all of them, or with ``previous`` only those that changed
+    (new, gone, or another verdict), and a count of the rest."""
+    claims = dict(c.claims)
+    if not claims:
+        return ""
+    counts = {True: 0, False: 0, None: 0}
+    for claim in claims.values():
+        counts[_claim_state(claim)] += 1
+    summary = ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n)
+    if previous is None or previous.lesson != c.lesson:
+        shown = list(claims.items())
+        head = f"<b>Claims</b> ({summary})"
+        gone: list[str] = []
+    else:
+        before = dict(previous.claims)
+        shown = [
+            (k, cl)
+            for k, cl in claims.items()
+            if k not in before
+            or _claim_state(before[k]) != _claim_state(cl)
+            or before[k].text != cl.text
+        ]
+        gone = [k for k in before if k not in claims]
+        same = len(claims) - len(shown)
+        head = f"<b>Claims</b> ({summary}; {same} unchanged since the last update"
+        head += ", changed:)" if shown or gone else ")"
+    items = []
+    for key, claim in shown:
+        mark, colour, word = _MARK[_claim_state(claim)]
+        items.append(
+            f"<li title='{_e(key)}: {word}'><span style='color:{colour}'>{mark}</span> "
+            f"{_code(claim.text)}</li>"
+        )
+    for key in gone:
+        items.append(f"<li class='fpx-off'>no longer checked: {_e(key)}</li>")
+    body = f"<ul class='fpx-c'>{''.join(items)}</ul>" if items else ""
+    return f"<div>{head}{body}</div>"
+
+
+def _observations_html(c: Comparison) -> str:
+    obs = getattr(c, "observations", None)
+    if not obs:
+        return ""
+    items = []
+    for key, o in dict(obs).items():
+        text = getattr(o, "text", str(o))
+        value = getattr(o, "value", None)
+        extra = f": <code>{_e(value)}</code>" if value is not None else ""
+        items.append(f"<li title='{_e(key)}'>{_code(text)}{extra}</li>")
+    return (
+        "<details><summary><b>Observations</b> (this machine; not claims)</summary>"
+        f"<ul class='fpx-c'>{''.join(items)}</ul></details>"
+    )
+
+
+def _explanation_html(c: Comparison) -> str:
+    text = (c.explanation or "").strip()
+    if not text:
+        return ""
+    paras = "".join(f"<p>{_code(p.strip())}</p>" for p in re.split(r"\n\s*\n", text) if p.strip())
+    return f"<details><summary><b>Why</b> (the explanation)</summary>{paras}</details>"
+
+
+def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
+    """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide): truth, rows, claims, explanation.
+
+    With ``previous`` (the comparison shown before a widget update) the claims list shows only
+    what changed.
+    """
+    rows = "".join(
+        f"<tr{'' if o.ran else ' class=fpx-off'}>"
+        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o)}</td>"
+        f"<td>{_bits(o)}</td><td>{_note_cell(o, c.truth)}</td></tr>"
+        for o in c.outcomes
+    )
+    table = (
+        "<table class='fpx-t'><colgroup><col style='width:27%'><col style='width:21%'>"
+        "<col style='width:15%'><col style='width:6%'><col style='width:31%'></colgroup>"
+        "<thead><tr><th>implementation</th><th>value</th>"
+        "<th title='error against the truth, in units in the last place of the result format;"
+        " green: correctly rounded or faithful'>ULP error</th>"
+        "<th title='bits of agreement with the truth: -log2(relative error)'>bits</th>"
+        "<th>note</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+    parts = [
+        _STYLE,
+        "<div class='fpx'>",
+        _truth_html(c),
+        table,
+        claims_html(c, previous),
+        _observations_html(c),
+        _explanation_html(c),
+        "</div>",
+    ]
+    return "".join(parts)

@@ -1,0 +1,97 @@
+"""Rich and text output of a Comparison: compact HTML, claims that changed, a 100-column table."""
+
+import re
+from fractions import Fraction
+
+import numpy as np
+
+from fpexplore import html as fhtml
+from fpexplore.result import Claim, Comparison, Outcome
+from fpexplore.truth import Truth
+
+LONG_NOTE = "the sum runs left to right in float32 and every addition rounds " * 4
+
+
+def _comparison(first_claim: bool = True) -> Comparison:
+    truth = Truth("exact third", exact=Fraction(1, 3))
+    third = np.float32(1) / np.float32(3)
+    arr_truth = Truth("thirds", exact=np.array([Fraction(1, 3)] * 40, dtype=object))
+    return Comparison(
+        lesson="demo",
+        params={"n": 3},
+        truth=truth,
+        outcomes=(
+            Outcome.measured(
+                "float32 divide with a long implementation name", "numpy", third, truth
+            ),
+            Outcome.measured("overflowed", "numpy", np.float32(np.inf), truth, note=LONG_NOTE),
+            Outcome.measured(
+                "other stage", "numpy", np.float32(0.5), truth, kind="reference", note="exact"
+            ),
+            Outcome.missing("djl divide", "djl", "no Java runtime. Fix: `make djl`"),
+        ),
+        claims={
+            "rounded": Claim("float32 1/3 is correctly rounded", first_claim),
+            "other": Claim("something that does not change", True),
+        },
+        data={"arr_truth": arr_truth},
+        explanation="Division rounds once.\n\nSo the `float32` result is the nearest value.",
+    )
+
+
+def test_text_table_fits_100_columns_and_wide_shows_every_column():
+    c = _comparison()
+    narrow = c.table()
+    assert max(len(line) for line in narrow.splitlines()) <= 100
+    assert "float32 divide with a long implementation name" in narrow  # under its row
+    assert "make djl" in narrow and "[holds] rounded" in narrow
+    assert "inf ULP" in narrow  # the alarming number is explained
+    wide = c.table(wide=True)
+    assert max(len(line) for line in wide.splitlines()) > 100
+    head = next(line for line in wide.splitlines() if line.startswith("implementation"))
+    assert all(col in head for col in ("kind", "device", "rel error", "note"))
+    assert max(len(line) for line in c.table(width=70).splitlines()) <= 70
+
+
+def test_html_has_truth_first_one_row_per_outcome_and_tooltips():
+    c = _comparison()
+    page = c._repr_html_()
+    assert page.index("truth") < page.index("<table")
+    assert page.count("<tr") == 1 + len(c.outcomes)
+    assert "max-width:1000px" in page
+    # the value's full digits are in the tooltip; the ULP bar has its colour class
+    assert "title='0.3333333432674408'" in page
+    assert fhtml.ULP_CLASSES["correct"][0] in page and fhtml.ULP_CLASSES["many"][0] in page
+    assert "outside the format&#x27;s range" in page  # inf ULP explained in the row
+    assert "reference row" in page
+    assert "<details><summary>" in page and "Division rounds once" in page
+    assert "<code>make djl</code>" in page
+    assert re.search(r"<details><summary>the sum runs .* …</summary>", page)  # long note
+
+
+def test_claims_after_an_update_show_only_what_changed():
+    before, after = _comparison(True), _comparison(False)
+    page = fhtml.comparison_html(after, previous=before)
+    assert "float32 1/3 is correctly rounded" in page
+    assert "something that does not change" not in page
+    assert "1 unchanged" in page
+    same = fhtml.comparison_html(before, previous=_comparison(True))
+    assert "2 unchanged" in same and "correctly rounded" not in same.split("Claims")[1]
+    # a first display lists every claim
+    assert "something that does not change" in fhtml.comparison_html(before)
+
+
+def test_meaning_of_alarming_numbers():
+    c = _comparison()
+    assert fhtml.meaning(c.outcome("float32 divide with a long implementation name")) == ""
+    assert "inf ULP" in fhtml.meaning(c.outcome("overflowed"), c.truth)
+    assert fhtml.meaning(c.outcome("djl divide")) == ""
+    pixels = Outcome.measured(
+        "uint8",
+        "numpy",
+        np.array([6, 250], dtype=np.uint8),
+        Truth("p", exact=np.array([Fraction(262), Fraction(250)], dtype=object)),
+    )
+    text = fhtml.meaning(pixels)
+    assert "uint8" in text and "0 bits" not in text
+    assert c.rows()[1]["bits"] == "0.0" and c.rows()[0]["bits"] != "-0.0"
