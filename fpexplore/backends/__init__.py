@@ -114,8 +114,12 @@ class _TensorFlow(Backend):
         Both bundle LLVM; triton imported after TensorFlow aborts the process ("Option ...
         registered more than once"), the other order is fine. Always import TensorFlow here.
         """
-        if "tensorflow" not in sys.modules and _has_module("triton"):
-            importlib.import_module("triton")
+        if "tensorflow" not in sys.modules:
+            from ..quiet import quiet_tensorflow
+
+            quiet_tensorflow()  # before TensorFlow's C++ runtime loads: no start-up log lines
+            if _has_module("triton"):
+                importlib.import_module("triton")
         return super().load()
 
     def probe(self) -> BackendInfo:
