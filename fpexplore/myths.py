@@ -1,0 +1,467 @@
+"""Myths, measured: claims commonly made about framework discrepancies, judged by lesson runs.
+
+Each `Myth` names the lesson run that measures it and a judge: a function of that run's
+`Comparison` that returns the verdict ("holds", "does not hold" or "depends"), what it depends on
+or why, and the measured number that shows it. Judges read the lesson's claims (facts the lesson
+asserts live) and take their numbers from the run; no verdict is stored anywhere. A myth whose
+lesson is not in the catalog yet, or whose claims this run could not check, gets the verdict
+"not measured" with the reason.
+
+`judge_all()` runs each needed lesson once and returns one `Verdict` per myth, in the order of
+``shared/reference/claims-to-check.md``; `verdict_table()` renders them for the index notebook.
+A lesson that measures a myth adds its claim keys to the myth's judge here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .result import Comparison
+
+__all__ = ["MYTHS", "Myth", "NotMeasured", "Verdict", "judge", "judge_all", "verdict_table"]
+
+HOLDS, FAILS, DEPENDS, NOT_MEASURED = "holds", "does not hold", "depends", "not measured"
+VERDICTS = (HOLDS, FAILS, DEPENDS, NOT_MEASURED)
+
+
+class NotMeasured(Exception):
+    """A judge could not decide: a claim it reads is absent or was not checked in this run."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a lesson run made of one myth."""
+
+    myth: Myth
+    verdict: str  # one of VERDICTS
+    why: str  # what it depends on, or why it holds / does not hold / was not measured
+    number: str  # the measured number that shows it ('' when not measured)
+    source: str = ""  # 'live' or the recorded run it came from
+
+    @property
+    def link(self) -> str:
+        return self.myth.notebook + (f"#{self.myth.anchor}" if self.myth.anchor else "")
+
+
+@dataclass(frozen=True)
+class Myth:
+    """One claim to check, the lesson run that measures it, and its judge."""
+
+    number: int
+    text: str
+    lesson: str
+    notebook: str
+    judge: Callable[[Comparison], tuple[str, str, str]] | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    anchor: str = ""  # the heading id of the notebook section that measures it
+
+
+# -- reading a run ------------------------------------------------------------------------------
+
+
+def _claim(c: Comparison, key: str) -> bool:
+    """The state of claim ``key``; `NotMeasured` when it is absent or was not checked."""
+    claim = c.claims.get(key)
+    if claim is None:
+        raise NotMeasured(f"the {c.lesson} run has no claim {key!r}")
+    if claim.holds is None:
+        reason = getattr(claim, "reason", "") or "a part it needs is missing"
+        raise NotMeasured(f"{key} was not checked: {reason}")
+    return bool(claim.holds)
+
+
+def _value(c: Comparison, name: str) -> Any:
+    o = c.outcome(name)
+    if not o.ran:
+        raise NotMeasured(f"{name} did not run: {o.unavailable}")
+    return o.value
+
+
+def _first(values: Any) -> float:
+    import numpy as np
+
+    return float(np.asarray(values).ravel()[0])
+
+
+# -- the judges ---------------------------------------------------------------------------------
+
+
+def _djl_sum(c: Comparison) -> tuple[str, str, str]:
+    same = _claim(c, "djl_emulated") and _claim(c, "torch_emulated")  # both = emulate torch
+    djl, torch_, loop = (
+        _first(_value(c, n)) for n in ("DJL NDArray.sum", "torch.sum", "Java float loop")
+    )
+    same = same and djl == torch_
+    number = f"DJL {djl:.9g}, torch {torch_:.9g}, Java loop {loop:.9g}"
+    if same:
+        return FAILS, "DJL's sum is libtorch's: same reduction order, same bits", number
+    return HOLDS, "DJL and torch reduce in different orders here", number
+
+
+def _seed(c: Comparison) -> tuple[str, str, str]:
+    number = (
+        f"first value DJL {_first(_value(c, 'DJL randomUniform')):.7g}, "
+        f"torch {_first(_value(c, 'torch CPU')):.7g}"
+    )
+    if _claim(c, "djl_matches_torch_cpu") and _claim(c, "djl_is_mt19937"):
+        return (
+            FAILS,
+            "for the pinned DJL/torch pair: both seed the same MT19937 and map it the same way",
+            number,
+        )
+    return HOLDS, "DJL's libtorch gives another stream for the same seed", number
+
+
+def _std(c: Comparison) -> tuple[str, str, str]:
+    classic = c.data.get("classic", {})
+    number = ", ".join(f"{name} {_first(values):.7g}" for name, values in list(classic.items())[:3])
+    ddof, population, fix = (_claim(c, k) for k in ("std_ddof", "std_djl_population", "std_fix"))
+    if ddof and population and fix:
+        return (
+            DEPENDS,
+            "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; "
+            "with the same divisor the results agree to 1 ULP",
+            number,
+        )
+    if ddof and population:
+        return HOLDS, "the divisors differ and no correction makes them agree", number
+    return FAILS, "both divide by the same N", number
+
+
+def _varying(c: Comparison) -> list[str]:
+    return [
+        o.implementation
+        for o in c.outcomes
+        if o.ran and isinstance(o.value, str) and o.value.startswith("varies")
+    ]
+
+
+def _benchmark(c: Comparison) -> tuple[str, str, str]:
+    atomics = _claim(c, "atomics_vary")
+    without = _claim(c, "conv_varies_without_benchmark")
+    across = _claim(c, "benchmark_adds_nothing_across_processes")
+    number = f"{len(_varying(c))} recorded ops vary run to run with the default flags"
+    if (atomics or without) and across:
+        return (
+            FAILS,
+            "ops vary with benchmark off (atomic adds, some cuDNN gradients); benchmark only "
+            "picks the algorithm per process",
+            number,
+        )
+    if atomics or without:
+        return DEPENDS, "on the op: some vary without it, and benchmark adds variation", number
+    return HOLDS, "nothing varied with benchmark off", number
+
+
+def _dropout(c: Comparison) -> tuple[str, str, str]:
+    import numpy as np
+
+    a = np.asarray(_value(c, "torch MLP with Dropout, eval()"))
+    b = np.asarray(_value(c, "torch MLP without Dropout, copied weights"))
+    number = f"{int((a != b).sum())} of {a.size} outputs differ between eval() and no dropout"
+    if _claim(c, "dropout_removed_equals_eval") and _claim(c, "dropout_scaling"):
+        return FAILS, "eval() already is the model without dropout, bit for bit", number
+    return HOLDS, "eval() differs from the model without dropout", number
+
+
+def _batchnorm(c: Comparison) -> tuple[str, str, str]:
+    import numpy as np
+
+    train = np.asarray(_value(c, "torch BatchNorm1d train()"), dtype=np.float64)
+    evalm = np.asarray(_value(c, "torch BatchNorm1d eval()"), dtype=np.float64)
+    number = f"train vs eval output: up to {np.max(np.abs(train - evalm)):.3g} apart"
+    if _claim(c, "bn_train_uses_batch_stats") and _claim(c, "bn_eval_uses_running_stats"):
+        return (
+            DEPENDS,
+            "on the batch: train mode normalizes each sample with its batch's statistics and "
+            "updates the running ones on every call; for the same batch it is not random",
+            number,
+        )
+    return FAILS, "train and eval mode gave the same output", number
+
+
+def _cuda_seed(c: Comparison) -> tuple[str, str, str]:
+    number = (
+        f"seed {c.params.get('seed')}: CPU {_first(_value(c, 'torch CPU')):.7g}, "
+        f"CUDA {_first(_value(c, 'torch CUDA')):.7g}"
+    )
+    if _claim(c, "cuda_differs_from_cpu") and _claim(c, "cuda_philox_reproduced"):
+        return (
+            DEPENDS,
+            "on the device: one seed drives MT19937 on the CPU and Philox on CUDA, so devices "
+            "differ; each device's stream is reproducible",
+            number,
+        )
+    return FAILS, "CPU and CUDA gave the same stream", number
+
+
+def _device_key(data: Mapping[str, Any], word: str) -> str:
+    for key in data:
+        if word in key:
+            return key
+    raise NotMeasured(f"no {word} side in this run")
+
+
+def _chain(c: Comparison) -> tuple[str, str, str]:
+    drift = c.data["drift"]
+    cpu, gpu = _device_key(drift, "cpu (live"), _device_key(drift, "NVIDIA")
+    steps = c.data["settings"]["chain_steps"]
+    number = f"after {steps} matmuls: CPU drift {drift[cpu][-1]:.2g}, CUDA {drift[gpu][-1]:.2g}"
+    if _claim(c, "chain_drifts"):
+        return FAILS, "every device drifts from the exact chain, CUDA too", number
+    return HOLDS, "CUDA stayed on the exact chain", number
+
+
+def _conv(c: Comparison) -> tuple[str, str, str]:
+    err = c.data["conv_error"]
+    default = err[_device_key(err, "torch default")]
+    off = err[_device_key(err, "TF32 off")]
+    number = f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({default / off:.0f}×)"
+    if _claim(c, "conv_tf32_default") and _claim(c, "conv_tf32_error"):
+        return (
+            DEPENDS,
+            "on TF32: cuDNN convolutions use it by default; with TF32 off the accelerator is as "
+            "accurate as the CPU",
+            number,
+        )
+    return HOLDS, "the convolutions differ with TF32 off too", number
+
+
+def _relu(c: Comparison) -> tuple[str, str, str]:
+    number = "; ".join(
+        str(o.value) for o in c.outcomes if o.implementation.startswith("relu") and o.ran
+    )
+    number = number.split(";")[0] + " on every device" if number else ""
+    if _claim(c, "relu_identical"):
+        return FAILS, "relu is max(x, 0) bit for bit on every device", number
+    return HOLDS, "relu differs from max(x, 0) somewhere", number
+
+
+_SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
+
+#: the claims of shared/reference/claims-to-check.md, in its order
+MYTHS: tuple[Myth, ...] = (
+    Myth(
+        1,
+        "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
+        "summation_order",
+        "01_summation_order.ipynb",
+        _djl_sum,
+        _SUM,
+        "1.-The-classic-example",
+    ),
+    Myth(
+        2,
+        "The same seed (42) in DJL and PyTorch does not give the same random weights.",
+        "rng_seeds",
+        "02_rng_seeds.ipynb",
+        _seed,
+        {"seed": 42, "tensorflow": False, "weights": False},
+        "6.-Java-and-DJL",
+    ),
+    Myth(
+        3,
+        "DJL and PyTorch compute mean and standard deviation differently, so normalized data "
+        "differs.",
+        "djl_normalization",
+        "05_djl_vs_pytorch.ipynb",
+        _std,
+        {"stage": "std"},
+        "1.-The-classic-example:-normalizing-[10,-20,-30,-40,-50]",
+    ),
+    Myth(
+        4,
+        "Setting `cudnn.deterministic = True` changes the output of a small `nn.Linear` model "
+        "on one input.",
+        "gpu_determinism",
+        "04_cudnn_determinism.ipynb",
+    ),
+    Myth(
+        5,
+        "`cudnn.benchmark` is what causes non-deterministic behaviour.",
+        "gpu_determinism",
+        "04_cudnn_determinism.ipynb",
+        _benchmark,
+    ),
+    Myth(
+        6,
+        "If training baked dropout into the weights, inference must remove the dropout layers "
+        "to reproduce.",
+        "train_vs_eval",
+        "03_train_vs_eval.ipynb",
+        _dropout,
+        {},
+        "1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
+    ),
+    Myth(
+        7,
+        "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
+        "train_vs_eval",
+        "03_train_vs_eval.ipynb",
+        _batchnorm,
+        {},
+        "2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
+    ),
+    Myth(
+        8,
+        "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
+        "rng_seeds",
+        "02_rng_seeds.ipynb",
+        _cuda_seed,
+        {"seed": 42, "tensorflow": False, "weights": False},
+        "4.-Devices-and-CPU-kernels",
+    ),
+    Myth(
+        9,
+        "LibTorch and PyTorch give different `mm` results because of the Python interpreter, "
+        "garbage collection and memory management.",
+        "libtorch_vs_pytorch",
+        "09_libtorch_vs_pytorch.ipynb",
+    ),
+    Myth(
+        10,
+        "LibTorch's autograd gives different gradients from PyTorch's.",
+        "libtorch_vs_pytorch",
+        "09_libtorch_vs_pytorch.ipynb",
+    ),
+    Myth(
+        11,
+        "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
+        "libtorch_vs_pytorch",
+        "09_libtorch_vs_pytorch.ipynb",
+    ),
+    Myth(
+        12,
+        "Chained matmuls drift on DirectML but not on CUDA.",
+        "cpu_vs_accelerator",
+        "08_cpu_vs_accelerator.ipynb",
+        _chain,
+    ),
+    Myth(
+        13,
+        "Convolutions differ between CPU and accelerator because of backend algorithms.",
+        "cpu_vs_accelerator",
+        "08_cpu_vs_accelerator.ipynb",
+        _conv,
+    ),
+    Myth(
+        14,
+        "ReLU can differ between backends.",
+        "cpu_vs_accelerator",
+        "08_cpu_vs_accelerator.ipynb",
+        _relu,
+    ),
+    Myth(
+        15,
+        "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+    ),
+    Myth(
+        16,
+        "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+    ),
+    Myth(
+        17,
+        "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+    ),
+    Myth(
+        18,
+        "LSTM gradients differ between the frameworks over long sequences.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+    ),
+)
+
+
+def _source(c: Comparison) -> str:
+    kinds = {o.kind for o in c.outcomes if o.ran}
+    if "recorded" in kinds and not kinds - {"recorded", "reference", "emulator"}:
+        return "recorded GPU run"
+    return "live" + (" + recorded GPU run" if "recorded" in kinds else "")
+
+
+def judge(myth: Myth, comparison: Comparison) -> Verdict:
+    """The verdict of one lesson run on ``myth`` (its judge decides; never stored)."""
+    if myth.judge is None:
+        return Verdict(myth, NOT_MEASURED, f"the {myth.lesson} lesson does not measure it yet", "")
+    try:
+        verdict, why, number = myth.judge(comparison)
+    except NotMeasured as exc:
+        return Verdict(myth, NOT_MEASURED, str(exc), "", _source(comparison))
+    return Verdict(myth, verdict, why, number, _source(comparison))
+
+
+def _catalog() -> Mapping[str, Any]:
+    import fpexplore
+
+    for name in ("catalog", "lessons"):
+        found = getattr(fpexplore, name, None)
+        if callable(found):
+            return found()
+    from .lessons import all_lessons
+
+    return all_lessons()
+
+
+def judge_all(
+    myths: tuple[Myth, ...] = MYTHS,
+    run: Callable[..., Comparison] | None = None,
+) -> list[Verdict]:
+    """One verdict per myth; each needed lesson runs once per distinct parameter set.
+
+    ``run(lesson, **params)`` defaults to `fpexplore.run`. Myths whose lesson is not in the
+    catalog are "not measured: lesson not written yet".
+    """
+    if run is None:
+        import fpexplore
+
+        run = fpexplore.run
+    known = _catalog()
+    runs: dict[tuple[str, tuple[tuple[str, Any], ...]], Comparison] = {}
+    out = []
+    for myth in myths:
+        if myth.lesson not in known:
+            out.append(Verdict(myth, NOT_MEASURED, f"lesson {myth.lesson} is not written yet", ""))
+            continue
+        if myth.judge is None:
+            out.append(judge(myth, None))  # type: ignore[arg-type]
+            continue
+        key = (myth.lesson, tuple(sorted(myth.params.items())))
+        if key not in runs:
+            runs[key] = run(myth.lesson, **dict(myth.params))
+        out.append(judge(myth, runs[key]))
+    return out
+
+
+_COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", DEPENDS: "#ff9f1c", NOT_MEASURED: "#888888"}
+
+
+def verdict_table(verdicts: list[Verdict]) -> str:
+    """The verdicts as an HTML table: claim, verdict (and on what), number, where measured."""
+    e = html.escape
+    rows = "".join(
+        "<tr>"
+        f"<td>{v.myth.number}</td><td>{e(v.myth.text)}</td>"
+        f"<td><b style='color:{_COLOURS[v.verdict]}'>{e(v.verdict)}</b><br>"
+        f"<small>{e(v.why)}</small></td>"
+        f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
+        f"<td><a href='{e(v.link)}'>{e(v.myth.notebook)}</a></td>"
+        "</tr>"
+        for v in verdicts
+    )
+    return (
+        "<table style='max-width:1000px;table-layout:fixed;width:100%;font-size:13px'>"
+        "<colgroup><col style='width:3%'><col style='width:30%'><col style='width:30%'>"
+        "<col style='width:22%'><col style='width:15%'></colgroup>"
+        "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
+        f"{rows}</table>"
+    )

@@ -1,0 +1,105 @@
+"""Myths, measured: every verdict is computed from a lesson run, never typed.
+
+Each judge gets a stand-in comparison of its lesson (the outcome names and data it reads) with all
+its claims holding, then all failing, then not checked, then absent: the verdict must follow the
+claims. A judge that returned a fixed verdict fails here.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fpexplore import myths
+from fpexplore.result import Claim, Comparison, Outcome
+
+DATA = {
+    "djl_normalization": {"classic": {"torch": [-1.26], "numpy": [-1.41], "DJL": [-1.41]}},
+    "cpu_vs_accelerator": {
+        "drift": {
+            "cpu (live, here)": [0.0, 2e-6],
+            "NVIDIA H200 (recorded), torch default": [0, 3e-6],
+        },
+        "conv_error": {"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
+        "settings": {"chain_steps": 100},
+    },
+}
+
+
+class StandIn(Comparison):
+    """A comparison whose every named outcome exists (a small float32 array)."""
+
+    def outcome(self, implementation):
+        found = [o for o in self.outcomes if o.implementation == implementation]
+        if found:
+            return found[0]
+        return Outcome(implementation, "test", value=np.array([0.25, 0.5], np.float32))
+
+
+def _stand_in(myth, holds, also=()):
+    claims = {}
+    # the claim keys a judge reads are the string constants of its code that name a claim
+    consts = [k for m in (myth, *also) for k in _all_constants(m.judge.__code__)]
+    keys = [k for k in consts if isinstance(k, str) and k.isidentifier() and "_" in k]
+    for key in keys:
+        claims[key] = Claim(f"claim {key}", holds)
+    outcomes = (
+        Outcome("relu of x — cpu", "test", value="0 of 10 differ from max(x, 0)"),
+        Outcome("conv — gpu", "test", kind="recorded", value="varies; fixed by det_algos"),
+    )
+    return StandIn(
+        myth.lesson, dict(myth.params), None, outcomes, claims, DATA.get(myth.lesson, {})
+    )
+
+
+def _all_constants(code):
+    for c in code.co_consts:
+        if hasattr(c, "co_consts"):
+            yield from _all_constants(c)
+        elif isinstance(c, tuple):
+            yield from c
+        else:
+            yield c
+
+
+JUDGED = [m for m in myths.MYTHS if m.judge is not None]
+
+
+@pytest.mark.parametrize("myth", JUDGED, ids=lambda m: f"myth{m.number}")
+def test_verdict_follows_the_claims(myth):
+    yes = myths.judge(myth, _stand_in(myth, True))
+    no = myths.judge(myth, _stand_in(myth, False))
+    assert yes.verdict in myths.VERDICTS[:3] and no.verdict in myths.VERDICTS[:3]
+    assert yes.verdict != no.verdict, (yes, no)
+    assert yes.number and yes.why
+    unchecked = _stand_in(myth, True)
+    unchecked = replace(
+        unchecked, claims={k: Claim(c.text, None) for k, c in unchecked.claims.items()}
+    )
+    assert myths.judge(myth, unchecked).verdict == myths.NOT_MEASURED
+    assert (
+        myths.judge(myth, replace(_stand_in(myth, True), claims={})).verdict == myths.NOT_MEASURED
+    )
+
+
+def test_every_claim_to_check_is_listed_once_in_order():
+    assert [m.number for m in myths.MYTHS] == list(range(1, 19))
+    assert all(m.notebook.endswith(".ipynb") for m in myths.MYTHS)
+
+
+def test_lessons_not_written_are_marked(monkeypatch):
+    ran = []
+
+    def fake_run(lesson, **params):
+        ran.append(lesson)
+        same = [m for m in JUDGED if m.lesson == lesson]
+        return _stand_in(same[0], True, also=same[1:])
+
+    monkeypatch.setattr(myths, "_catalog", lambda: {"train_vs_eval": object()})
+    verdicts = myths.judge_all(run=fake_run)
+    assert ran == ["train_vs_eval"]  # one run for both of its myths
+    by = {v.myth.number: v for v in verdicts}
+    assert by[6].verdict == myths.FAILS and by[7].verdict == myths.DEPENDS
+    assert by[16].verdict == myths.NOT_MEASURED and "not written yet" in by[16].why
+    page = myths.verdict_table(verdicts)
+    assert page.count("<tr>") == 19 and "03_train_vs_eval.ipynb#" in page
