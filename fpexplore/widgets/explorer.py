@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter
+from ..html import comparison_html
 from ..lessons import Lesson
 from ..params import Flag, Interval, Options, Param, Text
 
@@ -179,7 +180,8 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
     status = w.HTML()
     table = w.HTML()
-    plot = w.Output()
+    plot = w.Image(format="png")  # a figure is a PNG updated in place, never a bare Figure
+    plot.layout.display = "none"  # until the first figure arrives
     state: dict[str, Any] = {"figure": None, "comparison": None}
 
     def update(_: Any = None) -> None:
@@ -190,8 +192,8 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
         except FpexploreError as exc:
             status.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
             return
-        state["comparison"] = comparison
-        table.value = comparison._repr_html_()
+        previous, state["comparison"] = state["comparison"], comparison
+        table.value = comparison_html(comparison, previous)  # claims: only what changed
         status.value = ""
         if lesson.figure is not None:
             _show_figure(lesson, comparison, plot, state)
@@ -213,14 +215,23 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
 
 
 def _show_figure(lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any]) -> None:
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    if state["figure"] is not None:
-        plt.close(state["figure"])
+    """Draw the lesson's figure into the ``plot`` Image widget as PNG bytes (in place: the
+    browser swaps one image, no output area is cleared, no formatter is needed)."""
     fig = lesson.figure(comparison)
     state["figure"] = fig
-    plot.clear_output(wait=True)
-    with plot:
-        display(fig)
-    plt.close(fig)  # displayed once; keep pyplot from drawing it again at cell end
+    plot.value = figure_png(fig)
+    plot.layout.display = ""
+
+
+def figure_png(fig: Any) -> bytes:
+    """A matplotlib figure as PNG bytes at its own size; a pyplot-managed figure is closed
+    afterwards, so that the inline backend does not draw it again at the end of the cell."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, pil_kwargs={"compress_level": 1})
+    if getattr(fig, "number", None) is not None:  # made by pyplot
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return buf.getvalue()
