@@ -187,7 +187,9 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
 
 
 def float_bits_html(rows: list[FloatBitsRow]) -> str:
-    """The rows as an HTML table, the three bit fields coloured."""
+    """The rows as a compact HTML table (fits a 1000 px output area): the three bit fields
+    coloured and wrapped, the stored value with its kind and note, the exact decimal of the
+    stored value in its tooltip, the error and its size in ULPs, the ULP and the neighbours."""
 
     def coloured(r: FloatBitsRow) -> str:
         return "".join(
@@ -195,33 +197,38 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
             for k in ("sign", "exponent", "mantissa")
         )
 
+    def error(r: FloatBitsRow) -> str:
+        if r.exact:
+            return "0 <small>(exact)</small>"
+        return f"{html.escape(r.error)}<br><small>{r.ulp_error:+.3g} ulp</small>"
+
     head = (
-        "format",
-        "bits (sign exponent mantissa)",
-        "stored value",
-        "exact decimal of it",
-        "error",
-        "error in ulp",
-        "ulp",
-        "neighbours",
-        "",
+        ("format", "9%"),
+        ("bits: sign exponent mantissa", "35%"),
+        ("stored value", "20%"),
+        ("error", "13%"),
+        ("ulp · neighbours", "23%"),
     )
     body = "".join(
         "<tr>"
         f"<td><b>{r.format}</b></td>"
-        f"<td style='font-family:monospace'>{coloured(r)}</td>"
-        f"<td>{html.escape(r.shortest)} <small>({r.kind})</small></td>"
-        f"<td style='font-family:monospace'>{html.escape(r.decimal)}</td>"
-        f"<td>{html.escape(r.error)}</td>"
-        f"<td>{r.ulp_error:+.3g}</td>"
-        f"<td>{r.ulp:.3g}</td>"
-        f"<td>{html.escape(r.neighbours[0])} &lt; · &lt; {html.escape(r.neighbours[1])}</td>"
-        f"<td>{html.escape(r.note)}</td>"
+        f"<td style='font-family:monospace;font-size:11px;word-break:break-all'>{coloured(r)}</td>"
+        f"<td title='exact decimal: {html.escape(r.decimal)}'>{html.escape(r.shortest)} "
+        f"<small>({r.kind})</small>"
+        + (f"<br><small><i>{html.escape(r.note)}</i></small>" if r.note else "")
+        + f"</td><td>{error(r)}</td>"
+        f"<td>{r.ulp:.3g}<br><small>{html.escape(r.neighbours[0])} &lt; · &lt; "
+        f"{html.escape(r.neighbours[1])}</small></td>"
         "</tr>"
         for r in rows
     )
-    header = "".join(f"<th>{h}</th>" for h in head)
-    return f"<table><tr>{header}</tr>{body}</table>"
+    cols = "".join(f"<col style='width:{w}'>" for _, w in head)
+    header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
+    return (
+        "<table style='table-layout:fixed;width:100%;max-width:1000px;font-size:13px;"
+        f"border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>{body}</table>"
+        "<small>Hover a stored value for its exact decimal expansion.</small>"
+    )
 
 
 def float_bits_text(rows: list[FloatBitsRow]) -> str:
