@@ -1,0 +1,72 @@
+"""Find the first layer where two implementations of the same model part.
+
+Capture every layer's inputs and output in both (torch forward hooks, a Keras sub-model),
+compute each layer's exact or certified result from *that side's own input*, and compare the
+error each side adds with the a-priori rounding bound for the layer's op, format and size
+(`fpexplore.tolerance`). The first layer where a side exceeds its bound is where they part,
+and the report says which side is wrong; with none, they "agree within rounding".
+
+    from fpexplore import diverge
+    report = diverge.compare(diverge.capture_torch(model_a, x), diverge.capture_keras(model_b, x))
+    print(report.table())
+
+`run_zoo` does it for the zoo's models (`fpexplore.diverge.zoo`), with a mistake planted on
+request; `plot` draws the error per layer and points at the culprit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .capture import Capture, Tap, capture_keras, capture_torch
+from .report import AGREE, DivergenceReport, LayerRow, Side, compare
+from .specs import LayerSpec, spec_of
+
+__all__ = [
+    "AGREE",
+    "Capture",
+    "DivergenceReport",
+    "LayerRow",
+    "LayerSpec",
+    "Side",
+    "Tap",
+    "capture_keras",
+    "capture_torch",
+    "compare",
+    "plot",
+    "run_zoo",
+    "spec_of",
+]
+
+AGAINST = ("torch", "keras")
+
+
+def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> DivergenceReport:
+    """Compare the zoo's torch ``model`` with a second implementation of it.
+
+    ``against``: "torch" (a second torch build of the model) or "keras" (the Keras build with
+    the same weights). ``plant`` puts one mistake into the second implementation (see
+    `zoo.PLANTS`). The reference definition of each layer is the unplanted torch model.
+    """
+    from ..errors import InvalidParameter
+    from . import zoo
+
+    model, plant = zoo.check(model, plant)
+    if against not in AGAINST:
+        raise InvalidParameter("against", against, "one of " + ", ".join(AGAINST), "run_zoo")
+    x = zoo.example_input(model)
+    ref = capture_torch(zoo.torch_model(model), x)
+    if against == "torch":
+        other = capture_torch(zoo.torch_model(model, plant), x, name="torch variant")
+    else:
+        km, groups = zoo.keras_model(model, plant)
+        other = capture_keras(km, x, groups=groups)
+    label = f"{model}: torch vs {against}" + (f", planted: {plant}" if plant else "")
+    return compare(ref, other, label=label)
+
+
+def plot(report: DivergenceReport, ax: Any = None) -> Any:
+    """Error each side adds per layer (in ULPs) with the bound, the culprit marked."""
+    from .widget import plot as _plot
+
+    return _plot(report, ax)

@@ -1,0 +1,345 @@
+"""Layer-by-layer comparison of two captures against each layer's exact result.
+
+For every layer both implementations ran, each side's output is measured against the exact
+(or certified) result of the layer's reference definition applied to *that side's own input*:
+the error the layer adds, separated from what it inherited. A layer *parts* the two when
+either side's added error exceeds the a-priori bound for its op, format and size
+(`fpexplore.tolerance`). The first such layer is the culprit; with none, the two agree within
+rounding, however far their final outputs have drifted apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import formats, metrics
+from ..errors import InvalidInput
+from .capture import Capture
+from .specs import LayerSpec, spec_of
+
+AGREE = "agree within rounding"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One implementation at one layer: its added error against the bound."""
+
+    max_ulp: float  # max |output - exact result of its own input|, in ULPs of the output
+    bound_ulp: float  # the a-priori bound at that layer, in ULPs (largest over elements)
+    use: float  # max over elements of |error| / bound (<= 1: within; inf: bound 0, error > 0)
+    within: bool
+    n_outside: int
+    n: int
+    truth_digits: float  # inf for exact truths
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """One layer of the comparison."""
+
+    name: str
+    kind: str
+    description: str
+    shape: tuple[int, ...]
+    terms: int
+    a: Side | None
+    b: Side | None
+    diff_ulp: float  # max |a - b| between the two outputs, in ULPs of the format
+    input_diff_ulp: float  # the same for the first input: what the layer inherited
+    note: str = ""
+
+    @property
+    def parted(self) -> bool:
+        return any(s is not None and not s.within for s in (self.a, self.b))
+
+    def culprits(self, names: tuple[str, str]) -> list[str]:
+        return [
+            n
+            for n, s in zip(names, (self.a, self.b), strict=True)
+            if s is not None and not s.within
+        ]
+
+
+@dataclass(frozen=True)
+class DivergenceReport:
+    """The comparison: rows per layer, the first layer that parts the two, timings."""
+
+    names: tuple[str, str]
+    versions: tuple[str, str]
+    fmt: str
+    rows: tuple[LayerRow, ...]
+    truth_seconds: float
+    label: str = ""
+
+    @property
+    def first(self) -> LayerRow | None:
+        """The first layer where an implementation adds more error than the bound allows."""
+        return next((r for r in self.rows if r.parted), None)
+
+    @property
+    def agree(self) -> bool:
+        return self.first is None
+
+    def row(self, name: str) -> LayerRow:
+        for r in self.rows:
+            if r.name == name:
+                return r
+        raise KeyError(f"no layer {name!r}; layers: {', '.join(r.name for r in self.rows)}")
+
+    def verdict(self) -> str:
+        """One sentence: agreement within rounding, or the culprit layer and side."""
+        f = self.first
+        checked = [r for r in self.rows if r.a is not None or r.b is not None]
+        if f is None:
+            worst = max((s.use for r in checked for s in (r.a, r.b) if s is not None), default=0)
+            last = self.rows[-1] if self.rows else None
+            drift = f"; their final outputs differ by {last.diff_ulp:.3g} ULP" if last else ""
+            return (
+                f"{self.names[0]} and {self.names[1]} {AGREE}: every one of {len(checked)} "
+                f"checked layers is within its a-priori bound on both sides (at most "
+                f"{worst:.2g} of it){drift}."
+            )
+        who = f.culprits(self.names)
+        side = f.a if who[0] == self.names[0] else f.b
+        assert side is not None
+        return (
+            f"first divergence at layer '{f.name}' ({f.description}): {' and '.join(who)} adds "
+            f"{side.max_ulp:.3g} ULP of error to the exact result of its own input, where "
+            f"{self.fmt} rounding allows at most {side.bound_ulp:.3g} ULP "
+            f"({side.n_outside} of {side.n} elements outside)."
+        )
+
+    def table(self) -> str:
+        """Plain-text table: one line per layer."""
+        a, b = self.names
+        head = (
+            "layer",
+            "op",
+            "terms",
+            f"{a} ULP",
+            f"{b} ULP",
+            "bound ULP",
+            "|a-b| ULP",
+            "input |a-b|",
+            "",
+        )
+        lines = [head]
+        for r in self.rows:
+            bound = max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan)
+            mark = "◀ " + ", ".join(r.culprits(self.names)) if r.parted else r.note
+            lines.append(
+                (
+                    r.name,
+                    r.description,
+                    str(r.terms),
+                    _f(r.a.max_ulp if r.a else math.nan),
+                    _f(r.b.max_ulp if r.b else math.nan),
+                    _f(bound),
+                    _f(r.diff_ulp),
+                    _f(r.input_diff_ulp),
+                    mark,
+                )
+            )
+        widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
+        out = [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in lines
+        ]
+        out.insert(1, "  ".join("-" * w for w in widths).rstrip())
+        out.append(self.verdict())
+        out.append(f"per-layer truth for both sides took {self.truth_seconds:.2f} s")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "names": list(self.names),
+            "versions": list(self.versions),
+            "fmt": self.fmt,
+            "agree": self.agree,
+            "first": None if self.first is None else self.first.name,
+            "verdict": self.verdict(),
+            "truth_seconds": self.truth_seconds,
+            "rows": [_jsonable(asdict(r)) for r in self.rows],
+        }
+
+
+def _f(x: float) -> str:
+    return "—" if math.isnan(x) else f"{x:.3g}"
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return v
+
+
+def _fmt_of(a: np.ndarray) -> str:
+    return formats.get(a.dtype).name
+
+
+def _ulp_diff(x: np.ndarray, y: np.ndarray, fmt: str) -> float:
+    if x.shape != y.shape:
+        return math.nan
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        d = np.abs(x64 - y64) / formats.ulp(np.maximum(np.abs(x64), np.abs(y64)), fmt)
+    d = np.where(x64 == y64, 0.0, d)
+    return float(np.nanmax(d)) if d.size else 0.0
+
+
+_TRUTHS: OrderedDict[str, Any] = OrderedDict()  # recent layer truths, by content digest
+_TRUTHS_KEPT = 256
+
+
+def _digest(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> str:
+    h = hashlib.sha256(f"{spec.kind}|{spec.name}|{shape}".encode())
+    for k, v in sorted(spec.params.items()):
+        h.update(k.encode())
+        if isinstance(v, np.ndarray):
+            h.update(f"{v.dtype.str}{v.shape}".encode())
+            h.update(v.tobytes())
+        else:
+            h.update(repr(v).encode())
+    for i in inputs:
+        h.update(f"{i.dtype.str}{i.shape}".encode())
+        h.update(np.ascontiguousarray(i).tobytes())
+    return h.hexdigest()
+
+
+def layer_truth(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> Any:
+    """The truth of ``spec`` on ``inputs``; the most recent ones are kept (same definition, same
+    input bits: same truth), so a second comparison of a model reuses them."""
+    key = _digest(spec, inputs, shape)
+    if key in _TRUTHS:
+        _TRUTHS.move_to_end(key)
+        return _TRUTHS[key]
+    t = spec.truth(list(inputs), shape)
+    _TRUTHS[key] = t
+    while len(_TRUTHS) > _TRUTHS_KEPT:
+        _TRUTHS.popitem(last=False)
+    return t
+
+
+def _measure(spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray, fmt: str) -> Side:
+    truth = layer_truth(spec, inputs, output.shape)
+    err = metrics.measure(output, truth)
+    got = output.astype(np.float64)
+    u = np.asarray(formats.ulp(got, fmt), dtype=np.float64)
+    signed = np.asarray(err.ulp, dtype=np.float64) * u  # got - truth
+    exact = got - signed
+    bound = spec.bound(list(inputs), exact, fmt)
+    absd = np.abs(signed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use = np.where(absd == 0, 0.0, absd / bound)
+    outside = absd > bound
+    return Side(
+        max_ulp=err.max_abs_ulp,
+        bound_ulp=float(np.max(bound / u, initial=0.0)),
+        use=float(np.max(use, initial=0.0)),
+        within=not bool(outside.any()),
+        n_outside=int(outside.sum()),
+        n=int(output.size),
+        truth_digits=float(truth.digits),
+    )
+
+
+def _pairs(a: Capture, b: Capture) -> list[tuple[str, str, str]]:
+    common = [n for n in a.taps if n in b.taps]
+    if common:
+        return [(n, n, n) for n in common]
+    if len(a.taps) != len(b.taps):
+        raise InvalidInput(
+            f"the two captures share no layer names and have different layer counts "
+            f"({len(a.taps)} in {a.implementation}, {len(b.taps)} in {b.implementation}); "
+            "name the layers alike so they can be matched."
+        )
+    return [(na, na, nb) for na, nb in zip(a.taps, b.taps, strict=True)]
+
+
+def compare(
+    a: Capture,
+    b: Capture,
+    specs: Mapping[str, LayerSpec] | None = None,
+    label: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> DivergenceReport:
+    """Compare two captures layer by layer against each layer's exact result.
+
+    ``specs`` gives each layer's reference definition by name; by default it is read off the
+    torch modules of ``a`` (or of ``b``): the torch model is the definition, and a torch side
+    is measured against it too, so a dropout it left in train mode is caught like any other
+    difference.
+    """
+    if specs is None:
+        src = a if a.modules else b
+        specs = {n: s for n, m in src.modules.items() if (s := spec_of(n, m)) is not None}
+    rows = []
+    t0 = time.perf_counter()
+    fmt = _fmt_of(next(iter(a.taps.values())).output)
+    for key, na, nb in _pairs(a, b):
+        ta, tb = a.taps[na], b.taps[nb]
+        spec = specs.get(key)
+        in_diff = (
+            _ulp_diff(ta.inputs[0], tb.inputs[0], fmt) if ta.inputs and tb.inputs else math.nan
+        )
+        diff = _ulp_diff(ta.output, tb.output, fmt)
+        if spec is None:
+            rows.append(
+                LayerRow(
+                    key,
+                    "?",
+                    "no reference definition",
+                    ta.output.shape,
+                    1,
+                    None,
+                    None,
+                    diff,
+                    in_diff,
+                    "not checked: no truth for this op",
+                )
+            )
+            continue
+        if progress:
+            progress(f"{key}: {spec.describe()}")
+        sides = []
+        for tap in (ta, tb):
+            if tap.output.dtype.kind != "f":
+                sides.append(None)
+                continue
+            sides.append(_measure(spec, tap.inputs, tap.output, fmt))
+        rows.append(
+            LayerRow(
+                key,
+                spec.kind,
+                spec.describe(),
+                tuple(ta.output.shape),
+                spec.terms(list(ta.inputs)),
+                sides[0],
+                sides[1],
+                diff,
+                in_diff,
+            )
+        )
+    return DivergenceReport(
+        (a.implementation, b.implementation)
+        if a.implementation != b.implementation
+        else (a.implementation + " A", b.implementation + " B"),
+        (a.version, b.version),
+        fmt,
+        tuple(rows),
+        time.perf_counter() - t0,
+        label,
+    )

@@ -1,0 +1,440 @@
+"""A-priori rounding-error bounds per operation, and tolerance advice derived from them.
+
+One place for the bounds: `fpexplore.diverge` checks each layer against the same functions.
+
+Notation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002): ``u = 2**-p`` is
+the unit roundoff of a format with ``p`` significand bits, ``gamma(n) = n*u / (1 - n*u)``.
+
+- A sum or dot product of ``n`` terms in any order (sequential, pairwise, blocked, with or
+  without FMA) has ``|computed - exact| <= gamma(n) * sum(|terms|)``; a matrix product, a
+  linear layer (``k`` products plus a bias: ``n = k + 1``) and a convolution (``k = C*kh*kw``)
+  likewise, element by element.
+- Elementary functions (exp, erf, tanh, sqrt) in vectorized libraries are not correctly
+  rounded; each is allowed `FUNC_ULPS` units of ``u`` of relative error.
+- Normalization (BatchNorm, LayerNorm), softmax and GELU are bounded term by term from those
+  two rules (see each function); the bounds are worst cases, not estimates.
+
+Higham and Mary (2019) show that with rounding errors that behave like independent random
+variables, ``gamma(n)`` may be replaced by ``lambda*sqrt(n)*u`` with probability at least
+``1 - 2n*exp(-lambda**2 (1-u)**2 / 2)``: `probabilistic_gamma` gives it, for tolerances that
+are realistic rather than worst case.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from . import formats
+from .errors import InvalidParameter
+
+__all__ = [
+    "FUNC_ULPS",
+    "OPS",
+    "Advice",
+    "advise",
+    "gamma",
+    "layer_bound",
+    "probabilistic_gamma",
+    "unit_roundoff",
+]
+
+FUNC_ULPS = 4  # relative error allowed for one elementary function, in units of u
+_SAFETY = 1 + 2.0**-30  # the bounds themselves are evaluated in float64: cover that rounding
+
+
+def unit_roundoff(fmt: Any = "float32") -> float:
+    """``u = 2**-p`` for a format of `fpexplore.formats` (``2**-24`` for float32)."""
+    return math.ldexp(1.0, -formats.get(fmt).precision)
+
+
+def gamma(n: int, fmt: Any = "float32") -> float:
+    """``n*u / (1 - n*u)``: the relative bound of ``n`` roundings (inf when ``n*u >= 1``)."""
+    nu = n * unit_roundoff(fmt)
+    return nu / (1 - nu) if nu < 1 else math.inf
+
+
+def probabilistic_gamma(n: int, fmt: Any = "float32", lam: float = 5.0) -> float:
+    """Higham–Mary's ``exp(lam*sqrt(n)*u + n*u**2/(1-u)) - 1`` (holds with high probability)."""
+    u = unit_roundoff(fmt)
+    return math.expm1(lam * math.sqrt(n) * u + n * u * u / (1 - u))
+
+
+# ---------------------------------------------------------------------------------------------
+# per-element bounds, shared with fpexplore.diverge: each returns |computed - exact| bounds in
+# float64, elementwise, for inputs given as float64 arrays of the very input values.
+
+
+def _g(n: int, fmt: Any) -> float:
+    return gamma(n, fmt) * _SAFETY
+
+
+def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any) -> np.ndarray:
+    """``gamma(n) * sum|terms|`` for sums of ``n`` terms whose absolute sums are ``abs_sum``."""
+    return _g(n, fmt) * np.asarray(abs_sum, dtype=np.float64)
+
+
+def rounding_bound(exact: np.ndarray, fmt: Any, roundings: int = 1) -> np.ndarray:
+    """A few roundings of the result itself (an add, a scaling by a non-power of two)."""
+    return _g(roundings, fmt) * np.abs(np.asarray(exact, dtype=np.float64))
+
+
+def normalize_bound(
+    x: np.ndarray,
+    mean: np.ndarray,
+    sigma: np.ndarray,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    fmt: Any,
+    stats_terms: int = 0,
+    mean_abs: np.ndarray | None = None,
+) -> np.ndarray:
+    """``(x - mean) / sigma * weight + bias`` computed in any arrangement.
+
+    Implementations differ: torch folds ``scale = weight/sigma`` and ``shift = bias -
+    mean*scale`` then does ``x*scale + shift``; Keras does ``x*inv + (-mean*inv)``. Each product
+    and sum rounds once, the square root (or reciprocal square root) of ``var + eps`` is an
+    elementary function, so with ``z = (x - mean)/sigma``:
+
+        |err| <= |w|/sigma * gamma(4) (|x| + |mean|) + gamma(4 + F) |w z| + gamma(2) |b|
+
+    with ``F`` = `FUNC_ULPS`. When the statistics are computed (LayerNorm, BatchNorm in train
+    mode) over ``n = stats_terms`` values, the mean carries ``gamma(n+1) mean|x|`` and the
+    variance a relative ``gamma(2n+4)``, which adds ``|w|/sigma gamma(n+1) mean|x|`` and
+    ``gamma(n+2) |w z|``.
+    """
+    w = np.abs(weight)
+    z = np.abs(x - mean) / sigma
+    out = w / sigma * _g(4, fmt) * (np.abs(x) + np.abs(mean))
+    out = out + _g(4 + FUNC_ULPS, fmt) * w * z + _g(2, fmt) * np.abs(bias)
+    if stats_terms:
+        ma = mean_abs if mean_abs is not None else np.abs(x)
+        out = out + w / sigma * _g(stats_terms + 1, fmt) * ma
+        out = out + _g(stats_terms + 2, fmt) * w * z
+    return out
+
+
+def softmax_bound(x: np.ndarray, exact: np.ndarray, axis: int, fmt: Any) -> np.ndarray:
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis``.
+
+    The shift ``x - max`` rounds (an absolute error ``u|x - max|`` in the exponent, a relative
+    one in exp), exp adds ``F*u``, the sum of ``n`` positive terms ``gamma(n-1)``, the division
+    ``u``; relative to the exact output:
+
+        |err_i| <= y_i * (u|x_i - m| + max_j u|x_j - m| + 2 F u + gamma(n+1)),
+
+    to first order (each rounding counted once more by the gammas, which covers the second
+    order).
+    """
+    u = unit_roundoff(fmt)
+    n = x.shape[axis]
+    d = np.abs(x - np.max(x, axis=axis, keepdims=True))
+    rel = u * d + u * np.max(d, axis=axis, keepdims=True) + 2 * FUNC_ULPS * u + _g(n + 2, fmt)
+    return np.abs(exact) * rel * _SAFETY
+
+
+def gelu_bound(x: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
+    """``x/2 * (1 + erf(x/sqrt(2)))`` (or torch's tanh form, for its own definition).
+
+    erf is within ``F`` ulps (an absolute ``F*u`` since |erf| <= 1), its argument carries a
+    relative ``u`` (``|erf'(t) t| <= 0.49``), and ``1 + erf`` can cancel, so the error is
+    absolute in ``x`` plus relative in the result:
+
+        |err| <= (F + 2) u |x| / 2 + gamma(3) |y|.
+    """
+    u = unit_roundoff(fmt)
+    return ((FUNC_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY
+
+
+def function_bound(exact: np.ndarray, x: np.ndarray, fmt: Any, slope: float = 1.0) -> np.ndarray:
+    """An elementary function ``f`` (tanh, sigmoid, exp): ``F u |f(x)| + slope * u |x|``.
+
+    ``slope`` bounds ``|f'(x)|`` near x relative to ... (1 for tanh and sigmoid's argument).
+    """
+    u = unit_roundoff(fmt)
+    return (FUNC_ULPS * u * np.abs(exact) + slope * u * np.abs(x)) * _SAFETY
+
+
+# ---------------------------------------------------------------------------------------------
+# tolerance advice
+
+OPS = ("sum", "dot", "matmul", "conv2d", "softmax", "layer_norm", "gelu")
+
+_SIZE_MEANING = {
+    "sum": "number of terms",
+    "dot": "vector length",
+    "matmul": "inner dimension k (n x k times k x n, n = 16)",
+    "conv2d": "C*kh*kw, the terms per output (3x3 kernels, C = size/9)",
+    "softmax": "length of the softmax axis",
+    "layer_norm": "number of normalized elements",
+    "gelu": "number of elements (the bound does not depend on it)",
+}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Bound, measurement and the tolerances to use for one op, format and size."""
+
+    op: str
+    fmt: str
+    size: int
+    size_meaning: str
+    terms: int  # the n in gamma(n) (1 for elementwise ops)
+    gamma: float  # worst-case relative bound gamma(n) of the error of one implementation
+    gamma_probabilistic: float  # Higham–Mary lambda=5 version
+    rtol: float  # for assert_close(a, b): two implementations, each within the bound
+    atol: float
+    rtol_probabilistic: float
+    atol_probabilistic: float
+    measured_max_abs: float | None  # of the implementation below, against the exact result
+    measured_max_rel: float | None
+    measured_max_ulp: float | None
+    bound_max_abs: float  # the largest per-element a-priori bound on the sample data
+    within_bound: bool | None  # every element of the measurement inside its bound
+    implementation: str
+    note: str = ""
+
+    def assert_close_kwargs(self, probabilistic: bool = False) -> dict[str, float]:
+        """``rtol``/``atol`` for ``torch.testing.assert_close`` / ``np.testing.assert_allclose``."""
+        if probabilistic:
+            return {"rtol": self.rtol_probabilistic, "atol": self.atol_probabilistic}
+        return {"rtol": self.rtol, "atol": self.atol}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def text(self) -> str:
+        """A short report, as the CLI prints it."""
+        lines = [
+            f"{self.op} in {self.fmt}, size {self.size} ({self.size_meaning})",
+            f"  a-priori bound, one implementation: gamma({self.terms}) = {self.gamma:.3g} "
+            f"(probabilistic, lambda=5: {self.gamma_probabilistic:.3g}) relative to the "
+            "sum of |terms|",
+        ]
+        if self.measured_max_abs is not None:
+            lines.append(
+                f"  measured ({self.implementation}, seeded standard-normal data): max |error| "
+                f"{self.measured_max_abs:.3g}, {self.measured_max_ulp:.3g} ULP, relative "
+                f"{self.measured_max_rel:.3g}; largest bound {self.bound_max_abs:.3g}; "
+                f"{'inside' if self.within_bound else 'OUTSIDE'} the bound"
+            )
+        else:
+            lines.append(f"  not measured: {self.note}")
+        lines.append(f"  worst case:    rtol={self.rtol:.3g}, atol={self.atol:.3g}")
+        lines.append(
+            f"  probabilistic: rtol={self.rtol_probabilistic:.3g}, "
+            f"atol={self.atol_probabilistic:.3g}"
+        )
+        if self.note and self.measured_max_abs is not None:
+            lines.append(f"  note: {self.note}")
+        return "\n".join(lines)
+
+
+def _check_op(op: Any) -> str:
+    if op not in OPS:
+        raise InvalidParameter("op", op, "one of " + ", ".join(OPS), "tolerance.advise")
+    return op
+
+
+def _check_size(size: Any, op: str) -> int:
+    try:
+        n = operator.index(size)
+    except TypeError:
+        n = 0
+    low = 9 if op == "conv2d" else 1
+    if not low <= n <= 1 << 20 or (op == "conv2d" and n % 9):
+        accepted = f"an integer in [{low}, {1 << 20}]" + (
+            ", a multiple of 9 (C*3*3)" if op == "conv2d" else ""
+        )
+        raise InvalidParameter("size", size, accepted, "tolerance.advise")
+    return n
+
+
+def _check_fmt(fmt: Any) -> str:
+    ok = ("float16", "bfloat16", "float32", "float64")
+    try:
+        name = formats.get(fmt).name
+    except Exception:
+        name = ""
+    names = {"binary16": "float16", "bfloat16": "bfloat16"}
+    name = names.get(name, {"binary32": "float32", "binary64": "float64"}.get(name, ""))
+    if name not in ok:
+        raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), "tolerance.advise")
+    return name
+
+
+def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if op == "sum":
+        return {"x": rng.standard_normal(size)}
+    if op == "dot":
+        return {"x": rng.standard_normal(size), "y": rng.standard_normal(size)}
+    if op == "matmul":
+        return {"a": rng.standard_normal((16, size)), "b": rng.standard_normal((size, 16))}
+    if op == "conv2d":
+        c = size // 9
+        return {"x": rng.standard_normal((1, c, 6, 6)), "w": rng.standard_normal((4, c, 3, 3))}
+    if op in ("softmax", "layer_norm"):
+        return {"x": rng.standard_normal((4, size)) * 3}
+    return {"x": rng.standard_normal(min(size, 4096)) * 3}
+
+
+def _terms(op: str, size: int) -> int:
+    return {"sum": size, "dot": size, "matmul": size, "conv2d": size}.get(op, 1)
+
+
+def _bound_and_truth(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[Any, np.ndarray]:
+    """The exact/certified truth of ``op`` on ``data`` and its per-element a-priori bound."""
+    from . import truth
+    from .truth import reference
+
+    if op == "sum":
+        x = data["x"]
+        return truth.sum(x), dot_bound(np.sum(np.abs(x)), x.size, fmt)
+    if op == "dot":
+        x, y = data["x"], data["y"]
+        return truth.dot(x, y), dot_bound(np.sum(np.abs(x * y)), x.size, fmt)
+    if op == "matmul":
+        a, b = data["a"], data["b"]
+        return truth.matmul(a, b), dot_bound(np.abs(a) @ np.abs(b), a.shape[1], fmt)
+    if op == "conv2d":
+        x, w = data["x"], data["w"]
+        t = truth.conv2d(x, w)
+        ab = np.asarray(truth.conv2d(np.abs(x), np.abs(w)).round("float64"), dtype=np.float64)
+        return t, dot_bound(ab, w[0].size, fmt)
+    x = data["x"]
+    if op == "softmax":
+        t = reference.softmax(x, axis=-1)
+        exact = np.asarray(t.round("float64"), dtype=np.float64)
+        return t, softmax_bound(x, exact, -1, fmt)
+    if op == "layer_norm":
+        n = x.shape[-1]
+        t = reference.layer_norm(x, n)
+        mean = x.mean(axis=-1, keepdims=True)
+        sigma = np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+        ma = np.abs(x).mean(axis=-1, keepdims=True)
+        one, zero = np.ones_like(x), np.zeros_like(x)
+        return t, normalize_bound(x, mean, sigma, one, zero, fmt, n, ma)
+    t = reference.gelu(x)
+    exact = np.asarray(t.round("float64"), dtype=np.float64)
+    return t, gelu_bound(x, exact, fmt)
+
+
+def _run_torch(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[Any, str]:
+    from . import backends
+
+    torch = backends.load("torch")
+    dt = {
+        "float16": torch.float16,
+        "bfloat16": torch.bfloat16,
+        "float32": torch.float32,
+        "float64": torch.float64,
+    }[fmt]
+    t = {k: torch.from_numpy(v).to(dt) for k, v in data.items()}
+    f = torch.nn.functional
+    with torch.no_grad():
+        out = {
+            "sum": lambda: t["x"].sum(),
+            "dot": lambda: torch.dot(t["x"], t["y"]),
+            "matmul": lambda: t["a"] @ t["b"],
+            "conv2d": lambda: f.conv2d(t["x"], t["w"]),
+            "softmax": lambda: torch.softmax(t["x"], dim=-1),
+            "layer_norm": lambda: f.layer_norm(t["x"], (t["x"].shape[-1],)),
+            "gelu": lambda: f.gelu(t["x"]),
+        }[op]()
+    return out, f"torch {torch.__version__} (CPU)"
+
+
+def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Advice:
+    """Bound, measured error and ``rtol``/``atol`` for ``op`` in ``fmt`` at ``size``.
+
+    The measurement runs torch on seeded standard-normal data stored in ``fmt`` and compares
+    it with the exact (sums, products, convolutions) or certified (softmax, LayerNorm, GELU)
+    result of those very inputs. The worst-case tolerances let two implementations that each
+    meet the a-priori bound pass: ``|a - b| <= 2 * bound``, split into ``rtol`` (relative to the
+    result) and ``atol`` (the part that the result's own size cannot carry when it cancels:
+    twice the largest bound on this data). Without torch the advice is still given, the
+    measurement is not.
+    """
+    from . import formats as fm
+    from . import metrics
+    from .errors import BackendUnavailable
+
+    op = _check_op(op)
+    fmt = _check_fmt(fmt)
+    n = _check_size(size, op)
+    raw = _sample(op, n, seed)
+    data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
+    terms = _terms(op, n)
+    g = gamma(terms, fmt)
+    gp = probabilistic_gamma(terms, fmt)
+    truth_value, bound = _bound_and_truth(op, data, fmt)
+    bound = np.atleast_1d(bound)
+    exact = np.atleast_1d(np.asarray(truth_value.round("float64"), dtype=np.float64))
+    # worst case: two implementations, each within its bound
+    bmax = float(bound.max())
+    ratio = bound / np.where(np.abs(exact) > 0, np.abs(exact), np.inf)
+    rtol = float(2 * np.min(np.where(np.isfinite(ratio) & (ratio > 0), ratio, np.inf)))
+    if not math.isfinite(rtol):
+        rtol = 2 * g
+    rtol = max(rtol, 2 * g) if op in ("sum", "dot", "matmul", "conv2d") else rtol
+    atol = 2 * bmax
+    # probabilistic: gamma replaced by the lambda=5 gamma, same structure
+    scale = gp / g if g > 0 and op in ("sum", "dot", "matmul", "conv2d") else 1.0
+    measured = (None, None, None)
+    within: bool | None = None
+    impl, note = "torch", ""
+    try:
+        got, impl = _run_torch(op, {k: v for k, v in data.items()}, fmt)
+        err = metrics.measure(got, truth_value)
+        g64 = np.atleast_1d(np.asarray(metrics.as_format_array(got)[0], dtype=np.float64))
+        hi, lo = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in truth_value.split())
+        diff = np.abs((g64 - hi) - lo)
+        measured = (float(diff.max()), err.max_rel, err.max_abs_ulp)
+        within = bool(np.all(diff <= bound))
+    except BackendUnavailable as exc:
+        note = str(exc)
+    if op in ("sum", "dot", "matmul", "conv2d"):
+        note = note or (
+            "reductions: the bound is relative to the sum of |terms|, not to the result; "
+            "atol covers results that cancel (it grows with the data's scale)"
+        )
+    return Advice(
+        op=op,
+        fmt=fmt,
+        size=n,
+        size_meaning=_SIZE_MEANING[op],
+        terms=terms,
+        gamma=g,
+        gamma_probabilistic=gp,
+        rtol=rtol,
+        atol=atol,
+        rtol_probabilistic=rtol * scale,
+        atol_probabilistic=atol * scale,
+        measured_max_abs=measured[0],
+        measured_max_rel=measured[1],
+        measured_max_ulp=measured[2],
+        bound_max_abs=bmax,
+        within_bound=within,
+        implementation=impl,
+        note=note,
+    )
+
+
+def layer_bound(kind: str, **kw: Any) -> np.ndarray:
+    """Dispatch used by `fpexplore.diverge`: the per-element bound of a layer ``kind``."""
+    fn = {
+        "dot": dot_bound,
+        "rounding": rounding_bound,
+        "normalize": normalize_bound,
+        "softmax": softmax_bound,
+        "gelu": gelu_bound,
+        "function": function_bound,
+    }.get(kind)
+    if fn is None:
+        raise InvalidParameter("kind", kind, "dot, rounding, normalize, softmax, gelu, function")
+    return fn(**kw)
