@@ -15,6 +15,10 @@ from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
     "djl_normalization": {"classic": {"torch": [-1.26], "numpy": [-1.41], "DJL": [-1.41]}},
+    "tf_vs_torch": {
+        "seed_gradients": {"torch": 192.0, "tensorflow": 192.0, "exact": 192},
+        "seed_example": {"torch": [0.09, 0.24, 0.67], "tensorflow": [0.09, 0.24, 0.67]},
+    },
     "cpu_vs_accelerator": {
         "drift": {
             "cpu (live, here)": [0.0, 2e-6],
