@@ -37,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from IPython.core.pylabtools import print_figure
 
-    from fpexplore.lessons._summation_inputs import make_input
     from fpexplore.lessons.summation_order import LESSON
+    from fpexplore.lessons.summation_order.inputs import make_input
 
     def redraw(comparison):
         comparison._repr_html_()

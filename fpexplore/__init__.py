@@ -10,6 +10,8 @@ from typing import Any
 
 from .errors import (
     BackendUnavailable,
+    ClaimFailed,
+    ClaimNotChecked,
     FpexploreError,
     InvalidInput,
     InvalidParameter,
@@ -18,35 +20,39 @@ from .errors import (
     RecordError,
     WorkerError,
 )
-from .result import Claim, Comparison, Outcome
+from .result import Claim, Comparison, Observation, Outcome
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendUnavailable",
     "Claim",
+    "ClaimFailed",
+    "ClaimNotChecked",
     "Comparison",
     "FpexploreError",
     "InvalidInput",
     "InvalidParameter",
     "NotEmulated",
+    "Observation",
     "Outcome",
     "PrecisionError",
     "RecordError",
     "WorkerError",
-    "lessons",
+    "catalog",
     "run",
 ]
 
 
-def lessons() -> dict[str, Any]:
-    """Every lesson by name."""
+def catalog() -> dict[str, Any]:
+    """Every lesson by name, in notebook order (``fpexplore.lessons`` is the package that holds
+    them)."""
     from .lessons import all_lessons
 
     return all_lessons()
 
 
-def run(lesson: str, **params: Any) -> Comparison:
+def run(lesson: str, /, **params: Any) -> Comparison:
     """Run a lesson by name: ``fpexplore.run("summation_order", n=10_000)``."""
     from .lessons import run as _run
 

@@ -95,9 +95,9 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
 
 
 def _record_gpu(args: argparse.Namespace) -> int:
-    from . import records
+    from . import recorder
 
-    path = records.record_gpu(out_dir=args.out, device=args.device, quick=args.quick)
+    path = recorder.record_gpu(out_dir=args.out, device=args.device, quick=args.quick)
     print(f"wrote {path}")
     return 0
 

@@ -45,3 +45,25 @@ class WorkerError(FpexploreError, RuntimeError):
 
 class RecordError(FpexploreError, ValueError):
     """A recorded run (data/gpu/*.json) is missing or does not match its schema."""
+
+
+def _claim_message(lesson: str, key: str, claim: object, verb: str) -> str:
+    text, reason = getattr(claim, "text", ""), getattr(claim, "reason", "")
+    return f"claim {key!r} of lesson {lesson!r} {verb}: {text}" + (f" ({reason})" if reason else "")
+
+
+class ClaimFailed(FpexploreError, AssertionError):
+    """A lesson's claim did not hold in this run (`Comparison.check`)."""
+
+    def __init__(self, lesson: str, key: str, claim: object) -> None:
+        self.lesson, self.key, self.claim = lesson, key, claim
+        super().__init__(_claim_message(lesson, key, claim, "fails"))
+
+
+class ClaimNotChecked(FpexploreError, AssertionError):
+    """A lesson's claim could not be checked: a part it needs (torch, TensorFlow, Java, the DJL
+    jars, a GPU) is missing; the message says which and the command that gets it."""
+
+    def __init__(self, lesson: str, key: str, claim: object) -> None:
+        self.lesson, self.key, self.claim = lesson, key, claim
+        super().__init__(_claim_message(lesson, key, claim, "was not checked"))

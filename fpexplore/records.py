@@ -1,10 +1,10 @@
-"""Recorded GPU runs: record every GPU experiment to JSON, load it back, validate it.
+"""Recorded GPU runs: load them, validate them (`fpexplore.recorder` writes them).
 
 A record is ``data/gpu/<gpu>-<torch>.json``: provenance (GPU, SM count, memory, driver, CUDA,
 cuDNN, torch, date; no host name), the settings and seeds, and the raw results each GPU lesson
 needs to redraw its figures. Lessons fall back to the newest record when no CUDA device is
-present. This module imports only numpy, mpmath, torch (when recording) and fpexplore modules
-that need nothing else, so the recorder runs on a bare CUDA machine.
+present. This module imports only numpy and fpexplore modules that need nothing else, so the
+recorder runs on a bare CUDA machine.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -255,105 +253,5 @@ def load(path: str | os.PathLike[str] | None = None) -> Record:
     return Record(path, _read(path))
 
 
-# ----------------------------------------------------------------------------- recording
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
-
-
-def record_gpu(
-    out_dir: str | os.PathLike[str] | None = None,
-    device: str = "cuda",
-    quick: bool = False,
-    n_runs: int | None = None,
-    processes: int | None = None,
-) -> Path:
-    """Run every GPU experiment on ``device`` and write the record; returns its path."""
-    from .gpu import accelerator, determinism, env, raise_probe, rng_sum, tf32
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-    torch = env.torch_module()
-    defaults = env.tf32_defaults()  # before anything sets a flag
-    dev = env.open_device(device)
-    prov = env.provenance(dev)
-    cublas_given = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
-    seeds = {
-        "determinism": 0,
-        "tf32": 0,
-        "cpu_vs_accelerator": 0,
-        "rng": list(rng_sum.SEEDS),
-        "sum": "per case",
-    }
-    n_runs = n_runs or (3 if quick else 10)
-    processes = processes or (2 if quick else 4)
-    timings: dict[str, float] = {}
-    experiments: dict[str, Any] = {}
-
-    def timed(name: str, fn: Any) -> Any:
-        t0 = time.perf_counter()
-        out = fn()
-        timings[name] = round(time.perf_counter() - t0, 2)
-        say(f"{name}: done in {timings[name]} s")
-        return out
-
-    say(f"recording on {prov['gpu_name'] or prov['device']} (torch {prov['torch']})")
-    cublas = timed("cublas_probe", lambda: raise_probe.probe_cublas(dev))
-    if cublas_given is None:
-        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
-    det = timed(
-        "determinism",
-        lambda: determinism.run_determinism(
-            dev,
-            n_runs=n_runs,
-            quick=quick,
-            seed=seeds["determinism"],
-            processes=processes,
-            progress=say,
-        ),
-    )
-    det["cublas_probe"] = cublas
-    experiments["determinism"] = det
-    experiments["tf32"] = timed(
-        "tf32",
-        lambda: tf32.run_tf32(
-            dev, quick=quick, seed=seeds["tf32"], defaults=defaults, progress=say
-        ),
-    )
-    devices = [torch.device("cpu")] + ([dev] if dev.type != "cpu" else [])
-    experiments["cpu_vs_accelerator"] = timed(
-        "cpu_vs_accelerator",
-        lambda: accelerator.run_accelerator(devices, quick=quick, progress=say),
-    )
-    experiments["rng"] = timed("rng", lambda: rng_sum.run_rng(dev))
-    experiments["sum"] = timed("sum", lambda: rng_sum.run_sums(dev, quick=quick))
-    prov["env"]["CUBLAS_WORKSPACE_CONFIG"] = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
-    prov["env"]["CUBLAS_WORKSPACE_CONFIG_given"] = cublas_given
-    prov["tf32_defaults"] = defaults
-    from . import __version__
-
-    data = {
-        "format": FORMAT,
-        "version": VERSION,
-        "provenance": {**prov, "fpexplore": __version__},
-        "settings": {
-            "quick": quick,
-            "n_runs": n_runs,
-            "processes": processes,
-            "seeds": seeds,
-            "command": f"fpexplore record-gpu --device {device}" + (" --quick" if quick else ""),
-            "determinism_tf32": "off",
-            "cublas_workspace_config_after_probe": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
-        },
-        "experiments": experiments,
-        "timings_s": timings,
-    }
-    data = json.loads(json.dumps(data, allow_nan=True))  # plain JSON types only
-    validate(data, "the new record")
-    folder = Path(out_dir) if out_dir is not None else gpu_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    name = slug(prov["gpu_name"] or f"{dev.type}-{prov['machine']}") + "-" + slug(prov["torch"])
-    path = folder / f"{name}{'-quick' if quick else ''}.json"
-    path.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n", encoding="utf-8")
-    say(f"wrote {path}")
-    return path

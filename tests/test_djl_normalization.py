@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from fpexplore.errors import InvalidParameter
-from fpexplore.lessons import _djl_pipelines as P
-from fpexplore.lessons import _djl_truth as T
 from fpexplore.lessons import get
+from fpexplore.lessons.djl_normalization import pipelines as P
+from fpexplore.lessons.djl_normalization import reference as T
 
 LESSON = get("djl_normalization")
 LESSON_MODULE = importlib.import_module("fpexplore.lessons.djl_normalization")

@@ -7,7 +7,7 @@ import fpexplore
 from fpexplore import records
 from fpexplore.errors import BackendUnavailable, InvalidParameter
 from fpexplore.lessons import get
-from fpexplore.lessons._gpu_source import cuda_here
+from fpexplore.lessons._gpu.source import cuda_here
 
 matplotlib.use("Agg")
 

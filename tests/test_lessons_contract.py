@@ -42,7 +42,7 @@ def test_unknown_lesson_lists_the_known_ones():
 
 def test_discovering_lessons_imports_no_framework():
     code = (
-        "import sys, fpexplore; fpexplore.lessons();"
+        "import sys, fpexplore; fpexplore.catalog();"
         "print(','.join(m for m in ('torch','tensorflow','jpype') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,9 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fpexplore import records, truth
+from fpexplore import recorder, records, truth
 from fpexplore.errors import RecordError
-from fpexplore.gpu.rng_sum import regenerate
+from fpexplore.lessons.summation_order.experiment import regenerate
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_float32_bits_round_trip():
 
 
 def test_recorder_runs_on_cpu_quick_and_its_output_loads(tmp_path):
-    path = records.record_gpu(out_dir=tmp_path, device="cpu", quick=True, n_runs=2, processes=1)
+    path = recorder.record_gpu(out_dir=tmp_path, device="cpu", quick=True, n_runs=2, processes=1)
     assert path.name.endswith("-quick.json") and path.parent == tmp_path
     rec = records.load(path)
     exp = rec.experiments
@@ -136,4 +136,4 @@ def test_unknown_device_is_a_clear_error(tmp_path):
     from fpexplore.errors import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="no_such_device"):
-        records.record_gpu(out_dir=tmp_path, device="no_such_device", quick=True)
+        recorder.record_gpu(out_dir=tmp_path, device="no_such_device", quick=True)

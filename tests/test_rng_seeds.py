@@ -9,7 +9,7 @@ import fpexplore
 from fpexplore import records
 from fpexplore.errors import InvalidParameter
 from fpexplore.lessons import rng_seeds
-from fpexplore.lessons._gpu_source import cuda_here
+from fpexplore.lessons._gpu.source import cuda_here
 
 
 @pytest.mark.parametrize("seed", [0, 42, 123_456_789])

@@ -10,10 +10,8 @@ import numpy as np
 import pytest
 
 from fpexplore import InvalidParameter, backends
-from fpexplore.lessons import _summation_growth as growth
-from fpexplore.lessons import _summation_recorded as recorded
-from fpexplore.lessons._summation_inputs import DISTRIBUTIONS, DTYPES, make_input
-from fpexplore.lessons.summation_order import FRAMEWORKS, LESSON, REFERENCE
+from fpexplore.lessons.summation_order import FRAMEWORKS, LESSON, REFERENCE, growth, recorded
+from fpexplore.lessons.summation_order.inputs import DISTRIBUTIONS, DTYPES, make_input
 
 needs_torch_tf = pytest.mark.skipif(
     not (backends.get("torch").available() and backends.get("tensorflow").available()),
@@ -137,7 +135,7 @@ def test_inputs_are_reproducible_in_every_format():
 
 
 def test_recorded_case_is_found_by_its_input_bits():
-    from fpexplore.gpu.rng_sum import regenerate
+    from fpexplore.lessons.summation_order.experiment import regenerate
 
     recipe = {
         "generator": "np.random.default_rng",

@@ -1,4 +1,7 @@
-"""Lessons, one module each; every module defines ``LESSON``. Discovered, never listed by hand.
+"""Lessons: one module each, or one subpackage when a lesson has helpers (its experiment on a
+GPU, its framework runners, its views). Each defines ``LESSON``; they are discovered, never
+listed by hand. Names starting with ``_`` are shared helpers, not lessons (``_base``: the
+contract; ``_gpu``: where a GPU lesson's numbers come from).
 
 Importing a lesson module is cheap: frameworks load inside ``compute``.
 """
@@ -10,6 +13,7 @@ import pkgutil
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..result import Comparison
 from ._base import Lesson
 
 __all__ = ["Lesson", "all_lessons", "get", "run"]
@@ -29,12 +33,13 @@ def all_lessons() -> dict[str, Lesson]:
 
 
 def get(name: str) -> Lesson:
+    """The lesson called ``name`` (`InvalidParameter` lists the lessons otherwise)."""
     lessons = all_lessons()
-    if name not in lessons:
+    if not isinstance(name, str) or name not in lessons:
         raise InvalidParameter("lesson", name, "one of " + ", ".join(lessons))
     return lessons[name]
 
 
-def run(name: str, **params: Any):
+def run(name: str, /, **params: Any) -> Comparison:
     """Run lesson ``name`` with ``params``: the one path behind notebooks, widgets and the CLI."""
     return get(name).run(**params)

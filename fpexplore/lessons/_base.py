@@ -25,7 +25,7 @@ class Lesson:
     figure: Callable[[Comparison], Any] | None = None
     notebook: str = ""
 
-    def run(self, **params: Any) -> Comparison:
+    def run(self, /, **params: Any) -> Comparison:
         """Validate ``params`` against the declarations (defaults filled in) and run."""
         return self.compute(**validate_all(self.params, params, f"lesson '{self.name}'"))
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import formats
+from ... import formats
 
 
 def rng(seed: int) -> np.random.Generator:

@@ -6,7 +6,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
-from ..params import Text
+from ...params import Text
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded run), "
@@ -74,8 +74,8 @@ def resolve(device: str, record: str = "newest") -> Source:
     An explicit device that cannot run raises `BackendUnavailable` saying why; 'auto' without
     a GPU falls back to the record, and a missing record raises `RecordError` with the fix.
     """
-    from .. import records
-    from ..gpu.env import open_device, torch_module
+    from ... import records
+    from ...backends.torch_device import open_device, torch_module
 
     if device == "recorded" or (device == "auto" and not cuda_here()):
         rec = records.load(records.find(record))

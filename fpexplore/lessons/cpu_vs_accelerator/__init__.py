@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..params import Text
-from ..result import Claim, Comparison, Outcome
-from ._base import Lesson
-from ._gpu_source import record_param, resolve
+from ...params import Text
+from ...result import Claim, Comparison, Outcome
+from .._base import Lesson
+from .._gpu.source import record_param, resolve
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
@@ -48,7 +48,7 @@ def _sides(
     """Every side (dicts as in the record, arrays unpacked) and a description of the run."""
     import torch
 
-    from ..gpu import accelerator as acc
+    from . import experiment as acc
 
     def live(dev: Any, mode: str, label: str) -> dict[str, Any]:
         side = acc.run_side(dev, inp, mode)
@@ -111,7 +111,7 @@ def _sides(
 
 
 def _truths(tr: dict[str, Any]) -> dict[str, Any]:
-    from ..truth import Truth
+    from ...truth import Truth
 
     return {
         "sum_uniform": Truth("exact sum", exact=tr["sum_uniform_exact"]),
@@ -144,7 +144,7 @@ def _conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
 
 
 def compute(device: str, record: str) -> Comparison:
-    from ..gpu import accelerator as acc
+    from . import experiment as acc
 
     src = resolve(device, record)
     s = acc.settings() if src.live else src.record.experiments["cpu_vs_accelerator"]["settings"]

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import truth as exact_truth
-from ..records import bits32
-from .common import digest, normal32, rng
-from .env import flags, synchronize, torch_module
+from ... import truth as exact_truth
+from ...backends.torch_device import flags, synchronize, torch_module
+from ...records import bits32
+from .._gpu.common import digest, normal32, rng
 
 MODES = ("torch default", "fp32 (TF32 off)")
 N_SAMPLES = 64

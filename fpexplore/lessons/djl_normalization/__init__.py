@@ -1,8 +1,8 @@
 """DJL vs PyTorch (and numpy, TensorFlow): normalization and image preprocessing, stage by stage.
 
 Real DJL runs in a JVM worker process; torch/torchvision, numpy and TensorFlow run here. Each
-stage (`_djl_stages`) is measured against an exact truth computed on the same input bits; the
-whole pipelines (`_djl_pipelines`) are compared stage by stage to find where each first
+stage (`stages`) is measured against an exact truth computed on the same input bits; the
+whole pipelines (`pipelines`) are compared stage by stage to find where each first
 diverges from torchvision's, and whether the fixes work.
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import images
-from ..errors import BackendUnavailable, InvalidParameter
-from ..params import Interval, Options
-from ..result import Claim, Comparison, Outcome
-from ..truth.value import Truth
-from . import _djl_pipelines as P
-from . import _djl_stages as S
-from ._base import Lesson
+from ... import images
+from ...errors import BackendUnavailable, InvalidParameter
+from ...params import Interval, Options
+from ...result import Claim, Comparison, Outcome
+from ...truth.value import Truth
+from .._base import Lesson
+from . import pipelines as P
+from . import stages as S
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
 UINT8_STAGES = ("decode", "resize", "center_crop")
@@ -36,14 +36,14 @@ PARAMS = (
 
 
 def _versions() -> dict[str, str]:
-    from ..backends import get
+    from ...backends import get
 
     return {name: get(name).version() for name in ("torch", "tensorflow", "djl", "numpy")}
 
 
 def _djl() -> Any:
     """The DJL backend module, or the reason it cannot run (with the fixing command)."""
-    from ..backends import load
+    from ...backends import load
 
     try:
         mod = load("djl")

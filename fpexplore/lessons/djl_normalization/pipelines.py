@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
+from ... import backends
 
 STAGES = ("decode", "resize", "center_crop", "to_tensor", "normalize")
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
@@ -111,7 +111,7 @@ def tensorflow_pipeline(
 
 def _djl_stages(decoded: Any, resized: Any, cropped: Any) -> dict[str, Any]:
     """Every DJL stage's output, ending with DJL's ToTensor and Normalize of the crop."""
-    from ..backends import djl
+    from ...backends import djl
 
     tensor = djl.to_tensor(cropped)
     return {
@@ -126,7 +126,7 @@ def _djl_stages(decoded: Any, resized: Any, cropped: Any) -> dict[str, Any]:
 def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
     """DJL as the Python code reads: ImageIO decode -> Resize(size) -> CenterCrop(crop) ->
     ToTensor -> Normalize. Resize(int) is square; CenterCrop floors its offset."""
-    from ..backends import djl
+    from ...backends import djl
 
     decoded = djl.decode(path)
     resized = djl.resize(decoded, (size, size), interp)
@@ -137,7 +137,7 @@ def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[st
 def djl_fixed_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
     """DJL with the fixes: ResizeShort on float32 then round (not truncate), crop at the
     rounded offset, then ToTensor and Normalize."""
-    from ..backends import djl
+    from ...backends import djl
 
     decoded = djl.decode(path)
     resized = djl.round_uint8(djl.resize_short(djl.to_float32(decoded), size, interp))

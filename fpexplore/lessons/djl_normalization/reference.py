@@ -14,8 +14,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..errors import InvalidParameter
-from ..truth.value import Truth
+from ...errors import InvalidParameter
+from ...truth.value import Truth
 
 KINDS = ("bicubic", "nearest")
 
@@ -40,7 +40,7 @@ def resize_weights(n_in: int, n_out: int, kind: str) -> tuple[np.ndarray, np.nda
     """
     if kind not in KINDS:
         accepted = "bicubic or nearest (bilinear is reference.resize_bilinear)"
-        raise InvalidParameter("kind", kind, accepted, "_djl_truth.resize_weights")
+        raise InvalidParameter("kind", kind, accepted, "djl_normalization.reference.resize_weights")
     scale = Fraction(n_in, n_out)
     rows = np.zeros((n_out, n_in), dtype=object)
     if kind == "nearest":

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends, images
-from ..result import Claim, Outcome
-from ..truth.value import Truth
-from . import _djl_pipelines as P
-from . import _djl_truth as T
+from ... import backends, images
+from ...result import Claim, Outcome
+from ...truth.value import Truth
+from . import pipelines as P
+from . import reference as T
 
 Thunks = list[Callable[[], Outcome]]
 StageResult = tuple[Truth, Thunks, dict[str, Claim], dict[str, Any]]
@@ -250,7 +250,7 @@ def resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
     """The exact antialiased resize of an HWC image (libtorch's filters, rational weights)."""
     if kind != "bilinear":
         return T.resize(img, oh, ow, kind)
-    from ..truth import reference
+    from ...truth import reference
 
     chw = reference.resize_bilinear(
         img.transpose(2, 0, 1).astype(np.float32), (oh, ow), antialias=True
@@ -504,7 +504,7 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
     import torch
     from torchvision import transforms as TV
 
-    from ..truth import reference
+    from ...truth import reference
 
     truth = once(reference.normalize(tensor, P.MEAN, P.STD))
     m, s = P.MEAN[:, None, None], P.STD[:, None, None]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from ..params import Flag, Interval
-from ..result import Claim, Comparison, Outcome
-from ._base import Lesson
-from ._gpu_source import device_param, record_param, resolve
+from ...params import Flag, Interval
+from ...result import Claim, Comparison, Outcome
+from .._base import Lesson
+from .._gpu.source import device_param, record_param, resolve
 
 EXPLANATION = """\
 A GPU adds numbers in parallel. Ops that let many threads add into the same place use atomic
@@ -176,7 +176,7 @@ def _torch_version() -> str:
 def compute(device: str, runs: int, processes: int, quick: bool, record: str) -> Comparison:
     src = resolve(device, record)
     if src.live:
-        from ..gpu.determinism import run_determinism
+        from .experiment import run_determinism
 
         data = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
     else:

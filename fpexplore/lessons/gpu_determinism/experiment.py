@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import metrics
-from .. import truth as exact_truth
-from ..truth import Truth
+from ... import metrics
+from ... import truth as exact_truth
+from ...backends.torch_device import flags, synchronize, torch_module
+from ...truth import Truth
+from .._gpu.common import digest, first_line, normal32, rng, run_spread, to_numpy
 from . import raise_probe
-from .common import digest, first_line, normal32, rng, run_spread, to_numpy
-from .env import flags, synchronize, torch_module
 
 CONFIGS: dict[str, dict[str, bool]] = {
     "default": {},
@@ -402,11 +402,11 @@ def worker_main() -> None:  # pragma: no cover - runs in a subprocess
 def fresh_process_probe(device: str, *, quick: bool, seed: int, processes: int) -> dict[str, Any]:
     """Start ``processes`` fresh Python processes at once (they compete for the device, as
     jobs on a shared machine do) and compare their conv results bit for bit."""
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     arg = json.dumps({"device": device, "quick": quick, "seed": seed})
-    code = "from fpexplore.gpu.determinism import worker_main; worker_main()"
+    code = "from fpexplore.lessons.gpu_determinism.experiment import worker_main; worker_main()"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", code, arg],

@@ -7,8 +7,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .common import first_line
-from .env import flags, synchronize, torch_module
+from ...backends.torch_device import flags, synchronize, torch_module
+from .._gpu.common import first_line
 
 
 def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..result import Claim, Outcome
-from ..rng import TorchCPURandom
-from ..rng.philox import torch_cuda_rand
+from ...result import Claim, Outcome
+from ...rng import TorchCPURandom
+from ...rng.philox import torch_cuda_rand
 
 _PHILOX_NOTE = "Philox4x32-10, one curand_uniform4 block per thread, (0, 1] -> [0, 1)"
 
@@ -33,7 +33,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
     """torch CUDA live when a GPU is present, else the recorded GPU run (its banner), else a
     missing outcome with the fix; the Philox emulator beside it, and the claims they support.
     Returns (outcomes, claims, source line)."""
-    from .. import records
+    from ... import records
 
     if torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
@@ -124,7 +124,7 @@ def djl(
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """DJL ``randomUniform`` after ``Engine.setRandomSeed(seed)``, measured against
     ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator."""
-    from ..backends import get
+    from ...backends import get
 
     backend = get("djl")
     reason = backend.missing()  # type: ignore[attr-defined]

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends, formats
-from ..result import Claim, Outcome
-from ..truth import Truth, matmul
+from ... import backends, formats
+from ...result import Claim, Outcome
+from ...truth import Truth, matmul
 
 IN, OUT, BATCH = 8, 4, 3
 
@@ -31,7 +31,7 @@ def weight_init_outcomes(
     """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth."""
     import torch
 
-    from ..rng.torch_cpu import linear_init
+    from ...rng.torch_cpu import linear_init
 
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
     torch.manual_seed(seed)

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
-from ..errors import BackendUnavailable, WorkerError
-from ..result import Claim, Outcome
-from ..rng import JavaRandom, TorchCPURandom, random_bits
+from ... import backends
+from ...errors import BackendUnavailable, WorkerError
+from ...result import Claim, Outcome
+from ...rng import JavaRandom, TorchCPURandom, random_bits
 
 KINDS = {
     "rand32": ("rand", "float32"),
@@ -88,7 +88,7 @@ def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict
 
 def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
     """``new java.util.Random(seed).nextFloat()`` on a JVM (when ``java`` runs) and emulated."""
-    from ..rng import java as jr
+    from ...rng import java as jr
 
     emu = JavaRandom(seed).floats(k)
     emulated = Outcome(

@@ -11,14 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import formats
-from ..errors import FpexploreError
-from ..params import Interval, Options
-from ..result import Claim, Comparison, Outcome
-from ._base import Lesson
-from ._summation_inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
+from ... import formats
+from ...errors import FpexploreError
+from ...params import Interval, Options
+from ...result import Claim, Comparison, Outcome
+from .._base import Lesson
+from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
 
-#: (outcome name, backend, the emulator that models it, runner name in _summation_frameworks)
+#: (outcome name, backend, the emulator that models it, runner name in .frameworks)
 FRAMEWORKS = (
     ("np.sum", "numpy", "numpy", "run_numpy"),
     ("torch.sum", "torch", "torch", "run_torch"),
@@ -79,7 +79,7 @@ class _Measurer:
         self._seen: dict[tuple[str, int], Any] = {}
 
     def __call__(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
-        from .. import metrics
+        from ... import metrics
 
         key = (np.asarray(value).dtype.name, _bits(value))
         if key not in self._seen:
@@ -106,7 +106,7 @@ def _framework_outcomes(
     x: np.ndarray, threads: int, measure: _Measurer
 ) -> tuple[list[Outcome], dict[str, Any]]:
     """Run every framework now; returns the outcomes and each one's thread count."""
-    from . import _summation_frameworks as fw
+    from . import frameworks as fw
 
     outcomes, ran_threads = [], {}
     for name, backend, _emulator, runner in FRAMEWORKS:
@@ -148,7 +148,7 @@ def _framework_outcomes(
 def _emulator_outcomes(
     x: np.ndarray, threads: int, ran_threads: dict[str, int], measure: _Measurer
 ) -> list[Outcome]:
-    from .. import orders
+    from ... import orders
 
     outcomes = []
     for order in orders.names():
@@ -183,7 +183,7 @@ def _emulator_outcomes(
 
 
 def _recorded_outcome(x: np.ndarray, truth: Any) -> Outcome:
-    from . import _summation_recorded
+    from . import recorded as _summation_recorded
 
     return _summation_recorded.outcome(RECORDED, x, truth)
 
@@ -249,8 +249,8 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
 
 def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> Comparison:
     """Sum one array with every framework, every emulator and exactly; see the module doc."""
-    from .. import truth as truth_mod
-    from . import _summation_growth as growth
+    from ... import truth as truth_mod
+    from . import growth
 
     x = make_input(distribution, n, dtype, seed)
     truth = truth_mod.sum(x)
@@ -311,7 +311,7 @@ def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
 
 def figure(comparison: Comparison) -> Any:
     """Error growth against n (log-log) with the textbook bounds and this run's results."""
-    from . import _summation_plot
+    from . import plot as _summation_plot
 
     return _summation_plot.draw(comparison)
 

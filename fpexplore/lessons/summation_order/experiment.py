@@ -1,8 +1,6 @@
-"""Recorded random streams and sums for the RNG and summation lessons.
+"""The summation lesson's GPU experiment: sums recorded on a device.
 
-Layouts (read by other lessons, keep them stable):
-``rng = {"seeds", "n", "cuda_rand_bits": {seed: [uint32]}, "cuda_randn_bits", "cpu_rand_bits",
-"cpu_randn_bits"}`` from ``torch.manual_seed(s); torch.rand(n, device=...)``;
+Layout (read by the lesson, keep it stable):
 ``sum = {"cases": [{"name", "input": recipe, "cuda_bits", "cpu_bits", "exact"}]}`` where the
 recipe regenerates the input (`regenerate`).
 """
@@ -14,26 +12,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .. import truth
-from ..errors import InvalidParameter
-from ..records import bits32
-from .env import torch_module
-
-SEEDS = (0, 1, 42, 1234)
-RNG_N = 64
-
-
-def run_rng(dev: Any, seeds: tuple[int, ...] = SEEDS, n: int = RNG_N) -> dict[str, Any]:
-    torch = torch_module()
-    out: dict[str, Any] = {"seeds": list(seeds), "n": n, "device": str(dev)}
-    for where, d in (("cuda", dev), ("cpu", torch.device("cpu"))):
-        for fn in ("rand", "randn"):
-            table = {}
-            for s in seeds:
-                torch.manual_seed(s)
-                table[str(s)] = bits32(getattr(torch, fn)(n, device=d).cpu().numpy())
-            out[f"{where}_{fn}_bits"] = table
-    return out
+from ... import truth
+from ...backends.torch_device import torch_module
+from ...errors import InvalidParameter
+from ...records import bits32
 
 
 def sum_recipes(quick: bool = False) -> list[dict[str, Any]]:

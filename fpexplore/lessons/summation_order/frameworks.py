@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import backends
+from ... import backends
 
 _TF_FIX_NOTE = (
     "TensorFlow fixes its intra-op thread count the first time it runs in a process; restart "

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import formats
-from ..errors import FpexploreError
-from ..paths import cache_dir
-from ._summation_inputs import numpy_dtype
+from ... import formats
+from ...errors import FpexploreError
+from ...paths import cache_dir
+from .inputs import numpy_dtype
 
 #: the orders drawn (emulated), and the n of the curves: 10 to 10^6, four points a decade
 ORDERS = ("sequential", "pairwise", "kahan", "numpy", "torch", "tensorflow")
@@ -57,7 +57,7 @@ def relative_error(value: Any, exact: Any, scale: float) -> float:
 
 def _signature() -> str:
     """A hash of the emulators' source, so a changed emulator recomputes the curves."""
-    from .. import orders
+    from ... import orders
 
     h = hashlib.sha256(_VERSION.encode())
     for path in sorted(Path(orders.__file__).parent.glob("*.py")):
@@ -95,9 +95,9 @@ def _restore_nans(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
-    from .. import orders
-    from .. import truth as truth_mod
-    from ._summation_inputs import make_input
+    from ... import orders
+    from ... import truth as truth_mod
+    from .inputs import make_input
 
     target = numpy_dtype(dtype)
     x = make_input(distribution, NS[-1], dtype, SEED)

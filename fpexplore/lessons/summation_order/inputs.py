@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BackendUnavailable, InvalidParameter
+from ...errors import BackendUnavailable, InvalidParameter
 
 DISTRIBUTIONS = ("uniform", "normal", "loguniform", "allequal", "alternating")
 DTYPES = ("float16", "bfloat16", "float32", "float64")

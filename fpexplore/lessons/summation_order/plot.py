@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from ._summation_growth import NS, X_MAX, _signature
+from .growth import NS, X_MAX, _signature
 
 #: figures kept for reuse by `draw` (a redraw then only moves this run's markers), newest last
 _FIGURES: dict[tuple[Any, ...], Any] = {}

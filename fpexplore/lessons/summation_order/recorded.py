@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FpexploreError
-from ..result import Outcome
+from ...errors import FpexploreError
+from ...result import Outcome
 
 _digests: dict[str, str] = {}
 _loaded: dict[tuple[Any, ...], Any] = {}
@@ -23,7 +23,7 @@ def _digest(x: np.ndarray) -> str:
 
 
 def _recipe_digest(recipe: dict[str, Any]) -> str | None:
-    from ..gpu.rng_sum import regenerate
+    from .experiment import regenerate
 
     key = repr(sorted(recipe.items()))
     if key not in _digests:
@@ -65,7 +65,7 @@ def _load(records: Any) -> Any:
 def outcome(name: str, x: np.ndarray, truth: Any) -> Outcome:
     """``kind="recorded"`` outcome of the matching case (with card and date), or a missing
     outcome saying why there is none and what records one."""
-    from .. import records
+    from ... import records
 
     try:
         record = _load(records)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from ..params import Options
-from ..result import Claim, Comparison, Outcome
-from ._base import Lesson
-from ._gpu_source import device_param, record_param, resolve
+from ...params import Options
+from ...result import Claim, Comparison, Outcome
+from .._base import Lesson
+from .._gpu.source import device_param, record_param, resolve
 
 EXPLANATION = """\
 TF32 is a tensor-core mode for float32 inputs: each input is rounded to 10 fraction bits (like
@@ -127,11 +127,11 @@ def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
 
 
 def compute(device: str, max_size: int, record: str) -> Comparison:
-    from ..gpu.env import tf32_defaults
+    from ...backends.torch_device import tf32_defaults
 
     src = resolve(device, record)
     if src.live:
-        from ..gpu.tf32 import MATMUL_SIZES, run_tf32
+        from .experiment import MATMUL_SIZES, run_tf32
 
         sizes = tuple(s for s in MATMUL_SIZES if s <= max_size)
         data = run_tf32(src.device, sizes=sizes)

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import formats, truth
-from .common import normal32, rng
-from .env import flags, synchronize, tf32_defaults, torch_module
+from ... import formats, truth
+from ...backends.torch_device import flags, synchronize, tf32_defaults, torch_module
+from .._gpu.common import normal32, rng
 
 MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 QUICK_MATMUL_SIZES = (16, 64)

@@ -1,0 +1,74 @@
+"""Claims in three states, observations, and `Comparison.check`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from fpexplore import Claim, ClaimFailed, ClaimNotChecked, Comparison, Observation, Outcome
+
+
+def _comparison() -> Comparison:
+    return Comparison(
+        lesson="demo",
+        params={},
+        truth=None,
+        outcomes=(Outcome.missing("java loop", "djl", "no Java. Fix: make djl"),),
+        claims={
+            "yes": Claim("one plus one is two", np.bool_(True)),
+            "no": Claim("one plus one is three", False),
+            "unknown": Claim.not_checked("Java sums like numpy", "needs Java: make djl"),
+        },
+        explanation="Why the numbers differ.",
+        observations={"cpu": Observation("this CPU matches the recording CPU", False)},
+    )
+
+
+def test_three_states_and_the_old_constructor():
+    c = _comparison()
+    assert [c.holds(k) for k in ("yes", "no", "unknown")] == [True, False, None]
+    assert type(c.claims["yes"].holds) is bool
+    assert [c.claims[k].state for k in ("yes", "no", "unknown")] == [
+        "holds",
+        "fails",
+        "not checked",
+    ]
+    assert c.claims["unknown"].line("unknown").startswith("[not checked] unknown")
+    assert "make djl" in c.claims["unknown"].line("unknown")
+
+
+def test_check_prints_and_asserts(capsys):
+    c = _comparison()
+    c.check("yes")
+    assert "[holds] yes: one plus one is two" in capsys.readouterr().out
+    with pytest.raises(ClaimFailed, match="'no'"):
+        c.check("yes", "no")
+    with pytest.raises(ClaimNotChecked, match="make djl"):
+        c.check("unknown")
+    with pytest.raises(AssertionError):  # both are assertion errors, for notebooks
+        c.check()
+    with pytest.raises(KeyError, match="claims: yes, no, unknown"):
+        c.check("nope")
+
+
+def test_observations_are_shown_never_failed(capsys):
+    c = _comparison()
+    line = c.observations["cpu"].line("cpu")
+    assert line.startswith("[observed] cpu") and "False" in line and "FAILS" not in line
+    with pytest.raises(ClaimFailed):
+        c.check()
+    assert "[observed] cpu" in capsys.readouterr().out
+
+
+def test_to_dict_carries_states_observations_and_explanation():
+    d = json.loads(_comparison().to_json())
+    assert d["claims"]["unknown"] == {
+        "text": "Java sums like numpy",
+        "holds": None,
+        "state": "not checked",
+        "reason": "needs Java: make djl",
+    }
+    assert d["observations"]["cpu"]["value"] is False
+    assert d["explanation"] == "Why the numbers differ."
