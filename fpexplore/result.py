@@ -132,7 +132,6 @@ class Comparison:
     data: Mapping[str, Any] = field(default_factory=dict)
     explanation: str = ""
     observations: Mapping[str, Observation] = field(default_factory=dict)
-    observations: Mapping[str, Observation] = field(default_factory=dict)
 
     def outcome(self, implementation: str) -> Outcome:
         for o in self.outcomes:
