@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import FpexploreError, WorkerError
+from .errors import WorkerError
 
 if TYPE_CHECKING:
     from .result import Comparison
@@ -451,15 +451,24 @@ def judge(myth: Myth, comparison: Comparison) -> Verdict:
 
 
 def _catalog() -> Mapping[str, Any]:
+    """The lesson catalog by name; if a lesson module fails to import, the names of the lesson
+    modules present (a run of the broken one then reports why)."""
     import fpexplore
 
-    for name in ("catalog", "lessons"):
-        found = getattr(fpexplore, name, None)
-        if callable(found):
-            return found()
-    from .lessons import all_lessons
+    try:
+        for name in ("catalog", "lessons"):
+            found = getattr(fpexplore, name, None)
+            if callable(found):
+                return found()
+        from .lessons import all_lessons
 
-    return all_lessons()
+        return all_lessons()
+    except Exception:  # a lesson being written may not import yet
+        import pkgutil
+
+        from . import lessons
+
+        return {m.name: None for m in pkgutil.iter_modules(lessons.__path__) if m.name[0] != "_"}
 
 
 def judge_all(
@@ -489,11 +498,18 @@ def judge_all(
         if key not in runs:
             try:
                 runs[key] = run(myth.lesson, **dict(myth.params))
-            except FpexploreError as exc:
+            except Exception as exc:  # reported in the verdict: the table still renders
                 runs[key] = exc
         found = runs[key]
         if isinstance(found, Exception):
-            out.append(Verdict(myth, NOT_MEASURED, f"the lesson run failed: {found}", ""))
+            out.append(
+                Verdict(
+                    myth,
+                    NOT_MEASURED,
+                    f"the lesson run failed: {type(found).__name__}: {found}",
+                    "",
+                )
+            )
         else:
             out.append(judge(myth, found))
     return out
