@@ -73,14 +73,48 @@ def _g(n: int, fmt: Any) -> float:
     return gamma(n, fmt) * _SAFETY
 
 
-def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any) -> np.ndarray:
-    """``gamma(n) * sum|terms|`` for sums of ``n`` terms whose absolute sums are ``abs_sum``."""
-    return _g(n, fmt) * np.asarray(abs_sum, dtype=np.float64)
+def accumulation_format(fmt: Any) -> str:
+    """The format sums are accumulated in: float32 for the 16-bit formats (torch on CPU,
+    cuBLAS/cuDNN by default and XLA all widen), else the format itself."""
+    name = formats.get(fmt).name
+    return "binary32" if name in ("binary16", "bfloat16") else name
+
+
+def underflow(fmt: Any, roundings: int = 1) -> float:
+    """An absolute allowance for results in the subnormal range: half a subnormal spacing per
+    rounding (the relative bounds above hold only for normal results)."""
+    return roundings * formats.get(fmt).min_subnormal / 2
+
+
+def widen(bound: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
+    """A bound for work done in `accumulation_format` and rounded once to ``fmt`` at the end:
+    ``bound + u (|exact| + bound)`` (unchanged when the two formats are the same)."""
+    if accumulation_format(fmt) == formats.get(fmt).name:
+        return bound
+    return bound + unit_roundoff(fmt) * _SAFETY * (np.abs(exact) + bound) + underflow(fmt)
+
+
+def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any, exact: np.ndarray | None = None) -> np.ndarray:
+    """``gamma(n) * sum|terms|`` for sums of ``n`` terms whose absolute sums are ``abs_sum``.
+
+    For 16-bit formats the sum is accumulated in float32 (`accumulation_format`) and rounded
+    once to ``fmt`` at the end: ``gamma_32(n) sum|terms| + u (|exact| + gamma_32(n) sum|terms|)``
+    (``exact`` is then needed).
+    """
+    s = np.asarray(abs_sum, dtype=np.float64)
+    acc = accumulation_format(fmt)
+    if acc == formats.get(fmt).name:
+        return _g(n, fmt) * s + underflow(fmt, n)
+    inner = _g(n, acc) * s
+    e = np.abs(np.asarray(exact if exact is not None else s, dtype=np.float64))
+    return inner + unit_roundoff(fmt) * _SAFETY * (e + inner) + underflow(fmt)
 
 
 def rounding_bound(exact: np.ndarray, fmt: Any, roundings: int = 1) -> np.ndarray:
     """A few roundings of the result itself (an add, a scaling by a non-power of two)."""
-    return _g(roundings, fmt) * np.abs(np.asarray(exact, dtype=np.float64))
+    return _g(roundings, fmt) * np.abs(np.asarray(exact, dtype=np.float64)) + underflow(
+        fmt, roundings
+    )
 
 
 def normalize_bound(
@@ -115,7 +149,7 @@ def normalize_bound(
         ma = mean_abs if mean_abs is not None else np.abs(x)
         out = out + w / sigma * _g(stats_terms + 1, fmt) * ma
         out = out + _g(stats_terms + 2, fmt) * w * z
-    return out
+    return out + underflow(fmt, 8)
 
 
 def softmax_bound(x: np.ndarray, exact: np.ndarray, axis: int, fmt: Any) -> np.ndarray:
@@ -134,7 +168,7 @@ def softmax_bound(x: np.ndarray, exact: np.ndarray, axis: int, fmt: Any) -> np.n
     n = x.shape[axis]
     d = np.abs(x - np.max(x, axis=axis, keepdims=True))
     rel = u * d + u * np.max(d, axis=axis, keepdims=True) + 2 * FUNC_ULPS * u + _g(n + 2, fmt)
-    return np.abs(exact) * rel * _SAFETY
+    return np.abs(exact) * rel * _SAFETY + underflow(fmt, 4)
 
 
 def gelu_bound(x: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
@@ -147,16 +181,19 @@ def gelu_bound(x: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
         |err| <= (F + 2) u |x| / 2 + gamma(3) |y|.
     """
     u = unit_roundoff(fmt)
-    return ((FUNC_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY
+    return ((FUNC_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY + (
+        underflow(fmt, 4)
+    )
 
 
 def function_bound(exact: np.ndarray, x: np.ndarray, fmt: Any, slope: float = 1.0) -> np.ndarray:
-    """An elementary function ``f`` (tanh, sigmoid, exp): ``F u |f(x)| + slope * u |x|``.
+    """An elementary function ``f`` (tanh, sigmoid): ``F u |f(x)| + slope * u |x|``.
 
-    ``slope`` bounds ``|f'(x)|`` near x relative to ... (1 for tanh and sigmoid's argument).
+    ``slope`` bounds ``|f'|`` (1 for tanh, 1/4 for sigmoid; 1 covers both): an argument off by
+    a relative ``u`` moves the result by at most ``slope * u |x|``.
     """
     u = unit_roundoff(fmt)
-    return (FUNC_ULPS * u * np.abs(exact) + slope * u * np.abs(x)) * _SAFETY
+    return (FUNC_ULPS * u * np.abs(exact) + slope * u * np.abs(x)) * _SAFETY + underflow(fmt, 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,6 +221,7 @@ class Advice:
     size: int
     size_meaning: str
     terms: int  # the n in gamma(n) (1 for elementwise ops)
+    accumulation: str  # the format sums are accumulated in
     gamma: float  # worst-case relative bound gamma(n) of the error of one implementation
     gamma_probabilistic: float  # Higham–Mary lambda=5 version
     rtol: float  # for assert_close(a, b): two implementations, each within the bound
@@ -211,9 +249,13 @@ class Advice:
         """A short report, as the CLI prints it."""
         lines = [
             f"{self.op} in {self.fmt}, size {self.size} ({self.size_meaning})",
-            f"  a-priori bound, one implementation: gamma({self.terms}) = {self.gamma:.3g} "
-            f"(probabilistic, lambda=5: {self.gamma_probabilistic:.3g}) relative to the "
-            "sum of |terms|",
+            (
+                f"  a-priori bound, one implementation: gamma({self.terms}) = {self.gamma:.3g} "
+                f"in {self.accumulation} (probabilistic, lambda=5: "
+                f"{self.gamma_probabilistic:.3g}) times the sum of |terms|"
+            )
+            if self.terms > 1
+            else f"  a-priori bound per element: see fpexplore.tolerance ({self.op})",
         ]
         if self.measured_max_abs is not None:
             lines.append(
@@ -292,25 +334,31 @@ def _bound_and_truth(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[An
     from . import truth
     from .truth import reference
 
+    def approx(t: Any) -> np.ndarray:
+        return np.asarray(t.split()[0], dtype=np.float64)
+
     if op == "sum":
         x = data["x"]
-        return truth.sum(x), dot_bound(np.sum(np.abs(x)), x.size, fmt)
+        t = truth.sum(x)
+        return t, dot_bound(np.sum(np.abs(x)), x.size, fmt, approx(t))
     if op == "dot":
         x, y = data["x"], data["y"]
-        return truth.dot(x, y), dot_bound(np.sum(np.abs(x * y)), x.size, fmt)
+        t = truth.dot(x, y)
+        return t, dot_bound(np.sum(np.abs(x * y)), x.size, fmt, approx(t))
     if op == "matmul":
         a, b = data["a"], data["b"]
-        return truth.matmul(a, b), dot_bound(np.abs(a) @ np.abs(b), a.shape[1], fmt)
+        t = truth.matmul(a, b)
+        return t, dot_bound(np.abs(a) @ np.abs(b), a.shape[1], fmt, approx(t))
     if op == "conv2d":
         x, w = data["x"], data["w"]
         t = truth.conv2d(x, w)
-        ab = np.asarray(truth.conv2d(np.abs(x), np.abs(w)).round("float64"), dtype=np.float64)
-        return t, dot_bound(ab, w[0].size, fmt)
+        ab = approx(truth.conv2d(np.abs(x), np.abs(w)))
+        return t, dot_bound(ab, w[0].size, fmt, approx(t))
     x = data["x"]
+    acc = accumulation_format(fmt)  # 16-bit formats: computed in float32, rounded at the end
     if op == "softmax":
         t = reference.softmax(x, axis=-1)
-        exact = np.asarray(t.round("float64"), dtype=np.float64)
-        return t, softmax_bound(x, exact, -1, fmt)
+        return t, widen(softmax_bound(x, approx(t), -1, acc), approx(t), fmt)
     if op == "layer_norm":
         n = x.shape[-1]
         t = reference.layer_norm(x, n)
@@ -318,10 +366,9 @@ def _bound_and_truth(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[An
         sigma = np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
         ma = np.abs(x).mean(axis=-1, keepdims=True)
         one, zero = np.ones_like(x), np.zeros_like(x)
-        return t, normalize_bound(x, mean, sigma, one, zero, fmt, n, ma)
+        return t, widen(normalize_bound(x, mean, sigma, one, zero, acc, n, ma), approx(t), fmt)
     t = reference.gelu(x)
-    exact = np.asarray(t.round("float64"), dtype=np.float64)
-    return t, gelu_bound(x, exact, fmt)
+    return t, widen(gelu_bound(x, approx(t), acc), approx(t), fmt)
 
 
 def _run_torch(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[Any, str]:
@@ -370,38 +417,40 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     raw = _sample(op, n, seed)
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     terms = _terms(op, n)
-    g = gamma(terms, fmt)
-    gp = probabilistic_gamma(terms, fmt)
+    reduction = op in ("sum", "dot", "matmul", "conv2d")
+    acc = accumulation_format(fmt) if reduction else formats.get(fmt).name
+    g = gamma(terms, acc)
+    gp = probabilistic_gamma(terms, acc)
     truth_value, bound = _bound_and_truth(op, data, fmt)
     bound = np.atleast_1d(bound)
-    exact = np.atleast_1d(np.asarray(truth_value.round("float64"), dtype=np.float64))
-    # worst case: two implementations, each within its bound
+    hi, lo = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in truth_value.split())
+    exact = np.abs(hi)
+    # Two implementations each within bound_i differ by at most 2 bound_i. Split that into the
+    # largest relative part r |y_i| that every element's bound covers, and the rest (atol).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(exact > 0, bound / exact, np.inf)
+    r = float(np.min(ratio)) if np.isfinite(ratio).any() else 0.0
+    rest = np.maximum(bound - r * exact, 0.0)
+    rtol, atol = 2 * r * _SAFETY, 2 * float(rest.max()) * _SAFETY
     bmax = float(bound.max())
-    ratio = bound / np.where(np.abs(exact) > 0, np.abs(exact), np.inf)
-    rtol = float(2 * np.min(np.where(np.isfinite(ratio) & (ratio > 0), ratio, np.inf)))
-    if not math.isfinite(rtol):
-        rtol = 2 * g
-    rtol = max(rtol, 2 * g) if op in ("sum", "dot", "matmul", "conv2d") else rtol
-    atol = 2 * bmax
-    # probabilistic: gamma replaced by the lambda=5 gamma, same structure
-    scale = gp / g if g > 0 and op in ("sum", "dot", "matmul", "conv2d") else 1.0
-    measured = (None, None, None)
+    # probabilistic: gamma(n) replaced by Higham–Mary's lambda=5 version (reductions only)
+    scale = min(gp / g, 1.0) if reduction and g > 0 and math.isfinite(g) else 1.0
+    measured: tuple[float | None, float | None, float | None] = (None, None, None)
     within: bool | None = None
     impl, note = "torch", ""
     try:
-        got, impl = _run_torch(op, {k: v for k, v in data.items()}, fmt)
+        got, impl = _run_torch(op, data, fmt)
         err = metrics.measure(got, truth_value)
         g64 = np.atleast_1d(np.asarray(metrics.as_format_array(got)[0], dtype=np.float64))
-        hi, lo = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in truth_value.split())
         diff = np.abs((g64 - hi) - lo)
         measured = (float(diff.max()), err.max_rel, err.max_abs_ulp)
         within = bool(np.all(diff <= bound))
     except BackendUnavailable as exc:
         note = str(exc)
-    if op in ("sum", "dot", "matmul", "conv2d"):
-        note = note or (
-            "reductions: the bound is relative to the sum of |terms|, not to the result; "
-            "atol covers results that cancel (it grows with the data's scale)"
+    if reduction and not note:
+        note = (
+            f"accumulated in {acc}; the bound is relative to the sum of |terms|, not to the "
+            "result: atol covers results that cancel, and grows with the data's scale"
         )
     return Advice(
         op=op,
@@ -409,6 +458,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
         size=n,
         size_meaning=_SIZE_MEANING[op],
         terms=terms,
+        accumulation=acc,
         gamma=g,
         gamma_probabilistic=gp,
         rtol=rtol,
