@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mpmath
 import pytest
+from browser_support import chromium_browser, lab_server  # noqa: F401  (browser fixtures)
 
 
 @pytest.fixture(autouse=True)

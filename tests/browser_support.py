@@ -1,0 +1,590 @@
+"""JupyterLab in Debian's Chromium, driven by Playwright: the shared browser fixture.
+
+Used by the browser tests (``tests/test_browser*.py``) and by
+``benchmarks/bench_widgets_browser.py``. Nothing is downloaded: Playwright drives
+``/usr/bin/chromium`` (installed by ``make setup`` from Debian's packages).
+
+- `LabServer` starts JupyterLab on a free 127.0.0.1 port with a random token, its own settings
+  and workspace folders (no news pop-up, no restored tabs), and stops it by its pid.
+- `chromium()` launches the browser; `LabPage` opens a notebook at 1400×1000, runs all cells,
+  waits for the kernel to go idle, collects error outputs and finds the rendered widgets.
+- `WidgetView` is one displayed widget: its controls, a move of one control, and the wait for
+  its output DOM to settle (measured in the page's own clock).
+
+The pytest fixtures ``chromium_browser`` (session) and ``lab_server`` (session) are registered
+in ``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+VIEWPORT = {"width": 1400, "height": 1000}
+SCREENSHOTS = ROOT / ".cache" / "screenshots"
+JUPYTER = Path(sys.executable).with_name("jupyter")
+START_TIMEOUT_S = 180
+
+#: text that means a widget did not render
+NOT_RENDERED = ("Loading widget...", "Loading widget…", "Error displaying widget", "<Figure size")
+
+#: the installed Chromium and Playwright, or why not, for a clear failure
+SETUP_FIX = "run `make setup` (installs Debian's chromium and Playwright for Python)"
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing: {SETUP_FIX}"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return f"Playwright for Python is not installed: {SETUP_FIX}"
+    if not JUPYTER.exists():
+        return f"{JUPYTER} is missing: {SETUP_FIX}"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return 0
+
+
+# ----------------------------------------------------------------------------- the server
+_LAB_SETTINGS = {
+    # no "would you like news?" toast over the notebook, no update check
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    # never write a run's outputs back into the repository's notebooks
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    # a notebook opens without asking which kernel (python3); every cell stays in the DOM
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "autoStartDefaultKernel": True,
+        "windowingMode": "none",
+    },
+}
+
+
+class LabServer:
+    """JupyterLab serving ``root`` on a free port, with a token; a context manager."""
+
+    def __init__(self, root: Path = ROOT, *, log: Path | None = None) -> None:
+        self.root = Path(root)
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self._tmp = Path(tempfile.mkdtemp(prefix="fpx-lab-"))
+        self.log = log or self._tmp / "lab.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def url(self, path: str) -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base}/{path.lstrip('/')}{sep}token={self.token}"
+
+    def start(self) -> LabServer:
+        settings = self._tmp / "settings"
+        for name, value in _LAB_SETTINGS.items():
+            path = settings / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(value))
+        env = {
+            **os.environ,
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_WORKSPACES_DIR": str(self._tmp / "workspaces"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        command = [
+            str(JUPYTER),
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(["--allow-root"] if os.geteuid() == 0 else []),
+        ]
+        with open(self.log, "wb") as log:
+            self._proc = subprocess.Popen(
+                command,
+                cwd=self.root,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its kernels in its own group, stopped with it
+            )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(
+                    f"jupyter lab exited with {self._proc.returncode}:\n{self.tail()}"
+                )
+            if _status(self.url("api/status")) == 200:
+                return self
+            time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT_S} s:\n{self.tail()}")
+
+    def tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the group it was started in
+                proc.wait(timeout=10)
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self) -> LabServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# ----------------------------------------------------------------------------- the browser
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium (Playwright ``Browser``) from /usr/bin/chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser: Any) -> Any:
+    """A fresh page at 1400×1000 that records console errors in ``page.console_errors``."""
+    page = browser.new_page(viewport=VIEWPORT)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.console_errors = errors
+    return page
+
+
+def screenshot(target: Any, name: str) -> Path:
+    """Save a PNG of a page or element under .cache/screenshots (an artifact, ignored by git)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    target.screenshot(path=str(path))
+    return path
+
+
+# ----------------------------------------------------------------------------- JS helpers
+# Runs in the page: the current notebook panel and its cells, through the exposed app.
+_JS_PANEL = """
+() => {
+  const app = window.jupyterapp;
+  const w = app && app.shell.currentWidget;
+  return w && w.content && w.sessionContext ? w : null;
+}
+"""
+
+_JS_KERNEL_STATE = (
+    "() => { const w = ("
+    + _JS_PANEL
+    + """)();
+  if (!w) return {ready: false};
+  const s = w.sessionContext;
+  const k = s.session && s.session.kernel;
+  return {ready: !!k, status: k ? k.status : null, busy: s.isRestarting || !s.session,
+          name: k ? k.name : null};
+}"""
+)
+
+_JS_OUTPUTS = (
+    "() => { const w = ("
+    + _JS_PANEL
+    + """)();
+  const out = [];
+  w.content.widgets.forEach((cell, i) => {
+    if (cell.model.type !== 'code') return;
+    const outputs = cell.model.outputs.toJSON();
+    out.push({index: i, source: cell.model.sharedModel.getSource(),
+              execution_count: cell.model.executionCount, outputs: outputs});
+  });
+  return out;
+}"""
+)
+
+# A MutationObserver per widget view: the page-clock time of the last change to its DOM.
+_JS_WATCH = """
+(el) => {
+  if (el.__fpxObserver) el.__fpxObserver.disconnect();
+  el.__fpxLast = performance.now();
+  el.__fpxObserver = new MutationObserver(() => { el.__fpxLast = performance.now(); });
+  el.__fpxObserver.observe(el, {subtree: true, childList: true, attributes: true,
+                                characterData: true});
+  return el.__fpxLast;
+}
+"""
+
+# What the student sees of a widget's output: text, images and the controls' values.
+_JS_SNAPSHOT = """
+(el) => {
+  const imgs = Array.from(el.querySelectorAll('img')).map(i => i.src.length + ':' +
+      i.src.slice(-64));
+  const canv = Array.from(el.querySelectorAll('canvas')).map(c => {
+      try { return c.toDataURL().slice(-64); } catch (e) { return 'canvas'; } });
+  return el.innerText + '|' + imgs.join(',') + '|' + canv.join(',') + '|' +
+      el.querySelectorAll('svg path').length;
+}
+"""
+
+# Kernel busy/idle transitions seen by the page, with page-clock times.
+_JS_KERNEL_LOG = (
+    "() => { const w = ("
+    + _JS_PANEL
+    + """)();
+  const k = w.sessionContext.session.kernel;
+  if (!window.__fpxKernelLog || window.__fpxKernel !== k) {
+    window.__fpxKernelLog = [];
+    window.__fpxKernel = k;
+    k.statusChanged.connect((_, status) =>
+      window.__fpxKernelLog.push([status, performance.now()]));
+  }
+  return performance.now();
+}"""
+)
+
+
+_CONTROLS = ", ".join(
+    (
+        ".widget-slider:not(.widget-vslider) .noUi-handle",
+        ".widget-dropdown select",
+        ".widget-checkbox input[type=checkbox]",
+        ".widget-toggle-buttons button",
+        ".widget-inline-hbox input[type=number]",
+        ".widget-text input[type=text]",
+    )
+)
+
+# The kind of one control element and the label beside it.
+_JS_CONTROL = """
+(e) => {
+  const kind = e.classList.contains('noUi-handle') ? 'slider'
+    : e.tagName === 'SELECT' ? 'select'
+    : e.type === 'checkbox' ? 'checkbox'
+    : e.tagName === 'BUTTON' ? 'toggle'
+    : e.type === 'number' ? 'number' : 'text';
+  const box = e.closest('.widget-inline-hbox, .widget-checkbox, .widget-toggle-buttons');
+  const label = box && box.querySelector('label');
+  return [kind, label ? label.innerText : (e.innerText || '')];
+}
+"""
+
+
+@dataclass
+class Control:
+    """One control of a widget: its kind (slider, select, checkbox, text, number, toggle)."""
+
+    kind: str
+    locator: Any
+    label: str
+
+
+class LabPage:
+    """A JupyterLab page on one notebook."""
+
+    def __init__(self, server: LabServer, page: Any) -> None:
+        self.server = server
+        self.page = page
+        self.path = ""
+        self.root = page.locator("body")
+
+    # -- opening and running
+    def open(self, notebook: str, timeout_s: float = 120) -> LabPage:
+        """Open ``notebook`` (a path relative to the server root) in this page's JupyterLab
+        (loaded on first use) and wait for its kernel to be idle."""
+        if not self.page.url.startswith(self.server.base):
+            self.page.goto(self.server.url("lab?reset"), wait_until="domcontentloaded")
+            self.page.wait_for_function(
+                "() => window.jupyterapp && window.jupyterapp.started !== undefined",
+                timeout=timeout_s * 1000,
+            )
+            self.page.evaluate("async () => { await window.jupyterapp.restored; }")
+        self.path = notebook
+        panel_id = self.page.evaluate(
+            """async (path) => {
+                const w = await window.jupyterapp.commands.execute(
+                    'docmanager:open', {path, factory: 'Notebook'});
+                await w.context.ready;
+                await w.sessionContext.ready;
+                window.jupyterapp.shell.activateById(w.id);
+                return w.id;
+            }""",
+            notebook,
+        )
+        self.root = self.page.locator(f"[id='{panel_id}']")
+        self.root.locator(".jp-Cell").first.wait_for(timeout=timeout_s * 1000)
+        self.wait_idle(timeout_s)
+        return self
+
+    def kernel_state(self) -> dict[str, Any]:
+        return self.page.evaluate(_JS_KERNEL_STATE)
+
+    def wait_idle(self, timeout_s: float = 120, quiet_s: float = 0.5) -> None:
+        """Wait until the kernel is started and has stayed idle for ``quiet_s``."""
+        deadline = time.monotonic() + timeout_s
+        idle_since = None
+        while time.monotonic() < deadline:
+            state = self.kernel_state()
+            if state.get("ready") and state.get("status") == "idle":
+                idle_since = idle_since or time.monotonic()
+                if time.monotonic() - idle_since >= quiet_s:
+                    return
+            else:
+                idle_since = None
+            time.sleep(0.1)
+        raise TimeoutError(f"kernel not idle after {timeout_s} s: {self.kernel_state()}")
+
+    def run_all(self, timeout_s: float = 600) -> float:
+        """Clear the outputs, run every cell, wait for the kernel to be idle; seconds taken.
+
+        JupyterLab's run-all resolves when the last cell has finished or one has failed."""
+        t0 = time.monotonic()
+        finished = self.page.evaluate(
+            """async (ms) => {
+                const c = window.jupyterapp.commands;
+                await c.execute('notebook:clear-all-cell-outputs');
+                const done = c.execute('notebook:run-all-cells').then(() => true);
+                const late = new Promise(r => setTimeout(() => r(false), ms));
+                return await Promise.race([done, late]);
+            }""",
+            timeout_s * 1000,
+        )
+        if not finished:
+            raise TimeoutError(f"{self.path}: run all did not finish within {timeout_s} s")
+        self.wait_idle(max(5.0, timeout_s - (time.monotonic() - t0)))
+        return time.monotonic() - t0
+
+    # -- what came out
+    def cells(self) -> list[dict[str, Any]]:
+        """Every code cell: index, source, execution count and its outputs (nbformat JSON)."""
+        return self.page.evaluate(_JS_OUTPUTS)
+
+    def errors(self) -> list[str]:
+        """The error outputs and cells that did not run, one line each."""
+        found = []
+        for cell in self.cells():
+            if cell["execution_count"] is None and cell["source"].strip():
+                found.append(f"cell {cell['index']} did not run: {cell['source'][:80]!r}")
+            for out in cell["outputs"]:
+                if out.get("output_type") == "error":
+                    found.append(
+                        f"cell {cell['index']}: {out.get('ename')}: {out.get('evalue')}"
+                        f" (in {cell['source'][:80]!r})"
+                    )
+        return found
+
+    def not_rendered(self) -> list[str]:
+        """Outputs that show a widget or figure that failed to render."""
+        texts = self.root.locator(".jp-OutputArea-output").all_inner_texts()
+        return [t[:200] for t in texts if any(bad in t for bad in NOT_RENDERED)]
+
+    def widgets(self) -> list[WidgetView]:
+        """The top-level widget views in the outputs, in notebook order."""
+        views = self.root.locator(".jp-OutputArea-output > .jupyter-widgets")
+        out = []
+        for i in range(views.count()):
+            out.append(WidgetView(self, views.nth(i), i))
+        return out
+
+    def widget_count_in_outputs(self) -> int:
+        """How many outputs carry a widget view (rendered or not), from the cell outputs."""
+        return sum(
+            "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+            for cell in self.cells()
+            for out in cell["outputs"]
+        )
+
+    def close(self) -> None:
+        """Close the notebook and shut its kernel down (frees the kernel's memory)."""
+        with contextlib.suppress(Exception):
+            self.page.evaluate(
+                "async () => { const w = window.jupyterapp.shell.currentWidget;"
+                " if (w && w.sessionContext) { await w.sessionContext.shutdown(); }"
+                " if (w) { w.dispose(); } }"
+            )
+
+
+class WidgetView:
+    """One rendered widget: its controls and output, change-and-settle measurements."""
+
+    def __init__(self, lab: LabPage, locator: Any, index: int) -> None:
+        self.lab = lab
+        self.page = lab.page
+        self.locator = locator
+        self.index = index
+
+    @property
+    def title(self) -> str:
+        heading = self.locator.locator("h3, h2, h4").first
+        if heading.count():
+            return heading.inner_text().strip().splitlines()[0][:60]
+        return f"widget {self.index}"
+
+    def controls(self) -> list[Control]:
+        """The widget's controls in page order: sliders, dropdowns, checkboxes, toggle
+        buttons, number boxes and text boxes."""
+        loc = self.locator.locator(_CONTROLS)
+        found = []
+        for i in range(loc.count()):
+            item = loc.nth(i)
+            kind, label = item.evaluate(_JS_CONTROL)
+            found.append(Control(kind, item, label.strip()))
+        return found
+
+    def watch(self) -> float:
+        """Start recording DOM changes of this widget; the page-clock time now."""
+        self.page.evaluate(_JS_KERNEL_LOG)
+        return self.locator.evaluate(_JS_WATCH)
+
+    def snapshot(self) -> str:
+        return self.locator.evaluate(_JS_SNAPSHOT)
+
+    def settle(self, t0: float, before: str, timeout_s: float = 60, quiet_ms: float = 300) -> float:
+        """Wait for the output to change from ``before`` and then stay still for ``quiet_ms``
+        with the kernel idle again; returns the milliseconds from ``t0`` (page clock) to the
+        last DOM change. Raises `TimeoutError` if nothing changed or it never settled."""
+        deadline = time.monotonic() + timeout_s
+        changed = False
+        while time.monotonic() < deadline:
+            now, last, log = self.locator.evaluate(
+                "e => [performance.now(), e.__fpxLast, window.__fpxKernelLog || []]"
+            )
+            busy_after = [t for s, t in log if s == "busy" and t >= t0]
+            idle_after = [t for s, t in log if s == "idle" and busy_after and t >= busy_after[0]]
+            kernel_done = bool(busy_after) and bool(idle_after) and idle_after[-1] >= busy_after[-1]
+            if not changed and last > t0:
+                changed = self.snapshot() != before
+            if changed and kernel_done and now - last >= quiet_ms:
+                return last - t0
+            time.sleep(0.02)
+        raise TimeoutError(
+            f"{self.title}: output {'changed but did not settle' if changed else 'never changed'}"
+            f" within {timeout_s} s"
+        )
+
+    def move(self, control: Control, step: int = 1) -> None:
+        """Change one control by one step (``step`` = +1 forward, -1 back)."""
+        loc = control.locator
+        if control.kind == "slider":
+            loc.focus()
+            loc.press("ArrowRight" if step > 0 else "ArrowLeft")
+        elif control.kind == "select":
+            options = loc.evaluate("e => Array.from(e.options).map(o => o.value)")
+            current = loc.evaluate("e => e.value")
+            i = options.index(current)
+            loc.select_option(options[(i + step) % len(options)])
+        elif control.kind == "checkbox":
+            loc.click()
+        elif control.kind == "toggle":  # press the next button of its group
+            group = loc.locator("xpath=..").locator("button")
+            n = group.count()
+            active = [
+                i for i in range(n) if "mod-active" in (group.nth(i).get_attribute("class") or "")
+            ]
+            group.nth(((active[0] if active else -1) + step) % n).click()
+        elif control.kind == "number":
+            loc.focus()
+            loc.press("ArrowUp" if step > 0 else "ArrowDown")
+            loc.press("Enter")
+        elif control.kind == "text":
+            raise ValueError(f"a text control needs a value: use type_text ({control.label})")
+        else:  # pragma: no cover
+            raise ValueError(control.kind)
+
+    def type_text(self, control: Control, text: str) -> None:
+        control.locator.fill(text)
+        control.locator.press("Enter")
+
+    def change(
+        self, control: Control, step: int = 1, text: str | None = None, timeout_s: float = 60
+    ) -> float:
+        """Move ``control`` and wait for the output to settle: milliseconds, control change
+        to the last DOM change (page clock)."""
+        before = self.snapshot()
+        t0 = self.watch()
+        if control.kind == "text":
+            self.type_text(control, text or "")
+        else:
+            self.move(control, step)
+        return self.settle(t0, before, timeout_s=timeout_s)
+
+
+def notebooks(root: Path = ROOT) -> list[str]:
+    """Every notebook of the series (paths relative to ``root``), discovered, index included."""
+    return sorted(str(p.relative_to(root)) for p in (root / "notebooks").glob("*.ipynb"))
+
+
+# ----------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright, for the whole session (fails with the fix if absent)."""
+    missing = browser_missing()
+    if missing:
+        pytest.fail(missing)
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def lab_server() -> Iterator[LabServer]:
+    """One JupyterLab server on a free port for the whole session, stopped at the end."""
+    missing = browser_missing()
+    if missing:
+        pytest.fail(missing)
+    with LabServer() as server:
+        yield server

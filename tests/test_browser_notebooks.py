@@ -1,0 +1,71 @@
+"""Every notebook of the series in JupyterLab, in headless Chromium, as a student sees it.
+
+One JupyterLab server and one 1400×1000 page for the whole session. For each notebook found in
+``notebooks/``: open it, Run All, and require no error output, no cell left unrun, every
+widget rendered (no "Loading widget…", no "Error displaying widget", no ``<Figure size`` text
+instead of a figure); then move one control of every widget and require its output to change
+and settle. Screenshots of each notebook and each widget are kept in ``.cache/screenshots``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import ROOT, LabPage, WidgetView, new_page, notebooks, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RUN_ALL_TIMEOUT_S = 600
+CHANGE_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def page(chromium_browser):
+    page = new_page(chromium_browser)
+    yield page
+    page.close()
+
+
+def _movable(widget: WidgetView):
+    """The control to move: the first that is not free text (those need a value to type)."""
+    controls = widget.controls()
+    return next((c for c in controls if c.kind != "text"), None), controls
+
+
+def test_notebooks_are_discovered():
+    found = notebooks()
+    assert len(found) >= 8, found
+    assert found == sorted(f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.timeout(RUN_ALL_TIMEOUT_S + 300)
+@pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: Path(p).stem)
+def test_notebook_runs_and_widgets_answer(lab_server, page, notebook):
+    stem = Path(notebook).stem
+    lab = LabPage(lab_server, page).open(notebook)
+    try:
+        lab.run_all(timeout_s=RUN_ALL_TIMEOUT_S)
+        screenshot(page, stem)
+        errors = lab.errors()
+        assert not errors, f"{notebook}: " + "\n".join(errors)
+        bad = lab.not_rendered()
+        assert not bad, f"{notebook}: outputs that did not render: {bad}"
+
+        widgets = lab.widgets()
+        assert len(widgets) == lab.widget_count_in_outputs(), (
+            f"{notebook}: {lab.widget_count_in_outputs()} widget outputs, {len(widgets)} rendered"
+        )
+        for widget in widgets:
+            widget.locator.scroll_into_view_if_needed()
+            control, controls = _movable(widget)
+            if control is None:
+                assert not controls, f"{widget.title}: only text controls, none moved"
+                continue
+            ms = widget.change(control, +1, timeout_s=CHANGE_TIMEOUT_S)
+            assert ms >= 0
+            assert not lab.not_rendered(), f"{widget.title} after moving {control.label}"
+            screenshot(widget.locator, f"{stem}_widget{widget.index}")
+        assert not lab.errors(), f"{notebook} after moving the controls: {lab.errors()}"
+    finally:
+        lab.close()
