@@ -14,6 +14,8 @@ from typing import Any
 from ..errors import InvalidParameter
 
 MAX_N = 64
+#: the tree view's menu value for "every framework order side by side"
+ALL = "all"
 #: the framework orders drawn by default, with the title of each panel
 FRAMEWORK_ORDERS = {
     "numpy": "np.sum",
@@ -207,16 +209,17 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
     import ipywidgets as w
 
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
-    which = w.Dropdown(
-        options=[("all frameworks", None), *[(o, o) for o in tree_orders()]],
-        value=None,
+    which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
+        options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
+        value=ALL,
         description="order",
     )
     thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
     image = w.Image(format="png")
 
     def redraw(_: Any = None) -> None:
-        image.value = to_png(draw(n_slider.value, which.value, thread_menu.value))
+        order = None if which.value == ALL else which.value
+        image.value = to_png(draw(n_slider.value, order, thread_menu.value))
 
     for control in (n_slider, which, thread_menu):
         control.observe(redraw, "value")

@@ -67,6 +67,8 @@ class QuickCanvas(FigureCanvasAgg):
 
         self.draw()
         pixels = np.asarray(self.buffer_rgba())
+        if (pixels[..., 3] == 255).all():  # opaque: RGB encodes about 3 times faster
+            pixels = np.ascontiguousarray(pixels[..., :3])
         options = {"compress_level": 1, **(kwargs.get("pil_kwargs") or {})}
         Image.fromarray(pixels).save(filename, format="png", **options)
         return None
