@@ -471,19 +471,24 @@ def _catalog() -> Mapping[str, Any]:
         return {m.name: None for m in pkgutil.iter_modules(lessons.__path__) if m.name[0] != "_"}
 
 
+def _run_one(lesson: str, **params: Any) -> Comparison:
+    """Run one lesson by importing its own module (a broken sibling lesson cannot stop it)."""
+    import importlib
+
+    return importlib.import_module(f"{__package__}.lessons.{lesson}").LESSON.run(**params)
+
+
 def judge_all(
     myths: tuple[Myth, ...] = MYTHS,
     run: Callable[..., Comparison] | None = None,
 ) -> list[Verdict]:
     """One verdict per myth; each needed lesson runs once per distinct parameter set.
 
-    ``run(lesson, **params)`` defaults to `fpexplore.run`. Myths whose lesson is not in the
+    ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose lesson is not in the
     catalog are "not measured: lesson not written yet".
     """
     if run is None:
-        import fpexplore
-
-        run = fpexplore.run
+        run = _run_one
     known = _catalog()
     runs: dict[tuple[str, tuple[tuple[str, Any], ...]], Comparison] = {}
     out = []
