@@ -12,9 +12,9 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl browser clean
+.PHONY: setup lab test lint format djl browser libtorch clean
 
-setup: $(VENV)/.installed djl browser
+setup: $(VENV)/.installed djl browser libtorch
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,16 @@ $(CACHE)/.chromium:
 	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
 	@touch $@
+
+# The LibTorch (C++) comparison program, built with CMake against the torch wheel's libtorch
+# into .cache/libtorch; rebuilt only when its sources change. Without cmake or a C++ compiler it
+# says what to install and set-up goes on (the lesson then reports it as unavailable).
+LIBTORCH_SRC := $(wildcard fpexplore/backends/libtorch/*.cpp fpexplore/backends/libtorch/*.py) \
+  fpexplore/backends/libtorch/CMakeLists.txt
+libtorch: $(CACHE)/libtorch/.built
+
+$(CACHE)/libtorch/.built: $(LIBTORCH_SRC) $(VENV)/.installed
+	$(BIN)/python -m fpexplore.backends.libtorch.build --stamp $@
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \

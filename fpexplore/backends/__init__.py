@@ -182,7 +182,20 @@ class _LibTorch(Backend):
 
         return libtorch_program.version()
 
+    def load(self) -> ModuleType:
+        """The runner module of the built program, or `BackendUnavailable` saying how to
+        build it (or what to install first)."""
+        from . import libtorch_program
+
+        reason = libtorch_program.missing()
+        if reason:
+            raise BackendUnavailable(self.name, reason, libtorch_program.fix())
+        return libtorch_program
+
     def probe(self) -> BackendInfo:
+        """Built (its path, torch version and build time) or why not and the command to run."""
+        from . import libtorch_program
+
         ok = self.available()
         return BackendInfo(
             self.name,
@@ -190,8 +203,10 @@ class _LibTorch(Backend):
             self.version(),
             ("cpu",) if ok else (),
             None,
-            self.description,
-            "" if ok else self.fix,
+            libtorch_program.describe()
+            if ok
+            else f"{self.description}: {libtorch_program.missing()}",
+            "" if ok else libtorch_program.fix(),
         )
 
 
@@ -218,8 +233,8 @@ _REGISTRY: dict[str, Backend] = {
             "libtorch",
             "",
             (),
-            "point FPEXPLORE_LIBTORCH_EXE at a LibTorch comparison program (none is built yet)",
-            "a C++ program linked against LibTorch",
+            "make libtorch   (builds the C++ program with CMake; needs cmake and a C++ compiler)",
+            "a C++ program linked against the torch wheel's libtorch",
         ),
     )
 }

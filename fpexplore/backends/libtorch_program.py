@@ -1,23 +1,170 @@
-"""Locate the C++ LibTorch program built by ``make libtorch`` (no build happens at import)."""
+"""The C++ LibTorch program built by ``make libtorch``: find it, say why it is missing, run jobs.
+
+The program (sources in ``fpexplore/backends/libtorch/``) runs as a subprocess; arrays go in and
+come out as float32 ``.npy`` files, never pickles. ``FPEXPLORE_LIBTORCH_EXE`` points at another
+build of it. Nothing here imports torch.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..paths import cache_dir
+import numpy as np
+
+from ..errors import BackendUnavailable, WorkerError
+from .libtorch import build as _build
+
+ENV_EXE = "FPEXPLORE_LIBTORCH_EXE"
+OPS = ("mm", "grad", "mlp", "sum", "randn", "rand", "loop_sum", "loop_sum_fastmath")
 
 
 def build_dir() -> Path:
-    return cache_dir() / "libtorch" / "build"
+    return _build.build_dir()
 
 
 def executable() -> Path | None:
-    """The built program, or None when it has not been built on this machine."""
-    exe = Path(os.environ.get("FPEXPLORE_LIBTORCH_EXE", build_dir() / "fpexplore_libtorch"))
-    return exe if exe.is_file() and os.access(exe, os.X_OK) else None
+    """The built program if it is there and matches the current sources, else None."""
+    given = os.environ.get(ENV_EXE)
+    if given:
+        exe = Path(given)
+        return exe if exe.is_file() and os.access(exe, os.X_OK) else None
+    if not _build.up_to_date():
+        return None
+    exe = build_dir() / _build.EXE_NAME
+    return exe if os.access(exe, os.X_OK) else None
+
+
+def build_info() -> dict[str, Any]:
+    """What ``build_info.json`` says of the built program ({} when none is built)."""
+    return _build.read_info() or {}
 
 
 def version() -> str:
-    stamp = build_dir() / "LIBTORCH_VERSION"
-    return stamp.read_text().strip() if stamp.exists() else ""
+    """The torch version the program was built against ('' when none is built)."""
+    if os.environ.get(ENV_EXE):
+        return "external build"
+    info = build_info()
+    return info.get("torch", "") if executable() else ""
+
+
+def missing() -> str | None:
+    """Why the program cannot run here, with the command that fixes it; None when it can."""
+    given = os.environ.get(ENV_EXE)
+    if given:
+        return None if executable() else f"{ENV_EXE}={given} is not an executable file."
+    if executable() is not None:
+        return None
+    tools = _build.missing_tools()
+    if tools:
+        return f"the program cannot be built here: {tools}"
+    if _build.read_info():
+        return "the built program is out of date (its C++ sources or torch changed)."
+    return "the program has not been built yet."
+
+
+def fix() -> str:
+    """The command (or install) that makes the program run here."""
+    return _build.TOOLS_FIX if _build.missing_tools() else _build.BUILD_COMMAND
+
+
+def describe() -> str:
+    """One line for `fpexplore doctor`: where the program is and how long it took to build."""
+    exe = executable()
+    if exe is None:
+        return f"not built: {missing()} Build it with: {fix()}"
+    info = build_info()
+    if os.environ.get(ENV_EXE):
+        return f"C++ program {exe} (from {ENV_EXE})"
+    return (
+        f"C++ program {exe}, built {info.get('built_at', '?')} against torch "
+        f"{info.get('torch', '?')} in {info.get('build_s', '?')} s"
+    )
+
+
+@dataclass
+class Job:
+    """One op for the program: ``op`` (one of `OPS`), float32 inputs, and its settings."""
+
+    op: str
+    inputs: Sequence[np.ndarray] = ()
+    threads: int = 1
+    mkldnn: bool = True
+    seed: int = 0
+    n: int = 0
+    ran: dict[str, Any] = field(default_factory=dict)  # what the program reported
+
+
+def _require() -> Path:
+    exe = executable()
+    if exe is None:
+        raise BackendUnavailable("libtorch", missing() or "", fix())
+    return exe
+
+
+def info(timeout: float = 60.0) -> dict[str, Any]:
+    """What the program reports of its libtorch: version, threads, MKL/oneDNN, CPU path."""
+    out = subprocess.run(
+        [str(_require()), "info"], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if out.returncode != 0:
+        raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
+    """Run ``jobs`` in one process of the program; return each job's float32 result.
+
+    Each job's ``ran`` is filled with what the program reported (threads, oneDNN, ms).
+    """
+    exe = _require()
+    for job in jobs:
+        if job.op not in OPS:
+            from ..errors import InvalidParameter
+
+            raise InvalidParameter("op", job.op, "one of " + ", ".join(OPS))
+    with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
+        folder = Path(tmp)
+        lines = []
+        for i, job in enumerate(jobs):
+            names = []
+            for j, arr in enumerate(job.inputs):
+                name = folder / f"in{i}_{j}.npy"
+                np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
+                names.append(str(name))
+            fields = [
+                job.op,
+                f"threads={int(job.threads)}",
+                f"mkldnn={int(job.mkldnn)}",
+                f"seed={int(job.seed)}",
+                f"n={int(job.n)}",
+                f"out={folder / f'out{i}.npy'}",
+            ]
+            if names:
+                fields.append("in=" + ",".join(names))
+            lines.append(" ".join(fields))
+        (folder / "jobs.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        try:
+            out = subprocess.run(
+                [str(exe), "run", str(folder / "jobs.txt")],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
+        if out.returncode != 0:
+            raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
+        reports = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        results = []
+        for i, job in enumerate(jobs):
+            job.ran = reports[i] if i < len(reports) else {}
+            results.append(np.load(folder / f"out{i}.npy", allow_pickle=False))
+        return results

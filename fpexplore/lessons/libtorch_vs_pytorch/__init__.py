@@ -1,0 +1,361 @@
+"""Lesson: LibTorch (C++) vs PyTorch (Python), bit for bit, and a custom CUDA kernel.
+
+The C++ side is a real program (``fpexplore/backends/libtorch``) linked against the libtorch
+inside the installed torch wheel; it reads and writes ``.npy`` files. Both sides run ``mm``,
+the autograd gradient of ``(x @ x.T).sum()``, a small MLP and ``sum`` on the same input bits at
+1 and 2 intra-op threads, and each result is measured against the exact one. The RNG part
+seeds both sides alike; the hand-written loop shows what ``-ffast-math`` does to the user's own
+code. The CUDA part (`cuda_view`) is live on a GPU with nvcc, else the recorded run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import backends, metrics, orders
+from ...errors import BackendUnavailable, NotEmulated
+from ...params import Interval, Options
+from ...result import Claim, Comparison, Observation, Outcome
+from .._base import Lesson
+from . import cuda_view, exact, inputs, loops, sides
+
+THREADS = (1, 2)
+OP_LABEL = {"mm": "mm", "grad": "grad", "mlp": "mlp", "sum": "sum"}
+OP_TEXT = {
+    "mm": "mm(a, b)",
+    "grad": "the gradient of (x @ x.T).sum()",
+    "mlp": "the MLP (linear, relu, linear)",
+    "sum": "sum(v)",
+}
+
+EXPLANATION = """\
+Python's torch is a thin layer over libtorch: `torch.mm` in Python and `torch::mm` in C++ call
+the same function in the same libtorch_cpu library, which picks the same kernel (MKL's sgemm,
+oneDNN, or ATen's own vectorized loops) for the same shapes, dtypes, CPU and thread count.
+The interpreter, the garbage collector and the memory allocator decide nothing about the order
+of floating-point operations, so they cannot change a result. Here the C++ program links the
+very libtorch_cpu of the installed wheel, and the lesson measures every op bit for bit.
+
+What does change results is a setting: the intra-op thread count (`at::set_num_threads` in C++,
+`torch.set_num_threads` in Python) splits a large `sum` into per-thread partial sums, added in
+another order — `fpexplore.orders.emulate(x, "torch", threads)` reproduces both orders bit for
+bit. Two programs that default to different thread counts (OMP_NUM_THREADS, a container's CPU
+quota, a C++ program that calls `at::set_num_threads`) therefore disagree, whatever language.
+A LibTorch of another version, or a build for another CPU path (AVX2, AVX-512, ARM), may pick
+other kernels too.
+
+Compiler flags reach only the code they compile. libtorch's kernels are already compiled, so
+`-ffast-math` on the C++ program changes no torch op; on the user's own loop it lets the
+compiler reassociate the additions (4 vector lanes on x86-64 SSE, then a horizontal sum), and
+the loop's result changes.
+
+The random numbers agree because `torch::manual_seed` and `torch.manual_seed` seed the same
+CPU generator (MT19937 in libtorch_cpu) and `torch::randn`/`torch.randn` run the same
+transform; fpexplore.rng rebuilds that stream from MT19937 alone.
+
+On the GPU, a hand-written naive matmul (one thread per output, accumulating in k order) is
+not cuBLAS: nvcc contracts `acc += a * b` into fused multiply-adds by default, and cuBLAS splits
+and tiles the k loop, so their bits differ, and both differ from the exact result by a few
+ULPs. An atomicAdd reduction adds in the order the threads happen to arrive, so its result
+changes from run to run, while torch.sum's fixed tree gives the same bits every time.
+"""
+
+
+def _measure_all(results: dict[tuple[str, str, int], np.ndarray], truths: dict[str, Any]) -> dict:
+    """Error summaries, measured once per distinct result of each op."""
+    cache: dict[tuple[str, bytes], Any] = {}
+    out = {}
+    for (side, op, t), arr in results.items():
+        key = (op, np.ascontiguousarray(arr).tobytes())
+        if key not in cache:
+            cache[key] = metrics.measure(arr, truths[op])
+        out[(side, op, t)] = cache[key]
+    return out
+
+
+def _rng_emulated(seed: int, n: int, capability: str) -> np.ndarray | None:
+    from ...rng import TorchCPURandom
+
+    path = "avx2" if capability.upper().startswith("AVX") else "default"
+    try:
+        return TorchCPURandom(seed, path=path).randn(n)
+    except (NotEmulated, TypeError):
+        return None
+
+
+def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
+    params = {"seed": seed, "size": size, "sum_length": sum_length, "cuda": cuda}
+    inp = inputs.make(seed, size, sum_length)
+    truths = exact.all_truths(inp)
+    outcomes: list[Outcome] = []
+    claims: dict[str, Claim] = {}
+    observations: dict[str, Observation] = {}
+    data: dict[str, Any] = {"threads": THREADS, "inputs": inp}
+
+    missing: list[tuple[str, str]] = []  # (what, reason with fix)
+    try:
+        torch = backends.load("torch")
+        torch_version = torch.__version__
+    except BackendUnavailable as exc:
+        torch, torch_version = None, ""
+        missing.append(("Python (PyTorch)", str(exc)))
+    try:
+        cpp_res, cpp_meta = sides.cpp(inp, THREADS)
+    except BackendUnavailable as exc:
+        cpp_res, cpp_meta = None, {}
+        missing.append(("C++ (LibTorch)", str(exc)))
+    py_res = sides.python(torch, inp, THREADS) if torch is not None else None
+    cpp_version = cpp_meta.get("info", {}).get("torch_version", "")
+    data["cpp"] = cpp_meta
+
+    results: dict[tuple[str, str, int], np.ndarray] = {}
+    for side, res in (("C++", cpp_res), ("Python", py_res)):
+        if res is not None:
+            results.update({(side, op, t): v for (op, t), v in res.items() if op in truths})
+    errors = _measure_all(results, truths)
+    data["results"] = results
+
+    # -- the four torch ops, both sides, both thread counts
+    for op in sides.TORCH_OPS:
+        for t in THREADS:
+            for side, backend, version in (
+                ("C++", "libtorch", cpp_version),
+                ("Python", "torch", torch_version),
+            ):
+                name = f"{OP_LABEL[op]} · {side} · {t} thread{'s' * (t > 1)}"
+                if (side, op, t) not in results:
+                    reason = next((r for w, r in missing if w.startswith(side)), "")
+                    outcomes.append(Outcome.missing(name, backend, reason, settings={"threads": t}))
+                    continue
+                other = results.get(("Python" if side == "C++" else "C++", op, t))
+                outcomes.append(
+                    Outcome(
+                        name,
+                        backend,
+                        value=results[(side, op, t)],
+                        error=errors[(side, op, t)],
+                        version=version,
+                        settings={"threads": t},
+                        note=(
+                            ""
+                            if other is None
+                            else "same bits as the other language"
+                            if sides.same_bits(other, results[(side, op, t)])
+                            else "bits differ from the other language"
+                        ),
+                    )
+                )
+    both = cpp_res is not None and py_res is not None
+    why_not = "; ".join(r for _, r in missing)
+    for op, text in (
+        ("mm", "C++ torch::mm and Python torch.mm return the same bits"),
+        ("grad", "the autograd gradient of (x @ x.T).sum() is the same bits in C++ and Python"),
+        ("mlp", "the MLP forward (linear, relu, linear) is the same bits in C++ and Python"),
+        ("sum", "C++ and Python sum(v) return the same bits"),
+    ):
+        text = f"{text} at 1 and at 2 threads, on the same input bits"
+        claims[f"{op}_same_bits"] = (
+            Claim(text, all(sides.same_bits(cpp_res[(op, t)], py_res[(op, t)]) for t in THREADS))
+            if both
+            else Claim.not_checked(text, why_not)
+        )
+
+    # -- the sum: the thread count explains it, the emulator reproduces it
+    emulated = {t: np.asarray(orders.emulate(inp.v, "torch", t)) for t in THREADS}
+    for t in THREADS:
+        outcomes.append(
+            Outcome.measured(
+                f"sum · orders.emulate 'torch' · {t} thread{'s' * (t > 1)}",
+                "fpexplore.orders",
+                emulated[t],
+                truths["sum"],
+                kind="emulator",
+                settings={"threads": t},
+            )
+        )
+    ref = cpp_res if cpp_res is not None else py_res
+    text = (
+        "orders.emulate(v, 'torch', threads) reproduces the C++ sum (equal to Python's) bit for "
+        "bit at 1 and at 2 threads"
+    )
+    claims["emulator_reproduces_sum"] = (
+        Claim(
+            text,
+            all(sides.same_bits(emulated[t], cpp_res[("sum", t)]) for t in THREADS)
+            and all(sides.same_bits(cpp_res[("sum", t)], py_res[("sum", t)]) for t in THREADS),
+        )
+        if both
+        else Claim.not_checked(text, why_not)
+    )
+    text = (
+        "the thread count explains every difference in the sum: the 1- and 2-thread sums differ "
+        "exactly when the emulator's 1- and 2-thread orders differ"
+    )
+    claims["threads_explain_sum"] = (
+        Claim(
+            text,
+            (not sides.same_bits(ref[("sum", 1)], ref[("sum", 2)]))
+            == (not sides.same_bits(emulated[1], emulated[2])),
+        )
+        if ref is not None
+        else Claim.not_checked(text, why_not)
+    )
+    data["sum_threads_differ"] = not sides.same_bits(emulated[1], emulated[2])
+    observations["sum_threads_differ"] = Observation(
+        f"sum of these {sum_length} elements differs between 1 and 2 threads",
+        data["sum_threads_differ"],
+        "torch splits a sum over threads only above 32768 elements",
+    )
+    if ref is not None:
+        for op in ("mm", "grad", "mlp"):
+            observations[f"{op}_threads_differ"] = Observation(
+                f"{OP_TEXT[op]} differs between 1 and 2 threads here",
+                not sides.same_bits(ref[(op, 1)], ref[(op, 2)]),
+                "depends on the CPU, MKL/oneDNN and the shapes",
+            )
+
+    # -- the user's own loop, plain and -ffast-math
+    loop_emu = {"loop_sum": loops.plain(inp.v), "loop_sum_fastmath": loops.lanes(inp.v)}
+    for op, label, emu_label in (
+        ("loop_sum", "C++ -O2", "sequential emulator"),
+        ("loop_sum_fastmath", "C++ -O3 -ffast-math", "4-lane emulator"),
+    ):
+        if cpp_res is None:
+            outcomes.append(Outcome.missing(f"loop · {label}", "c++", why_not))
+        else:
+            outcomes.append(
+                Outcome(
+                    f"loop · {label}",
+                    "c++",
+                    value=cpp_res[(op, 0)],
+                    error=errors[("C++", op, 0)],
+                    settings={"flags": label.removeprefix("C++ ")},
+                )
+            )
+        outcomes.append(
+            Outcome.measured(
+                f"loop · {emu_label}",
+                "fpexplore.orders",
+                loop_emu[op],
+                truths["sum"],
+                kind="emulator",
+            )
+        )
+    text = (
+        "the hand-written loop built without -ffast-math adds left to right in float32: it "
+        "equals the sequential emulator bit for bit"
+    )
+    claims["plain_loop_is_sequential"] = (
+        Claim(text, sides.same_bits(cpp_res[("loop_sum", 0)], loop_emu["loop_sum"]))
+        if cpp_res is not None
+        else Claim.not_checked(text, why_not)
+    )
+    if cpp_res is not None:
+        plain, fast = cpp_res[("loop_sum", 0)], cpp_res[("loop_sum_fastmath", 0)]
+        observations["fastmath_changes_loop"] = Observation(
+            "-ffast-math changed the hand-written loop's result", not sides.same_bits(plain, fast)
+        )
+        observations["fastmath_is_4_lanes"] = Observation(
+            "the -ffast-math loop equals the 4-lane emulator (GCC on x86-64 SSE)",
+            sides.same_bits(fast, loop_emu["loop_sum_fastmath"]),
+            "another compiler, -march or CPU vectorizes differently",
+        )
+
+    # -- RNG: torch::manual_seed + torch::randn vs torch.manual_seed + torch.randn
+    text = (
+        f"torch::manual_seed({seed}) + torch::randn({inputs.RNG_N}) in C++ gives the same bits "
+        f"as torch.manual_seed({seed}); torch.randn({inputs.RNG_N}) in Python (and so does rand)"
+    )
+    if both:
+        rng_same = all(sides.same_bits(cpp_res[(k, 0)], py_res[(k, 0)]) for k in ("randn", "rand"))
+        claims["randn_same_bits"] = Claim(text, rng_same)
+    else:
+        claims["randn_same_bits"] = Claim.not_checked(text, why_not)
+    if ref is not None:
+        capability = cpp_meta.get("info", {}).get("cpu_capability", "")
+        if not capability and torch is not None:
+            capability = torch.backends.cpu.get_cpu_capability()
+        emu = _rng_emulated(seed, inputs.RNG_N, capability)
+        for side, res in (("C++", cpp_res), ("Python", py_res)):
+            if res is not None:
+                outcomes.append(
+                    Outcome(
+                        f"randn · {side}",
+                        "libtorch" if side.startswith("C") else "torch",
+                        value=res[("randn", 0)],
+                        settings={"seed": seed},
+                    )
+                )
+        if emu is not None:
+            outcomes.append(
+                Outcome(
+                    "randn · fpexplore.rng MT19937",
+                    "fpexplore.rng",
+                    kind="emulator",
+                    value=emu,
+                    settings={"seed": seed},
+                )
+            )
+            observations["randn_rebuilt"] = Observation(
+                "fpexplore.rng's rebuild of torch's CPU generator gives the same randn bits",
+                sides.same_bits(emu, ref[("randn", 0)]),
+                f"CPU path {capability or 'unknown'}",
+            )
+
+    # -- the custom CUDA kernels (live, or the recorded run)
+    cu = cuda_view.compare(cuda)
+    outcomes.extend(cu.outcomes)
+    claims.update(cu.claims)
+    observations.update(cu.observations)
+    data["cuda"] = cu.data
+    data["truths"] = truths
+    return Comparison(
+        lesson="libtorch_vs_pytorch",
+        params=params,
+        truth=None,
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=EXPLANATION,
+        observations=observations,
+    )
+
+
+LESSON = Lesson(
+    name="libtorch_vs_pytorch",
+    title="LibTorch (C++) vs PyTorch: the same bits, unless a setting differs",
+    summary="mm, autograd, an MLP and sum in a real C++ LibTorch program and in Python at 1 and "
+    "2 threads against the exact results; RNG seeds; -ffast-math on your own loop; custom CUDA "
+    "kernels vs cuBLAS and atomics",
+    params=(
+        Interval(
+            "seed",
+            0,
+            "seed of the numpy inputs and of torch's generator",
+            0,
+            2**31 - 1,
+            integer=True,
+        ),
+        Options(
+            "size", 64, "n of the n x n matrices (mm, gradient)", choices=(16, 32, 64, 128, 256)
+        ),
+        Options(
+            "sum_length",
+            100_000,
+            "elements summed (threads split sums above 32768)",
+            choices=(1_000, 10_000, 100_000, 1_000_000),
+        ),
+        Options(
+            "cuda",
+            "auto",
+            "CUDA kernels: 'auto' (live with a GPU and nvcc, else the "
+            "recorded run), 'recorded', or 'live'",
+            choices=("auto", "recorded", "live"),
+        ),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    notebook="09_libtorch_vs_pytorch.ipynb",
+)

@@ -1,0 +1,497 @@
+"""Custom CUDA kernels, compiled with nvcc, against cuBLAS, torch.sum and the exact result.
+
+Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
+
+- ``mm_naive``: one thread per output element, ``acc += a[i, p] * b[p, j]`` for p = 0..k-1 in
+  float32; with nvcc's defaults (``-fmad=true``) every step is a fused multiply-add. The same
+  loop written with ``__fmul_rn``/``__fadd_rn`` (never contracted) is the ``nofma`` variant.
+- ``sum_atomic``: every thread ``atomicAdd``s its element into one float (mode 0), or each
+  block sums its 256 elements by a shared-memory tree and thread 0 ``atomicAdd``s the partial
+  (mode 1). The order of the atomic additions is whatever order the threads arrive in.
+
+`fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record` runs
+everything on a CUDA device and writes ``data/gpu/cuda_kernels/<card>-<torch>.json``:
+
+    python -m fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels [--out DIR] [--quick]
+
+This module needs numpy, mpmath and fpexplore's truth/metrics only (torch when it runs), so it
+runs on a bare CUDA machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ... import metrics, truth
+from ...errors import RecordError
+from ...paths import data_dir
+
+FORMAT = "fpexplore-cuda-kernels"
+VERSION = 1
+SEED = 0
+MM_SIZES = (64, 256, 1024)
+MM_FULL_TRUTH = 256  # sizes up to this are measured and emulated in full; larger, TRUTH_ROWS
+TRUTH_ROWS = 16
+BITS_UP_TO = 64  # sizes whose output bits are stored in full
+SUM_N = 1 << 20
+RUNS = 20
+RECORD_COMMAND = "python -m fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels"
+RECORD_FIX = f"{RECORD_COMMAND}   (on a machine with a CUDA GPU and nvcc)"
+CUDA_FLAGS = ("-O3",)
+
+KERNELS_CU = r"""
+#include <torch/extension.h>
+
+__global__ void mm_naive_fma(const float* a, const float* b, float* c, int n, int k, int m) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && j < m) {
+    float acc = 0.0f;
+    for (int p = 0; p < k; ++p) acc += a[i * k + p] * b[p * m + j];  // nvcc: fmaf(a, b, acc)
+    c[i * m + j] = acc;
+  }
+}
+
+__global__ void mm_naive_nofma(const float* a, const float* b, float* c, int n, int k, int m) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && j < m) {
+    float acc = 0.0f;
+    for (int p = 0; p < k; ++p) acc = __fadd_rn(acc, __fmul_rn(a[i * k + p], b[p * m + j]));
+    c[i * m + j] = acc;
+  }
+}
+
+__global__ void sum_each_atomic(const float* x, float* out, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(out, x[i]);
+}
+
+__global__ void sum_block_atomic(const float* x, float* out, long n) {
+  __shared__ float s[256];
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(out, s[0]);
+}
+
+torch::Tensor mm_naive(torch::Tensor a, torch::Tensor b, bool fma) {
+  TORCH_CHECK(a.is_cuda() && b.is_cuda());
+  TORCH_CHECK(a.dtype() == torch::kFloat32 && b.dtype() == torch::kFloat32);
+  a = a.contiguous(); b = b.contiguous();
+  int n = a.size(0), k = a.size(1), m = b.size(1);
+  auto c = torch::empty({n, m}, a.options());
+  dim3 block(16, 16), grid((m + 15) / 16, (n + 15) / 16);
+  const float *pa = a.data_ptr<float>(), *pb = b.data_ptr<float>();
+  float* pc = c.data_ptr<float>();
+  if (fma) mm_naive_fma<<<grid, block>>>(pa, pb, pc, n, k, m);
+  else mm_naive_nofma<<<grid, block>>>(pa, pb, pc, n, k, m);
+  return c;
+}
+
+torch::Tensor sum_atomic(torch::Tensor x, int64_t mode) {
+  TORCH_CHECK(x.is_cuda() && x.dtype() == torch::kFloat32);
+  x = x.contiguous();
+  long n = x.numel();
+  auto out = torch::zeros({}, x.options());
+  int threads = 256; long blocks = (n + threads - 1) / threads;
+  const float* px = x.data_ptr<float>();
+  float* po = out.data_ptr<float>();
+  if (mode == 0) sum_each_atomic<<<blocks, threads>>>(px, po, n);
+  else sum_block_atomic<<<blocks, threads>>>(px, po, n);
+  return out;
+}
+"""
+KERNELS_CPP = (
+    "torch::Tensor mm_naive(torch::Tensor a, torch::Tensor b, bool fma);\n"
+    "torch::Tensor sum_atomic(torch::Tensor x, int64_t mode);\n"
+)
+
+MM_VARIANTS = {
+    "naive_fma": "naive kernel, nvcc defaults (acc += a*b contracted to FMA)",
+    "naive_nofma": "naive kernel, __fmul_rn/__fadd_rn (no FMA)",
+    "cublas": "torch.mm (cuBLAS), TF32 off",
+}
+SUM_VARIANTS = {
+    "each_atomic": "every thread atomicAdds its element",
+    "block_atomic": "256-element shared-memory trees, one atomicAdd per block",
+    "torch_sum": "torch.sum (CUDA)",
+}
+
+
+# ----------------------------------------------------------------------------- inputs
+def mm_inputs(n: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
+    gen = np.random.default_rng([seed, n])
+    return (
+        gen.standard_normal((n, n), dtype=np.float32),
+        gen.standard_normal((n, n), dtype=np.float32),
+    )
+
+
+def sum_input(n: int = SUM_N, seed: int = SEED) -> np.ndarray:
+    return np.random.default_rng([seed, n, 1]).standard_normal(n, dtype=np.float32)
+
+
+def truth_rows(n: int, seed: int = SEED) -> list[int]:
+    """Rows whose exact products are computed: all up to MM_FULL_TRUTH, else TRUTH_ROWS."""
+    if n <= MM_FULL_TRUTH:
+        return list(range(n))
+    gen = np.random.default_rng([seed, n, 2])
+    return sorted(int(i) for i in gen.choice(n, TRUTH_ROWS, replace=False))
+
+
+def digest(arr: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(arr, dtype=np.float32).tobytes()).hexdigest()[:16]
+
+
+def bits(arr: np.ndarray) -> list[int]:
+    return np.ascontiguousarray(arr, dtype=np.float32).ravel().view(np.uint32).tolist()
+
+
+def from_bits(b: list[int] | int) -> np.ndarray:
+    return np.asarray(b, dtype=np.uint32).view(np.float32)
+
+
+# ----------------------------------------------------------------------------- CPU emulators
+def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """s + err (exact) rounded to float64 by round-to-odd: inexact results get an odd last bit.
+    Rounding that to float32 is then the correctly rounded float32 of s + err (53 >= 24 + 2)."""
+    inexact = (err != 0) & ((s.view(np.int64) & 1) == 0)
+    toward = np.where(err > 0, np.inf, -np.inf)
+    return np.where(inexact, np.nextafter(s, toward), s)
+
+
+def fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """acc = fmaf(a[i, p], b[p, j], acc) for p in order: one rounding per step, bit exact."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    acc = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+    for p in range(a.shape[1]):
+        prod = a64[:, p, None] * b64[None, p, :]  # exact: 24 + 24 bits
+        c = acc.astype(np.float64)
+        s = prod + c
+        bb = s - prod
+        err = (prod - (s - bb)) + (c - bb)  # TwoSum: s + err == prod + c exactly
+        acc = _round_to_odd(s, err).astype(np.float32)
+    return acc
+
+
+def plain_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """acc = fl(acc + fl(a[i, p] * b[p, j])) for p in order, both in float32 (no FMA)."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    acc = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+    for p in range(a.shape[1]):
+        prod = (a64[:, p, None] * b64[None, p, :]).astype(np.float32)
+        acc = (acc.astype(np.float64) + prod).astype(np.float32)  # one float32 rounding
+    return acc
+
+
+def error_summary(got: np.ndarray, exact: Any) -> dict[str, Any]:
+    """The few numbers a record keeps of `metrics.measure` against an exact Truth."""
+    e = metrics.measure(got, exact)
+    return {
+        "max_abs_ulp": float(e.max_abs_ulp),
+        "mean_abs_ulp": float(e.mean_abs_ulp),
+        "max_rel": float(e.max_rel),
+        "correctly_rounded": int(e.n_correctly_rounded),
+        "n": int(e.n),
+    }
+
+
+# ----------------------------------------------------------------------------- device runs
+def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tuple[Any, float]:
+    """Compile `KERNELS_CU` with nvcc through load_inline; returns (module, seconds)."""
+    from torch.utils.cpp_extension import load_inline
+
+    t0 = time.perf_counter()
+    if build_dir:
+        os.makedirs(build_dir, exist_ok=True)
+    mod = load_inline(
+        name="fpx_cuda_kernels",
+        cpp_sources=KERNELS_CPP,
+        cuda_sources=KERNELS_CU,
+        functions=["mm_naive", "sum_atomic"],
+        extra_cuda_cflags=list(CUDA_FLAGS),
+        build_directory=build_dir,
+        verbose=verbose,
+    )
+    return mod, round(time.perf_counter() - t0, 2)
+
+
+def nvcc_version() -> str:
+    from torch.utils.cpp_extension import CUDA_HOME
+
+    exe = shutil.which("nvcc") or (os.path.join(CUDA_HOME, "bin", "nvcc") if CUDA_HOME else None)
+    if not exe or not os.path.exists(exe):
+        return ""
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
+    m = re.search(r"release [^\n]*", out)
+    return m.group(0) if m else out.strip().splitlines()[-1]
+
+
+def _timed(torch: Any, dev: Any, fn: Any, reps: int = 3) -> tuple[Any, float]:
+    """The result of ``fn()`` and its median time in ms over ``reps`` runs after a warm-up."""
+
+    def sync() -> None:
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+
+    out = fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return out, round(1000 * sorted(times)[len(times) // 2], 4)
+
+
+def run_matmul(
+    mod: Any, dev: Any, sizes: tuple[int, ...], say: Any = print, runs: int = 3
+) -> list[dict]:
+    """Each size: every variant's bits (digest), run-to-run spread, time, error vs exact, and
+    whether each CPU emulator reproduces it."""
+    import torch
+
+    rows = []
+    for n in sizes:
+        a, b = mm_inputs(n)
+        ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
+        fns = {
+            "naive_fma": lambda ta=ta, tb=tb: mod.mm_naive(ta, tb, True),
+            "naive_nofma": lambda ta=ta, tb=tb: mod.mm_naive(ta, tb, False),
+            "cublas": lambda ta=ta, tb=tb: torch.mm(ta, tb),
+        }
+        picked = truth_rows(n)  # the rows measured and emulated
+        exact = truth.matmul(a[picked], b)
+        emus = {"fma_chain": fma_chain(a[picked], b), "plain_chain": plain_chain(a[picked], b)}
+        row: dict[str, Any] = {
+            "n": n,
+            "input_digest": digest(np.concatenate([a.ravel(), b.ravel()])),
+            "truth_rows": picked if n > MM_FULL_TRUTH else "all",
+            "emulators": {k: digest(v) for k, v in emus.items()},
+            "variants": {},
+        }
+        for name, fn in fns.items():
+            out, ms = _timed(torch, dev, fn)
+            results = [out.cpu().numpy()] + [fn().cpu().numpy() for _ in range(runs - 1)]
+            got = results[0]
+            v = {
+                "digest": digest(got),
+                "rows_digest": digest(got[picked]),
+                "distinct_runs": len({digest(r) for r in results}),
+                "runs": runs,
+                "ms": ms,
+                "error": error_summary(got[picked], exact),
+                "matches": {k: digest(e) == digest(got[picked]) for k, e in emus.items()},
+            }
+            if n <= BITS_UP_TO:
+                v["bits"] = bits(got)
+            row["variants"][name] = v
+        say(
+            f"matmul {n}: "
+            + ", ".join(
+                f"{k} {v['error']['max_abs_ulp']:.3g} ulp, emulators {v['matches']}"
+                for k, v in row["variants"].items()
+            )
+        )
+        rows.append(row)
+    return rows
+
+
+def run_sum(mod: Any, dev: Any, n: int = SUM_N, runs: int = RUNS, say: Any = print) -> dict:
+    """Every sum variant ``runs`` times on the same input: each run's bits and the errors."""
+    import torch
+
+    x = sum_input(n)
+    tx = torch.from_numpy(x).to(dev)
+    exact = truth.sum(x)
+    fns = {
+        "each_atomic": lambda: mod.sum_atomic(tx, 0),
+        "block_atomic": lambda: mod.sum_atomic(tx, 1),
+        "torch_sum": lambda: tx.sum(),
+    }
+    out: dict[str, Any] = {"n": n, "input_digest": digest(x), "runs": runs, "variants": {}}
+    for name, fn in fns.items():
+        _, ms = _timed(torch, dev, fn)
+        vals = [fn().cpu().numpy().reshape(()) for _ in range(runs)]
+        b = [int(v.view(np.uint32)) for v in vals]
+        ulps = [float(metrics.measure(v, exact).ulp_scalar) for v in vals]
+        out["variants"][name] = {
+            "bits": b,
+            "distinct": len(set(b)),
+            "ms": ms,
+            "ulp_errors": ulps,
+        }
+        say(
+            f"sum {name}: {len(set(b))} distinct in {runs} runs, "
+            f"ulp {min(ulps):.3g}..{max(ulps):.3g}"
+        )
+    return out
+
+
+def record(
+    out_dir: str | os.PathLike[str] | None = None,
+    quick: bool = False,
+    build_dir: str | None = None,
+) -> Path:
+    """Compile the kernels, run every experiment on the CUDA device, write the record."""
+    import torch
+
+    from ...backends.torch_device import open_device, provenance
+
+    def say(msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    dev = open_device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False  # the default; set so the record says so
+    prov = provenance(dev)
+    say(f"compiling kernels with nvcc ({nvcc_version()})")
+    mod, compile_s = compile_kernels(build_dir)
+    say(f"compiled in {compile_s} s")
+    sizes = MM_SIZES[:2] if quick else MM_SIZES
+    runs = 5 if quick else RUNS
+    t0 = time.perf_counter()
+    mm = run_matmul(mod, dev, sizes, say)
+    sums = run_sum(mod, dev, SUM_N, runs, say)
+    from ... import __version__
+
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "provenance": {**prov, "nvcc": nvcc_version(), "fpexplore": __version__},
+        "settings": {
+            "quick": quick,
+            "seed": SEED,
+            "cuda_flags": list(CUDA_FLAGS),
+            "compile_s": compile_s,
+            "matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+            "command": RECORD_COMMAND + (" --quick" if quick else ""),
+            "variants": {**MM_VARIANTS, **SUM_VARIANTS},
+        },
+        "experiments": {"matmul": mm, "sum": sums},
+        "timings_s": {"experiments": round(time.perf_counter() - t0, 2)},
+    }
+    validate(data, "the new record")
+    folder = Path(out_dir) if out_dir is not None else record_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    name = _slug(prov.get("gpu_name") or "cuda") + "-" + _slug(prov["torch"])
+    path = folder / f"{name}{'-quick' if quick else ''}.json"
+    path.write_text(dumps(data), encoding="utf-8")
+    say(f"wrote {path}")
+    return path
+
+
+# ----------------------------------------------------------------------------- records
+def dumps(data: dict[str, Any]) -> str:
+    """JSON with one key a line, and each list of numbers (bit patterns) on one line."""
+    text = json.dumps(data, indent=1)
+    return (
+        re.sub(
+            r"\[(?:\s*-?[\d.e+-]+,)+\s*-?[\d.e+-]+\s*\]",
+            lambda m: re.sub(r"\s+", "", m.group(0)),
+            text,
+        )
+        + "\n"
+    )
+
+
+def record_dir() -> Path:
+    return data_dir() / "gpu" / "cuda_kernels"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def validate(data: Any, source: str) -> dict[str, Any]:
+    """Check the record's layout; raise `RecordError` naming the first bad field and the fix."""
+
+    def need(cond: bool, what: str) -> None:
+        if not cond:
+            raise RecordError(f"{source}: {what}. Re-record it with: {RECORD_FIX}")
+
+    need(isinstance(data, dict), "the record must be a JSON object")
+    need(data.get("format") == FORMAT, f"format must be {FORMAT!r}")
+    need(data.get("version") == VERSION, f"version must be {VERSION}")
+    prov = data.get("provenance")
+    need(isinstance(prov, dict), "provenance is missing")
+    for key in ("gpu_name", "torch", "date", "nvcc"):
+        need(isinstance(prov.get(key), str), f"provenance.{key} must be a string")
+    exp = data.get("experiments")
+    need(isinstance(exp, dict), "experiments is missing")
+    mm = exp.get("matmul")
+    need(isinstance(mm, list) and bool(mm), "experiments.matmul must be a non-empty list")
+    for i, row in enumerate(mm):
+        need(isinstance(row, dict) and isinstance(row.get("n"), int), f"matmul[{i}].n missing")
+        for v in MM_VARIANTS:
+            var = row.get("variants", {}).get(v)
+            need(isinstance(var, dict), f"matmul[{i}].variants.{v} is missing")
+            for key in ("digest", "rows_digest"):
+                need(isinstance(var.get(key), str), f"matmul[{i}].variants.{v}.{key} missing")
+            if row["n"] <= BITS_UP_TO:
+                need(
+                    isinstance(var.get("bits"), list) and len(var["bits"]) == row["n"] ** 2,
+                    f"matmul[{i}].variants.{v}.bits must hold n*n ints",
+                )
+    s = exp.get("sum")
+    need(isinstance(s, dict) and isinstance(s.get("n"), int), "experiments.sum.n is missing")
+    for v in SUM_VARIANTS:
+        var = s.get("variants", {}).get(v)
+        need(isinstance(var, dict), f"sum.variants.{v} is missing")
+        need(
+            isinstance(var.get("bits"), list) and len(var["bits"]) == s.get("runs"),
+            f"sum.variants.{v}.bits must hold one int per run",
+        )
+    return data
+
+
+def load(
+    which: str = "newest", directory: str | os.PathLike[str] | None = None
+) -> tuple[Path, dict]:
+    """The newest record (or the newest whose name contains ``which``), validated."""
+    folder = Path(directory) if directory is not None else record_dir()
+    paths = sorted(p for p in folder.glob("*.json") if not p.stem.endswith("-quick"))
+    if which != "newest":
+        paths = [p for p in paths if _slug(which) in p.stem]
+    found = []
+    for p in paths:
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            found.append((data["provenance"]["date"], p, data))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    if not found:
+        raise RecordError(
+            f"no CUDA kernel record in {folder} matching {which!r}. Record one with: {RECORD_FIX}"
+        )
+    _, path, data = max(found, key=lambda t: t[0])
+    return path, validate(data, str(path))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=RECORD_COMMAND)
+    ap.add_argument("--out", help="folder to write the record into (default data/gpu/cuda_kernels)")
+    ap.add_argument("--quick", action="store_true", help="two sizes, five runs (a smoke test)")
+    ap.add_argument("--build-dir", help="where nvcc builds the extension")
+    args = ap.parse_args(argv)
+    print(record(args.out, args.quick, args.build_dir))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

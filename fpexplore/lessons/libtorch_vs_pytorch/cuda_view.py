@@ -1,0 +1,240 @@
+"""The CUDA part of the lesson, live (a GPU and nvcc here) or from the recorded run.
+
+Whichever the source, the checks run here, on the CPU: the inputs are regenerated from their
+seeds, the CPU emulators of the naive kernel are recomputed and compared with the kernel's
+bits, and errors against the exact results are measured from the bits.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ... import metrics, truth
+from ...errors import RecordError
+from ...result import Claim, Observation, Outcome
+from . import cuda_kernels as ck
+
+LIVE_SIZES = (64, 256)
+SHORT = {
+    "naive_fma": "naive kernel, FMA",
+    "naive_nofma": "naive kernel, no FMA",
+    "cublas": "torch.mm (cuBLAS)",
+    "each_atomic": "atomicAdd each",
+    "block_atomic": "tree + atomicAdd",
+    "torch_sum": "torch.sum",
+}
+LIVE_RUNS = 10
+
+
+@dataclass
+class CudaPart:
+    outcomes: list[Outcome] = field(default_factory=list)
+    claims: dict[str, Claim] = field(default_factory=dict)
+    observations: dict[str, Observation] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+CLAIMS = {
+    "naive_kernel_is_fma_chain": "the naive CUDA kernel built with nvcc's defaults equals, bit for "
+    "bit, a CPU emulation doing one fused multiply-add per k step (acc = fma(a, b, acc))",
+    "nofma_kernel_is_plain_chain": "the same loop written with __fmul_rn/__fadd_rn equals a CPU "
+    "emulation rounding the product and the sum separately, bit for bit",
+    "fma_changes_bits": "FMA contraction alone changes the naive kernel's bits (fma vs no-fma "
+    "kernels differ at every size)",
+    "atomic_varies": "the atomicAdd reduction (every thread adds its element) gives more than "
+    "one bit pattern over repeated runs on the same input",
+    "torch_sum_repeatable": "torch.sum on the GPU gives the same bits in every run",
+}
+
+
+def live_possible() -> str | None:
+    """Why the kernels cannot run live here (None when they can)."""
+    if importlib.util.find_spec("torch") is None:
+        return "torch is not installed"
+    import torch
+
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device here"
+    from torch.utils.cpp_extension import CUDA_HOME
+
+    if shutil.which("nvcc") is None and not CUDA_HOME:
+        return "nvcc (the CUDA toolkit) is not installed"
+    return None
+
+
+def _live() -> dict[str, Any]:
+    import torch
+
+    from ...backends.torch_device import open_device, provenance
+
+    dev = open_device("cuda")
+    mod, compile_s = ck.compile_kernels()
+    prov = {**provenance(dev), "nvcc": ck.nvcc_version()}
+    return {
+        "provenance": prov,
+        "settings": {
+            "compile_s": compile_s,
+            "matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+            "cuda_flags": list(ck.CUDA_FLAGS),
+        },
+        "experiments": {
+            "matmul": ck.run_matmul(mod, dev, LIVE_SIZES, say=lambda _m: None),
+            "sum": ck.run_sum(mod, dev, ck.SUM_N, LIVE_RUNS, say=lambda _m: None),
+        },
+    }
+
+
+def _source(cuda: str) -> tuple[str, dict[str, Any] | None, str, str]:
+    """(kind, data, banner, why-not) for the option ``cuda``."""
+    why = live_possible() if cuda in ("auto", "live") else "recorded run asked for"
+    if cuda == "live" and why:
+        return "live", None, "", f"cannot run the CUDA kernels live: {why}."
+    if why is None:
+        try:
+            data = _live()
+        except Exception as exc:  # nvcc or the driver failed: say so, never a traceback
+            return "live", None, "", f"the live CUDA run failed ({type(exc).__name__}: {exc})."
+        p = data["provenance"]
+        return "framework", data, f"LIVE run on {p['gpu_name']}, torch {p['torch']}", ""
+    try:
+        path, data = ck.load()
+    except RecordError as exc:
+        return "recorded", None, "", str(exc)
+    p = data["provenance"]
+    banner = (
+        f"RECORDED run ({why}): {p['gpu_name']}, {p['date'][:10]}, torch {p['torch']}, CUDA "
+        f"{p.get('cuda')}, {p['nvcc']}, driver {p.get('driver')} — from {path.name}"
+    )
+    return "recorded", data, banner, ""
+
+
+def compare(cuda: str) -> CudaPart:
+    """Outcomes, claims and observations of the CUDA part (see module doc)."""
+    part = CudaPart()
+    kind, data, banner, why_not = _source(cuda)
+    if data is None:
+        for key, text in CLAIMS.items():
+            part.claims[key] = Claim.not_checked(text, why_not)
+        part.outcomes.append(Outcome.missing("CUDA kernels", "cuda", why_not, kind="recorded"))
+        part.data = {"source": None, "banner": why_not}
+        return part
+    label = data["provenance"]["gpu_name"]
+    exp = data["experiments"]
+    table = []
+    fma_ok, plain_ok, fma_differs, inputs_ok = [], [], [], True
+    for row in exp["matmul"]:
+        n, var = row["n"], row["variants"]
+        a, b = ck.mm_inputs(n)
+        if ck.digest(np.concatenate([a.ravel(), b.ravel()])) != row["input_digest"]:
+            inputs_ok = False
+        rows = list(range(n)) if row["truth_rows"] == "all" else row["truth_rows"]
+        if rows != ck.truth_rows(n):
+            inputs_ok = False
+        else:  # the emulators, recomputed here, on the rows the record measured
+            fma_ok.append(ck.digest(ck.fma_chain(a[rows], b)) == var["naive_fma"]["rows_digest"])
+            plain_ok.append(
+                ck.digest(ck.plain_chain(a[rows], b)) == var["naive_nofma"]["rows_digest"]
+            )
+        fma_differs.append(var["naive_fma"]["digest"] != var["naive_nofma"]["digest"])
+        cublas_same = var["cublas"]["digest"] == var["naive_fma"]["digest"]
+        part.observations[f"cublas_equals_naive_{n}"] = Observation(
+            f"cuBLAS gives the naive FMA kernel's bits at n = {n}",
+            cublas_same,
+            f"{label}; cuBLAS picks its kernel by shape and card",
+        )
+        table.append(
+            {
+                "n": n,
+                **{f"{k} max ulp": v["error"]["max_abs_ulp"] for k, v in var.items()},
+                **{f"{k} ms": v["ms"] for k, v in var.items()},
+                "cublas == naive_fma": cublas_same,
+                "truth rows": "all" if row["truth_rows"] == "all" else len(row["truth_rows"]),
+            }
+        )
+        if "bits" in var["naive_fma"]:
+            exact = truth.matmul(a, b)
+            for name, v in var.items():
+                part.outcomes.append(
+                    Outcome.measured(
+                        f"CUDA mm {n} · {SHORT[name]}",
+                        "cuda",
+                        ck.from_bits(v["bits"]).reshape(n, n),
+                        exact,
+                        kind="framework" if kind == "framework" else "recorded",
+                        device=label,
+                        note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
+                    )
+                )
+    why_inputs = "the regenerated inputs differ from the recorded ones (numpy's generator changed)"
+    part.claims["naive_kernel_is_fma_chain"] = (
+        Claim(CLAIMS["naive_kernel_is_fma_chain"], bool(fma_ok) and all(fma_ok))
+        if inputs_ok
+        else Claim.not_checked(CLAIMS["naive_kernel_is_fma_chain"], why_inputs)
+    )
+    part.claims["nofma_kernel_is_plain_chain"] = (
+        Claim(CLAIMS["nofma_kernel_is_plain_chain"], bool(plain_ok) and all(plain_ok))
+        if inputs_ok
+        else Claim.not_checked(CLAIMS["nofma_kernel_is_plain_chain"], why_inputs)
+    )
+    part.claims["fma_changes_bits"] = Claim(CLAIMS["fma_changes_bits"], all(fma_differs))
+
+    s = exp["sum"]
+    x = ck.sum_input(s["n"])
+    exact_sum = truth.sum(x)
+    sum_rows = []
+    for name, v in s["variants"].items():
+        vals = ck.from_bits(v["bits"])
+        distinct = sorted(set(v["bits"]))
+        ulps = [
+            float(metrics.measure(np.float32(ck.from_bits(d)), exact_sum).ulp_scalar)
+            for d in distinct
+        ]
+        sum_rows.append(
+            {
+                "variant": name,
+                "distinct": len(distinct),
+                "runs": len(vals),
+                "ulp min": min(ulps),
+                "ulp max": max(ulps),
+                "ms": v["ms"],
+            }
+        )
+        part.outcomes.append(
+            Outcome.measured(
+                f"CUDA sum · {SHORT[name]}",
+                "cuda",
+                vals[0],
+                exact_sum,
+                kind="framework" if kind == "framework" else "recorded",
+                device=label,
+                note=f"{len(distinct)} distinct in {len(vals)} runs, "
+                f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
+            )
+        )
+    part.claims["atomic_varies"] = Claim(
+        CLAIMS["atomic_varies"], s["variants"]["each_atomic"]["distinct"] > 1
+    )
+    part.claims["torch_sum_repeatable"] = Claim(
+        CLAIMS["torch_sum_repeatable"], s["variants"]["torch_sum"]["distinct"] == 1
+    )
+    part.observations["block_atomic_distinct"] = Observation(
+        "distinct results of the block-tree + atomicAdd sum",
+        f"{s['variants']['block_atomic']['distinct']} in {s['runs']} runs",
+        label,
+    )
+    part.data = {
+        "source": kind,
+        "banner": banner,
+        "card": label,
+        "provenance": data["provenance"],
+        "settings": data.get("settings", {}),
+        "matmul_table": table,
+        "sum_table": sum_rows,
+        "sum_exact": exact_sum,
+    }
+    return part
