@@ -115,16 +115,41 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--out", default=None, help="output folder (default: data/gpu)")
     rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
     rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    _add_delivery_commands(sub)
     return parser
 
 
 _COMMANDS = {"doctor": _doctor, "list": _list, "run": _run, "record-gpu": _record_gpu}
 
 
+# `fpexplore report` and `fpexplore export` keep their options in their own modules.
+def _add_delivery_commands(sub: Any) -> None:
+    from . import export, report
+
+    report.add_command(sub)
+    export.add_command(sub)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from . import report
+
+    return report.command(args)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from . import export
+    from .lessons import get
+
+    return export.command(args, _parse_params(get(args.lesson), args.params))
+
+
+_COMMANDS.update(report=_report, export=_export)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if args.command == "run":
+    if args.command in ("run", "export"):
         args.params = extra
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -1,0 +1,228 @@
+"""``fpexplore export LESSON [--param value ...] --html out.html``: one lesson as one standalone
+page for slides and course sites.
+
+The page shows the lesson run with the given parameters (figure, comparison table, claims,
+explanation) and, below it, a control for one parameter (``--vary``, default the first that
+has a small set of values) whose every value was run beforehand: the control picks among the
+pre-computed views with ipywidgets' embedding (a ``jslink`` from the control's index to a
+``Stack``), so it works with no kernel, no server and, with the bundled widget manager
+(`widget_bundle`), no network.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import page
+from .errors import InvalidParameter
+from .params import Flag, Interval, Options, Param
+
+if TYPE_CHECKING:
+    from .lessons import Lesson
+
+__all__ = ["export", "grid"]
+
+#: the most pre-computed values of the varied parameter
+MAX_POINTS = 12
+
+
+def grid(param: Param, current: Any, points: int = 5) -> tuple[Any, ...]:
+    """The values of ``param`` to pre-compute, ``current`` among them.
+
+    Options and flags: every choice. Log intervals: ``current`` times powers of ten within the
+    range (cheap lessons stay cheap). Linear intervals: ``points`` values evenly spread.
+    Free text has no grid (empty).
+    """
+    if isinstance(param, Options):
+        return tuple(param.choices)
+    if isinstance(param, Flag):
+        return (False, True)
+    if not isinstance(param, Interval):
+        return ()
+    low, high = param.low, param.high
+    if param.log and low > 0:
+        values = {current}
+        k = 1
+        while len(values) < points and (current / 10**k >= low or current * 10**k <= high):
+            for v in (current / 10**k, current * 10**k):
+                if low <= v <= high and len(values) < points:
+                    values.add(v)
+            k += 1
+    else:
+        values = {current, *(low + (high - low) * i / (points - 1) for i in range(points))}
+    if param.integer:
+        values = {round(v) for v in values}
+    return tuple(sorted(values))
+
+
+def _pick_vary(lesson: Lesson, vary: str | None) -> Param | None:
+    if vary is not None:
+        try:
+            return lesson.param(vary)
+        except KeyError:
+            raise InvalidParameter(
+                "vary",
+                vary,
+                "one of " + ", ".join(p.name for p in lesson.params),
+                f"lesson '{lesson.name}'",
+            ) from None
+    for p in lesson.params:
+        if isinstance(p, Options | Flag) and 1 < len(grid(p, p.default)) <= MAX_POINTS:
+            return p
+    for p in lesson.params:
+        if isinstance(p, Interval):
+            return p
+    return None
+
+
+def _view(lesson: Lesson, params: dict[str, Any]) -> str:
+    """One pre-computed view: the figure and the comparison of ``lesson`` at ``params``."""
+    comparison = lesson.run(**params)
+    return page.figure_html(lesson, comparison) + page.comparison_html(comparison)
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else str(value)
+    return str(value)
+
+
+def _interactive(
+    lesson: Lesson, params: dict[str, Any], param: Param, values: Sequence[Any], progress: bool
+) -> tuple[str, str]:
+    """(head, body) HTML of the embedded control and its pre-computed views."""
+    import ipywidgets as w
+    from ipywidgets.embed import embed_data
+    from tqdm.auto import tqdm
+
+    from . import widget_bundle
+
+    views = []
+    for v in tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress):
+        views.append(w.HTML(_view(lesson, {**params, param.name: v})))
+    labels = [_label(v) for v in values]
+    start = values.index(params[param.name])
+    kind = w.Dropdown if isinstance(param, Options | Flag) else w.SelectionSlider
+    control = kind(
+        options=labels,
+        index=start,
+        description=param.name,
+        tooltip=param.help,
+        style={"description_width": "initial"},
+        layout={"width": "480px"},
+    )
+    stack = w.Stack(views, selected_index=start)
+    w.jslink((control, "index"), (stack, "selected_index"))
+    box = w.VBox([control, stack])
+    data = embed_data(views=[box])
+    scripts, offline = widget_bundle.script_tags()
+    state = json.dumps(data["manager_state"]).replace("</", "<\\/")
+    spec = json.dumps(data["view_specs"][0])
+    head = f'{scripts}<script type="application/vnd.jupyter.widget-state+json">{state}</script>'
+    note = (
+        "works offline: the widget manager is part of this page"
+        if offline
+        else f"needs the network for the widget manager ({widget_bundle.CDN})"
+    )
+    body = (
+        f"<h2>Try other values of <code>{page.esc(param.name)}</code></h2>"
+        f"<p class='fpx-muted'>{page.esc(param.help)}. Each value was run when this page was "
+        f"made ({len(values)} runs; the control picks among them, {note}).</p>"
+        f'<div class="fpx-widget"><script type="application/vnd.jupyter.widget-view+json">'
+        f"{spec}</script></div>"
+    )
+    return head, body
+
+
+def export(
+    lesson_name: str,
+    out: str | Path,
+    params: dict[str, Any] | None = None,
+    *,
+    vary: str | None = None,
+    values: Sequence[Any] | None = None,
+    interactive: bool = True,
+    progress: bool = True,
+) -> Path:
+    """Write ``lesson_name`` run at ``params`` as one standalone HTML page; returns its path.
+
+    ``vary`` names the parameter whose control the page carries (default: the first with a
+    small set of values); ``values`` overrides which of its values are pre-computed.
+    """
+    from .lessons import get
+    from .params import validate_all
+
+    lesson = get(lesson_name)
+    where = f"lesson '{lesson.name}'"
+    full = validate_all(lesson.params, dict(params or {}), where)
+    comparison = lesson.run(**full)
+    body = [
+        f"<h1>{page.esc(lesson.title)}</h1>",
+        f"<p>{page.esc(lesson.summary)}</p>",
+        f"<p class='fpx-muted'>fpexplore lesson <code>{page.esc(lesson.name)}</code>; "
+        f"parameters: {page.esc(page.params_text(comparison.params))}; made "
+        f"{page.esc(page.machine()['made'])} on {page.esc(page.machine()['system'])}</p>",
+        page.figure_html(lesson, comparison),
+        page.comparison_html(comparison),
+    ]
+    if not comparison.explanation and lesson.explanation:
+        body.append(f"<h3>Why</h3><p>{page.esc(lesson.explanation)}</p>")
+    head = ""
+    param = _pick_vary(lesson, vary) if interactive else None
+    if param is not None:
+        if values is not None:
+            picked = tuple(param.validate(v, where) for v in values)
+        else:
+            picked = grid(param, full[param.name])
+        if len(picked) > MAX_POINTS:
+            raise InvalidParameter(
+                "values", len(picked), f"at most {MAX_POINTS} values to pre-compute", where
+            )
+        if full[param.name] not in picked:
+            picked = (full[param.name], *picked)
+        if len(picked) > 1:
+            head, extra = _interactive(lesson, full, param, list(picked), progress)
+            body.append(extra)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page.document(lesson.title, "".join(body), head), encoding="utf-8")
+    return path
+
+
+# ----------------------------------------------------------------------------- command line
+def add_command(sub: Any) -> None:
+    """Register ``fpexplore export`` on the CLI's subparsers (lesson parameters follow as
+    ``--name value`` pairs, parsed like ``fpexplore run``'s)."""
+    cmd = sub.add_parser("export", help="one lesson as a standalone HTML page (for slides)")
+    cmd.add_argument("lesson")
+    cmd.add_argument("--html", required=True, help="the HTML file to write")
+    cmd.add_argument("--vary", default=None, help="the parameter the page's control changes")
+    cmd.add_argument(
+        "--values", default=None, help="comma-separated values of --vary to pre-compute"
+    )
+    cmd.add_argument("--static", action="store_true", help="no control, just this run")
+
+
+def command(args: Any, params: dict[str, Any]) -> int:
+    """``fpexplore export``: ``params`` are the lesson's, already parsed."""
+    import os
+
+    from .lessons import get
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    values = None
+    if args.values:
+        lesson = get(args.lesson)
+        param = _pick_vary(lesson, args.vary)
+        if param is None:
+            raise InvalidParameter("values", args.values, "a lesson with parameters")
+        values = [param.parse(v.strip()) for v in args.values.split(",") if v.strip()]
+    path = export(
+        args.lesson, args.html, params, vary=args.vary, values=values, interactive=not args.static
+    )
+    print(f"wrote {path}")
+    return 0
