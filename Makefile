@@ -12,9 +12,9 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl browser libtorch clean
+.PHONY: setup lab test lint format djl browser libtorch widgets-js clean
 
-setup: $(VENV)/.installed djl browser libtorch
+setup: $(VENV)/.installed djl browser libtorch widgets-js
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,13 @@ libtorch: $(CACHE)/libtorch/.built
 
 $(CACHE)/libtorch/.built: $(LIBTORCH_SRC) $(VENV)/.installed
 	$(BIN)/python -m fpexplore.backends.libtorch.build --stamp $@
+
+# The widget manager bundle that exported pages inline (pinned, integrity-checked, from npm).
+widgets-js: $(CACHE)/widgets/.fetched
+
+$(CACHE)/widgets/.fetched: fpexplore/widget_bundle.py $(VENV)/.installed
+	$(BIN)/python -m fpexplore.widget_bundle
+	@touch $@
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \
