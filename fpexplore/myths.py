@@ -484,8 +484,8 @@ def judge_all(
 ) -> list[Verdict]:
     """One verdict per myth; each needed lesson runs once per distinct parameter set.
 
-    ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose lesson is not in the
-    catalog are "not measured: lesson not written yet".
+    ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose
+    lesson is not in the catalog are "not measured: lesson not written yet".
     """
     if run is None:
         run = _run_one
