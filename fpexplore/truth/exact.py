@@ -19,8 +19,6 @@ import numpy as np
 _HALF = 26  # float64 mantissas (53 bits) are split into a 27-bit high and a 26-bit low part
 _BLOCK = 1 << 21  # elements per block: intermediates stay small
 _MAX_BINS = 1 << 23
-_CHUNK_BITS = 16  # float32 fast path: 2**16 elements per chunk keep int64 partial sums exact
-_CHUNK_F32 = 1 << _CHUNK_BITS
 
 
 def _special(v: np.ndarray) -> float:
@@ -117,57 +115,151 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def sum_f32(x: np.ndarray) -> Fraction | float:
-    """Exact sum of a float32 array (fast path).
+# -- range-independent exact sums of whole arrays -----------------------------------------------
+#
+# Every finite float is a multiple of the unit of its exponent field E (2**(max(E, 1) - bias -
+# mbits)) and below 2**(mbits + 1) such units. Values that share (sign, E) are therefore summed
+# exactly by float64 as long as the partial sums stay below 2**53 units: one ``np.bincount``
+# over the (sign, E) field of the bit pattern does it for a whole chunk, whatever the exponent
+# range. float32 values (24 bits) go in as they are; float64 values (53 bits) are split into a
+# high part (the top 26 bits, by masking the pattern) and a low part (x - high, 27 bits), both
+# multiples of their bin's unit. Chunks whose float32 values all lie within 23 binades of the
+# chunk's largest take a faster path (the sigma trick: one float64 add and one int64 sum).
 
-    Per chunk of 2**16 elements with largest magnitude below 2**E, every element is rounded
-    to a multiple of 2**g (g = E - 46) by adding sigma = 1.5 * 2**(g+52) in float64; the bit
-    patterns of the sums, minus sigma's, are those multiples as integers, so one int64 sum of
-    the bit patterns (exact modulo 2**64, and the true value is far below 2**63) gives the
-    rounded part. The few elements below 2**(g+23) leave a residual, computed exactly on just
-    those elements and summed with the general method.
+_CHUNK = 1 << 16
+_F32_FLUSH = 1 << 28  # elements per float32 bin accumulator: 2**24 units * 2**28 < 2**53
+_F64_FLUSH = 1 << 25  # float64 high/low parts: below 2**27 units each, 2**27 * 2**25 < 2**53
+_LANES = 4
+_HI_MASK = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
+
+
+def _bins_total(acc: np.ndarray, scale_exp: np.ndarray | None = None) -> tuple[int, int]:
+    """Exact sum of float64 bin totals as (integer N, exponent E): value N * 2**E."""
+    nz = np.flatnonzero(acc)
+    if nz.size == 0:
+        return 0, 0
+    mant, ex = np.frexp(acc[nz])
+    m = (mant * 2.0**53).astype(np.int64).tolist()
+    e = (ex.astype(np.int64) - 53 + (0 if scale_exp is None else scale_exp[nz])).tolist()
+    emin = min(e)
+    return sum(mi << (ei - emin) for mi, ei in zip(m, e, strict=True)), emin
+
+
+def _add(total: tuple[int, int], part: tuple[int, int]) -> tuple[int, int]:
+    (n1, e1), (n2, e2) = total, part
+    if n2 == 0:
+        return total
+    if n1 == 0:
+        return part
+    em = min(e1, e2)
+    return (n1 << (e1 - em)) + (n2 << (e2 - em)), em
+
+
+def sum_f32(x: np.ndarray) -> Fraction | float:
+    """Exact sum of a float32 array; the cost does not depend on the exponent range.
+
+    Per chunk of 2**16 elements, (sign, exponent field) bins summed by ``np.bincount``. A chunk
+    of one sign whose values lie within 23 binades of its largest takes the sigma trick
+    instead: each value is a multiple of 2**g (g = E - 46) below 2**46 units, so adding
+    sigma = 1.5 * 2**(g + 52) in float64 and summing the bit patterns as int64 gives the chunk
+    sum exactly (and long runs of equal values do not serialize the bin updates).
     """
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     n = x.size
     if n == 0:
         return Fraction(0)
-    ab = np.empty(min(n, _CHUNK_F32), dtype=np.float32)
-    t = np.empty(min(n, _CHUNK_F32), dtype=np.float64)
-    mask = np.empty(min(n, _CHUNK_F32), dtype=bool)
-    parts: list[tuple[int, int]] = []
-    residuals: list[np.ndarray] = []
-    for c0 in range(0, n, _CHUNK_F32):
-        xc = x[c0 : c0 + _CHUNK_F32]
+    bits = x.view(np.uint32)
+    c = min(n, _CHUNK)
+    t = np.empty(c, dtype=np.float64)
+    idx = np.empty(c, dtype=np.int64)
+    acc = np.zeros(512)
+    in_acc = 0
+    total = (0, 0)
+    for c0 in range(0, n, _CHUNK):
+        xc = x[c0 : c0 + _CHUNK]
         k = xc.size
-        a, tt, mk = ab[:k], t[:k], mask[:k]
-        np.abs(xc, out=a)
-        amax = float(a.max())
-        if not math.isfinite(amax):
-            return _special(x)
-        if amax == 0.0:
-            continue
-        big_e = math.frexp(amax)[1]  # amax < 2**big_e
-        g = big_e - (62 - _CHUNK_BITS)  # chunk total < 2**62 units of 2**g
-        sigma = np.float64(1.5 * 2.0 ** (g + 52))
-        np.copyto(tt, xc)  # exact widening; then a same-type add (faster than a mixed one)
-        np.add(tt, sigma, out=tt)
-        s = int(tt.view(np.int64).sum(dtype=np.int64)) - k * int(sigma.view(np.int64))
-        s = ((s + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
-        parts.append((s, g))
-        thr = g + 23
-        if thr >= -149 and float(a.min()) < 2.0**thr:
-            np.less(a, np.float32(2.0**thr), out=mk)
-            idx = np.flatnonzero(mk)
-            if idx.size:
-                xs = xc[idx].astype(np.float64)
-                r = xs - ((xs + sigma) - sigma)
-                residuals.append(r[r != 0])
-    total = Fraction(0)
-    if parts:
-        em = min(g for _, g in parts)
-        total = _dyadic(sum(s << (g - em) for s, g in parts), em)
-    if residuals:
-        r = np.concatenate(residuals)
-        if r.size:
-            total += row_sums(r[None, :])[0]
-    return total
+        tt = t[:k]
+        hi, lo = float(xc.max()), float(xc.min())
+        if lo > 0 or hi < 0:  # one sign: the extremes give the exponent range
+            big, small = max(abs(hi), abs(lo)), min(abs(hi), abs(lo))
+            eb = math.frexp(big)[1]  # big < 2**eb
+            g = eb - 46
+            if small >= 2.0 ** (g + 23) and math.isfinite(big):
+                sigma = np.float64(1.5 * 2.0 ** (g + 52))
+                np.copyto(tt, xc)
+                np.add(tt, sigma, out=tt)
+                s = int(tt.view(np.int64).sum(dtype=np.int64)) - k * int(sigma.view(np.int64))
+                s = ((s + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+                total = _add(total, (s, g))
+                continue
+        if in_acc + k > _F32_FLUSH:
+            total = _add(total, _bins_total(acc))
+            acc[:] = 0
+            in_acc = 0
+        ix = idx[:k]  # preallocated: bincount would allocate (and fault) per call
+        np.right_shift(bits[c0 : c0 + _CHUNK], np.uint32(23), out=ix, casting="unsafe")
+        np.copyto(tt, xc)
+        acc += np.bincount(ix, weights=tt, minlength=512)
+        in_acc += k
+    if acc[255] != 0 or acc[511] != 0 or np.isnan(acc[255]) or np.isnan(acc[511]):
+        return _special(x)  # exponent field 255: infinities and NaN
+    total = _add(total, _bins_total(acc))
+    return _dyadic(*total)
+
+
+def sum_f64(x: np.ndarray) -> Fraction | float:
+    """Exact sum of a float64 array; the cost does not depend on the exponent range.
+
+    Each value is split into a high part (pattern with the low 27 mantissa bits cleared) and a
+    low part (x - high, exact); both are summed per (sign, exponent field of x) bin with
+    ``np.bincount``, over four interleaved lanes so equal neighbours do not serialize. High
+    parts at or above 2**960 are summed again scaled by 2**-64 (exact), so no bin overflows.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    n = x.size
+    if n == 0:
+        return Fraction(0)
+    bits = x.view(np.uint64)
+    c = min(n, _CHUNK)
+    idx = np.empty(c, dtype=np.uint64)
+    hi = np.empty(c, dtype=np.float64)
+    lo = np.empty(c, dtype=np.float64)
+    lanes = (np.arange(c, dtype=np.uint64) % np.uint64(_LANES)) << np.uint64(12)
+    nb = 4096 * _LANES
+    top = np.zeros(nb, dtype=bool)  # bins of exponent fields >= 1984, either sign, every lane
+    for base in range(0, nb, 2048):
+        top[base + 1984 : base + 2048] = True
+    acc_hi, acc_lo, acc_big = np.zeros(nb), np.zeros(nb), np.zeros(nb)
+    in_acc = 0
+    total = (0, 0)
+
+    def flush(total: tuple[int, int]) -> tuple[int, int]:
+        total = _add(total, _bins_total(acc_hi))
+        total = _add(total, _bins_total(acc_big, np.full(nb, 64, dtype=np.int64)))
+        return _add(total, _bins_total(acc_lo))
+
+    for c0 in range(0, n, _CHUNK):
+        bc = bits[c0 : c0 + _CHUNK]
+        k = bc.size
+        ix, h, lw = idx[:k], hi[:k], lo[:k]
+        if in_acc + k > _F64_FLUSH:
+            total = flush(total)
+            acc_hi[:] = acc_lo[:] = acc_big[:] = 0
+            in_acc = 0
+        np.right_shift(bc, np.uint64(52), out=ix)
+        np.bitwise_and(bc, _HI_MASK, out=h.view(np.uint64))
+        with np.errstate(invalid="ignore"):
+            np.subtract(x[c0 : c0 + _CHUNK], h, out=lw)
+        np.bitwise_or(ix, lanes[:k], out=ix)
+        ii = ix.view(np.int64)
+        rh = np.bincount(ii, weights=h, minlength=nb)
+        if rh[top].any():  # huge values (or inf/NaN): their high parts again, scaled
+            if (rh[2047::2048] != 0).any() or np.isnan(rh[2047::2048]).any():
+                return _special(x)
+            rh[top] = 0
+            sel = np.flatnonzero(top[ii])
+            acc_big += np.bincount(ii[sel], weights=h[sel] * 2.0**-64, minlength=nb)
+        acc_hi += rh
+        acc_lo += np.bincount(ii, weights=lw, minlength=nb)
+        in_acc += k
+    return _dyadic(*flush(total))

@@ -11,11 +11,11 @@ import mpmath
 import numpy as np
 
 from ..errors import InvalidInput, InvalidParameter
-from .exact import row_sums, sum_f32
+from . import limits, ozaki
+from .exact import row_sums, sum_f32, sum_f64
+from .expansion import fractions
 from .inputs import as_float_array, wider
 from .value import Truth
-
-_MAX_TERMS = 1 << 27  # products materialized by matmul/conv2d (in blocks of 2**22)
 
 
 def _exact_mp(v: Fraction | float) -> Any:
@@ -59,9 +59,7 @@ def _axis(axis: Any, ndim: int, where: str) -> int | None:
 
 def _sums(arr: np.ndarray, ax: int | None) -> Any:
     if ax is None:
-        if arr.dtype == np.float32:
-            return sum_f32(arr)
-        return row_sums(arr.reshape(1, -1))[0]
+        return sum_f32(arr) if arr.dtype == np.float32 else sum_f64(arr)
     moved = np.moveaxis(arr, ax, -1)
     rest = moved.shape[:-1]
     rows = moved.reshape(math.prod(rest), moved.shape[-1])
@@ -158,40 +156,52 @@ def _as_pair(x: Any, y: Any, where: str, names: tuple[str, str]) -> tuple[np.nda
 
 
 def dot(x: Any, y: Any) -> Truth:
-    """The exact dot product of two 1-D arrays of equal length."""
+    """The exact dot product of two 1-D arrays of equal length.
+
+    float32 (and narrower) inputs go through the Ozaki scheme (`fpexplore.truth.ozaki`);
+    float64 inputs, and inputs holding NaN or infinities, through exact products and sums.
+    """
     a, b, fmt = _as_pair(x, y, "truth.dot", ("x", "y"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise InvalidInput(
             f"truth.dot: 'x' and 'y' must be 1-D of equal length; got shapes {a.shape} and "
             f"{b.shape}."
         )
+    label = f"dot({_desc(a, fmt)}, {_desc(b, fmt)})"
+    limits.check("truth.dot", nbytes=a.size * 8 * 8)
+    f32 = a.dtype == np.float32 and b.dtype == np.float32
+    if f32 and np.isfinite(a).all() and np.isfinite(b).all():
+        parts = ozaki.dot_f32(a, b)
+        return make_truth(label, sum_f64(np.concatenate(parts)), fmt)
     val = _row_dots(a[None, :], b[None, :])[0]
-    return make_truth(f"dot({_desc(a, fmt)}, {_desc(b, fmt)})", val, fmt)
+    return make_truth(label, val, fmt)
 
 
-def _check_terms(n: int, where: str) -> None:
-    if n > _MAX_TERMS:
-        raise InvalidInput(
-            f"{where}: the exact result needs {n} products; at most {_MAX_TERMS} are supported "
-            "(use smaller arrays)."
-        )
-
-
-def matmul(a: Any, b: Any) -> Truth:
-    """The exact matrix product of a (m, k) and b (k, n) array: an (m, n) exact Truth."""
-    x, y, fmt = _as_pair(a, b, "truth.matmul", ("a", "b"))
-    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
-        raise InvalidInput(
-            f"truth.matmul: needs 'a' of shape (m, k) and 'b' of shape (k, n); got {x.shape} "
-            f"and {y.shape}."
-        )
+def _matmul_f32(x: np.ndarray, y: np.ndarray, where: str) -> list[np.ndarray] | None:
+    """Ozaki expansion of x @ y for float32 inputs (None when an input is not all finite)."""
     m, k = x.shape
     n = y.shape[1]
-    _check_terms(m * n * k, "truth.matmul")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        return None
+    limits.check(where, nbytes=8 * (3 * (m * k + k * n) + 2 * m * n), what="inputs as float64")
+    beta = ozaki.beta_for(k)
+    sa = ozaki.slices(x, beta)
+    sb = ozaki.slices(np.ascontiguousarray(y.T), beta)
+    pairs = len(sa) * len(sb)
+    limits.check(
+        where,
+        nbytes=8 * ((len(sa) + 1) * m * k + (len(sb) + 1) * k * n + (pairs + 3) * m * n),
+        flops=float(m) * n * k * pairs,
+        what=f"{len(sa)} x {len(sb)} slice products",
+    )
+    return [np.matmul(p, q.T) for p in sa for q in sb]
+
+
+def _matmul_general(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Exact x @ y as an object array of Fractions / IEEE specials (any float inputs)."""
+    m, k = x.shape
+    n = y.shape[1]
     out = np.empty((m, n), dtype=object)
-    if k == 0:  # empty sums
-        out.fill(Fraction(0))
-        return make_truth(f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})", out, fmt)
     yt = np.ascontiguousarray(y.T)
     step = max(1, (1 << 22) // max(n * k, 1))
     for r0 in range(0, m, step):
@@ -199,7 +209,69 @@ def matmul(a: Any, b: Any) -> Truth:
         aa = np.broadcast_to(xa[:, None, :], (xa.shape[0], n, k)).reshape(-1, k)
         bb = np.broadcast_to(yt[None, :, :], (xa.shape[0], n, k)).reshape(-1, k)
         out[r0 : r0 + step] = _row_dots(aa, bb).reshape(xa.shape[0], n)
-    return make_truth(f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})", out, fmt)
+    return out
+
+
+def _product_truth(
+    label: str, x: np.ndarray, y: np.ndarray, fmt: str, where: str
+) -> tuple[list[np.ndarray] | None, np.ndarray | None]:
+    """x @ y exactly: (expansion, None) on the Ozaki path, else (None, object array)."""
+    m, k = x.shape
+    n = y.shape[1]
+    if k == 0:
+        limits.check(where, nbytes=8 * m * n, what=f"{m} x {n} zero outputs")
+        return [np.zeros((m, n))], None
+    if x.dtype == np.float32 and y.dtype == np.float32:
+        parts = _matmul_f32(x, y, where)
+        if parts is not None:
+            return parts, None
+        # NaN/inf: rows and columns free of them still go through BLAS
+        limits.check(where, nbytes=m * n * limits.FRACTION_BYTES, what=f"{m * n} exact outputs")
+        bad_r = ~np.isfinite(x).all(axis=1)
+        bad_c = ~np.isfinite(y).all(axis=0)
+        out = np.empty((m, n), dtype=object)
+        gr, gc = np.flatnonzero(~bad_r), np.flatnonzero(~bad_c)
+        if gr.size and gc.size:
+            good = _matmul_f32(x[gr], y[:, gc], where)
+            assert good is not None
+            out[np.ix_(gr, gc)] = fractions(good)
+        br, bc = np.flatnonzero(bad_r), np.flatnonzero(bad_c)
+        limits.check(
+            where, products=(br.size * n + m * bc.size) * k, what="rows/columns with NaN or inf"
+        )
+        if br.size:
+            out[br] = _matmul_general(x[br], y)
+        if bc.size:
+            out[:, bc] = _matmul_general(x, y[:, bc])
+        return None, out
+    limits.check(
+        where,
+        nbytes=m * n * limits.FRACTION_BYTES + 8 * (1 << 24),
+        products=float(m) * n * k,
+        what=f"{m * n} exact outputs",
+    )
+    return None, _matmul_general(x, y)
+
+
+def matmul(a: Any, b: Any) -> Truth:
+    """The exact matrix product of a (m, k) and b (k, n) array: an (m, n) exact Truth.
+
+    float32 (and narrower) inputs: a handful of float64 BLAS products (the Ozaki scheme, see
+    `fpexplore.truth.ozaki`), held as an exact float64 expansion; float64 inputs: exact products
+    summed exactly (slower). Work and memory are checked first (`fpexplore.truth.limits`).
+    """
+    where = "truth.matmul"
+    x, y, fmt = _as_pair(a, b, where, ("a", "b"))
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
+        raise InvalidInput(
+            f"{where}: needs 'a' of shape (m, k) and 'b' of shape (k, n); got {x.shape} "
+            f"and {y.shape}."
+        )
+    label = f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})"
+    parts, vals = _product_truth(label, x, y, fmt, where)
+    if parts is not None:
+        return Truth(label, expansion=parts, input_format=fmt)
+    return make_truth(label, vals, fmt)
 
 
 def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
@@ -267,29 +339,57 @@ def conv2d(
             f"{where}: the kernel (with dilation) is larger than the padded input "
             f"({h + 2 * ph}x{wd + 2 * pw}); output would be {oh}x{ow}."
         )
+    if c == 0 or kh == 0 or kw == 0:
+        raise InvalidInput(
+            f"{where}: 'x' must have at least one channel and 'w' a kernel of at least 1x1; "
+            f"got x of shape {xa.shape} and w of shape {wa.shape}."
+        )
     kk = cg * kh * kw
-    _check_terms(nb * o * oh * ow * kk, where)
     dts = (xa.dtype, wa.dtype) + (() if ba is None else (ba.dtype,))
     dt = np.float64 if np.float64 in dts else np.float32
-    xp = np.zeros((nb, c, h + 2 * ph, wd + 2 * pw), dtype=dt)
+    esz = np.dtype(dt).itemsize
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    outputs = nb * o * oh * ow
+    limits.check(
+        where,
+        nbytes=esz * nb * c * hp * wp + 8 * 3 * nb * oh * ow * (kk + 1) + 8 * 4 * outputs,
+        what=f"padded input {hp}x{wp}, {nb * oh * ow} patches of {kk}, {outputs} outputs",
+    )
+    xp = np.zeros((nb, c, hp, wp), dtype=dt)
     xp[:, :, ph : ph + h, pw : pw + wd] = xa
     win = np.lib.stride_tricks.sliding_window_view(
         xp, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3)
     )[:, :, ::sh, ::sw, ::dh, ::dw]  # (N, C, OH, OW, kh, kw)
-    out = np.empty((nb, o, oh, ow), dtype=object)
     og = o // g
+    label = f"conv2d({_desc(xa, fmt)}, {_desc(wa, fmt)})"
+    results = []
     for gi in range(g):
         patches = win[:, gi * cg : (gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(-1, kk)
-        wg = wa[gi * og : (gi + 1) * og].reshape(og, kk).astype(dt)
-        p_rows = patches.shape[0]
-        aa = np.broadcast_to(patches[:, None, :], (p_rows, og, kk)).reshape(-1, kk)
-        bb = np.broadcast_to(wg[None, :, :], (p_rows, og, kk)).reshape(-1, kk)
-        if ba is not None:
-            bcol = np.broadcast_to(ba[gi * og : (gi + 1) * og][None, :], (p_rows, og)).reshape(-1)
-            aa = np.concatenate([aa, bcol[:, None].astype(dt)], axis=1)
-            bb = np.concatenate([bb, np.ones((bb.shape[0], 1), dtype=dt)], axis=1)
-        vals = _row_dots(aa, bb).reshape(nb, oh, ow, og)
-        out[:, gi * og : (gi + 1) * og] = vals.transpose(0, 3, 1, 2)
-    if squeeze:
-        out = out[0]
-    return make_truth(f"conv2d({_desc(xa, fmt)}, {_desc(wa, fmt)})", out, fmt)
+        wg = wa[gi * og : (gi + 1) * og].reshape(og, kk).astype(dt).T
+        if ba is not None:  # the bias as one more term: a column of ones times a row of biases
+            patches = np.concatenate([patches, np.ones((patches.shape[0], 1), dtype=dt)], axis=1)
+            wg = np.concatenate([wg, ba[gi * og : (gi + 1) * og][None, :].astype(dt)], axis=0)
+        results.append(_product_truth(label, np.ascontiguousarray(patches), wg, fmt, where))
+
+    def place(vals: list[np.ndarray], dtype: Any) -> np.ndarray:
+        full = np.empty((nb, o, oh, ow), dtype=dtype)
+        for gi, v in enumerate(vals):
+            full[:, gi * og : (gi + 1) * og] = v.reshape(nb, oh, ow, og).transpose(0, 3, 1, 2)
+        return full[0] if squeeze else full
+
+    if all(parts is not None for parts, _ in results):
+        n_parts = max(len(parts) for parts, _ in results)
+        expansion = []
+        for j in range(n_parts):
+            expansion.append(
+                place(
+                    [
+                        parts[j] if j < len(parts) else np.zeros_like(parts[0])
+                        for parts, _ in results
+                    ],
+                    np.float64,
+                )
+            )
+        return Truth(label, expansion=expansion, input_format=fmt)
+    out = place([fractions(p) if p is not None else v for p, v in results], object)
+    return make_truth(label, out, fmt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -22,9 +23,11 @@ def _to_mpf(v: Any, prec: int) -> mpmath.mpf:
 class Truth:
     """A scalar or array reference value.
 
-    Exact truths hold ``fractions.Fraction`` values (``.exact``); others hold mpmath numbers
-    certified to ``.digits`` significant decimal digits. NaN and infinities are held as
-    mpmath ``nan``/``inf`` (``.exact`` is then ``None``).
+    Exact truths hold ``fractions.Fraction`` values (``.exact``), or a float64 expansion
+    (``expansion=``: float64 arrays whose exact sum is the value, turned into Fractions only
+    when ``.exact`` or ``.mp()`` is asked for); others hold mpmath numbers certified to
+    ``.digits`` significant decimal digits. NaN and infinities are held as mpmath
+    ``nan``/``inf`` (``.exact`` is then ``None``).
     """
 
     def __init__(
@@ -36,41 +39,65 @@ class Truth:
         digits: float | None = None,
         prec: int = 113,
         input_format: str | None = None,
+        expansion: Sequence[np.ndarray] | None = None,
     ) -> None:
-        if (exact is None) == (mp is None):
+        given = [
+            n for n, v in (("exact", exact), ("mp", mp), ("expansion", expansion)) if v is not None
+        ]
+        if len(given) != 1:
             raise InvalidParameter(
-                "exact/mp",
-                "both" if exact is not None else "neither",
-                "exactly one of exact= (a Fraction or array of them) or mp= (an mpmath value)",
+                "exact/mp/expansion",
+                "+".join(given) or "none",
+                "exactly one of exact= (a Fraction or array of them), mp= (an mpmath value) or "
+                "expansion= (float64 arrays summing exactly to the value)",
                 f"Truth {label!r}",
             )
         self.label = label
         self._exact = exact
         self._mp = mp
+        self._expansion = (
+            None if expansion is None else [np.asarray(p, dtype=np.float64) for p in expansion]
+        )
         self.prec = prec
         self.input_format = input_format  # format of the input bits (e.g. "bfloat16"), if known
-        self.digits = math.inf if exact is not None else float(digits if digits is not None else 0)
+        self.digits = (
+            math.inf
+            if exact is not None or expansion is not None
+            else float(digits if digits is not None else 0)
+        )
 
     # -- what it is
     @property
     def is_exact(self) -> bool:
-        return self._exact is not None
+        return self._exact is not None or self._expansion is not None
 
     @property
     def exact(self) -> Fraction | np.ndarray | None:
         """The exact rational value(s), or None when the truth is not rational (or not finite)."""
+        if self._exact is None and self._expansion is not None:
+            from .expansion import fractions
+
+            vals = fractions(self._expansion)
+            self._exact = vals if vals.ndim else vals[()]
         return self._exact
+
+    @property
+    def expansion(self) -> list[np.ndarray] | None:
+        """The float64 expansion of an exact truth computed that way (else None)."""
+        return self._expansion
 
     @property
     def is_finite(self) -> bool:
         """False when any value is NaN or infinite (IEEE propagation of NaN/inf inputs)."""
-        if self._exact is not None:
+        if self._exact is not None or self._expansion is not None:
             return True
         vals = self._mp.flat if isinstance(self._mp, np.ndarray) else (self._mp,)
         return all(mpmath.isfinite(v) for v in vals)
 
     @property
     def shape(self) -> tuple[int, ...]:
+        if self._expansion is not None:
+            return tuple(self._expansion[0].shape)
         v = self._exact if self._exact is not None else self._mp
         return np.shape(v) if isinstance(v, np.ndarray) else ()
 
@@ -87,7 +114,7 @@ class Truth:
             )
         if prec is None:
             prec = self.prec if digits is None else max(self.prec, int(digits * 3.33) + 8)
-        src = self._exact if self._exact is not None else self._mp
+        src = self.exact if self.is_exact else self._mp
         if isinstance(src, np.ndarray):
             out = np.empty(src.shape, dtype=object)
             for i, v in np.ndenumerate(src):
@@ -104,8 +131,14 @@ class Truth:
         """
         from .. import formats
 
+        if self._expansion is not None and self._exact is None:
+            from .expansion import round_parts
+
+            return round_parts(self._expansion, fmt)
         if self._exact is not None or math.isinf(self.digits):
-            return formats.round_exact(self._exact if self._exact is not None else self.mp(), fmt)
+            # the held values themselves (exact Fractions, or exact mpf/IEEE specials at their
+            # own precision): one rounding, never through a fixed-precision copy
+            return formats.round_exact(self._exact if self._exact is not None else self._mp, fmt)
         v = self.mp()
         out = formats.round_exact(v, fmt)
         with mpmath.workprec(self.prec + 8):
@@ -124,6 +157,11 @@ class Truth:
 
     def split(self) -> tuple[np.ndarray, np.ndarray]:
         """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
+        if self._expansion is not None:
+            from .expansion import approx
+
+            hi, lo, _ = approx(self._expansion)
+            return hi, lo
         vals = self.mp(max(self.prec, 160))
         arr = np.atleast_1d(np.asarray(vals, dtype=object))
         hi = np.empty(arr.shape, dtype=np.float64)
