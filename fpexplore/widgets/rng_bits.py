@@ -1,54 +1,133 @@
-"""The RNG lesson's two-stream bits widget: the first k values of two streams, bit by bit."""
+"""The RNG lesson's two-stream bits widget: the first k values of two streams, bit by bit.
+
+One lesson run per (seed, TensorFlow needed, Java needed) is kept: changing k or the streams
+only re-reads it (and measures the relation of the two streams again), so those updates take
+milliseconds; a new seed reruns the lesson without the weight comparison.
+"""
 
 from __future__ import annotations
 
+import html
+from collections import OrderedDict
 from typing import Any
 
+import numpy as np
 
-def bits_view() -> Any:
-    """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
-    the two streams are related (the generic `fpexplore.widgets.explore` shows the table)."""
-    import ipywidgets as w
-    from IPython.display import display
+#: the most values the view shows per stream (the k slider's maximum)
+MAX_K = 16
+_KEEP = 8  # lesson runs kept, newest last
+_TF = ("TensorFlow", "TensorFlow stateless")
+_JAVA = ("java.util.Random", "java.util.Random emulator", "DJL randomUniform")
+_COLOURS = ("#d62728", "#1f77b4", "#2ca02c")  # sign, exponent, mantissa
 
-    from ..lessons import get
+
+class StreamCache:
+    """Lesson runs by (seed, tensorflow, java), at most `_KEEP` of them."""
+
+    def __init__(self) -> None:
+        self._runs: OrderedDict[tuple[int, bool, bool], Any] = OrderedDict()
+
+    def get(self, seed: int, tensorflow: bool, java: bool) -> Any:
+        key = (seed, tensorflow, java)
+        if key in self._runs:
+            self._runs.move_to_end(key)
+            return self._runs[key]
+        from ..lessons.rng_seeds import LESSON
+
+        c = LESSON.run(seed=seed, k=MAX_K, n=64, tensorflow=tensorflow, java=java, weights=False)
+        self._runs[key] = c
+        while len(self._runs) > _KEEP:
+            self._runs.popitem(last=False)
+        return c
+
+
+def _coloured(bits: str) -> str:
+    return " ".join(
+        f"<span style='color:{colour}'>{part}</span>"
+        for colour, part in zip(_COLOURS, bits.split(" "), strict=False)
+    )
+
+
+def view_html(comparison: Any, a: str, b: str, k: int) -> str:
+    """Both streams' first ``k`` values with their bits, and whether the streams are related."""
+    from ..lessons.rng_seeds import relation
     from ..lessons.rng_seeds.views import stream_table
+    from ..rng import TorchCPURandom
 
-    lesson = get("rng_seeds")
-    streams = lesson.param("a").choices
+    picked = (a, b)
+    rows = [r for r in stream_table(comparison) if r["stream"] in picked and int(r["i"]) < k]
+    rows.sort(key=lambda r: (int(r["i"]), picked.index(r["stream"])))
+    seed = comparison.params["seed"]
+    share32 = TorchCPURandom(seed).rand(2 * max(32, MAX_K))  # torch's words, as the lesson does
+    rel = relation(
+        comparison.outcomes, a, b, share32, bool(comparison.data.get("djl_uniform_equal"))
+    )
+    body = "".join(
+        f"<tr><td>{html.escape(r['stream'])}</td><td>{r['i']}</td>"
+        f"<td style='font-family:monospace;font-size:11px;word-break:break-all'>"
+        f"{_coloured(r['bits'])}</td><td style='font-family:monospace'>"
+        f"{html.escape(r['value'])}</td></tr>"
+        for r in rows
+    )
+    missing = "".join(
+        f"<p style='color:#888'>{html.escape(o.implementation)}: {html.escape(o.unavailable)}</p>"
+        for o in comparison.outcomes
+        if not o.ran and o.implementation in picked
+    )
+    related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
+    return (
+        "<table style='table-layout:fixed;width:100%;max-width:1000px;font-size:13px'>"
+        "<colgroup><col style='width:20%'><col style='width:4%'><col style='width:56%'>"
+        "<col style='width:20%'></colgroup><tr><th style='text-align:left'>stream</th><th>i</th>"
+        "<th style='text-align:left'>bits: sign exponent mantissa</th>"
+        f"<th style='text-align:left'>value</th></tr>{body}</table>"
+        f"<p><b>Same random words?</b> {related} <small>({html.escape(rel['evidence'])}; "
+        f"{html.escape(rel['generator_a'])} vs {html.escape(rel['generator_b'])})</small></p>"
+        f"{missing}"
+    )
 
-    seed = w.BoundedIntText(value=42, min=0, max=2**32 - 1, description="seed")
-    k = w.IntSlider(value=4, min=1, max=16, description="k")
-    a = w.Dropdown(options=streams, value="torch CPU", description="stream a")
-    b = w.Dropdown(options=streams, value="numpy RandomState", description="stream b")
-    out = w.Output()
+
+def bits_view(
+    seed: int = 42, k: int = 4, a: str = "torch CPU", b: str = "numpy RandomState"
+) -> Any:
+    """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
+    the two streams are related (the generic `fpexplore.widgets.explore` shows the table).
+
+    Returns the widget (displayed once, by the cell that returns it)."""
+    import ipywidgets as w
+
+    from ..lessons.rng_seeds import LESSON
+
+    streams = LESSON.param("a").choices
+    seed_box = w.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed")
+    k_slider = w.IntSlider(value=k, min=1, max=MAX_K, description="k", continuous_update=False)
+    a_menu = w.Dropdown(options=streams, value=a, description="stream a")
+    b_menu = w.Dropdown(options=streams, value=b, description="stream b")
+    status = w.HTML()
+    out = w.HTML()
+    cache = StreamCache()
 
     def show(*_: Any) -> None:
-        out.clear_output(wait=True)
-        picked = {a.value, b.value}
-        with out:
-            c = lesson.run(
-                seed=seed.value,
-                k=k.value,
-                n=max(64, 2 * k.value),
-                a=a.value,
-                b=b.value,
-                tensorflow="TensorFlow" in picked,
-                java=bool({"java.util.Random", "DJL randomUniform"} & picked),
-                weights=False,
+        picked = {a_menu.value, b_menu.value}
+        status.value = "<i>running…</i>"
+        try:
+            c = cache.get(int(seed_box.value), bool(picked & set(_TF)), bool(picked & set(_JAVA)))
+            out.value = view_html(c, a_menu.value, b_menu.value, int(k_slider.value))
+            status.value = ""
+        except Exception as exc:  # shown in the widget, which keeps working
+            status.value = (
+                f"<p style='color:#d62728'>{html.escape(type(exc).__name__)}: "
+                f"{html.escape(str(exc))}</p>"
             )
-            for r in stream_table(c):
-                if r["stream"] in picked:
-                    print(f"{r['stream']:>18} [{r['i']}] {r['bits']}  {r['value']}")
-            rel = c.data["relation"]
-            print(f"\nrelated: {rel['related']}  ({rel['evidence']})")
-            for o in c.outcomes:
-                if not o.ran and o.implementation in picked:
-                    print(f"{o.implementation}: {o.unavailable}")
 
-    for control in (seed, k, a, b):
+    for control in (seed_box, k_slider, a_menu, b_menu):
         control.observe(show, names="value")
     show()
-    box = w.VBox([w.HBox([seed, k]), w.HBox([a, b]), out])
-    display(box)
+    box = w.VBox([w.HBox([seed_box, k_slider]), w.HBox([a_menu, b_menu]), status, out])
+    box.cache = cache  # the kept runs, for notebooks and tests
     return box
+
+
+def first_values(comparison: Any, stream: str, k: int) -> np.ndarray:
+    """The first ``k`` values of ``stream`` in a kept run (for checks in notebooks)."""
+    return np.asarray(comparison.outcome(stream).value).ravel()[:k]
