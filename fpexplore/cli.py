@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
     rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     _add_delivery_commands(sub)
+    _add_tool_commands(sub)
     return parser
 
 
@@ -144,6 +145,14 @@ def _export(args: argparse.Namespace) -> int:
 
 
 _COMMANDS.update(report=_report, export=_export)
+
+
+# `fpexplore diverge`, `tolerance` and `check-determinism` live in their own module.
+def _add_tool_commands(sub: Any) -> None:
+    from . import tools_cli
+
+    tools_cli.add_commands(sub)
+    _COMMANDS.update(tools_cli.COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,388 @@
+"""Is my forward (and backward) pass deterministic, and which flags make it so, at what cost?
+
+`check` runs a user's callable K times under each of several flag sets (cuDNN benchmark,
+cuDNN deterministic, ``torch.use_deterministic_algorithms``, one thread, TF32 on/off), hashes
+every output (and, with ``backward=True``, the gradients of every leaf tensor the output
+depends on), and reports per flag set: how many distinct results the K runs gave, whether the
+result equals the default set's, and the median time per run against the default's.
+
+The target is a callable, or a string: ``"path/to/script.py:function"`` or
+``"package.module:function"`` (``"script.py"`` alone means its ``forward`` function). The
+function takes no argument, or one: the torch device string. It returns a tensor, or a tuple,
+list or dict of tensors. torch's RNG is seeded before every run (``seed=None`` does not), so a
+dropout is not mistaken for a non-deterministic kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidParameter
+
+FLAG_SETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "cudnn.benchmark": {"benchmark": True},
+    "cudnn.deterministic": {"cudnn_deterministic": True},
+    "use_deterministic_algorithms": {"deterministic_algorithms": True},
+    "threads=1": {"threads": 1},
+    "tf32 on": {"tf32": True},
+    "tf32 off": {"tf32": False},
+}
+WHERE = "check-determinism"
+
+
+@dataclass(frozen=True)
+class FlagResult:
+    """K runs under one flag set."""
+
+    name: str
+    flags: dict[str, Any]
+    runs: int
+    distinct: int  # distinct hashes among the runs (1: deterministic)
+    same_as_default: bool | None  # the result equals the default set's (None: no default)
+    median_ms: float
+    relative_time: float | None  # median time / the default set's
+    raised: str | None = None  # the error the target raised under these flags
+    hashes: tuple[str, ...] = ()
+
+    @property
+    def deterministic(self) -> bool:
+        return self.raised is None and self.distinct == 1
+
+
+@dataclass(frozen=True)
+class DeterminismReport:
+    """Every flag set's result for one target on one device."""
+
+    target: str
+    device: str
+    backward: bool
+    runs: int
+    torch: str
+    results: tuple[FlagResult, ...]
+    env: dict[str, str | None] = field(default_factory=dict)
+
+    def result(self, name: str) -> FlagResult:
+        for r in self.results:
+            if r.name == name:
+                return r
+        raise KeyError(f"no flag set {name!r}; ran: {', '.join(r.name for r in self.results)}")
+
+    def deterministic_sets(self) -> list[str]:
+        return [r.name for r in self.results if r.deterministic]
+
+    def verdict(self) -> str:
+        det = self.deterministic_sets()
+        nondet = [r.name for r in self.results if not r.deterministic and r.raised is None]
+        if not nondet:
+            return (
+                f"deterministic under every flag set tried ({len(det)}) on {self.device}, "
+                f"{self.runs} timed runs and a warm-up each"
+            )
+        fix = ", ".join(n for n in det if n != "default") or "none of the flag sets tried"
+        return (
+            f"NOT deterministic on {self.device} under {', '.join(nondet)}; deterministic "
+            f"with: {fix}"
+        )
+
+    def table(self) -> str:
+        head = ("flag set", "distinct results", "same as default", "median ms", "time vs default")
+        rows = [head]
+        for r in self.results:
+            rows.append(
+                (
+                    r.name,
+                    "raised: " + r.raised[:60] if r.raised else f"{r.distinct} of {r.runs}",
+                    "—" if r.same_as_default is None else ("yes" if r.same_as_default else "no"),
+                    f"{r.median_ms:.3g}" if r.raised is None else "—",
+                    f"{r.relative_time:.2f}x" if r.relative_time is not None else "—",
+                )
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
+        ]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        what = "forward + backward" if self.backward else "forward"
+        lines.insert(0, f"{self.target}: {what} on {self.device}, torch {self.torch}")
+        lines.append(self.verdict())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["verdict"] = self.verdict()
+        for r, rr in zip(d["results"], self.results, strict=True):
+            r["deterministic"] = rr.deterministic
+        return d
+
+
+# ---------------------------------------------------------------------------------------------
+# the target
+
+
+def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str]:
+    """The callable named by ``spec`` (see the module docstring) and a display name."""
+    if callable(spec):
+        return spec, getattr(spec, "__qualname__", repr(spec))
+    if not isinstance(spec, str) or not spec:
+        raise InvalidParameter(
+            "target", spec, "a callable, 'script.py[:function]' or 'module:function'", WHERE
+        )
+    where, _, fn = spec.partition(":")
+    path = Path(where)
+    if where.endswith(".py"):
+        if not path.is_file():
+            raise InvalidParameter("target", spec, "an existing Python file", WHERE)
+        mod_spec = importlib.util.spec_from_file_location(f"_fpx_target_{path.stem}", path)
+        assert mod_spec is not None and mod_spec.loader is not None
+        module = importlib.util.module_from_spec(mod_spec)
+        mod_spec.loader.exec_module(module)
+        fn = fn or "forward"
+    else:
+        if not fn:
+            raise InvalidParameter(
+                "target", spec, "'module:function' (a module needs a function name)", WHERE
+            )
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise InvalidParameter("target", spec, f"an importable module ({exc})", WHERE) from None
+    target = getattr(module, fn, None)
+    if not callable(target):
+        names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
+        raise InvalidParameter(
+            "target", spec, f"a function of {where}; it has: {', '.join(names[:20])}", WHERE
+        )
+    return target, spec
+
+
+def _call(fn: Callable[..., Any], device: str) -> Any:
+    try:
+        n = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        n = 0
+    return fn(device) if n >= 1 else fn()
+
+
+def _tensors(out: Any) -> list[Any]:
+    if hasattr(out, "detach"):
+        return [out]
+    if isinstance(out, dict):
+        return [t for k in sorted(out) for t in _tensors(out[k])]
+    if isinstance(out, list | tuple):
+        return [t for o in out for t in _tensors(o)]
+    return []
+
+
+def _leaves(torch: Any, out: Any) -> list[Any]:
+    """The leaf tensors (parameters, inputs with requires_grad) ``out`` depends on."""
+    seen, leaves, stack = set(), [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        var = getattr(node, "variable", None)
+        if var is not None:
+            leaves.append(var)
+        stack.extend(n for n, _ in node.next_functions)
+    return leaves
+
+
+def _digest(torch: Any, tensors: list[Any]) -> str:
+    h = hashlib.sha256()
+    for t in tensors:
+        c = t.detach().contiguous().cpu()
+        if c.dtype == torch.bfloat16:
+            c = c.view(torch.int16)
+        h.update(f"{c.dtype}{tuple(c.shape)}".encode())
+        h.update(c.numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+@contextlib.contextmanager
+def _flags(torch: Any, flags: dict[str, Any]) -> Iterator[None]:
+    cudnn = torch.backends.cudnn
+    saved = (
+        cudnn.benchmark,
+        cudnn.deterministic,
+        torch.are_deterministic_algorithms_enabled(),
+        torch.get_num_threads(),
+        torch.backends.cuda.matmul.allow_tf32,
+        cudnn.allow_tf32,
+    )
+    try:
+        cudnn.benchmark = bool(flags.get("benchmark", False))
+        cudnn.deterministic = bool(flags.get("cudnn_deterministic", False))
+        torch.use_deterministic_algorithms(bool(flags.get("deterministic_algorithms", False)))
+        if "threads" in flags:
+            torch.set_num_threads(int(flags["threads"]))
+        if "tf32" in flags:
+            torch.backends.cuda.matmul.allow_tf32 = bool(flags["tf32"])
+            cudnn.allow_tf32 = bool(flags["tf32"])
+        yield
+    finally:
+        cudnn.benchmark, cudnn.deterministic = saved[0], saved[1]
+        torch.use_deterministic_algorithms(saved[2])
+        torch.set_num_threads(saved[3])
+        torch.backends.cuda.matmul.allow_tf32 = saved[4]
+        cudnn.allow_tf32 = saved[5]
+
+
+def _one_run(torch: Any, fn: Callable[..., Any], device: str, backward: bool) -> list[Any]:
+    out = _call(fn, device)
+    tensors = _tensors(out)
+    if not tensors:
+        raise InvalidParameter(
+            "target",
+            type(out).__name__,
+            "a function returning tensors (or a tuple, list or dict of them)",
+            WHERE,
+        )
+    if backward:
+        root = next((t for t in tensors if t.requires_grad), None)
+        if root is None:
+            raise InvalidParameter(
+                "backward", True, "False for a target whose outputs need no gradient", WHERE
+            )
+        leaves = _leaves(torch, root)
+        grads = torch.autograd.grad(root.float().sum(), leaves, allow_unused=True)
+        tensors = tensors + [g for g in grads if g is not None]
+    return tensors
+
+
+def check(
+    target: str | Callable[..., Any],
+    runs: int = 5,
+    flag_sets: list[str] | tuple[str, ...] | None = None,
+    device: str = "cpu",
+    backward: bool = False,
+    seed: int | None = 0,
+) -> DeterminismReport:
+    """Run ``target`` ``runs`` times under each flag set and report (see the module docstring).
+
+    Each flag set first runs once more to warm up (cuDNN's benchmark autotunes then); that run
+    is hashed but not timed.
+
+    ``flag_sets`` are names from `FLAG_SETS` (default: all; "default" always runs first).
+    On a CUDA device ``CUBLAS_WORKSPACE_CONFIG`` is set to ``:4096:8`` when unset, as
+    ``use_deterministic_algorithms`` requires for cuBLAS.
+    """
+    from . import backends
+
+    if not isinstance(runs, int) or isinstance(runs, bool) or not 2 <= runs <= 1000:
+        raise InvalidParameter("runs", runs, "an integer in [2, 1000]", WHERE)
+    names = list(FLAG_SETS) if flag_sets is None else list(flag_sets)
+    unknown = [n for n in names if n not in FLAG_SETS]
+    if unknown or not names:
+        raise InvalidParameter("flag_sets", flag_sets, "names from: " + ", ".join(FLAG_SETS), WHERE)
+    if "default" in names:
+        names.remove("default")
+    names.insert(0, "default")
+    fn, label = load_target(target)
+    if device.startswith("cuda"):
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch = backends.load("torch")
+    try:
+        torch.empty(1, device=device)
+    except Exception as exc:
+        from .errors import BackendUnavailable
+
+        raise BackendUnavailable(
+            f"torch device {device!r}",
+            f"torch cannot use it here ({exc}).",
+            "pass --device cpu, or run on a machine with that device",
+        ) from None
+
+    def sync() -> None:
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    results: list[FlagResult] = []
+    base_hash: str | None = None
+    base_ms: float | None = None
+    for name in names:
+        hashes, times, raised = [], [], None
+        with _flags(torch, FLAG_SETS[name]):
+            for i in range(runs + 1):  # run 0 warms up (autotuning, caches): not timed
+                if seed is not None:
+                    torch.manual_seed(seed)
+                sync()
+                t0 = time.perf_counter()
+                try:
+                    tensors = _one_run(torch, fn, device, backward)
+                    sync()
+                except InvalidParameter:
+                    raise
+                except Exception as exc:  # e.g. an op with no deterministic implementation
+                    raised = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                    break
+                if i:
+                    times.append(time.perf_counter() - t0)
+                hashes.append(_digest(torch, tensors))
+        med = statistics.median(times) * 1e3 if times else float("nan")
+        if name == "default" and raised is None:
+            base_hash, base_ms = hashes[0], med
+        distinct = len(set(hashes))
+        results.append(
+            FlagResult(
+                name=name,
+                flags=dict(FLAG_SETS[name]),
+                runs=len(hashes),
+                distinct=distinct,
+                same_as_default=None
+                if base_hash is None or raised is not None or distinct != 1
+                else hashes[0] == base_hash,
+                median_ms=med,
+                relative_time=med / base_ms if base_ms and raised is None else None,
+                raised=raised,
+                hashes=tuple(hashes),
+            )
+        )
+    env = {k: os.environ.get(k) for k in ("CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS")}
+    return DeterminismReport(label, device, backward, runs, torch.__version__, tuple(results), env)
+
+
+# ---------------------------------------------------------------------------------------------
+# an example target (used by the notebook and the tests; any user function works the same way)
+
+
+def example(device: str = "cpu") -> Any:
+    """A small conv net forward with an ``index_add_`` (scatter with atomics on a GPU).
+
+    Inputs and weights are made from a fixed generator on the CPU, so every run starts from the
+    same bits; the output requires grad (for ``backward=True``).
+    """
+    from . import backends
+
+    torch = backends.load("torch")
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(8, 16, 32, 32, generator=g).to(device)
+    w1 = (torch.randn(32, 16, 3, 3, generator=g) * 0.1).to(device).requires_grad_()
+    w2 = (torch.randn(32, 32, 3, 3, generator=g) * 0.1).to(device).requires_grad_()
+    idx = torch.randint(0, 64, (8 * 32 * 32 * 32,), generator=g).to(device)
+    h = torch.nn.functional.conv2d(x, w1, padding=1).relu()
+    h = torch.nn.functional.conv2d(h, w2, padding=1)
+    bins = torch.zeros(64, device=device).index_add(0, idx, h.reshape(-1))
+    return h.mean(dim=(2, 3)), bins
+
+
+def threads_sum(device: str = "cpu") -> Any:
+    """A long float32 sum: deterministic per thread count, but the count changes its bits."""
+    from . import backends
+
+    torch = backends.load("torch")
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(1 << 20, generator=g).to(device) * 1000
+    return x.sum()

@@ -1,0 +1,310 @@
+"""Distributed reductions: the same gradients all-reduced over 1, 2 or 4 ranks give different
+bits; the exact sum; three fixes verified. NCCL on four GPUs shown from a record."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ...params import Interval
+from ...result import Claim, Comparison, Observation, Outcome
+from .._base import Lesson
+
+WORLDS = (1, 2, 4)
+BATCH = 8
+METHODS = {
+    "plain": "plain float32 all_reduce",
+    "float64": "float64 accumulation",
+    "fixed_order": "fixed-order (tree-aligned) reduction",
+    "kahan": "Kahan (Neumaier) compensated all-reduce",
+}
+
+EXPLANATION = """\
+Data-parallel training splits a batch over ranks; each rank sums the per-sample gradients of
+its share, and an all-reduce adds the ranks' partial sums. Floating-point addition is not
+associative, so the result depends on how the eight per-sample gradients are grouped: one rank
+sums all eight in torch's order, two ranks add two partial sums of four, four ranks add four
+partial sums of two in the order the all-reduce algorithm picks (gloo and NCCL rings add each
+chunk starting at a different rank). The truth is the exact sum of the very same float32
+gradients (`fpexplore.truth.sum`, a rational number), rounded to float32 once.
+
+The fixes: (1) a fixed-order reduction — every rank sums its block as a subtree of one fixed
+pairwise tree over the whole batch and the roots are combined by the same tree, so the bits do
+not depend on the world size; (2) float64 accumulation — the partial sums and the all-reduce in
+float64, rounded to float32 once at the end; (3) a Kahan-compensated all-reduce — each rank
+keeps a (sum, compensation) pair, the pairs are gathered and combined with Neumaier's
+algorithm. (1) is reproducible but no more accurate than a plain sum; (2) and (3) are accurate
+to about one rounding.
+
+With two ranks every algorithm computes one addition a + b = b + a, so the result equals the
+rank-ordered sum whatever the algorithm; from three ranks on, the order matters. The NCCL part
+shows a record made on a machine with four GPUs (NCCL's default algorithm and the Ring and Tree
+settings, world sizes 2, 3 and 4), each result compared with the rank-ordered sum and the
+correctly rounded exact sum."""
+
+
+def _grads(torch: Any, n: int, seed: int) -> np.ndarray:
+    """Per-sample gradients (BATCH x n, float32) of a squared-error linear model, by autograd."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((BATCH, n)).astype(np.float32)
+    x *= rng.choice(np.float32([1e-3, 1.0, 30.0]), size=(BATCH, 1))  # samples of mixed scale
+    y = rng.standard_normal(BATCH).astype(np.float32)
+    w0 = (rng.standard_normal(n) / np.sqrt(n)).astype(np.float32)
+    w = torch.tensor(w0, requires_grad=True)
+    out = np.empty((BATCH, n), dtype=np.float32)
+    for i in range(BATCH):
+        w.grad = None
+        loss = (torch.from_numpy(x[i]) @ w - float(y[i])) ** 2
+        loss.backward()
+        out[i] = w.grad.numpy()
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _gloo(n: int, seed: int) -> tuple[np.ndarray, dict[str, Any], str]:
+    from ... import backends
+    from .launch import launch, require_ok
+
+    torch = backends.load("torch")
+    grads = _grads(torch, n, seed)
+    job = {"mode": "gradients", "backend": "gloo", "device": "cpu", "groups": list(WORLDS)}
+    res = require_ok(launch(job, max(WORLDS), arrays={"grads": grads}), "the gloo all-reduce")
+    return grads, res["out"], torch.__version__
+
+
+def _f32(bits: list[int]) -> np.ndarray:
+    return np.asarray(bits, dtype=np.uint32).view(np.float32)
+
+
+def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observation], str]:
+    from ...errors import RecordError
+    from . import nccl_record
+
+    try:
+        path, data = nccl_record.load()
+    except RecordError as exc:
+        text = str(exc)
+        return (
+            {"error": text},
+            {"nccl_two_ranks_rank_ordered": Claim.not_checked(_TWO, text)},
+            {},
+            "",
+        )
+    rows = nccl_record.rows(data)
+    ok2 = [r for r in rows if r["ok"] and r["world"] == 2]
+    p = data["provenance"]
+    banner = (
+        f"RECORDED NCCL run: {p.get('gpu_count')} x {p.get('gpu_name')}, NCCL {p.get('nccl')}, "
+        f"torch {p['torch']}, {p['date'][:10]} — from {path.name}"
+    )
+    claims = {
+        "nccl_two_ranks_rank_ordered": Claim(
+            _TWO, bool(ok2) and all(r["n_differ_rank_ordered"] == 0 for r in ok2)
+        )
+    }
+    rechecked = nccl_record.recheck_bits(data)
+    claims["nccl_record_rechecked"] = Claim(
+        "the recorded small-size results, compared again here with fpexplore.truth's exact sum "
+        "and with the rank-ordered sum, give the record's own counts",
+        bool(rechecked)
+        and all(
+            r["n_differ_exact"] == r["recorded_n_differ_exact"]
+            and r["n_differ_rank_ordered"] == r["recorded_n_differ_rank_ordered"]
+            for r in rechecked
+        ),
+    )
+    obs = {}
+    for r in rows:
+        key = f"nccl_{r['algo']}_w{r['world']}" + (f"_{r['size']}" if r["ok"] else "")
+        if not r["ok"]:
+            obs[key] = Observation(
+                f"NCCL {r['algo']} with {r['world']} ranks", "failed", r["error"][:200]
+            )
+            continue
+        if r["size"] not in (min(data["settings"]["sizes"]), max(data["settings"]["sizes"])):
+            continue
+        obs[key] = Observation(
+            f"NCCL {r['algo']}, {r['world']} ranks, {r['size']} floats: elements that differ "
+            "from the rank-ordered sum / from the correctly rounded exact sum",
+            f"{r['n_differ_rank_ordered']} / {r['n_differ_exact']} of {r['n']}",
+        )
+    return (
+        {"rows": rows, "banner": banner, "path": str(path), "rechecked": rechecked},
+        claims,
+        obs,
+        banner,
+    )
+
+
+_TWO = (
+    "NCCL with two ranks returns exactly the rank-ordered sum a + b at every message size and "
+    "algorithm (one addition, which is commutative)"
+)
+
+
+def compute(n: int, seed: int) -> Comparison:
+    from ... import truth
+    from ...errors import BackendUnavailable
+
+    nccl, nccl_claims, nccl_obs, banner = _nccl_part()
+    texts = {
+        "world_sizes_differ": "the plain float32 all-reduce gives different bits for world "
+        "sizes 1, 2 and 4",
+        "plain_not_exact": "at every world size some plain all-reduced elements are not the "
+        "correctly rounded exact sum",
+        "fixed_order_reproducible": "the fixed-order reduction gives the same bits at every "
+        "world size",
+        "float64_exact": "float64 accumulation gives the same bits at every world size, each "
+        "the correctly rounded exact sum",
+        "kahan_faithful": "the compensated all-reduce is within one ULP of the exact sum at "
+        "every world size",
+    }
+    params = {"n": n, "seed": seed}
+    try:
+        grads, out, version = _gloo(n, seed)
+    except BackendUnavailable as exc:
+        reason = str(exc)
+        outcomes = tuple(
+            Outcome.missing(f"gloo all_reduce, {w} rank(s)", "torch", reason) for w in WORLDS
+        )
+        claims = {k: Claim.not_checked(t, reason) for k, t in texts.items()}
+        return Comparison(
+            "distributed_reduction",
+            params,
+            None,
+            outcomes,
+            {**claims, **nccl_claims},
+            {"nccl": nccl},
+            EXPLANATION,
+            nccl_obs,
+        )
+    t = truth.sum(grads, axis=0)
+    exact = np.asarray(t.round("float32"), dtype=np.float32)
+    res = {m: {w: _f32(out[str(w)][m]) for w in WORLDS} for m in (*METHODS, "rank_ordered")}
+    outcomes = []
+    for m, label in METHODS.items():
+        for w in WORLDS:
+            outcomes.append(
+                Outcome.measured(
+                    f"{label}, {w} rank(s)",
+                    "torch",
+                    res[m][w],
+                    t,
+                    version=version,
+                    settings={"world size": w, "method": m, "backend": "gloo"},
+                )
+            )
+
+    def same(m: str) -> bool:
+        return all(
+            np.array_equal(res[m][w].view(np.uint32), res[m][1].view(np.uint32)) for w in WORLDS
+        )
+
+    def n_not_exact(m: str, w: int) -> int:
+        return int((res[m][w].view(np.uint32) != exact.view(np.uint32)).sum())
+
+    kahan_ok = all(o.error.faithful for o in outcomes if o.settings["method"] == "kahan")
+    claims = {
+        "world_sizes_differ": Claim(texts["world_sizes_differ"], not same("plain")),
+        "plain_not_exact": Claim(
+            texts["plain_not_exact"], all(n_not_exact("plain", w) > 0 for w in WORLDS)
+        ),
+        "fixed_order_reproducible": Claim(texts["fixed_order_reproducible"], same("fixed_order")),
+        "float64_exact": Claim(
+            texts["float64_exact"], same("float64") and n_not_exact("float64", 1) == 0
+        ),
+        "kahan_faithful": Claim(texts["kahan_faithful"], kahan_ok),
+        **nccl_claims,
+    }
+    counts = {m: {w: n_not_exact(m, w) for w in WORLDS} for m in METHODS}
+    differ = {
+        f"{a} vs {b}": int(
+            (res["plain"][a].view(np.uint32) != res["plain"][b].view(np.uint32)).sum()
+        )
+        for a, b in ((1, 2), (1, 4), (2, 4))
+    }
+    obs = {
+        "plain_pairs_differ": Observation(
+            f"elements (of {n}) where the plain all-reduce differs between world sizes", differ
+        ),
+        "gloo_vs_rank_ordered": Observation(
+            "elements where gloo's 4-rank all-reduce equals the rank-ordered sum "
+            "((p0 + p1) + p2) + p3 of the partial sums",
+            int((res["plain"][4].view(np.uint32) == res["rank_ordered"][4].view(np.uint32)).sum()),
+        ),
+        "kahan_reproducible": Observation(
+            "the compensated all-reduce gives the same bits at every world size",
+            same("kahan"),
+        ),
+        **nccl_obs,
+    }
+    data = {
+        "n": n,
+        "not_exact": counts,
+        "differ": differ,
+        "grads": grads,
+        "results": res,
+        "exact": exact,
+        "nccl": nccl,
+        "banner": banner,
+    }
+    return Comparison(
+        "distributed_reduction", params, t, tuple(outcomes), claims, data, EXPLANATION, obs
+    )
+
+
+def figure(comparison: Comparison) -> Any:
+    """Left: elements that are not the correctly rounded exact sum, per method and world size
+    (gloo, live). Right: the NCCL record, elements that differ from the rank-ordered sum."""
+    import matplotlib.pyplot as plt
+
+    d = comparison.data
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    ax = axes[0]
+    if "not_exact" in d:
+        width = 0.2
+        for i, m in enumerate(METHODS):
+            ys = [d["not_exact"][m][w] for w in WORLDS]
+            ax.bar(np.arange(len(WORLDS)) + (i - 1.5) * width, ys, width, label=METHODS[m])
+        ax.set_xticks(range(len(WORLDS)), [f"{w} rank(s)" for w in WORLDS])
+        ax.set_ylabel(f"elements ≠ exact sum (of {d['n']})")
+        ax.legend(fontsize=7)
+    ax.set_title("gloo on this CPU (live)", fontsize=10)
+    ax = axes[1]
+    rows = [r for r in d["nccl"].get("rows", []) if r["ok"]]
+    for algo in sorted({r["algo"] for r in rows}):
+        for w in sorted({r["world"] for r in rows}):
+            pts = sorted(
+                (r["size"], r["n_differ_rank_ordered"] / r["n"])
+                for r in rows
+                if r["algo"] == algo and r["world"] == w
+            )
+            if pts:
+                ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")
+    ax.set_xlabel("message size (float32 elements)")
+    ax.set_ylabel("fraction ≠ rank-ordered sum")
+    ax.set_title(d["nccl"].get("banner") or "no NCCL record", fontsize=7)
+    if rows:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+LESSON = Lesson(
+    name="distributed_reduction",
+    title="Distributed reductions: the world size changes the bits",
+    summary="the same gradients all-reduced with torch.distributed over 1, 2 and 4 ranks, "
+    "against the exact sum; fixed-order, float64 and compensated fixes; NCCL from a record",
+    params=(
+        Interval(
+            "n", 4096, "gradient length (parameters)", low=64, high=65536, integer=True, log=True
+        ),
+        Interval("seed", 0, "seed of the gradients", low=0, high=10_000, integer=True),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="",
+)

@@ -1,0 +1,111 @@
+"""Start ``world`` worker processes on this machine, one torch.distributed rank each.
+
+Each worker runs `fpexplore.lessons.distributed_reduction.worker` with a job file; rank 0
+writes the result file. The environment every worker gets keeps NVLink multicast off
+(`SAFE_ENV`), whatever the caller's environment says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ...errors import WorkerError
+
+SAFE_ENV = {
+    "NCCL_NVLS_ENABLE": "0",
+    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+    "NVSHMEM_DISABLE_NVLS": "1",
+}
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def launch(
+    job: dict[str, Any],
+    world: int,
+    timeout_s: float = 180.0,
+    env: dict[str, str] | None = None,
+    arrays: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run the job on ``world`` local ranks; return rank 0's result (a dict).
+
+    ``arrays`` are saved as ``<name>.npy`` beside the job for the workers to load.
+
+    A worker that fails or a job that outlives ``timeout_s`` gives ``{"ok": False, "error":
+    ...}`` with the workers' last output, rather than raising: a collective that an algorithm
+    cannot run is a finding too. Processes this call started are ended on the way out.
+    """
+    with tempfile.TemporaryDirectory(prefix="fpx-dist-") as tmp:
+        folder = Path(tmp)
+        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        for name, arr in (arrays or {}).items():  # numpy arrays the workers load by name
+            import numpy as np
+
+            np.save(folder / f"{name}.npy", arr)
+        port = free_port()
+        base = {**os.environ, **(env or {}), **SAFE_ENV}
+        src = str(Path(__file__).resolve().parents[3])
+        base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
+        procs = []
+        logs = []
+        for rank in range(world):
+            log = open(folder / f"rank{rank}.log", "w+b")  # noqa: SIM115 - closed below
+            logs.append(log)
+            cmd = [
+                sys.executable,
+                "-m",
+                "fpexplore.lessons.distributed_reduction.worker",
+                str(folder),
+                str(rank),
+                str(world),
+                str(port),
+            ]
+            procs.append(subprocess.Popen(cmd, env=base, stdout=log, stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + timeout_s
+        timed_out = False
+        try:
+            while any(p.poll() is None for p in procs):
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                time.sleep(0.05)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        texts = []
+        for log in logs:
+            log.seek(0)
+            texts.append(log.read().decode("utf-8", "replace")[-2000:])
+            log.close()
+        out = folder / "result.json"
+        if out.exists():
+            result = json.loads(out.read_text(encoding="utf-8"))
+            if timed_out:
+                result["timed_out_after_result"] = True
+            return result
+        codes = [p.returncode for p in procs]
+        reason = f"timed out after {timeout_s:.0f} s" if timed_out else f"exit codes {codes}"
+        return {"ok": False, "error": reason, "logs": texts}
+
+
+def require_ok(result: dict[str, Any], what: str) -> dict[str, Any]:
+    """``result`` if it ran, else `WorkerError` with the workers' output."""
+    if not result.get("ok"):
+        logs = "\n".join(result.get("logs", []))[-3000:]
+        raise WorkerError(f"{what} failed: {result.get('error')}\n{logs}")
+    return result

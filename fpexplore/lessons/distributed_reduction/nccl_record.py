@@ -1,0 +1,316 @@
+"""NCCL all-reduce record: run on a machine with several GPUs, read anywhere.
+
+``python -m fpexplore.lessons.distributed_reduction.nccl_record --out data/gpu/nccl`` runs, for
+each NCCL algorithm setting (default, ``NCCL_ALGO=Ring``, ``NCCL_ALGO=Tree``) and each world
+size, one process per GPU all-reducing one seeded standard-normal float32 vector per rank at
+several message sizes, and writes ``<gpu>-<torch>-allreduce.json``: provenance, settings and,
+per run, how the result relates to the rank-ordered sum ((a + b) + c) + d, to other orders and
+to the correctly rounded exact sum (the result bits too, for the small size, so the comparison
+with the exact sum can be redone with `fpexplore.truth` anywhere). ``--backend gloo --device
+cpu`` runs the same on CPUs (a smoke test of the script). NVLink multicast stays off in every
+process (`launch.SAFE_ENV`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import RecordError
+from . import sums
+from .launch import SAFE_ENV, launch
+from .worker import nccl_version
+
+FORMAT = "fpexplore-allreduce-record"
+VERSION = 1
+FOLDER = "nccl"  # under data/gpu: kept apart from the per-GPU lesson records
+RECORD_FIX = (
+    "python -m fpexplore.lessons.distributed_reduction.nccl_record --out data/gpu/nccl   "
+    "(on a machine with 2 or more CUDA GPUs)"
+)
+ALGOS = ("default", "Ring", "Tree")
+_REQUIRED = {
+    "format": str,
+    "version": int,
+    "provenance": dict,
+    "settings": dict,
+    "runs": list,
+}
+_RUN = {"algo": str, "world": int, "ok": bool}
+
+
+def _provenance(backend: str) -> dict[str, Any]:
+    import mpmath
+    import torch
+
+    p: dict[str, Any] = {
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "mpmath": mpmath.__version__,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "backend": backend,
+        "cuda": torch.version.cuda,
+        "gpu_count": torch.cuda.device_count() if torch.cuda.is_available() else 0,
+        "gpu_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "nccl": nccl_version(torch) if backend == "nccl" else None,
+        "env": {k: os.environ.get(k) for k in (*SAFE_ENV, "NCCL_PROTO", "CUDA_VISIBLE_DEVICES")},
+    }
+    try:
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+        p["driver"] = smi.stdout.strip().splitlines()[0] if smi.stdout.strip() else None
+        topo = subprocess.run(
+            ["nvidia-smi", "topo", "-m"], capture_output=True, text=True, timeout=20, check=False
+        )
+        p["topology"] = topo.stdout.strip()[:2000] or None
+    except (OSError, subprocess.SubprocessError):
+        p["driver"] = p["topology"] = None
+    p["env"].update(SAFE_ENV)
+    return p
+
+
+def record(
+    out_dir: str | os.PathLike[str],
+    backend: str = "nccl",
+    device: str = "cuda",
+    worlds: tuple[int, ...] = (2, 3, 4),
+    sizes: tuple[int, ...] = (1024, 65536, 1 << 20, 1 << 24),
+    algos: tuple[str, ...] = ALGOS,
+    seed: int = 0,
+    keep_bits_upto: int = 1024,
+    timeout_s: float = 150.0,
+) -> Path:
+    """Run every (algorithm, world size) and write the record; returns its path."""
+
+    def say(msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    prov = _provenance(backend)
+    runs = []
+    t_all = time.perf_counter()
+    for algo in algos:
+        env = {} if algo == "default" else {"NCCL_ALGO": algo}
+        stuck = False
+        for w in worlds:
+            if stuck:  # a setting that hung once is not given the time to hang again
+                runs.append(
+                    {
+                        "algo": algo,
+                        "world": w,
+                        "ok": False,
+                        "error": "skipped: a smaller world size timed out with this setting",
+                    }
+                )
+                continue
+            job = {
+                "mode": "sizes",
+                "backend": backend,
+                "device": device,
+                "sizes": list(sizes),
+                "seed": seed,
+                "keep_bits_upto": keep_bits_upto,
+                "timeout_s": 60,
+            }
+            t0 = time.perf_counter()
+            res = launch(job, w, timeout_s=timeout_s, env=env)
+            row: dict[str, Any] = {
+                "algo": algo,
+                "world": w,
+                "ok": bool(res.get("ok")),
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+            if res.get("ok"):
+                row["sizes"] = res["out"]
+            else:
+                row["error"] = str(res.get("error"))[:1500]
+                row["logs"] = [t[-1500:] for t in res.get("logs", [])][:w]
+                row["traceback"] = str(res.get("traceback", ""))[-1500:]
+            runs.append(row)
+            stuck = "timed out" in row.get("error", "")
+            say(
+                f"{algo} world {w}: {'ok' if row['ok'] else 'FAILED ' + row['error'][:200]}"
+                f" ({row['seconds']} s)"
+            )
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "provenance": prov,
+        "settings": {
+            "worlds": list(worlds),
+            "sizes": list(sizes),
+            "algos": list(algos),
+            "seed": seed,
+            "data": "rank r holds numpy default_rng([seed, r]).standard_normal(size, float32)",
+            "keep_bits_upto": keep_bits_upto,
+            "command": "python -m fpexplore.lessons.distributed_reduction.nccl_record "
+            f"--backend {backend} --device {device}",
+        },
+        "runs": runs,
+        "seconds": round(time.perf_counter() - t_all, 1),
+    }
+    validate(data, "the new record")
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    card = (prov["gpu_name"] or "cpu").lower().replace(" ", "-")
+    name = f"{card}-x{max(worlds)}-{backend}-torch-{prov['torch'].split('+')[0]}-allreduce.json"
+    path = folder / name
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    say(f"wrote {path}")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+def validate(data: Any, source: str = "record") -> dict[str, Any]:
+    """Check the layout; raise `RecordError` naming the first bad field and the fix."""
+
+    def bad(msg: str) -> RecordError:
+        return RecordError(f"{source}: {msg}. Re-record it with: {RECORD_FIX}")
+
+    if not isinstance(data, dict):
+        raise bad("the record must be a JSON object")
+    for key, typ in _REQUIRED.items():
+        if not isinstance(data.get(key), typ):
+            raise bad(f"'{key}' must be {typ.__name__}")
+    if data["format"] != FORMAT or data["version"] != VERSION:
+        raise bad(f"format {data['format']!r} v{data['version']} is not {FORMAT!r} v{VERSION}")
+    for i, run in enumerate(data["runs"]):
+        for key, typ in _RUN.items():
+            if not isinstance(run.get(key), typ):
+                raise bad(f"runs[{i}].{key} must be {typ.__name__}")
+        if run["ok"] and not isinstance(run.get("sizes"), list):
+            raise bad(f"runs[{i}].sizes must be a list")
+    return data
+
+
+def folder() -> Path:
+    from ...paths import data_dir
+
+    return data_dir() / "gpu" / FOLDER
+
+
+def load(path: str | os.PathLike[str] | None = None) -> tuple[Path, dict[str, Any]]:
+    """The newest record in ``data/gpu/nccl`` (or ``path``), validated."""
+    if path is None:
+        found = sorted(folder().glob("*.json"))
+        if not found:
+            raise RecordError(f"no all-reduce record in {folder()}. Record one with: {RECORD_FIX}")
+        recs = []
+        for p in found:
+            try:
+                recs.append((json.loads(p.read_text(encoding="utf-8"))["provenance"]["date"], p))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        if not recs:
+            raise RecordError(f"no readable all-reduce record in {folder()}: {RECORD_FIX}")
+        path = max(recs)[1]
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{p} is not a readable record ({exc}). {RECORD_FIX}") from None
+    return p, validate(data, str(p))
+
+
+def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One flat row per (algorithm, world size, message size); failed runs carry the error."""
+    out = []
+    for run in data["runs"]:
+        if not run["ok"]:
+            out.append(
+                {
+                    "algo": run["algo"],
+                    "world": run["world"],
+                    "ok": False,
+                    "error": run.get("error", ""),
+                }
+            )
+            continue
+        for s in run["sizes"]:
+            out.append(
+                {
+                    "algo": run["algo"],
+                    "world": run["world"],
+                    "ok": True,
+                    **{k: v for k, v in s.items() if k != "bits"},
+                }
+            )
+    return out
+
+
+def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """For every stored result (small sizes): regenerate the ranks' data, and compare the
+    recorded bits with `fpexplore.truth.sum` rounded to float32 and with the rank-ordered sum.
+    The record's own counts must come out again."""
+    from ... import truth
+
+    seed = data["settings"]["seed"]
+    out = []
+    for run in data["runs"]:
+        for s in run.get("sizes", []) if run["ok"] else []:
+            if "bits" not in s:
+                continue
+            got = np.asarray(s["bits"], dtype=np.uint32).view(np.float32)
+            d = np.stack([sums.rank_data(seed, r, s["size"]) for r in range(run["world"])])
+            exact = np.asarray(truth.sum(d, axis=0).round("float32"), dtype=np.float32)
+            ordered = sums.orders(d)["rank order"]
+            out.append(
+                {
+                    "algo": run["algo"],
+                    "world": run["world"],
+                    "size": s["size"],
+                    "n_differ_exact": int((got.view(np.uint32) != exact.view(np.uint32)).sum()),
+                    "n_differ_rank_ordered": int(
+                        (got.view(np.uint32) != ordered.view(np.uint32)).sum()
+                    ),
+                    "recorded_n_differ_exact": s["n_differ_exact"],
+                    "recorded_n_differ_rank_ordered": s["n_differ_rank_ordered"],
+                }
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(Path("data") / "gpu" / FOLDER))
+    ap.add_argument("--backend", default="nccl", choices=("nccl", "gloo"))
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    ap.add_argument("--worlds", default="2,3,4")
+    ap.add_argument("--sizes", default=f"1024,65536,{1 << 20},{1 << 24}")
+    ap.add_argument("--algos", default=",".join(ALGOS))
+    ap.add_argument("--timeout", type=float, default=150.0)
+    a = ap.parse_args(argv)
+    os.environ.update(SAFE_ENV)
+    record(
+        a.out,
+        a.backend,
+        a.device,
+        tuple(int(x) for x in a.worlds.split(",")),
+        tuple(int(x) for x in a.sizes.split(",")),
+        tuple(a.algos.split(",")),
+        timeout_s=a.timeout,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Command-line faces of the tools for your own models: ``fpexplore diverge``, ``fpexplore
+tolerance`` and ``fpexplore check-determinism`` (registered by `fpexplore.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def add_commands(sub: Any) -> None:
+    """Add the three subcommands to the ``fpexplore`` parser's subparsers."""
+    from .diverge import AGAINST
+    from .diverge.zoo import MODELS, PLANTS
+
+    plants = sorted({p for ps in PLANTS.values() for p in ps})
+    d = sub.add_parser(
+        "diverge",
+        help="compare a zoo model in two implementations layer by layer against the exact "
+        "result; name the first layer where they part",
+    )
+    d.add_argument("model", choices=MODELS)
+    d.add_argument(
+        "--against",
+        default="torch",
+        choices=AGAINST,
+        help="the second implementation (default: torch)",
+    )
+    d.add_argument(
+        "--plant",
+        default=None,
+        choices=plants,
+        help="put one mistake into the second implementation",
+    )
+    d.add_argument("--json", action="store_true", help="print JSON for scripts")
+    d.add_argument("--plot", default=None, metavar="PNG", help="also save the error plot")
+
+    t = sub.add_parser(
+        "tolerance",
+        help="a-priori error bound, measured error and the "
+        "rtol/atol to use for an op, format and size",
+    )
+    from .tolerance import OPS
+
+    t.add_argument("op", choices=OPS)
+    t.add_argument("--fmt", default="float32", help="float16, bfloat16, float32 or float64")
+    t.add_argument("--size", type=int, default=1024, help="reduction length (see the output)")
+    t.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+    c = sub.add_parser(
+        "check-determinism",
+        help="run a forward (and backward) K times under "
+        "flag sets; which make it deterministic, at what cost",
+    )
+    c.add_argument("target", help="script.py[:function] or package.module:function")
+    c.add_argument("--runs", type=int, default=5, help="runs per flag set (default 5)")
+    c.add_argument("--device", default="cpu", help="torch device string (default: cpu)")
+    c.add_argument("--backward", action="store_true", help="hash the gradients too")
+    c.add_argument(
+        "--flags", default=None, help="comma-separated flag sets (default: all): " + _flag_names()
+    )
+    c.add_argument("--no-seed", action="store_true", help="do not seed torch before each run")
+    c.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def _flag_names() -> str:
+    from .determinism_check import FLAG_SETS
+
+    return ", ".join(FLAG_SETS)
+
+
+def _diverge(args: argparse.Namespace) -> int:
+    from . import diverge
+
+    report = diverge.run_zoo(args.model, args.against, args.plant)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    if args.plot:
+        fig = diverge.plot(report)
+        fig.savefig(args.plot, dpi=110)
+    return 0
+
+
+def _tolerance(args: argparse.Namespace) -> int:
+    from . import tolerance
+
+    advice = tolerance.advise(args.op, args.fmt, args.size)
+    print(json.dumps(advice.to_dict(), indent=2) if args.json else advice.text())
+    return 0
+
+
+def _check_determinism(args: argparse.Namespace) -> int:
+    from . import determinism_check
+
+    flags = None if args.flags is None else [f.strip() for f in args.flags.split(",") if f]
+    report = determinism_check.check(
+        args.target,
+        runs=args.runs,
+        flag_sets=flags,
+        device=args.device,
+        backward=args.backward,
+        seed=None if args.no_seed else 0,
+    )
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    return 0
+
+
+COMMANDS = {
+    "diverge": _diverge,
+    "tolerance": _tolerance,
+    "check-determinism": _check_determinism,
+}
