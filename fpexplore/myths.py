@@ -590,7 +590,9 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         for v in verdicts
     )
     return (
-        "<table style='max-width:1000px;table-layout:fixed;width:100%;font-size:13px'>"
+        "<style>.fpx-myths td,.fpx-myths th{text-align:left;vertical-align:top}</style>"
+        "<table class='fpx-myths' style='max-width:1000px;table-layout:fixed;width:100%;"
+        "font-size:13px'>"
         "<colgroup><col style='width:3%'><col style='width:30%'><col style='width:30%'>"
         "<col style='width:22%'><col style='width:15%'></colgroup>"
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"

@@ -38,9 +38,12 @@ def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
 def _claim_lines(c: Comparison, width: int | None) -> list[str]:
     lines = []
     for key, claim in c.claims.items():
-        holds = getattr(claim, "holds", None)
-        mark = "holds" if holds is True else "FAILS" if holds is False else "not checked"
-        line = f"[{mark}] {key}: {claim.text}"
+        if hasattr(claim, "line"):  # with the reason when it failed or was not checked
+            line = claim.line(key)
+        else:
+            holds = getattr(claim, "holds", None)
+            mark = "holds" if holds is True else "FAILS" if holds is False else "not checked"
+            line = f"[{mark}] {key}: {claim.text}"
         lines += [line] if width is None else _wrap(line, width, "", "    ")
     return lines
 
@@ -82,6 +85,9 @@ def comparison_text(c: Comparison, wide: bool = False, width: int = 100) -> str:
         if extra:
             lines += _wrap(" · ".join(extra), width, "    ", "    ")
     lines += _claim_lines(c, width)
+    for key, obs in dict(getattr(c, "observations", {}) or {}).items():
+        text = obs.line(key) if hasattr(obs, "line") else f"[observed] {key}: {obs}"
+        lines += _wrap(text, width, "", "    ")
     return "\n".join(lines)
 
 

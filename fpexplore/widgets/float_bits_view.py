@@ -225,8 +225,10 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     cols = "".join(f"<col style='width:{w}'>" for _, w in head)
     header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
     return (
-        "<table style='table-layout:fixed;width:100%;max-width:1000px;font-size:13px;"
-        f"border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>{body}</table>"
+        "<style>.fpx-fb td{text-align:left;vertical-align:top}</style>"
+        "<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
+        f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
+        f"{body}</table>"
         "<small>Hover a stored value for its exact decimal expansion.</small>"
     )
 

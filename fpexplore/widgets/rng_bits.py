@@ -76,7 +76,9 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     )
     related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
     return (
-        "<table style='table-layout:fixed;width:100%;max-width:1000px;font-size:13px'>"
+        "<style>.fpx-rb td{text-align:left;vertical-align:top}</style>"
+        "<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
+        "font-size:13px'>"
         "<colgroup><col style='width:20%'><col style='width:4%'><col style='width:56%'>"
         "<col style='width:20%'></colgroup><tr><th style='text-align:left'>stream</th><th>i</th>"
         "<th style='text-align:left'>bits: sign exponent mantissa</th>"
