@@ -155,11 +155,14 @@ def _as_pair(x: Any, y: Any, where: str, names: tuple[str, str]) -> tuple[np.nda
     return a, b, wider(fa, fb)
 
 
+_DOT_CHUNK = 1 << 15
+
+
 def dot(x: Any, y: Any) -> Truth:
     """The exact dot product of two 1-D arrays of equal length.
 
-    float32 (and narrower) inputs go through the Ozaki scheme (`fpexplore.truth.ozaki`);
-    float64 inputs, and inputs holding NaN or infinities, through exact products and sums.
+    float32 (and narrower) inputs: the float64 products are exact and are summed exactly by
+    `fpexplore.truth.exact.sum_f64`; float64 inputs: products split error-free, then summed.
     """
     a, b, fmt = _as_pair(x, y, "truth.dot", ("x", "y"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
@@ -169,10 +172,15 @@ def dot(x: Any, y: Any) -> Truth:
         )
     label = f"dot({_desc(a, fmt)}, {_desc(b, fmt)})"
     limits.check("truth.dot", nbytes=a.size * 8 * 8)
-    f32 = a.dtype == np.float32 and b.dtype == np.float32
-    if f32 and np.isfinite(a).all() and np.isfinite(b).all():
-        parts = ozaki.dot_f32(a, b)
-        return make_truth(label, sum_f64(np.concatenate(parts)), fmt)
+    if a.dtype == np.float32 and b.dtype == np.float32:
+        # float32 products are exact in float64: one exact sum of them (cost independent of
+        # the exponent range; NaN/inf propagate as IEEE says, inf * 0 giving NaN)
+        p = np.empty(a.size, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            for c0 in range(0, a.size, _DOT_CHUNK):
+                sl = slice(c0, c0 + _DOT_CHUNK)
+                np.multiply(a[sl], b[sl], out=p[sl], dtype=np.float64)
+        return make_truth(label, sum_f64(p), fmt)
     val = _row_dots(a[None, :], b[None, :])[0]
     return make_truth(label, val, fmt)
 

@@ -21,8 +21,6 @@ import math
 
 import numpy as np
 
-_ROW_BLOCK = 128  # dot products are cut into rows of this length: beta = 23 bits per slice
-
 
 def beta_for(k: int) -> int:
     """Bits per slice for an inner dimension of ``k``: 2*beta + ceil(log2 k) <= 53."""
@@ -44,7 +42,8 @@ def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
     while True:
         unit_exp = e - (s + 1) * beta
         sigma = np.ldexp(1.5, (unit_exp + 52).astype(np.int32))[:, None]
-        d = (r + sigma) - sigma
+        d = r + sigma
+        np.subtract(d, sigma, out=d)
         out.append(d)
         np.subtract(r, d, out=r)
         s += 1
@@ -62,26 +61,3 @@ def matmul_f32(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
     sa = slices(a, beta)
     sb = [s.T for s in slices(np.ascontiguousarray(b.T), beta)]
     return [np.matmul(x, y) for x in sa for y in sb]
-
-
-def rowdot_f32(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
-    """Exact row-wise dot products of finite float32 arrays x, y of equal 2-D shape.
-
-    Returns an expansion of (rows,) float64 arrays.
-    """
-    k = x.shape[1]
-    beta = beta_for(k)
-    sx = slices(x, beta)
-    sy = slices(y, beta)
-    return [np.einsum("ij,ij->i", p, q) for p in sx for q in sy]
-
-
-def dot_f32(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
-    """Exact dot product of finite 1-D float32 arrays as an expansion of 1-D float64 arrays
-    (one entry per block of ``_ROW_BLOCK`` elements)."""
-    k = x.size
-    pad = (-k) % _ROW_BLOCK
-    if pad:
-        x = np.concatenate([x, np.zeros(pad, dtype=x.dtype)])
-        y = np.concatenate([y, np.zeros(pad, dtype=y.dtype)])
-    return rowdot_f32(x.reshape(-1, _ROW_BLOCK), y.reshape(-1, _ROW_BLOCK))
