@@ -157,6 +157,8 @@ def get(fmt: Any) -> Format:
     key: str | None = None
     if isinstance(fmt, str):
         key = fmt
+    elif fmt is None or isinstance(fmt, bool | int | float):
+        key = "<not a format>"  # np.dtype(None) would silently mean float64
     else:
         try:
             key = np.dtype(fmt).name
@@ -207,6 +209,11 @@ def _round_ratio(n: int, d: int, f: Format) -> float:
 
 def _round_scalar(value: Any, f: Format) -> float:
     """One exact value rounded to ``f`` as a float64 (NaN, infinities and -0.0 kept)."""
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8:  # long double: its own bits
+        if not np.isfinite(value) or value == 0:
+            return float(value)
+        n, d = value.as_integer_ratio()
+        return math.copysign(_round_ratio(abs(int(n)), int(d), f), -1.0 if n < 0 else 1.0)
     if isinstance(value, float | np.floating):
         v = float(value)
         if not math.isfinite(v) or v == 0:
@@ -296,6 +303,23 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
             f"round_array: 'x' must be an array of numbers (float, int or bool dtype); got dtype "
             f"{a.dtype}."
         )
+    if (a.dtype.kind in "iu" and a.dtype.itemsize >= 8) or (
+        a.dtype.kind == "f" and a.dtype.itemsize > 8
+    ):
+        # int64/uint64 beyond 2**53 and long doubles do not fit float64: a cast would round
+        # once and the format a second time; round each such value exactly instead
+        wide = a.astype(np.float64) if a.dtype.kind == "f" else None
+        exact_ok = (
+            np.abs(a) <= 2**53 if a.dtype.kind in "iu" else (a == wide.astype(a.dtype)) | (a != a)
+        )
+        if not np.all(exact_ok):
+            flat = a.reshape(-1)
+            out = np.empty(flat.shape, dtype=np.float64)
+            for i, v in enumerate(flat.tolist() if a.dtype.kind in "iu" else flat):
+                out[i] = _round_scalar(v, f)
+            with np.errstate(invalid="ignore", over="ignore"):
+                res = out.reshape(a.shape).astype(f.storage)
+            return res if res.shape else res[()]
     with np.errstate(invalid="ignore"):  # signalling NaNs
         a64 = np.array(a, dtype=np.float64, copy=True, order="C")
     if f.mbits >= 52:
@@ -357,11 +381,19 @@ def bits(x: Any, fmt: Any) -> Any:
 def from_bits(pattern: Any, fmt: Any) -> Any:
     """The value(s) with bit pattern(s) ``pattern`` in ``fmt``, as the storage dtype."""
     f = get(fmt)
+    accepted = f"an integer (or integer array) in [0, 2**{f.width})"
     p = np.asarray(pattern)
-    if p.dtype == object or p.dtype.kind not in "iu":
-        p = p.astype(np.uint64)
+    if p.dtype == object:
+        vals = p.reshape(-1).tolist()
+        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in vals):
+            raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
+        if any(v < 0 or v >> f.width for v in vals):
+            raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
+        p = np.array(vals, dtype=np.uint64).reshape(p.shape)
+    if p.dtype.kind not in "iu":
+        raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
     if np.any(p < 0) or (f.width < 64 and np.any(p.astype(np.uint64) >> np.uint64(f.width))):
-        raise InvalidParameter("pattern", pattern, f"an integer in [0, 2**{f.width})")
+        raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
     if f.name in ("bfloat16", "tf32"):
         v = (p.astype(np.uint32) << np.uint32(32 - f.width)).view(np.float32)
     else:
@@ -434,6 +466,8 @@ def ulp(x: Any, fmt: Any) -> Any:
     the smallest subnormal, ulp(±inf) is inf, ulp(NaN) is NaN. float64 result.
     """
     f = get(fmt)
+    if isinstance(x, np.integer):
+        x = int(x)
     if isinstance(x, Fraction | int) and not isinstance(x, bool):
         v = abs(Fraction(x))
         if v == 0:
@@ -442,8 +476,21 @@ def ulp(x: Any, fmt: Any) -> Any:
         e = n.bit_length() - d.bit_length()
         if (n << max(0, -e)) < (d << max(0, e)):
             e -= 1
+        if e > f.emax:  # beyond the format's range: it rounds to infinity
+            return math.inf
         return math.ldexp(1.0, max(e, f.emin) - f.mbits)
-    a = np.abs(np.asarray(x if not hasattr(x, "_mpf_") else float(x), dtype=np.float64))
+    if hasattr(x, "_mpf_"):
+        x = float(x)
+    a = np.asarray(x)
+    if a.dtype.kind not in "f" or isinstance(x, bool):
+        if a.dtype.kind in "iu":
+            return ulp(np.array(a.astype(object)), f) if a.ndim else ulp(int(a), f)
+        if a.dtype == object and a.ndim:
+            return np.array([ulp(v, f) for v in a.reshape(-1)], dtype=np.float64).reshape(a.shape)
+        raise InvalidParameter(
+            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
+        )
+    a = np.abs(a.astype(np.float64))
     finite = np.isfinite(a) & (a > 0)
     lead = np.frexp(np.where(finite, a, 1.0))[1].astype(np.int64) - 1
     u = np.ldexp(1.0, (np.maximum(lead, f.emin) - f.mbits).astype(np.int32))

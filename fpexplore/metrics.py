@@ -167,7 +167,20 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
-    """Error of ``got`` (scalar or array, any supported dtype) against ``truth``."""
+    """Error of ``got`` (scalar or array, any supported dtype) against ``truth``.
+
+    Elements where float64 cannot carry the truth or the error (a truth beyond float64's
+    range or below its resolution, an error that overflows, a difference within the truth's
+    float64 approximation, a result at the format's largest value or infinite) are measured
+    exactly with Fractions.
+    """
+    from .truth.value import Truth
+
+    if not isinstance(truth, Truth):
+        raise InvalidInput(
+            f"measure: 'truth' must be a fpexplore.truth.Truth (e.g. fpexplore.truth.sum(x)); "
+            f"got {truth!r:.60} of type {type(truth).__name__}."
+        )
     g, f = as_format_array(got, fmt)
     scalar = g.ndim == 0
     if tuple(g.shape) != tuple(truth.shape):
@@ -179,8 +192,18 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
     g = np.atleast_1d(g)
     with np.errstate(all="ignore"):
         ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
+        exact_needed = _needs_exact(g, hi, lo, ulp_err, truth.is_exact, f)
+    amb &= ~exact_needed
     if amb.any():
         _decide_exactly(truth, g, f, np.flatnonzero(amb.ravel()), cr.ravel(), faithful.ravel())
+    if exact_needed.any():
+        _measure_exactly(
+            truth,
+            g,
+            f,
+            np.flatnonzero(exact_needed.ravel()),
+            (ulp_err.ravel(), rel.ravel(), bits.ravel(), cr.ravel(), faithful.ravel()),
+        )
     abs_ulp = np.abs(ulp_err)
     n = int(g.size)
     if n:
@@ -269,7 +292,10 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
 
 def _exact_element(truth: Truth, i: int) -> Fraction | None:
     """Element ``i`` of the truth as an exact Fraction (None when it is not finite)."""
-    src = truth.exact if truth.is_exact else truth.mp()
+    if truth.expansion is not None:
+        return _exact_elements(truth, np.array([i]))[0]
+    # the held values themselves: an mp() view would round them to the truth's precision
+    src = truth.exact if truth.is_exact else truth._mp
     v = np.asarray(src, dtype=object).ravel()[i]
     if isinstance(v, Fraction | int):
         return Fraction(v)
@@ -312,3 +338,94 @@ def _decide_exactly(
         faithful[i] = t == Fraction(got) or (
             (lower is None or lower < t) and (upper is None or t < upper)
         )
+
+
+_TINY = 2.0**-900  # below this, the float64 pair (hi, lo) of a truth loses bits
+_BIG = 2.0**1000
+
+
+def _needs_exact(
+    g: np.ndarray,
+    hi: np.ndarray,
+    lo: np.ndarray,
+    ulp_err: np.ndarray,
+    is_exact: bool,
+    f: formats.Format,
+) -> np.ndarray:
+    """Elements whose error float64 (hi, lo) arithmetic cannot be trusted to give."""
+    fin_t = np.isfinite(hi)
+    fin_g = np.isfinite(g)
+    ah = np.abs(hi)
+    need = fin_t & ((ah < _TINY) | (ah > _BIG))  # truth near or past float64's range ends
+    need |= ~fin_t & is_exact  # an exact (finite) truth whose float64 value overflowed
+    need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
+    need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
+    # a difference within the truth's float64 approximation (about 2**-106 relative): the
+    # pair cannot tell it from zero
+    need |= fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
+    return need
+
+
+def _exact_elements(truth: Truth, idx: np.ndarray) -> list[Fraction | None]:
+    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite)."""
+    parts = truth.expansion
+    if parts is not None:
+        from .truth.expansion import fractions
+
+        return list(fractions([np.asarray(p).reshape(-1)[idx] for p in parts]))
+    return [_exact_element(truth, int(i)) for i in idx.tolist()]
+
+
+def _log2_fraction(q: Fraction) -> float:
+    """log2 of a positive Fraction, accurate for any magnitude."""
+    return math.log2(q.numerator) - math.log2(q.denominator)
+
+
+def _measure_exactly(
+    truth: Truth,
+    g: np.ndarray,
+    f: formats.Format,
+    idx: np.ndarray,
+    out: tuple[np.ndarray, ...],
+) -> None:
+    """Exact ULP error, relative error, bits and rounding flags for the elements ``idx``."""
+    ulp_err, rel, bits, cr, faithful = out
+    flat = g.ravel()
+    cap = f.precision + BITS_ABOVE_PRECISION
+    for i, t in zip(idx.tolist(), _exact_elements(truth, idx), strict=True):
+        got = float(flat[i])
+        if t is None:  # the truth is NaN/inf: the float path handled it
+            continue
+        rounded = float(formats.round_exact(t, f))
+        cr[i] = rounded == got
+        if math.isinf(got) or math.isnan(got):
+            ulp_err[i] = math.nan if math.isnan(got) else got
+            rel[i] = math.inf
+            bits[i] = 0.0
+            faithful[i] = (not math.isnan(got)) and (
+                t > Fraction(f.max) if got > 0 else t < -Fraction(f.max)
+            )
+            continue
+        d = Fraction(got) - t
+        u = Fraction(formats.ulp(Fraction(got), f))
+        q = d / u
+        try:
+            ulp_err[i] = float(q)
+        except OverflowError:
+            ulp_err[i] = math.copysign(math.inf, q)
+        if d == 0:
+            rel[i], bits[i] = 0.0, math.inf
+        elif t == 0:
+            rel[i], bits[i] = math.inf, 0.0
+        else:
+            r = abs(d) / abs(t)
+            try:
+                rel[i] = float(r)
+            except OverflowError:
+                rel[i] = math.inf
+            bits[i] = min(cap, max(0.0, -_log2_fraction(r)))
+        up = float(formats.next_up(np.float64(got), f))
+        down = float(formats.next_down(np.float64(got), f))
+        lower = Fraction(down) if math.isfinite(down) else None
+        upper = Fraction(up) if math.isfinite(up) else None
+        faithful[i] = d == 0 or ((lower is None or lower < t) and (upper is None or t < upper))
