@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl browser libtorch widgets-js clean
+.PHONY: setup lab test lint format djl browser libtorch widgets-js lite clean
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js
 
@@ -55,6 +55,10 @@ widgets-js: $(CACHE)/widgets/.fetched
 $(CACHE)/widgets/.fetched: fpexplore/widget_bundle.py $(VENV)/.installed
 	$(BIN)/python -m fpexplore.widget_bundle
 	@touch $@
+
+# The JupyterLite site (numpy/mpmath lessons in the browser, Pyodide from its CDN): build/lite.
+lite: setup
+	$(BIN)/python lite/build.py
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \

@@ -1,0 +1,258 @@
+"""Peak memory of each notebook: its kernel plus every child (the DJL worker JVM, LibTorch).
+
+    .venv/bin/python benchmarks/notebook_memory.py [NOTEBOOK ...] [--python PY] [--json OUT]
+
+Each notebook runs headless (nbclient) in a fresh kernel started from ``--python`` (default:
+this interpreter), one at a time, as Binder users are told to. A sampler polls the kernel's
+process tree every 0.1 s and keeps the peak of
+
+- RSS summed over the tree: what a container holding only this tree is charged at most
+  (pages shared between the kernel and its children count twice), the number to hold
+  against Binder's limit, and
+- PSS summed over the tree (shared pages split between their users, including processes
+  outside the tree that map the same libraries: lower on a busy machine, shown for reference);
+
+at the peak (and every second) it also reads ``/proc/PID/smaps`` and sums the resident memory
+of CUDA libraries (``libcu*``, ``libnv*``, ``libcudnn*``, ``libnccl*``, ``libtorch_cuda*``,
+``libc10_cuda*``, ``libtriton*`` and anything under an ``nvidia/`` package folder). PyTorch's
+CPU wheels, which Binder installs, carry none of those, so ``RSS peak - CUDA`` estimates the peak
+with the Binder image's packages. After the notebook, the kernel is shut down and every process
+the tree had is checked to be gone: a notebook must close what it starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+GB = 1e9
+#: Binder's limit, and the goal per notebook with the Binder image's packages
+BINDER_LIMIT_GB = 2.0
+GOAL_GB = 1.5
+SAMPLE_S = 0.1
+SMAPS_EVERY_S = 1.0
+CUDA_LIB = re.compile(
+    r"(^|/)(libcu|libnv|libcudnn|libnccl|libtorch_cuda|libc10_cuda|libtriton|libcaffe2_nvrtc)"
+    r"|/nvidia/"
+)
+
+
+@dataclass
+class Peak:
+    """One notebook's measurement (bytes)."""
+
+    notebook: str
+    seconds: float = 0.0
+    ok: bool = False
+    error: str = ""
+    rss: int = 0
+    pss: int = 0
+    cuda_rss: int = 0  # CUDA libraries resident in the tree, at the RSS peak
+    cuda_pss: int = 0
+    processes: int = 0  # most processes in the tree at once
+    commands: list[str] = field(default_factory=list)
+    left_running: list[str] = field(default_factory=list)
+
+    @property
+    def cpu_wheel_rss(self) -> int:
+        """Estimated peak with CPU-only torch: the RSS peak without the CUDA libraries."""
+        return self.rss - self.cuda_rss
+
+
+def tree(pid: int) -> list[psutil.Process]:
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def cuda_resident(pid: int) -> tuple[int, int]:
+    """(Rss, Pss) in bytes of the CUDA-library mappings of process ``pid``."""
+    rss = pss = 0
+    current = False
+    try:
+        with open(f"/proc/{pid}/smaps", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line[0].isupper() or ":" not in line.split()[0]:
+                    # a mapping header: address range, perms, offset, dev, inode, [path]
+                    parts = line.split(maxsplit=5)
+                    current = len(parts) == 6 and bool(CUDA_LIB.search(parts[5].strip()))
+                elif current and line.startswith("Rss:"):
+                    rss += int(line.split()[1]) * 1024
+                elif current and line.startswith("Pss:"):
+                    pss += int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return rss, pss
+
+
+class Sampler(threading.Thread):
+    """Polls the process tree of ``pid`` until stopped; keeps the peaks in ``peak``."""
+
+    def __init__(self, pid: int, peak: Peak) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak = pid, peak
+        self.stop = threading.Event()
+        self.seen: dict[int, psutil.Process] = {}
+
+    def run(self) -> None:
+        last_smaps = 0.0
+        while not self.stop.is_set():
+            procs = tree(self.pid)
+            rss = pss = 0
+            for p in procs:
+                self.seen.setdefault(p.pid, p)
+                try:
+                    info = p.memory_full_info()
+                    rss, pss = rss + info.rss, pss + info.pss
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+            self.peak.processes = max(self.peak.processes, len(procs))
+            now = time.monotonic()
+            if rss > self.peak.rss or now - last_smaps >= SMAPS_EVERY_S:
+                last_smaps = now
+                cuda = [cuda_resident(p.pid) for p in procs]
+                cuda_rss, cuda_pss = sum(c[0] for c in cuda), sum(c[1] for c in cuda)
+                if rss > self.peak.rss:
+                    self.peak.cuda_rss = cuda_rss
+                if pss > self.peak.pss:
+                    self.peak.cuda_pss = cuda_pss
+            self.peak.rss = max(self.peak.rss, rss)
+            self.peak.pss = max(self.peak.pss, pss)
+            self.stop.wait(SAMPLE_S)
+
+
+def _kernelspec(python: str, where: Path) -> str:
+    """A kernelspec named ``fpx-measured`` that starts ``python``'s ipykernel."""
+    spec = where / "kernels" / "fpx-measured"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "fpexplore (measured)",
+                "language": "python",
+            }
+        )
+    )
+    return "fpx-measured"
+
+
+def measure(notebook: Path, python: str, timeout_s: int = 900) -> Peak:
+    """Run ``notebook`` in a fresh kernel of ``python`` and measure its process tree."""
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    peak = Peak(notebook.name)
+    with tempfile.TemporaryDirectory(prefix="fpx-mem-") as tmp:
+        name = _kernelspec(python, Path(tmp))
+        ksm = KernelSpecManager(kernel_dirs=[str(Path(tmp) / "kernels")])
+        km = KernelManager(kernel_name=name, kernel_spec_manager=ksm)
+        nb = nbformat.read(notebook, as_version=4)
+        t0 = time.monotonic()
+        km.start_kernel(cwd=str(notebook.parent), env={**os.environ, "MPLBACKEND": "agg"})
+        pid = km.provisioner.process.pid  # type: ignore[union-attr]
+        sampler = Sampler(pid, peak)
+        sampler.start()
+        try:
+            NotebookClient(nb, km=km, timeout=timeout_s, kernel_name=name).execute()
+            peak.ok = True
+        except CellExecutionError as exc:
+            peak.error = str(exc).strip().splitlines()[-1][:300]
+        except Exception as exc:  # a dead kernel, a timeout: measured all the same
+            peak.error = f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            peak.seconds = time.monotonic() - t0
+            sampler.stop.set()
+            sampler.join()
+            if km.has_kernel:
+                km.shutdown_kernel(now=False)
+        peak.commands = sorted(
+            {" ".join(_cmd(p)[:2]) for p in sampler.seen.values() if p.pid != pid}
+        )
+        peak.left_running = _left_running(sampler.seen.values())
+    return peak
+
+
+def _cmd(p: psutil.Process) -> list[str]:
+    try:
+        return [Path(a).name if i == 0 else a for i, a in enumerate(p.cmdline()[:2])]
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return ["?"]
+
+
+def _left_running(procs, grace_s: float = 10.0) -> list[str]:
+    """Processes of the kernel's tree still alive ``grace_s`` after the kernel shut down
+    (they are then terminated, so that one notebook's leftovers do not weigh on the next)."""
+    procs = list(procs)
+    _, alive = psutil.wait_procs(procs, timeout=grace_s)
+    left = [f"{p.pid} {' '.join(_cmd(p))}" for p in alive]
+    for p in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.terminate()
+    return left
+
+
+def table(peaks: list[Peak]) -> str:
+    """A Markdown table of the peaks, in GB."""
+    lines = [
+        "| notebook | peak RSS (GB) | CUDA libs in it (GB) | est. CPU-wheel peak (GB) "
+        "| peak PSS (GB) | processes | time (s) | ran |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for p in peaks:
+        lines.append(
+            f"| {p.notebook} | {p.rss / GB:.2f} | {p.cuda_rss / GB:.2f} | "
+            f"{p.cpu_wheel_rss / GB:.2f} | {p.pss / GB:.2f} | {p.processes} | {p.seconds:.0f} | "
+            f"{'yes' if p.ok else 'NO: ' + p.error} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="*", help="default: notebooks/[0-9]*.ipynb")
+    ap.add_argument("--python", default=sys.executable, help="the kernel's interpreter")
+    ap.add_argument("--json", default=None, help="also write the measurements here")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per cell")
+    args = ap.parse_args(argv)
+    books = [Path(n) for n in args.notebooks] or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    peaks = []
+    for book in books:
+        peak = measure(book.resolve(), args.python, args.timeout)
+        peaks.append(peak)
+        print(
+            f"{peak.notebook}: RSS {peak.rss / GB:.2f} GB (CUDA libs {peak.cuda_rss / GB:.2f} GB), "
+            f"PSS {peak.pss / GB:.2f} GB, {peak.seconds:.0f} s"
+            + ("" if peak.ok else f", FAILED: {peak.error}")
+            + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    print(table(peaks))
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps([{**asdict(p), "cpu_wheel_rss": p.cpu_wheel_rss} for p in peaks], indent=1)
+        )
+    bad = [p for p in peaks if not p.ok or p.left_running]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
