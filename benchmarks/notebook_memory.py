@@ -13,8 +13,9 @@ process tree every 0.1 s and keeps the peak of
   outside the tree that map the same libraries: lower on a busy machine, shown for reference);
 
 at the peak (and every second) it also reads ``/proc/PID/smaps`` and sums the resident memory
-of CUDA libraries (``libcu*``, ``libnv*``, ``libcudnn*``, ``libnccl*``, ``libtorch_cuda*``,
-``libc10_cuda*``, ``libtriton*`` and anything under an ``nvidia/`` package folder). PyTorch's
+of CUDA libraries (``libcudart``, ``libcublas*``, ``libcudnn*``, ``libcufft``, ``libcusparse*``,
+the other ``libcu*`` of the CUDA toolkit, ``libnv*``, ``libnccl``, ``libtorch_cuda``,
+``libc10_cuda``, ``libtriton`` and anything under an ``nvidia/`` package folder). PyTorch's
 CPU wheels, which Binder installs, carry none of those, so ``RSS peak - CUDA`` estimates the peak
 with the Binder image's packages. After the notebook, the kernel is shut down and every process
 the tree had is checked to be gone: a notebook must close what it starts.
@@ -44,8 +45,9 @@ GOAL_GB = 1.5
 SAMPLE_S = 0.1
 SMAPS_EVERY_S = 1.0
 CUDA_LIB = re.compile(
-    r"(^|/)(libcu|libnv|libcudnn|libnccl|libtorch_cuda|libc10_cuda|libtriton|libcaffe2_nvrtc)"
-    r"|/nvidia/"
+    r"(^|/)(libcuda|libcudart|libcublas|libcudnn|libcufft|libcurand|libcusolver|libcusparse"
+    r"|libcupti|libcufile|libnv[A-Za-z]|libnccl|libtorch_cuda|libc10_cuda|libcaffe2_nvrtc"
+    r"|libtriton)|/nvidia/"
 )
 
 
@@ -79,24 +81,30 @@ def tree(pid: int) -> list[psutil.Process]:
         return []
 
 
-def cuda_resident(pid: int) -> tuple[int, int]:
-    """(Rss, Pss) in bytes of the CUDA-library mappings of process ``pid``."""
+def cuda_in_smaps(lines) -> tuple[int, int]:
+    """(Rss, Pss) in bytes of the CUDA-library mappings in the lines of an smaps file."""
     rss = pss = 0
     current = False
+    for line in lines:
+        head = line.split(maxsplit=1)[0] if line.strip() else ""
+        if not head.endswith(":"):
+            # a mapping header: address range, perms, offset, dev, inode, [path]
+            parts = line.split(maxsplit=5)
+            current = len(parts) == 6 and bool(CUDA_LIB.search(parts[5].strip()))
+        elif current and head == "Rss:":
+            rss += int(line.split()[1]) * 1024
+        elif current and head == "Pss:":
+            pss += int(line.split()[1]) * 1024
+    return rss, pss
+
+
+def cuda_resident(pid: int) -> tuple[int, int]:
+    """(Rss, Pss) in bytes of the CUDA-library mappings of process ``pid``."""
     try:
         with open(f"/proc/{pid}/smaps", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if not line[0].isupper() or ":" not in line.split()[0]:
-                    # a mapping header: address range, perms, offset, dev, inode, [path]
-                    parts = line.split(maxsplit=5)
-                    current = len(parts) == 6 and bool(CUDA_LIB.search(parts[5].strip()))
-                elif current and line.startswith("Rss:"):
-                    rss += int(line.split()[1]) * 1024
-                elif current and line.startswith("Pss:"):
-                    pss += int(line.split()[1]) * 1024
+            return cuda_in_smaps(f)
     except (OSError, ValueError):
-        pass
-    return rss, pss
+        return 0, 0
 
 
 class Sampler(threading.Thread):
