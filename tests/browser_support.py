@@ -521,6 +521,12 @@ class WidgetView:
         """Change one control by one step (``step`` = +1 forward, -1 back)."""
         loc = control.locator
         if control.kind == "slider":
+            now, low, high = (
+                float(loc.get_attribute(a) or 0)
+                for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax")
+            )
+            if (step > 0 and now >= high) or (step < 0 and now <= low):
+                step = -step  # at an end: step the other way
             loc.focus()
             loc.press("ArrowRight" if step > 0 else "ArrowLeft")
         elif control.kind == "select":
@@ -561,7 +567,10 @@ class WidgetView:
             self.type_text(control, text or "")
         else:
             self.move(control, step)
-        return self.settle(t0, before, timeout_s=timeout_s)
+        try:
+            return self.settle(t0, before, timeout_s=timeout_s)
+        except TimeoutError as exc:
+            raise TimeoutError(f"{exc} (after moving {control.kind} {control.label!r})") from None
 
 
 def notebooks(root: Path = ROOT) -> list[str]:

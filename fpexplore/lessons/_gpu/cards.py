@@ -1,0 +1,204 @@
+"""The recorded cards side by side: which record to show, and what differs between two cards.
+
+Everything here is computed from the records in ``data/gpu``: the provenance fields that
+differ, and, experiment by experiment, which results have the same bits on both cards, which
+run-to-run spreads differ, and how the timings compare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import records
+
+#: provenance fields worth comparing between two cards
+CARD_FIELDS = (
+    "gpu_name",
+    "compute_capability",
+    "sm_count",
+    "total_memory_bytes",
+    "driver",
+    "cuda",
+    "cudnn",
+    "torch",
+)
+
+
+def choices() -> list[tuple[str, str]]:
+    """(label, record key) for every recorded run, newest first; the key is the file stem,
+    accepted by the lessons' ``record`` parameter."""
+    out = []
+    for path in records.available():
+        rec = records.load(path)
+        out.append((f"{rec.card} (recorded {rec.date})", path.stem))
+    return out
+
+
+def _det_key(r: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (r["op"], r["case"], r["output"], r["config"])
+
+
+def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
+    """What differs between the records ``a`` and ``b``, experiment by experiment."""
+    pa, pb = a.provenance, b.provenance
+    card = [(k, pa.get(k), pb.get(k)) for k in CARD_FIELDS if pa.get(k) != pb.get(k)]
+    ea, eb = a.experiments, b.experiments
+
+    # determinism: same bits where both were deterministic; spreads that differ
+    da = {_det_key(r): r for r in ea["determinism"]["rows"] if r.get("raised") is None}
+    db = {_det_key(r): r for r in eb["determinism"]["rows"] if r.get("raised") is None}
+    both = sorted(set(da) & set(db))
+    stable = [k for k in both if da[k]["distinct"] == 1 and db[k]["distinct"] == 1]
+    same_bits = [k for k in stable if da[k]["digests"][0] == db[k]["digests"][0]]
+    spread = [(k, da[k]["distinct"], db[k]["distinct"]) for k in both]
+    varies_a = {k for k, x, _ in spread if x > 1}
+    varies_b = {k for k, _, y in spread if y > 1}
+    raises_a = {p["op"] for p in ea["determinism"]["raises"] if p["raised"]}
+    raises_b = {p["op"] for p in eb["determinism"]["raises"] if p["raised"]}
+
+    # tf32: errors (bits of the sampled outputs) and timings
+    ta = {(r["op"], r["size"], r["mode"]): r for r in ea["tf32"]["rows"] if not r.get("raised")}
+    tb = {(r["op"], r["size"], r["mode"]): r for r in eb["tf32"]["rows"] if not r.get("raised")}
+    tkeys = sorted(set(ta) & set(tb))
+    same_err = [k for k in tkeys if ta[k]["rel_error"] == tb[k]["rel_error"]]
+    ratios = {
+        op: [tb[k]["ms"] / ta[k]["ms"] for k in tkeys if k[0] == op and ta[k]["ms"] > 0]
+        for op in ("matmul", "conv2d")
+    }
+    big = max(k[1] for k in tkeys if k[0] == "matmul") if tkeys else None
+    big_ratio = {
+        k[2]: tb[k]["ms"] / ta[k]["ms"]
+        for k in tkeys
+        if k[0] == "matmul" and k[1] == big and ta[k]["ms"] > 0
+    }
+
+    # cpu_vs_accelerator: the accelerator sides' bits
+    def acc_sides(e: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {s["mode"]: s for s in e["cpu_vs_accelerator"]["sides"] if s["device"] != "cpu"}
+
+    sa, sb = acc_sides(ea), acc_sides(eb)
+    acc_same = {
+        mode: {
+            "sum_uniform": sa[mode]["sum_uniform_bits"] == sb[mode]["sum_uniform_bits"],
+            "sum_tenthousand": sa[mode]["sum_tenthousand_bits"] == sb[mode]["sum_tenthousand_bits"],
+            "chain": sa[mode]["chain"] == sb[mode]["chain"],
+            "conv": sa[mode]["conv_digest"] == sb[mode]["conv_digest"],
+        }
+        for mode in sorted(set(sa) & set(sb))
+    }
+
+    # rng and sums
+    ra, rb = ea["rng"], eb["rng"]
+    rng_same = all(
+        ra[key].get(str(s)) == rb[key].get(str(s))
+        for key in ("cuda_rand_bits", "cuda_randn_bits")
+        for s in ra["seeds"]
+        if str(s) in rb[key]
+    )
+    ca = {c["name"]: c["cuda_bits"] for c in ea["sum"]["cases"]}
+    cb = {c["name"]: c["cuda_bits"] for c in eb["sum"]["cases"]}
+    sums_same = {n: ca[n] == cb[n] for n in sorted(set(ca) & set(cb))}
+
+    return {
+        "cards": (a.card, b.card),
+        "files": (a.path.name, b.path.name),
+        "card_fields": card,
+        "determinism": {
+            "compared": len(both),
+            "deterministic_on_both": len(stable),
+            "same_bits": len(same_bits),
+            "different_bits": [k for k in stable if k not in same_bits],
+            "varies_on_both": len(varies_a & varies_b),
+            "varies_only_on": {
+                a.card: sorted(varies_a - varies_b),
+                b.card: sorted(varies_b - varies_a),
+            },
+            "distinct_counts_differ": [(k, x, y) for k, x, y in spread if x != y],
+            "counts_differ_where_both_vary": all(x > 1 and y > 1 for _, x, y in spread if x != y),
+            "raises_same": raises_a == raises_b,
+        },
+        "tf32": {
+            "compared": len(tkeys),
+            "same_error": len(same_err),
+            "different_error": [k for k in tkeys if k not in same_err],
+            "median_time_ratio": {
+                op: float(np.median(r)) if r else float("nan") for op, r in ratios.items()
+            },
+            "largest_matmul": big,
+            "largest_matmul_time_ratio": big_ratio,
+        },
+        "cpu_vs_accelerator": acc_same,
+        "rng_same": rng_same,
+        "sums_same": sums_same,
+    }
+
+
+def summary(d: dict[str, Any]) -> list[str]:
+    """The differences as sentences, every number taken from ``d``."""
+    a, b = d["cards"]
+    lines = []
+    if d["card_fields"]:
+        lines.append(
+            "hardware and software that differ: "
+            + "; ".join(f"{k} {x} vs {y}" for k, x, y in d["card_fields"])
+        )
+    same = [k for k in CARD_FIELDS if k not in {f for f, _, _ in d["card_fields"]}]
+    if same:
+        lines.append("the same on both: " + ", ".join(same))
+    det = d["determinism"]
+    lines.append(
+        f"determinism: of {det['deterministic_on_both']} results deterministic on both cards, "
+        f"{det['same_bits']} have the same bits on both; "
+        f"{det['varies_on_both']} vary from run to run on both"
+        + (
+            f"; {len(det['distinct_counts_differ'])} gave a different number of distinct "
+            "results in the recorded runs"
+            + (
+                " (all of them vary on both cards: how many distinct results a few runs "
+                "give is itself random)"
+                if det["counts_differ_where_both_vary"]
+                else ""
+            )
+            if det["distinct_counts_differ"]
+            else ""
+        )
+        + ("; the same ops raise" if det["raises_same"] else "; different ops raise")
+    )
+    tf = d["tf32"]
+    ratio = tf["median_time_ratio"]
+    lines.append(
+        f"TF32/autocast errors: {tf['same_error']} of {tf['compared']} rows identical; "
+        f"time {b} / {a}: median {ratio['matmul']:.2f} (matmul), {ratio['conv2d']:.2f} (conv2d)"
+    )
+    acc = d["cpu_vs_accelerator"]
+    n_same = sum(v for m in acc.values() for v in m.values())
+    n_all = sum(len(m) for m in acc.values())
+    lines.append(f"CPU vs accelerator: {n_same} of {n_all} accelerator results have the same bits")
+    lines.append(
+        "torch.cuda random streams: " + ("the same bits" if d["rng_same"] else "different bits")
+    )
+    lines.append(
+        f"torch.sum on CUDA: {sum(d['sums_same'].values())} of {len(d['sums_same'])} sums "
+        "have the same bits"
+    )
+    return lines
+
+
+def compare(which_a: str, which_b: str) -> dict[str, Any]:
+    """`differences` of two records named as the lessons' ``record`` parameter names them."""
+    return differences(records.load(records.find(which_a)), records.load(records.find(which_b)))
+
+
+def compare_all() -> dict[str, Any] | None:
+    """The differences between the two newest records of different cards, or None if fewer
+    than two cards were recorded."""
+    seen: dict[str, records.Record] = {}
+    for path in records.available():
+        rec = records.load(path)
+        seen.setdefault(rec.card, rec)
+    if len(seen) < 2:
+        return None
+    first, second = list(seen.values())[:2]
+    return differences(first, second)

@@ -1,0 +1,81 @@
+"""The determinism experiment's scatter-style ops, live on this machine's CPU.
+
+The same inputs as the recorded GPU runs (`experiment._atomic_cases` with the record's seed
+and size), run a few times at a chosen thread count: how many bitwise-distinct results came
+out, whether the bits match the single-threaded result, and each run's error against the
+exact sums. On a CPU these ops have no atomics racing each other, so a fixed thread count
+gives the same bits every run; the thread count itself can change the bits of a reduction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ...backends.torch_device import torch_module
+from .._gpu.common import digest
+from . import experiment
+
+#: the record's scatter-style inputs: 10^6 values into 100 bins, seed 0 + 100
+N_VALUES, SEED = 10**6, 100
+OPS = (
+    "index_add_",
+    "scatter_add_",
+    "index_put_(accumulate=True)",
+    "embedding_bag backward (sum)",
+    "interpolate backward (bilinear)",
+    "sum (control)",
+)
+
+
+@functools.lru_cache(maxsize=2)
+def _cases(n_values: int, seed: int) -> dict[str, Any]:
+    return experiment._atomic_cases(n_values, seed)
+
+
+@contextlib.contextmanager
+def threads(n: int) -> Iterator[None]:
+    """torch's intra-op thread count set to ``n`` inside the block, restored after."""
+    torch = torch_module()
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@functools.lru_cache(maxsize=64)
+def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
+    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached per arguments).
+
+    Returns the run-to-run spread (``distinct``, ``digests``), the errors against the exact
+    result at the sampled entries (``ulp_vs_truth_max`` ...) and ``same_as_one_thread``.
+    """
+    from ...errors import InvalidParameter
+
+    if op not in OPS:
+        raise InvalidParameter("op", op, "one of " + ", ".join(OPS))
+    if not 1 <= n_threads <= 1024:
+        raise InvalidParameter("n_threads", n_threads, "an integer from 1 to 1024")
+    torch = torch_module()
+    a = _cases(N_VALUES, SEED)
+    once, sample = experiment._atomic_ops(torch, torch.device("cpu"), a)[op]
+    with threads(n_threads):
+        row = experiment._measure([once() for _ in range(runs)], sample)
+    if n_threads == 1:
+        row["same_as_one_thread"] = True
+    else:
+        one = run_on_cpu(op, 1, runs=1)
+        row["same_as_one_thread"] = row["digests"][0] == one["digests"][0]
+    row.update(op=op, threads=n_threads, runs=runs, case=experiment._atomic_case_text(op, a))
+    return row
+
+
+def cpu_digest(values: Any) -> str:
+    """The digest the records use for a result's bits."""
+    return digest(np.asarray(values))

@@ -1,0 +1,92 @@
+"""The TF32 experiment's matmuls, live on this machine's CPU, with each precision mode emulated.
+
+A CPU has no TF32 tensor cores, so the lesson's modes are rebuilt where they can be: the
+float32 product computed by torch on the CPU (at a chosen thread count), and the reduced-
+precision modes as *input rounding* — both inputs rounded to TF32 (10 fraction bits), bfloat16
+(7) or float16 (10, with float16's range), the products and their sum then exact. The inputs
+and sampled entries are the recorded run's (same seed, same size), so the emulated errors sit
+beside the recorded card's errors on the very same numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ... import formats
+from ...backends.torch_device import torch_module
+from .._gpu.common import normal32, rng
+from . import experiment
+
+#: sizes the CPU part offers (the recorded run goes up to 4096, too slow live here)
+SIZES = (64, 128, 256, 512)
+#: emulated mode -> the format both inputs are rounded to
+EMULATED = {
+    "TF32 (inputs rounded to TF32)": "tf32",
+    "bf16 (inputs rounded to bfloat16)": "bfloat16",
+    "fp16 (inputs rounded to float16)": "binary16",
+}
+#: which recorded mode each emulated one stands for
+RECORDED_MODE = {
+    "TF32 (inputs rounded to TF32)": "TF32",
+    "bf16 (inputs rounded to bfloat16)": "bf16 autocast",
+    "fp16 (inputs rounded to float16)": "fp16 autocast",
+}
+CPU_MODE = "fp32 on this CPU (torch)"
+MODES = (CPU_MODE, *EMULATED)
+
+
+@functools.lru_cache(maxsize=8)
+def _inputs(size: int, seed: int = 0) -> dict[str, Any]:
+    """The recorded run's inputs for ``size`` (`experiment.run_matmul` draws them the same
+    way), the sampled entries and their exact values."""
+    gen = rng(seed + size)
+    a, b = normal32(gen, size, size), normal32(gen, size, size)
+    ii = gen.integers(0, size, experiment.N_SAMPLES)
+    jj = gen.integers(0, size, experiment.N_SAMPLES)
+    terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)
+    return {
+        "a": a,
+        "b": b,
+        "ii": ii,
+        "jj": jj,
+        "exact": experiment._exact_dots(terms),
+        "scale": np.abs(terms).sum(axis=1),
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def matmul_on_cpu(size: int, mode: str, n_threads: int = 1) -> dict[str, Any]:
+    """One mode's error at ``size`` on this CPU: ``rel_error``, ``median_abs_ulp32`` and
+    ``max_scaled_error`` as the recorded rows have them (cached per arguments)."""
+    from ...errors import InvalidParameter
+
+    if size not in SIZES:
+        raise InvalidParameter("size", size, "one of " + ", ".join(map(str, SIZES)))
+    if mode not in MODES:
+        raise InvalidParameter("mode", mode, "one of " + ", ".join(MODES))
+    if not 1 <= n_threads <= 1024:
+        raise InvalidParameter("n_threads", n_threads, "an integer from 1 to 1024")
+    inp = _inputs(size)
+    if mode == CPU_MODE:
+        torch = torch_module()
+        before = torch.get_num_threads()
+        torch.set_num_threads(n_threads)
+        try:
+            out = (torch.from_numpy(inp["a"]) @ torch.from_numpy(inp["b"])).numpy()
+        finally:
+            torch.set_num_threads(before)
+        got = out[inp["ii"], inp["jj"]]
+    else:
+        fmt = EMULATED[mode]
+        a = formats.round_array(inp["a"][inp["ii"]], fmt).astype(np.float64)
+        b = formats.round_array(inp["b"][:, inp["jj"]].T, fmt).astype(np.float64)
+        got = experiment._exact_dots(a * b)  # products of short formats are exact in float64
+    return {
+        "size": size,
+        "mode": mode,
+        "threads": n_threads if mode == CPU_MODE else None,
+        **experiment._errors(np.asarray(got), inp["exact"], inp["scale"]),
+    }
