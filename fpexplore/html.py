@@ -264,15 +264,32 @@ def truth_text(truth: Any) -> tuple[str, str]:
         if math.isfinite(truth.digits)
         else "exact"
     )
-    val = truth.mp()
-    if isinstance(val, np.ndarray):
-        flat = val.ravel()
+    if truth.shape:  # an array: only the first values, never the whole array in mpmath
+        size = int(np.prod(truth.shape))
+        flat = _head(truth, 12)
         head = ", ".join(mpmath.nstr(v, 8) for v in flat[:3])
-        short = f"array{list(truth.shape)} [{head}{', …' if flat.size > 3 else ''}]"
-        full = ", ".join(mpmath.nstr(v, 17) for v in flat[:12]) + (" …" if flat.size > 12 else "")
+        short = f"array{list(truth.shape)} [{head}{', …' if size > 3 else ''}]"
+        full = ", ".join(mpmath.nstr(v, 17) for v in flat) + (" …" if size > 12 else "")
     else:
+        val = truth.mp()
         short, full = mpmath.nstr(val, 17), mpmath.nstr(val, 40)
     return f"{truth.label} = {short} ({kind})", full
+
+
+def _head(truth: Any, k: int) -> list[Any]:
+    """The first ``k`` values of an array truth as mpmath numbers, converting only those."""
+    import mpmath
+
+    expansion = getattr(truth, "expansion", None)
+    if expansion is not None:  # float64 parts: the leading one is the value to 16 digits
+        return [mpmath.mpf(float(v)) for v in expansion[0].ravel()[:k]]
+    exact = truth.exact
+    if exact is not None:
+        return [mpmath.mpf(v.numerator) / v.denominator for v in exact.ravel()[:k]]
+    held = getattr(truth, "_mp", None)
+    if held is not None:
+        return list(held.ravel()[:k])
+    return list(truth.mp().ravel()[:k])
 
 
 def _truth_html(c: Comparison) -> str:
