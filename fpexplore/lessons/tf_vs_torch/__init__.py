@@ -1,0 +1,231 @@
+"""Lesson: TensorFlow vs PyTorch — operator defaults, autograd, graph mode, recurrent layers.
+
+One section per operation (parameter ``op``). Each section feeds both frameworks the same
+input bits (and the same weights, transferred), measures both against an mpmath reference
+of the same mathematics, and checks live the one-line change that makes them agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import BackendUnavailable
+from ...params import Flag, Interval, Options
+from ...result import Comparison
+from .._base import Lesson
+from . import activations, adam, autograd, conv, graph, lstm, norms, reduction, softmax
+from .frameworks import DTYPES, check_dtype, check_size, load, unavailable
+from .plot import figure
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One section: how it runs, its rows and claims (for when it cannot run), what it
+    accepts, and the text that explains it."""
+
+    run: Callable[..., Any]
+    rows: tuple[tuple[str, str], ...]
+    claims: dict[str, str]
+    dtypes: tuple[str, ...]
+    size: tuple[int, int, int] | None  # default, low, high; None: size is not used
+    size_means: str
+    text: str
+
+
+_LOW = ("float32", "float16", "bfloat16")
+
+SECTIONS: dict[str, Spec] = {
+    "softmax": Spec(
+        lambda fw, **kw: softmax.run_softmax(fw, "softmax", **kw),
+        (("torch F.softmax", "torch"), ("tf.nn.softmax", "tensorflow")),
+        softmax.SOFTMAX_CLAIMS,
+        _LOW,
+        (8, 1, 4096),
+        "number of logits",
+        softmax.SOFTMAX_TEXT,
+    ),
+    "log_softmax": Spec(
+        lambda fw, **kw: softmax.run_softmax(fw, "log_softmax", **kw),
+        (("torch F.log_softmax", "torch"), ("tf.nn.log_softmax", "tensorflow")),
+        softmax.SOFTMAX_CLAIMS,
+        _LOW,
+        (8, 1, 4096),
+        "number of logits",
+        softmax.SOFTMAX_TEXT,
+    ),
+    "cross_entropy": Spec(
+        softmax.run_cross_entropy,
+        (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
+        softmax.CROSS_ENTROPY_CLAIMS,
+        ("float32",),
+        (10, 2, 1000),
+        "number of classes",
+        softmax.CROSS_ENTROPY_TEXT,
+    ),
+    "gelu": Spec(
+        activations.run_gelu,
+        (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
+        activations.GELU_CLAIMS,
+        ("float32",),
+        (121, 2, 100_000),
+        "points on [-6, 6]",
+        activations.GELU_TEXT,
+    ),
+    "layer_norm": Spec(
+        norms.run_layer_norm,
+        (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
+        norms.LAYER_NORM_CLAIMS,
+        ("float32",),
+        (64, 2, 4096),
+        "features per row",
+        norms.LAYER_NORM_TEXT,
+    ),
+    "conv_same": Spec(
+        conv.run_conv,
+        (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
+        conv.CONV_CLAIMS,
+        ("float32",),
+        (8, 4, 64),
+        "image side",
+        conv.CONV_TEXT,
+    ),
+    "adam": Spec(
+        adam.run_adam,
+        (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
+        adam.ADAM_CLAIMS,
+        ("float32",),
+        (16, 1, 1024),
+        "weights",
+        adam.ADAM_TEXT,
+    ),
+    "autograd": Spec(
+        autograd.run_autograd,
+        (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
+        autograd.AUTOGRAD_CLAIMS,
+        ("float32",),
+        None,
+        "unused",
+        autograd.AUTOGRAD_TEXT,
+    ),
+    "lstm": Spec(
+        lstm.run_lstm,
+        (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
+        lstm.LSTM_CLAIMS,
+        ("float32",),
+        None,
+        "unused",
+        lstm.LSTM_TEXT,
+    ),
+    "graph_mode": Spec(
+        graph.run_graph,
+        (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
+        graph.GRAPH_CLAIMS,
+        ("float32",),
+        (256, 1, 100_000),
+        "logits per row",
+        graph.GRAPH_TEXT,
+    ),
+    "reduce_sum": Spec(
+        reduction.run_reduce_sum,
+        (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
+        reduction.REDUCE_SUM_CLAIMS,
+        ("float32",),
+        (300_000, 1, 1_000_000),
+        "elements",
+        reduction.REDUCE_SUM_TEXT,
+    ),
+}
+
+
+def compute(
+    op: str, dtype: str, size: int, length: int, agree: bool, torch_compile: bool, seed: int
+) -> Comparison:
+    """Run section ``op``; a missing framework makes its rows Unavailable, its claims
+    not checked."""
+    spec = SECTIONS[op]
+    check_dtype(op, dtype, spec.dtypes)
+    if spec.size is None:
+        size = 0
+    else:
+        size = size or spec.size[0]
+        check_size(op, size, spec.size[1], spec.size[2])
+    params = {
+        "op": op,
+        "dtype": dtype,
+        "size": size,
+        "length": length,
+        "agree": agree,
+        "torch_compile": torch_compile,
+        "seed": seed,
+    }
+    try:
+        fw = load()
+    except BackendUnavailable as exc:
+        section = unavailable(exc, spec.rows, spec.claims)
+        env: dict[str, Any] = {}
+    else:
+        env = fw.env()
+        section = spec.run(
+            fw,
+            dtype=dtype,
+            size=size,
+            length=length,
+            seed=seed,
+            agree=agree,
+            compile=torch_compile,
+        )
+    data = {"op": op, "env": env, **section.data}
+    return Comparison(
+        "tf_vs_torch",
+        params,
+        section.truth,
+        tuple(section.outcomes),
+        section.claims,
+        data,
+        spec.text + "\n\n" + EXPLANATION,
+    )
+
+
+EXPLANATION = (
+    "Both frameworks get the same input bits (and the same weights, copied from torch to "
+    "Keras), and both are measured against an mpmath reference of the same mathematics, "
+    "certified by recomputing it at a higher precision. Where they disagree, the cause is a "
+    "different default or a different formula, not a bug: the one-line change named in the "
+    "claims makes them agree, checked in the same run bit for bit or within the stated ULP "
+    "bound. Versions and thread settings are in data['env']."
+)
+
+LESSON = Lesson(
+    name="tf_vs_torch",
+    title="TensorFlow vs PyTorch: operator defaults, autograd, graph mode and LSTMs",
+    summary="The same math on the same bits in torch and TensorFlow/Keras, against mpmath",
+    params=(
+        Options("op", "softmax", "which operation to compare", choices=tuple(SECTIONS)),
+        Options("dtype", "float32", "input format (where the op offers a choice)", choices=DTYPES),
+        Interval(
+            "size",
+            0,
+            "elements / classes / image side / weights (0: the op's default)",
+            0,
+            1_000_000,
+            integer=True,
+        ),
+        Interval(
+            "length",
+            100,
+            "sequence length (lstm), chain length (autograd), steps (adam)",
+            1,
+            1000,
+            integer=True,
+        ),
+        Flag("agree", False, "apply the one-line change that makes the two agree"),
+        Flag("torch_compile", False, "graph_mode: also run torch.compile (compiles C++: slow)"),
+        Interval("seed", 0, "seed of the inputs and weights", 0, 2**31 - 1, integer=True),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    figure=figure,
+    notebook="06_tensorflow_vs_pytorch.ipynb",
+)

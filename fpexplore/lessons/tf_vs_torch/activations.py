@@ -1,0 +1,153 @@
+"""GELU: torch's exact (erf) form, its tanh approximation, and Keras's two defaults."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ... import formats
+from ...result import Claim, Outcome
+from ...truth import reference
+from .frameworks import (
+    Frameworks,
+    Section,
+    from_tf,
+    from_torch,
+    on_grid,
+    same_bits,
+    to_tf,
+    to_torch,
+)
+
+
+def _default(fn: Any, name: str) -> Any:
+    return inspect.signature(fn).parameters[name].default
+
+
+def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Section:
+    """GELU on ``size`` points of [-6, 6] (plus x = 1) in ``dtype``."""
+    keras, torch = fw.keras, fw.torch
+    env = fw.env()
+    x = on_grid(np.append(np.linspace(-6.0, 6.0, size), 1.0), dtype)
+    erf_truth = reference.gelu(x, "none")
+    tanh_truth = reference.gelu(x, "tanh")
+    tx, fx = to_torch(fw, x), to_tf(fw, x)
+    gelu = torch.nn.functional.gelu
+    got = {
+        "torch erf": from_torch(gelu(tx)),
+        "torch tanh": from_torch(gelu(tx, approximate="tanh")),
+        "keras.activations": from_tf(keras.activations.gelu(fx)),
+        "keras.ops": from_tf(keras.ops.gelu(fx)),
+        "keras.ops exact": from_tf(keras.ops.gelu(fx, approximate=False)),
+    }
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    names = {
+        "torch erf": ("torch F.gelu(x)", "torch", erf_truth, ts),
+        "torch tanh": ("torch F.gelu(x, approximate='tanh')", "torch", tanh_truth, ts),
+        "keras.activations": ("keras.activations.gelu(x)", "tensorflow", erf_truth, tfs),
+        "keras.ops": ("keras.ops.gelu(x)", "tensorflow", erf_truth, tfs),
+        "keras.ops exact": ("keras.ops.gelu(x, approximate=False)", "tensorflow", erf_truth, tfs),
+    }
+    outcomes = {
+        k: Outcome.measured(
+            n,
+            b,
+            got[k],
+            t,
+            version=env["torch" if b == "torch" else "keras"],
+            settings=s,
+            note="against the tanh formula" if t is tanh_truth else "",
+        )
+        for k, (n, b, t, s) in names.items()
+    }
+    from ... import metrics
+
+    ops_vs_tanh = metrics.measure(got["keras.ops"], tanh_truth)
+    err = {k: o.error for k, o in outcomes.items()}
+    # absolute error relative to the largest |gelu| bounds the formula gap in a way that does
+    # not blow up where gelu(x) is tiny (x << 0)
+    scale = float(np.abs(erf_truth.split()[0]).max())
+    gap = float(np.abs(tanh_truth.split()[0] - erf_truth.split()[0]).max())
+    u = 2.0 ** -(formats.get(dtype).mbits + 1)  # unit roundoff
+
+    def abs_err(k: str, truth: Any) -> float:
+        return float(np.abs(got[k].astype(np.float64) - truth.split()[0]).max())
+
+    bound = 8 * u * scale
+    act_default = _default(keras.activations.gelu, "approximate")
+    ops_default = _default(keras.ops.gelu, "approximate")
+    one = {k: float(v[-1]) for k, v in got.items()}
+    claims = {
+        "keras_defaults": Claim(
+            f"keras.activations.gelu defaults to approximate={act_default}, keras.ops.gelu to "
+            f"approximate={ops_default}; torch's F.gelu is exact (erf) unless "
+            "approximate='tanh'",
+            bool(act_default is False and ops_default is True),
+        ),
+        "gelu_one": Claim(
+            f"gelu(1): torch {one['torch erf']:.8g}, keras.activations "
+            f"{one['keras.activations']:.8g}, keras.ops {one['keras.ops']:.8g} (exact erf form "
+            f"{float(erf_truth.split()[0][-1]):.8g}, tanh form "
+            f"{float(tanh_truth.split()[0][-1]):.8g})",
+            bool(abs(one["keras.ops"] - one["torch erf"]) > 10 * u),
+        ),
+        "tanh_is_a_formula_gap": Claim(
+            f"the tanh form differs from the erf form by up to {gap:.3g} on [-6, 6], far more than "
+            f"rounding ({bound:.3g} = 8 u max|gelu|): keras.ops.gelu's default is off by "
+            f"{abs_err('keras.ops', erf_truth):.3g} from the erf truth but within "
+            f"{abs_err('keras.ops', tanh_truth):.3g} of the tanh one, like torch's "
+            f"approximate='tanh' ({abs_err('torch tanh', tanh_truth):.3g})",
+            bool(
+                gap > 10 * bound
+                and abs_err("keras.ops", tanh_truth) <= bound
+                and abs_err("torch tanh", tanh_truth) <= bound
+            ),
+        ),
+        "fix_agrees": Claim(
+            f"the one-line fix keras.ops.gelu(x, approximate=False) is within {bound:.3g} "
+            f"(8 u max|gelu|) of the erf truth, as torch's F.gelu "
+            f"({abs_err('torch erf', erf_truth):.3g})"
+            f" and keras.activations.gelu ({abs_err('keras.activations', erf_truth):.3g}) are; "
+            + (
+                "it equals keras.activations.gelu bit for bit"
+                if same_bits(got["keras.ops exact"], got["keras.activations"])
+                else "its bits differ from keras.activations.gelu's"
+            ),
+            bool(
+                abs_err("keras.ops exact", erf_truth) <= bound
+                and abs_err("torch erf", erf_truth) <= bound
+                and abs_err("keras.activations", erf_truth) <= bound
+            ),
+        ),
+    }
+    shown = (
+        ["torch erf", "keras.ops exact", "keras.activations"]
+        if agree
+        else ["torch erf", "keras.ops", "torch tanh"]
+    )
+    data = {
+        "x": x,
+        "values": got,
+        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
+        "keras_ops_vs_tanh_ulp": float(ops_vs_tanh.max_abs_ulp),
+        "formula_gap": gap,
+        "bound": bound,
+    }
+    return Section([outcomes[k] for k in shown], claims, erf_truth, data)
+
+
+GELU_CLAIMS = {
+    "keras_defaults": "keras.activations.gelu is exact by default, keras.ops.gelu approximates",
+    "gelu_one": "gelu(1) differs between the erf and the tanh forms",
+    "tanh_is_a_formula_gap": "the tanh form is a different formula, not rounding",
+    "fix_agrees": "approximate=False makes Keras agree with torch within a rounding bound",
+}
+GELU_TEXT = (
+    "GELU is x·Φ(x). torch's F.gelu computes it with erf unless approximate='tanh'; "
+    "keras.activations.gelu (the 'gelu' activation of Keras layers) is exact by default, but "
+    "keras.ops.gelu defaults to the tanh approximation 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))). "
+    "That is a different function, off by up to about 5e-4, not a rounding difference: "
+    "keras.ops.gelu(x, approximate=False) agrees with torch within a few ULP of the maximum."
+)

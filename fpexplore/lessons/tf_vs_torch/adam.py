@@ -1,0 +1,214 @@
+"""Adam in torch and Keras: where epsilon enters, epsilon-hat, and the default epsilons."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ...result import Claim, Outcome
+from ...truth.certify import certified
+from .frameworks import Frameworks, Section, on_grid, rng
+
+LR = 1e-3
+# Keras computes beta**t in float32: beta_2 = 0.999 becomes 0.99900001287... Both frameworks
+# get the float32 values here (torch takes them as they are), so that the comparison is
+# about epsilon; `beta_rounding` measures what the rounding alone would change.
+BETA1, BETA2 = float(np.float32(0.9)), float(np.float32(0.999))
+
+
+def _gradients(seed: int, n: int, steps: int) -> np.ndarray:
+    """(steps, n) float32 gradients with magnitudes from 1e-9 to 1: epsilon matters for the
+    small ones."""
+    g = rng(seed, 5)
+    mag = 10.0 ** g.uniform(-9, 0, (steps, n))
+    return on_grid(np.where(g.random((steps, n)) < 0.5, -mag, mag), "float32")
+
+
+def reference(w0: np.ndarray, grads: np.ndarray, eps: float, placement: str) -> Any:
+    """Adam on the exact values, certified. ``placement="torch"``: w -= lr·m̂/(√v̂ + eps)
+    (the paper's Algorithm 1); ``"keras"``: w -= lr·√(1-β2^t)/(1-β1^t)·m/(√v + eps)
+    (eps is the paper's epsilon-hat)."""
+
+    def compute(_: int) -> Any:
+        b1, b2, lr, e = (mpmath.mpf(v) for v in (BETA1, BETA2, LR, eps))
+        w = [mpmath.mpf(float(v)) for v in w0]
+        m = [mpmath.mpf(0)] * len(w)
+        v = [mpmath.mpf(0)] * len(w)
+        for t, row in enumerate(grads, start=1):
+            c1, c2 = 1 - b1**t, 1 - b2**t
+            for i, gi in enumerate(row.tolist()):
+                g = mpmath.mpf(gi)
+                m[i] = b1 * m[i] + (1 - b1) * g
+                v[i] = b2 * v[i] + (1 - b2) * g * g
+                if placement == "torch":
+                    w[i] -= lr * (m[i] / c1) / (mpmath.sqrt(v[i] / c2) + e)
+                else:
+                    w[i] -= lr * mpmath.sqrt(c2) / c1 * m[i] / (mpmath.sqrt(v[i]) + e)
+        out = np.empty(len(w), dtype=object)
+        out[:] = w
+        return out
+
+    return certified(f"adam[{placement}, eps={eps:g}]({len(grads)} steps)", compute, 64, "float32")
+
+
+def _torch_adam(fw: Frameworks, w0: np.ndarray, grads: np.ndarray):
+    """torch Adam over ``grads``: (weights after step 1, after the last step, default eps)."""
+    torch = fw.torch
+    p = torch.nn.Parameter(torch.from_numpy(w0.copy()))
+    opt = torch.optim.Adam([p], lr=LR, betas=(BETA1, BETA2))
+    first = None
+    for g in grads:
+        p.grad = torch.from_numpy(g.copy())
+        opt.step()
+        if first is None:
+            first = p.detach().numpy().copy()
+    return first, p.detach().numpy().copy(), float(opt.defaults["eps"])
+
+
+def _keras_adam(fw: Frameworks, w0: np.ndarray, grads: np.ndarray, eps_hat_of: Any = None):
+    """Keras Adam over ``grads``: (weights after step 1, after the last step, default
+    epsilon). ``eps_hat_of(t)`` is the fix, the epsilon set before step t
+    (``opt.epsilon = ...``); it is held in a variable so that the loop runs as one graph."""
+    keras, tf = fw.keras, fw.tf
+    var = keras.Variable(w0.copy())
+    first = tf.Variable(w0.copy())
+    opt = keras.optimizers.Adam(learning_rate=LR, beta_1=BETA1, beta_2=BETA2)
+    default = float(opt.epsilon)
+    eps = tf.Variable(default, dtype=tf.float32)
+    opt.epsilon = eps
+    n = len(grads)
+    schedule = np.float32(
+        [default if eps_hat_of is None else eps_hat_of(t) for t in range(1, n + 1)]
+    )
+
+    @tf.function
+    def train(gs: Any, es: Any) -> None:
+        for t in tf.range(n):
+            eps.assign(es[t])
+            opt.apply_gradients([(gs[t], var)])
+            if t == 0:
+                first.assign(var.value)
+
+    train(tf.constant(grads), tf.constant(schedule))
+    return first.numpy().copy(), np.asarray(var.numpy()).copy(), default
+
+
+def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_: Any) -> Section:
+    """``size`` weights, one step and ``length`` steps from the same weights and gradients."""
+    env = fw.env()
+    w0 = on_grid(rng(seed, 6).standard_normal(size), "float32")
+    grads = _gradients(seed, size, length)
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    w1_t, wn_t, eps_t = _torch_adam(fw, w0, grads)
+    w1_k, wn_k, eps_k = _keras_adam(fw, w0, grads)
+    w1_f, wn_f, _ = _keras_adam(fw, w0, grads, lambda t: eps_t * math.sqrt(1 - BETA2**t))
+    weights = {1: (w1_t, w1_k, w1_f), length: (wn_t, wn_k, wn_f)}
+    res: dict[int, dict[str, Any]] = {}
+    for steps, (w_t, w_k, w_f) in weights.items():
+        gs = grads[:steps]
+        truth = reference(w0, gs, eps_t, "torch")
+        truth_k = reference(w0, gs, eps_k, "keras")
+        res[steps] = {
+            "values": {"torch": w_t, "keras": w_k, "keras fixed": w_f},
+            "truth": truth,
+            "outcomes": {
+                "torch": Outcome.measured(
+                    f"torch.optim.Adam, {steps} step(s)",
+                    "torch",
+                    w_t,
+                    truth,
+                    version=env["torch"],
+                    settings={**ts, "eps": eps_t},
+                ),
+                "keras": Outcome.measured(
+                    f"keras.optimizers.Adam, {steps} step(s)",
+                    "tensorflow",
+                    w_k,
+                    truth,
+                    version=env["keras"],
+                    settings={**tfs, "epsilon": eps_k},
+                    note="measured against torch's Adam",
+                ),
+                "keras fixed": Outcome.measured(
+                    f"Keras Adam with epsilon = {eps_t:g}·√(1-β2^t), {steps} step(s)",
+                    "tensorflow",
+                    w_f,
+                    truth,
+                    version=env["keras"],
+                    settings=tfs,
+                ),
+            },
+            "own": Outcome.measured("", "tensorflow", w_k, truth_k).error,
+        }
+    n = length
+    last = res[n]
+    err = {k: np.abs(o.error.ulp) for k, o in last["outcomes"].items()}
+    err1 = {k: np.abs(o.error.ulp) for k, o in res[1]["outcomes"].items()}
+    # each step rounds w once (half an ULP) and the update by a few u of itself: one ULP of w
+    # per step bounds it while the weights keep their binade
+    bound = float(n) + 1.0
+    shift = math.sqrt((1 - BETA2) / (1 - 0.999)) * (1 - 0.9) / (1 - BETA1) - 1
+    claims = {
+        "beta_rounding": Claim(
+            f"Keras rounds beta_1 = 0.9 and beta_2 = 0.999 to float32 before taking powers: with "
+            f"torch's double 0.999 the first step size would differ by {shift:.2g} relative "
+            "(this lesson gives both the float32 values)",
+            abs(shift) > 2.0**-24,
+        ),
+        "default_epsilons": Claim(
+            f"default epsilons: torch Adam eps={eps_t:g}, Keras Adam epsilon={eps_k:g}",
+            eps_t != eps_k,
+        ),
+        "placement": Claim(
+            f"with its defaults Keras's weights differ from torch's Adam by up to "
+            f"{err1['keras'].max():.3g} ULP after one step and {err['keras'].max():.3g} after "
+            f"{n}, on weights whose gradients are near epsilon; Keras is within "
+            f"{res[n]['own'].max_abs_ulp:.3g} ULP of its own formula (epsilon-hat added to √v "
+            "after folding the bias corrections into the step size)",
+            bool(err["keras"].max() > bound and res[n]["own"].max_abs_ulp <= bound),
+        ),
+        "fix_one_step": Claim(
+            f"one step: Keras epsilon = {eps_t:g}·√(1-β2) = "
+            f"{eps_t * math.sqrt(1 - BETA2):.4g} makes "
+            f"the two agree: both within 2 ULP of torch's exact Adam (torch "
+            f"{err1['torch'].max():.3g}, Keras {err1['keras fixed'].max():.3g})",
+            bool(err1["torch"].max() <= 2 and err1["keras fixed"].max() <= 2),
+        ),
+        "fix_many_steps": Claim(
+            f"{n} steps: no constant epsilon does it (epsilon-hat = eps·√(1-β2^t) changes with t); "
+            "setting opt.epsilon to it before each step does: both within "
+            f"{bound:g} ULP (one per step) of torch's exact Adam (torch {err['torch'].max():.3g}, "
+            f"Keras {err['keras fixed'].max():.3g})",
+            bool(err["torch"].max() <= bound and err["keras fixed"].max() <= bound),
+        ),
+    }
+    shown = ["torch", "keras fixed"] if agree else ["torch", "keras"]
+    data = {
+        "steps": sorted(res),
+        "max_abs_ulp": {
+            s: {k: float(np.abs(o.error.ulp).max()) for k, o in r["outcomes"].items()}
+            for s, r in res.items()
+        },
+        "w0": w0,
+        "gradients": grads,
+    }
+    return Section([last["outcomes"][k] for k in shown], claims, last["truth"], data)
+
+
+ADAM_CLAIMS = {
+    "beta_rounding": "Keras computes beta powers in float32",
+    "default_epsilons": "torch's and Keras's default epsilons differ",
+    "placement": "Keras adds epsilon-hat to √v; torch adds eps to √v̂",
+    "fix_one_step": "for one step a rescaled epsilon makes them agree",
+    "fix_many_steps": "over many steps epsilon-hat must follow the step count",
+}
+ADAM_TEXT = (
+    "Adam: torch updates w -= lr·m̂/(√v̂ + eps) with eps = 1e-8 (Algorithm 1 of the paper). "
+    "Keras folds both bias corrections into the step size and adds its epsilon = 1e-7 to √v "
+    "(the paper's epsilon-hat): lr·√(1-β2^t)/(1-β1^t)·m/(√v + ε̂). The two agree exactly when "
+    "ε̂ = eps·√(1-β2^t), which changes every step; with either default the update of a weight "
+    "whose gradient is near epsilon differs."
+)

@@ -1,0 +1,201 @@
+"""conv2d with padding='same': where the extra row and column go, and the stride-2 grid."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ... import truth as exact
+from ...result import Claim, Outcome
+from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits
+
+C_IN, C_OUT = 2, 3
+
+
+def tf_same_pads(n: int, k: int, s: int) -> tuple[int, int]:
+    """TensorFlow's 'SAME' padding along one axis: (before, after), the extra one after."""
+    total = max((math.ceil(n / s) - 1) * s + k - n, 0)
+    return total // 2, total - total // 2
+
+
+def _pad(x: np.ndarray, pads: tuple[int, int]) -> np.ndarray:
+    return np.pad(x, ((0, 0), (0, 0), pads, pads))
+
+
+def _truth(x: np.ndarray, w: np.ndarray, pads: tuple[int, int], stride: int) -> Any:
+    return exact.conv2d(_pad(x, pads), w, stride=stride)
+
+
+def _bound(fw: Frameworks, x: np.ndarray, w: np.ndarray, pads: tuple[int, int], s: int) -> Any:
+    """|error| <= n·u·Σ|x·w| per output (n = C·k·k products summed in float32)."""
+    torch = fw.torch
+    xa = torch.from_numpy(np.abs(_pad(x, pads)).astype(np.float64))
+    wa = torch.from_numpy(np.abs(w).astype(np.float64))
+    n = w.shape[1] * w.shape[2] * w.shape[3]
+    return n * 2.0**-24 * torch.nn.functional.conv2d(xa, wa, stride=s).numpy()
+
+
+def _within(y: np.ndarray, truth: Any, bound: np.ndarray) -> bool:
+    return y.shape == truth.shape and bool(
+        (np.abs(y.astype(np.float64) - truth.split()[0]) <= bound).all()
+    )
+
+
+def _tf_conv(fw: Frameworks, x: np.ndarray, w: np.ndarray, s: int) -> np.ndarray:
+    tf = fw.tf
+    y = tf.nn.conv2d(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), s, padding="SAME")
+    return from_tf(y).transpose(0, 3, 1, 2)
+
+
+def _where_extra(fw, x, w, y, k, s) -> str:
+    """Which split of the padding ``y`` was computed with: 'before', 'after' or 'none'."""
+    total = max((math.ceil(x.shape[-1] / s) - 1) * s + k - x.shape[-1], 0)
+    if total % 2 == 0:
+        return "none needed"
+    for name, pads in (
+        ("after", (total // 2, total - total // 2)),
+        ("before", (total - total // 2, total // 2)),
+    ):
+        t = _truth(x, w, pads, s)
+        if _within(y, t, _bound(fw, x, w, pads, s)):
+            return name
+    return "neither"
+
+
+def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
+    """A (1, 2, size, size) image, 3×3 and 4×4 kernels, stride 1 and 2."""
+    torch = fw.torch
+    F = torch.nn.functional
+    env = fw.env()
+    g = rng(seed, 4)
+    x = on_grid(g.standard_normal((1, C_IN, size, size)), "float32")
+    w3 = on_grid(g.standard_normal((C_OUT, C_IN, 3, 3)) / 3, "float32")
+    w4 = on_grid(g.standard_normal((C_OUT, C_IN, 4, 4)) / 4, "float32")
+    tx = torch.from_numpy(x)
+    # stride 1, odd kernel: symmetric padding in both
+    p1 = tf_same_pads(size, 3, 1)
+    t1 = _truth(x, w3, p1, 1)
+    b1 = _bound(fw, x, w3, p1, 1)
+    y1_torch = from_torch(F.conv2d(tx, torch.from_numpy(w3), padding="same"))
+    y1_tf = _tf_conv(fw, x, w3, 1)
+    # stride 1, even kernel: one extra row and column, somewhere
+    y4_torch = from_torch(F.conv2d(tx, torch.from_numpy(w4), padding="same"))
+    y4_tf = _tf_conv(fw, x, w4, 1)
+    extra = {
+        "torch": _where_extra(fw, x, w4, y4_torch, 4, 1),
+        "tensorflow": _where_extra(fw, x, w4, y4_tf, 4, 1),
+    }
+    # stride 2
+    try:
+        F.conv2d(tx, torch.from_numpy(w3), stride=2, padding="same")
+        refused = ""
+    except (RuntimeError, ValueError) as exc:
+        refused = str(exc).splitlines()[0]
+    p2 = tf_same_pads(size, 3, 2)
+    truth = _truth(x, w3, p2, 2)
+    b2 = _bound(fw, x, w3, p2, 2)
+    y2_sym = from_torch(F.conv2d(tx, torch.from_numpy(w3), stride=2, padding=1))
+    y2_fix = from_torch(
+        F.conv2d(F.pad(tx, (p2[0], p2[1], p2[0], p2[1])), torch.from_numpy(w3), stride=2)
+    )
+    y2_tf = _tf_conv(fw, x, w3, 2)
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    outcomes = {
+        "torch sym": Outcome.measured(
+            "torch F.conv2d(stride=2, padding=1)",
+            "torch",
+            y2_sym,
+            truth,
+            version=env["torch"],
+            settings=ts,
+            note="the usual port: k//2 on every side",
+        ),
+        "torch fix": Outcome.measured(
+            f"torch F.conv2d(F.pad(x, {(p2[0], p2[1], p2[0], p2[1])}), stride=2)",
+            "torch",
+            y2_fix,
+            truth,
+            version=env["torch"],
+            settings=ts,
+        ),
+        "tf": Outcome.measured(
+            "tf.nn.conv2d(strides=2, padding='SAME')",
+            "tensorflow",
+            y2_tf,
+            truth,
+            version=env["tensorflow"],
+            settings=tfs,
+        ),
+    }
+    shifted = not _within(y2_sym, truth, b2)
+    claims = {
+        "stride1_same": Claim(
+            "stride 1, 3×3 kernel: padding='same' is one pixel on every side in both; both are "
+            "within the float32 bound n·u·Σ|x·w| of the exact convolution ("
+            + (
+                "identical bits"
+                if same_bits(y1_torch, y1_tf)
+                else f"bits differ in {int((y1_torch != y1_tf).sum())} of {y1_tf.size} outputs"
+            )
+            + ")",
+            _within(y1_torch, t1, b1) and _within(y1_tf, t1, b1),
+        ),
+        "even_kernel_extra": Claim(
+            f"stride 1, 4×4 kernel: 3 pixels of padding per axis; torch puts the extra one "
+            f"{extra['torch']}, TensorFlow {extra['tensorflow']} (right and bottom)",
+            extra["torch"] == "after" and extra["tensorflow"] == "after",
+        ),
+        "torch_refuses_stride2": Claim(
+            f"torch refuses padding='same' with stride 2: {refused!r}",
+            bool(refused),
+        ),
+        "stride2_grid": Claim(
+            f"stride 2 on a {size}×{size} image: TensorFlow pads {p2} (before, after); torch's "
+            "symmetric padding=1 "
+            + (
+                "samples a grid shifted by one pixel, so its outputs are other numbers (up to "
+                f"{np.abs(y2_sym - y2_tf).max():.3g} apart)"
+                if shifted
+                else "happens to be the same padding here (odd size): no shift"
+            )
+            + "; TensorFlow is within the rounding bound of the exact convolution on its grid",
+            _within(y2_tf, truth, b2) and shifted == (p2[0] != p2[1]),
+        ),
+        "fix_agrees": Claim(
+            f"the one-line fix F.pad(x, {(p2[0], p2[1], p2[0], p2[1])}) then padding=0 puts torch"
+            " on TensorFlow's grid: both within the rounding bound of the same exact convolution"
+            + (
+                ", bit for bit equal"
+                if same_bits(y2_fix, y2_tf)
+                else f" (bits differ in {int((y2_fix != y2_tf).sum())} of {y2_tf.size} outputs)"
+            ),
+            _within(y2_fix, truth, b2) and _within(y2_tf, truth, b2),
+        ),
+    }
+    shown = ["torch fix", "tf"] if agree else ["torch sym", "tf"]
+    data = {
+        "pads_stride2": p2,
+        "extra": extra,
+        "refused": refused,
+        "outputs": {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf},
+    }
+    return Section([outcomes[k] for k in shown], claims, truth, data)
+
+
+CONV_CLAIMS = {
+    "stride1_same": "stride 1, odd kernel: 'same' agrees",
+    "even_kernel_extra": "even kernel: the extra padding goes right and bottom in both",
+    "torch_refuses_stride2": "torch refuses padding='same' with stride > 1",
+    "stride2_grid": "stride 2: symmetric padding shifts the sampling grid",
+    "fix_agrees": "padding explicitly like TensorFlow makes them agree",
+}
+CONV_TEXT = (
+    "conv2d padding='same': TensorFlow pads max((ceil(n/s) - 1)·s + k - n, 0) pixels per axis, "
+    "the odd one after (right, bottom). At stride 1 torch's padding='same' does the same; at "
+    "stride 2 torch refuses 'same', and the usual port padding=k//2 pads symmetrically, which "
+    "on an even-sized image starts the sampling grid one pixel earlier: every output is a "
+    "different window. Pad explicitly with F.pad as TensorFlow does and the two agree within "
+    "the rounding bound of the exact convolution."
+)

@@ -1,0 +1,161 @@
+"""What every section shares: loading both frameworks, their versions and thread settings,
+inputs on a format's grid with identical bits in both, and the section result."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ... import backends, formats
+from ...errors import BackendUnavailable, InvalidParameter
+from ...result import Claim, Outcome
+
+DTYPES = ("float32", "float16", "bfloat16", "float64")
+
+
+@dataclass
+class Frameworks:
+    """torch, TensorFlow and Keras modules, loaded through the backend registry."""
+
+    torch: Any
+    tf: Any
+    keras: Any
+
+    def env(self) -> dict[str, Any]:
+        """Versions and thread settings, printed by every section."""
+        t = self.tf.config.threading
+        return {
+            "torch": self.torch.__version__,
+            "tensorflow": self.tf.__version__,
+            "keras": self.keras.__version__,
+            "numpy": np.__version__,
+            "torch threads": self.torch.get_num_threads(),
+            "torch interop threads": self.torch.get_num_interop_threads(),
+            "tf intra-op threads": t.get_intra_op_parallelism_threads() or "default (0)",
+            "tf inter-op threads": t.get_inter_op_parallelism_threads() or "default (0)",
+            "cpu count": os.cpu_count(),
+        }
+
+    def torch_settings(self) -> dict[str, Any]:
+        return {"threads": self.torch.get_num_threads()}
+
+    def tf_settings(self) -> dict[str, Any]:
+        return {"intra_op_threads": self.tf.config.threading.get_intra_op_parallelism_threads()}
+
+
+def load() -> Frameworks:
+    """Both frameworks, or `BackendUnavailable` naming the missing one and its fix."""
+    torch = backends.load("torch")  # torch first: see backends._TensorFlow.load
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    tf = backends.load("tensorflow")
+    import keras
+
+    return Frameworks(torch, tf, keras)
+
+
+@dataclass
+class Section:
+    """What one section (one value of ``op``) found."""
+
+    outcomes: list[Outcome]
+    claims: dict[str, Claim]
+    truth: Any = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def unavailable(
+    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict
+) -> Section:
+    """The section when a framework is missing: its rows say why and how to fix it, its
+    claims are not checked."""
+    reason = f"{exc.reason} To fix it, run: {exc.fix}" if exc.fix else exc.reason
+    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
+    checked = {
+        k: Claim(f"{text} (not checked: {exc.backend} is missing; run {exc.fix})", None)
+        for k, text in claims.items()
+    }
+    return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
+
+
+def check_dtype(op: str, dtype: str, accepted: tuple[str, ...]) -> None:
+    if dtype not in accepted:
+        raise InvalidParameter(
+            "dtype", dtype, f"one of {', '.join(map(repr, accepted))} for op={op!r}", "tf_vs_torch"
+        )
+
+
+def check_size(op: str, size: int, low: int, high: int) -> None:
+    if not low <= size <= high:
+        raise InvalidParameter(
+            "size",
+            size,
+            f"0 (the default) or an int in [{low}, {high}] for op={op!r}",
+            "tf_vs_torch",
+        )
+
+
+def on_grid(values: np.ndarray, dtype: str) -> np.ndarray:
+    """``values`` rounded once (correctly) to ``dtype``, as a numpy array of that dtype
+    (ml_dtypes bfloat16 for bfloat16): the bits both frameworks receive."""
+    rounded = formats.round_array(np.asarray(values, dtype=np.float64), dtype)
+    return np.asarray(rounded).astype(np_dtype(dtype))
+
+
+def np_dtype(dtype: str) -> Any:
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return np.dtype(dtype)
+
+
+def to_torch(fw: Frameworks, a: np.ndarray, requires_grad: bool = False) -> Any:
+    """A torch tensor with exactly the bits of ``a`` (bfloat16 via float32, exact)."""
+    t = fw.torch
+    if a.dtype.name == "bfloat16":
+        out = t.from_numpy(a.astype(np.float32)).to(t.bfloat16)
+    else:
+        out = t.from_numpy(np.ascontiguousarray(a).copy())
+    return out.requires_grad_(requires_grad)
+
+
+def to_tf(fw: Frameworks, a: np.ndarray) -> Any:
+    """A TensorFlow tensor with exactly the bits of ``a``."""
+    tf = fw.tf
+    if a.dtype.name == "bfloat16":
+        return tf.cast(tf.constant(a.astype(np.float32)), tf.bfloat16)
+    return tf.constant(a)
+
+
+def from_torch(t: Any) -> np.ndarray:
+    """A numpy array with the tensor's dtype and bits (bfloat16 as ml_dtypes)."""
+    t = t.detach().cpu()
+    if str(t.dtype) == "torch.bfloat16":
+        return t.float().numpy().astype(np_dtype("bfloat16"))
+    return t.numpy()
+
+
+def from_tf(t: Any) -> np.ndarray:
+    return np.asarray(t.numpy() if hasattr(t, "numpy") else t)
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bit for bit equality (NaNs with equal payloads are equal, +0 differs from -0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    return a.tobytes() == b.tobytes()
+
+
+def n_different(a: np.ndarray, b: np.ndarray) -> int:
+    a, b = np.asarray(a), np.asarray(b)
+    size = a.dtype.itemsize
+    view = {2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+    return int((a.view(view) != b.view(view)).sum())
+
+
+def rng(seed: int, salt: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64([seed, salt]))

@@ -1,0 +1,134 @@
+"""LayerNorm: torch's eps=1e-5 vs Keras's epsilon=1e-3, on the same weights."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import formats
+from ...result import Claim, Outcome
+from ...truth import reference
+from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, to_tf, to_torch
+
+ROWS = 8
+BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, rsqrt, subtract, scale, shift
+
+
+def rounding_bound(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, y: np.ndarray
+) -> np.ndarray:
+    """Per element, in ULPs of ``y``: BOUND_OPS·u·((|x| + |mean|)·|a| + |beta|) + 1, with
+    a = gamma / sqrt(var + eps), for a float32 layer norm however it is folded."""
+    x64 = x.astype(np.float64)
+    mean = x64.mean(-1, keepdims=True)
+    a = np.abs(gamma) / np.sqrt(x64.var(-1, keepdims=True) + eps)
+    size = (np.abs(x64) + np.abs(mean)) * a + np.abs(beta)
+    return BOUND_OPS * 2.0**-24 * size / formats.ulp(y, "float32") + 1
+
+
+def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
+    """``ROWS`` rows of ``size`` features with a small spread (variance near 1e-3)."""
+    keras, torch = fw.keras, fw.torch
+    env = fw.env()
+    g = rng(seed, 3)
+    x = on_grid(0.5 + 0.03 * g.standard_normal((ROWS, size)), "float32")
+    gamma = on_grid(1 + 0.3 * g.standard_normal(size), "float32")
+    beta = on_grid(0.1 * g.standard_normal(size), "float32")
+    ln = torch.nn.LayerNorm(size)
+    with torch.no_grad():
+        ln.weight.copy_(torch.from_numpy(gamma))
+        ln.bias.copy_(torch.from_numpy(beta))
+        y_torch = from_torch(ln(to_torch(fw, x)))
+
+    def keras_ln(**kw: Any) -> Any:
+        layer = keras.layers.LayerNormalization(**kw)
+        layer.build((None, size))
+        layer.set_weights([gamma, beta])
+        return layer
+
+    k_default = keras_ln()
+    k_eps = float(k_default.epsilon)
+    y_keras = from_tf(k_default(to_tf(fw, x)))
+    y_fixed = from_tf(keras_ln(epsilon=ln.eps)(to_tf(fw, x)))
+    truth = reference.layer_norm(x, size, gamma, beta, eps=ln.eps)
+    truth_keras = reference.layer_norm(x, size, gamma, beta, eps=k_eps)
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    outcomes = {
+        "torch": Outcome.measured(
+            f"torch nn.LayerNorm (eps={ln.eps:g})",
+            "torch",
+            y_torch,
+            truth,
+            version=env["torch"],
+            settings={**ts, "eps": ln.eps},
+        ),
+        "keras": Outcome.measured(
+            f"Keras LayerNormalization() (epsilon={k_eps:g})",
+            "tensorflow",
+            y_keras,
+            truth,
+            version=env["keras"],
+            settings={**tfs, "epsilon": k_eps},
+            note="measured against torch's eps",
+        ),
+        "keras fixed": Outcome.measured(
+            f"Keras LayerNormalization(epsilon={ln.eps:g})",
+            "tensorflow",
+            y_fixed,
+            truth,
+            version=env["keras"],
+            settings={**tfs, "epsilon": ln.eps},
+        ),
+    }
+    from ... import metrics
+
+    own = np.abs(metrics.measure(y_keras, truth_keras).ulp)
+    err = {k: np.abs(o.error.ulp) for k, o in outcomes.items()}
+    b = rounding_bound(x, gamma, beta, ln.eps, y_torch)
+    b_own = rounding_bound(x, gamma, beta, k_eps, y_keras)
+    var = float(x.astype(np.float64).var(-1).mean())
+    rel = float(np.abs(y_keras.astype(np.float64) - truth.split()[0]).max())
+    claims = {
+        "default_epsilons": Claim(
+            f"the default epsilons differ: torch LayerNorm eps={ln.eps:g}, Keras "
+            f"LayerNormalization epsilon={k_eps:g}",
+            bool(ln.eps != k_eps),
+        ),
+        "defaults_disagree": Claim(
+            f"with a row variance near {var:.2g}, Keras's epsilon changes the output by up to "
+            f"{rel:.3g} ({err['keras'].max():.3g} ULP): {int((err['keras'] > b).sum())} of "
+            f"{err['keras'].size} values lie outside the rounding bound of torch's reference, "
+            f"while Keras is within {own.max():.3g} ULP of its own (epsilon={k_eps:g}) reference",
+            bool((err["keras"] > b).mean() > 0.5 and (own <= b_own).all()),
+        ),
+        "fix_agrees": Claim(
+            f"the one-line fix LayerNormalization(epsilon={ln.eps:g}) brings Keras within "
+            f"{err['keras fixed'].max():.3g} ULP of the reference, torch is within "
+            f"{err['torch'].max():.3g}; both inside the float32 rounding bound of the layer, "
+            f"element by element (up to {b.max():.3g} ULP)",
+            bool((err["keras fixed"] <= b).all() and (err["torch"] <= b).all()),
+        ),
+    }
+    shown = ["torch", "keras fixed"] if agree else ["torch", "keras"]
+    data = {
+        "x": x,
+        "max_abs_ulp": {k: float(v.max()) for k, v in err.items()},
+        "bound": float(b.max()),
+        "row_variance": var,
+    }
+    return Section([outcomes[k] for k in shown], claims, truth, data)
+
+
+LAYER_NORM_CLAIMS = {
+    "default_epsilons": "torch's LayerNorm eps and Keras's LayerNormalization epsilon differ",
+    "defaults_disagree": "with small variances the defaults give different outputs",
+    "fix_agrees": "epsilon matched, both are within the layer's rounding bound",
+}
+LAYER_NORM_TEXT = (
+    "LayerNorm: (x - mean) / sqrt(var + eps) · gamma + beta over the last axis. torch's "
+    "default eps is 1e-5, Keras's epsilon 1e-3: when a row's variance is near 1e-3 the two "
+    "defaults are different functions. Set epsilon explicitly and both agree within the "
+    "float32 rounding bound. BatchNorm has the same epsilon gap plus opposite momentum "
+    "conventions: see the train/eval lesson (notebook 03)."
+)

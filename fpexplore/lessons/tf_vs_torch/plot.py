@@ -1,0 +1,82 @@
+"""Figures: error against the truth for both frameworks, by length where a length exists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...result import Comparison
+
+
+def error_vs_length(comparison: Comparison) -> Any:
+    """LSTM: |h - exact| by step and the input-gradient error by distance travelled;
+    autograd: relative gradient error by chain length. Both frameworks on log axes."""
+    import matplotlib.pyplot as plt
+
+    d = comparison.data
+    if comparison.params["op"] == "lstm" and "h_error_by_step" in d:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+        steps = np.arange(1, d["length"] + 1)
+        for k, style in (("torch", "-"), ("keras", "--")):
+            a1.semilogy(steps, np.maximum(d["h_error_by_step"][k], 1e-12), style, label=k)
+        a1.semilogy(
+            steps, np.maximum(d["torch_keras_diff_by_step"], 1e-12), ":", label="|torch - keras|"
+        )
+        a1.set_xlabel("step t")
+        a1.set_ylabel("max |h_t - exact|")
+        a1.legend()
+        for k, style in (("torch", "-"), ("keras", "--")):
+            e = d["grad_error_by_distance"][k]
+            a2.semilogy(np.arange(len(e)), np.maximum(e, 1e-12), style, label=k)
+        a2.set_xlabel("steps the gradient travelled back (L - t)")
+        a2.set_ylabel("|d sum(h_L)/dx_t - exact| / max")
+        a2.legend()
+        fig.suptitle(f"LSTM, {d['length']} steps, against the mpmath cell")
+        fig.tight_layout()
+        return fig
+    if comparison.params["op"] == "autograd" and "rel_by_length" in d:
+        fig, ax = plt.subplots(figsize=(6.5, 3.6))
+        for k, style in (("torch", "o-"), ("tf", "s--"), ("torch wide", "x:"), ("tf wide", "+:")):
+            ax.loglog(d["lengths"], np.maximum(d["rel_by_length"][k], 1e-12), style, label=k)
+        u = 2.0**-24
+        ax.loglog(d["lengths"], [8 * n * u for n in d["lengths"]], "k-", lw=0.8, label="8·L·u")
+        ax.set_xlabel("chain length L")
+        ax.set_ylabel("relative error of dy_L/dx")
+        ax.legend()
+        fig.tight_layout()
+        return fig
+    return None
+
+
+def figure(comparison: Comparison) -> Any:
+    """The section's picture: error by length (lstm, autograd), else the largest ULP error
+    of every outcome shown, against the exact value."""
+    import matplotlib.pyplot as plt
+
+    fig = error_vs_length(comparison)
+    if fig is not None:
+        return fig
+    ran = [o for o in comparison.outcomes if o.ran and o.error is not None]
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(len(ran), 1)))
+    if not ran:
+        ax.text(
+            0.5,
+            0.5,
+            "not run: " + (comparison.outcomes[0].unavailable or ""),
+            ha="center",
+            va="center",
+            wrap=True,
+        )
+        ax.set_axis_off()
+        return fig
+    vals = [max(o.error.max_abs_ulp, 1e-3) for o in ran]
+    colors = ["tab:red" if o.backend == "torch" else "tab:orange" for o in ran]
+    ax.barh([o.implementation for o in ran], vals, color=colors)
+    ax.set_xscale("log")
+    ax.axvline(1, color="k", lw=0.8, ls="--")
+    ax.set_xlabel("max |error| against the exact result (ULPs of the result's format)")
+    ax.invert_yaxis()
+    ax.set_title(f"{comparison.params['op']}: torch (red) and TensorFlow/Keras (orange)")
+    fig.tight_layout()
+    return fig

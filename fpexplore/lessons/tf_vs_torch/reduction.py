@@ -1,0 +1,148 @@
+"""reduce_sum and the intra-op thread count: the real frameworks next to the summation
+lesson's bit-exact emulators (`fpexplore.orders`), which this section reuses, not repeats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import orders
+from ... import truth as exact
+from ...result import Claim, Outcome
+from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits
+
+THREADS = (1, 2, 4, 8)
+ROUND_ONCE_BOUND = 0.5 + 2.0**-12
+
+
+def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
+    """``size`` standard normal float32 values, summed at 1, 2, 4, 8 threads."""
+    torch, tf = fw.torch, fw.tf
+    env = fw.env()
+    g = rng(seed, 10)
+    x = on_grid(g.standard_normal(size), "float32")
+    truth = exact.sum(x)
+    tx = torch.from_numpy(x)
+    before = torch.get_num_threads()
+    live: dict[int, np.float32] = {}
+    try:
+        for t in THREADS:
+            torch.set_num_threads(t)
+            live[t] = np.float32(torch.sum(tx).item())
+        wide = {t: None for t in THREADS}
+        for t in THREADS:
+            torch.set_num_threads(t)
+            wide[t] = np.float32(torch.sum(tx, dtype=torch.float64).float().item())
+    finally:
+        torch.set_num_threads(before)
+    emulated_torch = {t: orders.emulate(x, "torch", t) for t in THREADS}
+    emulated_tf = {t: orders.emulate(x, "tensorflow", t) for t in THREADS}
+    tf_live = from_tf(tf.reduce_sum(tf.constant(x)))
+    tf_wide = from_tf(tf.cast(tf.reduce_sum(tf.cast(tf.constant(x), tf.float64)), tf.float32))
+    tf_match = [t for t in THREADS if same_bits(emulated_tf[t], tf_live)]
+    ts = fw.torch_settings()
+    outcomes = {
+        f"torch {t}": Outcome.measured(
+            f"torch.sum, torch.set_num_threads({t})",
+            "torch",
+            live[t],
+            truth,
+            version=env["torch"],
+            settings={"threads": t},
+            note="emulator: "
+            + ("same bits" if same_bits(emulated_torch[t], live[t]) else "DIFFERENT bits"),
+        )
+        for t in THREADS
+    }
+    outcomes["tf"] = Outcome.measured(
+        "tf.reduce_sum",
+        "tensorflow",
+        tf_live,
+        truth,
+        version=env["tensorflow"],
+        settings=fw.tf_settings(),
+        note="matches the Eigen emulator at "
+        + (", ".join(map(str, tf_match)) + " thread(s)" if tf_match else "no thread count"),
+    )
+    for t in THREADS:
+        outcomes[f"tf emulated {t}"] = Outcome.measured(
+            f"emulated tf.reduce_sum, {t} intra-op threads",
+            "tensorflow",
+            emulated_tf[t],
+            truth,
+            kind="emulator",
+            version="fpexplore.orders",
+            note="TensorFlow fixes its thread pool at start-up: see the summation lesson",
+        )
+    outcomes["torch wide"] = Outcome.measured(
+        "torch.sum(x, dtype=torch.float64).float()",
+        "torch",
+        wide[1],
+        truth,
+        version=env["torch"],
+        settings=ts,
+    )
+    outcomes["tf wide"] = Outcome.measured(
+        "tf.reduce_sum in float64, cast to float32",
+        "tensorflow",
+        tf_wide,
+        truth,
+        version=env["tensorflow"],
+        settings=fw.tf_settings(),
+    )
+    distinct_torch = len({v.tobytes() for v in live.values()})
+    distinct_tf = len({np.asarray(v).tobytes() for v in emulated_tf.values()})
+    e_wide = max(outcomes["torch wide"].error.max_abs_ulp, outcomes["tf wide"].error.max_abs_ulp)
+    claims = {
+        "torch_threads": Claim(
+            f"torch.sum of {size} float32 values at {', '.join(map(str, THREADS))} threads: "
+            f"{distinct_torch} distinct result(s) (torch splits sums of 32768 elements or more "
+            "across threads); the summation lesson's emulator reproduces every one bit for bit",
+            all(same_bits(emulated_torch[t], live[t]) for t in THREADS),
+        ),
+        "tf_threads": Claim(
+            f"TensorFlow's sum here matches the Eigen emulator at "
+            f"{', '.join(map(str, tf_match)) or 'no'} thread(s); emulated at "
+            f"{', '.join(map(str, THREADS))} intra-op threads it gives {distinct_tf} distinct "
+            "result(s)",
+            bool(tf_match),
+        ),
+        "fix_agrees": Claim(
+            "the one-line fix, accumulating in float64 and rounding once, gives one result for "
+            f"every thread count and both frameworks, within {ROUND_ONCE_BOUND:g} ULP of the "
+            f"exact sum (measured {e_wide:.3g})",
+            all(same_bits(wide[t], wide[1]) for t in THREADS)
+            and same_bits(np.asarray(wide[1]), np.asarray(tf_wide))
+            and e_wide <= ROUND_ONCE_BOUND,
+        ),
+    }
+    keys = (
+        ["torch wide", "tf wide"]
+        if agree
+        else [f"torch {t}" for t in THREADS] + ["tf"] + [f"tf emulated {t}" for t in THREADS]
+    )
+    data = {
+        "torch_live": live,
+        "torch_emulated": emulated_torch,
+        "tf_emulated": emulated_tf,
+        "tf_live": tf_live,
+        "tf_matches_threads": tf_match,
+        "see_also": "notebooks/01_summation_order.ipynb and fpexplore.orders.emulate",
+    }
+    return Section([outcomes[k] for k in keys], claims, truth, data)
+
+
+REDUCE_SUM_CLAIMS = {
+    "torch_threads": "torch.sum depends on the thread count; the emulator reproduces it",
+    "tf_threads": "tf.reduce_sum matches the Eigen emulator at its thread count",
+    "fix_agrees": "accumulating in float64 gives one result everywhere",
+}
+REDUCE_SUM_TEXT = (
+    "reduce_sum: both frameworks split a large sum into per-thread chunks and add the partial "
+    "sums, so the bits depend on the intra-op thread count (torch.set_num_threads, which can "
+    "change at any time; TensorFlow's pool, fixed when it starts). The summation lesson "
+    "(notebook 01) rebuilds both orders bit for bit in fpexplore.orders; here they are checked "
+    "against the live frameworks. Accumulating in float64 and rounding once removes the "
+    "dependence."
+)

@@ -1,0 +1,286 @@
+"""softmax, log_softmax and cross-entropy in torch and TensorFlow/Keras, against mpmath."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...result import Claim, Outcome
+from ...truth import reference
+from .frameworks import (
+    Frameworks,
+    Section,
+    from_tf,
+    from_torch,
+    n_different,
+    on_grid,
+    rng,
+    same_bits,
+    to_tf,
+    to_torch,
+)
+
+#: a fix that computes in float64 and rounds once is correctly rounded, give or take the
+#: float64 computation's own error and the float32 step on the way to float16/bfloat16
+ROUND_ONCE_BOUND = 0.5 + 2.0**-12
+SEED_EXAMPLE = (1.0, 2.0, 3.0)
+
+
+def _torch_op(fw: Frameworks, op: str) -> Any:
+    f = fw.torch.nn.functional
+    return (
+        (lambda t: f.softmax(t, dim=-1))
+        if op == "softmax"
+        else (lambda t: f.log_softmax(t, dim=-1))
+    )
+
+
+def _tf_op(fw: Frameworks, op: str) -> Any:
+    return fw.tf.nn.softmax if op == "softmax" else fw.tf.nn.log_softmax
+
+
+def _wide_torch(fw: Frameworks, op: str, t: Any) -> Any:
+    """The fix, torch side: compute in float64, round to float32, then to the input's dtype."""
+    return _torch_op(fw, op)(t.double()).float().to(t.dtype)
+
+
+def _wide_tf(fw: Frameworks, op: str, t: Any) -> Any:
+    """The fix, TensorFlow side: the same in tf.cast steps."""
+    tf = fw.tf
+    y = _tf_op(fw, op)(tf.cast(t, tf.float64))
+    return tf.cast(tf.cast(y, tf.float32), t.dtype)
+
+
+def _truth(op: str, x: np.ndarray) -> Any:
+    return reference.softmax(x) if op == "softmax" else reference.log_softmax(x)
+
+
+def run_softmax(
+    fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
+) -> Section:
+    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``."""
+    env = fw.env()
+    seed_x = np.float32(SEED_EXAMPLE)
+    seed_truth = _truth(op, seed_x)
+    s_torch = from_torch(_torch_op(fw, op)(to_torch(fw, seed_x)))
+    s_tf = from_tf(_tf_op(fw, op)(to_tf(fw, seed_x)))
+    e_seed = {
+        "torch": Outcome.measured("", "torch", s_torch, seed_truth).error,
+        "tensorflow": Outcome.measured("", "tensorflow", s_tf, seed_truth).error,
+    }
+
+    g = rng(seed, 1)
+    x = on_grid(1000.0 + 4.0 * g.standard_normal(size), dtype)
+    truth = _truth(op, x)
+    tx, fx = to_torch(fw, x), to_tf(fw, x)
+    y_torch = from_torch(_torch_op(fw, op)(tx))
+    y_tf = from_tf(_tf_op(fw, op)(fx))
+    w_torch = from_torch(_wide_torch(fw, op, tx))
+    w_tf = from_tf(_wide_tf(fw, op, fx))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e = np.exp(x.astype(np.float32))
+        naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    fname = f"F.{op}" if op == "softmax" else "F.log_softmax"
+    outcomes = {
+        "torch": Outcome.measured(
+            f"torch {fname}({dtype})", "torch", y_torch, truth, version=env["torch"], settings=ts
+        ),
+        "tf": Outcome.measured(
+            f"tf.nn.{op}({dtype})",
+            "tensorflow",
+            y_tf,
+            truth,
+            version=env["tensorflow"],
+            settings=tfs,
+        ),
+        "torch wide": Outcome.measured(
+            f"torch {fname} in float64, rounded once",
+            "torch",
+            w_torch,
+            truth,
+            version=env["torch"],
+            settings=ts,
+            note="x.double() → op → .float().to(dtype)",
+        ),
+        "tf wide": Outcome.measured(
+            f"tf.nn.{op} in float64, rounded once",
+            "tensorflow",
+            w_tf,
+            truth,
+            version=env["tensorflow"],
+            settings=tfs,
+            note="tf.cast(x, float64) → op → cast to float32 → cast to dtype",
+        ),
+    }
+    err = {k: o.error for k, o in outcomes.items()}
+    shown = ["torch wide", "tf wide"] if agree else ["torch", "tf"]
+    naive_bad = not np.isfinite(naive).all()
+    claims = {
+        "seed_example": Claim(
+            f"{op}([1, 2, 3]) in float32: torch and TensorFlow are each within one ULP of the "
+            f"exact value (max {e_seed['torch'].max_abs_ulp:.3g} and "
+            f"{e_seed['tensorflow'].max_abs_ulp:.3g} ULP); their bits are "
+            + (
+                "identical"
+                if same_bits(s_torch, s_tf)
+                else f"different in {n_different(s_torch, s_tf)} of 3 elements"
+            ),
+            bool(e_seed["torch"].faithful and e_seed["tensorflow"].faithful),
+        ),
+        "naive_overflows": Claim(
+            f"the textbook exp(x) / sum(exp(x)) overflows on logits near 1000 "
+            f"(float32 exp overflows above {math.log(np.finfo(np.float32).max):.4g}); both "
+            "frameworks subtract the maximum first and stay finite",
+            bool(
+                naive_bad
+                and np.isfinite(y_torch.astype(np.float32)).all()
+                and np.isfinite(y_tf.astype(np.float32)).all()
+            ),
+        ),
+        "defaults_error": Claim(
+            f"on {size} logits near 1000 in {dtype}: torch is off by up to "
+            f"{err['torch'].max_abs_ulp:.3g} ULP and TensorFlow by up to "
+            f"{err['tf'].max_abs_ulp:.3g} ULP of the exact {op}; "
+            f"{n_different(y_torch, y_tf)} of {size} elements differ in their bits; computing "
+            "in float64 and rounding once is at least as accurate as either",
+            bool(
+                max(err["torch wide"].max_abs_ulp, err["tf wide"].max_abs_ulp)
+                <= min(err["torch"].max_abs_ulp, err["tf"].max_abs_ulp) + 2.0**-12
+            ),
+        ),
+        "fix_agrees": Claim(
+            f"the one-line fix (compute in float64, round once) makes both within "
+            f"{ROUND_ONCE_BOUND:g} ULP of the exact {op} (measured "
+            f"{err['torch wide'].max_abs_ulp:.3g} and {err['tf wide'].max_abs_ulp:.3g}) and "
+            "identical bit for bit",
+            bool(
+                err["torch wide"].max_abs_ulp <= ROUND_ONCE_BOUND
+                and err["tf wide"].max_abs_ulp <= ROUND_ONCE_BOUND
+                and same_bits(w_torch, w_tf)
+            ),
+        ),
+    }
+    data = {
+        "seed_example": {"torch": s_torch, "tensorflow": s_tf, "truth": seed_truth},
+        "x": x,
+        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
+        "naive": naive,
+    }
+    return Section([outcomes[k] for k in shown], claims, truth, data)
+
+
+SOFTMAX_CLAIMS = {
+    "seed_example": "softmax([1, 2, 3]) in float32 is within one ULP in both frameworks",
+    "naive_overflows": "the textbook formula overflows on large logits; the frameworks do not",
+    "defaults_error": "each framework's error on large logits in the chosen dtype",
+    "fix_agrees": "computing in float64 and rounding once makes the two agree bit for bit",
+}
+
+
+def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
+    """Per-sample cross-entropy of confident logits: torch from logits, Keras from logits and
+    from probabilities (clipped to [epsilon, 1 - epsilon])."""
+    keras, torch = fw.keras, fw.torch
+    env = fw.env()
+    n = 8
+    g = rng(seed, 2)
+    logits = on_grid(12.0 * g.standard_normal((n, size)), "float32")
+    target = g.integers(0, size, n)
+    truth = reference.cross_entropy(logits, target, reduction="none")
+    y_torch = from_torch(
+        torch.nn.functional.cross_entropy(
+            to_torch(fw, logits), torch.from_numpy(target), reduction="none"
+        )
+    )
+    probs = fw.tf.nn.softmax(to_tf(fw, logits))
+    eps = float(keras.backend.epsilon())
+    default_loss = keras.losses.SparseCategoricalCrossentropy(reduction=None)
+    logit_loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=None)
+    y_probs = from_tf(default_loss(target, probs))
+    y_logits = from_tf(logit_loss(target, to_tf(fw, logits)))
+    ts, tfs = fw.torch_settings(), fw.tf_settings()
+    outcomes = {
+        "torch": Outcome.measured(
+            "torch F.cross_entropy(logits)",
+            "torch",
+            y_torch,
+            truth,
+            version=env["torch"],
+            settings=ts,
+        ),
+        "keras probs": Outcome.measured(
+            "Keras SparseCategoricalCrossentropy() on softmax probabilities",
+            "tensorflow",
+            y_probs,
+            truth,
+            version=env["keras"],
+            settings={**tfs, "epsilon": eps},
+            note=f"from_logits=False (the default): probabilities clipped to "
+            f"[{eps:g}, 1 - {eps:g}]",
+        ),
+        "keras logits": Outcome.measured(
+            "Keras SparseCategoricalCrossentropy(from_logits=True)",
+            "tensorflow",
+            y_logits,
+            truth,
+            version=env["keras"],
+            settings=tfs,
+        ),
+    }
+    err = {k: o.error for k, o in outcomes.items()}
+    t_hi = truth.split()[0]
+    cap = -math.log(eps)
+    capped = t_hi > cap + 1e-3
+    bound = 4.0
+    claims = {
+        "keras_epsilon": Claim(
+            f"Keras's backend epsilon is {eps:g}: a loss computed from probabilities never "
+            f"exceeds -log({eps:g}) = {cap:.6g}; here {int(capped.sum())} of {n} samples have "
+            f"an exact loss above it (up to {t_hi.max():.4g}) and Keras returns at most "
+            f"{float(y_probs.max()):.6g}",
+            bool(capped.any() and float(y_probs.max()) <= cap * (1 + 1e-6)),
+        ),
+        "from_logits_agrees": Claim(
+            f"from logits both are within {bound:g} ULP of the exact loss (torch "
+            f"{err['torch'].max_abs_ulp:.3g}, Keras {err['keras logits'].max_abs_ulp:.3g}): the "
+            "one-line fix is from_logits=True",
+            bool(err["torch"].max_abs_ulp <= bound and err["keras logits"].max_abs_ulp <= bound),
+        ),
+    }
+    shown = ["torch", "keras logits"] if agree else ["torch", "keras probs"]
+    data = {
+        "logits": logits,
+        "target": target,
+        "losses": {
+            "truth": t_hi,
+            "torch": y_torch,
+            "keras probs": y_probs,
+            "keras logits": y_logits,
+        },
+        "epsilon": eps,
+        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
+    }
+    return Section([outcomes[k] for k in shown], claims, truth, data)
+
+
+CROSS_ENTROPY_CLAIMS = {
+    "keras_epsilon": "Keras clips probabilities at its epsilon, capping the loss",
+    "from_logits_agrees": "from logits, torch and Keras agree within a few ULP",
+}
+
+
+SOFTMAX_TEXT = (
+    "softmax and log_softmax: both frameworks subtract the row maximum before exp, so large "
+    "logits do not overflow (the textbook formula does). Their kernels round differently, "
+    "most visibly in float16 and bfloat16. Computing in float64 and rounding once to the input "
+    "format makes both correctly rounded and bit-identical."
+)
+CROSS_ENTROPY_TEXT = (
+    "Cross-entropy: torch's F.cross_entropy takes logits (log_softmax inside). Keras's "
+    "SparseCategoricalCrossentropy takes probabilities by default and clips them to "
+    "[epsilon, 1 - epsilon] with epsilon = 1e-7, so a confident wrong prediction costs at most "
+    "-log(1e-7) ≈ 16.1. Pass from_logits=True and both agree within a few ULP of the exact loss."
+)
