@@ -253,6 +253,57 @@ def _relu(c: Comparison) -> tuple[str, str, str]:
     return HOLDS, "relu differs from max(x, 0) somewhere", number
 
 
+def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> tuple[str, str, str]:
+    errs = [c.outcome(f"{op} · {side} · 1 thread").error for side in ("C++", "Python")]
+    worst = ", ".join(
+        f"{side} {e.max_abs_ulp:.3g} ULP"
+        for side, e in zip(("C++", "Python"), errs, strict=True)
+        if e is not None
+    )
+    number = f"{what}: {'identical' if same else 'different'} bits at 1 and 2 threads" + (
+        f"; max error {worst}" if worst else ""
+    )
+    if same:
+        return (
+            FAILS,
+            "C++ and Python run the same libtorch kernels: the same bits at the same thread count",
+            number,
+        )
+    return HOLDS, "C++ and Python gave different bits at the same thread count", number
+
+
+def _libtorch_mm(c: Comparison) -> tuple[str, str, str]:
+    return _same_bits_verdict(c, "mm", _claim(c, "mm_same_bits"), "mm")
+
+
+def _libtorch_grad(c: Comparison) -> tuple[str, str, str]:
+    same = _claim(c, "grad_same_bits")
+    return _same_bits_verdict(c, "grad", same, "gradient of (x @ x.T).sum()")
+
+
+def _cuda_kernel(c: Comparison) -> tuple[str, str, str]:
+    fma = _claim(c, "naive_kernel_is_fma_chain")
+    atomic = _claim(c, "atomic_varies") and _claim(c, "torch_sum_repeatable")
+    cu = c.data.get("cuda") or {}
+    table = cu.get("matmul_table") or []
+    same = [r["n"] for r in table if r["cublas == naive_fma"]]
+    other = [r["n"] for r in table if not r["cublas == naive_fma"]]
+    each = c.outcome("CUDA sum · atomicAdd each")
+    number = (
+        f"{cu.get('card', 'GPU')}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
+        f"n = {other or 'none'}; atomicAdd sum: {each.note or _first(each.value)}"
+    )
+    if fma and atomic:
+        return (
+            DEPENDS,
+            "on the kernel: a naive matmul is a k-order FMA chain, which cuBLAS also runs for "
+            "some shapes (same bits) and not others; an atomicAdd sum differs from torch.sum "
+            "and from itself run to run",
+            number,
+        )
+    return HOLDS, "the custom kernels differ from torch's at every size", number
+
+
 def _gradient(c: Comparison) -> tuple[str, str, str]:
     g = c.data.get("seed_gradients")
     if not g:
@@ -367,18 +418,27 @@ MYTHS: tuple[Myth, ...] = (
         "garbage collection and memory management.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
+        _libtorch_mm,
+        {"cuda": "recorded"},
+        "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
     Myth(
         10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
+        _libtorch_grad,
+        {"cuda": "recorded"},
+        "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
     Myth(
         11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
+        _cuda_kernel,
+        {"cuda": "recorded"},
+        "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
     Myth(
         12,

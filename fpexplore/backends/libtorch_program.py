@@ -123,6 +123,13 @@ def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
 
     Each job's ``ran`` is filled with what the program reported (threads, oneDNN, ms).
     """
+    return run_with_info(jobs, timeout)[0]
+
+
+def run_with_info(
+    jobs: Sequence[Job], timeout: float = 300.0
+) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """`run`, also returning what the process reported of its libtorch (as `info`)."""
     exe = _require()
     for job in jobs:
         if job.op not in OPS:
@@ -162,9 +169,9 @@ def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
             raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
         if out.returncode != 0:
             raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
-        reports = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        head, *reports = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
         results = []
         for i, job in enumerate(jobs):
             job.ran = reports[i] if i < len(reports) else {}
             results.append(np.load(folder / f"out{i}.npy", allow_pickle=False))
-        return results
+        return results, head

@@ -80,7 +80,11 @@ def missing_tools() -> str | None:
         missing.append("a C++ compiler (c++, g++ or clang++)")
     if missing:
         return f"{' and '.join(missing)} not found on PATH; {TOOLS_FIX}."
-    if importlib.util.find_spec("torch") is None:
+    try:
+        has_torch = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        has_torch = False
+    if not has_torch:
         return "the Python module 'torch' is not installed (pip install -e '.[torch]')."
     return None
 

@@ -4,7 +4,7 @@
 // the very kernels Python's torch runs. Inputs and outputs are .npy files (float32, C order).
 //
 //   fpexplore_libtorch info           one JSON object: versions, threads, MKL/oneDNN, CPU path
-//   fpexplore_libtorch run JOBFILE    one job a line, one JSON line printed per job:
+//   fpexplore_libtorch run JOBFILE    the info line, then one job a line, one JSON line per job:
 //       <op> threads=<n> mkldnn=<0|1> out=<file.npy> [in=<a.npy>,<b.npy>,...] [seed=<s>] [n=<n>]
 //
 // ops: mm(a, b) · grad(x): gradient of (x @ x.T).sum() by autograd · mlp(x, w1, b1, w2, b2):
@@ -167,11 +167,28 @@ std::map<std::string, std::string> parse_job(const std::string& line, std::strin
   return kv;
 }
 
+int info() {
+  std::cout << "{\"torch_version\": " << quote(TORCH_VERSION)
+            << ", \"threads\": " << at::get_num_threads()
+            << ", \"interop_threads\": " << at::get_num_interop_threads()
+            << ", \"mkl\": " << (at::hasMKL() ? "true" : "false")
+            << ", \"mkldnn\": " << (at::hasMKLDNN() ? "true" : "false")
+            << ", \"mkldnn_enabled\": "
+            << (at::globalContext().userEnabledMkldnn() ? "true" : "false")
+            << ", \"cpu_capability\": " << quote(at::get_cpu_capability())
+            << ", \"parallel_info\": " << quote(at::get_parallel_info())
+            << ", \"compiler\": " << quote(__VERSION__) << ", \"cxx11_abi\": " << _GLIBCXX_USE_CXX11_ABI
+            << "}" << std::endl;
+  return 0;
+}
+
+
 int run_jobs(const std::string& jobfile) {
   std::ifstream f(jobfile);
   if (!f) throw std::runtime_error("cannot open " + jobfile);
   std::string line;
   const bool mkldnn_default = at::globalContext().userEnabledMkldnn();
+  info();  // the first line: what runs the jobs (threads as they were before any job)
   while (std::getline(f, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::string op;
@@ -195,21 +212,6 @@ int run_jobs(const std::string& jobfile) {
               << ", \"mkldnn\": " << (at::globalContext().userEnabledMkldnn() ? "true" : "false")
               << ", \"ms\": " << ms << ", \"out\": " << quote(kv.at("out")) << "}" << std::endl;
   }
-  return 0;
-}
-
-int info() {
-  std::cout << "{\"torch_version\": " << quote(TORCH_VERSION)
-            << ", \"threads\": " << at::get_num_threads()
-            << ", \"interop_threads\": " << at::get_num_interop_threads()
-            << ", \"mkl\": " << (at::hasMKL() ? "true" : "false")
-            << ", \"mkldnn\": " << (at::hasMKLDNN() ? "true" : "false")
-            << ", \"mkldnn_enabled\": "
-            << (at::globalContext().userEnabledMkldnn() ? "true" : "false")
-            << ", \"cpu_capability\": " << quote(at::get_cpu_capability())
-            << ", \"parallel_info\": " << quote(at::get_parallel_info())
-            << ", \"compiler\": " << quote(__VERSION__) << ", \"cxx11_abi\": " << _GLIBCXX_USE_CXX11_ABI
-            << "}" << std::endl;
   return 0;
 }
 

@@ -55,11 +55,13 @@ The random numbers agree because `torch::manual_seed` and `torch.manual_seed` se
 CPU generator (MT19937 in libtorch_cpu) and `torch::randn`/`torch.randn` run the same
 transform; fpexplore.rng rebuilds that stream from MT19937 alone.
 
-On the GPU, a hand-written naive matmul (one thread per output, accumulating in k order) is
-not cuBLAS: nvcc contracts `acc += a * b` into fused multiply-adds by default, and cuBLAS splits
-and tiles the k loop, so their bits differ, and both differ from the exact result by a few
-ULPs. An atomicAdd reduction adds in the order the threads happen to arrive, so its result
-changes from run to run, while torch.sum's fixed tree gives the same bits every time.
+On the GPU, a hand-written naive matmul (one thread per output, accumulating in k order) is a
+chain of fused multiply-adds: nvcc contracts `acc += a * b` into one FMA per step by default
+(`__fmul_rn`/`__fadd_rn` prevent it, and change the bits). cuBLAS picks a kernel by shape and
+card: where it also runs one k-order FMA chain per output it gives the naive kernel's very bits,
+where it splits k into partial sums it does not; none of them is the exact result. An
+atomicAdd reduction adds in the order the threads happen to arrive, so its result changes from
+run to run, while torch.sum's fixed tree gives the same bits every time.
 """
 
 
@@ -358,4 +360,5 @@ LESSON = Lesson(
     compute=compute,
     explanation=EXPLANATION,
     notebook="09_libtorch_vs_pytorch.ipynb",
+    quick={"size": 16, "sum_length": 1_000, "cuda": "recorded"},
 )

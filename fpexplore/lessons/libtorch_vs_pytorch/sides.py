@@ -27,14 +27,14 @@ def cpp(inp: Inputs, threads: Sequence[int]) -> tuple[Results, dict[str, Any]]:
     ]
     jobs += [libtorch_program.Job(op, inp.for_op(op)) for op in LOOP_OPS]
     jobs += [libtorch_program.Job(op, seed=inp.seed, n=RNG_N) for op in ("randn", "rand")]
-    arrays = libtorch_program.run(jobs)
+    arrays, info = libtorch_program.run_with_info(jobs)
     out: Results = {}
     ran: dict[str, Any] = {}
     for job, arr in zip(jobs, arrays, strict=True):
         key = (job.op, job.threads if job.op in TORCH_OPS else 0)
         out[key] = arr
         ran[f"{job.op}@{key[1]}"] = job.ran
-    return out, {"jobs": ran, "info": libtorch_program.info()}
+    return out, {"jobs": ran, "info": info}
 
 
 def python(torch: Any, inp: Inputs, threads: Sequence[int]) -> Results:
