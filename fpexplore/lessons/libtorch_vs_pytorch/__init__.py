@@ -19,7 +19,7 @@ from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
-from . import cuda_view, exact, inputs, loops, sides
+from . import exact, inputs, loops, sides
 
 THREADS = (1, 2)
 OP_LABEL = {"mm": "mm", "grad": "grad", "mlp": "mlp", "sum": "sum"}
@@ -307,6 +307,8 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             )
 
     # -- the custom CUDA kernels (live, or the recorded run)
+    from . import cuda_view  # here: `python -m ...cuda_kernels` then imports it only once
+
     cu = cuda_view.compare(cuda)
     outcomes.extend(cu.outcomes)
     claims.update(cu.claims)
