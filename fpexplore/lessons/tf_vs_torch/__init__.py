@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import BackendUnavailable
 from ...params import Flag, Interval, Options
-from ...result import Comparison
+from ...result import Comparison, Observation
 from .._base import Lesson
 from . import activations, adam, autograd, conv, graph, lstm, norms, reduction, softmax
 from .frameworks import DTYPES, check_dtype, check_size, load, unavailable
@@ -177,6 +177,11 @@ def compute(
             compile=torch_compile,
         )
     data = {"op": op, "env": env, **section.data}
+    observations = dict(section.observations)
+    if env:
+        observations["versions_threads"] = Observation(
+            "versions and thread settings of this run", env
+        )
     return Comparison(
         "tf_vs_torch",
         params,
@@ -185,6 +190,7 @@ def compute(
         section.claims,
         data,
         spec.text + "\n\n" + EXPLANATION,
+        observations,
     )
 
 

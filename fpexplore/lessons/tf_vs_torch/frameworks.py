@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import backends, formats
 from ...errors import BackendUnavailable, InvalidParameter
-from ...result import Claim, Outcome
+from ...result import Claim, Observation, Outcome
 
 DTYPES = ("float32", "float16", "bfloat16", "float64")
 
@@ -64,19 +64,18 @@ class Section:
     claims: dict[str, Claim]
     truth: Any = None
     data: dict[str, Any] = field(default_factory=dict)
+    observations: dict[str, Observation] = field(default_factory=dict)
 
 
 def unavailable(
-    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict
+    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict[str, str]
 ) -> Section:
     """The section when a framework is missing: its rows say why and how to fix it, its
     claims are not checked."""
     reason = f"{exc.reason} To fix it, run: {exc.fix}" if exc.fix else exc.reason
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    checked = {
-        k: Claim(f"{text} (not checked: {exc.backend} is missing; run {exc.fix})", None)
-        for k, text in claims.items()
-    }
+    why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
+    checked = {k: Claim.not_checked(text, why) for k, text in claims.items()}
     return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim, Outcome
+from ...result import Claim, Observation, Outcome
 from ...truth.certify import certified
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits
 
@@ -154,7 +154,12 @@ def run_graph(
     if agree:
         keys = ["tf eager wide", "tf XLA wide", "torch eager wide"]
     data = {"values": got, "max_abs_ulp": err, "compile_error": compiled}
-    return Section([outcomes[k] for k in keys], claims, truth, data)
+    obs = {
+        "xla_rows_differ": Observation(
+            "rows where XLA's bits differ from eager's", rows_differ("tf XLA", "tf eager")
+        )
+    }
+    return Section([outcomes[k] for k in keys], claims, truth, data, obs)
 
 
 GRAPH_CLAIMS = {

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...result import Claim, Outcome
+from ...result import Claim, Observation, Outcome
 from ...truth.value import Truth
 from . import lstm_reference
 from .frameworks import Frameworks, Section, on_grid, rng
@@ -206,7 +206,10 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         "torch_keras_diff_by_step": diff_h,
         "recurrent_activation": rec_default,
     }
-    return Section([outcomes[k] for k in shown], claims, h_truth, data)
+    obs = {
+        "identical_steps": Observation("steps where torch's and Keras's h are bit-identical", same)
+    }
+    return Section([outcomes[k] for k in shown], claims, h_truth, data, obs)
 
 
 LSTM_CLAIMS = {

@@ -3,13 +3,14 @@ lesson's bit-exact emulators (`fpexplore.orders`), which this section reuses, no
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from ... import orders
 from ... import truth as exact
-from ...result import Claim, Outcome
+from ...result import Claim, Observation, Outcome
 from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits
 
 THREADS = (1, 2, 4, 8)
@@ -40,7 +41,8 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     emulated_tf = {t: orders.emulate(x, "tensorflow", t) for t in THREADS}
     tf_live = from_tf(tf.reduce_sum(tf.constant(x)))
     tf_wide = from_tf(tf.cast(tf.reduce_sum(tf.cast(tf.constant(x), tf.float64)), tf.float32))
-    tf_match = [t for t in THREADS if same_bits(emulated_tf[t], tf_live)]
+    candidates = range(1, max(max(THREADS), os.cpu_count() or 1) + 1)
+    tf_match = [t for t in candidates if same_bits(orders.emulate(x, "tensorflow", t), tf_live)]
     ts = fw.torch_settings()
     outcomes = {
         f"torch {t}": Outcome.measured(
@@ -130,7 +132,15 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
         "tf_matches_threads": tf_match,
         "see_also": "notebooks/01_summation_order.ipynb and fpexplore.orders.emulate",
     }
-    return Section([outcomes[k] for k in keys], claims, truth, data)
+    observations = {
+        "torch_sums_by_threads": Observation(
+            "torch.sum at 1, 2, 4, 8 threads", {t: float(v) for t, v in live.items()}
+        ),
+        "tf_pool_matches": Observation(
+            "thread counts whose Eigen emulation equals this TensorFlow's sum", tf_match
+        ),
+    }
+    return Section([outcomes[k] for k in keys], claims, truth, data, observations)
 
 
 REDUCE_SUM_CLAIMS = {

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...result import Claim, Outcome
+from ...result import Claim, Observation, Outcome
 from ...truth import reference
 from .frameworks import (
     Frameworks,
@@ -169,7 +169,13 @@ def run_softmax(
         "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
         "naive": naive,
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    obs = {
+        "bits_differ": Observation(
+            f"elements of {op} in {dtype} whose bits differ between torch and TensorFlow",
+            n_different(y_torch, y_tf),
+        )
+    }
+    return Section([outcomes[k] for k in shown], claims, truth, data, obs)
 
 
 SOFTMAX_CLAIMS = {
