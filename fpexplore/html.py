@@ -156,7 +156,15 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
             )
     elif integer:
         parts.append(f"{integer} result: its ULPs are float64's; read the relative error")
-    if err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
+    near_zero = _near_zero(outcome) if err.n > 1 and not integer else None
+    if near_zero is not None and (err.min_bits <= 0 or err.max_abs_ulp > 1e4):
+        abs_err, scale = near_zero
+        parts.append(
+            f"{'0 bits and ' if err.min_bits <= 0 else ''}{err.max_abs_ulp:.3g} ULP at values "
+            f"near zero, where one ULP is tiny: the largest absolute error is {abs_err:.3g}, "
+            f"{abs_err / scale:.2g} of the largest value (mean {err.mean_abs_ulp:.3g} ULP)"
+        )
+    elif err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
         parts.append("0 bits: off by 100 % or more somewhere (a sign, a wrap-around or a scale)")
     elif (
         err.n > 1
@@ -170,6 +178,29 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
             f"(relative error at most {err.max_rel:.2g}; mean {err.mean_abs_ulp:.3g} ULP)"
         )
     return "; ".join(parts)
+
+
+def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
+    """(largest absolute error, largest |value|) of an array result whose absolute errors are
+    all small next to its values (below 1 %): then large ULP counts and 0 bits come from values
+    near zero, not from a wrong result. None otherwise."""
+    import numpy as np
+
+    from . import formats
+
+    err = outcome.error
+    try:
+        v = np.asarray(outcome.value, dtype=np.float64)
+        ulps = np.abs(np.asarray(err.ulp, dtype=np.float64))
+        if v.shape != ulps.shape or not np.isfinite(ulps).all() or not np.isfinite(v).all():
+            return None
+        abs_err = float(np.max(ulps * np.asarray(formats.ulp(v, err.fmt), dtype=np.float64)))
+        scale = float(np.max(np.abs(v)))
+    except Exception:  # a value the formats cannot read: no claim about it
+        return None
+    if scale == 0 or abs_err >= scale / 100:
+        return None
+    return abs_err, scale
 
 
 def _bar(outcome: Outcome) -> str:

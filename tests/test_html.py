@@ -94,4 +94,10 @@ def test_meaning_of_alarming_numbers():
     )
     text = fhtml.meaning(pixels)
     assert "uint8" in text and "0 bits" not in text
+    tiny = Truth("tiny", exact=np.array([Fraction(1, 10**6), Fraction(1)], dtype=object))
+    got = np.array([1.5e-6, 1.0], dtype=np.float32)
+    text = fhtml.meaning(Outcome.measured("near zero", "numpy", got, tiny))
+    assert "near zero" in text and "largest absolute error is 5e-07" in text, text
+    wrong = np.array([-1e-6, -1.0], dtype=np.float32)  # a sign error is not "near zero"
+    assert "0 bits: off by 100 %" in fhtml.meaning(Outcome.measured("sign", "x", wrong, tiny))
     assert c.rows()[1]["bits"] == "0.0" and c.rows()[0]["bits"] != "-0.0"
