@@ -14,6 +14,11 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parent
+#: the notebook series on Binder, where every framework is installed (JupyterLite links here)
+BINDER_URL = os.environ.get(
+    "FPEXPLORE_BINDER_URL",
+    "https://mybinder.org/v2/gh/fpexplore/fpexplore/HEAD?urlpath=lab/tree/notebooks",
+)
 
 
 def in_checkout() -> bool:
