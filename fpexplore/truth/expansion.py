@@ -24,7 +24,15 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def fractions(parts: Sequence[np.ndarray]) -> np.ndarray:
     """The exact values as an object array of Fractions (dyadic rationals)."""
+    from . import limits
+
     shape = parts[0].shape
+    count = int(np.prod(shape, dtype=np.int64))
+    limits.check(
+        "Truth.exact",
+        nbytes=count * limits.FRACTION_BYTES,
+        what=f"{count} Fractions; .round(), .split() and metrics.measure need none",
+    )
     mans, exps = [], []
     for p in parts:
         m, e = np.frexp(np.asarray(p, dtype=np.float64).ravel())

@@ -49,11 +49,16 @@ def _axis(axis: Any, ndim: int, where: str) -> int | None:
     if axis is None:
         return None
     try:
-        ax = operator.index(axis)
+        ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
     except TypeError:
         ax = None
-    if ax is None or not -ndim <= ax < max(ndim, 1):
-        raise InvalidParameter("axis", axis, f"None or an integer in [-{ndim}, {ndim - 1}]", where)
+    if ax is None or ndim == 0 or not -ndim <= ax < ndim:
+        accepted = (
+            "None (a 0-d input has no axis)"
+            if ndim == 0
+            else f"None or an integer in [-{ndim}, {ndim - 1}]"
+        )
+        raise InvalidParameter("axis", axis, accepted, where)
     return ax % ndim
 
 

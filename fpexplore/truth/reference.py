@@ -79,7 +79,7 @@ def _desc(a: np.ndarray, fmt: str) -> str:
 
 def _axis(axis: Any, ndim: int, where: str) -> int:
     try:
-        ax = operator.index(axis)
+        ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
     except TypeError:
         ax = None
     if ax is None or ndim == 0 or not -ndim <= ax < ndim:
@@ -97,14 +97,19 @@ def _float_param(v: Any, name: str, where: str, low: float = 0.0) -> float:
     return f
 
 
-def _elementwise(name: str, fn: Any, x: Any, prec: int) -> Truth:
+def _elementwise(name: str, fn: Any, x: Any, prec: int, keeps_zero_sign: bool = False) -> Truth:
+    """``fn`` elementwise, certified. ``keeps_zero_sign``: f(-0) = -0 (tanh, erf, gelu), which
+    mpmath cannot say (it has no -0); those elements hold the float -0.0 itself."""
     where = f"reference.{name}"
     p = check_prec(prec, where)
     arr, fmt = as_float_array(x, "x", where)
     xs = _mp_array(arr)
+    neg_zero = np.signbit(arr) & (arr == 0) if keeps_zero_sign else None
 
     def compute(_: int) -> Any:
         out = _map(fn, xs)
+        if neg_zero is not None and neg_zero.any():
+            out[neg_zero] = -0.0
         return out if out.ndim else out[()]
 
     return certified(f"{name}({_desc(arr, fmt)})", compute, p, fmt)
@@ -130,12 +135,12 @@ def log(x: Any, prec: int = DEFAULT_PREC) -> Truth:
 
 def tanh(x: Any, prec: int = DEFAULT_PREC) -> Truth:
     """Hyperbolic tangent, elementwise."""
-    return _elementwise("tanh", mpmath.tanh, x, prec)
+    return _elementwise("tanh", mpmath.tanh, x, prec, keeps_zero_sign=True)
 
 
 def erf(x: Any, prec: int = DEFAULT_PREC) -> Truth:
     """Error function, elementwise."""
-    return _elementwise("erf", mpmath.erf, x, prec)
+    return _elementwise("erf", mpmath.erf, x, prec, keeps_zero_sign=True)
 
 
 def _sigmoid(v: Any) -> Any:
@@ -166,7 +171,7 @@ def gelu(x: Any, approximate: str = "none", prec: int = DEFAULT_PREC) -> Truth:
     if approximate not in ("none", "tanh"):
         raise InvalidParameter("approximate", approximate, "'none' or 'tanh'", "reference.gelu")
     fn = _gelu_erf if approximate == "none" else _gelu_tanh
-    return _elementwise(f"gelu[{approximate}]", fn, x, prec)
+    return _elementwise(f"gelu[{approximate}]", fn, x, prec, keeps_zero_sign=True)
 
 
 # -- reductions ---------------------------------------------------------------------------------
@@ -267,6 +272,11 @@ def _along(name: str, x: Any, axis: Any, prec: int, log_form: bool) -> Truth:
     p = check_prec(prec, where)
     arr, fmt = as_float_array(x, "x", where)
     ax = _axis(axis, arr.ndim, where)
+    if arr.shape[ax] == 0:
+        raise InvalidInput(
+            f"{where}: 'x' has shape {arr.shape}, with no elements along axis {axis}; a "
+            f"{name} over zero elements is undefined. Pass at least one element per row."
+        )
     moved = np.moveaxis(arr, ax, -1)
     xs = _mp_array(moved.reshape(-1, moved.shape[-1]))
 

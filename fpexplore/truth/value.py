@@ -139,7 +139,7 @@ class Truth:
             # the held values themselves (exact Fractions, or exact mpf/IEEE specials at their
             # own precision): one rounding, never through a fixed-precision copy
             return formats.round_exact(self._exact if self._exact is not None else self._mp, fmt)
-        v = self.mp()
+        v = self._mp  # as held (a -0.0 kept by an odd function stays -0.0; mpmath has no -0)
         out = formats.round_exact(v, fmt)
         with mpmath.workprec(self.prec + 8):
             rel = mpmath.mpf(10) ** (-self.digits)
