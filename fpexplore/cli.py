@@ -1,4 +1,8 @@
-"""The ``fpexplore`` command: doctor, list, run, record-gpu."""
+"""The fpexplore command: doctor, list, run, record-gpu (and report, export, the tools).
+
+Each lesson's options are generated from its declared parameters: ``fpexplore run LESSON
+--help`` lists them with their type, range or choices, default and help.
+"""
 
 from __future__ import annotations
 
@@ -55,42 +59,102 @@ def _list(_: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .lessons import get
 
+    if args.lesson is None:
+        print(_run_help())
+        return 0 if args.help else 2
     lesson = get(args.lesson)
+    if args.help:
+        print(lesson_parser(lesson).format_help().rstrip())
+        return 0
     params = _parse_params(lesson, args.params)
     comparison = lesson.run(**params)
-    print(comparison.to_json(indent=2) if args.json else comparison.table())
+    if args.json:
+        print(comparison.to_json(indent=2))
+        return 0
+    print(comparison.table())
+    if not args.brief and comparison.explanation.strip():
+        print("\nWhy:\n" + comparison.explanation.strip())
     return 0
+
+
+def _run_help() -> str:
+    from .lessons import all_lessons
+
+    lessons = all_lessons()
+    width = max((len(n) for n in lessons), default=0)
+    lines = [
+        "usage: fpexplore run LESSON [--PARAM VALUE ...] [--json] [--brief]",
+        "",
+        "Run a lesson and print its comparison, claims and explanation.",
+        "",
+        "lessons (fpexplore run LESSON --help lists a lesson's parameters):",
+        *(f"  {n.ljust(width)}  {lesson.summary}" for n, lesson in lessons.items()),
+        "",
+        "options:",
+        "  --json    print JSON for scripts",
+        "  --brief   leave out the explanation",
+    ]
+    return "\n".join(lines)
+
+
+class _Refusing(argparse.ArgumentParser):
+    """An argument parser whose errors are the package's own (one line, exit 2)."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        from .errors import InvalidParameter
+
+        raise InvalidParameter("arguments", " ".join(sys.argv[2:]) or "", message)
+
+
+def _param_help(p: Any) -> str:
+    text = f"{p.help} [{p.kind}; {p.accepted()}; default: {p.default!r}]"
+    return text.replace("%", "%%").replace("`", "")
+
+
+def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
+    """The command-line options of ``lesson``, generated from its declared parameters."""
+    from .params import Flag
+
+    parser = _Refusing(
+        prog=f"fpexplore run {lesson.name}",
+        description=f"{lesson.title}: {lesson.summary}".replace("`", ""),
+        add_help=False,
+        allow_abbrev=False,
+    )
+    group = parser.add_argument_group("parameters")
+    for p in lesson.params:
+        names = [f"--{p.name}"] + ([f"--{p.name.replace('_', '-')}"] if "_" in p.name else [])
+        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if isinstance(p, Flag) else {}
+        group.add_argument(*names, dest=p.name, metavar="VALUE", help=_param_help(p), **extra)
+    other = parser.add_argument_group("options")
+    other.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    other.add_argument("--json", action="store_true", help="print JSON for scripts")
+    other.add_argument("--brief", action="store_true", help="leave out the explanation")
+    return parser
 
 
 def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
     """``--name value`` pairs (``--name=value`` too), parsed by each declared parameter."""
-    from .errors import InvalidParameter
+    from .errors import InvalidParameter, UnknownParameter
 
+    parser = lesson_parser(lesson)
+    given, extra = parser.parse_known_args(list(tokens))
+    where = f"lesson '{lesson.name}'"
+    for token in extra:
+        if token.startswith("-"):
+            name, _, value = token.lstrip("-").partition("=")
+            known = tuple("--" + p.name for p in lesson.params)
+            raise UnknownParameter(name.replace("-", "_"), value, known, where)
+        raise InvalidParameter("parameter", token, "--name value pairs", where)
     out: dict[str, Any] = {}
-    items = list(tokens)
-    while items:
-        token = items.pop(0)
-        if not token.startswith("--"):
-            raise InvalidParameter("parameter", token, "--name value pairs")
-        name, _, value = token[2:].partition("=")
-        name = name.replace("-", "_")
-        if not value:
-            if not items:
-                raise InvalidParameter(name, None, "a value after --" + name)
-            value = items.pop(0)
+    for p in lesson.params:
+        value = getattr(given, p.name)
+        if value is None:
+            continue
         try:
-            param = lesson.param(name)
-        except KeyError:
-            known = ", ".join("--" + p.name for p in lesson.params)
-            raise InvalidParameter(
-                name, value, f"one of {known}", f"lesson '{lesson.name}'"
-            ) from None
-        try:
-            out[name] = param.parse(value)
+            out[p.name] = p.parse(value)
         except InvalidParameter as exc:  # say which lesson, as validation does
-            raise InvalidParameter(
-                exc.name, exc.given, exc.accepted, f"lesson '{lesson.name}'"
-            ) from None
+            raise InvalidParameter(exc.name, exc.given, exc.accepted, where) from None
     return out
 
 
@@ -103,20 +167,29 @@ def _record_gpu(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fpexplore", description=__doc__)
+    doc = (__doc__ or "").replace("``", "")
+    parser = argparse.ArgumentParser(prog="fpexplore", description=doc)
     parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("doctor", help="which backends are available, and how to fix the missing")
     sub.add_parser("list", help="the lessons, one line each")
-    run = sub.add_parser("run", help="run a lesson and print its comparison")
-    run.add_argument("lesson")
+    run = sub.add_parser(
+        "run", help="run a lesson and print its comparison", add_help=False, allow_abbrev=False
+    )
+    run.add_argument("lesson", nargs="?")
+    run.add_argument("-h", "--help", action="store_true")
     run.add_argument("--json", action="store_true", help="print JSON for scripts")
+    run.add_argument("--brief", action="store_true", help="leave out the explanation")
     rec = sub.add_parser("record-gpu", help="run every GPU experiment and record it to data/gpu")
     rec.add_argument("--out", default=None, help="output folder (default: data/gpu)")
     rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
     rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     _add_delivery_commands(sub)
     _add_tool_commands(sub)
+    for action in sub._choices_actions:  # help is plain text: no reST backticks
+        action.help = (action.help or "").replace("``", "").replace("`", "")
+    for command in sub.choices.values():
+        command.description = (command.description or "").replace("``", "").replace("`", "")
     return parser
 
 

@@ -7,13 +7,36 @@ class FpexploreError(Exception):
     """Base class of every error fpexplore raises on purpose."""
 
 
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for a message: shortened past ``limit`` characters, and never raising
+    (a value whose repr fails is named by its type)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 15] + f"... ({len(text)} chars)"
+
+
 class InvalidParameter(FpexploreError, ValueError):
     """An argument is outside its accepted range or set of choices."""
 
     def __init__(self, name: str, given: object, accepted: str, where: str = "") -> None:
         self.name, self.given, self.accepted = name, given, accepted
         prefix = f"The '{name}' parameter" + (f" of {where}" if where else "")
-        super().__init__(f"{prefix} must be {accepted}. Got {given!r} instead.")
+        super().__init__(f"{prefix} must be {accepted}. Got {shown(given)} instead.")
+
+
+class UnknownParameter(InvalidParameter):
+    """A parameter name the lesson (or function) does not declare."""
+
+    def __init__(self, name: str, given: object, known: tuple[str, ...], where: str = "") -> None:
+        listed = ", ".join(known) if known else "none"
+        self.name, self.given, self.known = name, given, known
+        self.accepted = f"one of the parameters {listed}"
+        ValueError.__init__(
+            self,
+            f"{where or 'this'} has no parameter {shown(name)}; its parameters are {listed}",
+        )
 
 
 class InvalidInput(FpexploreError, ValueError):

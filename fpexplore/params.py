@@ -1,4 +1,10 @@
-"""Declared parameter constraints: one declaration drives validation, CLI flags and widgets."""
+"""Declared parameter constraints: one declaration drives validation, CLI flags and widgets.
+
+Validation is strict and never lets a raw exception through: numpy scalars are coerced to the
+Python type they stand for, a bool is never taken for a number, numbers too large for a float
+are refused, options are matched by value and type, and every refusal is an `InvalidParameter`
+naming the argument, the value given and what is accepted (ranges printed exactly).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,43 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, UnknownParameter
+
+#: Longest text a `Text` parameter takes (device strings, record names, file names).
+MAX_TEXT = 200
+
+
+def exact(x: float | int) -> str:
+    """A number as Python writes it back exactly: ints as ints, floats by ``repr``."""
+    if isinstance(x, bool):
+        return repr(x)
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 2**53):
+        return str(int(x))
+    return repr(float(x))
+
+
+def _scalar(value: Any) -> Any:
+    """A numpy scalar or 0-d array as the Python scalar it holds; anything else unchanged."""
+    np = _numpy_if_loaded()
+    if np is None:
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)  # longdouble too: beyond float64's range it becomes inf
+    if isinstance(value, np.str_):
+        return str(value)
+    return value
+
+
+def _numpy_if_loaded() -> Any:
+    import sys
+
+    return sys.modules.get("numpy")
 
 
 @dataclass(frozen=True)
@@ -16,6 +58,11 @@ class Param:
     name: str
     default: Any
     help: str = ""
+
+    kind = "value"
+
+    def accepted(self) -> str:  # pragma: no cover - each kind says its own
+        return "a valid value"
 
     def validate(self, value: Any, where: str = "") -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -34,33 +81,41 @@ class Interval(Param):
     integer: bool = False
     log: bool = False
 
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return "int" if self.integer else "float"
+
     def accepted(self) -> str:
         kind = "an int" if self.integer else "a float"
-        return f"{kind} in the range [{self.low:g}, {self.high:g}]"
+        return f"{kind} in the range [{exact(self.low)}, {exact(self.high)}]"
 
     def validate(self, value: Any, where: str = "") -> Any:
+        value = _scalar(value)
         if isinstance(value, bool) or not isinstance(value, int | float):
-            try:
-                import numpy as np
-
-                if isinstance(value, np.integer | np.floating):
-                    value = value.item()
-                else:
-                    raise TypeError
-            except TypeError:
-                raise InvalidParameter(self.name, value, self.accepted(), where) from None
+            raise InvalidParameter(self.name, value, self.accepted(), where)
         if self.integer:
             if isinstance(value, float):
-                if not value.is_integer():
+                if not value.is_integer():  # nan and inf are not integers either
                     raise InvalidParameter(self.name, value, self.accepted(), where)
                 value = int(value)
         else:
-            value = float(value)
-        if not (math.isfinite(value) and self.low <= value <= self.high):
+            try:
+                value = float(value)
+            except OverflowError:
+                raise InvalidParameter(self.name, value, self.accepted(), where) from None
+            if not math.isfinite(value):
+                raise InvalidParameter(self.name, value, self.accepted(), where)
+        if not self.low <= value <= self.high:
             raise InvalidParameter(self.name, value, self.accepted(), where)
         return value
 
     def parse(self, text: str) -> Any:
+        text = text.strip()
+        if self.integer:
+            try:
+                return int(text)
+            except ValueError:
+                pass
         try:
             number = float(text)
         except ValueError:
@@ -70,17 +125,20 @@ class Interval(Param):
 
 @dataclass(frozen=True)
 class Options(Param):
-    """One of a fixed set of choices."""
+    """One of a fixed set of choices (matched by value and type: 1 is not True or 1.0)."""
 
     choices: tuple[Any, ...] = ()
+    kind = "choice"
 
     def accepted(self) -> str:
         return "one of " + ", ".join(repr(c) for c in self.choices)
 
     def validate(self, value: Any, where: str = "") -> Any:
-        if value not in self.choices:
-            raise InvalidParameter(self.name, value, self.accepted(), where)
-        return value
+        value = _scalar(value)
+        for choice in self.choices:
+            if type(value) is type(choice) and value == choice:
+                return choice
+        raise InvalidParameter(self.name, value, self.accepted(), where)
 
     def parse(self, text: str) -> Any:
         for choice in self.choices:
@@ -93,9 +151,15 @@ class Options(Param):
 class Flag(Param):
     """A boolean switch."""
 
+    kind = "bool"
+
+    def accepted(self) -> str:
+        return "True or False"
+
     def validate(self, value: Any, where: str = "") -> Any:
+        value = _scalar(value)
         if not isinstance(value, bool):
-            raise InvalidParameter(self.name, value, "True or False", where)
+            raise InvalidParameter(self.name, value, self.accepted(), where)
         return value
 
     def parse(self, text: str) -> Any:
@@ -112,24 +176,28 @@ class Text(Param):
     """A free string (a device name, a path); ``pattern_help`` says what is accepted."""
 
     pattern_help: str = "a non-empty string"
+    kind = "text"
+
+    def accepted(self) -> str:
+        return f"{self.pattern_help} (a string of 1 to {MAX_TEXT} printable characters)"
 
     def validate(self, value: Any, where: str = "") -> Any:
-        if not isinstance(value, str) or not value:
-            raise InvalidParameter(self.name, value, self.pattern_help, where)
+        value = _scalar(value)
+        if (
+            not isinstance(value, str)
+            or not value
+            or len(value) > MAX_TEXT
+            or not value.isprintable()
+        ):
+            raise InvalidParameter(self.name, value, self.accepted(), where)
         return value
 
 
-def validate_all(params: tuple[Param, ...], given: dict[str, Any], where: str) -> dict[str, Any]:
-    """Fill defaults and validate ``given``; unknown names raise with the list of known ones."""
+def validate_all(params: tuple[Param, ...], given: Any, where: str) -> dict[str, Any]:
+    """Fill defaults and validate ``given``; an unknown name raises `UnknownParameter` listing
+    the known ones."""
     known = {p.name: p for p in params}
     for name in given:
         if name not in known:
-            raise InvalidParameter(
-                name,
-                given[name],
-                "one of the parameters " + ", ".join(known)
-                if known
-                else "absent (this takes no parameters)",
-                where,
-            )
+            raise UnknownParameter(name, given[name], tuple(known), where)
     return {p.name: p.validate(given.get(p.name, p.default), where) for p in params}

@@ -9,16 +9,19 @@ recorder runs on a bare CUDA machine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .errors import RecordError
+from .errors import FpexploreError, RecordError
 from .paths import data_dir
 
 FORMAT = "fpexplore-gpu-record"
@@ -79,7 +82,7 @@ _SCHEMA: dict[str, Any] = {
         "tf32": {
             "defaults": dict,
             "modes": [str],
-            "rows": [{"op": str, "size": int, "k": int, "mode": str}],
+            "rows": [{"op": str, "size": int, "k": int, "mode": str, "raised": _OPT_STR}],
         },
         "cpu_vs_accelerator": {
             "settings": dict,
@@ -94,8 +97,9 @@ _SCHEMA: dict[str, Any] = {
             "cuda_rand_bits": dict,
             "cuda_randn_bits": dict,
             "cpu_rand_bits": dict,
+            "cpu_randn_bits": dict,
         },
-        "sum": {"cases": [{"name": str, "input": dict, "cuda_bits": int}]},
+        "sum": {"cases": [{"name": str, "input": dict, "cuda_bits": int, "cpu_bits": int}]},
     },
 }
 
@@ -123,27 +127,97 @@ def _check(value: Any, schema: Any, where: str) -> None:
             raise RecordError(f"{where} must be {names}, got {value!r:.60}")
 
 
+#: What the lessons read beyond the layout: bounds that keep a hand-edited record from
+#: turning into a huge allocation or an overflow inside a lesson.
+MAX_RNG_N = 1 << 16
+MAX_SUM_N = 10**8
+MAX_SM_COUNT = 1 << 16
+_RECIPE_GENERATORS = ("np.full", "np.random.default_rng")
+_RECIPE_DISTRIBUTIONS = ("random", "standard_normal")
+_RECIPE_DTYPES = ("float32", "float64")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _bits_ok(bits: Any, n: int | None = None) -> bool:
+    return (
+        isinstance(bits, list)
+        and (n is None or len(bits) == n)
+        and all(_is_int(b) and 0 <= b < 1 << 32 for b in bits)
+    )
+
+
+def _check_read(data: dict[str, Any]) -> None:
+    """The values lessons read, beyond their types (raises `RecordError`)."""
+    sm = data["provenance"]["sm_count"]
+    if sm is not None and not 1 <= sm <= MAX_SM_COUNT:
+        raise RecordError(f"provenance.sm_count must be 1 to {MAX_SM_COUNT}, got {sm!r}")
+    exp = data["experiments"]
+    rng = exp["rng"]
+    if not 1 <= rng["n"] <= MAX_RNG_N:
+        raise RecordError(f"experiments.rng.n must be 1 to {MAX_RNG_N}, got {rng['n']!r}")
+    for key in ("cuda_rand_bits", "cuda_randn_bits", "cpu_rand_bits", "cpu_randn_bits"):
+        for seed in rng["seeds"]:
+            if not _bits_ok(rng[key].get(str(seed)), rng["n"]):
+                raise RecordError(
+                    f"experiments.rng.{key}[{seed}] must hold {rng['n']} float32 bit "
+                    "patterns (ints 0 to 2**32 - 1)"
+                )
+    for i, case in enumerate(exp["sum"]["cases"]):
+        where = f"experiments.sum.cases[{i}]"
+        if not (_bits_ok([case["cuda_bits"]]) and _bits_ok([case["cpu_bits"]])):
+            raise RecordError(f"{where}: cuda_bits and cpu_bits must be ints 0 to 2**32 - 1")
+        recipe = case["input"]
+        n = recipe.get("n")
+        ok = (
+            recipe.get("generator") in _RECIPE_GENERATORS
+            and recipe.get("dtype") in _RECIPE_DTYPES
+            and _is_int(n)
+            and 1 <= n <= MAX_SUM_N
+        )
+        if ok and recipe["generator"] == "np.full":
+            ok = _is_num(recipe.get("value"))
+        elif ok:
+            seed = recipe.get("seed")
+            ok = _is_int(seed) and seed >= 0 and recipe.get("distribution") in _RECIPE_DISTRIBUTIONS
+        if not ok:
+            raise RecordError(
+                f"{where}.input must be a recipe: generator one of {_RECIPE_GENERATORS}, dtype "
+                f"one of {_RECIPE_DTYPES}, n an int 1 to {MAX_SUM_N}, and a numeric value "
+                f"(np.full) or an int seed >= 0 and a distribution one of {_RECIPE_DISTRIBUTIONS}"
+            )
+    for i, row in enumerate(exp["tf32"]["rows"]):
+        if row["raised"] is None and not (
+            all(_is_num(row.get(k)) for k in ("rel_error", "median_abs_ulp32", "ms"))
+            and isinstance(row.get("out_dtype"), str)
+        ):
+            raise RecordError(
+                f"experiments.tf32.rows[{i}] ran, so it must have numeric rel_error, "
+                "median_abs_ulp32 and ms and a string out_dtype"
+            )
+
+
 def validate(data: Any, source: str = "record") -> dict[str, Any]:
-    """Check a record's layout; raise `RecordError` naming the first bad field."""
+    """Check a record's layout and the values lessons read; raise `RecordError` naming the
+    first bad field."""
     try:
         _check(data, _SCHEMA, "")
+        if data["format"] != FORMAT or data["version"] != VERSION:
+            raise RecordError(
+                f"it is format {data['format']!r} version {data['version']}; "
+                f"this fpexplore reads {FORMAT!r} version {VERSION}"
+            )
+        _check_read(data)
     except RecordError as exc:
         raise RecordError(
             f"{source} does not match the GPU record schema: {exc}. Re-record it with: {RECORD_FIX}"
         ) from None
-    if data["format"] != FORMAT or data["version"] != VERSION:
-        raise RecordError(
-            f"{source} is format {data['format']!r} version {data['version']}; "
-            f"this fpexplore reads {FORMAT!r} version {VERSION}."
-        )
-    rng = data["experiments"]["rng"]
-    for key in ("cuda_rand_bits", "cuda_randn_bits", "cpu_rand_bits"):
-        for seed in rng["seeds"]:
-            bits = rng[key].get(str(seed))
-            if not isinstance(bits, list) or len(bits) != rng["n"]:
-                raise RecordError(
-                    f"{source}: experiments.rng.{key}[{seed!r}] must hold {rng['n']} ints"
-                )
     return data
 
 
@@ -165,6 +239,19 @@ class Record:
     @property
     def provenance(self) -> dict[str, Any]:
         return self.data["provenance"]
+
+    @contextlib.contextmanager
+    def reading(self, experiment: str) -> Iterator[None]:
+        """Turn a field a lesson could not read into a `RecordError` naming this record."""
+        try:
+            yield
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, ArithmeticError) as e:
+            if isinstance(e, FpexploreError):
+                raise
+            raise RecordError(
+                f"{self.path.name}: experiments.{experiment} cannot be read ({type(e).__name__}: "
+                f"{e}). Re-record it with: {RECORD_FIX}"
+            ) from None
 
     @property
     def experiments(self) -> dict[str, Any]:
@@ -195,34 +282,53 @@ def gpu_dir() -> Path:
     return data_dir() / "gpu"
 
 
+class RecordWarning(UserWarning):
+    """A record in data/gpu was skipped: it cannot be read or does not validate."""
+
+
+_CACHE: dict[tuple[str, int, int], dict[str, Any] | RecordError] = {}
+
+
 def _read(path: Path) -> dict[str, Any]:
+    """Read and validate ``path`` (cached by path, size and modification time)."""
     if not path.is_file():
         raise RecordError(f"no GPU record at {path}. Record one with: {RECORD_FIX}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordError(
-            f"{path} is not a readable JSON record ({exc}). Re-record it with: {RECORD_FIX}"
-        ) from None
-    return validate(data, str(path))
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _CACHE:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            _CACHE[key] = validate(data, str(path))
+        except RecordError as exc:
+            _CACHE[key] = exc
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
+            _CACHE[key] = RecordError(
+                f"{path} is not a readable JSON record ({type(exc).__name__}: {str(exc)[:200]}). "
+                f"Re-record it with: {RECORD_FIX}"
+            )
+    got = _CACHE[key]
+    if isinstance(got, RecordError):
+        raise RecordError(str(got))
+    return got
 
 
 def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """The record files in ``data/gpu`` (or ``directory``), newest recording first.
+    """The valid record files in ``data/gpu`` (or ``directory``), newest recording first.
 
-    Quick smoke-test records are left out.
+    Quick smoke-test records are left out; a file that cannot be read or does not validate is
+    skipped with a `RecordWarning` naming it and saying why.
     """
     folder = Path(directory) if directory is not None else gpu_dir()
     found = []
     for path in sorted(folder.glob("*.json")):
         try:
-            head = json.loads(path.read_text(encoding="utf-8"))
-            date = head["provenance"]["date"]
-            if head["settings"].get("quick"):
-                continue
-        except (OSError, ValueError, KeyError, TypeError):
+            data = _read(path)
+        except RecordError as exc:
+            warnings.warn(f"skipped GPU record {path.name}: {exc}", RecordWarning, stacklevel=2)
             continue
-        found.append((date, path))
+        if data["settings"].get("quick"):
+            continue
+        found.append((data["provenance"]["date"], path))
     return [p for _, p in sorted(found, reverse=True)]
 
 

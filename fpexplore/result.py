@@ -264,6 +264,8 @@ def _jsonable(v: Any) -> Any:
     import numpy as np  # here, so that `import fpexplore` stays cheap
 
     if isinstance(v, np.ndarray):
+        if v.ndim == 0:
+            return _jsonable(v[()])
         if v.dtype == object:
             return [_jsonable(x) for x in v.tolist()]
         if v.size > 64:

@@ -7,7 +7,14 @@ from fpexplore.errors import BackendUnavailable, InvalidParameter
 
 
 def test_registry_names_every_backend():
-    assert set(backends.names()) == {"numpy", "torch", "tensorflow", "djl", "libtorch"}
+    assert set(backends.names()) == {
+        "numpy",
+        "torch",
+        "torchvision",
+        "tensorflow",
+        "djl",
+        "libtorch",
+    }
 
 
 def test_unknown_backend_lists_known_ones():

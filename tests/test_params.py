@@ -19,7 +19,7 @@ def test_interval_rejects_with_name_and_range(bad):
     with pytest.raises(InvalidParameter) as info:
         N.validate(bad, "lesson 'x'")
     msg = str(info.value)
-    assert "'n'" in msg and "[1, 1e+07]" in msg and "lesson 'x'" in msg and repr(bad) in msg
+    assert "'n'" in msg and "[1, 10000000]" in msg and "lesson 'x'" in msg and repr(bad) in msg
 
 
 def test_options_and_flags():
@@ -42,5 +42,37 @@ def test_parse_from_cli_text():
 
 def test_validate_all_fills_defaults_and_rejects_unknown():
     assert validate_all((N, P), {"n": 3}, "w") == {"n": 3, "p": 0.5}
-    with pytest.raises(InvalidParameter, match=r"'size'.*one of the parameters n, p"):
+    with pytest.raises(
+        InvalidParameter, match=r"w has no parameter 'size'; its parameters are n, p"
+    ):
         validate_all((N, P), {"size": 3}, "w")
+
+
+def test_numpy_scalars_are_coerced_and_bools_refused():
+    import numpy as np
+
+    assert N.validate(np.int64(7)) == 7 and type(N.validate(np.int64(7))) is int
+    assert N.validate(np.longdouble(64)) == 64
+    assert P.validate(np.float32(0.25)) == 0.25
+    assert Options("size", 256, choices=(256, 512)).validate(np.int64(512)) == 512
+    assert Flag("f", False).validate(np.bool_(True)) is True
+    for bad in (True, np.bool_(False), np.array([1, 2]), [1], None, 10**400, 1e400):
+        with pytest.raises(InvalidParameter):
+            N.validate(bad)
+    with pytest.raises(InvalidParameter, match=r"\[0, 1\]"):
+        P.validate(10**400)  # too large for a float: refused, not an OverflowError
+
+
+def test_options_match_by_value_and_type():
+    sizes = Options("size", 256, choices=(256, 512))
+    for bad in (256.0, True, "256", [256], {"a": 1}):
+        with pytest.raises(InvalidParameter):
+            sizes.validate(bad)
+    with pytest.raises(InvalidParameter):
+        D.validate(["float16"])  # unhashable: refused, not a TypeError
+
+
+def test_ranges_print_exactly():
+    assert "[1e-08, 0.1]" in Interval("eps", 1e-5, low=1e-8, high=0.1).accepted()
+    assert "[0, 4294967295]" in Interval("seed", 0, low=0, high=2**32 - 1, integer=True).accepted()
+    assert "[0.1, 0.30000000000000004]" in Interval("x", 0.2, low=0.1, high=0.1 + 0.2).accepted()

@@ -78,7 +78,7 @@ def test_overrides_are_validated():
     assert controls_for(lesson, n=200)[0].value == 200
     with pytest.raises(InvalidParameter, match="'n'"):
         controls_for(lesson, n=0)
-    with pytest.raises(InvalidParameter, match="one of the parameters n, mode, loud"):
+    with pytest.raises(InvalidParameter, match="its parameters are n, mode, loud"):
         controls_for(lesson, m=3)
 
 

@@ -63,7 +63,12 @@ class Backend:
             raise BackendUnavailable(
                 self.name, f"the Python module '{self.module}' is not installed.", self.fix
             )
-        return importlib.import_module(self.module)
+        try:
+            return importlib.import_module(self.module)
+        except ImportError as exc:  # installed but broken (a missing shared library, ...)
+            raise BackendUnavailable(
+                self.name, f"importing '{self.module}' failed ({exc}).", self.fix
+            ) from None
 
     def probe(self) -> BackendInfo:
         """Full information; may import the framework (used by `fpexplore doctor`)."""
@@ -215,6 +220,13 @@ _REGISTRY: dict[str, Backend] = {
     for b in (
         Backend("numpy", "numpy", ("numpy",), "pip install numpy", "NumPy (always present)"),
         _Torch("torch", "torch", ("torch",), FIX_SETUP, "PyTorch (CPU and any device string)"),
+        Backend(
+            "torchvision",
+            "torchvision",
+            ("torchvision",),
+            FIX_SETUP,
+            "torchvision (image transforms for PyTorch)",
+        ),
         _TensorFlow(
             "tensorflow",
             "tensorflow",
@@ -245,7 +257,7 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Backend:
-    if name not in _REGISTRY:
+    if not isinstance(name, str) or name not in _REGISTRY:
         raise InvalidParameter("backend", name, "one of " + ", ".join(_REGISTRY))
     return _REGISTRY[name]
 
@@ -263,8 +275,23 @@ def probe_all(deadline_s: float = 3.5) -> list[BackendInfo]:
 
 
 def load(name: str) -> ModuleType:
-    """Import backend ``name`` now, or raise `BackendUnavailable` saying how to install it."""
+    """Import backend ``name`` now, or raise `BackendUnavailable` saying how to install it.
+
+    The one way the package imports a framework: ``load("torch")``, ``load("torchvision")``,
+    ``load("tensorflow")`` (which keeps the triton-before-TensorFlow order).
+    """
     return get(name).load()
+
+
+def missing(name: str) -> str | None:
+    """Why backend ``name`` cannot run here, with the command that fixes it; None if it can.
+    Imports nothing."""
+    b = get(name)
+    if b.available():
+        return None
+    if isinstance(b, _DJL):
+        return f"{b.missing()} Fix: {b.fix}"
+    return f"{name} is not installed. Fix: {b.fix}"
 
 
 @cache

@@ -10,6 +10,7 @@ Images are HWC ``uint8`` (as DJL's ``Image.toNDArray``) unless said otherwise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from ..errors import BackendUnavailable, InvalidInput, InvalidParameter
 from ..jvm import artifacts, client
 from ..jvm.protocol import pack, unpack
+from ..params import Interval
 
 INTERPOLATIONS = ("nearest", "bilinear", "area", "bicubic")
 FIX = artifacts.FIX
@@ -108,19 +110,35 @@ def java_loop_sum(x: Any) -> float:
 # -- random numbers -------------------------------------------------------------------------
 
 
+#: Largest number of values one DJL call draws (8 bytes each crosses the pipe).
+MAX_VALUES = 10**7
+
+
 def _shape(shape: int | Sequence[int]) -> list[int]:
-    dims = [shape] if isinstance(shape, int) else list(shape)
+    accepted = f"a positive int or a sequence of positive ints, at most {MAX_VALUES} values"
+    if isinstance(shape, np.ndarray) and shape.ndim == 0:
+        shape = shape.item()
+    if isinstance(shape, int | np.integer) and not isinstance(shape, bool | np.bool_):
+        dims = [shape]
+    elif isinstance(shape, list | tuple):
+        dims = list(shape)
+    else:
+        raise InvalidParameter("shape", shape, accepted)
     if not dims or any(
-        isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1 for d in dims
+        isinstance(d, bool | np.bool_) or not isinstance(d, int | np.integer) or d < 1 for d in dims
     ):
-        raise InvalidParameter("shape", shape, "a positive int or a sequence of positive ints")
+        raise InvalidParameter("shape", shape, accepted)
+    if math.prod(int(d) for d in dims) > MAX_VALUES:
+        raise InvalidParameter("shape", shape, accepted)
     return [int(d) for d in dims]
 
 
 def _seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-        raise InvalidParameter("seed", seed, "an int in the range [0, 2147483647]")
-    return seed
+    return int(Interval("seed", 0, low=0, high=2**31 - 1, integer=True).validate(seed, "djl"))
+
+
+def _real(name: str, v: float) -> float:
+    return float(Interval(name, 0.0, low=-1e30, high=1e30).validate(v, "djl"))
 
 
 def random_uniform(
@@ -128,26 +146,27 @@ def random_uniform(
 ) -> np.ndarray:
     """``Engine.setRandomSeed(seed)`` then ``manager.randomUniform(low, high, shape)``
     (float32; libtorch's default generator)."""
-    return _array(
-        "random", kind="uniform", seed=_seed(seed), shape=_shape(shape), a=float(low), b=float(high)
-    )
+    a, b = _real("low", low), _real("high", high)
+    if not a < b:
+        raise InvalidParameter("high", high, f"a float above low ({a!r})", "djl.random_uniform")
+    return _array("random", kind="uniform", seed=_seed(seed), shape=_shape(shape), a=a, b=b)
 
 
 def random_normal(
     seed: int, shape: int | Sequence[int], loc: float = 0.0, scale: float = 1.0
 ) -> np.ndarray:
     """``Engine.setRandomSeed(seed)`` then ``manager.randomNormal(loc, scale, shape)``."""
-    return _array(
-        "random", kind="normal", seed=_seed(seed), shape=_shape(shape), a=float(loc), b=float(scale)
-    )
+    a, b = _real("loc", loc), _real("scale", scale)
+    if not b > 0:
+        raise InvalidParameter("scale", scale, "a float above 0", "djl.random_normal")
+    return _array("random", kind="normal", seed=_seed(seed), shape=_shape(shape), a=a, b=b)
 
 
 def java_random_floats(seed: int, n: int) -> np.ndarray:
     """``n`` draws of ``new java.util.Random(seed).nextFloat()`` (what DJL's CV random
     transforms use), as float32."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000_000:
-        raise InvalidParameter("n", n, "an int in the range [1, 10000000]")
-    return unpack(_call("java_random_floats", seed=int(seed), n=n))
+    n = int(Interval("n", 1, low=1, high=MAX_VALUES, integer=True).validate(n, "djl"))
+    return unpack(_call("java_random_floats", seed=_seed(seed), n=n))
 
 
 # -- image transforms (ai.djl.modality.cv.transform) ----------------------------------------
@@ -163,9 +182,7 @@ def _image(x: Any, name: str = "image") -> dict[str, Any]:
 
 
 def _size(name: str, v: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= 16384:
-        raise InvalidParameter(name, v, "an int in the range [1, 16384]")
-    return int(v)
+    return int(Interval(name, 1, low=1, high=16384, integer=True).validate(v, "djl"))
 
 
 def _interp(interpolation: str) -> str:
@@ -200,7 +217,11 @@ def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = 
     """``Resize(size)`` (an int gives size x size: DJL does NOT keep the aspect ratio) or
     ``Resize(width, height[, interpolation])`` for a ``(height, width)`` tuple. The output
     keeps the input's dtype (float results are cast back, uint8 by truncation)."""
-    if isinstance(size, tuple):
+    if isinstance(size, tuple | list):
+        if len(size) != 2:
+            raise InvalidParameter(
+                "size", size, "an int, or a (height, width) pair of ints", "djl.resize"
+            )
         h, w = _size("height", size[0]), _size("width", size[1])
         return _array(
             "resize",
@@ -231,16 +252,24 @@ def resize_short(image: Any, short_edge: int, interpolation: str = "bilinear") -
 
 def center_crop(image: Any, width: int, height: int) -> np.ndarray:
     """``CenterCrop(width, height)``: offset ``(W - width) / 2`` in Java int division."""
-    return _array(
-        "center_crop", x=_image(image), width=_size("width", width), height=_size("height", height)
-    )
+    packed = _image(image)
+    h, w = np.asarray(image).shape[:2]
+    width, height = _size("width", width), _size("height", height)
+    if width > w or height > h:
+        raise InvalidParameter(
+            "width/height", (width, height), f"at most the image's {w}x{h}", "djl.center_crop"
+        )
+    return _array("center_crop", x=packed, width=width, height=height)
 
 
 def crop(image: Any, left: int, top: int, width: int, height: int) -> np.ndarray:
     """``NDImageUtils.crop(image, x, y, width, height)`` on an HWC image."""
     arr = np.asarray(image)
     h, w = (*arr.shape, 0, 0)[:2]
-    if min(left, top) < 0 or left + width > w or top + height > h:
+    left = int(Interval("left", 0, low=0, high=16384, integer=True).validate(left, "djl.crop"))
+    top = int(Interval("top", 0, low=0, high=16384, integer=True).validate(top, "djl.crop"))
+    width, height = _size("width", width), _size("height", height)
+    if left + width > w or top + height > h:
         raise InvalidParameter(
             "left/top/width/height", (left, top, width, height), f"a box inside the {w}x{h} image"
         )
@@ -293,8 +322,9 @@ def seed_streams(seed: int, n: int) -> dict[str, Any]:
     Returns the four float32 arrays, whether each pair is bit-identical, and the index of the
     first difference (None when identical).
     """
-    import torch
+    from . import load
 
+    torch = load("torch")
     torch_uniform = (torch.manual_seed(seed), torch.rand(n))[1].numpy()
     torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
     djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)

@@ -16,16 +16,10 @@ import numpy as np
 
 
 def torch_module() -> Any:
-    """Import torch, or raise `BackendUnavailable` naming the fix."""
-    try:
-        import torch
-    except ImportError:
-        from ..errors import BackendUnavailable
+    """Import torch through the backend registry, or raise `BackendUnavailable` naming the fix."""
+    from . import load
 
-        raise BackendUnavailable(
-            "torch", "the Python module 'torch' is not installed.", "pip install -e '.[torch]'"
-        ) from None
-    return torch
+    return load("torch")
 
 
 def open_device(name: str) -> Any:

@@ -29,6 +29,21 @@ START_TIMEOUT = 300.0
 DEFAULT_THREADS = int(os.environ.get("FPEXPLORE_DJL_THREADS", "1"))
 
 
+#: The worker exits with ``STOPPED + signum`` when SIGTERM, SIGINT or SIGHUP stops it.
+STOPPED = 128
+
+
+def signal_name(number: int) -> str:
+    """``SIGTERM``, ``SIGRTMIN+5``, or ``signal 99``: any signal number, named if it can be."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        low, high = getattr(signal, "SIGRTMIN", None), getattr(signal, "SIGRTMAX", None)
+        if low is not None and high is not None and low <= number <= high:
+            return f"SIGRTMIN+{number - low}"
+        return f"signal {number}"
+
+
 class Worker:
     """One running worker process."""
 
@@ -87,11 +102,12 @@ class Worker:
 
     def _death(self, doing: str) -> WorkerError:
         code = self.proc.wait(timeout=10)
-        how = (
-            f"was killed by signal {signal.Signals(-code).name}"
-            if code < 0
-            else f"exited with status {code}"
-        )
+        if code < 0:
+            how = f"was killed by {signal_name(-code)}"
+        elif code >= STOPPED:  # the worker's own handler: a clean exit on a signal
+            how = f"stopped on {signal_name(code - STOPPED)}"
+        else:
+            how = f"exited with status {code}"
         tail = self.log_tail()
         return WorkerError(
             f"The DJL worker process (pid {self.pid}) {how} while {doing}. Your Python "

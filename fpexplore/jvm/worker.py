@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -30,6 +32,7 @@ class Java:
         os.environ.setdefault("PYTORCH_FLAVOR", "cpu")
         os.environ.setdefault("DJL_CACHE_DIR", str(artifacts.native_dir()))
         jpype.startJVM(
+            "-Xrs",  # the JVM leaves SIGTERM/SIGINT/SIGHUP to this process (see `serve`)
             "-Dai.djl.offline=true",
             f"-Dai.djl.pytorch.num_threads={threads}",
             "-Dai.djl.pytorch.num_interop_threads=1",
@@ -264,8 +267,55 @@ def _error(exc: BaseException) -> tuple[str, str, str]:
     return ("error", "invalid" if invalid else "failed", text)
 
 
+#: Exit status ``STOPPED + signum`` on SIGTERM, SIGINT or SIGHUP (the client names it).
+STOPPED = 128
+_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+def _stop(signum: int, _frame: Any) -> None:
+    """Leave at once, cleanly: no traceback, no JVM shutdown hooks that could hang."""
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"fpexplore DJL worker: stopped by signal {signum}\n")
+        sys.stderr.flush()
+    os._exit(STOPPED + signum)
+
+
+def _install_stop_handlers() -> None:
+    for name in _STOP_SIGNALS:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop)
+
+
+def _jvm_alive(java: Java) -> bool:
+    try:
+        return bool(java.jpype.isJVMStarted())
+    except Exception:
+        return False
+
+
+def _run_op(method: Any, kwargs: dict[str, Any]) -> Any:
+    """Run one operation in a helper thread while the main thread waits in short steps, so
+    that a stop signal is handled at once even while Java is busy."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["ok"] = method(**kwargs)
+        except BaseException as exc:  # handed to the main thread
+            box["exc"] = exc
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.2)
+    if "exc" in box:
+        raise box["exc"]
+    return box["ok"]
+
+
 def serve(conn: Connection, threads: int) -> None:
     java = Java(threads)
+    _install_stop_handlers()  # after the JVM started (-Xrs: it installed none of its own)
     ops = Ops(java)
     conn.send(("ready", ops.info()))
     while True:
@@ -273,12 +323,15 @@ def serve(conn: Connection, threads: int) -> None:
             op, kwargs = conn.recv()
         except (EOFError, OSError):
             return
-        method = getattr(ops, op, None) if not op.startswith("_") else None
+        method = getattr(ops, op, None) if isinstance(op, str) and not op.startswith("_") else None
         try:
             if method is None:
                 raise LookupError(f"unknown worker operation {op!r}")
-            reply: tuple = ("ok", method(**kwargs))
+            reply: tuple = ("ok", _run_op(method, dict(kwargs)))
         except Exception as exc:
+            if not _jvm_alive(java):  # a dead JVM is a dead worker: the client starts anew
+                conn.send(("fatal", f"the JVM is no longer running ({_error(exc)[2]})"))
+                return
             reply = _error(exc)
         conn.send(reply)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..params import Param, validate_all
@@ -14,7 +14,8 @@ from ..result import Comparison
 class Lesson:
     """A discrepancy lesson. ``compute(**validated_params)`` does the work and returns a
     `Comparison`; `run` validates first. ``figure(comparison)`` (optional) draws it with
-    matplotlib and returns the figure. ``notebook`` names the notebook that narrates it."""
+    matplotlib and returns the figure. ``notebook`` names the notebook that narrates it;
+    ``quick`` gives cheap parameter values (validated like any others) for smoke runs."""
 
     name: str
     title: str
@@ -24,6 +25,8 @@ class Lesson:
     explanation: str = ""
     figure: Callable[[Comparison], Any] | None = None
     notebook: str = ""
+    #: Cheap parameter values for smoke runs and the contract tests (the defaults otherwise).
+    quick: Mapping[str, Any] = field(default_factory=dict)
 
     def run(self, /, **params: Any) -> Comparison:
         """Validate ``params`` against the declarations (defaults filled in) and run."""

@@ -341,13 +341,62 @@ def _batchnorm_part(
     return outcomes, claims, truth, data
 
 
+#: The claims as stated when a part they need is missing (torch for all, TensorFlow for the
+#: BatchNorm comparison, which runs torch and Keras side by side).
+DROPOUT_CLAIMS = {
+    "dropout_train_varies": "in train mode the output changes from run to run",
+    "dropout_eval_fixed": "in eval mode all runs give the same output, bit for bit",
+    "dropout_scaling": "kept activations are scaled by 1/(1-p)",
+    "dropout_removed_equals_eval": "removing the Dropout layer and copying the weights gives "
+    "eval()'s output bit for bit",
+}
+BATCHNORM_CLAIMS = {
+    "bn_train_uses_batch_stats": "train mode normalizes with the batch's mean and biased variance",
+    "bn_eval_uses_running_stats": "eval mode uses the running statistics",
+    "bn_running_var_unbiased": "torch's running_var update uses the unbiased batch variance",
+    "bn_running_mean": "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
+    "bn_batch1_torch": "torch refuses batch size 1 in train mode",
+    "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
+    "keras_defaults_disagree": "with Keras's defaults (epsilon 1e-3) the same weights give "
+    "other outputs than torch's reference",
+    "keras_defaults_own_convention": "Keras's defaults are right for their own convention",
+    "keras_matched_agrees": "with epsilon and momentum matched, Keras is within the rounding "
+    "bound of the reference in both modes",
+    "keras_moving_mean_matches": "with momentum matched, Keras's moving_mean update equals "
+    "torch's running_mean",
+    "keras_moving_var_biased": "Keras's moving_variance uses the biased batch variance",
+}
+
+
+def _missing_part(
+    names: tuple[str, ...], texts: dict[str, str], backend: str, why: str
+) -> tuple[list[Outcome], dict[str, Claim]]:
+    rows = [Outcome.missing(n, backend, why) for n in names]
+    return rows, {k: Claim.not_checked(t, why) for k, t in texts.items()}
+
+
 def compute(
     mode: str, batch: int, momentum: float, eps: float, p: float, runs: int, seed: int
 ) -> Comparison:
-    import torch
-
-    d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs)
-    b_out, b_claims, truth, b_data = _batchnorm_part(torch, seed, batch, momentum, eps, mode)
+    torch_missing = backends.missing("torch")
+    tf_missing = backends.missing("tensorflow")
+    truth, d_data, b_data = None, {}, {}
+    if torch_missing:
+        d_out, d_claims = _missing_part(
+            ("torch dropout MLP",), DROPOUT_CLAIMS, "torch", torch_missing
+        )
+    else:
+        torch = backends.load("torch")
+        d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs)
+    if torch_missing or tf_missing:
+        b_out, b_claims = _missing_part(
+            ("torch BatchNorm1d", "Keras BatchNormalization"),
+            BATCHNORM_CLAIMS,
+            "torch" if torch_missing else "tensorflow",
+            str(torch_missing or tf_missing),
+        )
+    else:
+        b_out, b_claims, truth, b_data = _batchnorm_part(torch, seed, batch, momentum, eps, mode)
     params = {
         "mode": mode,
         "batch": batch,
@@ -368,6 +417,15 @@ def compute(
     )
 
 
+def _title(comparison: Comparison) -> str:
+    """The figure's title: the mode and batch, and the BatchNorm batch where it differs (a
+    batch of 1 has no variance, so the BatchNorm rows use 2 samples)."""
+    mode, batch = comparison.params["mode"], comparison.params["batch"]
+    if batch >= 2:
+        return f"{mode} mode, batch {batch}"
+    return f"{mode} mode, dropout batch {batch} (BatchNorm rows: batch 2 × {C} features)"
+
+
 def figure(comparison: Comparison) -> Any:
     """The chosen mode in front: output[0, 0] of the dropout MLP over the runs (the other
     mode faint), and the BatchNorm errors of that mode against the mpmath reference."""
@@ -376,6 +434,14 @@ def figure(comparison: Comparison) -> Any:
     d, mode = comparison.data, comparison.params["mode"]
     other = "eval" if mode == "train" else "train"
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for ax, key in ((ax1, "train_runs"), (ax2, "bn_ulp")):
+        if key not in d:  # that part did not run: say why where its plot would be
+            why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
+            ax.text(0.5, 0.5, "not run: " + why, ha="center", va="center", wrap=True, fontsize=8)
+            ax.set_axis_off()
+    if "train_runs" not in d or "bn_ulp" not in d:
+        fig.suptitle(_title(comparison))
+        return fig
     runs = {m: d[f"{m}_runs"][:, 0, 0] for m in ("train", "eval")}
     lo = min(r.min() for r in runs.values()) - 1e-3
     hi = max(r.max() for r in runs.values()) + 1e-3
@@ -394,7 +460,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_xlabel(f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)")
     ax2.invert_yaxis()
     ax2.legend()
-    fig.suptitle(f"{mode} mode, batch {comparison.params['batch']}")
+    fig.suptitle(_title(comparison))
     fig.tight_layout()
     return fig
 
@@ -433,4 +499,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="03_train_vs_eval.ipynb",
+    quick={"runs": 5, "batch": 4},
 )

@@ -189,14 +189,13 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
         status.value = "<i>running…</i>"
         try:
             comparison = lesson.run(**params)
-        except FpexploreError as exc:
-            status.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
-            return
-        previous, state["comparison"] = state["comparison"], comparison
-        table.value = comparison_html(comparison, previous)  # claims: only what changed
-        status.value = ""
-        if lesson.figure is not None:
-            _show_figure(lesson, comparison, plot, state)
+            previous, state["comparison"] = state["comparison"], comparison
+            table.value = comparison_html(comparison, previous)  # claims: only what changed
+            status.value = ""
+            if lesson.figure is not None:
+                _show_figure(lesson, comparison, plot, state)
+        except Exception as exc:  # any failure ends "running…" with an error panel
+            status.value = error_panel(exc)
 
     for c in controls.values():
         c.observe(update, names="value")
@@ -212,6 +211,22 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     box.state = state  # the last comparison, for notebooks that want the numbers
     update()
     return box
+
+
+def error_panel(exc: BaseException) -> str:
+    """HTML for an error: the package's own errors as their message; anything else with its
+    type and the last lines of its traceback (a bug to report)."""
+    import traceback
+
+    if isinstance(exc, FpexploreError):
+        return f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
+    return (
+        "<div style='color:#d62728;border:1px solid #d62728;padding:4px 8px'>"
+        f"<b>{html.escape(type(exc).__name__)}</b>: {html.escape(str(exc))}"
+        "<details><summary>where (please report this: it is a bug in fpexplore)</summary>"
+        f"<pre>{html.escape(tb)}</pre></details></div>"
+    )
 
 
 def _show_figure(lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any]) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import BackendUnavailable
 from ...params import Text
 
 DEVICE_HELP = (
@@ -50,19 +51,36 @@ class Source:
             return _device_label(self.device)
         return self.record.card
 
+    def reading(self, experiment: str) -> contextlib.AbstractContextManager[None]:
+        """Around a lesson's use of the data: a field it cannot read in a record becomes a
+        `RecordError` naming the record (a live run's data needs no guard)."""
+        return contextlib.nullcontext() if self.live else self.record.reading(experiment)
+
 
 def cuda_here() -> bool:
     """Whether torch is installed and sees a CUDA device (imports torch only if installed)."""
-    if importlib.util.find_spec("torch") is None:
-        return False
-    import torch
+    from ... import backends
 
+    if not backends.get("torch").available():
+        return False
+    try:
+        torch = backends.load("torch")
+    except BackendUnavailable:
+        return False
     return bool(torch.cuda.is_available())
 
 
-def _device_label(dev: Any) -> str:
-    import torch
+def torch_version() -> str:
+    """The installed torch's version (imports nothing)."""
+    from ... import backends
 
+    return backends.get("torch").version()
+
+
+def _device_label(dev: Any) -> str:
+    from ... import backends
+
+    torch = backends.load("torch")
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
     return str(dev)
@@ -84,11 +102,9 @@ def resolve(device: str, record: str = "newest") -> Source:
     torch_module()
     dev = open_device(name)
     label = _device_label(dev)
-    import torch
-
     note = ""
     if dev.type == "cpu":
         note = " (a CPU: the GPU-only flags change nothing here)"
     return Source(
-        "framework", device=dev, banner=f"LIVE run on {label}{note}, torch {torch.__version__}"
+        "framework", device=dev, banner=f"LIVE run on {label}{note}, torch {torch_version()}"
     )

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...params import Text
-from ...result import Claim, Comparison, Outcome
+from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
 from .._gpu.source import record_param, resolve
 
@@ -45,10 +45,17 @@ def _op_label(op: str, s: dict[str, Any]) -> str:
 def _sides(
     src: Any, inp: dict[str, Any], tr: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every side (dicts as in the record, arrays unpacked) and a description of the run."""
-    import torch
+    """Every side (dicts as in the record, arrays unpacked) and a description of the run.
 
+    Without torch there is no live CPU side: ``info["cpu_missing"]`` says why, with the fix.
+    """
+    from ... import backends
     from . import experiment as acc
+
+    missing = backends.missing("torch")
+    if missing is not None:
+        return _recorded_only(src, missing)
+    torch = backends.load("torch")
 
     def live(dev: Any, mode: str, label: str) -> dict[str, Any]:
         side = acc.run_side(dev, inp, mode)
@@ -77,23 +84,7 @@ def _sides(
             ),
             ran_on=["cpu (live)", f"{rec.card} (recorded {rec.date})"],
         )
-        sides = [cpu]
-        for js in rec.experiments["cpu_vs_accelerator"]["sides"]:
-            side = {
-                **acc.side_from_json(js),
-                "kind": "recorded",
-                "version": rec.provenance["torch"],
-            }
-            if js["device"] == "cpu":
-                threads = rec.provenance.get("cpu_threads")
-                side["label"] = f"the recording machine's CPU ({threads} threads, recorded)"
-                info["recorded_cpu"] = side
-                if js["mode"] != "torch default":
-                    continue
-            else:
-                side["label"] = f"{rec.card} (recorded), {js['mode']}"
-            sides.append(side)
-        return sides, info
+        return [cpu, *_recorded_sides(rec, info)], info
     dev = src.device
     if dev.type == "cpu":
         info.update(
@@ -108,6 +99,37 @@ def _sides(
         ran_on=["cpu (live)", f"{src.label} (live)"],
     )
     return sides, info
+
+
+def _recorded_sides(rec: Any, info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The record's accelerator sides (its CPU side goes to ``info["recorded_cpu"]``)."""
+    from . import experiment as acc
+
+    sides = []
+    for js in rec.experiments["cpu_vs_accelerator"]["sides"]:
+        side = {**acc.side_from_json(js), "kind": "recorded", "version": rec.provenance["torch"]}
+        if js["device"] == "cpu":
+            threads = rec.provenance.get("cpu_threads")
+            side["label"] = f"the recording machine's CPU ({threads} threads, recorded)"
+            info["recorded_cpu"] = side
+        else:
+            side["label"] = f"{rec.card} (recorded), {js['mode']}"
+            sides.append(side)
+    return sides
+
+
+def _recorded_only(src: Any, missing: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Without torch: the recorded accelerator sides alone, and why the CPU did not run."""
+    info: dict[str, Any] = {"record": None, "cpu_missing": missing}
+    if src.live or src.record is None:  # resolve() only goes live with torch
+        return [], {**info, "banner": missing, "ran_on": []}
+    rec = src.record
+    info.update(
+        record=rec,
+        banner=f"CPU: not run here ({missing}). Accelerator: {rec.banner()}",
+        ran_on=[f"{rec.card} (recorded {rec.date})"],
+    )
+    return _recorded_sides(rec, info), info
 
 
 def _truths(tr: dict[str, Any]) -> dict[str, Any]:
@@ -147,12 +169,23 @@ def compute(device: str, record: str) -> Comparison:
     from . import experiment as acc
 
     src = resolve(device, record)
+    with src.reading("cpu_vs_accelerator"):
+        return _compute(src, acc, {"device": device, "record": record})
+
+
+def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     s = acc.settings() if src.live else src.record.experiments["cpu_vs_accelerator"]["settings"]
     inp = acc.inputs(s)
     tr = acc.truth(inp)
     sides, info = _sides(src, inp, tr)
     truths = _truths(tr)
     outcomes = []
+    cpu_missing = info.get("cpu_missing")
+    if cpu_missing:
+        for op in OPS:
+            outcomes.append(
+                Outcome.missing(f"{_op_label(op, s)} — cpu (live)", "torch", cpu_missing)
+            )
     for op in OPS:
         for side in sides:
             impl = f"{_op_label(op, s)} — {side['label']}"
@@ -173,8 +206,8 @@ def compute(device: str, record: str) -> Comparison:
                 )
             else:
                 outcomes.append(Outcome.measured(impl, "torch", _value(side, op), truths[op], **kw))
-    cpu = sides[0]
-    accs = [sd for sd in sides[1:] if sd["device"] != "cpu"]
+    cpu = None if cpu_missing else sides[0]
+    accs = [sd for sd in sides if sd["device"] != "cpu"]
     default = next((a for a in accs if a["mode"] == "torch default"), None)
     strict = next((a for a in accs if a["mode"] != "torch default"), None)
     rec_cpu = info.get("recorded_cpu")
@@ -184,48 +217,79 @@ def compute(device: str, record: str) -> Comparison:
         if default is not None and strict is not None and conv_error[strict["label"]]
         else 0.0
     )
+    no_acc = (
+        "no accelerator ran: pass an accelerator's device string, or device='recorded' for "
+        "the recorded GPU run"
+    )
+
+    def both(text: str, holds: Any) -> Claim:
+        """A claim about the CPU and the accelerator: not checked when either is missing."""
+        if cpu is None:
+            return Claim.not_checked(text, f"the CPU side needs {cpu_missing}")
+        if default is None:
+            return Claim.not_checked(text, no_acc)
+        return Claim(text, bool(holds()))
+
+    def acc_only(text: str, holds: Any) -> Claim:
+        if default is None or strict is None:
+            return Claim.not_checked(text, no_acc)
+        return Claim(text, bool(holds()))
+
     claims = {
         "relu_identical": Claim(
             "relu gives exactly max(x, 0), bit for bit, on every device",
             all(sd["relu_mismatches"] == 0 for sd in sides)
             and len({sd["relu_digest"] for sd in sides}) == 1,
+        )
+        if sides
+        else Claim.not_checked(
+            "relu gives exactly max(x, 0), bit for bit, on every device", str(cpu_missing)
         ),
-        "tenthousand_differs": Claim(
+        "tenthousand_differs": both(
             "the CPU and the accelerator give different float32 sums of 10000 x float32(0.0001)",
-            default is not None and default["sum_tenthousand"] != cpu["sum_tenthousand"],
+            lambda: default["sum_tenthousand"] != cpu["sum_tenthousand"],
         ),
-        "sum_differs": Claim(
-            f"the CPU and the accelerator give different float32 sums of {s['sum_n']} values",
-            default is not None and default["sum_uniform"] != cpu["sum_uniform"],
-        ),
-        "chain_drifts": Claim(
+        "chain_drifts": both(
             f"after {s['chain_steps']} matmuls every device has drifted from the exact product, "
             "and the CPU and the accelerator disagree",
-            default is not None
-            and all(_drift(sd, tr)[-1] > 0 for sd in sides)
-            and not np.array_equal(default["chain"], cpu["chain"]),
+            lambda: (
+                all(_drift(sd, tr)[-1] > 0 for sd in sides)
+                and not np.array_equal(default["chain"], cpu["chain"])
+            ),
         ),
-        "conv_tf32_default": Claim(
+        "conv_tf32_default": acc_only(
             "the accelerator's default convolution differs from its convolution with TF32 off",
-            default is not None
-            and strict is not None
-            and default["conv_digest"] != strict["conv_digest"],
+            lambda: default["conv_digest"] != strict["conv_digest"],
         ),
-        "conv_tf32_error": Claim(
+        "conv_tf32_error": acc_only(
             "the accelerator's default convolution is over 100 times further from the exact "
             f"result than its convolution with TF32 off (here {tf32_ratio:.0f} times)",
-            tf32_ratio > 100,
+            lambda: tf32_ratio > 100,
         ),
-        "cpu_matches_recording_cpu": Claim(
-            "this machine's CPU gives the same bits as the recording machine's CPU for every op",
-            rec_cpu is not None
-            and all(
+    }
+    observations = {}
+    if cpu is not None and default is not None:
+        # whether two orders of a long sum land on the same float depends on the CPU's
+        # vector width and thread count: observed, not claimed
+        observations["sum_differs"] = Observation(
+            f"the CPU and the accelerator give different float32 sums of {s['sum_n']} values",
+            bool(default["sum_uniform"] != cpu["sum_uniform"]),
+            f"CPU {float(cpu['sum_uniform'])!r}, accelerator {float(default['sum_uniform'])!r}",
+        )
+    if rec_cpu is not None:
+        same = cpu is not None and (
+            all(
                 np.array_equal(np.asarray(_value(rec_cpu, op)), np.asarray(_value(cpu, op)))
                 for op in ("sum_uniform", "sum_tenthousand", "chain", "conv")
             )
-            and rec_cpu["conv_digest"] == cpu["conv_digest"],
-        ),
-    }
+            and rec_cpu["conv_digest"] == cpu["conv_digest"]
+        )
+        observations["cpu_matches_recording_cpu"] = Observation(
+            "this machine's CPU gives the same bits as the recording machine's CPU for every op",
+            "not measured" if cpu is None else same,
+            "CPUs differ in SIMD width, thread count and library kernels; equal bits are "
+            "common, not guaranteed",
+        )
     data = {
         "settings": s,
         "banner": info["banner"],
@@ -241,7 +305,7 @@ def compute(device: str, record: str) -> Comparison:
                 )
                 / np.sqrt((tr["chain"] ** 2).sum(axis=(1, 2)))
             ).tolist()
-            for sd in accs
+            for sd in (accs if cpu is not None else [])
         },
         "sums": {
             sd["label"]: {op: float(sd[op]) for op in ("sum_uniform", "sum_tenthousand")}
@@ -252,12 +316,13 @@ def compute(device: str, record: str) -> Comparison:
     }
     return Comparison(
         lesson="cpu_vs_accelerator",
-        params={"device": device, "record": record},
+        params=params,
         truth=None,
         outcomes=tuple(outcomes),
         claims=claims,
         data=data,
         explanation=EXPLANATION,
+        observations=observations,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import images
+from ... import backends, images
 from ...errors import BackendUnavailable, InvalidParameter
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
@@ -182,12 +182,65 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
 
 # -- the lesson -----------------------------------------------------------------------------
 
+#: Every claim, as stated when the lesson cannot run: each stage compares torchvision (the
+#: reference), numpy, TensorFlow and DJL, so without torch, torchvision or TensorFlow no
+#: stage runs and every claim is "not checked".
+CLAIMS = {
+    "std_ddof": "torch.std is unbiased (divides by N-1), np.std divides by N",
+    "std_fix": "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
+    "std_djl_population": "DJL's std idiom is the population std",
+    "decode_tf_default_differs": "TensorFlow's decode_jpeg with its default (fast) IDCT differs "
+    "from PIL on the sample JPEGs",
+    "decode_imageio_equals_pil": "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every "
+    "sample PNG and JPEG to the same bits",
+    "antialias_matters": "downscaling without antialias (TensorFlow's default) errs by many "
+    "levels against the antialiased resize",
+    "resize_square": "DJL Resize(size) is square, torchvision Resize(size) keeps the aspect ratio",
+    "resize_is_torch_interpolate": "DJL's resize is libtorch interpolate(bilinear, antialias=True)",
+    "resize_uint8_truncates": "on uint8 input DJL casts the float result back by truncation",
+    "resize_fix_matches_torchvision_tensor": "the fix (resize float32, round, clamp) reproduces "
+    "torchvision's uint8-tensor Resize bit for bit",
+    "rounding_halves_error": "truncation only rounds down; rounding keeps every in-range pixel "
+    "within half a level",
+    "crop_offset": "DJL floors the centre-crop offset, torchvision rounds it half to even",
+    "crop_fix": "cropping at torchvision's offset in DJL gives torchvision's crop bit for bit",
+    "to_tensor_convert_image_dtype": "tf.image.convert_image_dtype multiplies by 1/255",
+    "to_tensor_tf_fix": "tf.cast(x, float32) / 255 equals torchvision's ToTensor bit for bit",
+    "to_tensor_bit_equal": "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are "
+    "bit-identical and correctly rounded",
+    "normalize_folded_differs": "folding Normalize into x * (1/s) - m/s is not bit-equal to "
+    "(x - m) / s",
+    "normalize_bit_equal": "DJL's Normalize, torchvision's Normalize, numpy float32 and "
+    "TensorFlow give the same bits",
+    "pipeline_first_divergence": "DJL's pipeline as usually written first diverges from "
+    "torchvision's at the resize",
+    "pipeline_fixed": "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's "
+    "pipeline has torchvision's shapes at every stage",
+}
+
+
+def _unavailable(p: dict[str, Any], why: str, djl: Any) -> Comparison:
+    """The lesson without torch, torchvision or TensorFlow: every pipeline Unavailable."""
+    names = ("torchvision", "numpy", "tensorflow", "djl (as written)", "djl (fixed)")
+    outcomes = tuple(
+        Outcome.missing(
+            n, n.split(" ")[0], djl if n.startswith("djl") and isinstance(djl, str) else why
+        )
+        for n in names
+    )
+    claims = {k: Claim.not_checked(t, why) for k, t in CLAIMS.items()}
+    data = {"heat": None, "heat_title": "", "djl_unavailable": why, "runs": {}}
+    return Comparison("djl_normalization", p, None, outcomes, claims, data, EXPLANATION)
+
 
 def compute(stage: str, image: str, size: int, crop: int, interpolation: str) -> Comparison:
     if crop > size:
         raise InvalidParameter("crop", crop, f"at most size ({size})", "lesson 'djl_normalization'")
     p = {"stage": stage, "image": image, "size": size, "crop": crop, "interpolation": interpolation}
     djl = _djl()
+    why = next(filter(None, map(backends.missing, ("torch", "torchvision", "tensorflow"))), None)
+    if why is not None:
+        return _unavailable(p, why, djl)
     versions = _versions()
     runs = _pipelines(p, djl)
     tv = runs["torchvision"]
@@ -222,6 +275,9 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     data["heat"] = shown_data.get("heat")
     data["heat_title"] = shown_data.get("heat_title", "")
     data["djl_unavailable"] = djl if isinstance(djl, str) else None
+    if isinstance(djl, str):  # the claims about DJL could not be checked: say so, with the fix
+        for key, text in CLAIMS.items():
+            claims.setdefault(key, Claim.not_checked(text, djl))
     data["runs"] = runs
     return Comparison("djl_normalization", p, truth, outcomes, claims, data, EXPLANATION)
 
@@ -233,7 +289,7 @@ def figure(comparison: Comparison) -> Any:
 
     heat = comparison.data.get("heat")
     fig, ax = plt.subplots(figsize=(5, 4))
-    if comparison.params["stage"] == "std":
+    if comparison.params["stage"] == "std" and "classic" in comparison.data:
         c = comparison.data["classic"]
         xs = np.arange(len(c["x"]))
         for i, key in enumerate(k for k in ("torch", "numpy", "djl", "torch_fixed") if k in c):
@@ -274,4 +330,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="05_djl_vs_pytorch.ipynb",
+    quick={"size": 16, "crop": 8},
 )

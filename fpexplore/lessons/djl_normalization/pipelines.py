@@ -45,7 +45,8 @@ def pil_decode(path: Path) -> np.ndarray:
 def torchvision_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
     """PIL decode -> transforms.Resize(size) -> CenterCrop(crop) -> ToTensor -> Normalize."""
     from PIL import Image
-    from torchvision import transforms as T
+
+    T = backends.load("torchvision").transforms
 
     mode = T.InterpolationMode[interp.upper()]
     with Image.open(path) as im:

@@ -102,7 +102,7 @@ def levels(got: np.ndarray, exact: np.ndarray, where: np.ndarray | None = None) 
 
 def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
     tf = backends.load("tensorflow")
-    import torch
+    torch = backends.load("torch")
 
     x = CLASSIC
     truth = T.standardize(x, ddof=0)
@@ -262,10 +262,11 @@ def resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
 
 def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> StageResult:
     tf = backends.load("tensorflow")
-    import torch
-    import torch.nn.functional as F
+    torch = backends.load("torch")
+    F = backends.load("torch").nn.functional
     from PIL import Image
-    from torchvision import transforms as TV
+
+    TV = backends.load("torchvision").transforms
 
     size, interp = p["size"], p["interpolation"]
     h, w = decoded.shape[:2]
@@ -399,7 +400,8 @@ def _exact_center_crop(img: np.ndarray, crop: int) -> Truth:
 
 def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageResult:
     from PIL import Image
-    from torchvision import transforms as TV
+
+    TV = backends.load("torchvision").transforms
 
     crop = p["crop"]
     h, w = resized.shape[:2]
@@ -451,7 +453,8 @@ def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageR
 def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> StageResult:
     tf = backends.load("tensorflow")
     from PIL import Image
-    from torchvision import transforms as TV
+
+    TV = backends.load("torchvision").transforms
 
     truth = once(T.to_tensor(cropped))
     tv = TV.ToTensor()(Image.fromarray(cropped)).numpy()
@@ -501,8 +504,8 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
 
 def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> StageResult:
     tf = backends.load("tensorflow")
-    import torch
-    from torchvision import transforms as TV
+    torch = backends.load("torch")
+    TV = backends.load("torchvision").transforms
 
     from ...truth import reference
 

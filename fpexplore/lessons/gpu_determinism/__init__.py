@@ -168,35 +168,53 @@ def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
 
 
 def _torch_version() -> str:
-    import torch
+    from .._gpu.source import torch_version
 
-    return torch.__version__
+    return torch_version()
+
+
+#: A live run on a CPU is bounded: small shapes, at most this many runs and fresh processes
+#: (a CPU's kernels are deterministic; the full GPU shapes would take many minutes there).
+CPU_MAX_RUNS = 3
+CPU_MAX_PROCESSES = 1
 
 
 def compute(device: str, runs: int, processes: int, quick: bool, record: str) -> Comparison:
     src = resolve(device, record)
+    bounded = ""
     if src.live:
         from .experiment import run_determinism
 
+        if src.device.type == "cpu":
+            runs, processes, quick = (
+                min(runs, CPU_MAX_RUNS),
+                min(processes, CPU_MAX_PROCESSES),
+                True,
+            )
+            bounded = (
+                f" (bounded on a CPU: quick shapes, {runs} runs, {processes} fresh process"
+                f"{'es' if processes != 1 else ''})"
+            )
         data = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
     else:
         data = src.record.experiments["determinism"]
-    data = {**data, "source": src.kind, "banner": src.banner, "card": src.label}
-    return Comparison(
-        lesson="gpu_determinism",
-        params={
-            "device": device,
-            "runs": data["n_runs"],
-            "processes": processes,
-            "quick": quick,
-            "record": record,
-        },
-        truth=None,
-        outcomes=_outcomes(data, src),
-        claims=_claims(data),
-        data=data,
-        explanation=EXPLANATION,
-    )
+    with src.reading("determinism"):
+        data = {**data, "source": src.kind, "banner": src.banner + bounded, "card": src.label}
+        return Comparison(
+            lesson="gpu_determinism",
+            params={
+                "device": device,
+                "runs": data["n_runs"],
+                "processes": processes,
+                "quick": quick,
+                "record": record,
+            },
+            truth=None,
+            outcomes=_outcomes(data, src),
+            claims=_claims(data),
+            data=data,
+            explanation=EXPLANATION,
+        )
 
 
 def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
@@ -304,4 +322,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="04_cudnn_determinism.ipynb",
+    quick={"quick": True, "runs": 2, "processes": 0},
 )

@@ -35,7 +35,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
     Returns (outcomes, claims, source line)."""
     from ... import records
 
-    if torch.cuda.is_available():
+    if torch is not None and torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
         torch.manual_seed(seed)
         vals = torch.rand(n, device="cuda").cpu().numpy()
@@ -124,16 +124,26 @@ def djl(
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """DJL ``randomUniform`` after ``Engine.setRandomSeed(seed)``, measured against
     ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator."""
-    from ...backends import get
+    from ... import backends
+    from ...errors import BackendUnavailable, WorkerError
+    from .stacks import not_checked
 
-    backend = get("djl")
-    reason = backend.missing()  # type: ignore[attr-defined]
-    if reason:
-        return [Outcome.missing("DJL randomUniform", "djl", f"{reason} Fix: {backend.fix}")], {}, {}
+    texts = {
+        "djl_matches_torch_cpu": "measured: DJL randomUniform equals torch.manual_seed(seed) + "
+        "torch.rand(n) bit for bit",
+        "djl_is_mt19937": "DJL's uniform stream is fpexplore's independent MT19937 with torch's "
+        "24-bit mapping",
+    }
+    reason = backends.missing("djl") or backends.missing("torch")
     if seed >= 2**31:
-        why = f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is not below 2**31"
-        return [Outcome.missing("DJL randomUniform", "djl", why)], {}, {}
-    s = backend.load().seed_streams(seed, n)
+        reason = f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is not below 2**31"
+    if reason is None:
+        try:
+            s = backends.load("djl").seed_streams(seed, n)
+        except (BackendUnavailable, WorkerError) as exc:
+            reason = str(exc)
+    if reason is not None:
+        return [Outcome.missing("DJL randomUniform", "djl", reason)], not_checked(texts, reason), {}
     out = Outcome(
         "DJL randomUniform",
         "djl",

@@ -15,6 +15,21 @@ from ...truth import Truth, matmul
 
 IN, OUT, BATCH = 8, 4, 3
 
+#: The weight claims, as stated when they could not be checked.
+TORCH_TEXTS = {
+    "torch_init_reproduced": "nn.Linear's weights and bias are the MT19937 stream through "
+    "torch's uniform_ (reproduced bit for bit)",
+    "torch_init_bound": "torch Linear draws from U(-1/sqrt(in), 1/sqrt(in))",
+}
+KERAS_TEXTS = {
+    "weights_differ": "the same seed gives different weights in torch and Keras",
+    "keras_init_glorot": "Keras Dense draws its kernel from glorot_uniform and starts its bias "
+    "at zero",
+    "own_init_outputs_disagree": "with their own initial weights the two layers disagree",
+    "transfer_agrees": "with torch's weights copied in, Keras and torch both stay inside the "
+    "float32 error bound of the layer",
+}
+
 
 def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
     """x @ w.T + b exactly (float32 inputs: the products and sums are dyadic rationals)."""
@@ -27,11 +42,25 @@ def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
 
 def weight_init_outcomes(
     seed: int, tensorflow: bool
-) -> tuple[list[Outcome], dict[str, Claim], Truth, dict[str, Any]]:
-    """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth."""
-    import torch
+) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
+    """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth.
 
+    Without torch: Unavailable rows and every weight claim not checked (truth None)."""
     from ...rng.torch_cpu import linear_init
+    from .stacks import not_checked
+
+    why = backends.missing("torch")
+    if why is not None:
+        names = ["torch Linear"] + (
+            ["Keras Dense, own init", "Keras Dense, torch weights"] if tensorflow else []
+        )
+        rows = [
+            Outcome.missing(n, "torch" if n.startswith("torch") else "tensorflow", why)
+            for n in names
+        ]
+        texts = {**TORCH_TEXTS, **(KERAS_TEXTS if tensorflow else {})}
+        return rows, not_checked(texts, why), None, {}
+    torch = backends.load("torch")
 
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
     torch.manual_seed(seed)
@@ -68,7 +97,15 @@ def weight_init_outcomes(
         return outcomes, claims, truth, data
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    backends.load("tensorflow")
+    why = backends.missing("tensorflow")
+    if why is not None:
+        outcomes += [
+            Outcome.missing(n, "tensorflow", why)
+            for n in ("Keras Dense, own init", "Keras Dense, torch weights")
+        ]
+        claims.update(not_checked(KERAS_TEXTS, why))
+        return outcomes, claims, truth, data
+    backends.load("tensorflow")  # keras runs on it: loaded first, through the registry
     import keras
 
     keras.utils.set_random_seed(seed)

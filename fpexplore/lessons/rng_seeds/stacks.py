@@ -22,8 +22,13 @@ KINDS = {
 
 def torch_cpu(torch: Any, seed: int, n: int) -> tuple[dict[str, np.ndarray], dict[str, bool]]:
     """``torch.manual_seed(seed)`` then rand/randn (float32, float64) for real, and whether
-    the MT19937 emulator gives the same bytes, per kind."""
+    the MT19937 emulator gives the same bytes, per kind. Without torch (``torch`` None): the
+    emulator's streams, and no comparison."""
     real, same = {}, {}
+    if torch is None:
+        for key, (fn, dtype) in KINDS.items():
+            real[key] = getattr(TorchCPURandom(seed), fn)(n, dtype)
+        return real, same
     for key, (fn, dtype) in KINDS.items():
         torch.manual_seed(seed)
         real[key] = getattr(torch, fn)(n, dtype=getattr(torch, dtype)).numpy()
@@ -32,9 +37,31 @@ def torch_cpu(torch: Any, seed: int, n: int) -> tuple[dict[str, np.ndarray], dic
     return real, same
 
 
+TF_CLAIMS = {
+    "tf_global_seed_is_stateful": "after tf.random.set_seed, each tf.random.uniform call "
+    "continues the stream; re-seeding repeats it",
+    "tf_op_seed_with_global": "the same op seed under a different global seed gives different "
+    "numbers",
+    "tf_stateless_repeats": "tf.random.stateless_uniform returns the same numbers for the same "
+    "seed pair, with no hidden state",
+}
+
+
+def not_checked(texts: dict[str, str], reason: str) -> dict[str, Claim]:
+    """The claims ``texts`` marked not checked, with ``reason`` (what is missing, the fix)."""
+    return {key: Claim.not_checked(text, reason) for key, text in texts.items()}
+
+
 def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, int]]:
     """Global-seed (stateful) and stateless uniform streams, with the claims about seeding."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    why = backends.missing("tensorflow")
+    if why is not None:
+        missing = [
+            Outcome.missing(name, "tensorflow", why)
+            for name in ("TensorFlow", "TensorFlow stateless")
+        ]
+        return missing, not_checked(TF_CLAIMS, why), {}
     tf = backends.load("tensorflow")
 
     tf.random.set_seed(seed)
@@ -102,7 +129,10 @@ def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
         real = jr.run_java([seed], k)[seed]["float"]
         version = jr.java_version()
     except (BackendUnavailable, WorkerError) as exc:  # no JVM: say so, keep the emulator
-        return [Outcome.missing("java.util.Random", "java", str(exc)), emulated], {}
+        text = "the java.util.Random emulator matches the JVM bit for bit"
+        return [Outcome.missing("java.util.Random", "java", str(exc)), emulated], not_checked(
+            {"java_emulator_matches": text}, str(exc)
+        )
     outcome = Outcome(
         "java.util.Random",
         "java",

@@ -332,4 +332,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="01_summation_order.ipynb",
+    quick={"n": 1000},
 )

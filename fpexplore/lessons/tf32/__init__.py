@@ -8,7 +8,7 @@ from typing import Any
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
-from .._gpu.source import device_param, record_param, resolve
+from .._gpu.source import device_param, record_param, resolve, torch_version
 
 EXPLANATION = """\
 TF32 is a tensor-core mode for float32 inputs: each input is rounded to 10 fraction bits (like
@@ -95,7 +95,7 @@ def _claims(data: dict[str, Any]) -> dict[str, Claim]:
 
 def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
     out = []
-    version = src.record.provenance["torch"] if not src.live else __import__("torch").__version__
+    version = src.record.provenance["torch"] if not src.live else torch_version()
     for op, size in (("matmul", data["focus_size"]), ("conv2d", data["focus_channels"])):
         for mode in data["modes"]:
             r = _at(data, op, mode, size)
@@ -126,33 +126,65 @@ def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
     return tuple(out)
 
 
-def compute(device: str, max_size: int, record: str) -> Comparison:
+#: A live run on a CPU is bounded (a CPU has no TF32 or tensor cores: every mode is IEEE
+#: float32 there, and a 4096 matmul in five modes would take minutes).
+CPU_MAX_SIZE = 512
+CPU_MAX_CHANNELS = 64
+
+
+def _defaults_here() -> tuple[dict[str, Any], Outcome | None]:
+    """This machine's torch TF32 settings, read now, or an Unavailable row without torch."""
+    from ... import backends
     from ...backends.torch_device import tf32_defaults
 
-    src = resolve(device, record)
-    if src.live:
-        from .experiment import MATMUL_SIZES, run_tf32
+    why = backends.missing("torch")
+    if why is not None:
+        return {}, Outcome.missing("torch here: TF32 defaults read live", "torch", why)
+    return tf32_defaults(), None
 
-        sizes = tuple(s for s in MATMUL_SIZES if s <= max_size)
-        data = run_tf32(src.device, sizes=sizes)
+
+def compute(device: str, max_size: int, record: str) -> Comparison:
+    src = resolve(device, record)
+    bounded = ""
+    if src.live:
+        from .experiment import CONV_CHANNELS, MATMUL_SIZES, run_tf32
+
+        cap, ccap = max_size, max(CONV_CHANNELS[0], max_size // 8)
+        if src.device.type == "cpu":
+            cap, ccap = min(cap, CPU_MAX_SIZE), min(ccap, CPU_MAX_CHANNELS)
+            bounded = (
+                f" (bounded on a CPU: matmul up to {min(max_size, CPU_MAX_SIZE)}, "
+                f"conv up to {ccap} channels)"
+            )
+        sizes = tuple(s for s in MATMUL_SIZES if s <= cap)
+        channels = tuple(c for c in CONV_CHANNELS if c <= ccap)
+        data = run_tf32(src.device, sizes=sizes, channels=channels)
     else:
         data = src.record.experiments["tf32"]
+    with src.reading("tf32"):
+        return _comparison(
+            data, src, bounded, {"device": device, "max_size": max_size, "record": record}
+        )
+
+
+def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, Any]) -> Comparison:
+    defaults_here, missing_here = _defaults_here()
     sizes = sorted({r["size"] for r in data["rows"] if r["op"] == "matmul"})
     chans = sorted({r["size"] for r in data["rows"] if r["op"] == "conv2d"})
     data = {
         **data,
         "source": src.kind,
-        "banner": src.banner,
+        "banner": src.banner + bounded,
         "card": src.label,
         "focus_size": _pick(sizes, 1024),
         "focus_channels": _pick(chans, 256),
-        "defaults_here": tf32_defaults(),  # this machine's torch, read now
+        "defaults_here": defaults_here,  # this machine's torch, read now ({} without torch)
     }
     return Comparison(
         lesson="tf32",
-        params={"device": device, "max_size": max_size, "record": record},
+        params=params,
         truth=None,
-        outcomes=_outcomes(data, src),
+        outcomes=_outcomes(data, src) + ((missing_here,) if missing_here else ()),
         claims=_claims(data),
         data=data,
         explanation=EXPLANATION,
@@ -203,4 +235,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="07_tf32.ipynb",
+    quick={"max_size": 256},
 )
