@@ -12,13 +12,16 @@ and back, checkboxes on and off, number boxes up and down.
     .venv/bin/python benchmarks/bench_widgets_browser.py [--changes 20] [--notebooks 00 01]
 
 Targets (p95): 250 ms for the float-bits view (00) and the summation explorer (01), 500 ms for
-every other widget at its defaults.
+every other widget at its defaults. A do-nothing widget (a dropdown echoed into HTML, written to
+``.cache/``) is measured first: the round trip between the page and the kernel on this machine,
+the floor under every other row.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -42,7 +45,49 @@ FAST_NOTEBOOKS = ("00_", "01_")
 TARGET_FAST_MS, TARGET_MS = 250.0, 500.0
 
 
+BASELINE = ROOT / ".cache" / "bench_widgets_browser" / "baseline_echo.ipynb"
+_BASELINE_CODE = """\
+import ipywidgets as w
+
+choice = w.Dropdown(options=[str(i) for i in range(10)], description="value")
+echo = w.HTML()
+
+
+def show(_=None):
+    echo.value = f"<b>{choice.value}</b>"
+
+
+choice.observe(show, names="value")
+show()
+w.VBox([w.HTML("<h3>baseline: a dropdown echoed into HTML</h3>"), choice, echo])
+"""
+
+
+def write_baseline() -> str:
+    """A one-widget notebook that does no work: the browser/kernel round trip alone."""
+    BASELINE.parent.mkdir(parents=True, exist_ok=True)
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "execution_count": None,
+        "outputs": [],
+        "source": _BASELINE_CODE,
+    }
+    nb = {
+        "cells": [cell],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    BASELINE.write_text(json.dumps(nb))
+    return str(BASELINE.relative_to(ROOT))
+
+
 def _target(notebook: str) -> float:
+    if Path(notebook) == BASELINE.relative_to(ROOT):
+        return TARGET_FAST_MS
     return TARGET_FAST_MS if Path(notebook).name.startswith(FAST_NOTEBOOKS) else TARGET_MS
 
 
@@ -76,18 +121,27 @@ def main(argv: list[str] | None = None) -> int:
         "--notebooks", nargs="*", default=None, help="notebook name prefixes (default: all)"
     )
     parser.add_argument("--verbose", action="store_true", help="print every change")
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the do-nothing widget that measures the browser/kernel round trip",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = parser.parse_args(argv)
     missing = browser_missing()
     if missing:
         print(missing, file=sys.stderr)
         return 2
+    # a TERM signal unwinds like Ctrl-C, so the server and the browser are stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     chosen = [
         nb
         for nb in notebooks()
         if not args.notebooks or Path(nb).name.startswith(tuple(args.notebooks))
     ]
+    if not args.no_baseline:
+        chosen.insert(0, write_baseline())
     rows = []
     t_start = time.monotonic()
     with LabServer() as server, chromium() as browser:

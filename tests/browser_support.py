@@ -270,15 +270,18 @@ _JS_WATCH = """
 }
 """
 
-# What the student sees of a widget's output: text, images and the controls' values.
+# What the student sees of a widget's output: its markup (text, styles, images), the
+# controls' values and any canvas, as a short hash.
 _JS_SNAPSHOT = """
 (el) => {
-  const imgs = Array.from(el.querySelectorAll('img')).map(i => i.src.length + ':' +
-      i.src.slice(-64));
   const canv = Array.from(el.querySelectorAll('canvas')).map(c => {
-      try { return c.toDataURL().slice(-64); } catch (e) { return 'canvas'; } });
-  return el.innerText + '|' + imgs.join(',') + '|' + canv.join(',') + '|' +
-      el.querySelectorAll('svg path').length;
+      try { return c.toDataURL(); } catch (e) { return 'canvas'; } });
+  const vals = Array.from(el.querySelectorAll('input, select')).map(i =>
+      i.type === 'checkbox' ? String(i.checked) : i.value);
+  const text = el.innerHTML + '|' + vals.join(',') + '|' + canv.join(',');
+  let h = 0;
+  for (let i = 0; i < text.length; i++) { h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0; }
+  return text.length + ':' + h;
 }
 """
 

@@ -178,7 +178,15 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
                 )
             rows.append(cells)
         picked = row_of(data, flag.value)
+        if picked is None or picked.get("raised"):
+            said = f"under {flag.value}, this op raised on {data['card']}"
+        else:
+            said = (
+                f"under {flag.value}: {picked['distinct']} distinct result(s) in "
+                f"{picked['runs']} runs on {data['card']}"
+            )
         parts = [
+            f"<p><b>{html.escape(said)}</b></p>",
             f"<p>{html.escape(data['banner'])}</p>",
             _table(head, rows, configs.index(flag.value)),
         ]
