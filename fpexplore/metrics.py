@@ -412,7 +412,7 @@ def _measure_exactly(
         try:
             ulp_err[i] = float(q)
         except OverflowError:
-            ulp_err[i] = math.copysign(math.inf, q)
+            ulp_err[i] = math.inf if q > 0 else -math.inf  # q is a Fraction too big for a float
         if d == 0:
             rel[i], bits[i] = 0.0, math.inf
         elif t == 0:
