@@ -7,6 +7,8 @@ run-to-run spreads differ, and how the timings compare.
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -202,3 +204,38 @@ def compare_all() -> dict[str, Any] | None:
         return None
     first, second = list(seen.values())[:2]
     return differences(first, second)
+
+
+def _mtimes(*paths: Any) -> tuple[float, ...]:
+    return tuple(os.stat(p).st_mtime for p in paths)
+
+
+@functools.lru_cache(maxsize=8)
+def _differences_of_files(a: str, b: str, _mtimes: tuple[float, ...]) -> dict[str, Any]:
+    return differences(records.load(a), records.load(b))
+
+
+def other_card(src: Any) -> dict[str, Any]:
+    """For a lesson showing a recorded run: an observation saying what differs from the
+    newest record of another card (computed from both files); empty when the run is live or
+    only one card is recorded."""
+    from ...result import Observation
+
+    record = getattr(src, "record", None)
+    if record is None or getattr(src, "live", False):
+        return {}
+    for path in records.available():
+        try:
+            other = records.load(path)
+        except Exception:  # an unreadable record is skipped, as records.available does
+            continue
+        if other.card != record.card:
+            d = _differences_of_files(str(record.path), str(path), _mtimes(record.path, path))
+            return {
+                "other_card": Observation(
+                    f"what differs between {record.card} and {other.card} (both recorded)",
+                    "; ".join(summary(d)),
+                    f"{d['files'][0]} vs {d['files'][1]}",
+                )
+            }
+    return {}

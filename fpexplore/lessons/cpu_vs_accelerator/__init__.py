@@ -10,6 +10,7 @@ import numpy as np
 from ...params import Text
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
+from .._gpu.cards import other_card
 from .._gpu.source import record_param, resolve
 
 DEVICE_HELP = (
@@ -322,7 +323,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         claims=claims,
         data=data,
         explanation=EXPLANATION,
-        observations=observations,
+        observations={**observations, **other_card(src)},
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
+from .._gpu.cards import other_card
 from .._gpu.source import device_param, record_param, resolve
 
 EXPLANATION = """\
@@ -213,6 +214,7 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             outcomes=_outcomes(data, src),
             claims=_claims(data),
             data=data,
+            observations=other_card(src),
             explanation=EXPLANATION,
         )
 

@@ -8,6 +8,7 @@ from typing import Any
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
+from .._gpu.cards import other_card
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
 EXPLANATION = """\
@@ -188,6 +189,7 @@ def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, 
         claims=_claims(data),
         data=data,
         explanation=EXPLANATION,
+        observations=other_card(src),
     )
 
 
