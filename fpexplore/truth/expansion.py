@@ -75,10 +75,10 @@ def approx(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndar
 def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
     """The correctly rounded values (round half to even) in ``fmt`` of finite expansions.
 
-    float64 rounding is ``hi`` unless the bound leaves it open (a tie or a value within the
-    margin of a half-gap); a narrower format rounds that float64 once more, which is exact
-    unless the float64 value is itself a midpoint of the narrower format. Open elements are
-    rounded from their exact Fraction values.
+    float64: ``hi`` unless the bound leaves it open (a tie, or a value within the margin of a
+    half-gap). A narrower format: the exact value lies strictly between hi's float64
+    neighbours, so it rounds as they do whenever they round alike (rounding is monotonic).
+    Open elements are rounded from their exact Fraction values.
     """
     from .. import formats
 
@@ -90,20 +90,26 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
     at_max = np.abs(hi) == np.finfo(np.float64).max
     up = np.where(at_max & (hi > 0), 2.0**970, up)
     down = np.where(at_max & (hi < 0), 2.0**970, down)
-    open_ = np.where(
-        lo > 0,
-        lo + margin >= up / 2,
-        np.where(lo < 0, margin - lo >= down / 2, margin >= np.minimum(up, down) / 2),
-    )
-    open_ |= ~np.isfinite(hi) | ((hi == 0) & (margin > 0))
+    gap = np.minimum(up, down)
+    known = (lo == 0) & (margin == 0)  # hi is the exact value
+    # v lies strictly between hi's float64 neighbours unless the margin is not small
+    open_ = ~np.isfinite(hi) | ((hi == 0) & (margin > 0)) | (margin >= gap / 4)
     if f.mbits >= 52:
+        # hi is v's float64 rounding unless v may lie on or across a half-gap
+        open_ |= np.where(
+            lo > 0,
+            lo + margin >= up / 2,
+            np.where(lo < 0, margin - lo >= down / 2, margin >= gap / 2),
+        )
         out = hi.copy()
     else:
+        # rounding is monotonic: v between hi's neighbours rounds as they do when they agree;
+        # they disagree only where hi is a midpoint of the narrower format (or next to one)
         out = np.asarray(formats.round_array(hi, f), dtype=np.float64)
         with np.errstate(over="ignore"):
             r_up = np.asarray(formats.round_array(np.nextafter(hi, np.inf), f), np.float64)
             r_dn = np.asarray(formats.round_array(np.nextafter(hi, -np.inf), f), np.float64)
-        open_ |= r_up != r_dn
+        open_ |= (r_up != r_dn) & ~known
     idx = np.flatnonzero(open_.ravel())
     if idx.size:
         flat = out.reshape(-1)
