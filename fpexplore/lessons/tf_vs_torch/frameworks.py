@@ -82,7 +82,10 @@ def unavailable(
 def check_dtype(op: str, dtype: str, accepted: tuple[str, ...]) -> None:
     if dtype not in accepted:
         raise InvalidParameter(
-            "dtype", dtype, f"one of {', '.join(map(repr, accepted))} for op={op!r}", "tf_vs_torch"
+            "dtype",
+            dtype,
+            f"one of {', '.join(map(repr, accepted))} for op={op!r}",
+            "lesson 'tf_vs_torch'",
         )
 
 
@@ -92,7 +95,7 @@ def check_size(op: str, size: int, low: int, high: int) -> None:
             "size",
             size,
             f"0 (the default) or an int in [{low}, {high}] for op={op!r}",
-            "tf_vs_torch",
+            "lesson 'tf_vs_torch'",
         )
 
 

@@ -47,24 +47,32 @@ def keras_weights(w: dict[str, np.ndarray], mapping: str) -> list[np.ndarray]:
     return [kernel, recurrent, w["bias_ih_l0"] + w["bias_hh_l0"]]
 
 
-def _keras_run(fw: Frameworks, weights: list[np.ndarray], x: np.ndarray, **kw: Any):
-    """Keras's output and input gradient. The step loop runs in a tf.function (eagerly a
-    1000-step LSTM takes tens of seconds); the arithmetic is the same kernels."""
-    tf, keras = fw.tf, fw.keras
-    layer = keras.layers.LSTM(HIDDEN, return_sequences=True, **kw)
-    layer.build((1, x.shape[0], N_IN))
-    layer.set_weights(weights)
+class _KerasLSTM:
+    """A Keras LSTM whose forward and backward pass run as one traced graph (eagerly a
+    1000-step LSTM takes tens of seconds; the kernels are the same). New weights are loaded
+    into the same variables, so the graph is traced once per layer."""
 
-    @tf.function
-    def forward_backward(xt: Any) -> Any:
-        with tf.GradientTape() as tape:
-            tape.watch(xt)
-            out = layer(xt)
-            loss = tf.reduce_sum(out[0, -1])
-        return out, tape.gradient(loss, xt)
+    def __init__(self, fw: Frameworks, length: int, **kw: Any) -> None:
+        tf, keras = fw.tf, fw.keras
+        self.layer = keras.layers.LSTM(HIDDEN, return_sequences=True, **kw)
+        self.layer.build((1, length, N_IN))
+        layer = self.layer
 
-    out, grad = forward_backward(tf.constant(x[None]))
-    return out.numpy()[0], grad.numpy()[0], layer.cell
+        @tf.function
+        def forward_backward(xt: Any) -> Any:
+            with tf.GradientTape() as tape:
+                tape.watch(xt)
+                out = layer(xt)
+                loss = tf.reduce_sum(out[0, -1])
+            return out, tape.gradient(loss, xt)
+
+        self._run = forward_backward
+        self._tf = tf
+
+    def __call__(self, weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, ...]:
+        self.layer.set_weights(weights)
+        out, grad = self._run(self._tf.constant(x[None]))
+        return out.numpy()[0], grad.numpy()[0]
 
 
 def _abs_err(got: np.ndarray, truth: Any) -> np.ndarray:
@@ -80,13 +88,13 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         x, w["weight_ih_l0"], w["weight_hh_l0"], w["bias_ih_l0"], w["bias_hh_l0"]
     )
     h_t, d_t = _torch_run(fw, w, x)
-    h_k, d_k, cell = _keras_run(fw, keras_weights(w, "mapped"), x)
-    short = x[: min(length, 100)]  # the mapping mistakes show at once: 100 steps suffice
-    h_1, _, _ = _keras_run(fw, keras_weights(w, "one bias"), short)
-    h_hs, _, _ = _keras_run(
-        fw, keras_weights(w, "mapped"), short, recurrent_activation="hard_sigmoid"
-    )
-    n_short = short.shape[0]
+    keras_lstm = _KerasLSTM(fw, length)
+    cell = keras_lstm.layer.cell
+    h_k, d_k = keras_lstm(keras_weights(w, "mapped"), x)
+    n_short = min(length, 100)  # the mapping mistakes show at once: 100 steps suffice
+    h_1 = keras_lstm(keras_weights(w, "one bias"), x)[0][:n_short]
+    hard = _KerasLSTM(fw, n_short, recurrent_activation="hard_sigmoid")
+    h_hs = hard(keras_weights(w, "mapped"), x[:n_short])[0]
     h_truth_short = Truth(
         f"h of the first {n_short} steps",
         mp=h_truth.mp()[:n_short],
