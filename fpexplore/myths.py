@@ -33,6 +33,7 @@ __all__ = [
     "judge",
     "judge_all",
     "judge_all_isolated",
+    "lesson_catalog",
     "verdict_table",
 ]
 
@@ -529,6 +530,11 @@ def _catalog() -> Mapping[str, Any]:
         from . import lessons
 
         return {m.name: None for m in pkgutil.iter_modules(lessons.__path__) if m.name[0] != "_"}
+
+
+def lesson_catalog() -> Mapping[str, Any]:
+    """The lessons present, by name (robust to a lesson that does not import yet)."""
+    return _catalog()
 
 
 def _run_one(lesson: str, **params: Any) -> Comparison:
