@@ -135,6 +135,7 @@ class LabServer:
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
             "--LabApp.expose_app_in_browser=True",
+            "--ContentsManager.allow_hidden=True",  # scratch notebooks under .cache/
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             *(["--allow-root"] if os.geteuid() == 0 else []),

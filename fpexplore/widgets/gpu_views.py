@@ -353,10 +353,14 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
             recs[key] = load(find(key))
         return recs[key]
 
+    recorded: dict[str, Any] = {}
+
     def render() -> str:
         rec = record(card.value)
         e = rec.experiments["cpu_vs_accelerator"]
-        sides = cpu_live.recorded_sides(rec)
+        if card.value not in recorded:
+            recorded[card.value] = cpu_live.recorded_sides(rec)
+        sides = recorded[card.value]
         _, tr = cpu_live.prepare(e["settings"])
         live = cpu_live.cpu_side(e["settings"], n_threads.value)
         key = op.value
