@@ -162,6 +162,19 @@ class Truth:
 
             hi, lo, _ = approx(self._expansion)
             return hi, lo
+        if self._exact is not None:  # Fractions: float() is correctly rounded, no mpmath needed
+            src = np.atleast_1d(np.asarray(self._exact, dtype=object))
+            hi = np.empty(src.shape, dtype=np.float64)
+            lo = np.zeros(src.shape, dtype=np.float64)
+            for i, v in np.ndenumerate(src):
+                try:
+                    h = float(v)
+                except OverflowError:
+                    h = math.copysign(math.inf, v)
+                hi[i] = h
+                if math.isfinite(h):
+                    lo[i] = float(v - Fraction(h))
+            return hi.reshape(self.shape), lo.reshape(self.shape)
         vals = self.mp(max(self.prec, 160))
         arr = np.atleast_1d(np.asarray(vals, dtype=object))
         hi = np.empty(arr.shape, dtype=np.float64)
