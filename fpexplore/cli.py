@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(comparison.to_json(indent=2))
         return 0
-    print(comparison.table())
+    print(comparison.table(wide=getattr(args, "wide", False)))
     if not args.brief and comparison.explanation.strip():
         print("\nWhy:\n" + comparison.explanation.strip())
     return 0
@@ -83,7 +83,7 @@ def _run_help() -> str:
     lessons = all_lessons()
     width = max((len(n) for n in lessons), default=0)
     lines = [
-        "usage: fpexplore run LESSON [--PARAM VALUE ...] [--json] [--brief]",
+        "usage: fpexplore run LESSON [--PARAM VALUE ...] [--json] [--brief] [--wide]",
         "",
         "Run a lesson and print its comparison, claims and explanation.",
         "",
@@ -93,6 +93,7 @@ def _run_help() -> str:
         "options:",
         "  --json    print JSON for scripts",
         "  --brief   leave out the explanation",
+        "  --wide    every table column in full (default: at most 100 columns)",
     ]
     return "\n".join(lines)
 
@@ -130,6 +131,7 @@ def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
     other.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     other.add_argument("--json", action="store_true", help="print JSON for scripts")
     other.add_argument("--brief", action="store_true", help="leave out the explanation")
+    other.add_argument("--wide", action="store_true", help="every table column in full")
     return parser
 
 
@@ -180,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-h", "--help", action="store_true")
     run.add_argument("--json", action="store_true", help="print JSON for scripts")
     run.add_argument("--brief", action="store_true", help="leave out the explanation")
+    run.add_argument("--wide", action="store_true", help="every table column in full")
     rec = sub.add_parser("record-gpu", help="run every GPU experiment and record it to data/gpu")
     rec.add_argument("--out", default=None, help="output folder (default: data/gpu)")
     rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
