@@ -170,7 +170,7 @@ class Truth:
                 try:
                     h = float(v)
                 except OverflowError:
-                    h = math.copysign(math.inf, v)
+                    h = math.inf if v > 0 else -math.inf
                 hi[i] = h
                 if math.isfinite(h):
                     lo[i] = float(v - Fraction(h))
