@@ -1,0 +1,91 @@
+"""The series' widgets and command line: figures as images, menus with a value, views shown once,
+updates that reuse what did not change, the table width on the command line."""
+
+import io
+from contextlib import redirect_stdout
+
+import pytest
+
+from fpexplore import Claim, Comparison, cli
+from fpexplore.lessons import Lesson
+from fpexplore.params import Interval
+
+
+def _figure_lesson(calls):
+    def compute(n):
+        calls.append(n)
+        return Comparison("fig", {"n": n}, None, (), {"even": Claim("n is even", n % 2 == 0)})
+
+    def figure(c):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(2, 1.5))
+        ax = fig.add_subplot()
+        ax.plot([0, c.params["n"]], [0, 1])
+        ax.set_xlabel("n")
+        return fig
+
+    return Lesson(
+        "fig",
+        "Figure",
+        "a toy with a figure",
+        (Interval("n", 2, "n", low=1, high=9, integer=True),),
+        compute,
+        figure=figure,
+    )
+
+
+def test_explorer_figure_is_a_png_image_and_claims_show_what_changed():
+    from fpexplore.widgets import explore
+
+    calls = []
+    box = explore(_figure_lesson(calls))
+    table, plot = box.children[3], box.children[4]
+    assert type(plot).__name__ == "Image" and plot.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "n is even" in table.value
+    first = plot.value
+    box.children[1].children[0].value = 3  # the claim changes: it is listed
+    assert plot.value != first and "✘</span> n is even" in table.value
+    box.children[1].children[0].value = 5  # the claim stays failed: only counted
+    assert "1 unchanged" in table.value and "n is even" not in table.value.split("Claims")[1]
+
+
+def test_order_tree_menu_starts_on_all_frameworks():
+    from fpexplore.widgets import order_tree
+
+    view = order_tree.tree_view(n=8)
+    which = view.children[1].children[1]
+    assert which.value == order_tree.ALL and which.label == "all frameworks"
+    before = view.children[2].value
+    which.value = "java"
+    assert view.children[2].value != before
+
+
+def test_bits_view_is_returned_once_and_reuses_its_run(monkeypatch):
+    import IPython.display
+
+    from fpexplore.widgets import rng_bits
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append(a))
+    view = rng_bits.bits_view()
+    assert shown == []  # the cell that returns it displays it, once
+    (seed, k), (_, b) = (h.children for h in view.children[:2])
+    out = view.children[3]
+    assert "torch CPU" in out.value and "Same random words?</b> yes" in out.value
+    runs = len(view.cache._runs)
+    k.value = 9
+    b.value = "Python random"
+    assert len(view.cache._runs) == runs  # k and stream changes re-read the kept run
+    assert out.value.count("<tr>") == 1 + 2 * 9 and "Same random words?</b> no" in out.value
+    seed.value = 7
+    assert len(view.cache._runs) == runs + 1
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_cli_table_width(wide):
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["run", "gpu_determinism", "--brief", *(["--wide"] if wide else [])]) == 0
+    widest = max(len(line) for line in buf.getvalue().splitlines())
+    assert (widest > 100) if wide else (widest <= 100)
