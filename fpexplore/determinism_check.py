@@ -119,6 +119,28 @@ class DeterminismReport:
         lines.append(self.verdict())
         return "\n".join(lines)
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DeterminismReport:
+        """The report back from `to_dict` (e.g. a recorded GPU check)."""
+        keep = set(FlagResult.__dataclass_fields__)
+        rows = [{k: v for k, v in r.items() if k in keep} for r in d["results"]]
+        base = rows[0]["hashes"] if rows and rows[0]["name"] == "default" else []
+        base_hash = base[0] if base and len(set(base)) == 1 else None
+        for r in rows:  # derived from the hashes, as `check` derives it
+            r["hashes"] = tuple(r["hashes"])
+            one = len(set(r["hashes"])) == 1 and r.get("raised") is None
+            r["same_as_default"] = (r["hashes"][0] == base_hash) if one and base_hash else None
+        results = tuple(FlagResult(**r) for r in rows)
+        return cls(
+            d["target"],
+            d["device"],
+            d["backward"],
+            d["runs"],
+            d["torch"],
+            results,
+            dict(d.get("env", {})),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["verdict"] = self.verdict()
@@ -333,7 +355,8 @@ def check(
                 hashes.append(_digest(torch, tensors))
         med = statistics.median(times) * 1e3 if times else float("nan")
         if name == "default" and raised is None:
-            base_hash, base_ms = hashes[0], med
+            base_ms = med
+            base_hash = hashes[0] if len(set(hashes)) == 1 else None  # else: nothing to match
         distinct = len(set(hashes))
         results.append(
             FlagResult(
@@ -386,3 +409,30 @@ def threads_sum(device: str = "cpu") -> Any:
     g = torch.Generator().manual_seed(1)
     x = torch.randn(1 << 20, generator=g).to(device) * 1000
     return x.sum()
+
+
+def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """A recorded check (``data/gpu/determinism_check/*.json``, the newest when no path):
+    ``{"provenance": ..., "settings": ..., "report": DeterminismReport.to_dict()}``."""
+    import json
+
+    from .errors import RecordError
+    from .paths import data_dir
+
+    if path is None:
+        found = sorted((data_dir() / "gpu" / "determinism_check").glob("*.json"))
+        if not found:
+            raise RecordError(
+                "no recorded determinism check in data/gpu/determinism_check; record one on a "
+                "GPU machine with: fpexplore check-determinism fpexplore.determinism_check:example "
+                "--device cuda --backward --json"
+            )
+        path = found[-1]
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != "fpexplore-determinism-check" or "report" not in data:
+            raise ValueError("not a determinism-check record")
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{path} is not a readable determinism-check record ({exc})") from None
+    data["path"] = str(path)
+    return data

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import fpexplore
-from fpexplore import truth
+from fpexplore import backends, truth
 from fpexplore.errors import BackendUnavailable, InvalidParameter
 from fpexplore.lessons import distributed_reduction as dr
 from fpexplore.lessons.distributed_reduction import nccl_record, sums
@@ -22,7 +22,7 @@ CLAIMS = (
 
 @pytest.fixture(scope="module")
 def comparison():
-    pytest.importorskip("torch")
+    backends.load("torch")
     return fpexplore.run("distributed_reduction", n=2048, seed=0)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fpexplore import diverge
+from fpexplore import backends, diverge
 from fpexplore.diverge import zoo
 from fpexplore.errors import InvalidParameter
 
-pytest.importorskip("torch")
+backends.load("torch")  # a set-up framework that is missing fails the tests
 
 CASES = [(m, p) for m in zoo.MODELS for p in zoo.PLANTS[m]]
 
@@ -55,7 +55,7 @@ def test_bounds_are_not_vacuous():
 
 
 def test_keras_agrees_and_finds_plants():
-    pytest.importorskip("tensorflow")
+    backends.load("tensorflow")  # through the registry: triton before TensorFlow
     for model in ("mlp", "transformer"):
         r = diverge.run_zoo(model, "keras")
         assert r.agree, r.table()

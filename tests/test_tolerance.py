@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fpexplore import tolerance
+from fpexplore import backends, tolerance
 from fpexplore.errors import InvalidParameter
 
 
@@ -32,7 +32,7 @@ def test_gamma():
     ],
 )
 def test_measured_error_inside_bound(op, fmt, size):
-    pytest.importorskip("torch")
+    backends.load("torch")
     a = tolerance.advise(op, fmt, size)
     assert a.within_bound, a.text()
     assert a.measured_max_abs <= a.bound_max_abs
@@ -44,7 +44,7 @@ def test_measured_error_inside_bound(op, fmt, size):
 def test_advice_passes_two_real_implementations():
     """numpy's and torch's float32 matmuls (different BLAS, different order) pass
     assert_close with the advised tolerances, on the advice's own data."""
-    torch = pytest.importorskip("torch")
+    torch = backends.load("torch")
     a = tolerance.advise("matmul", "float32", 512)
     data = tolerance._sample("matmul", 512, 0)
     x, y = (v.astype(np.float32) for v in (data["a"], data["b"]))

@@ -112,13 +112,15 @@ class DivergenceReport:
         assert side is not None
         return (
             f"first divergence at layer '{f.name}' ({f.description}): {' and '.join(who)} adds "
-            f"{side.max_ulp:.3g} ULP of error to the exact result of its own input, where "
-            f"{self.fmt} rounding allows at most {side.bound_ulp:.3g} ULP "
-            f"({side.n_outside} of {side.n} elements outside)."
+            f"an error of up to {side.use:.3g} times the a-priori bound for {self.fmt} rounding "
+            f"to the exact result of its own input ({side.n_outside} of {side.n} elements "
+            f"outside the bound; largest error {side.max_ulp:.3g} ULP)."
         )
 
     def table(self) -> str:
-        """Plain-text table: one line per layer."""
+        """Plain-text table: one line per layer. "ULP": the largest error a side adds to the
+        exact result of its own input; "/bound": the largest ratio of an element's error to its
+        a-priori bound (above 1: outside)."""
         a, b = self.names
         head = (
             "layer",
@@ -126,14 +128,14 @@ class DivergenceReport:
             "terms",
             f"{a} ULP",
             f"{b} ULP",
-            "bound ULP",
+            f"{a} /bound",
+            f"{b} /bound",
             "|a-b| ULP",
             "input |a-b|",
             "",
         )
         lines = [head]
         for r in self.rows:
-            bound = max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan)
             mark = "◀ " + ", ".join(r.culprits(self.names)) if r.parted else r.note
             lines.append(
                 (
@@ -142,7 +144,8 @@ class DivergenceReport:
                     str(r.terms),
                     _f(r.a.max_ulp if r.a else math.nan),
                     _f(r.b.max_ulp if r.b else math.nan),
-                    _f(bound),
+                    _f(r.a.use if r.a else math.nan),
+                    _f(r.b.use if r.b else math.nan),
                     _f(r.diff_ulp),
                     _f(r.input_diff_ulp),
                     mark,
