@@ -651,12 +651,13 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         f"<td><b style='color:{_COLOURS[v.verdict]}'>{e(v.verdict)}</b><br>"
         f"<small>{e(v.why)}</small></td>"
         f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
-        f"<td><a href='{e(v.link)}'>{e(v.myth.notebook)}</a></td>"
+        f"<td style='word-break:break-word'><a href='{e(v.link)}'>"
+        f"{e(v.myth.notebook.removesuffix('.ipynb').replace('_', ' '))}</a></td>"
         "</tr>"
         for v in verdicts
     )
     return (
-        "<style>.fpx-myths td,.fpx-myths th{text-align:left;vertical-align:top}</style>"
+        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top}</style>"
         "<table class='fpx-myths' style='max-width:1000px;table-layout:fixed;width:100%;"
         "font-size:13px'>"
         "<colgroup><col style='width:3%'><col style='width:30%'><col style='width:30%'>"

@@ -225,7 +225,7 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     cols = "".join(f"<col style='width:{w}'>" for _, w in head)
     header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
     return (
-        "<style>.fpx-fb td{text-align:left;vertical-align:top}</style>"
+        "<style>.fpx-fb td,.fpx-fb th{text-align:left!important;vertical-align:top}</style>"
         "<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
         f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
         f"{body}</table>"

@@ -76,7 +76,7 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     )
     related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
     return (
-        "<style>.fpx-rb td{text-align:left;vertical-align:top}</style>"
+        "<style>.fpx-rb td,.fpx-rb th{text-align:left!important;vertical-align:top}</style>"
         "<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
         "font-size:13px'>"
         "<colgroup><col style='width:20%'><col style='width:4%'><col style='width:56%'>"
