@@ -48,9 +48,10 @@ def _path_without_java(folder: Path) -> str:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, dict]:
+    """Every configuration at once, each in its own child interpreter."""
     base = tmp_path_factory.mktemp("contract")
     no_java = _path_without_java(base / "bin")
-    out = {}
+    children = {}
     for name, (hidden, java_hidden) in CONFIGS.items():
         env = dict(os.environ, FPEXPLORE_TEST_HIDE=hidden, PYTHONPATH=str(SUPPORT))
         env["MPLBACKEND"] = "Agg"
@@ -58,15 +59,24 @@ def runs(tmp_path_factory) -> dict[str, dict]:
             env["PATH"] = no_java
             env.pop("JAVA_HOME", None)
         path = base / f"{name.replace(' ', '_')}.json"
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, str(SUPPORT / "run_lessons.py"), str(path)],
             env=env,
             cwd=ROOT,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=600,
         )
-        assert done.returncode == 0, done.stderr[-3000:]
+        children[name] = (proc, path)
+    out = {}
+    for name, (proc, path) in children.items():
+        try:
+            _, err = proc.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            for p, _ in children.values():
+                p.kill()
+            raise
+        assert proc.returncode == 0, (name, err[-3000:])
         out[name] = json.loads(path.read_text())
     return out
 

@@ -330,5 +330,4 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="05_djl_vs_pytorch.ipynb",
-    quick={"size": 16, "crop": 8},
 )

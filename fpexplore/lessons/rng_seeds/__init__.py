@@ -27,16 +27,6 @@ from .views import bits_of, figure, stream_table
 __all__ = ["LESSON", "STREAMS", "bits_of", "figure", "relation", "stream_table"]
 
 
-def __getattr__(name: str) -> Any:
-    # The bits widget lives in fpexplore.widgets.rng_bits; kept reachable here for notebooks
-    # that call rng_seeds.bits_view().
-    if name == "bits_view":
-        from ...widgets.rng_bits import bits_view
-
-        return bits_view
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 STREAMS = (
     "torch CPU",
     "torch CUDA",

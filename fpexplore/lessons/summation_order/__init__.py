@@ -195,7 +195,13 @@ def _claims(
     claims: dict[str, Claim] = {}
     for name, _backend, emulator, _runner in FRAMEWORKS:
         fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
-        if fw is None or em is None or not fw.ran or not em.ran:
+        missing = [o.unavailable for o in (fw, em) if o is not None and not o.ran]
+        if missing:  # the framework (or its emulator) did not run here: say why
+            claims[f"{_key(name)}_emulated"] = Claim.not_checked(
+                f"emulate(x, {emulator!r}) reproduces {name} bit for bit", "; ".join(missing)
+            )
+            continue
+        if fw is None or em is None:
             continue
         t = em.settings.get("threads", 1)
         claims[f"{_key(name)}_emulated"] = Claim(
@@ -203,7 +209,16 @@ def _claims(
             _same_bits(_in_format(em.value, x.dtype), fw.value),
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
-    if len(ran) >= 2:
+    if len(ran) < 2:
+        why = "; ".join(
+            sorted({o.unavailable for o in outcomes if o.kind == "framework" and not o.ran})
+        )
+        for key, text in (
+            ("frameworks_differ", "the frameworks do not all agree"),
+            ("some_framework_inexact", "at least one framework misses the correctly rounded sum"),
+        ):
+            claims[key] = Claim.not_checked(text, why or "fewer than two frameworks ran")
+    else:
         claims["frameworks_differ"] = Claim(
             "the frameworks do not all agree: at least two results differ in their bits",
             len({_bits(o.value) for o in ran}) > 1,
