@@ -160,3 +160,14 @@ def test_figures_draw(frameworks, params):
     fig = LESSON.figure(c)
     assert fig.axes and all(ax.has_data() for ax in fig.axes)
     plt.close(fig)
+
+
+@pytest.mark.slow
+def test_torch_compile_row_is_measured_or_says_why(frameworks):
+    """torch.compile builds C++ on first use (tens of seconds): measured, or Unavailable."""
+    c = LESSON.run(op="graph_mode", torch_compile=True, size=64)
+    row = c.outcome("torch.compile")
+    if row.ran:
+        assert c.holds("torch_compile") and row.error.max_abs_ulp <= 4
+    else:
+        assert "torch.compile did not run here" in row.unavailable

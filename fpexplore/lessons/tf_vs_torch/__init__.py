@@ -176,7 +176,12 @@ def compute(
             agree=agree,
             compile=torch_compile,
         )
-    data = {"op": op, "env": env, **section.data}
+    data = {
+        "op": op,
+        "env": env,
+        "size_means": spec.size_means if spec.size else "not used by this op",
+        **section.data,
+    }
     observations = dict(section.observations)
     if env:
         observations["versions_threads"] = Observation(

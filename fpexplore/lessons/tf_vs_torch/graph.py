@@ -173,5 +173,5 @@ GRAPH_TEXT = (
     "kernels, so the bits do not change. jit_compile=True hands the graph to XLA, which fuses "
     "operations and generates its own loops (its own exp, its own summation order): bits may "
     "change, accuracy does not. torch.compile (inductor) does the same for torch; it compiles "
-    "C++ on first use, which takes tens of seconds, so it runs only with compile=True."
+    "C++ on first use, which takes tens of seconds, so it runs only with torch_compile=True."
 )
