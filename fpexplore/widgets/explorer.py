@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,8 @@ from ..html import comparison_html
 from ..lessons import Lesson
 from ..params import Flag, Interval, Options, Param, Text
 
+#: results (comparison and picture) an explorer keeps, per parameter setting
+KEEP_RESULTS = 24
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
 
@@ -184,16 +187,28 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     plot.layout.display = "none"  # until the first figure arrives
     state: dict[str, Any] = {"figure": None, "comparison": None}
 
+    # Results already shown, by parameters: going back to a setting (a stage, a mode) is
+    # instant; a lesson's result depends on its parameters alone.
+    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
+
     def update(_: Any = None) -> None:
         params = {name: c.value for name, c in controls.items()}
+        key = tuple(sorted((k, repr(v)) for k, v in params.items()))
         status.value = "<i>running…</i>"
         try:
-            comparison = lesson.run(**params)
+            if key in seen:
+                seen.move_to_end(key)
+                comparison, png = seen[key]
+            else:
+                comparison, png = lesson.run(**params), None
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: only what changed
             status.value = ""
             if lesson.figure is not None:
-                _show_figure(lesson, comparison, plot, state)
+                png = _show_figure(lesson, comparison, plot, state, png)
+            seen[key] = (comparison, png)
+            while len(seen) > KEEP_RESULTS:
+                seen.popitem(last=False)
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
 
@@ -229,13 +244,19 @@ def error_panel(exc: BaseException) -> str:
     )
 
 
-def _show_figure(lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any]) -> None:
-    """Draw the lesson's figure into the ``plot`` Image widget as PNG bytes (in place: the
-    browser swaps one image, no output area is cleared, no formatter is needed)."""
-    fig = lesson.figure(comparison)
-    state["figure"] = fig
-    plot.value = figure_png(fig)
+def _show_figure(
+    lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any], png: bytes | None = None
+) -> bytes:
+    """Put the lesson's figure into the ``plot`` Image widget as PNG bytes (in place: the
+    browser swaps one image, no output area is cleared, no formatter is needed). ``png``: the
+    picture drawn before for this comparison. Returns the PNG bytes shown."""
+    if png is None:
+        fig = lesson.figure(comparison)
+        state["figure"] = fig
+        png = figure_png(fig)
+    plot.value = png
     plot.layout.display = ""
+    return png
 
 
 def figure_png(fig: Any) -> bytes:
