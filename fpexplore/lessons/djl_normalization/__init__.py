@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import backends, images
 from ...errors import BackendUnavailable, InvalidParameter
+from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...truth.value import Truth
@@ -24,6 +25,8 @@ from . import pipelines as P
 from . import stages as S
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
+#: pipelines, stage results and shown outcomes per input (see `compute`)
+_MEMO = Memo(keep=48)
 UINT8_STAGES = ("decode", "resize", "center_crop")
 
 PARAMS = (
@@ -242,7 +245,10 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     if why is not None:
         return _unavailable(p, why, djl)
     versions = _versions()
-    runs = _pipelines(p, djl)
+    # Everything but the shown stage's outcomes depends on the input alone: kept per input, so
+    # switching the stage recomputes nothing but the rows shown.
+    inputs = (image, size, crop, interpolation, djl if isinstance(djl, str) else "djl")
+    runs = _MEMO.get(("pipelines", *inputs), lambda: _pipelines(p, djl))
     tv = runs["torchvision"]
     stage_fns = {
         "std": lambda: S.std_stage(djl, versions),
@@ -256,17 +262,24 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     claims: dict[str, Claim] = {}
     data: dict[str, Any] = {}
     shown: S.StageResult | None = None
+    djl_key = inputs[-1]
+    upstream = {  # what each stage's result depends on, beyond the stage itself
+        "std": (djl_key,),
+        "decode": (image, djl_key),
+        "resize": (image, size, interpolation, djl_key),
+        "pipeline": (stage == "pipeline", *inputs),  # builds its truth only when shown
+    }
     for name, fn in stage_fns.items():
-        result = fn()
+        result = _MEMO.get((name, *upstream.get(name, inputs)), fn)
         claims.update(result[2])
         data.update({k: v for k, v in result[3].items() if k not in ("heat", "heat_title")})
         if name == stage:
             shown = result
     assert shown is not None
     truth, thunks, _, shown_data = shown
-    outcomes = tuple(f() for f in thunks)
+    outcomes = _MEMO.get(("outcomes", stage, *inputs), lambda: tuple(f() for f in thunks))
     if stage == "pipeline":
-        exact = S.nearest(truth)
+        exact = _MEMO.get(("nearest", *inputs), lambda: S.nearest(truth))
         data["pipeline_max_abs_error"] = {
             o.implementation: float(np.abs(np.asarray(o.value, np.float64) - exact).max())
             for o in outcomes
