@@ -12,9 +12,9 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl browser libtorch widgets-js lite clean
+.PHONY: setup lab test lint format djl browser libtorch widgets-js lite clean warm
 
-setup: $(VENV)/.installed djl browser libtorch widgets-js
+setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,16 @@ djl: $(CACHE)/djl/.resolved
 $(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml fpexplore/jvm/Fpx.java $(VENV)/.installed
 	$(BIN)/python -m fpexplore.jvm.setup
 	@touch $@
+
+# The summation explorer's error-growth curves for every choice, computed once into .cache, so
+# that no widget click waits for them (python -m fpexplore.warm; recomputed when orders change).
+warm: $(CACHE)/summation_growth/.warm
+
+$(CACHE)/summation_growth/.warm: $(wildcard fpexplore/orders/*.py) \
+  fpexplore/lessons/summation_order/growth.py fpexplore/lessons/summation_order/inputs.py \
+  $(VENV)/.installed
+	$(BIN)/python -m fpexplore.warm
+	@mkdir -p $(@D) && touch $@
 
 # Chromium from Debian's packages for the browser tests: Playwright (dev extra) drives
 # /usr/bin/chromium, no browser is downloaded. apt runs only when the browser is missing.
