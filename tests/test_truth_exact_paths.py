@@ -128,6 +128,19 @@ def test_sums_across_chunk_boundaries_every_family(dt):
         assert T.sum(x).exact == frac_sum(x), kind
 
 
+def test_float32_sigma_path_with_a_few_small_values():
+    """Mixed signs, most values near the top, a few far below: the residuals are summed aside."""
+    rng = np.random.default_rng(24)
+    for few in (0, 1, 7, 4000, 5000):
+        x = rng.standard_normal(70_000).astype(np.float32)
+        x[rng.integers(0, x.size, 50)] = 0
+        pos = rng.integers(0, x.size, few)
+        x[pos] = (rng.standard_normal(few) * np.exp2(rng.integers(-149, -20, few))).astype(
+            np.float32
+        )
+        assert T.sum(x).exact == frac_sum(x), few
+
+
 def test_float64_bins_never_overflow():
     m = float(np.finfo(np.float64).max)
     for reps in (1, 3, 70_000):

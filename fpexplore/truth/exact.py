@@ -158,11 +158,13 @@ def _add(total: tuple[int, int], part: tuple[int, int]) -> tuple[int, int]:
 def sum_f32(x: np.ndarray) -> Fraction | float:
     """Exact sum of a float32 array; the cost does not depend on the exponent range.
 
-    Per chunk of 2**16 elements, (sign, exponent field) bins summed by ``np.bincount``. A chunk
-    of one sign whose values lie within 23 binades of its largest takes the sigma trick
-    instead: each value is a multiple of 2**g (g = E - 46) below 2**46 units, so adding
-    sigma = 1.5 * 2**(g + 52) in float64 and summing the bit patterns as int64 gives the chunk
-    sum exactly (and long runs of equal values do not serialize the bin updates).
+    Per chunk of 2**16 elements with largest magnitude below 2**E: every value at or above
+    2**(E - 23) is a multiple of 2**g (g = E - 46) below 2**46 units, so adding
+    sigma = 1.5 * 2**(g + 52) in float64 and summing the bit patterns as int64 gives those
+    values' sum exactly (the sigma trick, one dense pass). Values below 2**(E - 23) are rounded
+    by it too; when they are few, their exact residuals are summed on the side, and when they
+    are many (a chunk spanning more than 23 binades), the chunk is summed instead in
+    (sign, exponent field) bins by ``np.bincount``, exact whatever the range.
     """
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     n = x.size
@@ -172,25 +174,46 @@ def sum_f32(x: np.ndarray) -> Fraction | float:
     c = min(n, _CHUNK)
     t = np.empty(c, dtype=np.float64)
     idx = np.empty(c, dtype=np.int64)
+    ab = np.empty(c, dtype=np.uint32)
+    mk = np.empty(c, dtype=bool)
     acc = np.zeros(512)
     in_acc = 0
     total = (0, 0)
+    residuals: list[np.ndarray] = []
     for c0 in range(0, n, _CHUNK):
         xc = x[c0 : c0 + _CHUNK]
         k = xc.size
         tt = t[:k]
         hi, lo = float(xc.max()), float(xc.min())
-        if lo > 0 or hi < 0:  # one sign: the extremes give the exponent range
-            big, small = max(abs(hi), abs(lo)), min(abs(hi), abs(lo))
-            eb = math.frexp(big)[1]  # big < 2**eb
-            g = eb - 46
-            if small >= 2.0 ** (g + 23) and math.isfinite(big):
+        big = max(abs(hi), abs(lo))
+        if big == 0:
+            continue
+        if math.isfinite(big):
+            g = math.frexp(big)[1] - 46  # big < 2**(g + 46)
+            thr = 2.0 ** (g + 23)  # values at or above it are multiples of 2**g
+            few = None
+            if (lo > 0 or hi < 0) and min(abs(hi), abs(lo)) >= thr:
+                few = np.empty(0, dtype=np.int64)
+            elif thr > 2.0**-149:
+                a, m = ab[:k], mk[:k]
+                np.bitwise_and(bits[c0 : c0 + _CHUNK], np.uint32(0x7FFFFFFF), out=a)
+                np.subtract(a, np.uint32(1), out=a)  # zeros wrap to the top
+                np.less(a, np.float32(thr).view(np.uint32) - np.uint32(1), out=m)
+                cnt = int(np.count_nonzero(m))
+                if cnt <= k >> 4:
+                    few = np.flatnonzero(m) if cnt else np.empty(0, dtype=np.int64)
+            else:
+                few = np.empty(0, dtype=np.int64)
+            if few is not None:
                 sigma = np.float64(1.5 * 2.0 ** (g + 52))
                 np.copyto(tt, xc)
                 np.add(tt, sigma, out=tt)
                 s = int(tt.view(np.int64).sum(dtype=np.int64)) - k * int(sigma.view(np.int64))
                 s = ((s + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
                 total = _add(total, (s, g))
+                if few.size:
+                    xs = xc[few].astype(np.float64)
+                    residuals.append(xs - ((xs + sigma) - sigma))  # exact
                 continue
         if in_acc + k > _F32_FLUSH:
             total = _add(total, _bins_total(acc))
@@ -204,6 +227,9 @@ def sum_f32(x: np.ndarray) -> Fraction | float:
     if acc[255] != 0 or acc[511] != 0 or np.isnan(acc[255]) or np.isnan(acc[511]):
         return _special(x)  # exponent field 255: infinities and NaN
     total = _add(total, _bins_total(acc))
+    if residuals:
+        r = sum_f64(np.concatenate(residuals))
+        return _dyadic(*total) + r
     return _dyadic(*total)
 
 
