@@ -49,6 +49,9 @@ def test_every_section_checks_its_claims(frameworks, op):
         {"op": "conv_same", "size": 9},
         {"op": "layer_norm", "size": 7, "seed": 5},
         {"op": "reduce_sum", "size": 40_000, "seed": 2},
+        {"op": "cross_entropy", "size": 2, "seed": 1},
+        {"op": "adam", "size": 1, "length": 5},
+        {"op": "lstm", "length": 1},
     ],
 )
 def test_claims_hold_away_from_the_defaults(frameworks, params):

@@ -24,6 +24,7 @@ def _gradients(seed: int, n: int, steps: int) -> np.ndarray:
     small ones."""
     g = rng(seed, 5)
     mag = 10.0 ** g.uniform(-9, 0, (steps, n))
+    mag[:, 0] = 10.0 ** g.uniform(-8.5, -7.5, steps)  # one weight always near epsilon
     return on_grid(np.where(g.random((steps, n)) < 0.5, -mag, mag), "float32")
 
 
