@@ -25,6 +25,8 @@ __all__ = ["claims_html", "comparison_html", "meaning", "ulp_class", "value_text
 MAX_WIDTH_PX = 1000
 #: values longer than this are shortened in the table (the full text is in the tooltip)
 VALUE_CHARS = 26
+#: a first display with more claims than this lists those that hold under a click
+OPEN_CLAIMS = 8
 #: notes longer than this show their start; the rest opens on a click
 NOTE_CHARS = 180
 #: |ULP| at or above which the bar is full (log scale)
@@ -142,21 +144,19 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
             "reference row: its error is against the truth of the computation above, "
             "not of what this row computes"
         )
-    if not math.isfinite(err.max_abs_ulp):
-        if integer:
-            parts.append(
-                f"inf ULP: {integer} values are measured against real numbers, and an integer "
-                "format has no ULP at a value it cannot hold (e.g. a wrapped or clamped pixel)"
-            )
-        elif not finite_truth:
+    if integer:
+        parts.append(
+            f"{integer} levels: ULPs and bits do not apply to integers (a float64 ULP at 0 is "
+            "5e-324, hence inf); the error in levels is what counts"
+        )
+    elif not math.isfinite(err.max_abs_ulp):
+        if not finite_truth:
             parts.append("inf ULP: the truth is infinite or NaN here (IEEE propagation)")
         else:
             parts.append(
                 "inf ULP: the result is inf or NaN where the truth is finite "
                 "(outside the format's range, or an invalid operation)"
             )
-    elif integer:
-        parts.append(f"{integer} result: its ULPs are float64's; read the relative error")
     near_zero = _near_zero(outcome) if err.n > 1 and not integer else None
     if near_zero is not None and (err.min_bits <= 0 or err.max_abs_ulp > 1e4):
         abs_err, scale = near_zero
@@ -165,7 +165,7 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
             f"near zero, where one ULP is tiny: the largest absolute error is {abs_err:.3g}, "
             f"{abs_err / scale:.2g} of the largest value (mean {err.mean_abs_ulp:.3g} ULP)"
         )
-    elif err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
+    elif not integer and err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
         parts.append("0 bits: off by 100 % or more somewhere (a sign, a wrap-around or a scale)")
     elif (
         err.n > 1
@@ -210,6 +210,8 @@ def _bar(outcome: Outcome) -> str:
     colour, what = ULP_CLASSES[cls]
     if err is None:
         return "<span class='fpx-off'>—</span>"
+    if _is_integer(outcome.value):
+        return "<span class='fpx-off' title='integer values: see the note'>n/a (integers)</span>"
     ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
     a = abs(ulp)
     if math.isfinite(a):
@@ -231,7 +233,7 @@ def _bar(outcome: Outcome) -> str:
 
 def _bits(outcome: Outcome) -> str:
     err = outcome.error
-    if err is None:
+    if err is None or _is_integer(outcome.value):
         return "<span class='fpx-off'>—</span>"
     b = err.min_bits
     if math.isinf(b):
@@ -371,6 +373,15 @@ def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
         )
     for key in gone:
         items.append(f"<li class='fpx-off'>no longer checked: {_e(key)}</li>")
+    if previous is None and len(shown) > OPEN_CLAIMS:
+        # a long first list: what did not hold stays in view, the rest opens on a click
+        bad = [i for i, (_, cl) in zip(items, shown, strict=False) if _claim_state(cl) is not True]
+        good = [i for i, (_, cl) in zip(items, shown, strict=False) if _claim_state(cl) is True]
+        open_list = f"<ul class='fpx-c'>{''.join(bad)}</ul>" if bad else ""
+        return (
+            f"<div>{head}{open_list}<details><summary>the {len(good)} that hold</summary>"
+            f"<ul class='fpx-c'>{''.join(good)}</ul></details></div>"
+        )
     body = f"<ul class='fpx-c'>{''.join(items)}</ul>" if items else ""
     return f"<div>{head}{body}</div>"
 

@@ -69,6 +69,15 @@ def test_html_has_truth_first_one_row_per_outcome_and_tooltips():
     assert re.search(r"<details><summary>the sum runs .* …</summary>", page)  # long note
 
 
+def test_a_long_first_claims_list_keeps_what_failed_in_view():
+    c = _comparison(False)
+    many = {f"k{i}": Claim(f"claim number {i}", True) for i in range(fhtml.OPEN_CLAIMS)}
+    c = Comparison(c.lesson, c.params, c.truth, c.outcomes, {**c.claims, **many})
+    page = fhtml.claims_html(c)
+    failed_at = page.index("float32 1/3 is correctly rounded")
+    assert failed_at < page.index("<details>") < page.index("claim number 0")
+
+
 def test_claims_after_an_update_show_only_what_changed():
     before, after = _comparison(True), _comparison(False)
     page = fhtml.comparison_html(after, previous=before)
@@ -93,7 +102,9 @@ def test_meaning_of_alarming_numbers():
         Truth("p", exact=np.array([Fraction(262), Fraction(250)], dtype=object)),
     )
     text = fhtml.meaning(pixels)
-    assert "uint8" in text and "0 bits" not in text
+    assert "uint8 levels" in text and "0 bits" not in text
+    page = fhtml.comparison_html(Comparison("px", {}, None, (pixels,), {}))
+    assert "n/a (integers)" in page
     tiny = Truth("tiny", exact=np.array([Fraction(1, 10**6), Fraction(1)], dtype=object))
     got = np.array([1.5e-6, 1.0], dtype=np.float32)
     text = fhtml.meaning(Outcome.measured("near zero", "numpy", got, tiny))
