@@ -223,8 +223,10 @@ def test_bad_arguments_are_named():
     x = np.ones(10, np.float32)
     with pytest.raises(InvalidParameter, match=r"'order'.*'numpy'.*Got 'fortran'"):
         orders.emulate(x, "fortran")
-    with pytest.raises(InvalidParameter, match=r"'threads'.*integer >= 1"):
+    with pytest.raises(InvalidParameter, match=r"'threads'.*\[1, 1024\]"):
         orders.emulate(x, "torch", threads=0)
+    with pytest.raises(InvalidParameter, match=r"'threads'.*\[1, 1024\]"):
+        orders.emulate(x, "torch", threads=10**12)  # refused, not a MemoryError
     with pytest.raises(InvalidParameter, match="'threads'"):
         orders.emulate(x, "torch", threads=1.5)
     with pytest.raises(InvalidInput, match=r"'x'.*int64"):

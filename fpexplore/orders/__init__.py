@@ -135,9 +135,17 @@ def _order(order: str) -> Order:
     return ORDERS[order]
 
 
+#: The most threads an emulator models (each thread is a partial sum it keeps in memory).
+MAX_THREADS = 1024
+
+
 def _threads(threads: int) -> int:
-    if isinstance(threads, bool) or not isinstance(threads, int | np.integer) or threads < 1:
-        raise InvalidParameter("threads", threads, "an integer >= 1")
+    if (
+        isinstance(threads, bool | np.bool_)
+        or not isinstance(threads, int | np.integer)
+        or not 1 <= threads <= MAX_THREADS
+    ):
+        raise InvalidParameter("threads", threads, f"an int in the range [1, {MAX_THREADS}]")
     return int(threads)
 
 

@@ -290,7 +290,9 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
             "x_head": x[:8].astype(np.float64).tolist(),
             "explained_by": explained,
             "threads": ran_threads,
-            "current": growth.point(x, truth, outcomes),
+            "current": growth.point(
+                x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
+            ),
         },
         {"growth": lambda: growth.curves(distribution, dtype, threads)},
     )

@@ -133,12 +133,27 @@ def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
     }
 
 
-def point(x: np.ndarray, truth: Any, outcomes: Any) -> dict[str, Any]:
-    """This run's error (same measure) for each framework, recorded and reference outcome."""
+def point(
+    x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """This run's error (same measure) for each framework, recorded and reference outcome.
+
+    A framework that did not run here (no Java, no torch...) gets the error of the emulator
+    that reproduces it bit for bit (``emulators``: framework name -> emulator outcome name),
+    listed in ``from_emulator`` with the reason it did not run in ``missing``.
+    """
     scale = float(np.sum(np.abs(x.astype(np.float64))))
-    errs = {
-        o.implementation: relative_error(o.value, truth.exact, scale)
-        for o in outcomes
-        if o.ran and o.kind != "emulator"
-    }
-    return {"n": int(x.size), "errors": errs}
+    by_name = {o.implementation: o for o in outcomes}
+    errs, from_emulator, missing = {}, {}, {}
+    for o in outcomes:
+        if o.kind == "emulator":
+            continue
+        if o.ran:
+            errs[o.implementation] = relative_error(o.value, truth.exact, scale)
+            continue
+        missing[o.implementation] = o.unavailable
+        em = by_name.get((emulators or {}).get(o.implementation, ""))
+        if em is not None and em.ran:
+            errs[o.implementation] = relative_error(em.value, truth.exact, scale)
+            from_emulator[o.implementation] = em.implementation
+    return {"n": int(x.size), "errors": errs, "from_emulator": from_emulator, "missing": missing}
