@@ -175,11 +175,11 @@ class Comparison:
     def rows(self) -> list[dict[str, str]]:
         """One display row per outcome (shared by the text table, HTML and widgets); the note
         says what an alarming number means (`fpexplore.html.meaning`)."""
-        from .html import meaning, value_text
+        from .html import _is_integer, meaning, value_text
 
         rows = []
         for o in self.outcomes:
-            err = o.error
+            err = o.error if o.ran and not _is_integer(o.value) else None  # levels: see the note
             notes = [o.unavailable] if not o.ran else [o.note, meaning(o, self.truth)]
             rows.append(
                 {
