@@ -146,8 +146,8 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
         )
     if integer:
         parts.append(
-            f"{integer} levels: ULPs and bits do not apply to integers (a float64 ULP at 0 is "
-            "5e-324, hence inf); the error in levels is what counts"
+            f"{integer} levels: float ULPs and bits of agreement do not apply to integers; "
+            "the error in levels is what counts"
         )
     elif not math.isfinite(err.max_abs_ulp):
         if not finite_truth:
