@@ -83,3 +83,13 @@ def test_bad_input_names_the_argument():
         diverge.run_zoo("mlp", "torch", "padding")
     with pytest.raises(InvalidParameter, match="'against'"):
         diverge.run_zoo("mlp", "onnx")
+
+
+def test_widget_builds_and_redraws():
+    from fpexplore.diverge.widget import explore
+
+    box = explore("mlp", "torch", "dropout")
+    verdict = box.children[2]
+    assert "first divergence at layer 'drop'" in verdict.value
+    box.children[0].children[1].value = None  # no plant: agreement
+    assert diverge.AGREE in verdict.value

@@ -67,6 +67,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     plot and the verdict are redrawn from `run_zoo`."""
     import ipywidgets as w
     import matplotlib.pyplot as plt
+    from IPython.display import display
 
     from . import run_zoo, zoo
 
@@ -88,7 +89,8 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         with out:
             out.clear_output(wait=True)
             fig = plot(report)
-            plt.show(fig)
+            display(fig)
+            plt.close(fig)
 
     plants()
     if plant in [v for _, v in plant_w.options]:
