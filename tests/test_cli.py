@@ -66,17 +66,6 @@ def test_list_shows_every_lesson_with_its_summary():
         assert lesson.summary in line
 
 
-def _cheap_args(lesson) -> list[str]:
-    """Flags off (they add optional frameworks) and small counts, to keep the run short."""
-    args = []
-    for p in lesson.params:
-        if isinstance(p, Flag):
-            args += [f"--{p.name}", "false"]
-        elif isinstance(p, Interval) and p.integer and p.name in ("n", "size", "k", "crop"):
-            args += [f"--{p.name}", str(int(max(p.low, min(p.default, 16))))]
-    return args
-
-
 def _bad_values(p) -> list[str]:
     """Command-line values each declared parameter must refuse."""
     if isinstance(p, Interval):

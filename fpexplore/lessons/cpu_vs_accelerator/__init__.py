@@ -103,7 +103,7 @@ def _sides(
 
 
 def _recorded_sides(rec: Any, info: dict[str, Any]) -> list[dict[str, Any]]:
-    """The record's accelerator sides (its CPU side goes to ``info["recorded_cpu"]``)."""
+    """The record's sides: its accelerator runs and its CPU run (also ``info["recorded_cpu"]``)."""
     from . import experiment as acc
 
     sides = []
@@ -113,9 +113,11 @@ def _recorded_sides(rec: Any, info: dict[str, Any]) -> list[dict[str, Any]]:
             threads = rec.provenance.get("cpu_threads")
             side["label"] = f"the recording machine's CPU ({threads} threads, recorded)"
             info["recorded_cpu"] = side
+            if js["mode"] != "torch default":
+                continue
         else:
             side["label"] = f"{rec.card} (recorded), {js['mode']}"
-            sides.append(side)
+        sides.append(side)
     return sides
 
 
