@@ -326,4 +326,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="11_determinism_and_distributed.ipynb",
+    quick={"n": 256},
 )
