@@ -13,8 +13,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-#: folder under data/ -> the files of it that are shipped
-PACKAGE_DATA = {"gpu": ("*.json",), "images": ("*.png", "*.jpg", "README.md")}
+#: folder under data/ -> the files of it that are shipped (gpu: every record, subfolders too)
+PACKAGE_DATA = {"gpu": ("**/*.json",), "images": ("*.png", "*.jpg", "README.md")}
 
 
 def data_files() -> list[Path]:

@@ -98,7 +98,9 @@ def test_wheel_ships_the_data_files() -> None:
         sys.path.remove(str(REPO))
     names = {p.as_posix() for p in build_hook.data_files()}
     assert {f"images/{n}" for n in _image_names()} <= names
-    assert {f"gpu/{p.name}" for p in (REPO / "data" / "gpu").glob("*.json")} <= names
+    gpu = REPO / "data" / "gpu"
+    # every record, those in subfolders (CUDA kernels, determinism checks, NCCL) included
+    assert {f"gpu/{p.relative_to(gpu).as_posix()}" for p in gpu.rglob("*.json")} <= names
 
 
 def _image_names() -> tuple[str, ...]:
