@@ -141,6 +141,24 @@ def test_float32_sigma_path_with_a_few_small_values():
         assert T.sum(x).exact == frac_sum(x), few
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_axis_sums_of_long_and_short_rows(dt):
+    rng = np.random.default_rng(25)
+    for length in (5000, 40):
+        x = np.stack([adversarial(rng, length, dt, k)[:length] for k in range(9)])
+        exact_rows = T.sum(x, axis=1).exact
+        assert [exact_rows[r] for r in range(9)] == [frac_sum(row) for row in x]
+        x[4, 3] = np.inf
+        t = T.sum(x.T, axis=0)
+        for r in range(9):
+            got = float(t.round("float64")[r])
+            want = ieee_sum(x[r])
+            if want is None:
+                want = float(formats.round_exact(frac_sum(x[r]), "float64"))
+                assert t.mp()[r] == t.mp()[r]  # a number, not NaN
+            assert got == want or (math.isnan(got) and math.isnan(want)), (length, r)
+
+
 def test_float64_bins_never_overflow():
     m = float(np.finfo(np.float64).max)
     for reps in (1, 3, 70_000):

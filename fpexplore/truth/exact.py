@@ -1,12 +1,18 @@
-"""Exact sums of float arrays with vectorized integer arithmetic.
+"""Exact sums of float arrays with vectorized integer and float64 arithmetic.
 
-A finite binary float is ``M * 2**e`` with an integer mantissa ``M``. The exact sum of many
-floats is found by adding the mantissas that share an exponent (``np.bincount`` over exponent
-buckets, exact while every bucket stays below 2**53), then combining the few bucket totals as
-Python integers. Results are dyadic rationals, returned as ``fractions.Fraction``.
+Whole arrays (`sum_f32`, `sum_f64`): a cost that does not depend on the exponent range.
+Every finite float is a multiple of the unit of its (sign, exponent field) and below
+2**(mantissa bits + 1) such units, so float64 sums the values of one bin exactly; one
+``np.bincount`` per chunk does all bins at once. float32 chunks within 23 binades of their
+largest (but for a few values) take the sigma trick instead (one add, one int64 sum).
 
-Non-finite terms follow IEEE 754: any NaN, or +inf together with -inf, gives NaN; otherwise an
-infinity wins. Such results are returned as the Python floats ``nan``/``inf``/``-inf``.
+Rows (`row_sums`, with optional exponent offsets for split float64 products): mantissas that
+share an exponent are added per row (``np.bincount`` over exponent buckets, exact while every
+bucket stays below 2**53), and the few bucket totals combined as Python integers.
+
+Results are dyadic rationals, returned as ``fractions.Fraction``. Non-finite terms follow
+IEEE 754: any NaN, or +inf together with -inf, gives NaN; otherwise an infinity wins. Such
+results are returned as the Python floats ``nan``/``inf``/``-inf``.
 """
 
 from __future__ import annotations

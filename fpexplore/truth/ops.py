@@ -62,12 +62,21 @@ def _axis(axis: Any, ndim: int, where: str) -> int | None:
     return ax % ndim
 
 
+_LONG_ROW = 1 << 12
+
+
 def _sums(arr: np.ndarray, ax: int | None) -> Any:
     if ax is None:
         return sum_f32(arr) if arr.dtype == np.float32 else sum_f64(arr)
     moved = np.moveaxis(arr, ax, -1)
     rest = moved.shape[:-1]
     rows = moved.reshape(math.prod(rest), moved.shape[-1])
+    if rows.shape[1] >= _LONG_ROW:  # long rows: the range-independent whole-array sums
+        one = sum_f32 if rows.dtype == np.float32 else sum_f64
+        out = np.empty(rows.shape[0], dtype=object)
+        for i in range(rows.shape[0]):
+            out[i] = one(rows[i])
+        return out.reshape(rest)
     return row_sums(rows).reshape(rest)
 
 
@@ -226,7 +235,7 @@ def _matmul_general(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _product_truth(
-    label: str, x: np.ndarray, y: np.ndarray, fmt: str, where: str
+    x: np.ndarray, y: np.ndarray, where: str
 ) -> tuple[list[np.ndarray] | None, np.ndarray | None]:
     """x @ y exactly: (expansion, None) on the Ozaki path, else (None, object array)."""
     m, k = x.shape
@@ -281,7 +290,7 @@ def matmul(a: Any, b: Any) -> Truth:
             f"and {y.shape}."
         )
     label = f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})"
-    parts, vals = _product_truth(label, x, y, fmt, where)
+    parts, vals = _product_truth(x, y, where)
     if parts is not None:
         return Truth(label, expansion=parts, input_format=fmt)
     return make_truth(label, vals, fmt)
@@ -382,7 +391,7 @@ def conv2d(
         if ba is not None:  # the bias as one more term: a column of ones times a row of biases
             patches = np.concatenate([patches, np.ones((patches.shape[0], 1), dtype=dt)], axis=1)
             wg = np.concatenate([wg, ba[gi * og : (gi + 1) * og][None, :].astype(dt)], axis=0)
-        results.append(_product_truth(label, np.ascontiguousarray(patches), wg, fmt, where))
+        results.append(_product_truth(np.ascontiguousarray(patches), wg, where))
 
     def place(vals: list[np.ndarray], dtype: Any) -> np.ndarray:
         full = np.empty((nb, o, oh, ow), dtype=dtype)

@@ -49,15 +49,3 @@ def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
         s += 1
         if not r.any():
             return out
-
-
-def matmul_f32(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
-    """Exact product of finite float32 (or narrower) matrices a (m, k) and b (k, n).
-
-    Returns the expansion: float64 (m, n) arrays whose exact sum is a @ b.
-    """
-    k = a.shape[1]
-    beta = beta_for(k)
-    sa = slices(a, beta)
-    sb = [s.T for s in slices(np.ascontiguousarray(b.T), beta)]
-    return [np.matmul(x, y) for x in sa for y in sb]
