@@ -64,8 +64,8 @@ def test_claims_on_random_cases(distribution, n, dtype, threads, seed):
     assert {"numpy_emulated", "torch_emulated"} <= set(claims)
     if dtype in ("float32", "float64"):
         assert "tensorflow_emulated" in claims
-    for key, claim in claims.items():
-        assert claim.holds, f"{key}: {claim.text}"
+    for key, claim in claims.items():  # DJL takes no half formats: not checked, saying why
+        assert claim.holds or (claim.holds is None and claim.reason), f"{key}: {claim.text}"
     assert abs(c.outcome(REFERENCE).error.ulp_scalar) <= 0.5
 
 

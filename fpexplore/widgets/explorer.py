@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import FpexploreError, InvalidParameter
+from ..errors import FpexploreError, InvalidParameter, UnknownParameter
 from ..html import comparison_html
 from ..lessons import Lesson
 from ..params import Flag, Interval, Options, Param, Text
@@ -148,14 +148,7 @@ def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
     known = [p.name for p in lesson.params]
     for name, value in overrides.items():
         if name not in known:
-            raise InvalidParameter(
-                name,
-                value,
-                "one of the parameters " + ", ".join(known)
-                if known
-                else "absent (this lesson takes no parameters)",
-                where,
-            )
+            raise UnknownParameter(name, value, tuple(known), where)
     return tuple(
         control_for(p, p.validate(overrides[p.name], where) if p.name in overrides else None)
         for p in lesson.params
