@@ -6,19 +6,22 @@ Each notebook runs headless (nbclient) in a fresh kernel started from ``--python
 this interpreter), one at a time, as Binder users are told to. A sampler polls the kernel's
 process tree every 0.1 s and keeps the peak of
 
-- RSS summed over the tree: what a container holding only this tree is charged at most
-  (pages shared between the kernel and its children count twice), the number to hold
-  against Binder's limit, and
+- RSS summed over the tree (an upper bound: a page shared by the kernel and its children, such
+  as a library both map, counts once per process),
 - PSS summed over the tree (shared pages split between their users, including processes
-  outside the tree that map the same libraries: lower on a busy machine, shown for reference);
+  outside the tree that map the same libraries: lower on a busy machine), and
+- the charge: every private page of the tree plus every shared page once (per mapping, the
+  largest resident share among the tree's processes), read from ``/proc/PID/smaps`` every
+  second and at each new RSS peak. That is what a container holding only this tree (a Binder
+  session) is charged, and the number held against Binder's limit.
 
-at the peak (and every second) it also reads ``/proc/PID/smaps`` and sums the resident memory
-of CUDA libraries (``libcudart``, ``libcublas*``, ``libcudnn*``, ``libcufft``, ``libcusparse*``,
-the other ``libcu*`` of the CUDA toolkit, ``libnv*``, ``libnccl``, ``libtorch_cuda``,
-``libc10_cuda``, ``libtriton`` and anything under an ``nvidia/`` package folder). PyTorch's
-CPU wheels, which Binder installs, carry none of those, so ``RSS peak - CUDA`` estimates the peak
-with the Binder image's packages. After the notebook, the kernel is shut down and every process
-the tree had is checked to be gone: a notebook must close what it starts.
+The smaps pass also finds the CUDA libraries (``libcudart``, ``libcublas*``, ``libcudnn*``,
+``libcufft``, ``libcusparse*``, the other ``libcu*`` of the CUDA toolkit, ``libnv*``,
+``libnccl``, ``libtorch_cuda``, ``libc10_cuda``, ``libtriton`` and anything under an
+``nvidia/`` package folder). PyTorch's CPU wheels, which Binder installs, carry none of those,
+so ``charge - CUDA`` estimates the peak with the Binder image's packages. After the notebook,
+the kernel is shut down and every process the tree had is checked to be gone: a notebook must
+close what it starts.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ GB = 1e9
 BINDER_LIMIT_GB = 2.0
 GOAL_GB = 1.5
 SAMPLE_S = 0.1
+FIELDS = ("Rss:", "Pss:", "Private_Clean:", "Private_Dirty:", "Shared_Clean:", "Shared_Dirty:")
 SMAPS_EVERY_S = 1.0
 CUDA_LIB = re.compile(
     r"(^|/)(libcuda|libcudart|libcublas|libcudnn|libcufft|libcurand|libcusolver|libcusparse"
@@ -63,6 +67,8 @@ class Peak:
     pss: int = 0
     cuda_rss: int = 0  # CUDA libraries resident in the tree, at the RSS peak
     cuda_pss: int = 0
+    charged: int = 0  # private pages + each shared page once: what a container is charged
+    cuda_charged: int = 0
     processes: int = 0  # most processes in the tree at once
     commands: list[str] = field(default_factory=list)
     left_running: list[str] = field(default_factory=list)
@@ -71,6 +77,11 @@ class Peak:
     def cpu_wheel_rss(self) -> int:
         """Estimated peak with CPU-only torch: the RSS peak without the CUDA libraries."""
         return self.rss - self.cuda_rss
+
+    @property
+    def cpu_wheel_charged(self) -> int:
+        """Estimated container charge with CPU-only torch (shared pages once, no CUDA)."""
+        return self.charged - self.cuda_charged
 
 
 def tree(pid: int) -> list[psutil.Process]:
@@ -81,30 +92,77 @@ def tree(pid: int) -> list[psutil.Process]:
         return []
 
 
-def cuda_in_smaps(lines) -> tuple[int, int]:
-    """(Rss, Pss) in bytes of the CUDA-library mappings in the lines of an smaps file."""
-    rss = pss = 0
-    current = False
+@dataclass
+class Smaps:
+    """One process's resident memory from its smaps: private bytes, shared bytes per mapping
+    (keyed by file path, or by address range for anonymous memory), and the CUDA part."""
+
+    private: int = 0
+    shared: dict[str, int] = field(default_factory=dict)
+    cuda_private: int = 0
+    cuda_shared: dict[str, int] = field(default_factory=dict)
+    cuda_rss: int = 0
+    cuda_pss: int = 0
+
+
+def read_smaps(lines) -> Smaps:
+    """Parse the lines of an smaps file."""
+    out = Smaps()
+    key, cuda = "", False
     for line in lines:
         head = line.split(maxsplit=1)[0] if line.strip() else ""
         if not head.endswith(":"):
             # a mapping header: address range, perms, offset, dev, inode, [path]
             parts = line.split(maxsplit=5)
-            current = len(parts) == 6 and bool(CUDA_LIB.search(parts[5].strip()))
-        elif current and head == "Rss:":
-            rss += int(line.split()[1]) * 1024
-        elif current and head == "Pss:":
-            pss += int(line.split()[1]) * 1024
-    return rss, pss
+            path = parts[5].strip() if len(parts) == 6 else ""
+            key = path if path.startswith("/") else f"{path or 'anon'}@{parts[0]}"
+            cuda = bool(path) and bool(CUDA_LIB.search(path))
+            continue
+        if head not in FIELDS:
+            continue
+        kb = int(line.split()[1]) * 1024
+        if head.startswith("Private"):
+            out.private += kb
+            out.cuda_private += kb if cuda else 0
+        elif head.startswith("Shared"):
+            out.shared[key] = out.shared.get(key, 0) + kb
+            if cuda:
+                out.cuda_shared[key] = out.cuda_shared.get(key, 0) + kb
+        elif cuda and head == "Rss:":
+            out.cuda_rss += kb
+        elif cuda and head == "Pss:":
+            out.cuda_pss += kb
+    return out
 
 
-def cuda_resident(pid: int) -> tuple[int, int]:
-    """(Rss, Pss) in bytes of the CUDA-library mappings of process ``pid``."""
+def cuda_in_smaps(lines) -> tuple[int, int]:
+    """(Rss, Pss) in bytes of the CUDA-library mappings in the lines of an smaps file."""
+    view = read_smaps(lines)
+    return view.cuda_rss, view.cuda_pss
+
+
+def smaps(pid: int) -> Smaps:
     try:
         with open(f"/proc/{pid}/smaps", encoding="utf-8", errors="replace") as f:
-            return cuda_in_smaps(f)
+            return read_smaps(f)
     except (OSError, ValueError):
-        return 0, 0
+        return Smaps()
+
+
+def charged(views: list[Smaps]) -> tuple[int, int]:
+    """(bytes, CUDA bytes) the tree costs a container: every private page, and every shared
+    page once (the largest resident share of each mapping among the processes)."""
+
+    def once(maps: list[dict[str, int]]) -> int:
+        best: dict[str, int] = {}
+        for m in maps:
+            for k, v in m.items():
+                best[k] = max(best.get(k, 0), v)
+        return sum(best.values())
+
+    total = sum(v.private for v in views) + once([v.shared for v in views])
+    cuda = sum(v.cuda_private for v in views) + once([v.cuda_shared for v in views])
+    return total, cuda
 
 
 class Sampler(threading.Thread):
@@ -132,12 +190,14 @@ class Sampler(threading.Thread):
             now = time.monotonic()
             if rss > self.peak.rss or now - last_smaps >= SMAPS_EVERY_S:
                 last_smaps = now
-                cuda = [cuda_resident(p.pid) for p in procs]
-                cuda_rss, cuda_pss = sum(c[0] for c in cuda), sum(c[1] for c in cuda)
+                views = [smaps(p.pid) for p in procs]
                 if rss > self.peak.rss:
-                    self.peak.cuda_rss = cuda_rss
+                    self.peak.cuda_rss = sum(v.cuda_rss for v in views)
                 if pss > self.peak.pss:
-                    self.peak.cuda_pss = cuda_pss
+                    self.peak.cuda_pss = sum(v.cuda_pss for v in views)
+                charge, cuda_charge = charged(views)
+                if charge > self.peak.charged:
+                    self.peak.charged, self.peak.cuda_charged = charge, cuda_charge
             self.peak.rss = max(self.peak.rss, rss)
             self.peak.pss = max(self.peak.pss, pss)
             self.stop.wait(SAMPLE_S)
@@ -220,14 +280,14 @@ def _left_running(procs, grace_s: float = 10.0) -> list[str]:
 def table(peaks: list[Peak]) -> str:
     """A Markdown table of the peaks, in GB."""
     lines = [
-        "| notebook | peak RSS (GB) | CUDA libs in it (GB) | est. CPU-wheel peak (GB) "
-        "| peak PSS (GB) | processes | time (s) | ran |",
+        "| notebook | processes | peak RSS sum (GB) | CUDA libs in it | charged (GB) "
+        "| est. CPU-wheel charged (GB) | time (s) | ran |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for p in peaks:
         lines.append(
-            f"| {p.notebook} | {p.rss / GB:.2f} | {p.cuda_rss / GB:.2f} | "
-            f"{p.cpu_wheel_rss / GB:.2f} | {p.pss / GB:.2f} | {p.processes} | {p.seconds:.0f} | "
+            f"| {p.notebook} | {p.processes} | {p.rss / GB:.2f} | {p.cuda_rss / GB:.2f} | "
+            f"{p.charged / GB:.2f} | {p.cpu_wheel_charged / GB:.2f} | {p.seconds:.0f} | "
             f"{'yes' if p.ok else 'NO: ' + p.error} |"
         )
     return "\n".join(lines)
@@ -247,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         peaks.append(peak)
         print(
             f"{peak.notebook}: RSS {peak.rss / GB:.2f} GB (CUDA libs {peak.cuda_rss / GB:.2f} GB), "
-            f"PSS {peak.pss / GB:.2f} GB, {peak.seconds:.0f} s"
+            f"PSS {peak.pss / GB:.2f} GB, charged {peak.charged / GB:.2f} GB (CPU wheel: "
+            f"{peak.cpu_wheel_charged / GB:.2f} GB), {peak.seconds:.0f} s"
             + ("" if peak.ok else f", FAILED: {peak.error}")
             + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else ""),
             file=sys.stderr,
@@ -255,9 +316,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(table(peaks))
     if args.json:
-        Path(args.json).write_text(
-            json.dumps([{**asdict(p), "cpu_wheel_rss": p.cpu_wheel_rss} for p in peaks], indent=1)
-        )
+        rows = [
+            {**asdict(p), "cpu_wheel_rss": p.cpu_wheel_rss, "cpu_wheel": p.cpu_wheel_charged}
+            for p in peaks
+        ]
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     bad = [p for p in peaks if not p.ok or p.left_running]
     return 1 if bad else 0
 

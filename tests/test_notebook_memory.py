@@ -57,3 +57,20 @@ def test_sampler_sees_children_and_their_peak() -> None:
     assert peak.processes == 2
     assert peak.rss > 300_000_000
     assert nm._left_running(sampler.seen.values(), grace_s=1) == []
+
+
+def test_a_shared_library_is_charged_once() -> None:
+    lines = SMAPS.splitlines(keepends=True)
+    one = nm.read_smaps(lines)
+    assert one.private == 0 and sum(one.shared.values()) == 0  # no Private/Shared lines above
+    lib = (
+        "7f0000000000-7f0000100000 r-xp 00000000 fd:01 11 /venv/lib/nvidia/libcublas.so.13\n"
+        "Rss: 400 kB\nShared_Clean: 300 kB\nPrivate_Clean: 100 kB\n"
+        "7f0000300000-7f0000400000 rw-p 00000000 00:00 0\n"
+        "Rss: 700 kB\nPrivate_Dirty: 700 kB\n"
+    )
+    parent, child = nm.read_smaps(lib.splitlines()), nm.read_smaps(lib.splitlines())
+    total, cuda = nm.charged([parent, child])
+    # private pages of both processes, the shared library pages once
+    assert total == (2 * (100 + 700) + 300) * 1024
+    assert cuda == (2 * 100 + 300) * 1024
