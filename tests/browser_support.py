@@ -536,7 +536,7 @@ class WidgetView:
         elif control.kind == "select":
             options = loc.evaluate("e => Array.from(e.options).map(o => o.value)")
             current = loc.evaluate("e => e.value")
-            i = options.index(current)
+            i = options.index(current) if current in options else -1  # none chosen yet
             loc.select_option(options[(i + step) % len(options)])
         elif control.kind == "checkbox":
             loc.click()
