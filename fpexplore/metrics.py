@@ -188,11 +188,12 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
             f"got has shape {tuple(g.shape)} but the truth {truth.label!r} has shape "
             f"{tuple(truth.shape)}; they must match element for element."
         )
-    hi, lo = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in truth.split())
+    hi, lo, known = (np.atleast_1d(np.asarray(v)) for v in truth.split_known())
+    hi, lo = hi.astype(np.float64), lo.astype(np.float64)
     g = np.atleast_1d(g)
     with np.errstate(all="ignore"):
         ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
-        exact_needed = _needs_exact(g, hi, lo, ulp_err, truth.is_exact, f)
+        exact_needed = _needs_exact(g, hi, lo, known, ulp_err, truth.is_exact, f)
     amb &= ~exact_needed
     if amb.any():
         _decide_exactly(truth, g, f, np.flatnonzero(amb.ravel()), cr.ravel(), faithful.ravel())
@@ -348,11 +349,14 @@ def _needs_exact(
     g: np.ndarray,
     hi: np.ndarray,
     lo: np.ndarray,
+    known: np.ndarray,
     ulp_err: np.ndarray,
     is_exact: bool,
     f: formats.Format,
 ) -> np.ndarray:
-    """Elements whose error float64 (hi, lo) arithmetic cannot be trusted to give."""
+    """Elements whose error float64 (hi, lo) arithmetic cannot be trusted to give.
+
+    ``known``: hi + lo is the truth exactly (a result equal to hi then has the error -lo)."""
     fin_t = np.isfinite(hi)
     fin_g = np.isfinite(g)
     ah = np.abs(hi)
@@ -362,7 +366,8 @@ def _needs_exact(
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
     # a difference within the truth's float64 approximation (about 2**-106 relative): the
     # pair cannot tell it from zero
-    need |= fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
+    close = fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
+    need |= close & ~known  # close means got == hi; with hi + lo exact, -lo is the error
     return need
 
 

@@ -157,15 +157,22 @@ class Truth:
 
     def split(self) -> tuple[np.ndarray, np.ndarray]:
         """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
+        hi, lo, _ = self.split_known()
+        return hi, lo
+
+    def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(hi, lo, known): `split` plus where hi + lo is known to equal the value exactly."""
+        shape = self.shape
         if self._expansion is not None:
             from .expansion import approx
 
-            hi, lo, _ = approx(self._expansion)
-            return hi, lo
+            hi, lo, margin = approx(self._expansion)
+            return hi, lo, (margin == 0) & np.isfinite(hi)
         if self._exact is not None:  # Fractions: float() is correctly rounded, no mpmath needed
             src = np.atleast_1d(np.asarray(self._exact, dtype=object))
             hi = np.empty(src.shape, dtype=np.float64)
             lo = np.zeros(src.shape, dtype=np.float64)
+            known = np.zeros(src.shape, dtype=bool)
             for i, v in np.ndenumerate(src):
                 try:
                     h = float(v)
@@ -173,8 +180,10 @@ class Truth:
                     h = math.inf if v > 0 else -math.inf
                 hi[i] = h
                 if math.isfinite(h):
-                    lo[i] = float(v - Fraction(h))
-            return hi.reshape(self.shape), lo.reshape(self.shape)
+                    rest = v - Fraction(h)
+                    lo[i] = float(rest)
+                    known[i] = rest == lo[i]
+            return hi.reshape(shape), lo.reshape(shape), known.reshape(shape)
         vals = self.mp(max(self.prec, 160))
         arr = np.atleast_1d(np.asarray(vals, dtype=object))
         hi = np.empty(arr.shape, dtype=np.float64)
@@ -184,7 +193,7 @@ class Truth:
                 h = float(v)
                 hi[i] = h
                 lo[i] = float(v - h) if mpmath.isfinite(v) and math.isfinite(h) else 0.0
-        return hi.reshape(self.shape), lo.reshape(self.shape)
+        return hi.reshape(shape), lo.reshape(shape), np.zeros(shape, dtype=bool)
 
     def __float__(self) -> float:
         return float(self.mp())
