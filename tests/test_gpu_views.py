@@ -138,5 +138,5 @@ def test_accelerator_view_answers_every_control():
 
     view = accelerator_view(threads=(1, 16))
     text = _text(view.children[3].value)
-    assert "this CPU, 1 threads (live)" in text and "exact sum" in text
+    assert "this CPU, 1 thread (live)" in text and "exact sum" in text
     _move_each(view)

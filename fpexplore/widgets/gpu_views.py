@@ -39,6 +39,10 @@ def _table(head: list[str], rows: list[list[Any]], pick: int | None = None) -> s
     return "".join(out)
 
 
+def _threads(n: int) -> str:
+    return f"{n} thread{'' if n == 1 else 's'}"
+
+
 def _g(x: Any, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}g}"
 
@@ -203,7 +207,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
             worst = max(live["ulp_vs_truth_max"]) if live.get("ulp_vs_truth_max") else None
             parts.append(
                 "<p><b>Live on this CPU</b> "
-                f"({live['threads']} threads, {live['runs']} runs, the recorded inputs): "
+                f"({_threads(live['threads'])}, {live['runs']} runs, the recorded inputs): "
                 f"{live['distinct']} distinct result(s); "
                 f"{'the same bits as' if live['same_as_one_thread'] else 'other bits than'} "
                 f"one thread; max |error| {_g(worst)} ULPs. The GPU flags do nothing here.</p>"
@@ -295,7 +299,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
                 if live_size != size.value or op.value != "matmul"
                 else ""
             )
-            + f"): float32 by torch with {n_threads.value} threads, relative error "
+            + f"): float32 by torch with {_threads(n_threads.value)}, relative error "
             f"{_g(cpu['rel_error'])}"
         )
         if emulated:
@@ -366,7 +370,7 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
         key = op.value
         rec_threads = rec.provenance.get("cpu_threads")
         named = [
-            (f"this CPU, {live['threads']} threads (live)", live),
+            (f"this CPU, {_threads(live['threads'])} (live)", live),
             (f"recording machine's CPU, {rec_threads} threads (recorded)", sides["cpu"]),
             *((f"{rec.card}, {m} (recorded)", s) for m, s in sides.items() if m != "cpu"),
         ]
