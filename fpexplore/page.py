@@ -1,5 +1,5 @@
 """Self-contained HTML pages (the report, exported lessons): figures embedded as PNG data URIs,
-a lesson's comparison rendered once by `fpexplore.html`, one stylesheet, no external file.
+a lesson's comparison rendered once by `fpexplore.result.html`, one stylesheet, no external file.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def comparison_html(comparison: Comparison) -> str:
     """The comparison (truth, table, claims, observations, explanation), everything unfolded:
     a page is read or printed, not clicked through."""
     try:
-        from .html import comparison_html as render
+        from .result.html import comparison_html as render
     except ImportError:  # the plain rendering of the comparison itself
         return comparison._repr_html_()
     return render(comparison).replace("<details>", "<details open>")

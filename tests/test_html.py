@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from fpexplore import html as fhtml
 from fpexplore.result import Claim, Comparison, Outcome
+from fpexplore.result import html as fhtml
 from fpexplore.truth import Truth
 
 LONG_NOTE = "the sum runs left to right in float32 and every addition rounds " * 4

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
-from ..html import comparison_html
 from ..lessons import Lesson
 from ..params import Flag, Interval, Options, Param, Text
+from ..result.html import comparison_html
 
 #: results (comparison and picture) an explorer keeps, per parameter setting
 KEEP_RESULTS = 24

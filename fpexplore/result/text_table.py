@@ -11,7 +11,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .result import Comparison
+    from . import Comparison
 
 __all__ = ["comparison_text"]
 

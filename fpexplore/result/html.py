@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .result import Comparison, Outcome
+    from . import Comparison, Outcome
 
 __all__ = ["claims_html", "comparison_html", "meaning", "ulp_class", "value_text"]
 
@@ -187,7 +187,7 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     near zero, not from a wrong result. None otherwise."""
     import numpy as np
 
-    from . import formats
+    from .. import formats
 
     err = outcome.error
     try:

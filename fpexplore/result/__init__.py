@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from .truth.value import Truth
+    from ..truth.value import Truth
 
 Kind = Literal["framework", "emulator", "reference", "recorded"]
 
@@ -42,7 +42,7 @@ class Outcome:
         cls, implementation: str, backend: str, value: Any, truth: Truth | None, **kw: Any
     ) -> Outcome:
         """An outcome whose error against ``truth`` is computed now."""
-        from . import metrics
+        from .. import metrics
 
         err = metrics.measure(value, truth) if truth is not None else None
         return cls(implementation, backend, value=value, error=err, **kw)
@@ -154,7 +154,7 @@ class Comparison:
         checked (the message names the missing part and its fix); both are AssertionErrors.
         Observations are printed, never asserted.
         """
-        from .errors import ClaimFailed, ClaimNotChecked
+        from ..errors import ClaimFailed, ClaimNotChecked
 
         unknown = [k for k in keys if k not in self.claims]
         if unknown:
@@ -174,7 +174,7 @@ class Comparison:
 
     def rows(self) -> list[dict[str, str]]:
         """One display row per outcome (shared by the text table, HTML and widgets); the note
-        says what an alarming number means (`fpexplore.html.meaning`)."""
+        says what an alarming number means (`fpexplore.result.html.meaning`)."""
         from .html import _is_integer, meaning, value_text
 
         rows = []
