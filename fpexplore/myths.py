@@ -339,6 +339,55 @@ def _softmax(c: Comparison) -> tuple[str, str, str]:
     return FAILS, "same bits, both within one ULP of the exact softmax", number
 
 
+def _graph(c: Comparison) -> tuple[str, str, str]:
+    import numpy as np
+
+    values = c.data.get("values")
+    if not values or "tf XLA" not in values:
+        raise NotMeasured("the tf_vs_torch run has no graph-mode values")
+    eager = np.asarray(values["tf eager"])
+
+    def rows(name: str) -> int:
+        other = np.asarray(values[name])
+        return int((other != eager).reshape(len(eager), -1).any(axis=1).sum())
+
+    traced, xla = rows("tf.function"), rows("tf XLA")
+    number = (
+        f"tf.function: {traced}, XLA: {xla} of {len(eager)} rows differ from eager in their bits"
+    )
+    if not _claim(c, "xla"):
+        return HOLDS, "a graph mode is more than a few ULP from the exact value", number
+    if _claim(c, "function_is_eager") and xla == 0:
+        return FAILS, "tf.function and XLA give eager's bits", number
+    if _claim(c, "function_is_eager"):
+        return (
+            DEPENDS,
+            "on XLA: tf.function alone gives eager's bits; jit_compile=True fuses and can change "
+            "the last bits, every mode within a few ULP of the exact value",
+            number,
+        )
+    return HOLDS, "tf.function alone already changes bits", number
+
+
+def _lstm(c: Comparison) -> tuple[str, str, str]:
+    data = c.data.get("torch_keras_diff_by_step")
+    if data is None:
+        raise NotMeasured("the tf_vs_torch run has no LSTM steps")
+    length = c.data.get("length", len(data))
+    number = f"largest torch–Keras difference in h over {length} steps: {float(max(data)):.3g}"
+    if not _claim(c, "gate_order"):
+        return HOLDS, "even with the weights mapped right, the outputs part", number
+    if _claim(c, "gradients_rounding"):
+        return (
+            DEPENDS,
+            "on the weight mapping: mapped right (gate order, both biases, recurrent "
+            "activation), outputs and gradients differ only by rounding, within the lesson's "
+            "bound against the exact cell; mapped wrong, they differ by far more",
+            number,
+        )
+    return HOLDS, "the gradients part beyond rounding", number
+
+
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
 #: the claims of shared/reference/claims-to-check.md, in its order
@@ -467,6 +516,8 @@ MYTHS: tuple[Myth, ...] = (
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
+        _graph,
+        {"op": "graph_mode"},
     ),
     Myth(
         16,
@@ -489,6 +540,8 @@ MYTHS: tuple[Myth, ...] = (
         "LSTM gradients differ between the frameworks over long sequences.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
+        _lstm,
+        {"op": "lstm"},
     ),
 )
 

@@ -18,6 +18,9 @@ DATA = {
     "tf_vs_torch": {
         "seed_gradients": {"torch": 192.0, "tensorflow": 192.0, "exact": 192},
         "seed_example": {"torch": [0.09, 0.24, 0.67], "tensorflow": [0.09, 0.24, 0.67]},
+        "values": {k: [[1.5, 2.5], [3.5, 4.5]] for k in ("tf eager", "tf.function", "tf XLA")},
+        "torch_keras_diff_by_step": [1e-8, 3e-8],
+        "length": 2,
     },
     "cpu_vs_accelerator": {
         "drift": {
@@ -44,7 +47,7 @@ def _stand_in(myth, holds, also=()):
     claims = {}
     # the claim keys a judge reads are the string constants of its code that name a claim
     consts = [k for m in (myth, *also) for k in _all_constants(m.judge.__code__)]
-    keys = [k for k in consts if isinstance(k, str) and k.isidentifier() and "_" in k]
+    keys = [k for k in consts if isinstance(k, str) and k.isidentifier()]
     for key in keys:
         claims[key] = Claim(f"claim {key}", holds)
     outcomes = (
