@@ -2,7 +2,10 @@
 
 `controls_for(lesson)` turns each declared parameter into a `ControlSpec` (pure data, tested
 without ipywidgets); `explore(lesson)` builds the ipywidgets from those specs, runs the lesson
-whenever a control is released and shows its comparison table and figure.
+whenever a control is released and shows its comparison table and figure. While the kernel
+waits for the student, the settings one step away from the shown one (the next option of a
+menu, the next notch of a slider) are computed ahead, so that moving a control usually only
+swaps in a result already drawn.
 """
 
 from __future__ import annotations
@@ -20,6 +23,13 @@ from ..result.html import comparison_html
 
 #: results (comparison and picture) an explorer keeps, per parameter setting
 KEEP_RESULTS = 24
+#: settings computed ahead of the student per explorer, at most (the rest wait for a move)
+AHEAD_MAX = 16
+#: a menu with at most this many options has every option computed ahead, not only its neighbours
+AHEAD_ALL_OPTIONS = 6
+#: seconds the kernel must have heard nothing from the explorer before it computes the
+#: neighbours of a setting reached by a move (those of the first setting start at once)
+AHEAD_IDLE_S = 2.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
 
@@ -183,10 +193,11 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
     seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
+    ahead = _Ahead(lesson, seen)
 
     def update(_: Any = None) -> None:
         params = {name: c.value for name, c in controls.items()}
-        key = tuple(sorted((k, repr(v)) for k, v in params.items()))
+        key = _key(params)
         status.value = "<i>running…</i>"
         try:
             if key in seen:
@@ -204,6 +215,8 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
                 seen.popitem(last=False)
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
+            return
+        ahead.plan(params, neighbours(specs, controls, params), first=_ is None)
 
     for c in controls.values():
         c.observe(update, names="value")
@@ -219,6 +232,125 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     box.state = state  # the last comparison, for notebooks that want the numbers
     update()
     return box
+
+
+def _key(params: dict[str, Any]) -> tuple[Any, ...]:
+    """A parameter setting as a cache key (floats to 12 digits: a slider's value sent back by
+    the browser may differ from the one computed here in its last bits)."""
+    return tuple(
+        sorted((k, f"{v:.12g}" if isinstance(v, float) else repr(v)) for k, v in params.items())
+    )
+
+
+def neighbours(
+    specs: tuple[ControlSpec, ...], controls: dict[str, Any], params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The settings one control step away from ``params``: a menu's next and previous option
+    (every option of a short menu), a slider's next notch either way, a checkbox flipped, a
+    number box plus and minus one; text boxes are not guessed. Nearest first: every control's
+    step forward, then every control's step back, then the farther options of menus."""
+    per_control: list[list[dict[str, Any]]] = []
+    for spec in specs:
+        control, value = controls[spec.name], params[spec.name]
+        values: list[Any] = []
+        if spec.widget == "Checkbox":
+            values = [not value]
+        elif spec.widget in ("Dropdown", "SelectionSlider"):
+            opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
+            if value in opts:
+                i = opts.index(value)
+                if spec.widget == "Dropdown" and len(opts) <= AHEAD_ALL_OPTIONS:
+                    values = opts[i + 1 :] + opts[:i]
+                else:
+                    values = [opts[j] for j in (i + 1, i - 1) if 0 <= j < len(opts)]
+        elif spec.widget in ("IntSlider", "FloatSlider", "BoundedIntText"):
+            step = getattr(control, "step", 1) or 1
+            for v in (value + step, value - step):
+                if control.min <= v <= control.max:
+                    values.append(type(value)(round(v, 12)) if isinstance(v, float) else v)
+        elif spec.widget == "FloatLogSlider":
+            for e in (math.log10(value) + control.step, math.log10(value) - control.step):
+                if control.min <= e <= control.max:
+                    values.append(control.base**e)
+        per_control.append([{**params, spec.name: v} for v in values])
+    rounds = max((len(c) for c in per_control), default=0)
+    return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
+
+
+class _Ahead:
+    """Computes an explorer's next settings while the kernel is idle, one per turn of the
+    kernel's event loop, in the main thread (never beside a running cell or a student's move:
+    a move waits at most for the one setting in progress). The neighbours of the first setting
+    are computed at once; those of a setting reached by a move once the student paused for
+    `AHEAD_IDLE_S`, `AHEAD_MAX` at most."""
+
+    def __init__(self, lesson: Lesson, seen: OrderedDict[tuple[Any, ...], Any]) -> None:
+        self.lesson, self.seen = lesson, seen
+        self.eager: list[dict[str, Any]] = []
+        self.later: list[dict[str, Any]] = []
+        self.done_later = 0
+        self.last_move = 0.0
+        self.pending = False
+        self.loop: Any = None
+        try:
+            import asyncio
+
+            self.loop = asyncio.get_running_loop()  # the kernel's loop; none outside a kernel
+        except RuntimeError:
+            pass
+
+    def plan(self, params: dict[str, Any], settings: list[dict[str, Any]], first: bool) -> None:
+        """Queue ``settings`` (those not computed or queued yet) after the ones waiting."""
+        import time
+
+        if self.loop is None:
+            return
+        if not first:
+            self.last_move = time.monotonic()
+        queue = self.eager if first else self.later
+        queued = {_key(p) for p in (*self.eager, *self.later)}
+        for p in settings:
+            k = _key(p)
+            if k not in self.seen and k not in queued:
+                queue.append(p)
+                queued.add(k)
+        self._schedule(0.05)
+
+    def _schedule(self, delay: float) -> None:
+        if not self.pending and (self.eager or (self.later and self.done_later < AHEAD_MAX)):
+            self.pending = True
+            self.loop.call_later(delay, self._step)
+
+    def _step(self) -> None:
+        import time
+
+        self.pending = False
+        if self.eager:
+            queue = self.eager
+        else:
+            wait = self.last_move + AHEAD_IDLE_S - time.monotonic()
+            if wait > 0:
+                self._schedule(wait)
+                return
+            queue = self.later
+            self.done_later += 1
+        while queue:
+            params = queue.pop(0)
+            key = _key(params)
+            if key in self.seen:
+                continue
+            try:
+                comparison = self.lesson.run(**params)
+                png = None
+                if self.lesson.figure is not None:
+                    png = figure_png(self.lesson.figure(comparison))
+            except Exception:  # a setting that fails shows its error when the student picks it
+                break
+            self.seen[key] = (comparison, png)
+            while len(self.seen) > KEEP_RESULTS:
+                self.seen.popitem(last=False)
+            break
+        self._schedule(0.01)
 
 
 def error_panel(exc: BaseException) -> str:
