@@ -93,3 +93,21 @@ def test_widget_builds_and_redraws():
     assert "first divergence at layer 'drop'" in verdict.value
     box.children[0].children[1].value = None  # no plant: agreement
     assert diverge.AGREE in verdict.value
+    plant = box.children[0].children[1]
+    plant.value = "dropout"  # back to a setting shown before
+    assert "first divergence at layer 'drop'" in verdict.value
+
+
+def test_widget_plant_menu_never_blank_after_a_model_change():
+    """A model without the chosen plant selects "none" (index 0, not an empty selection on
+    which picking "none" would change nothing)."""
+    from fpexplore.diverge import widget
+
+    box = widget.explore("cnn", "torch", "padding")
+    model, plant = box.children[0].children
+    verdict = box.children[2]
+    model.value = "mlp"  # has no padding plant
+    assert plant.index == 0 and plant.value is None
+    assert diverge.AGREE in verdict.value
+    plant.value = "dropout"
+    assert "first divergence at layer 'drop'" in verdict.value

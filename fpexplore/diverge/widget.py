@@ -64,33 +64,49 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
 
 def explore(model: str = "cnn", against: str = "torch", plant: str | None = "padding") -> Any:
     """An ipywidgets explorer: pick a zoo model, the second implementation and a plant; the
-    plot and the verdict are redrawn from `run_zoo`."""
+    plot and the verdict are redrawn from `run_zoo` (each setting computed once, then kept)."""
+    import io
+
     import ipywidgets as w
     import matplotlib.pyplot as plt
-    from IPython.display import display
 
     from . import run_zoo, zoo
 
     model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
     against_w = w.ToggleButtons(options=("torch", "keras"), value=against, description="against")
     plant_w = w.Dropdown(description="plant")
-    out = w.Output()
+    image = w.Image(format="png")
     verdict = w.HTML()
+    shown: dict[tuple[str, str, str | None], tuple[str, bytes]] = {}
+    swapping = [False]  # the plant menu is being refilled for a new model
 
     def plants(*_: Any) -> None:
+        """Refill the plant menu for the model, keeping the plant where the model has it, and
+        always with one option selected (an emptied selection shows a blank menu, on which
+        choosing "none" would change nothing)."""
         opts = [("none", None)] + [(p, p) for p in zoo.PLANTS[model_w.value]]
-        plant_w.options = opts
-        if plant_w.value not in [v for _, v in opts]:
-            plant_w.value = None
+        values = [v for _, v in opts]
+        keep = plant_w.value if plant_w.value in values else None
+        swapping[0] = True
+        try:
+            plant_w.options = opts
+            plant_w.index = values.index(keep)
+        finally:
+            swapping[0] = False
 
     def redraw(*_: Any) -> None:
-        report = run_zoo(model_w.value, against_w.value, plant_w.value)
-        verdict.value = f"<b>{report.verdict()}</b>"
-        with out:
-            out.clear_output(wait=True)
+        if swapping[0]:
+            return
+        key = (model_w.value, against_w.value, plant_w.value)
+        if key not in shown:
+            verdict.value = "<i>running…</i>"
+            report = run_zoo(*key)
             fig = plot(report)
-            display(fig)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=fig.dpi, pil_kwargs={"compress_level": 1})
             plt.close(fig)
+            shown[key] = (f"<b>{report.verdict()}</b>", buf.getvalue())
+        verdict.value, image.value = shown[key]
 
     plants()
     if plant in [v for _, v in plant_w.options]:
@@ -99,4 +115,4 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     against_w.observe(redraw, names="value")
     plant_w.observe(redraw, names="value")
     redraw()
-    return w.VBox([w.HBox([model_w, plant_w]), against_w, verdict, out])
+    return w.VBox([w.HBox([model_w, plant_w]), against_w, verdict, image])
