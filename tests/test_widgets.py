@@ -96,26 +96,30 @@ def test_explore_reruns_the_lesson_when_a_control_changes():
     assert box.state["comparison"].params == {"n": 50}
 
 
-def test_explore_computes_the_next_settings_while_idle():
+def test_explore_computes_the_next_settings_ahead(monkeypatch):
     """In a kernel (an event loop), the settings one step away are computed ahead, nearest
-    first; moving there runs nothing and shows the same result as computing it."""
+    first (in the cell, for a few seconds; the rest once the views were idle);
+    moving there runs nothing and shows the same result as computing it."""
     import asyncio
 
-    from fpexplore.widgets import explore
+    from fpexplore.widgets import explore, explorer
 
+    monkeypatch.setattr(explorer, "AHEAD_IDLE_S", 0.2)
+    monkeypatch.setattr(explorer, "AHEAD_IN_CELL_S", 0.0)  # all in idle time
     calls: list[dict] = []
 
-    async def session() -> tuple[str, int]:
+    async def session() -> tuple[str, int, int]:
         box = explore(_toy_lesson(calls), n=20)
-        await asyncio.sleep(0.5)  # idle: the neighbours are computed
+        in_cell = len(calls)
+        await asyncio.sleep(0.8)  # idle: the farther neighbours are computed
         ahead = len(calls)
         controls = {c.description: c for c in box.children[1].children}
         controls["n"].value = 50  # the slider's next notch (1-2-5 steps)
         shown = box.children[3].value
         controls["loud"].value = True  # not computed ahead (two controls away)
-        return shown, ahead
+        return shown, in_cell, ahead
 
-    shown, ahead = asyncio.run(session())
+    shown, in_cell, ahead = asyncio.run(session())
     first = {"n": 20, "mode": "a", "loud": False}
     assert calls[:4] == [
         first,
@@ -123,7 +127,7 @@ def test_explore_computes_the_next_settings_while_idle():
         {**first, "mode": "b"},
         {**first, "loud": True},
     ]
-    assert calls[4] == {**first, "n": 10} and ahead == 5
+    assert in_cell == 1 and calls[4] == {**first, "n": 10} and ahead == 5
     assert calls[5:] == [{"n": 50, "mode": "a", "loud": True}]  # only the new setting ran
     assert "n is 50" in shown
 

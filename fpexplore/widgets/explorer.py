@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +24,14 @@ from ..result.html import comparison_html
 
 #: results (comparison and picture) an explorer keeps, per parameter setting
 KEEP_RESULTS = 24
-#: settings computed ahead of the student per explorer, at most (the rest wait for a move)
+#: settings computed ahead per view in idle time, at most
 AHEAD_MAX = 16
 #: a menu with at most this many options has every option computed ahead, not only its neighbours
 AHEAD_ALL_OPTIONS = 6
-#: seconds the kernel must have heard nothing from the explorer before it computes the
-#: neighbours of a setting reached by a move (those of the first setting start at once)
-AHEAD_IDLE_S = 2.0
+#: seconds no view computing ahead was moved before the kernel computes ahead again
+AHEAD_IDLE_S = 3.0
+#: seconds a view's first display may spend computing its nearest settings in its cell
+AHEAD_IN_CELL_S = 6.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
 
@@ -193,11 +195,11 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
     seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
-    ahead = _Ahead(lesson, seen)
+    ahead = Ahead(lambda params: _result(lesson, params), seen)
 
     def update(_: Any = None) -> None:
         params = {name: c.value for name, c in controls.items()}
-        key = _key(params)
+        key = setting_key(params)
         status.value = "<i>running…</i>"
         try:
             if key in seen:
@@ -216,7 +218,7 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
             return
-        ahead.plan(params, neighbours(specs, controls, params), first=_ is None)
+        ahead.plan(neighbours(specs, controls, params), first=_ is None)
 
     for c in controls.values():
         c.observe(update, names="value")
@@ -234,7 +236,14 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     return box
 
 
-def _key(params: dict[str, Any]) -> tuple[Any, ...]:
+def _result(lesson: Lesson, params: dict[str, Any]) -> tuple[Any, bytes | None]:
+    """A lesson's comparison at ``params`` and its figure as PNG bytes (None: no figure)."""
+    comparison = lesson.run(**params)
+    png = figure_png(lesson.figure(comparison)) if lesson.figure is not None else None
+    return comparison, png
+
+
+def setting_key(params: dict[str, Any]) -> tuple[Any, ...]:
     """A parameter setting as a cache key (floats to 12 digits: a slider's value sent back by
     the browser may differ from the one computed here in its last bits)."""
     return tuple(
@@ -277,19 +286,26 @@ def neighbours(
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
 
 
-class _Ahead:
-    """Computes an explorer's next settings while the kernel is idle, one per turn of the
-    kernel's event loop, in the main thread (never beside a running cell or a student's move:
-    a move waits at most for the one setting in progress). The neighbours of the first setting
-    are computed at once; those of a setting reached by a move once the student paused for
-    `AHEAD_IDLE_S`, `AHEAD_MAX` at most."""
+class Ahead:
+    """Computes a view's next settings ahead of the student, in the kernel's main thread.
 
-    def __init__(self, lesson: Lesson, seen: OrderedDict[tuple[Any, ...], Any]) -> None:
-        self.lesson, self.seen = lesson, seen
-        self.eager: list[dict[str, Any]] = []
+    In a kernel (a running event loop; nothing happens outside one): when the view is first
+    shown, its nearest settings are computed before the cell ends, for `AHEAD_IN_CELL_S` at
+    most; the others, and the neighbours of settings reached by moves, one per turn of the
+    event loop once no view has been moved for `AHEAD_IDLE_S` (a student's move then waits
+    at most for the one setting in progress), `AHEAD_MAX` at most per view."""
+
+    def __init__(
+        self,
+        compute: Callable[[dict[str, Any]], Any],
+        seen: OrderedDict[tuple[Any, ...], Any],
+        keep: int = KEEP_RESULTS,
+    ) -> None:
+        """``compute(params)``: what the view shows at ``params``, kept in ``seen`` under
+        `setting_key` (at most ``keep`` settings, the oldest dropped first)."""
+        self.compute, self.seen, self.keep = compute, seen, keep
         self.later: list[dict[str, Any]] = []
         self.done_later = 0
-        self.last_move = 0.0
         self.pending = False
         self.loop: Any = None
         try:
@@ -299,58 +315,58 @@ class _Ahead:
         except RuntimeError:
             pass
 
-    def plan(self, params: dict[str, Any], settings: list[dict[str, Any]], first: bool) -> None:
-        """Queue ``settings`` (those not computed or queued yet) after the ones waiting."""
+    def plan(self, settings: list[dict[str, Any]], first: bool) -> None:
+        """Compute ``settings`` ahead, nearest first (those not computed or queued yet)."""
         import time
 
         if self.loop is None:
             return
-        if not first:
-            self.last_move = time.monotonic()
-        queue = self.eager if first else self.later
-        queued = {_key(p) for p in (*self.eager, *self.later)}
-        for p in settings:
-            k = _key(p)
-            if k not in self.seen and k not in queued:
-                queue.append(p)
+        _activity[0] = time.monotonic()
+        queued = {setting_key(p) for p in self.later}
+        fresh = [p for p in settings if setting_key(p) not in self.seen]
+        if first:
+            end = time.monotonic() + AHEAD_IN_CELL_S
+            while fresh and time.monotonic() < end:
+                self._one(fresh.pop(0))
+        for p in fresh:
+            k = setting_key(p)
+            if k not in queued:
+                self.later.append(p)
                 queued.add(k)
-        self._schedule(0.05)
+        self._schedule(AHEAD_IDLE_S)
+
+    def _one(self, params: dict[str, Any]) -> None:
+        key = setting_key(params)
+        if key in self.seen:
+            return
+        try:
+            self.seen[key] = self.compute(params)
+        except Exception:  # a setting that fails shows its error when the student picks it
+            return
+        while len(self.seen) > self.keep:
+            self.seen.popitem(last=False)
 
     def _schedule(self, delay: float) -> None:
-        if not self.pending and (self.eager or (self.later and self.done_later < AHEAD_MAX)):
+        if not self.pending and self.later and self.done_later < AHEAD_MAX:
             self.pending = True
-            self.loop.call_later(delay, self._step)
+            self.loop.call_later(max(delay, 0.01), self._step)
 
     def _step(self) -> None:
         import time
 
         self.pending = False
-        if self.eager:
-            queue = self.eager
-        else:
-            wait = self.last_move + AHEAD_IDLE_S - time.monotonic()
-            if wait > 0:
-                self._schedule(wait)
-                return
-            queue = self.later
+        wait = _activity[0] + AHEAD_IDLE_S - time.monotonic()
+        if wait > 0:
+            self._schedule(wait)
+            return
+        if self.later:
             self.done_later += 1
-        while queue:
-            params = queue.pop(0)
-            key = _key(params)
-            if key in self.seen:
-                continue
-            try:
-                comparison = self.lesson.run(**params)
-                png = None
-                if self.lesson.figure is not None:
-                    png = figure_png(self.lesson.figure(comparison))
-            except Exception:  # a setting that fails shows its error when the student picks it
-                break
-            self.seen[key] = (comparison, png)
-            while len(self.seen) > KEEP_RESULTS:
-                self.seen.popitem(last=False)
-            break
+            self._one(self.later.pop(0))
         self._schedule(0.01)
+
+
+#: when a view computing ahead was last shown or moved (monotonic seconds)
+_activity = [0.0]
 
 
 def error_panel(exc: BaseException) -> str:

@@ -14,6 +14,8 @@ from typing import Any
 from ..errors import InvalidParameter
 
 MAX_N = 64
+#: pictures a tree view keeps, per (n, order, threads)
+TREES_KEPT = 48
 #: the tree view's menu value for "every framework order side by side"
 ALL = "all"
 #: the framework orders drawn by default, with the title of each panel
@@ -205,8 +207,15 @@ def to_png(fig: Any, dpi: float | None = None) -> bytes:
 
 
 def tree_view(n: int = 16, threads: int = 1) -> Any:
-    """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s)."""
+    """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s).
+
+    Each picture is drawn once and kept; while the kernel is idle, the pictures one control
+    step away are drawn ahead (see `explorer.Ahead`)."""
+    from collections import OrderedDict
+
     import ipywidgets as w
+
+    from .explorer import Ahead, setting_key
 
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
     which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
@@ -216,10 +225,33 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
     )
     thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
     image = w.Image(format="png")
+    seen: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
-    def redraw(_: Any = None) -> None:
-        order = None if which.value == ALL else which.value
-        image.value = to_png(draw(n_slider.value, order, thread_menu.value))
+    def picture(p: dict[str, Any]) -> bytes:
+        return to_png(draw(p["n"], None if p["order"] == ALL else p["order"], p["threads"]))
+
+    ahead = Ahead(picture, seen, keep=TREES_KEPT)
+
+    def redraw(change: Any = None) -> None:
+        p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
+        key = setting_key(p)
+        if key in seen:
+            seen.move_to_end(key)
+        else:
+            seen[key] = picture(p)
+        image.value = seen[key]
+        while len(seen) > TREES_KEPT:
+            seen.popitem(last=False)
+        names = [v for _, v in which.options]
+        i = names.index(p["order"])
+        near = [  # every control's step forward, then back
+            *([{**p, "n": p["n"] + 1}] if p["n"] < MAX_N else []),
+            {**p, "order": names[(i + 1) % len(names)]},
+            {**p, "threads": 3 - p["threads"]},
+            *([{**p, "n": p["n"] - 1}] if p["n"] > 1 else []),
+            {**p, "order": names[i - 1]},
+        ]
+        ahead.plan(near, first=change is None)
 
     for control in (n_slider, which, thread_menu):
         control.observe(redraw, "value")
