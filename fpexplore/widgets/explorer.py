@@ -28,7 +28,7 @@ KEEP_RESULTS = 24
 AHEAD_MAX = 16
 #: a menu with at most this many options has every option computed ahead, not only its neighbours
 AHEAD_ALL_OPTIONS = 6
-#: seconds no view computing ahead was moved before the kernel computes ahead again
+#: seconds no widget heard from the browser before the kernel computes ahead again
 AHEAD_IDLE_S = 3.0
 #: seconds a view's first display may spend computing its nearest settings in its cell
 AHEAD_IN_CELL_S = 6.0
@@ -272,18 +272,34 @@ def neighbours(
                     values = opts[i + 1 :] + opts[:i]
                 else:
                     values = [opts[j] for j in (i + 1, i - 1) if 0 <= j < len(opts)]
-        elif spec.widget in ("IntSlider", "FloatSlider", "BoundedIntText"):
+        elif spec.widget in ("IntSlider", "BoundedIntText"):
             step = getattr(control, "step", 1) or 1
-            for v in (value + step, value - step):
-                if control.min <= v <= control.max:
-                    values.append(type(value)(round(v, 12)) if isinstance(v, float) else v)
-        elif spec.widget == "FloatLogSlider":
-            for e in (math.log10(value) + control.step, math.log10(value) - control.step):
-                if control.min <= e <= control.max:
-                    values.append(control.base**e)
+            values = [v for v in (value + step, value - step) if control.min <= v <= control.max]
+        elif spec.widget in ("FloatSlider", "FloatLogSlider"):
+            log = spec.widget == "FloatLogSlider"
+            at = math.log(value, control.base) if log else value
+            values = [
+                control.base**x if log else x
+                for x in _notches(at, control.min, control.max, control.step)
+            ]
         per_control.append([{**params, spec.name: v} for v in values])
     rounds = max((len(c) for c in per_control), default=0)
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
+
+
+def _notches(at: float, low: float, high: float, step: float) -> list[float]:
+    """A float slider's next notch up, then down, from ``at``: both one ``step`` from ``at``
+    and on the slider's grid (``low`` + k ``step``, where the browser puts a value that is
+    off the grid), inside [``low``, ``high``]."""
+    k = round((at - low) / step)
+    up = [at + step, low + (k + 1) * step]
+    down = [at - step, low + (k - 1) * step]
+    out: list[float] = []
+    for x in (*up, *down):
+        x = round(x, 12)
+        if low <= x <= high and all(f"{x:.10g}" != f"{y:.10g}" for y in out):
+            out.append(x)
+    return out
 
 
 class Ahead:
@@ -292,7 +308,7 @@ class Ahead:
     In a kernel (a running event loop; nothing happens outside one): when the view is first
     shown, its nearest settings are computed before the cell ends, for `AHEAD_IN_CELL_S` at
     most; the others, and the neighbours of settings reached by moves, one per turn of the
-    event loop once no view has been moved for `AHEAD_IDLE_S` (a student's move then waits
+    event loop once no widget heard from the browser for `AHEAD_IDLE_S` (a move then waits
     at most for the one setting in progress), `AHEAD_MAX` at most per view."""
 
     def __init__(
@@ -313,7 +329,8 @@ class Ahead:
 
             self.loop = asyncio.get_running_loop()  # the kernel's loop; none outside a kernel
         except RuntimeError:
-            pass
+            return
+        _hear_every_widget()
 
     def plan(self, settings: list[dict[str, Any]], first: bool) -> None:
         """Compute ``settings`` ahead, nearest first (those not computed or queued yet)."""
@@ -365,8 +382,28 @@ class Ahead:
         self._schedule(0.01)
 
 
-#: when a view computing ahead was last shown or moved (monotonic seconds)
+#: when a view computing ahead was last shown, or any widget last heard from the browser
 _activity = [0.0]
+
+
+def _hear_every_widget() -> None:
+    """Note the time of every message from the browser to a widget made from now on (any
+    widget: computing ahead for one view must not delay a move in another)."""
+    import time
+
+    import ipywidgets
+
+    widget = ipywidgets.Widget
+    if getattr(widget, "_fpx_heard", False):
+        return
+    handle = widget._handle_msg
+
+    def heard(self: Any, msg: Any) -> Any:
+        _activity[0] = time.monotonic()
+        return handle(self, msg)
+
+    widget._handle_msg = heard
+    widget._fpx_heard = True
 
 
 def error_panel(exc: BaseException) -> str:
