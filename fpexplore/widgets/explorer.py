@@ -31,7 +31,7 @@ AHEAD_ALL_OPTIONS = 6
 #: seconds no widget heard from the browser before the kernel computes ahead again
 AHEAD_IDLE_S = 3.0
 #: seconds a view's first display may spend computing its nearest settings in its cell
-AHEAD_IN_CELL_S = 6.0
+AHEAD_IN_CELL_S = 10.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
 
@@ -184,6 +184,11 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
 
     lesson = _lesson(lesson_or_name)
     specs = controls_for(lesson, **overrides)
+    # Results already shown, by parameters: going back to a setting (a stage, a mode) is
+    # instant; a lesson's result depends on its parameters alone.
+    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
+    ahead = Ahead(lambda params: _result(lesson, params), seen)  # before the controls: it
+    # hears the browser's messages to the widgets made after it
     controls = {s.name: s.build() for s in specs}
     title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
     status = w.HTML()
@@ -191,11 +196,6 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     plot = w.Image(format="png")  # a figure is a PNG updated in place, never a bare Figure
     plot.layout.display = "none"  # until the first figure arrives
     state: dict[str, Any] = {"figure": None, "comparison": None}
-
-    # Results already shown, by parameters: going back to a setting (a stage, a mode) is
-    # instant; a lesson's result depends on its parameters alone.
-    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
-    ahead = Ahead(lambda params: _result(lesson, params), seen)
 
     def update(_: Any = None) -> None:
         params = {name: c.value for name, c in controls.items()}

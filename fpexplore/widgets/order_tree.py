@@ -217,6 +217,12 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     from .explorer import Ahead, setting_key
 
+    seen: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+    def picture(p: dict[str, Any]) -> bytes:
+        return to_png(draw(p["n"], None if p["order"] == ALL else p["order"], p["threads"]))
+
+    ahead = Ahead(picture, seen, keep=TREES_KEPT)  # before the controls (it hears them)
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
     which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
         options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
@@ -225,12 +231,6 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
     )
     thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
     image = w.Image(format="png")
-    seen: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
-
-    def picture(p: dict[str, Any]) -> bytes:
-        return to_png(draw(p["n"], None if p["order"] == ALL else p["order"], p["threads"]))
-
-    ahead = Ahead(picture, seen, keep=TREES_KEPT)
 
     def redraw(change: Any = None) -> None:
         p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
