@@ -106,6 +106,7 @@ def test_explore_computes_the_next_settings_ahead(monkeypatch):
 
     monkeypatch.setattr(explorer, "AHEAD_IDLE_S", 0.2)
     monkeypatch.setattr(explorer, "AHEAD_IN_CELL_S", 0.0)  # all in idle time
+    monkeypatch.setattr(explorer, "_heard", [True])  # a browser has moved a widget
     calls: list[dict] = []
 
     async def session() -> tuple[str, int, int]:
@@ -130,6 +131,25 @@ def test_explore_computes_the_next_settings_ahead(monkeypatch):
     assert in_cell == 1 and calls[4] == {**first, "n": 10} and ahead == 5
     assert calls[5:] == [{"n": 50, "mode": "a", "loud": True}]  # only the new setting ran
     assert "n is 50" in shown
+
+
+def test_headless_kernel_computes_nothing_ahead_in_idle_time(monkeypatch):
+    """With no browser moving widgets (a notebook run headless), idle time stays idle."""
+    import asyncio
+
+    from fpexplore.widgets import explore, explorer
+
+    monkeypatch.setattr(explorer, "AHEAD_IDLE_S", 0.2)
+    monkeypatch.setattr(explorer, "AHEAD_IN_CELL_S", 0.0)
+    monkeypatch.setattr(explorer, "_heard", [False])
+    calls: list[dict] = []
+
+    async def session() -> None:
+        explore(_toy_lesson(calls), n=20)
+        await asyncio.sleep(0.8)
+
+    asyncio.run(session())
+    assert calls == [{"n": 20, "mode": "a", "loud": False}]
 
 
 # --------------------------------------------------------------------------------------------

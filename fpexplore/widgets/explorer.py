@@ -31,7 +31,7 @@ AHEAD_ALL_OPTIONS = 6
 #: seconds no widget heard from the browser before the kernel computes ahead again
 AHEAD_IDLE_S = 3.0
 #: seconds a view's first display may spend computing its nearest settings in its cell
-AHEAD_IN_CELL_S = 10.0
+AHEAD_IN_CELL_S = 4.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
 
@@ -308,8 +308,9 @@ class Ahead:
     In a kernel (a running event loop; nothing happens outside one): when the view is first
     shown, its nearest settings are computed before the cell ends, for `AHEAD_IN_CELL_S` at
     most; the others, and the neighbours of settings reached by moves, one per turn of the
-    event loop once no widget heard from the browser for `AHEAD_IDLE_S` (a move then waits
-    at most for the one setting in progress), `AHEAD_MAX` at most per view."""
+    event loop once a browser has moved a widget and no widget heard from it for
+    `AHEAD_IDLE_S` (a move then waits at most for the one setting in progress), `AHEAD_MAX`
+    at most per view. A headless run (no browser) computes nothing in idle time."""
 
     def __init__(
         self,
@@ -372,6 +373,9 @@ class Ahead:
         import time
 
         self.pending = False
+        if not _heard[0]:  # no browser has moved a widget yet (a headless run): nothing to await
+            self._schedule(AHEAD_IDLE_S)
+            return
         wait = _activity[0] + AHEAD_IDLE_S - time.monotonic()
         if wait > 0:
             self._schedule(wait)
@@ -384,6 +388,8 @@ class Ahead:
 
 #: when a view computing ahead was last shown, or any widget last heard from the browser
 _activity = [0.0]
+#: whether any widget has heard from a browser in this kernel (idle work waits for one)
+_heard = [False]
 
 
 def _hear_every_widget() -> None:
@@ -400,6 +406,7 @@ def _hear_every_widget() -> None:
 
     def heard(self: Any, msg: Any) -> Any:
         _activity[0] = time.monotonic()
+        _heard[0] = True
         return handle(self, msg)
 
     widget._handle_msg = heard
