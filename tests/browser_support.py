@@ -11,7 +11,7 @@ Used by the browser tests (``tests/test_browser*.py``) and by
 - `WidgetView` is one displayed widget: its controls, a move of one control, and the wait for
   its output DOM to settle (measured in the page's own clock).
 
-The pytest fixtures ``chromium_browser`` (session) and ``lab_server`` (session) are registered
+The pytest fixtures ``chromium_browser`` (module) and ``lab_server`` (session) are registered
 in ``tests/conftest.py``.
 """
 
@@ -583,9 +583,10 @@ def notebooks(root: Path = ROOT) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright, for the whole session (fails with the fix if absent)."""
+    """Debian's Chromium under Playwright, for one test module (fails with the fix if absent).
+    Module scope: Playwright's event loop stops with the module, so later tests see none."""
     missing = browser_missing()
     if missing:
         pytest.fail(missing)
