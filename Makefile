@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test lint format djl browser libtorch widgets-js lite clean warm
+.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
@@ -74,10 +74,16 @@ lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \
 	  --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
+# Every notebook is executed by the suite twice: in JupyterLab in Chromium
+# (tests/test_browser_notebooks.py) and in the Binder replay's fresh environment
+# (tests/test_binder_replay.py). `make notebooks` runs them once more, plainly, under nbmake.
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests notebooks --nbmake --nbmake-timeout=600 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+
+notebooks: setup
+	$(BIN)/python -m pytest notebooks --nbmake --nbmake-timeout=600 $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check --fix .
