@@ -71,6 +71,8 @@ class Peak:
     cuda_charged: int = 0
     processes: int = 0  # most processes in the tree at once
     commands: list[str] = field(default_factory=list)
+    #: at the charge peak: each process's command and its private bytes (what holds memory)
+    at_peak: list[tuple[str, int]] = field(default_factory=list)
     left_running: list[str] = field(default_factory=list)
 
     @property
@@ -198,6 +200,10 @@ class Sampler(threading.Thread):
                 charge, cuda_charge = charged(views)
                 if charge > self.peak.charged:
                     self.peak.charged, self.peak.cuda_charged = charge, cuda_charge
+                    self.peak.at_peak = [
+                        (" ".join(_cmd(p)[:4]), v.private)
+                        for p, v in zip(procs, views, strict=True)
+                    ]
             self.peak.rss = max(self.peak.rss, rss)
             self.peak.pss = max(self.peak.pss, pss)
             self.stop.wait(SAMPLE_S)
@@ -260,7 +266,7 @@ def measure(notebook: Path, python: str, timeout_s: int = 900) -> Peak:
 
 def _cmd(p: psutil.Process) -> list[str]:
     try:
-        return [Path(a).name if i == 0 else a for i, a in enumerate(p.cmdline()[:2])]
+        return [Path(a).name if i == 0 else a for i, a in enumerate(p.cmdline()[:4])]
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return ["?"]
 
@@ -310,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             f"PSS {peak.pss / GB:.2f} GB, charged {peak.charged / GB:.2f} GB (CPU wheel: "
             f"{peak.cpu_wheel_charged / GB:.2f} GB), {peak.seconds:.0f} s"
             + ("" if peak.ok else f", FAILED: {peak.error}")
-            + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else ""),
+            + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else "")
+            + "".join(f"\n  at the peak: {b / GB:.2f} GB private  {c}" for c, b in peak.at_peak),
             file=sys.stderr,
             flush=True,
         )

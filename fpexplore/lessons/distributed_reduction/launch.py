@@ -1,14 +1,17 @@
-"""Start ``world`` worker processes on this machine, one torch.distributed rank each.
+"""Start ``world`` torch.distributed ranks on this machine, one process each.
 
-Each worker runs `fpexplore.lessons.distributed_reduction.worker` with a job file; rank 0
-writes the result file. The environment every worker gets keeps NVLink multicast off
+One process runs `fpexplore.lessons.distributed_reduction.worker` with a job file, imports
+torch once and forks the ranks from it (they share torch's memory); rank 0 writes the result
+file. The environment every worker gets keeps NVLink multicast off
 (`SAFE_ENV`), whatever the caller's environment says.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -59,47 +62,46 @@ def launch(
         base = {**os.environ, **(env or {}), **SAFE_ENV}
         src = str(Path(__file__).resolve().parents[3])
         base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
-        procs = []
-        logs = []
-        for rank in range(world):
-            log = open(folder / f"rank{rank}.log", "w+b")  # noqa: SIM115 - closed below
-            logs.append(log)
-            cmd = [
-                sys.executable,
-                "-m",
-                "fpexplore.lessons.distributed_reduction.worker",
-                str(folder),
-                str(rank),
-                str(world),
-                str(port),
-            ]
-            procs.append(subprocess.Popen(cmd, env=base, stdout=log, stderr=subprocess.STDOUT))
-        deadline = time.monotonic() + timeout_s
-        timed_out = False
-        try:
-            while any(p.poll() is None for p in procs):
-                if time.monotonic() > deadline:
-                    timed_out = True
-                    break
-                time.sleep(0.05)
-        finally:
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-                    p.wait()
-        texts = []
-        for log in logs:
+        cmd = [
+            sys.executable,
+            "-m",
+            "fpexplore.lessons.distributed_reduction.worker",
+            str(folder),
+            "all",
+            str(world),
+            str(port),
+        ]
+        with open(folder / "launcher.log", "w+b") as log:
+            proc = subprocess.Popen(
+                cmd, env=base, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            deadline = time.monotonic() + timeout_s
+            timed_out = False
+            try:
+                while proc.poll() is None:
+                    if time.monotonic() > deadline:
+                        timed_out = True
+                        break
+                    time.sleep(0.05)
+            finally:  # the ranks are in the launcher's process group: end them all
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
             log.seek(0)
-            texts.append(log.read().decode("utf-8", "replace")[-2000:])
-            log.close()
+            texts = [log.read().decode("utf-8", "replace")[-2000:]]
+        for rank in range(world):
+            path = folder / f"rank{rank}.log"
+            if path.exists():
+                texts.append(path.read_bytes().decode("utf-8", "replace")[-2000:])
         out = folder / "result.json"
         if out.exists():
             result = json.loads(out.read_text(encoding="utf-8"))
             if timed_out:
                 result["timed_out_after_result"] = True
             return result
-        codes = [p.returncode for p in procs]
-        reason = f"timed out after {timeout_s:.0f} s" if timed_out else f"exit codes {codes}"
+        reason = (
+            f"timed out after {timeout_s:.0f} s" if timed_out else f"exit code {proc.returncode}"
+        )
         return {"ok": False, "error": reason, "logs": texts}
 
 

@@ -1,4 +1,10 @@
-"""One torch.distributed rank: ``python -m ...worker FOLDER RANK WORLD PORT``.
+"""torch.distributed ranks: ``python -m ...worker FOLDER all WORLD PORT`` (or one ``RANK``).
+
+With ``all``, one process imports torch once and forks the ``WORLD`` ranks from it: they share
+the imported modules' memory page for page (copy on write) instead of each holding its own
+copy (about 0.3 GB a rank), so four ranks cost little more than one. Each rank writes its
+output to ``FOLDER/rank<R>.log``; the process exits with 1 if any rank failed, else 0. With
+a number ``RANK``, the process is that one rank.
 
 Reads ``FOLDER/job.json``; rank 0 writes ``FOLDER/result.json``. Two jobs:
 
@@ -197,5 +203,39 @@ def main(argv: list[str]) -> int:
     return 0 if result.get("ok") else 1
 
 
+def fork_ranks(argv: list[str]) -> int:
+    """Import torch once, fork one child per rank, wait for them all (see the module doc)."""
+    import os
+
+    folder, world = Path(argv[0]), int(argv[2])
+    # imported before the fork, so that the ranks share it
+    import torch.distributed  # noqa: F401
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pids = []
+    for rank in range(world):
+        pid = os.fork()
+        if pid == 0:  # the rank: its own log, then its part of the job
+            code = 1
+            try:
+                fd = os.open(folder / f"rank{rank}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                code = main([argv[0], str(rank), argv[2], argv[3]])
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        pids.append(pid)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
+    print("exit codes of the ranks:", codes, flush=True)
+    return 1 if any(codes) else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[2] == "all":
+        sys.exit(fork_ranks(sys.argv[1:]))
     sys.exit(main(sys.argv[1:]))
