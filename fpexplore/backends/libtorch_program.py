@@ -1,7 +1,8 @@
 """The C++ LibTorch program built by ``make libtorch``: find it, say why it is missing, run jobs.
 
 The program (sources in ``fpexplore/backends/libtorch/``) runs as a subprocess; arrays go in and
-come out as float32 ``.npy`` files, never pickles. ``FPEXPLORE_LIBTORCH_EXE`` points at another
+come out as float32 ``.npy`` files, never pickles. `run_script` has it load a TorchScript file
+and return every tensor of the result. ``FPEXPLORE_LIBTORCH_EXE`` points at another
 build of it. Nothing here imports torch.
 """
 
@@ -175,3 +176,39 @@ def run_with_info(
             job.ran = reports[i] if i < len(reports) else {}
             results.append(np.load(folder / f"out{i}.npy", allow_pickle=False))
         return results, head
+
+
+def run_script(
+    model: str | Path, inputs: Sequence[np.ndarray], threads: int = 1, timeout: float = 300.0
+) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """Load the TorchScript file ``model`` in the program (``torch::jit::load``), run its
+    forward once on the float32 ``inputs`` with ``threads`` intra-op threads, and return every
+    tensor of the result (tuples flattened, in order) with the bits the program wrote, and
+    what it reported (its libtorch info, the run's ``ms``)."""
+    exe = _require()
+    path = Path(model)
+    if not path.is_file():
+        from ..errors import InvalidParameter
+
+        raise InvalidParameter("model", str(model), "an existing TorchScript file", "run_script")
+    with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
+        folder = Path(tmp)
+        names = []
+        for j, arr in enumerate(inputs):
+            name = folder / f"in{j}.npy"
+            np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
+            names.append(str(name))
+        cmd = [str(exe), "script", str(path), str(folder / "out"), str(int(threads))]
+        if names:
+            cmd.append(",".join(names))
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
+        if out.returncode != 0:
+            raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
+        head, ran = [json.loads(line) for line in out.stdout.splitlines() if line.strip()][:2]
+        results = [
+            np.load(folder / f"out{i}.npy", allow_pickle=False) for i in range(ran["outputs"])
+        ]
+        return results, {**head, **ran}

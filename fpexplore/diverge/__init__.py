@@ -10,6 +10,9 @@ and the report says which side is wrong; with none, they "agree within rounding"
     report = diverge.compare(diverge.capture_torch(model_a, x), diverge.capture_keras(model_b, x))
     print(report.table())
 
+`capture_djl` and `capture_libtorch` run a torch model's TorchScript export (every layer's
+inputs and output returned, `fpexplore.diverge.export`) in DJL or in the C++ LibTorch program.
+
 `run_zoo` does it for the zoo's models (`fpexplore.diverge.zoo`), with a mistake planted on
 request; `plot` draws the error per layer and points at the culprit.
 """
@@ -20,6 +23,7 @@ from typing import Any
 
 from .capture import Capture, Tap, capture_keras, capture_torch
 from .report import AGREE, DivergenceReport, LayerRow, Side, compare
+from .runtimes import capture_djl, capture_libtorch
 from .specs import LayerSpec, spec_of
 
 __all__ = [
@@ -30,7 +34,9 @@ __all__ = [
     "LayerSpec",
     "Side",
     "Tap",
+    "capture_djl",
     "capture_keras",
+    "capture_libtorch",
     "capture_torch",
     "compare",
     "plot",
@@ -38,15 +44,17 @@ __all__ = [
     "spec_of",
 ]
 
-AGAINST = ("torch", "keras")
+AGAINST = ("torch", "keras", "djl", "libtorch")
 
 
 def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> DivergenceReport:
     """Compare the zoo's torch ``model`` with a second implementation of it.
 
-    ``against``: "torch" (a second torch build of the model) or "keras" (the Keras build with
-    the same weights). ``plant`` puts one mistake into the second implementation (see
-    `zoo.PLANTS`). The reference definition of each layer is the unplanted torch model.
+    ``against``: "torch" (a second torch build of the model), "keras" (the Keras build with
+    the same weights), "djl" (the torch model's TorchScript export run by DJL's PyTorch
+    engine) or "libtorch" (the export run by the C++ LibTorch program). ``plant`` puts one
+    mistake into the second implementation (see `zoo.PLANTS`); for "djl" and "libtorch" it is
+    in the exported model. The reference definition of each layer is the unplanted torch model.
     """
     from ..errors import InvalidParameter
     from . import zoo
@@ -58,6 +66,10 @@ def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> Div
     ref = capture_torch(zoo.torch_model(model), x)
     if against == "torch":
         other = capture_torch(zoo.torch_model(model, plant), x, name="torch variant")
+    elif against == "djl":
+        other = capture_djl(zoo.torch_model(model, plant), x)
+    elif against == "libtorch":
+        other = capture_libtorch(zoo.torch_model(model, plant), x)
     else:
         km, groups = zoo.keras_model(model, plant)
         other = capture_keras(km, x, groups=groups)

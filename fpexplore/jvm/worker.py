@@ -249,6 +249,42 @@ class Ops:
         out = np.asarray(self.j.Fpx.randomFloats(int(seed), int(n)), dtype=np.float32)
         return protocol.pack(out)
 
+    def run_torchscript(self, path: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+        """Load the TorchScript file ``path`` as a DJL PyTorch model (``Model.load``, a
+        ``PtSymbolBlock``), run ``forward`` once on ``inputs`` through a predictor with
+        ``NoopTranslator``, and return every array of the resulting NDList (a returned tuple
+        arrives flattened) as bits, with the load and run times."""
+        import time
+
+        from ai.djl import Model  # type: ignore[import-not-found]
+        from ai.djl.ndarray import NDList  # type: ignore[import-not-found]
+        from ai.djl.translate import NoopTranslator  # type: ignore[import-not-found]
+        from java.nio.file import Paths  # type: ignore[import-not-found]
+
+        file = Path(path).resolve()
+        if file.suffix != ".pt" or not file.is_file():
+            raise ValueError(f"path must be an existing TorchScript .pt file; got {path!r}")
+        t0 = time.perf_counter()
+        with Model.newInstance("fpx_torchscript", "PyTorch") as model:
+            model.load(Paths.get(str(file.parent)), file.stem)
+            loaded = time.perf_counter()
+            with (
+                model.newPredictor(NoopTranslator()) as predictor,
+                self.j.manager.newSubManager() as m,
+            ):
+                xs = NDList()
+                for x in inputs:
+                    xs.add(self.j.array(m, x))
+                out = predictor.predict(xs)
+                ran = time.perf_counter()
+                arrays = [self.j.bits(out.get(i)) for i in range(int(out.size()))]
+                out.close()
+        return {
+            "outputs": arrays,
+            "load_s": loaded - t0,
+            "run_s": ran - loaded,
+        }
+
     def sleep(self, seconds: float) -> float:
         self.j.Fpx.sleep(int(seconds * 1000))
         return seconds

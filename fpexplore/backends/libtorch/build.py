@@ -1,11 +1,11 @@
 """Build the LibTorch comparison program with CMake against the torch wheel's own libtorch.
 
 ``python -m fpexplore.backends.libtorch.build`` (run by ``make setup``) configures and builds
-``main.cpp`` + ``loops.cpp`` into ``.cache/libtorch/build`` and writes ``build_info.json``
-there: the key of the sources and torch version it was built from, and how long it took. The
-program counts as built only while that key matches the current sources and torch, so an edit
-to the C++ sources (or another torch) asks for a rebuild, and nothing is rebuilt otherwise.
-Needs cmake, a C++20 compiler and torch; without them it says what to install.
+``main.cpp``, ``script.cpp`` and ``loops.cpp`` into ``.cache/libtorch/build`` and writes
+``build_info.json`` there: the key of the sources and torch version it was built from, and
+how long it took. The program counts as built only while that key matches the current sources
+and torch, so an edit to the C++ sources (or another torch) asks for a rebuild, and nothing is
+rebuilt otherwise. Needs cmake, a C++20 compiler and torch; without them it says what to install.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ...errors import BackendUnavailable
 from ...paths import cache_dir
 
 SOURCE_DIR = Path(__file__).resolve().parent
-SOURCES = ("CMakeLists.txt", "main.cpp", "loops.cpp")
+SOURCES = ("CMakeLists.txt", "main.cpp", "script.cpp", "loops.cpp")
 EXE_NAME = "fpexplore_libtorch"
 BUILD_COMMAND = "make libtorch   (or: python -m fpexplore.backends.libtorch.build)"
 TOOLS_FIX = (

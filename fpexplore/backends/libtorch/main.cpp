@@ -6,6 +6,9 @@
 //   fpexplore_libtorch info           one JSON object: versions, threads, MKL/oneDNN, CPU path
 //   fpexplore_libtorch run JOBFILE    the info line, then one job a line, one JSON line per job:
 //       <op> threads=<n> mkldnn=<0|1> out=<file.npy> [in=<a.npy>,<b.npy>,...] [seed=<s>] [n=<n>]
+//   fpexplore_libtorch script MODEL.pt OUTPREFIX THREADS [a.npy,b.npy,...]
+//       load a TorchScript file (script.cpp), run forward on the inputs once, write every
+//       tensor of its result as OUTPREFIX<i>.npy; print the info line, then one JSON line
 //
 // ops: mm(a, b) · grad(x): gradient of (x @ x.T).sum() by autograd · mlp(x, w1, b1, w2, b2):
 // linear, relu, linear · sum(x) · randn(seed, n) and rand(seed, n) after torch::manual_seed ·
@@ -33,6 +36,8 @@
 
 extern "C" float fpx_loop_sum_plain(const float* x, std::int64_t n);
 extern "C" float fpx_loop_sum_fastmath(const float* x, std::int64_t n);
+std::vector<at::Tensor> fpx_run_script(const std::string& path,
+                                       const std::vector<at::Tensor>& inputs);
 
 namespace {
 
@@ -215,6 +220,31 @@ int run_jobs(const std::string& jobfile) {
   return 0;
 }
 
+int run_script(const std::string& model, const std::string& prefix, int threads,
+               const std::string& inputs) {
+  at::set_num_threads(threads);
+  info();
+  std::vector<at::Tensor> in;
+  std::stringstream names(inputs);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    if (!name.empty()) in.push_back(read_npy(name));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = fpx_run_script(model, in);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].scalar_type() != at::kFloat)
+      throw std::runtime_error("output " + std::to_string(i) + " is not float32");
+    write_npy(prefix + std::to_string(i) + ".npy", out[i]);
+  }
+  std::cout << "{\"op\": \"script\", \"outputs\": " << out.size()
+            << ", \"threads\": " << at::get_num_threads() << ", \"ms\": " << ms << "}"
+            << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,7 +252,11 @@ int main(int argc, char** argv) {
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "info") return info();
     if (cmd == "run" && argc == 3) return run_jobs(argv[2]);
-    std::cerr << "usage: fpexplore_libtorch info | run JOBFILE" << std::endl;
+    if (cmd == "script" && (argc == 5 || argc == 6))
+      return run_script(argv[2], argv[3], std::stoi(argv[4]), argc == 6 ? argv[5] : "");
+    std::cerr << "usage: fpexplore_libtorch info | run JOBFILE | script MODEL.pt OUTPREFIX "
+                 "THREADS [IN.npy,...]"
+              << std::endl;
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "fpexplore_libtorch: " << e.what() << std::endl;
