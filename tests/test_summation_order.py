@@ -255,3 +255,62 @@ def test_explorer_redraw_pastes_the_curves_and_draws_only_the_markers():
     assert fig.canvas.full_draws == first + 1 and not np.array_equal(changed, quick)
     retina = _pixels(fig, dpi=2 * fig.dpi, bbox_inches=None)  # drawn by matplotlib itself
     assert retina.shape[:2] == (2 * quick.shape[0], 2 * quick.shape[1])
+
+
+# -- the error bounds the notebook states, as claims of the lesson ------------------------------
+
+
+@needs_torch_tf
+@pytest.mark.parametrize(
+    ("distribution", "n", "dtype"),
+    [("uniform", 100_000, "float32"), ("alternating", 3_000, "float64"), ("normal", 1, "float32")],
+)
+def test_textbook_bounds_hold(distribution, n, dtype):
+    c = LESSON.run(distribution=distribution, n=n, dtype=dtype)
+    c.check("sequential_within_bound", "pairwise_within_bound", "rounded_is_best")
+
+
+def test_a_bound_fails_when_the_error_exceeds_it():
+    from fpexplore.lessons.summation_order import bounds
+    from fpexplore.result import Outcome
+
+    off = Outcome("sum", "numpy", value=np.float32(1.5))
+    assert bounds._within("t", off, Fraction(1), 0.25).holds is False
+    assert bounds._within("t", off, Fraction(1), 0.5).holds is True
+    assert bounds._within("t", off, Fraction(1), math.inf).holds is None  # no bound: not checked
+    inf = Outcome("sum", "numpy", value=np.float16(np.inf))
+    assert "overflow" in bounds._within("t", inf, Fraction(1), 1.0).reason
+    assert bounds.gamma(3, 2.0**-24) > 3 * 2.0**-24 and bounds.gamma(2**24, 2.0**-24) == math.inf
+
+
+@needs_torch_tf
+def test_bfloat16_stalls_in_numpy_not_in_torch():
+    c = LESSON.run(distribution="uniform", n=10_000, dtype="bfloat16")
+    c.check("numpy_bfloat16_stalls", "torch_wide_accumulator")
+    stall, exact = (c.data["low_precision"][k] for k in ("stall limit 1024·max|x|", "exact sum"))
+    assert abs(float(c.outcome("np.sum").value)) <= stall < exact  # stalled far below the sum
+    assert "numpy_bfloat16_stalls" not in LESSON.run(n=100, dtype="float16").claims
+    assert "torch_wide_accumulator" not in LESSON.run(n=100, dtype="float32").claims
+
+
+def test_running_sum_bound_is_small_when_signs_cancel():
+    from fpexplore.lessons.summation_order import bounds
+
+    n = 100_000
+    alt = make_input("alternating", n, "float32", 0)
+    uni = make_input("uniform", n, "float32", 0)
+    rel = [
+        bounds.running_sum_bound(v, "float32") / float(np.abs(v.astype(np.float64)).sum())
+        for v in (alt, uni)
+    ]
+    assert rel[0] < rel[1] / 100 and rel[1] <= (n - 1) * 2.0**-24
+
+
+@pytest.mark.java
+def test_java_loop_within_its_running_sum_bound():
+    if not backends.get("djl").available():
+        pytest.fail(f"DJL cannot run here: {backends.get('djl').missing()}; run: make djl")
+    c = LESSON.run(distribution="alternating", n=100_000, dtype="float32")
+    c.check("java_running_sum_bound")
+    numbers = c.data["running_sum"]
+    assert numbers["loop error / Σ|x|"] <= numbers["u·Σ|running sums| / Σ|x|"] < numbers["(n−1)·u"]

@@ -16,6 +16,7 @@ from ...errors import FpexploreError
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
+from . import bounds
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
 
 #: (outcome name, backend, the emulator that models it, runner name in .frameworks)
@@ -209,9 +210,12 @@ def _claims(
             _same_bits(_in_format(em.value, x.dtype), fw.value),
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
+    overflowed = [o for o in ran if not np.isfinite(float(o.value))]
+    ran = [o for o in ran if o not in overflowed]
     if len(ran) < 2:
         why = "; ".join(
             sorted({o.unavailable for o in outcomes if o.kind == "framework" and not o.ran})
+            + ([f"{len(overflowed)} results overflowed {dtype}"] if overflowed else [])
         )
         for key, text in (
             ("frameworks_differ", "the frameworks do not all agree"),
@@ -228,6 +232,13 @@ def _claims(
             "at least one framework misses the correctly rounded exact sum",
             any(not _same_bits(o.value, _in_format(ref, x.dtype)) for o in ran),
         )
+    best = _ulp(by_name.get(REFERENCE))
+    if ran and best is not None:
+        claims["rounded_is_best"] = Claim(
+            "no framework is closer to the exact sum than the correctly rounded sum, which is "
+            f"within half an ULP of it ({best:.3f} ULP)",
+            best <= 0.5 and all(e is None or e >= best for e in map(_ulp, ran)),
+        )
     if distribution == "allequal" and n > 0 and truth.exact is not None:
         nominal = Fraction(n) * Fraction(str(ALLEQUAL_VALUE))
         claims["truth_not_nominal"] = Claim(
@@ -236,6 +247,12 @@ def _claims(
             truth.exact != nominal,
         )
     return claims
+
+
+def _ulp(o: Outcome | None) -> float | None:
+    """|error| in ULPs of a scalar outcome, None when it has no finite one."""
+    u = o.error.ulp_scalar if o is not None and o.error is not None else None
+    return abs(u) if u is not None and np.isfinite(u) else None
 
 
 def _key(name: str) -> str:
@@ -285,11 +302,19 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     explained = _explained(outcomes, x.dtype)
     outcomes = [_with_explanation(o, explained) for o in outcomes]
     claims = _claims(x, distribution, n, dtype, truth, outcomes)
+    by_name = {o.implementation: o for o in outcomes}
+    exact = truth.exact if isinstance(truth.exact, Fraction) else None
+    claims.update(bounds.worst_case_claims(x, dtype, exact, by_name))
+    java_claims, java_numbers = bounds.java_claim(x, dtype, exact, by_name.get("Java float loop"))
+    low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name)
+    claims.update({**java_claims, **low_claims})
     data = LazyData(
         {
             "x_head": x[:8].astype(np.float64).tolist(),
             "explained_by": explained,
             "threads": ran_threads,
+            "running_sum": java_numbers,
+            "low_precision": low_numbers,
             "current": growth.point(
                 x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
             ),
