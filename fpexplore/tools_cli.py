@@ -24,7 +24,9 @@ def add_commands(sub: Any) -> None:
         "--against",
         default="torch",
         choices=AGAINST,
-        help="the second implementation (default: torch)",
+        help="the second implementation (default: torch): a torch variant, the Keras build with "
+        "the same weights, or the torch model's TorchScript export run by DJL (djl) or by the "
+        "C++ LibTorch program (libtorch)",
     )
     d.add_argument(
         "--plant",
