@@ -1,6 +1,7 @@
 """How fast are the exact truths? Worst ratio to the float baseline over input families.
 
     .venv/bin/python benchmarks/bench_truth.py [--repeat 5] [--skip-1024] [--clock cpu]
+        [--only sum|dot|matmul|lessons ...]
 
 Each truth is timed against its float baseline on the same arrays, in this process, the two
 interleaved (best of ``--repeat`` each), over seven input families: uniform, normal,
@@ -93,7 +94,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-1024", action="store_true", help="leave out the 1024x1024 matmul")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        choices=("sum", "dot", "matmul", "lessons"),
+        default=("sum", "dot", "matmul", "lessons"),
+        help="run only these parts",
+    )
     args = ap.parse_args()
+    only = set(args.only)
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     rng = np.random.default_rng(args.seed)
@@ -109,13 +118,15 @@ def main() -> None:
         f"{args.clock} clock)"
     )
     for dt, key in ((np.float32, "sum f32 1e7"), (np.float64, "sum f64 1e7")):
+        if "sum" not in only:
+            break
         for fam in FAMILIES:
             x = family(fam, 10**7, dt, rng)
             with np.errstate(over="ignore", invalid="ignore"):  # np.sum may overflow
                 tb, te = interleaved(lambda x=x: np.sum(x), lambda x=x: truth.sum(x), rep)
             note(key, fam, row(key, fam, tb, te))
     key = "dot f32 1e6"
-    for fam in FAMILIES:
+    for fam in FAMILIES if "dot" in only else ():
         x = family(fam, 10**6, np.float32, rng)
         y = rng.permutation(x)
         x64, y64 = x.astype(np.float64), y.astype(np.float64)
@@ -124,7 +135,7 @@ def main() -> None:
         )
         note(key, fam, row(key, fam, tb, te))
     sizes = (256,) if args.skip_1024 else (256, 1024)
-    for n in sizes:
+    for n in sizes if "matmul" in only else ():
         key = f"matmul {n}"
         for fam in FAMILIES:
             x = family(fam, n * n, np.float32, rng)
@@ -141,6 +152,8 @@ def main() -> None:
         ok = "meets" if r <= TARGETS[key] else "MISSES"
         print(f"  {key:12s} {r:7.1f}x  ({fam:9s})  target <= {TARGETS[key]}x: {ok}")
 
+    if "lessons" not in only:
+        return
     print("\nnumbers the lessons need (normal data, float32 inputs)")
     ws = [(rng.standard_normal((64, 64)) / 8).astype(np.float32) for _ in range(100)]
     x0 = rng.standard_normal((64, 64)).astype(np.float32)

@@ -275,6 +275,98 @@ def test_matmul_float32_ozaki_on_adversarial_batches():
                 assert np.array_equal(r, formats.round_exact(want, fmt).astype(np.float64)), fmt
 
 
+def _scaled_ints(a: np.ndarray, shift: int) -> np.ndarray:
+    """Object array of the Python ints a * 2**shift (exact; a's values are multiples of it)."""
+    m, e = np.frexp(np.asarray(a, dtype=np.float64))
+    mi = (m * 2.0**53).astype(np.int64).ravel().tolist()
+    sh = (e.astype(np.int64) - 53 + shift).ravel().tolist()
+    flat = [x << y if y >= 0 else x >> -y for x, y in zip(mi, sh, strict=True)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(np.shape(a))
+
+
+def _check_matmul_exact(a: np.ndarray, b: np.ndarray, tag: object) -> None:
+    """T.matmul(a, b) summed as integers in units of 2**-1200 against integer matmul."""
+    t = T.matmul(a, b)
+    assert t.expansion is not None
+    want = _scaled_ints(a, 149).dot(_scaled_ints(b, 149)) if a.shape[1] else 0
+    got = sum(_scaled_ints(p, 1200) for p in t.expansion)
+    assert (got == np.asarray(want * (1 << (1200 - 298)), dtype=object)).all(), tag
+
+
+def _wide_case(rng: np.random.Generator, i: int) -> tuple[np.ndarray, np.ndarray]:
+    m, n = (int(v) for v in rng.integers(1, 6, 2))
+    k = int(rng.choice([1, 2, 3, 7, 31, 64, 129, 257]))
+    kinds = [1, 0, 3, 4, 2, 8, 6]  # full range first: the many-level Karatsuba path
+    a = np.resize(adversarial(rng, m * k + 1, np.float32, kinds[i % 7]), m * k).reshape(m, k)
+    b = adversarial(rng, k * n + 1, np.float32, kinds[(i // 7) % 7])
+    b = np.resize(b, k * n).reshape(k, n)
+    if i % 5 == 0 and k >= 2:  # rows/columns whose products cancel to zero exactly
+        b[1] = b[0]
+        a[:, 1] = -a[:, 0]
+        a[:, 2:] = 0
+    if i % 11 == 0:  # every mantissa bit set, one sign: digits at their largest
+        e = rng.integers(-126, 128, (m, k))
+        a = np.ldexp(np.float64(2**24 - 1), (e - 24).astype(np.int32)).astype(np.float32)
+    return a, b
+
+
+def test_matmul_wide_exponent_range_karatsuba():
+    """Rows spanning the whole float32 range: many digit levels, Karatsuba, exact."""
+    rng = np.random.default_rng(23)
+    deep = 0
+    for i in range(900):
+        a, b = _wide_case(rng, i)
+        how = ozaki.plan_for(a, b)
+        deep += how.calls < how.na * how.nb
+        _check_matmul_exact(a, b, (i, a.shape, b.shape))
+    assert deep > 300  # most cases went through Karatsuba steps
+    # the largest inner dimensions, one sign, top digits everywhere
+    for k in (256, 1024):
+        e = rng.integers(-149, 128, (2, k))
+        a = np.ldexp(np.float64(2**24 - 1), (e - 24).astype(np.int32)).astype(np.float32)
+        a[a == 0] = np.float32(2**-149)
+        _check_matmul_exact(a, np.abs(a.T.copy()), k)
+        _check_matmul_exact(a, -a.T.copy(), k)
+
+
+def test_karatsuba_plan_and_odd_shapes():
+    rng = np.random.default_rng(24)
+    full = adversarial(rng, 256 * 256, np.float32, 1).reshape(256, 256)
+    how = ozaki.plan_for(full, full.T.copy())
+    assert how.na >= 13 and how.calls <= 81 < how.na * how.nb
+    for m, k, n in [(1, 1, 1), (1, 300, 1), (7, 1, 5), (0, 3, 4), (3, 5, 0), (9, 2, 1)]:
+        a = adversarial(rng, max(m * k, 1), np.float32, 1)[: m * k].reshape(m, k)
+        b = adversarial(rng, max(k * n, 1), np.float32, 0)[: k * n].reshape(k, n)
+        _check_matmul_exact(a, b, (m, k, n))
+    # k = 0 and +-max products of both signs
+    assert (T.matmul(np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32)).exact == 0).all()
+    mx = np.float32(np.finfo(np.float32).max)
+    tiny = np.float32(2**-149)
+    a = np.array([[mx, -mx, tiny], [tiny, tiny, -mx]], np.float32)
+    b = np.array([[mx, tiny], [mx, -tiny], [tiny, mx]], np.float32)
+    _check_matmul_exact(a, b, "max")
+
+
+def test_conv2d_wide_range_through_karatsuba():
+    rng = np.random.default_rng(25)
+    for i in range(12):
+        x = adversarial(rng, 2 * 3 * 6 * 5, np.float32, (1, 0, 3, 4)[i % 4]).reshape(2, 3, 6, 5)
+        w = adversarial(rng, 4 * 3 * 3 * 3, np.float32, (1, 4, 0)[i % 3]).reshape(4, 3, 3, 3)
+        b = adversarial(rng, 4, np.float32, 1)
+        t = T.conv2d(x, w, b, padding=1, stride=(1, 2))
+        assert t.expansion is not None
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))[:, :, :, ::2]
+        patches = win.transpose(0, 2, 3, 1, 4, 5).reshape(-1, 27)
+        want = _scaled_ints(patches, 149).dot(_scaled_ints(w.reshape(4, 27).T, 149))
+        want = want + _scaled_ints(b, 298)[None, :]
+        got = sum(_scaled_ints(p, 1200) for p in t.expansion)
+        got = got.transpose(0, 2, 3, 1).reshape(-1, 4)
+        assert (got == want * (1 << (1200 - 298))).all(), i
+
+
 def test_expansion_rounding_at_ties():
     """Expansions whose sum is exactly a tie, or a tie nudged by a tiny third part."""
     rng = np.random.default_rng(18)

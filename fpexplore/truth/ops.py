@@ -206,17 +206,16 @@ def _matmul_f32(x: np.ndarray, y: np.ndarray, where: str) -> list[np.ndarray] | 
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         return None
     limits.check(where, nbytes=8 * (3 * (m * k + k * n) + 2 * m * n), what="inputs as float64")
-    beta = ozaki.beta_for(k)
-    sa = ozaki.slices(x, beta)
-    sb = ozaki.slices(np.ascontiguousarray(y.T), beta)
-    pairs = len(sa) * len(sb)
+    how = ozaki.plan_for(x, y)
+    na, nb, calls = how.na, how.nb, how.calls
     limits.check(
         where,
-        nbytes=8 * ((len(sa) + 1) * m * k + (len(sb) + 1) * k * n + (pairs + 3) * m * n),
-        flops=float(m) * n * k * pairs,
-        what=f"{len(sa)} x {len(sb)} slice products",
+        # digits of both sides, Karatsuba sums (as many again), product coefficients (2 sets)
+        nbytes=8 * (2 * (na + 1) * m * k + 2 * (nb + 1) * k * n + 2 * (na + nb + 2) * m * n),
+        flops=float(m) * n * k * calls,
+        what=f"{na} x {nb} digit levels, {calls} products",
     )
-    return [np.matmul(p, q.T) for p in sa for q in sb]
+    return ozaki.product(x, y, how)
 
 
 def _matmul_general(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -17,7 +17,9 @@ caller.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,3 +51,259 @@ def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
         s += 1
         if not r.any():
             return out
+
+
+# -- wide exponent ranges: digit polynomials multiplied by Karatsuba -----------------------------
+#
+# Row i of ``a`` is the polynomial sum_p D_p[i] * X**p scaled by 2**(E_i - beta), X = 2**-beta,
+# with integer digit matrices |D_p| <= 2**beta (column j of ``b`` likewise). The exact product
+# is the polynomial product: coefficient s is sum_{p+q=s} D_p @ G_q, an integer matrix in unit
+# 2**(E_i + F_j - (s + 2) * beta). A row spanning R bits needs about R / beta levels, so a
+# product of rows spanning the whole float32 range (277 bits) takes (277 / 22)**2 ~ 160 BLAS
+# calls done pair by pair. Karatsuba's identity (P_lo + X**h P_hi)(Q_lo + X**h Q_hi) =
+# L + X**h (M - L - H) + X**2h H with L = P_lo Q_lo, H = P_hi Q_hi, M = (P_lo + P_hi)(Q_lo +
+# Q_hi) trades a product for a bit of digit growth per level, so a plan searched over beta and
+# the recursion depth (`plan`) needs 81 calls at k = 256 instead of 169. Every intermediate is
+# an integer matrix whose magnitude is bounded a priori (`_bound`) below 2**53, so float64 BLAS
+# and the additions that combine the products are exact in any order, with or without FMA.
+#
+# The floor of this approach: a BLAS call is exact only over terms that share one unit at each
+# output, and the unit can follow the rows of ``a`` and the columns of ``b`` but not their
+# elements. With element exponents independent and spread over the whole range, every digit
+# pair (p, q) holds nonzero products at nearly every output, so no pair can be skipped or
+# compacted away: the call count grows as (R / beta)**2 (Karatsuba: (R / beta)**1.58 with
+# beta shrinking by a bit per level), about 80 to 130 dense calls for R = 277, against the
+# one call of the float64 baseline.
+
+_EXACT = 2.0**53
+
+
+def row_exponents(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """(E, R): |x[i, :]| < 2**E_i (E_i = 0 for zero rows), and R the most bits a row spans.
+
+    R = max over rows of E_i minus the exponent of the row's lowest set bit (0 for zero rows).
+    """
+    v = np.asarray(x, dtype=np.float64)
+    amax = np.max(np.abs(v), axis=1, initial=0.0)
+    e = np.frexp(amax)[1].astype(np.int64)
+    m, ex = np.frexp(v)
+    mi = (m * 2.0**53).astype(np.int64)
+    low = np.frexp((mi & -mi).astype(np.float64))[1].astype(np.int64) - 1  # trailing zeros
+    low += ex.astype(np.int64) - 53
+    low = np.where(mi != 0, low, np.int64(1 << 30))
+    lowest = low.min(axis=1, initial=1 << 30)
+    span = np.where(amax > 0, e - lowest, 0)
+    return e, int(span.max(initial=0))
+
+
+def digits(x: np.ndarray, e: np.ndarray, beta: int, levels: int) -> list[np.ndarray]:
+    """Integer digit matrices D_0..D_{levels-1}: x[i] = sum_p D_p[i] * 2**(E_i - (p+1)*beta).
+
+    |D_0| <= 2**beta, |D_p| <= 2**(beta - 1) for p > 0 (round to nearest at every level).
+    ``levels`` must cover the rows' spans (`row_exponents`), and every element's digits must
+    add up in magnitude to at most `digit_total` (what `plan` relies on); both are checked.
+    """
+    r = np.ldexp(np.asarray(x, dtype=np.float64), (-e)[:, None].astype(np.int32))
+    out = []
+    total = np.zeros_like(r)
+    for p in range(levels):
+        sigma = 1.5 * 2.0 ** (52 - (p + 1) * beta)
+        d = r + sigma
+        np.subtract(d, sigma, out=d)
+        np.subtract(r, d, out=r)
+        d *= 2.0 ** ((p + 1) * beta)
+        total += np.abs(d)
+        out.append(d)
+    if r.any() or total.max(initial=0.0) > digit_total(beta, levels):
+        raise AssertionError("digit levels do not cover the rows")  # a bug, never data
+    return out
+
+
+def digit_total(beta: int, levels: int, mbits: int = 24) -> float:
+    """Bound on sum_p |D_p| of one element of ``mbits`` significant bits.
+
+    Level p rounds the residual to a multiple of 2**-(p+1)*beta (scaled row), so an element
+    whose top bit is 2**t has nonzero digits only at levels with (p+1)*beta >= -t-1 (else it
+    is below half a unit) and p*beta < mbits-1-t (below, its residual is a multiple of the
+    unit, hence zero): at most ceil(mbits/beta) + 1 levels. The first is at most 2**beta, later
+    ones at most 2**(beta-1) (the residual after rounding to nearest).
+    """
+    c = min(levels, -(-mbits // beta) + 1)
+    return 2.0**beta + (c - 1) * 2.0 ** (beta - 1)
+
+
+def _leaf_bound(np_: int, nq: int, k: int, a: float, b: float) -> float:
+    return min(np_, nq) * k * a * b
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cost(np_: int, nq: int, cut: int) -> int:
+    """BLAS calls of `polymul` for digit polynomials of np_ and nq levels."""
+    if np_ == 0 or nq == 0:
+        return 0
+    if min(np_, nq) <= cut:
+        return np_ * nq
+    h = (max(np_, nq) + 1) // 2
+    if np_ <= h:
+        return _cost(np_, h, cut) + _cost(np_, nq - h, cut)
+    if nq <= h:
+        return _cost(h, nq, cut) + _cost(np_ - h, nq, cut)
+    return 2 * _cost(h, h, cut) + _cost(np_ - h, nq - h, cut)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bound(np_: int, nq: int, cut: int, k: int, a: float, b: float) -> float:
+    """A bound on every magnitude `polymul` forms (digits bounded by a and b, in units).
+
+    Every value formed is a sum of distinct pair products D_p @ G_q (each at most k*a*b per
+    output) of one coefficient of a product the recursion forms: at most min(np_, nq) pairs
+    for a coefficient and its partial sums, 3 * h for M - L (= P_lo Q_hi + P_hi Q_lo +
+    P_hi Q_hi) and its further partial sums; the recursion adds the children's bounds (whose
+    Karatsuba sums have digits up to 2a and 2b).
+    """
+    if np_ == 0 or nq == 0:
+        return 0.0
+    own = _leaf_bound(np_, nq, k, a, b)
+    if min(np_, nq) <= cut:
+        return own
+    h = (max(np_, nq) + 1) // 2
+    if np_ <= h:
+        kids = (_bound(np_, h, cut, k, a, b), _bound(np_, nq - h, cut, k, a, b))
+    elif nq <= h:
+        kids = (_bound(h, nq, cut, k, a, b), _bound(np_ - h, nq, cut, k, a, b))
+    else:
+        kids = (
+            _bound(h, h, cut, k, a, b),
+            _bound(np_ - h, nq - h, cut, k, a, b),
+            _bound(h, h, cut, k, 2 * a, 2 * b),
+            3 * h * k * a * b,
+        )
+    return max(own, *kids)
+
+
+def plan(k: int, span_a: int, span_b: int) -> tuple[int, int, int, int]:
+    """(beta, levels of a, levels of b, cut) with the fewest BLAS calls whose bound holds.
+
+    ``cut``: polynomials with at most this many levels on one side are multiplied pair by
+    pair (schoolbook); longer ones split by Karatsuba. None fits when k > 2**51.
+
+    Two bounds hold for every magnitude formed (either suffices): `_bound`, from the digit
+    bounds and the recursion, and k * T_a * T_b with T the `digit_total`: every value formed
+    is, at each output, a sum over k of products P_c Q_c' in which each digit of an element
+    of ``a`` is used at most once (the Karatsuba sums P_lo + P_hi add disjoint levels, and a
+    coefficient of a product pairs each c with one c'; M - L pairs a digit of P_hi with one
+    digit of Q_lo and one of Q_hi, which together are at most T_b).
+    """
+    best: tuple[int, int, int, int, int] | None = None
+    for beta in range(26, 0, -1):
+        na = max(1, -(-span_a // beta))
+        nb = max(1, -(-span_b // beta))
+        whole = k * digit_total(beta, na) * digit_total(beta, nb)
+        for cut in (1, 2, 3, 4, 6, 8, 1 << 30):
+            if min(whole, _bound(na, nb, cut, k, 2.0**beta, 2.0**beta)) > _EXACT:
+                continue
+            calls = _cost(na, nb, cut)
+            if best is None or calls < best[0]:
+                best = (calls, beta, na, nb, cut)
+    if best is None:
+        raise ValueError(f"no exact plan for an inner dimension of {k}")
+    return best[1], best[2], best[3], best[4]
+
+
+def polymul(
+    pa: list[np.ndarray], pb: list[np.ndarray], cut: int, zero: tuple[int, int]
+) -> list[np.ndarray]:
+    """Coefficients of the product of two digit polynomials (matrix coefficients), exactly.
+
+    Exact when `_bound` for the same shape is at most 2**53 (`plan` picks such a shape).
+    """
+    na, nb = len(pa), len(pb)
+    if min(na, nb) <= cut:
+        out: list[np.ndarray | None] = [None] * (na + nb - 1)
+        for i, p in enumerate(pa):
+            if not p.any():
+                continue
+            for j, q in enumerate(pb):
+                if not q.any():
+                    continue
+                prod = np.matmul(p, q)
+                if out[i + j] is None:
+                    out[i + j] = prod
+                else:
+                    out[i + j] += prod
+        return [np.zeros(zero) if c is None else c for c in out]
+    h = (max(na, nb) + 1) // 2
+    res = [np.zeros(zero) for _ in range(na + nb - 1)]
+    if na <= h or nb <= h:  # one side short: split the long one, no Karatsuba step
+        if na <= h:
+            parts = [(0, polymul(pa, pb[:h], cut, zero)), (h, polymul(pa, pb[h:], cut, zero))]
+        else:
+            parts = [(0, polymul(pa[:h], pb, cut, zero)), (h, polymul(pa[h:], pb, cut, zero))]
+        for off, coef in parts:
+            for s, c in enumerate(coef):
+                res[off + s] += c
+        return res
+    sa = [pa[i] + pa[h + i] if h + i < na else pa[i] for i in range(h)]
+    sb = [pb[i] + pb[h + i] if h + i < nb else pb[i] for i in range(h)]
+    low = polymul(pa[:h], pb[:h], cut, zero)
+    high = polymul(pa[h:], pb[h:], cut, zero)
+    mid = polymul(sa, sb, cut, zero)
+    for s, c in enumerate(low):
+        res[s] += c
+        mid[s] -= c
+    for s, c in enumerate(high):
+        res[2 * h + s] += c
+        mid[s] -= c
+    for s, c in enumerate(mid):
+        if h + s < len(res):
+            res[h + s] += c
+    return res
+
+
+class Plan(NamedTuple):
+    """How `product` multiplies: digit width, row exponents and levels per side, recursion."""
+
+    beta: int
+    ea: np.ndarray
+    eb: np.ndarray
+    na: int
+    nb: int
+    cut: int
+
+    @property
+    def calls(self) -> int:
+        """BLAS calls (each an m x k by k x n float64 product)."""
+        return _cost(self.na, self.nb, self.cut)
+
+
+def plan_for(x: np.ndarray, y: np.ndarray) -> Plan:
+    """The `Plan` for x @ y (finite float32 matrices): the caller guards its work with it."""
+    ea, span_a = row_exponents(x)
+    eb, span_b = row_exponents(y.T)
+    beta, na, nb, cut = plan(x.shape[1], span_a, span_b)
+    return Plan(beta, ea, eb, na, nb, cut)
+
+
+def product(x: np.ndarray, y: np.ndarray, how: Plan | None = None) -> list[np.ndarray]:
+    """The exact x @ y of finite float32 matrices as a float64 expansion (one term per level).
+
+    Checks nothing about size; the caller guards the work (`plan_for`).
+    """
+    how = plan_for(x, y) if how is None else how
+    beta = how.beta
+    pa = digits(x, how.ea, beta, how.na)
+    pb = [np.ascontiguousarray(d.T) for d in digits(y.T, how.eb, beta, how.nb)]
+    coef = polymul(pa, pb, how.cut, (x.shape[0], y.shape[1]))
+    del pa, pb
+    col = np.ldexp(1.0, how.eb.astype(np.int32))[None, :]
+    out = []
+    for s, c in enumerate(coef):
+        if s and not c.any():
+            continue
+        # exact: an integer below 2**53 times powers of two; the unit of a nonzero coefficient
+        # is at least 2**(-149 - 149 - 2 * beta) (the lowest bits of float32), far above
+        # float64's subnormals, and at most 2**256
+        c *= np.ldexp(1.0, (how.ea - (s + 2) * beta).astype(np.int32))[:, None]
+        c *= col
+        out.append(c)
+    return out
