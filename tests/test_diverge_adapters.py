@@ -106,13 +106,25 @@ def test_djl_agrees_within_rounding(model):
     assert all(row.b is not None and row.b.within for row in r.rows if row.kind != "?")
 
 
+# one plant per model through DJL (all of them go through the LibTorch program above)
+DJL_CASES = [("mlp", "dropout"), ("cnn", "padding"), ("transformer", "gelu")]
+
+
 @java
-@pytest.mark.parametrize(("model", "plant"), CASES)
+@pytest.mark.parametrize(("model", "plant"), DJL_CASES)
 def test_djl_finds_the_plant_in_the_export(model, plant):
     r = diverge.run_zoo(model, "djl", plant)
     assert r.first is not None, r.table()
     assert r.first.name == zoo.PLANTED_LAYER[(model, plant)], r.table()
     assert r.first.culprits(r.names) == ["DJL"]
+
+
+@java
+def test_djl_worker_rejects_a_path_that_is_no_torchscript_file(tmp_path):
+    from fpexplore.jvm import client
+
+    with pytest.raises(InvalidInput, match="TorchScript"):
+        client.call("run_torchscript", path=str(tmp_path / "none.pt"), inputs=[])
 
 
 def test_djl_missing_names_the_fix(tmp_path, monkeypatch, capsys):
