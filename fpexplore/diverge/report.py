@@ -236,7 +236,31 @@ def layer_truth(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[in
     return t
 
 
+_SIDES: OrderedDict[str, Side] = OrderedDict()  # recent measurements, by truth and output bits
+_SIDES_KEPT = 512
+
+
 def _measure(spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray, fmt: str) -> Side:
+    """One side's error and bound use at a layer; the most recent ones are kept (same
+    definition, same input bits, same output bits: same measurement), so comparing another
+    implementation with the same reference measures the reference once."""
+    h = hashlib.sha256(_digest(spec, inputs, output.shape).encode())
+    h.update(f"{fmt}|{output.dtype.str}".encode())
+    h.update(np.ascontiguousarray(output).tobytes())
+    key = h.hexdigest()
+    if key in _SIDES:
+        _SIDES.move_to_end(key)
+        return _SIDES[key]
+    side = _measure_once(spec, inputs, output, fmt)
+    _SIDES[key] = side
+    while len(_SIDES) > _SIDES_KEPT:
+        _SIDES.popitem(last=False)
+    return side
+
+
+def _measure_once(
+    spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray, fmt: str
+) -> Side:
     truth = layer_truth(spec, inputs, output.shape)
     err = metrics.measure(output, truth)
     got = output.astype(np.float64)
