@@ -89,3 +89,58 @@ def test_cli_table_width(wide):
         assert cli.main(["run", "gpu_determinism", "--brief", *(["--wide"] if wide else [])]) == 0
     widest = max(len(line) for line in buf.getvalue().splitlines())
     assert (widest > 100) if wide else (widest <= 100)
+
+
+def _growth_comparison():
+    from types import SimpleNamespace
+
+    ns = [10, 100, 1000, 10_000]
+    growth = {
+        "n": ns,
+        "errors": {"sequential": [1e-8, 1e-7, float("nan"), 1e-5], "pairwise": [1e-8] * 4},
+        "bounds": {"sequential bound (n-1)·u": [(n - 1) * 6e-8 for n in ns]},
+        "unit_roundoff": 6e-8,
+        "seed": 0,
+        "threads": 1,
+    }
+    current = {"n": 500, "errors": {"np.sum": 2e-8, "torch.sum": 2e-8, "Java float loop": 3e-6}}
+    params = {"distribution": "uniform", "dtype": "float32"}
+    return SimpleNamespace(data={"growth": growth, "current": current}, params=params)
+
+
+def test_summation_figure_as_svg_marks_each_distinct_result_once():
+    from fpexplore.widgets.growth_svg import growth_svg
+
+    svg = growth_svg(_growth_comparison())
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "sequential (emulated)" in svg and "pairwise (emulated)" in svg
+    # two distinct errors: two markers on the axes and two in the legend, each named
+    assert svg.count("<title>np.sum = torch.sum: 2e-08</title>") == 2
+    assert svg.count("<title>Java float loop: 3e-06</title>") == 2
+    assert "this run (n = 500)" in svg
+
+
+def test_order_tree_svg_draws_every_addition():
+    from fpexplore.errors import InvalidParameter
+    from fpexplore.widgets import order_tree
+
+    svg = order_tree.tree_svg(8, "java")
+    assert "7 additions, depth 7" in svg and svg.count("<title>x") == 8
+    assert order_tree.tree_svg(8).count("additions, depth") == 4  # every framework order
+    with pytest.raises(InvalidParameter, match="'n'"):
+        order_tree.tree_svg(65)
+
+
+def test_divergence_explorer_computes_cheap_neighbours_first():
+    from fpexplore.diverge.widget import nearby
+
+    plants = {"a": ("p", "q"), "b": ("q",)}
+    near = nearby(
+        {"model": "a", "against": "torch", "plant": "p"}, ("a", "b"), plants, ("torch", "keras")
+    )
+    assert near == [
+        {"model": "a", "against": "torch", "plant": None},
+        {"model": "a", "against": "torch", "plant": "q"},
+        {"model": "b", "against": "torch", "plant": None},  # b has no "p": the menu shows none
+        {"model": "a", "against": "keras", "plant": "p"},
+    ]

@@ -175,10 +175,18 @@ def _lesson(lesson_or_name: Lesson | str) -> Lesson:
     return get(lesson_or_name)
 
 
-def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
+def explore(
+    lesson_or_name: Lesson | str,
+    *,
+    svg: Callable[[Any], str] | None = None,
+    **overrides: Any,
+) -> Any:
     """An interactive view of a lesson: its controls, its comparison table and its figure.
 
-    The lesson reruns when a control is released. Returns an ipywidgets ``VBox``.
+    The lesson reruns when a control is released. ``svg``: draws the figure of a comparison
+    as SVG markup, shown instead of the lesson's matplotlib figure (text the browser draws:
+    no rasterizing and PNG encoding in the kernel on every move). Returns an ipywidgets
+    ``VBox``.
     """
     import ipywidgets as w
 
@@ -186,14 +194,15 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     specs = controls_for(lesson, **overrides)
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
-    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | None]] = OrderedDict()
-    ahead = Ahead(lambda params: _result(lesson, params), seen)  # before the controls: it
-    # hears the browser's messages to the widgets made after it
+    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | str | None]] = OrderedDict()
+    ahead = Ahead(lambda params: _result(lesson, params, svg), seen)  # before the controls:
+    # it hears the browser's messages to the widgets made after it
     controls = {s.name: s.build() for s in specs}
     title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
     status = w.HTML()
     table = w.HTML()
-    plot = w.Image(format="png")  # a figure is a PNG updated in place, never a bare Figure
+    # a figure is a PNG (or SVG) updated in place, never a bare Figure
+    plot = w.HTML() if svg is not None else w.Image(format="png")
     plot.layout.display = "none"  # until the first figure arrives
     state: dict[str, Any] = {"figure": None, "comparison": None}
 
@@ -210,7 +219,10 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: only what changed
             status.value = ""
-            if lesson.figure is not None:
+            if svg is not None:
+                png = svg(comparison) if png is None else png
+                plot.value, plot.layout.display = png, ""
+            elif lesson.figure is not None:
                 png = _show_figure(lesson, comparison, plot, state, png)
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
@@ -236,9 +248,14 @@ def explore(lesson_or_name: Lesson | str, **overrides: Any) -> Any:
     return box
 
 
-def _result(lesson: Lesson, params: dict[str, Any]) -> tuple[Any, bytes | None]:
-    """A lesson's comparison at ``params`` and its figure as PNG bytes (None: no figure)."""
+def _result(
+    lesson: Lesson, params: dict[str, Any], svg: Callable[[Any], str] | None = None
+) -> tuple[Any, bytes | str | None]:
+    """A lesson's comparison at ``params`` and its figure: SVG markup from ``svg``, else the
+    lesson's figure as PNG bytes (None: no figure)."""
     comparison = lesson.run(**params)
+    if svg is not None:
+        return comparison, svg(comparison)
     png = figure_png(lesson.figure(comparison)) if lesson.figure is not None else None
     return comparison, png
 

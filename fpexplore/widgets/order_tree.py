@@ -8,6 +8,7 @@ a left-to-right loop and a flat bush is a pairwise tree.
 
 from __future__ import annotations
 
+import html
 import io
 from typing import Any
 
@@ -186,6 +187,114 @@ def draw(
     return fig
 
 
+#: one panel of `tree_svg`, in CSS pixels
+PANEL_W, PANEL_H = 490, 300
+
+
+def _panel_svg(root: Any, title: str, x0: float, y0: float) -> list[str]:
+    """One addition tree as SVG elements in the panel whose top left corner is (x0, y0)."""
+    points, edges = layout(root)
+    xs = [x for x, _y, _k in points] or [0.0]
+    top = max([y for _x, y, _k in points] or [0.0])
+    lo, hi = min(xs) - 0.6, max(xs) + 0.6
+    left, right, up, down = x0 + 40, x0 + PANEL_W - 10, y0 + 40, y0 + PANEL_H - 28
+
+    def px(x: float) -> float:
+        return left + (x - lo) / max(hi - lo, 1e-9) * (right - left)
+
+    def py(y: float) -> float:
+        return down - y / max(top, 1.0) * (down - up)
+
+    out = [
+        f'<text x="{x0 + PANEL_W / 2}" y="{y0 + 14}" text-anchor="middle" font-size="11">'
+        f"{html.escape(title)}</text>"
+        f'<text x="{x0 + PANEL_W / 2}" y="{y0 + 28}" text-anchor="middle" font-size="10">'
+        f"{root.additions()} additions, depth {root.depth()}</text>"
+        f'<text transform="translate({x0 + 12} {(up + down) / 2}) rotate(-90)" '
+        'text-anchor="middle" font-size="9">addition level</text>'
+        f'<line x1="{left - 8}" y1="{up}" x2="{left - 8}" y2="{down}" stroke="#000" '
+        'stroke-width="0.8"/>'
+    ]
+    for k in range(0, int(top) + 1, max(1, int(top) // 6 or 1)):
+        out.append(
+            f'<text x="{left - 11}" y="{py(k) + 3:.1f}" text-anchor="end" font-size="8">{k}</text>'
+        )
+    out += [
+        f'<line x1="{px(a):.1f}" y1="{py(b):.1f}" x2="{px(c):.1f}" y2="{py(d):.1f}" '
+        'stroke="#8c8c8c" stroke-width="0.8"/>'
+        for a, b, c, d in edges
+    ]
+    leaves = [(x, y, int(k[5:])) for x, y, k in points if k.startswith("leaf:")]
+    n = len(leaves)
+    step = 1 if n <= 16 else 4 if n <= 32 else 8
+    for x, y, k in points:
+        cx, cy = px(x), py(y)
+        if k == "sum":
+            shade = int(200 * (1 - y / max(top, 1.0)))  # darker higher up the tree
+            fill = f"rgb({shade},{80 + shade // 2},140)"
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{fill}"/>')
+        elif k.startswith("leaf:"):
+            i = int(k[5:])
+            out.append(
+                f'<rect x="{cx - 2.5:.1f}" y="{cy - 2.5:.1f}" width="5" height="5" '
+                f'fill="#1f77b4"><title>x{i}</title></rect>'
+            )
+            if i % step == 0 or i == n - 1:
+                out.append(
+                    f'<text x="{cx:.1f}" y="{cy + 13:.1f}" text-anchor="middle" '
+                    f'font-size="8">x{i}</text>'
+                )
+        else:  # a constant (an accumulator's start)
+            out.append(
+                f'<path d="M{cx:.1f},{cy - 4:.1f} l4,4 l-4,4 l-4,-4 z" fill="#d62728">'
+                f"<title>{html.escape(k[6:])}</title></path>"
+                f'<text x="{cx:.1f}" y="{cy + 13:.1f}" text-anchor="middle" font-size="8" '
+                f'fill="#d62728">{html.escape(k[6:])}</text>'
+            )
+    return out
+
+
+def tree_svg(
+    n: int,
+    order: str | None = None,
+    threads: int = 1,
+    dtype: str = "float32",
+    simplify: bool = True,
+) -> str:
+    """The same trees as `draw`, as SVG markup (drawn by the browser: a tree view's move costs
+    the kernel milliseconds, not a matplotlib rendering)."""
+    from .. import orders
+
+    n, threads = _check(n, threads)
+    names = list(FRAMEWORK_ORDERS) if order is None else [order]
+    known = tree_orders()
+    for name in names:
+        if name not in known:
+            raise InvalidParameter(
+                "order", name, "None or one of " + ", ".join(known), "order_tree.tree_svg"
+            )
+    cols = 2 if len(names) > 1 else 1
+    rows = (len(names) + cols - 1) // cols
+    width, height = PANEL_W * cols, PANEL_H * rows + 24
+    suptitle = f"How {n} values are added ({threads} thread(s)" + (
+        "; additions of +0.0 hidden)" if simplify else ")"
+    )
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, sans-serif" role="img" '
+        'style="background:#fff;max-width:100%;height:auto">'
+        f"<title>{html.escape(suptitle)}</title>"
+        f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="12">'
+        f"{html.escape(suptitle)}</text>"
+    ]
+    for i, name in enumerate(names):
+        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
+        title = f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}"
+        out += _panel_svg(root, title, (i % cols) * PANEL_W, 24 + (i // cols) * PANEL_H)
+    out.append("</svg>")
+    return "".join(out)
+
+
 def tree_orders() -> list[str]:
     """The orders whose tree depends on n alone (not ``sorted``, which depends on the values,
     nor the compensated sums, which also subtract)."""
@@ -217,10 +326,10 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     from .explorer import Ahead, setting_key
 
-    seen: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+    seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 
-    def picture(p: dict[str, Any]) -> bytes:
-        return to_png(draw(p["n"], None if p["order"] == ALL else p["order"], p["threads"]))
+    def picture(p: dict[str, Any]) -> str:
+        return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
     ahead = Ahead(picture, seen, keep=TREES_KEPT)  # before the controls (it hears them)
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
@@ -230,7 +339,7 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
         description="order",
     )
     thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
-    image = w.Image(format="png")
+    image = w.HTML()  # the trees as SVG, drawn by the browser
 
     def redraw(change: Any = None) -> None:
         p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
@@ -271,5 +380,6 @@ def summation_explorer() -> Any:
     import ipywidgets as w
 
     from . import explore
+    from .growth_svg import growth_svg
 
-    return w.VBox([explore("summation_order"), tree_view()])
+    return w.VBox([explore("summation_order", svg=growth_svg), tree_view()])
