@@ -38,6 +38,11 @@ class Order:
     uses_values: bool = False
 
 
+def _values_only(order: Callable[[np.ndarray], object]) -> Callable[..., object]:
+    """An order that needs the values alone (no threads, sort key or format name)."""
+    return lambda x, threads, key, dtype_name: order(x)
+
+
 def _tensorflow(x, threads, key, dtype_name):
     from .eigen_sum import tensorflow_sum
 
@@ -70,18 +75,18 @@ ORDERS: dict[str, Order] = {
         Order(
             "java",
             "a Java float (or double) loop: sequential from +0.0",
-            lambda x, threads, key, dtype_name: textbook.java_loop(x),
+            _values_only(textbook.java_loop),
             framework=True,
         ),
         Order(
             "sequential",
             "left to right in the input format",
-            lambda x, threads, key, dtype_name: textbook.sequential(x),
+            _values_only(textbook.sequential),
         ),
         Order(
             "reversed",
             "right to left in the input format",
-            lambda x, threads, key, dtype_name: textbook.reversed_order(x),
+            _values_only(textbook.reversed_order),
         ),
         Order(
             "sorted",
@@ -98,22 +103,22 @@ ORDERS: dict[str, Order] = {
         Order(
             "pairwise",
             "textbook recursive pairwise: sum of the two halves, down to single elements",
-            lambda x, threads, key, dtype_name: textbook.pairwise(x),
+            _values_only(textbook.pairwise),
         ),
         Order(
             "kahan",
             "Kahan's compensated sum in the input format",
-            lambda x, threads, key, dtype_name: textbook.kahan(x),
+            _values_only(textbook.kahan),
         ),
         Order(
             "neumaier",
             "Neumaier's compensated sum (Kahan-Babuska) in the input format",
-            lambda x, threads, key, dtype_name: textbook.neumaier(x),
+            _values_only(textbook.neumaier),
         ),
         Order(
             "float64",
             "left to right in a float64 accumulator, rounded once to the input format",
-            lambda x, threads, key, dtype_name: textbook.float64_accumulation(x),
+            _values_only(textbook.float64_accumulation),
         ),
     )
 }
