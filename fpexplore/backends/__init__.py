@@ -14,14 +14,17 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from types import ModuleType
 
 from ..errors import BackendUnavailable, InvalidParameter
+from ..paths import fix_here, in_browser
 from . import torch_probe
 
 FIX_SETUP = "make test   (or: pip install -e '.[all]')"
+if in_browser():  # Pyodide (JupyterLite): every fix is the Binder version (paths.BINDER_URL)
+    FIX_SETUP = fix_here(FIX_SETUP)
 
 
 @dataclass(frozen=True)
@@ -194,25 +197,18 @@ class _LibTorch(Backend):
 
         reason = libtorch_program.missing()
         if reason:
-            raise BackendUnavailable(self.name, reason, libtorch_program.fix())
+            raise BackendUnavailable(self.name, reason, fix_here(libtorch_program.fix()))
         return libtorch_program
 
     def probe(self) -> BackendInfo:
         """Built (its path, torch version and build time) or why not and the command to run."""
         from . import libtorch_program
 
-        ok = self.available()
-        return BackendInfo(
-            self.name,
-            ok,
-            self.version(),
-            ("cpu",) if ok else (),
-            None,
-            libtorch_program.describe()
-            if ok
-            else f"{self.description}: {libtorch_program.missing()}",
-            "" if ok else libtorch_program.fix(),
-        )
+        info = super().probe()
+        if not info.available:
+            detail = f"{self.description}: {libtorch_program.missing()}"
+            return replace(info, detail=detail, fix=libtorch_program.fix())
+        return replace(info, threads=None, detail=libtorch_program.describe())
 
 
 _REGISTRY: dict[str, Backend] = {
@@ -238,14 +234,17 @@ _REGISTRY: dict[str, Backend] = {
             "djl",
             "jpype",
             ("jpype1",),
-            "make djl   (Java 17 + Maven fetch the pinned jars)",
+            fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
             "Deep Java Library through a JPype worker process",
         ),
         _LibTorch(
             "libtorch",
             "",
             (),
-            "make libtorch   (builds the C++ program with CMake; needs cmake and a C++ compiler)",
+            fix_here(
+                "make libtorch   (builds the C++ program with CMake; "
+                "needs cmake and a C++ compiler)"
+            ),
             "a C++ program linked against the torch wheel's libtorch",
         ),
     )
