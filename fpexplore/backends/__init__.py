@@ -19,12 +19,9 @@ from functools import cache
 from types import ModuleType
 
 from ..errors import BackendUnavailable, InvalidParameter
-from ..paths import fix_here, in_browser
 from . import torch_probe
 
 FIX_SETUP = "make test   (or: pip install -e '.[all]')"
-if in_browser():  # Pyodide (JupyterLite): every fix is the Binder version (paths.BINDER_URL)
-    FIX_SETUP = fix_here(FIX_SETUP)
 
 
 @dataclass(frozen=True)
@@ -197,7 +194,7 @@ class _LibTorch(Backend):
 
         reason = libtorch_program.missing()
         if reason:
-            raise BackendUnavailable(self.name, reason, fix_here(libtorch_program.fix()))
+            raise BackendUnavailable(self.name, reason, libtorch_program.fix())
         return libtorch_program
 
     def probe(self) -> BackendInfo:
@@ -234,17 +231,14 @@ _REGISTRY: dict[str, Backend] = {
             "djl",
             "jpype",
             ("jpype1",),
-            fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
+            "make djl   (Java 17 + Maven fetch the pinned jars)",
             "Deep Java Library through a JPype worker process",
         ),
         _LibTorch(
             "libtorch",
             "",
             (),
-            fix_here(
-                "make libtorch   (builds the C++ program with CMake; "
-                "needs cmake and a C++ compiler)"
-            ),
+            "make libtorch   (builds the C++ program with CMake; needs cmake and a C++ compiler)",
             "a C++ program linked against the torch wheel's libtorch",
         ),
     )
