@@ -4,11 +4,17 @@ The data the lessons read (recorded GPU runs in ``gpu/``, sample images in ``ima
 the checkout's ``data/`` folder and is shipped inside the package as ``fpexplore/data`` when a
 wheel is built (see ``setup.py``). A checkout's ``data/`` takes precedence, so new recordings
 are found there; an installed package reads its own copy through `importlib.resources`.
+
+GPU records are looked up in order (`gpu_record_dirs`): ``$FPEXPLORE_DATA/gpu`` or the
+checkout's ``data/gpu``, then the user's own recordings (`user_data_dir`, where ``fpexplore
+record-gpu`` writes when the package is installed: site-packages may not be writable and is
+replaced on upgrade), then the package's data; a file name found earlier hides a later one.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +25,20 @@ BINDER_URL = os.environ.get(
     "FPEXPLORE_BINDER_URL",
     "https://mybinder.org/v2/gh/fpexplore/fpexplore/HEAD?urlpath=lab/tree/notebooks",
 )
+
+
+def in_browser() -> bool:
+    """Whether Python runs in a web page (Pyodide, as in JupyterLite): no torch, TensorFlow,
+    Java or subprocesses there."""
+    return sys.platform == "emscripten"
+
+
+def fix_here(fix: str) -> str:
+    """The fix for a missing framework as it applies here: ``fix`` itself, or in a browser
+    (`in_browser`) the link to the Binder version, where every framework is installed."""
+    if in_browser():
+        return f"open the Binder version, where torch, TensorFlow and DJL run: {BINDER_URL}"
+    return fix
 
 
 def in_checkout() -> bool:
@@ -51,3 +71,37 @@ def data_dir() -> Path:
     if in_checkout() and (REPO_DIR / "data").is_dir():
         return REPO_DIR / "data"
     return package_data_dir()
+
+
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/fpexplore``, else ``~/.local/share/fpexplore``: the user's recordings."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "fpexplore"
+
+
+#: where `recordings_dir` points, in words (``fpexplore record-gpu --help`` shows it)
+RECORDINGS_HELP = (
+    "$FPEXPLORE_DATA/gpu if set, else data/gpu in a source checkout, "
+    "else $XDG_DATA_HOME/fpexplore/gpu (~/.local/share/fpexplore/gpu)"
+)
+
+
+def recordings_dir() -> Path:
+    """Where ``fpexplore record-gpu`` writes by default (never inside an installed package):
+    ``$FPEXPLORE_DATA/gpu``, else the checkout's ``data/gpu``, else ``user_data_dir()/gpu``."""
+    env = os.environ.get("FPEXPLORE_DATA")
+    if env:
+        return Path(env) / "gpu"
+    if in_checkout() and (REPO_DIR / "data").is_dir():
+        return REPO_DIR / "data" / "gpu"
+    return user_data_dir() / "gpu"
+
+
+def gpu_record_dirs() -> list[Path]:
+    """The folders GPU records are read from, first one first: ``$FPEXPLORE_DATA/gpu`` or the
+    checkout's ``data/gpu``, then the user's recordings, then the package's own records."""
+    out = [recordings_dir()]
+    for folder in (user_data_dir() / "gpu", package_data_dir() / "gpu"):
+        if folder not in out:
+            out.append(folder)
+    return out

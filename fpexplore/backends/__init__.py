@@ -19,9 +19,12 @@ from functools import cache
 from types import ModuleType
 
 from ..errors import BackendUnavailable, InvalidParameter
+from ..paths import fix_here, in_browser
 from . import torch_probe
 
 FIX_SETUP = "make test   (or: pip install -e '.[all]')"
+if in_browser():  # Pyodide (JupyterLite): every fix is the Binder version (paths.BINDER_URL)
+    FIX_SETUP = fix_here(FIX_SETUP)
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ class _LibTorch(Backend):
 
         reason = libtorch_program.missing()
         if reason:
-            raise BackendUnavailable(self.name, reason, libtorch_program.fix())
+            raise BackendUnavailable(self.name, reason, fix_here(libtorch_program.fix()))
         return libtorch_program
 
     def probe(self) -> BackendInfo:
@@ -231,14 +234,17 @@ _REGISTRY: dict[str, Backend] = {
             "djl",
             "jpype",
             ("jpype1",),
-            "make djl   (Java 17 + Maven fetch the pinned jars)",
+            fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
             "Deep Java Library through a JPype worker process",
         ),
         _LibTorch(
             "libtorch",
             "",
             (),
-            "make libtorch   (builds the C++ program with CMake; needs cmake and a C++ compiler)",
+            fix_here(
+                "make libtorch   (builds the C++ program with CMake; "
+                "needs cmake and a C++ compiler)"
+            ),
             "a C++ program linked against the torch wheel's libtorch",
         ),
     )
