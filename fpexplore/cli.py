@@ -183,8 +183,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print JSON for scripts")
     run.add_argument("--brief", action="store_true", help="leave out the explanation")
     run.add_argument("--wide", action="store_true", help="every table column in full")
-    rec = sub.add_parser("record-gpu", help="run every GPU experiment and record it to data/gpu")
-    rec.add_argument("--out", default=None, help="output folder (default: data/gpu)")
+    from .paths import RECORDINGS_HELP
+
+    rec = sub.add_parser(
+        "record-gpu",
+        help="run every GPU experiment and record it (to data/gpu in a checkout)",
+        description="Run every GPU experiment on a device and write one JSON record. Lessons "
+        "read records from data/gpu (or $FPEXPLORE_DATA/gpu), then the user's recordings, "
+        "then the package's own.",
+    )
+    rec.add_argument("--out", default=None, help=f"output folder (default: {RECORDINGS_HELP})")
     rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
     rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     _add_delivery_commands(sub)

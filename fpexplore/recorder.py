@@ -1,4 +1,7 @@
-"""Record every GPU experiment on a device into ``data/gpu`` (``fpexplore record-gpu``).
+"""Record every GPU experiment on a device (``fpexplore record-gpu``).
+
+The record goes to `fpexplore.paths.recordings_dir`: ``data/gpu`` in a checkout, the user's
+data folder when the package is installed.
 
 The experiments live with their lessons (``lessons/<name>/experiment.py``); `fpexplore.records`
 loads and validates what this writes.
@@ -13,7 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .records import FORMAT, VERSION, gpu_dir, slug, validate
+from .paths import recordings_dir
+from .records import FORMAT, VERSION, slug, validate
 
 
 def record_gpu(
@@ -112,7 +116,7 @@ def record_gpu(
     }
     data = json.loads(json.dumps(data, allow_nan=True))  # plain JSON types only
     validate(data, "the new record")
-    folder = Path(out_dir) if out_dir is not None else gpu_dir()
+    folder = Path(out_dir) if out_dir is not None else recordings_dir()
     folder.mkdir(parents=True, exist_ok=True)
     name = slug(prov["gpu_name"] or f"{dev.type}-{prov['machine']}") + "-" + slug(prov["torch"])
     path = folder / f"{name}{'-quick' if quick else ''}.json"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .errors import FpexploreError, RecordError
-from .paths import data_dir
+from .paths import data_dir, gpu_record_dirs
 
 FORMAT = "fpexplore-gpu-record"
 VERSION = 1
@@ -282,6 +282,14 @@ def gpu_dir() -> Path:
     return data_dir() / "gpu"
 
 
+def gpu_dirs() -> list[Path]:
+    """Where records are read from, first one first (`fpexplore.paths.gpu_record_dirs`: the
+    checkout's or ``$FPEXPLORE_DATA``'s, the user's recordings, the package's own records),
+    after `gpu_dir` if that names another folder."""
+    dirs = gpu_record_dirs()
+    return dirs if gpu_dir() in dirs else [gpu_dir(), *dirs]
+
+
 class RecordWarning(UserWarning):
     """A record in data/gpu was skipped: it cannot be read or does not validate."""
 
@@ -315,12 +323,22 @@ def _read(path: Path) -> dict[str, Any]:
 def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     """The valid record files in ``data/gpu`` (or ``directory``), newest recording first.
 
+    Without ``directory``, every folder of `gpu_dirs` is read (the checkout's, the user's
+    recordings, the package's); a file name found in an earlier folder hides a later one.
+
     Quick smoke-test records are left out; a file that cannot be read or does not validate is
     skipped with a `RecordWarning` naming it and saying why.
     """
-    folder = Path(directory) if directory is not None else gpu_dir()
+    folders = [Path(directory)] if directory is not None else gpu_dirs()
+    names: set[str] = set()  # a file name found in an earlier folder hides a later one
+    paths = []
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            if path.name not in names:
+                names.add(path.name)
+                paths.append(path)
     found = []
-    for path in sorted(folder.glob("*.json")):
+    for path in paths:
         try:
             data = _read(path)
         except RecordError as exc:

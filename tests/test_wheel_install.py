@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,7 +21,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 PIP = [sys.executable, "-m", "pip"]
-PIP_WHEEL = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
 PROBE = r"""
 import json, os, sys
 import fpexplore
@@ -40,34 +38,21 @@ print(json.dumps(out))
 """
 
 
-def _tree_copy(dest: Path) -> Path:
-    """The working tree's tracked and new (not ignored) files, copied to ``dest``."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for rel in filter(None, (p.decode() for p in listed)):
-        src = REPO / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    return dest
+def _build_wheel(out: Path) -> Path:
+    """fpexplore's wheel, built by `make lite`'s own step (lite/build.py)."""
+    sys.path.insert(0, str(REPO))
+    try:
+        from lite.build import fpexplore_wheel
+    finally:
+        sys.path.remove(str(REPO))
+    return fpexplore_wheel(out)
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Python of a fresh venv outside the checkout with the built wheel installed."""
     base = tmp_path_factory.mktemp("wheel")
-    src = _tree_copy(base / "src")
-    wheels = base / "wheels"
-    subprocess.run(
-        [*PIP_WHEEL, "-w", str(wheels), str(src)],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = wheels.glob("fpexplore-*.whl")
+    wheel = _build_wheel(base / "wheels")  # from a copy of the checkout, removed once built
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -85,7 +70,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
     )
-    shutil.rmtree(src)  # nothing of the checkout is left to find
     return python
 
 
@@ -144,3 +128,46 @@ def _image_shape(kind: str) -> tuple[int, int]:
     from fpexplore import images
 
     return images.SIZES[kind]
+
+
+def _record(good: dict, date: str) -> dict:
+    data = json.loads(json.dumps(good))
+    data["provenance"]["date"] = date
+    return data
+
+
+def test_record_gpu_default_and_record_precedence(monkeypatch, tmp_path: Path) -> None:
+    """``record-gpu`` never writes into an installed package by default; records are read from
+    the checkout (or $FPEXPLORE_DATA) first, then the user's recordings, then the package's."""
+    from fpexplore import cli, paths, records
+
+    good = json.loads(records.find().read_text())
+    monkeypatch.delenv("FPEXPLORE_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    user = tmp_path / "xdg" / "fpexplore" / "gpu"
+    assert paths.recordings_dir() == REPO / "data" / "gpu"  # a checkout: its data/gpu
+    assert paths.gpu_record_dirs()[:2] == [REPO / "data" / "gpu", user]
+
+    # an installed package (no checkout): the user's folder, and the package's data last
+    package = tmp_path / "site" / "fpexplore" / "data"
+    monkeypatch.setattr(paths, "in_checkout", lambda: False)
+    monkeypatch.setattr(paths, "package_data_dir", lambda: package)
+    assert paths.recordings_dir() == user
+    assert paths.gpu_record_dirs() == [user, package / "gpu"]
+    assert records.gpu_dirs() == [user, package / "gpu"]
+    (package / "gpu").mkdir(parents=True)
+    user.mkdir(parents=True)
+    (package / "gpu" / "card-a.json").write_text(json.dumps(_record(good, "2020-01-01T00:00")))
+    (package / "gpu" / "card-b.json").write_text(json.dumps(_record(good, "2020-01-02T00:00")))
+    (user / "card-a.json").write_text(json.dumps(_record(good, "2020-01-03T00:00")))
+    assert records.available() == [user / "card-a.json", package / "gpu" / "card-b.json"]
+    assert records.find() == user / "card-a.json"
+
+    # $FPEXPLORE_DATA comes first, and is where record-gpu writes
+    monkeypatch.setenv("FPEXPLORE_DATA", str(tmp_path / "mine"))
+    assert paths.recordings_dir() == tmp_path / "mine" / "gpu"
+    assert paths.gpu_record_dirs() == [tmp_path / "mine" / "gpu", user, package / "gpu"]
+
+    # --help says where the record goes
+    text = cli.build_parser()._subparsers._group_actions[0].choices["record-gpu"].format_help()
+    assert "~/.local/share/fpexplore/gpu" in text and "data/gpu in a source checkout" in text
