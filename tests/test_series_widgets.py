@@ -144,3 +144,22 @@ def test_divergence_explorer_computes_cheap_neighbours_first():
         {"model": "b", "against": "torch", "plant": None},  # b has no "p": the menu shows none
         {"model": "a", "against": "keras", "plant": "p"},
     ]
+
+
+def test_divergence_figure_as_svg_points_at_the_culprit():
+    from fpexplore.diverge.report import DivergenceReport, LayerRow, Side
+    from fpexplore.diverge.widget import plot_svg
+
+    ok = Side(0.5, 2.0, 0.25, True, 0, 4, float("inf"))
+    bad = Side(900.0, 2.0, 450.0, False, 3, 4, float("inf"))
+    rows = (
+        LayerRow("fc1", "linear", "x @ W", (4,), 8, ok, ok, 0.0, 0.0),
+        LayerRow("norm", "layernorm", "eps", (4,), 4, ok, bad, 700.0, 0.0),
+    )
+    report = DivergenceReport(("torch", "mine"), ("1", "1"), "binary32", rows, 0.0, "toy")
+    svg = plot_svg(report)
+    assert svg.startswith("<svg") and "toy — diverge" in svg
+    assert "first divergence: norm" in svg and "(mine)" in svg
+    assert "mine at norm: adds 900 ULP, bound 2 (3 of 4 elements outside)" in svg
+    agree = DivergenceReport(("torch", "mine"), ("1", "1"), "binary32", rows[:1], 0.0, "toy")
+    assert "agree within rounding" in plot_svg(agree) and "first divergence" not in plot_svg(agree)

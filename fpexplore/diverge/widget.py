@@ -12,7 +12,7 @@ import numpy as np
 
 from .report import DivergenceReport
 
-#: pictures the explorer keeps (verdict and PNG per model, implementation and plant)
+#: settings the explorer keeps (verdict and SVG figure per model, implementation and plant)
 KEPT = 48
 
 
@@ -103,13 +103,140 @@ def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
     return fig
 
 
-def _png(fig: Any) -> bytes:
-    """A figure as PNG bytes at its own size (fast zlib level: the pixels are the same)."""
-    import io
+_C = ("#1f77b4", "#ff7f0e", "#d62728")  # matplotlib's C0, C1, C3
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, pil_kwargs={"compress_level": 1})
-    return buf.getvalue()
+
+def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> str:
+    """The figure of `plot` as SVG markup (the explorer's: the browser draws it, so a new
+    setting costs the kernel no rendering and no PNG encoding)."""
+    rows = report.rows
+    n = max(len(rows), 1)
+    longest = max((len(r.name) for r in rows), default=1)
+    left, right, top = 70, width - 12, 30
+    bottom = height - int(20 + 0.707 * 5.2 * longest)
+    floor = 1e-3
+    bound = [
+        max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan) for r in rows
+    ]
+    values = [floor, *(max(b, floor) for b in bound if math.isfinite(b))]
+    values += [max(r.diff_ulp, floor) for r in rows if math.isfinite(r.diff_ulp)]
+    for r in rows:
+        values += [max(s.max_ulp, floor) for s in (r.a, r.b) if s is not None]
+    first = report.first
+    lo = math.floor(math.log10(min(values)))
+    hi = math.ceil(math.log10(max(values)) + (1.7 if first is not None else 0.3))
+
+    def fx(i: float) -> float:
+        return left + (i + 0.5) / n * (right - left)
+
+    def fy(v: float) -> float:
+        v = min(max(v, 10.0**lo), 10.0**hi)
+        return bottom - (math.log10(v) - lo) / max(hi - lo, 1) * (bottom - top)
+
+    esc = html.escape
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, sans-serif" font-size="10" '
+        'role="img" style="background:#fff;max-width:100%;height:auto">'
+    ]
+    title = report.label or " vs ".join(report.names)
+    verdict = "agree within rounding" if report.agree else "diverge"
+    out.append(
+        f'<text x="{(left + right) / 2}" y="18" text-anchor="middle" font-size="12">'
+        f"{esc(title)} — {verdict}</text>"
+    )
+    for k in range(lo, hi + 1):
+        y = fy(10.0**k)
+        out.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#000" '
+            f'stroke-opacity="0.12"/><text x="{left - 5}" y="{y + 3.5:.1f}" '
+            f'text-anchor="end">1e{k}</text>'
+        )
+    if first is not None:
+        i = rows.index(first)
+        top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
+        x0, x1 = fx(i - 0.5), fx(i + 0.5)
+        ya, yt = fy(max(top_err, floor)), fy(max(top_err, floor) * 30)
+        out.append(
+            f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{bottom - top}" '
+            f'fill="{_C[2]}" fill-opacity="0.12"/>'
+            f'<text x="{fx(i):.1f}" y="{yt - 14:.1f}" text-anchor="middle" fill="{_C[2]}">'
+            f"first divergence: {esc(first.name)}</text>"
+            f'<text x="{fx(i):.1f}" y="{yt - 2:.1f}" text-anchor="middle" fill="{_C[2]}">'
+            f"({esc(', '.join(first.culprits(report.names)))})</text>"
+            f'<line x1="{fx(i):.1f}" y1="{yt + 2:.1f}" x2="{fx(i):.1f}" y2="{ya - 6:.1f}" '
+            f'stroke="{_C[2]}"/><path d="M{fx(i) - 3:.1f},{ya - 10:.1f} l3,5 l3,-5" '
+            f'fill="none" stroke="{_C[2]}"/>'
+        )
+    steps = []
+    for i, b in enumerate(bound):
+        if math.isfinite(b):
+            y = fy(max(b, floor))
+            steps.append(f"{fx(i - 0.5):.1f},{y:.1f} {fx(i + 0.5):.1f},{y:.1f}")
+    if steps:
+        out.append(f'<polyline points="{" ".join(steps)}" fill="none" stroke="#000"/>')
+    diff = " ".join(
+        f"{fx(i):.1f},{fy(max(r.diff_ulp, floor)):.1f}"
+        for i, r in enumerate(rows)
+        if math.isfinite(r.diff_ulp)
+    )
+    out.append(f'<polyline points="{diff}" fill="none" stroke="#808080" stroke-dasharray="2,3"/>')
+    for k, name in enumerate(report.names):
+        for i, r in enumerate(rows):
+            side = r.a if k == 0 else r.b
+            if side is None:
+                continue
+            x, y = fx(i + (k - 0.5) * 0.15), fy(max(side.max_ulp, floor))
+            tip = (
+                f"{name} at {r.name}: adds {side.max_ulp:.3g} ULP, bound {side.bound_ulp:.3g}"
+                f" ({side.n_outside} of {side.n} elements outside)"
+            )
+            shape = (
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4"'
+                if k == 0
+                else f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8"'
+            )
+            out.append(f'<g><title>{esc(tip)}</title>{shape} fill="{_C[k]}"/></g>')
+    out.append(
+        f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" '
+        'fill="none" stroke="#000" stroke-width="0.8"/>'
+        f'<text transform="translate(16 {(top + bottom) / 2}) rotate(-90)" '
+        f'text-anchor="middle" font-size="11">ULPs of {esc(report.fmt)}</text>'
+    )
+    for i, r in enumerate(rows):
+        out.append(
+            f'<text transform="translate({fx(i) + 3:.1f} {bottom + 10}) rotate(-45)" '
+            f'text-anchor="end" font-size="9">{esc(r.name)}</text>'
+        )
+    legend = [
+        (
+            f'<circle cx="{left + 20}" cy="{{y}}" r="4" fill="{_C[0]}"/>',
+            f"{report.names[0]}: error it adds",
+        ),
+        (
+            f'<rect x="{left + 16}" y="{{y4}}" width="8" height="8" fill="{_C[1]}"/>',
+            f"{report.names[1]}: error it adds",
+        ),
+        (
+            f'<line x1="{left + 10}" y1="{{y}}" x2="{left + 30}" y2="{{y}}" stroke="#000"/>',
+            "a-priori bound",
+        ),
+        (
+            f'<line x1="{left + 10}" y1="{{y}}" x2="{left + 30}" y2="{{y}}" stroke="#808080" '
+            'stroke-dasharray="2,3"/>',
+            "|A − B| (inherited + added)",
+        ),
+    ]
+    out.append(
+        f'<rect x="{left + 5}" y="{top + 5}" width="200" height="{len(legend) * 14 + 6}" '
+        'fill="#fff" fill-opacity="0.85" stroke="#ccc"/>'
+    )
+    for j, (mark, label) in enumerate(legend):
+        y = top + 15 + 14 * j
+        out.append(mark.format(y=y, y4=y - 4))
+        out.append(f'<text x="{left + 36}" y="{y + 3}" font-size="9">{esc(label)}</text>')
+    out.append("</svg>")
+    return "".join(out)
 
 
 def _verdict(report: DivergenceReport) -> str:
@@ -145,17 +272,17 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     from ..widgets.explorer import Ahead, error_panel, setting_key
     from . import run_zoo, zoo
 
-    shown: OrderedDict[tuple[Any, ...], tuple[str, bytes]] = OrderedDict()
+    shown: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
 
-    def picture(p: dict[str, Any]) -> tuple[str, bytes]:
+    def picture(p: dict[str, Any]) -> tuple[str, str]:
         report = run_zoo(p["model"], p["against"], p["plant"])
-        return _verdict(report), _png(plot(report, pyplot=False))
+        return _verdict(report), plot_svg(report)
 
     ahead = Ahead(picture, shown, keep=KEPT)  # before the controls: it hears them
     model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
     against_w = w.ToggleButtons(options=("torch", "keras"), value=against, description="against")
     plant_w = w.Dropdown(description="plant")
-    image = w.Image(format="png")
+    image = w.HTML()  # the figure as SVG, drawn by the browser
     verdict = w.HTML()
     swapping = [False]  # the plant menu is being refilled for a new model
 
