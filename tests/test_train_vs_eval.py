@@ -52,7 +52,7 @@ def test_figure_draws_the_chosen_mode(mode):
     c = fpexplore.run("train_vs_eval", mode=mode, runs=50, batch=4)
     fig = train_vs_eval.LESSON.figure(c)
     hist, bars = fig.axes
-    assert sum(p.get_height() for p in hist.patches) == 2 * 50  # both modes, 50 runs each
+    assert sum(p.get_data().values.sum() for p in hist.patches) == 2 * 50  # both modes, 50 runs
     labels = [t.get_text() for t in bars.get_yticklabels()]
     assert labels and all(mode in k or k == "keras default" for k in labels)
     assert c.truth.label.startswith(f"batch_norm[{mode}]")
@@ -74,3 +74,24 @@ def test_bad_parameters_are_named():
         fpexplore.run("train_vs_eval", p=1.0)
     with pytest.raises(InvalidParameter, match="'mode'"):
         fpexplore.run("train_vs_eval", mode="test")
+
+
+@pytest.mark.parametrize("hidden", ["tensorflow", "torch"])
+def test_each_claim_needs_only_its_framework(monkeypatch, hidden):
+    """Without TensorFlow torch's BatchNorm claims are still checked (and Keras's alone
+    without torch); only what needs the missing part is "not checked"."""
+    real = train_vs_eval.backends.missing
+    reason = f"{hidden} hidden by the test. Fix: pip install {hidden}"
+    monkeypatch.setattr(
+        train_vs_eval.backends, "missing", lambda name: reason if name == hidden else real(name)
+    )
+    c = fpexplore.run("train_vs_eval", runs=3, batch=4)
+    own = train_vs_eval.TORCH_BN_CLAIMS if hidden == "tensorflow" else train_vs_eval.KERAS_BN_CLAIMS
+    gone = (
+        train_vs_eval.KERAS_BN_CLAIMS if hidden == "tensorflow" else train_vs_eval.TORCH_BN_CLAIMS
+    )
+    assert all(c.claims[k].state == "holds" for k in own), {k: c.claims[k] for k in own}
+    for k in (*gone, *train_vs_eval.BOTH_BN_CLAIMS):
+        assert c.claims[k].state == "not checked" and reason in c.claims[k].reason
+    assert any(o.unavailable == reason for o in c.outcomes)
+    assert c.truth is not None and c.data["bn_ulp"]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import backends, formats, metrics
+from ..memo import Memo
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ..truth import reference
@@ -125,24 +126,51 @@ def _dropout_part(
     return outcomes, claims, data
 
 
-def _batchnorm_part(
-    torch: Any, seed: int, batch: int, momentum: float, eps: float, mode: str
-) -> tuple[list[Outcome], dict[str, Claim], Any, dict[str, Any]]:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    backends.load("tensorflow")
-    import keras
-
+def _bn_inputs(seed: int, batch: int) -> dict[str, np.ndarray]:
+    """The BatchNorm layer's input (at least 2 samples), weights and running statistics."""
     g = np.random.Generator(np.random.PCG64(seed + 1))
     x = (g.standard_normal((max(batch, 2), C)) * 3 + 1).astype(np.float32)
     gamma = (1 + 0.5 * g.standard_normal(C)).astype(np.float32)
     beta = (0.5 * g.standard_normal(C)).astype(np.float32)
     run_mean = (0.3 * g.standard_normal(C)).astype(np.float32)
     run_var = (1 + g.random(C)).astype(np.float32)
+    return {"x": x, "gamma": gamma, "beta": beta, "run_mean": run_mean, "run_var": run_var}
 
+
+def _bn_truth(seed: int, batch: int, eps: float, training: bool) -> Any:
+    """The certified BatchNorm output (mpmath), kept per input, epsilon and mode: moving the
+    momentum, p or runs does not recompute it."""
+
+    def make() -> Any:
+        v = _bn_inputs(seed, batch)
+        stats = {} if training else {"running_mean": v["run_mean"], "running_var": v["run_var"]}
+        return reference.batch_norm(
+            v["x"], weight=v["gamma"], bias=v["beta"], training=training, eps=eps, **stats
+        )
+
+    return _PARTS.get(("truth", seed, batch, eps, training), lambda: _split_once(make()))
+
+
+def _split_once(truth: Any) -> Any:
+    """``truth`` with its float64 split computed once (each measurement against it asks for
+    it again, and it converts every element from mpmath); the arrays are made read-only."""
+    parts = truth.split_known()
+    for a in parts:
+        a.setflags(write=False)
+    truth.split_known = lambda: parts
+    return truth
+
+
+def _torch_bn(
+    torch: Any, seed: int, batch: int, momentum: float, eps: float
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """torch's BatchNorm1d in both modes and its running-statistics update (needs torch only)."""
+    v = _bn_inputs(seed, batch)
+    x, run_mean, run_var = v["x"], v["run_mean"], v["run_var"]
     bn = torch.nn.BatchNorm1d(C, eps=eps, momentum=momentum)
     with torch.no_grad():
-        bn.weight.copy_(torch.from_numpy(gamma))
-        bn.bias.copy_(torch.from_numpy(beta))
+        bn.weight.copy_(torch.from_numpy(v["gamma"]))
+        bn.bias.copy_(torch.from_numpy(v["beta"]))
         bn.running_mean.copy_(torch.from_numpy(run_mean))
         bn.running_var.copy_(torch.from_numpy(run_var))
         bn.eval()
@@ -151,11 +179,8 @@ def _batchnorm_part(
         y_train = bn(torch.from_numpy(x)).numpy()
     new_mean, new_var = bn.running_mean.numpy().copy(), bn.running_var.numpy().copy()
     n = x.shape[0]
-    bm, bv_b, bv_u = (
-        x.mean(0, dtype=np.float64),
-        x.var(0, dtype=np.float64),
-        x.var(0, ddof=1, dtype=np.float64),
-    )
+    bm = x.mean(0, dtype=np.float64)
+    bv_b, bv_u = x.var(0, dtype=np.float64), x.var(0, ddof=1, dtype=np.float64)
     exp_u = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_u
     exp_b = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_b
     try:
@@ -164,51 +189,14 @@ def _batchnorm_part(
         batch1 = "accepted"
     except ValueError as exc:
         batch1 = str(exc)
-
-    def bn_truth(eps_: float, training: bool) -> Any:
-        stats = {} if training else {"running_mean": run_mean, "running_var": run_var}
-        return reference.batch_norm(
-            x, weight=gamma, bias=beta, training=training, eps=eps_, **stats
-        )
-
-    truth_eval, truth_train = bn_truth(eps, False), bn_truth(eps, True)
-    truth_keras_default = bn_truth(1e-3, False)
-
-    def keras_bn(**kw: Any) -> Any:
-        layer = keras.layers.BatchNormalization(**kw)
-        layer.build((None, C))
-        layer.set_weights([gamma, beta, run_mean, run_var])
-        return layer
-
-    k_default = keras_bn()
-    yk_default = np.asarray(k_default(x, training=False))
-    k_matched = keras_bn(epsilon=eps, momentum=1 - momentum)
-    yk_eval = np.asarray(k_matched(x, training=False))
-    yk_train = np.asarray(k_matched(x, training=True))
-    km, kv = (np.asarray(v) for v in k_matched.get_weights()[2:])
-    k1 = keras_bn(epsilon=eps)
-    yk_batch1 = np.asarray(k1(x[:1], training=True))
-
-    b_eval = rounding_bound(x, gamma, beta, run_mean, run_var, eps, y_eval)
-    b_train = rounding_bound(x, gamma, beta, bm, bv_b, eps, y_train)
-    b_own = rounding_bound(x, gamma, beta, run_mean, run_var, 1e-3, yk_default)
-    bound = float(max(b_eval.max(), b_train.max()))
+    truth_eval = _bn_truth(seed, batch, eps, False)
+    truth_train = _bn_truth(seed, batch, eps, True)
     ref_scale = np.abs(truth_eval.split()[0]).max()
-    batch1_dev = float(np.abs(yk_batch1[0].astype(np.float64) - beta).max())
-    # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
-    # the two terms cancel, leaving rounding of size ulp(|x| * inv).
-    batch1_ulp = float((np.abs(x[0]) * np.abs(gamma) / np.sqrt(eps)).max()) * 2.0**-23
-
-    tv, kver = torch.__version__, keras.__version__
-    truth = truth_eval if mode == "eval" else truth_train
+    tv = torch.__version__
+    settings = {"eps": eps, "momentum": momentum}
     outcomes = [
         Outcome.measured(
-            "torch BatchNorm1d eval()",
-            "torch",
-            y_eval,
-            truth_eval,
-            version=tv,
-            settings={"eps": eps, "momentum": momentum},
+            "torch BatchNorm1d eval()", "torch", y_eval, truth_eval, version=tv, settings=settings
         ),
         Outcome.measured(
             "torch BatchNorm1d train()",
@@ -216,44 +204,18 @@ def _batchnorm_part(
             y_train,
             truth_train,
             version=tv,
-            settings={"eps": eps, "momentum": momentum},
-        ),
-        Outcome.measured(
-            "Keras BatchNormalization defaults, inference",
-            "tensorflow",
-            yk_default,
-            truth_eval,
-            version=kver,
-            settings={"epsilon": 1e-3, "momentum": 0.99},
-            note="measured against torch's eps",
-        ),
-        Outcome.measured(
-            "Keras BatchNormalization matched, inference",
-            "tensorflow",
-            yk_eval,
-            truth_eval,
-            version=kver,
-            settings={"epsilon": eps, "momentum": 1 - momentum},
-        ),
-        Outcome.measured(
-            "Keras BatchNormalization matched, training=True",
-            "tensorflow",
-            yk_train,
-            truth_train,
-            version=kver,
-            settings={"epsilon": eps, "momentum": 1 - momentum},
+            settings=settings,
         ),
     ]
-    e_t_eval, e_t_train, e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
-    e_default_own = np.abs(metrics.measure(yk_default, truth_keras_default).ulp)
+    e_eval, e_train = (np.abs(o.error.ulp) for o in outcomes)
     claims = {
         "bn_train_uses_batch_stats": Claim(
             f"train mode normalizes with the batch's mean and biased variance: torch is within "
-            f"{e_t_train.max():.3g} ULP of that reference",
+            f"{e_train.max():.3g} ULP of that reference",
             bool(np.abs(y_train - truth_train.split()[0]).max() < 1e-5 * ref_scale),
         ),
         "bn_eval_uses_running_stats": Claim(
-            f"eval mode uses the running statistics: torch within {e_t_eval.max():.3g} ULP of "
+            f"eval mode uses the running statistics: torch within {e_eval.max():.3g} ULP of "
             "that reference, and train/eval outputs differ",
             bool(
                 np.abs(y_eval - truth_eval.split()[0]).max() < 1e-5 * ref_scale
@@ -279,6 +241,119 @@ def _batchnorm_part(
         "bn_batch1_torch": Claim(
             f"torch refuses batch size 1 in train mode: {batch1!r}", batch1 != "accepted"
         ),
+    }
+    data = {
+        "y_eval": y_eval,
+        "y_train": y_train,
+        "e_eval": e_eval,
+        "e_train": e_train,
+        "running_mean": new_mean,
+        "running_var": new_var,
+        "expected_var_biased": exp_b,
+    }
+    return outcomes, claims, data
+
+
+#: Keras layers built once per process (building creates four TensorFlow variables, the
+#: slowest step of a widget update): "default" keeps Keras's own epsilon and momentum,
+#: "configured" gets them set before each use (its constructor only stores them; call()
+#: reads them). Both get the lesson's weights and statistics before each use.
+_LAYERS: dict[str, Any] = {}
+
+
+def _keras_layer(keras: Any, v: dict[str, np.ndarray], **kw: Any) -> Any:
+    """A built BatchNormalization layer holding ``v``'s weights and statistics: Keras's
+    defaults without ``kw``, else ``epsilon`` and ``momentum`` as given."""
+    role = "configured" if kw else "default"
+    layer = _LAYERS.get(role)
+    if layer is None:
+        layer = _LAYERS[role] = keras.layers.BatchNormalization()
+        layer.build((None, C))
+    if kw:
+        layer.epsilon = float(kw.get("epsilon", 1e-3))
+        layer.momentum = float(kw.get("momentum", 0.99))
+    layer.set_weights([v["gamma"], v["beta"], v["run_mean"], v["run_var"]])
+    return layer
+
+
+def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
+    """Keras's BatchNormalization with its own defaults, inference (kept per input: it does
+    not depend on any BatchNorm control)."""
+
+    def make() -> tuple[np.ndarray, Any]:
+        keras = _keras()
+        layer = _keras_layer(keras, _bn_inputs(seed, batch))
+        y = np.asarray(layer(_bn_inputs(seed, batch)["x"], training=False))
+        own = metrics.measure(y, _bn_truth(seed, batch, 1e-3, False))
+        return y, own
+
+    return _PARTS.get(("keras default", seed, batch), make)
+
+
+def _keras() -> Any:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    backends.load("tensorflow")
+    import keras
+
+    return keras
+
+
+def _keras_bn(
+    seed: int, batch: int, momentum: float, eps: float
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """Keras's BatchNormalization with its defaults and with torch's settings matched, and
+    what needs only Keras and the reference (needs TensorFlow only)."""
+    keras = _keras()
+    v = _bn_inputs(seed, batch)
+    x, gamma, beta = v["x"], v["gamma"], v["beta"]
+    truth_eval = _bn_truth(seed, batch, eps, False)
+    truth_train = _bn_truth(seed, batch, eps, True)
+    yk_default, own = _keras_default(seed, batch)
+    k_matched = _keras_layer(keras, v, epsilon=eps, momentum=1 - momentum)
+    yk_eval = np.asarray(k_matched(x, training=False))
+    yk_train = np.asarray(k_matched(x, training=True))
+    km, kv = (np.asarray(w) for w in k_matched.get_weights()[2:])
+    yk_batch1 = np.asarray(_keras_layer(keras, v, epsilon=eps, momentum=0.99)(x[:1], training=True))
+    b_eval, _b_train = _bounds(seed, batch, eps)
+    b_own = rounding_bound(
+        x, gamma, beta, v["run_mean"], v["run_var"], 1e-3, _rounded(seed, batch, 1e-3, False)
+    )
+    batch1_dev = float(np.abs(yk_batch1[0].astype(np.float64) - beta).max())
+    # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
+    # the two terms cancel, leaving rounding of size ulp(|x| * inv).
+    batch1_ulp = float((np.abs(x[0]) * np.abs(gamma) / np.sqrt(eps)).max()) * 2.0**-23
+    kver = keras.__version__
+    matched = {"epsilon": eps, "momentum": 1 - momentum}
+    outcomes = [
+        Outcome.measured(
+            "Keras BatchNormalization defaults, inference",
+            "tensorflow",
+            yk_default,
+            truth_eval,
+            version=kver,
+            settings={"epsilon": 1e-3, "momentum": 0.99},
+            note="measured against torch's eps",
+        ),
+        Outcome.measured(
+            "Keras BatchNormalization matched, inference",
+            "tensorflow",
+            yk_eval,
+            truth_eval,
+            version=kver,
+            settings=matched,
+        ),
+        Outcome.measured(
+            "Keras BatchNormalization matched, training=True",
+            "tensorflow",
+            yk_train,
+            truth_train,
+            version=kver,
+            settings=matched,
+        ),
+    ]
+    e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
+    e_default_own = np.abs(own.ulp)
+    claims = {
         "bn_batch1_keras": Claim(
             "Keras accepts batch size 1 with training=True and returns beta whatever the input "
             f"(x - mean is 0): it deviates from beta by {batch1_dev:.3g}, the rounding of its "
@@ -302,43 +377,68 @@ def _batchnorm_part(
             f"{e_default_own.max():.3g} ULP of the epsilon=1e-3 reference",
             bool((e_default_own <= b_own).all()),
         ),
+    }
+    data = {
+        "e_default": e_default,
+        "e_eval": e_k_eval,
+        "e_train": e_k_train,
+        "moving_mean": km,
+        "moving_var": kv,
+    }
+    return outcomes, claims, data
+
+
+def _rounded(seed: int, batch: int, eps: float, training: bool) -> np.ndarray:
+    """The reference rounded to float32: the output whose ULPs the bound counts in."""
+    return _bn_truth(seed, batch, eps, training).split()[0].astype(np.float32)
+
+
+def _bounds(seed: int, batch: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """`rounding_bound` of the layer in eval and train mode, element by element."""
+    v = _bn_inputs(seed, batch)
+    x = v["x"]
+    mean, var = x.mean(0, dtype=np.float64), x.var(0, dtype=np.float64)
+    args = (x, v["gamma"], v["beta"])
+    return (
+        rounding_bound(*args, v["run_mean"], v["run_var"], eps, _rounded(seed, batch, eps, False)),
+        rounding_bound(*args, mean, var, eps, _rounded(seed, batch, eps, True)),
+    )
+
+
+def _both_claims(
+    momentum: float, eps: float, t: dict[str, Any], k: dict[str, Any], bounds: Any
+) -> dict[str, Claim]:
+    """The claims that compare torch with Keras (need both)."""
+    b_eval, b_train = bounds
+    bound = float(max(b_eval.max(), b_train.max()))
+    e_t = max(t["e_eval"].max(), t["e_train"].max())
+    e_k = max(k["e_eval"].max(), k["e_train"].max())
+    return {
         "keras_matched_agrees": Claim(
             f"with epsilon={eps:g} and momentum={1 - momentum:g} (= 1 - torch's), Keras is "
-            f"within {max(e_k_eval.max(), e_k_train.max()):.3g} ULP of the reference in both "
-            f"modes (torch: {max(e_t_eval.max(), e_t_train.max()):.3g}); both inside the "
-            f"float32 rounding bound of the layer, element by element (up to {bound:.3g} ULP)",
+            f"within {e_k:.3g} ULP of the reference in both modes (torch: {e_t:.3g}); both "
+            f"inside the float32 rounding bound of the layer, element by element (up to "
+            f"{bound:.3g} ULP)",
             bool(
-                (e_k_eval <= b_eval).all()
-                and (e_k_train <= b_train).all()
-                and (e_t_eval <= b_eval).all()
-                and (e_t_train <= b_train).all()
+                (k["e_eval"] <= b_eval).all()
+                and (k["e_train"] <= b_train).all()
+                and (t["e_eval"] <= b_eval).all()
+                and (t["e_train"] <= b_train).all()
             ),
         ),
         "keras_moving_mean_matches": Claim(
             "with momentum matched, Keras's moving_mean update equals torch's running_mean",
-            bool(np.allclose(km, new_mean, rtol=1e-6, atol=1e-7)),
+            bool(np.allclose(k["moving_mean"], t["running_mean"], rtol=1e-6, atol=1e-7)),
         ),
         "keras_moving_var_biased": Claim(
             "but Keras's moving_variance uses the biased batch variance: it still differs from "
             "torch's running_var",
-            bool(np.allclose(kv, exp_b, rtol=1e-6) and not np.allclose(kv, new_var, rtol=1e-6)),
+            bool(
+                np.allclose(k["moving_var"], t["expected_var_biased"], rtol=1e-6)
+                and not np.allclose(k["moving_var"], t["running_var"], rtol=1e-6)
+            ),
         ),
     }
-    data = {
-        "bn_x": x,
-        "bn_ulp": {
-            "torch eval": float(e_t_eval.max()),
-            "torch train": float(e_t_train.max()),
-            "keras default": float(e_default.max()),
-            "keras matched eval": float(e_k_eval.max()),
-            "keras matched train": float(e_k_train.max()),
-        },
-        "bn_bound": bound,
-        "bn_bound_by_mode": {"eval": float(b_eval.max()), "train": float(b_train.max())},
-        "torch_running_var": new_var,
-        "keras_moving_var": kv,
-    }
-    return outcomes, claims, truth, data
 
 
 #: The claims as stated when a part they need is missing (torch for all, TensorFlow for the
@@ -350,22 +450,34 @@ DROPOUT_CLAIMS = {
     "dropout_removed_equals_eval": "removing the Dropout layer and copying the weights gives "
     "eval()'s output bit for bit",
 }
-BATCHNORM_CLAIMS = {
+TORCH_BN_CLAIMS = {
     "bn_train_uses_batch_stats": "train mode normalizes with the batch's mean and biased variance",
     "bn_eval_uses_running_stats": "eval mode uses the running statistics",
     "bn_running_var_unbiased": "torch's running_var update uses the unbiased batch variance",
     "bn_running_mean": "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
     "bn_batch1_torch": "torch refuses batch size 1 in train mode",
+}
+KERAS_BN_CLAIMS = {
     "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
     "keras_defaults_disagree": "with Keras's defaults (epsilon 1e-3) the same weights give "
     "other outputs than torch's reference",
     "keras_defaults_own_convention": "Keras's defaults are right for their own convention",
+}
+BOTH_BN_CLAIMS = {
     "keras_matched_agrees": "with epsilon and momentum matched, Keras is within the rounding "
     "bound of the reference in both modes",
     "keras_moving_mean_matches": "with momentum matched, Keras's moving_mean update equals "
     "torch's running_mean",
     "keras_moving_var_biased": "Keras's moving_variance uses the biased batch variance",
 }
+#: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
+#: comparisons of the two
+BATCHNORM_CLAIMS = {**TORCH_BN_CLAIMS, **KERAS_BN_CLAIMS, **BOTH_BN_CLAIMS}
+
+#: results of the lesson's parts, by what each depends on: moving one control recomputes only
+#: the parts that depend on it (the dropout MLP for p and runs, the BatchNorm layers for
+#: momentum and eps, the figure alone for the mode)
+_PARTS = Memo(keep=128)
 
 
 def _missing_part(
@@ -375,28 +487,86 @@ def _missing_part(
     return rows, {k: Claim.not_checked(t, why) for k, t in texts.items()}
 
 
+def _batchnorm_part(
+    seed: int, batch: int, momentum: float, eps: float, torch_missing: Any, tf_missing: Any
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """torch's layer where torch is, Keras's where TensorFlow is, their comparison where both
+    are: each claim is checked when what it needs is present."""
+    outcomes: list[Outcome] = []
+    claims: dict[str, Claim] = {}
+    t = k = None
+    if torch_missing:
+        outcomes.append(Outcome.missing("torch BatchNorm1d", "torch", torch_missing))
+    else:
+        t_out, t_claims, t = _PARTS.get(
+            ("torch bn", seed, batch, momentum, eps),
+            lambda: _torch_bn(backends.load("torch"), seed, batch, momentum, eps),
+        )
+        outcomes += t_out
+        claims.update(t_claims)
+    if tf_missing:
+        outcomes.append(Outcome.missing("Keras BatchNormalization", "tensorflow", tf_missing))
+    else:
+        k_out, k_claims, k = _PARTS.get(
+            ("keras bn", seed, batch, momentum, eps),
+            lambda: _keras_bn(seed, batch, momentum, eps),
+        )
+        outcomes += k_out
+        claims.update(k_claims)
+    data: dict[str, Any] = {}
+    if t is not None or k is not None:
+        b_eval, b_train = _bounds(seed, batch, eps)
+        data = {
+            "bn_x": _bn_inputs(seed, batch)["x"],
+            "bn_ulp": {},
+            "bn_bound": float(max(b_eval.max(), b_train.max())),
+            "bn_bound_by_mode": {"eval": float(b_eval.max()), "train": float(b_train.max())},
+        }
+    if t is not None:
+        data["bn_ulp"].update(
+            {"torch eval": float(t["e_eval"].max()), "torch train": float(t["e_train"].max())}
+        )
+        data["torch_running_var"] = t["running_var"]
+    if k is not None:
+        data["bn_ulp"].update(
+            {
+                "keras default": float(k["e_default"].max()),
+                "keras matched eval": float(k["e_eval"].max()),
+                "keras matched train": float(k["e_train"].max()),
+            }
+        )
+        data["keras_moving_var"] = k["moving_var"]
+    if t is not None and k is not None:
+        claims.update(_both_claims(momentum, eps, t, k, _bounds(seed, batch, eps)))
+    for texts, why in (
+        (TORCH_BN_CLAIMS, torch_missing),
+        (KERAS_BN_CLAIMS, tf_missing),
+        (BOTH_BN_CLAIMS, torch_missing or tf_missing),
+    ):
+        if why:
+            claims.update({key: Claim.not_checked(text, str(why)) for key, text in texts.items()})
+    return outcomes, {key: claims[key] for key in BATCHNORM_CLAIMS}, data
+
+
 def compute(
     mode: str, batch: int, momentum: float, eps: float, p: float, runs: int, seed: int
 ) -> Comparison:
     torch_missing = backends.missing("torch")
     tf_missing = backends.missing("tensorflow")
-    truth, d_data, b_data = None, {}, {}
+    d_data: dict[str, Any] = {}
     if torch_missing:
         d_out, d_claims = _missing_part(
             ("torch dropout MLP",), DROPOUT_CLAIMS, "torch", torch_missing
         )
     else:
-        torch = backends.load("torch")
-        d_out, d_claims, d_data = _dropout_part(torch, seed, batch, p, runs)
-    if torch_missing or tf_missing:
-        b_out, b_claims = _missing_part(
-            ("torch BatchNorm1d", "Keras BatchNormalization"),
-            BATCHNORM_CLAIMS,
-            "torch" if torch_missing else "tensorflow",
-            str(torch_missing or tf_missing),
+        d_out, d_claims, d_data = _PARTS.get(
+            ("dropout", seed, batch, p, runs),
+            lambda: _dropout_part(backends.load("torch"), seed, batch, p, runs),
         )
-    else:
-        b_out, b_claims, truth, b_data = _batchnorm_part(torch, seed, batch, momentum, eps, mode)
+    b_out, b_claims, b_data = _batchnorm_part(seed, batch, momentum, eps, torch_missing, tf_missing)
+    truth = None
+    if b_data:  # the reference of the mode in front
+        truth = _bn_truth(seed, batch, eps, mode == "train")
     params = {
         "mode": mode,
         "batch": batch,
@@ -426,42 +596,53 @@ def _title(comparison: Comparison) -> str:
     return f"{mode} mode, dropout batch {batch} (BatchNorm rows: batch 2 × {C} features)"
 
 
+#: where the two panels sit in the figure (left, bottom, width, height as fractions): fixed,
+#: so that a redraw needs no layout pass (tight_layout draws the figure once more)
+_PANELS = ((0.055, 0.16, 0.39, 0.68), (0.625, 0.16, 0.355, 0.68))
+
+
 def figure(comparison: Comparison) -> Any:
     """The chosen mode in front: output[0, 0] of the dropout MLP over the runs (the other
     mode faint), and the BatchNorm errors of that mode against the mpmath reference."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
     d, mode = comparison.data, comparison.params["mode"]
     other = "eval" if mode == "train" else "train"
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig = plt.figure(figsize=(11, 3.6))
+    ax1, ax2 = (fig.add_axes(rect) for rect in _PANELS)
+    fig.suptitle(_title(comparison))
     for ax, key in ((ax1, "train_runs"), (ax2, "bn_ulp")):
         if key not in d:  # that part did not run: say why where its plot would be
             why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
             ax.text(0.5, 0.5, "not run: " + why, ha="center", va="center", wrap=True, fontsize=8)
             ax.set_axis_off()
-    if "train_runs" not in d or "bn_ulp" not in d:
-        fig.suptitle(_title(comparison))
-        return fig
-    runs = {m: d[f"{m}_runs"][:, 0, 0] for m in ("train", "eval")}
-    lo = min(r.min() for r in runs.values()) - 1e-3
-    hi = max(r.max() for r in runs.values()) + 1e-3
-    bins = np.linspace(lo, hi, 30)
-    ax1.hist(runs[other], bins=bins, alpha=0.25, color="grey", label=f"{other}()")
-    ax1.hist(runs[mode], bins=bins, alpha=0.8, color="tab:blue", label=f"{mode}()")
-    ax1.set_xlabel(f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})")
-    ax1.set_ylabel("runs")
-    ax1.legend()
-    names = [k for k in d["bn_ulp"] if mode in k or (mode == "eval" and k == "keras default")]
-    ax2.barh(names, [max(d["bn_ulp"][k], 1e-2) for k in names], color="tab:orange")
-    ax2.axvline(d["bn_bound_by_mode"][mode], color="k", ls="--", lw=1, label="rounding bound")
-    ax2.set_xscale("log")
-    top = max(d["bn_bound_by_mode"][mode], *(d["bn_ulp"][k] for k in names))
-    ax2.set_xlim(0.5, 2 * top)
-    ax2.set_xlabel(f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)")
-    ax2.invert_yaxis()
-    ax2.legend()
-    fig.suptitle(_title(comparison))
-    fig.tight_layout()
+    if "train_runs" in d:
+        runs = {m: d[f"{m}_runs"][:, 0, 0] for m in ("train", "eval")}
+        lo = min(r.min() for r in runs.values()) - 1e-3
+        hi = max(r.max() for r in runs.values()) + 1e-3
+        bins = np.linspace(lo, hi, 30)
+        for m, alpha, colour in ((other, 0.25, "grey"), (mode, 0.8, "tab:blue")):
+            counts, _ = np.histogram(runs[m], bins=bins)  # one step patch, not 29 bars
+            ax1.stairs(counts, bins, fill=True, alpha=alpha, color=colour, label=f"{m}()")
+        ax1.set_xlabel(f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})")
+        ax1.set_ylabel("runs")
+        ax1.legend()
+    if "bn_ulp" in d:
+        ulps = d["bn_ulp"]
+        names = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
+        ax2.barh(names, [max(ulps[k], 1e-2) for k in names], color="tab:orange")
+        ax2.axvline(d["bn_bound_by_mode"][mode], color="k", ls="--", lw=1, label="rounding bound")
+        ax2.set_xscale("log")
+        ax2.xaxis.set_minor_locator(NullLocator())  # decades only: no crowding, fewer ticks
+        top = max(d["bn_bound_by_mode"][mode], *(ulps[k] for k in names))
+        ax2.set_xlim(0.5, 2 * top)
+        ax2.set_xlabel(
+            f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)", fontsize=9
+        )
+        ax2.invert_yaxis()
+        ax2.tick_params(axis="y", labelsize=9)
+        ax2.legend()
     return fig
 
 
