@@ -27,6 +27,7 @@ LITE = Path(__file__).resolve().parent
 ROOT = LITE.parent
 LITE_NOTEBOOKS = ("00_floating_point_formats.ipynb", "01_summation_order.ipynb")
 PURE_PYTHON = ("mpmath", "tqdm")
+PIP = [sys.executable, "-m", "pip"]
 INSTALL_CELL = (
     "# In JupyterLite (Pyodide): install fpexplore and mpmath from this site\n"
     "%pip install -q fpexplore mpmath tqdm ipywidgets"
@@ -49,18 +50,25 @@ def _tracked_copy(dest: Path) -> Path:
     return dest
 
 
+def fpexplore_wheel(out: Path) -> Path:
+    """fpexplore's wheel, built into ``out`` from a copy of the working tree (so no stale
+    ``build/`` folder leaks into it)."""
+    with tempfile.TemporaryDirectory(prefix="fpx-wheel-") as tmp:
+        src = _tracked_copy(Path(tmp) / "src")
+        subprocess.run(
+            [*PIP, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(src)],
+            check=True,
+        )
+    (wheel,) = out.glob("fpexplore-*.whl")
+    return wheel
+
+
 def wheels(out: Path) -> list[Path]:
     """fpexplore's wheel and the pure-Python dependencies' wheels, in ``out``."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    pip = [sys.executable, "-m", "pip"]
-    with tempfile.TemporaryDirectory(prefix="fpx-lite-") as tmp:
-        src = _tracked_copy(Path(tmp) / "src")
-        subprocess.run(
-            [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(src)],
-            check=True,
-        )
-    download = [*pip, "download", "-q", "--no-deps", "--only-binary", ":all:", "-d", str(out)]
+    fpexplore_wheel(out)
+    download = [*PIP, "download", "-q", "--no-deps", "--only-binary", ":all:", "-d", str(out)]
     subprocess.run([*download, *PURE_PYTHON], check=True)
     return sorted(out.glob("*.whl"))
 
