@@ -129,3 +129,28 @@ def test_widget_controls_rerun_the_lesson_and_show_the_heat_map():
     assert comp.data["heat"].shape == comp.data["resize_shape"]
     fig = box.state["figure"]
     assert fig.axes[0].images and "DJL ResizeShort" in fig.axes[0].get_title()
+
+
+#: (size, crop) corners of the valid range and strong/weak downscales of the sample images
+#: (75x101 and 121x160 pixels): smallest size and crop, crop = size, a 2× downscale, an upscale
+GRID_SIZES = [(16, 8), (16, 16), (24, 11), (40, 8), (80, 57), (128, 128)]
+
+
+@pytest.mark.java
+@pytest.mark.slow
+@pytest.mark.parametrize("image", ["texture_q75.jpg", "edges.png"])
+@pytest.mark.parametrize("interpolation", ["bilinear", "bicubic", "nearest"])
+def test_no_claim_fails_anywhere_on_the_grid(image, interpolation):
+    """Every claim holds or is not checked at every valid setting: a claim is a fact of the
+    libraries, never of the chosen sizes (what depends on them is an observation)."""
+    failed = {}
+    for size, crop in GRID_SIZES:
+        if size == 128 and (image, interpolation) != ("texture_q75.jpg", "bilinear"):
+            continue  # the exact 128-pixel truth costs seconds: one setting covers the corner
+        comp = LESSON.run(
+            stage="std", image=image, size=size, crop=crop, interpolation=interpolation
+        )
+        failed.update({(size, crop, k): c.text for k, c in comp.claims.items() if c.holds is False})
+        assert comp.claims["resize_is_torch_interpolate"].holds, comp.table()
+        assert "resize_bit_equal" in comp.observations
+    assert not failed, failed
