@@ -133,11 +133,12 @@ def _slider_state(control) -> tuple[int, int, int]:
     )
 
 
-def _drag_slider(page, control, target: int) -> None:
-    """Drag the handle to notch ``target`` and release it there (one change, as a mouse
-    drag: a slider that updates on release sends one value)."""
+def _drag_slider(page, control, target: int, widget) -> tuple[str, float]:
+    """Drag the handle to notch ``target``, then release it there: one change, as a mouse
+    drag (a slider that updates on release sends one value). Returns the widget's snapshot
+    and the page-clock time just before the release: the change is the release."""
     loc = control.locator
-    _now, low, high = _slider_state(control)
+    now, low, high = _slider_state(control)
     loc.scroll_into_view_if_needed()  # mouse events off screen reach nothing
     track = loc.locator("xpath=ancestor::*[contains(@class, 'noUi-target')][1]").bounding_box()
     handle = loc.bounding_box()
@@ -147,21 +148,34 @@ def _drag_slider(page, control, target: int) -> None:
     page.mouse.down()
     for k in range(1, 6):
         page.mouse.move(x0 + (x1 - x0) * k / 5, y)
+    before = widget.snapshot()
+    t0 = widget.watch()
     page.mouse.up()
-    if _slider_state(control)[0] == _now:  # the drag did not take: a click on the track
+    if _slider_state(control)[0] == now:  # the drag did not take: a click on the track
         page.mouse.click(x1, track["y"] + track["height"] / 2)
+    return before, t0
 
 
-def _jump(widget, control, rng: random.Random, start: dict[int, int], slider_up: int) -> str:
-    """Take ``control`` to a random setting not next to the current one; what was done."""
-    loc, page = control.locator, widget.page
+def _jump(
+    widget, control, rng: random.Random, start: dict[int, int], slider_up: int
+) -> tuple[str, str, float]:
+    """Take ``control`` to a random setting not next to the current one. Returns what was
+    done, the widget's snapshot before and the page-clock time of the change."""
+    page = widget.page
     if control.kind == "slider":
         now, low, high = _slider_state(control)
         top = min(high, start.setdefault(id(control), now) + slider_up)
         far = [i for i in range(low, top + 1) if abs(i - now) >= 2]
         target = rng.choice(far or [i for i in range(low, top + 1) if i != now])
-        _drag_slider(page, control, target)
-        return f"notch {now} -> {target}"
+        before, t0 = _drag_slider(page, control, target, widget)
+        return f"notch {now} -> {target}", before, t0
+    before, t0 = widget.snapshot(), widget.watch()
+    return _jump_to(widget, control, rng), before, t0
+
+
+def _jump_to(widget, control, rng: random.Random) -> str:
+    """A menu, toggle, number box or checkbox to a random far setting; what was done."""
+    loc = control.locator
     if control.kind == "select":
         options = loc.evaluate("e => Array.from(e.options).map(o => o.value)")
         current = loc.evaluate("e => e.value")
@@ -208,9 +222,7 @@ def measure_jumps(
     start: dict[int, int] = {}  # each slider's first notch, by control
     for i in range(changes):
         control = controls[i % len(controls)]
-        before = widget.snapshot()
-        t0 = widget.watch()
-        what = _jump(widget, control, rng, start, slider_up)
+        what, before, t0 = _jump(widget, control, rng, start, slider_up)
         times.append(widget.settle(t0, before, timeout_s=120))
         moved.append(control.label or control.kind)
         if verbose:

@@ -274,7 +274,9 @@ def neighbours(
     """The settings one control step away from ``params``: a menu's next and previous option
     (every option of a short menu), a slider's next notch either way, a checkbox flipped, a
     number box plus and minus one; text boxes are not guessed. Nearest first: every control's
-    step forward, then every control's step back, then the farther options of menus."""
+    step forward, then every control's step back, then the farther options of menus; in each
+    round sliders and number boxes before menus and checkboxes (what a student moves most,
+    and mostly a change that keeps the figure's curves: computed ahead in the cell first)."""
     per_control: list[list[dict[str, Any]]] = []
     for spec in specs:
         control, value = controls[spec.name], params[spec.name]
@@ -300,8 +302,25 @@ def neighbours(
                 for x in _notches(at, control.min, control.max, control.step)
             ]
         per_control.append([{**params, spec.name: v} for v in values])
+    per_control = [
+        c
+        for _, c in sorted(
+            enumerate(per_control), key=lambda ic: (specs[ic[0]].widget not in _STEPPED, ic[0])
+        )
+    ]
     rounds = max((len(c) for c in per_control), default=0)
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
+
+
+#: the controls whose neighbours are computed ahead first in each round
+_STEPPED = (
+    "IntSlider",
+    "FloatSlider",
+    "FloatLogSlider",
+    "SelectionSlider",
+    "BoundedIntText",
+    "BoundedFloatText",
+)
 
 
 def _notches(at: float, low: float, high: float, step: float) -> list[float]:
