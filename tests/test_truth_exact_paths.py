@@ -384,6 +384,53 @@ def test_expansion_rounding_at_ties():
         assert expansion.round_parts(parts, fmt)[0] == want, (i, fmt, a, half, nudge)
 
 
+def test_expansion_rounding_at_ties_needs_no_fractions(monkeypatch):
+    """Ties and near-ties of many-term expansions, decided by exact signs alone."""
+
+    def refuse(parts):  # every decision here must come from error-free passes
+        raise AssertionError("fell back to Fractions")
+
+    rng = np.random.default_rng(26)
+    for fmt in FORMATS:
+        f = formats.get(fmt)
+        rows, wants = [], []
+        for _ in range(800):
+            e = int(rng.integers(-300, 300))
+            a = math.ldexp(1.0 + int(rng.integers(0, 2**f.mbits)) * 2.0**-f.mbits, e)
+            half = math.ldexp(1.0, e - f.mbits - 1) * float(rng.choice([1, -1, 0.5, 0]))
+            tail = [
+                float(rng.choice([0.0, 1.0, -1.0])) * math.ldexp(1.0, e - int(d))
+                for d in rng.integers(54, 400, 3)
+            ]
+            # the same value split across cancelling terms: v = a + half + sum(tail)
+            big = math.ldexp(float(rng.choice([1.0, 3.0])), e + int(rng.integers(0, 40)))
+            parts = [a, big, half, *tail, -big]
+            rng.shuffle(parts)
+            rows.append(parts)
+            wants.append(formats.round_exact(sum(map(Fraction, parts), Fraction(0)), fmt))
+        cols = [np.array(c) for c in zip(*rows, strict=True)]
+        with monkeypatch.context() as mp:
+            mp.setattr(expansion, "fractions", refuse)
+            got = expansion.round_parts(cols, fmt)
+        for i, want in enumerate(wants):
+            assert got[i] == want, (fmt, rows[i])
+
+
+def test_expansion_signs_are_exact():
+    rng = np.random.default_rng(27)
+    n = 4000
+    parts = [adversarial(rng, n, np.float64, i % 9)[:n] / 4 for i in range(5)]
+    parts.append(-(parts[0] + parts[1]))  # cancellation, often to exactly zero
+    parts[2][: n // 4] = -parts[3][: n // 4]
+    parts[4][: n // 4] = 0
+    sign, ok = expansion.signs(parts)
+    for j in range(n):
+        v = sum(Fraction(float(p[j])) for p in parts)
+        if ok[j]:
+            assert sign[j] == (v > 0) - (v < 0), j
+    assert ok.mean() > 0.99
+
+
 def test_ozaki_slices_are_exact_and_bounded():
     rng = np.random.default_rng(19)
     for i in range(200):

@@ -72,48 +72,141 @@ def approx(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return hi, lo, margin
 
 
+def _vecsum(parts: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """One error-free pass: the same exact sums, as [errors..., running sum]."""
+    s = parts[0]
+    out = []
+    for p in parts[1:]:
+        s, e = _two_sum(s, p)
+        out.append(e)
+    out.append(s)
+    return out
+
+
+_MAX_PASSES = 64
+
+
+def signs(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(sign, decided): the exact sign (-1, 0, 1) of finite 1-D expansions, without Fractions.
+
+    Error-free passes (TwoSum cascades) until the running sum outweighs a rigorous bound on
+    the errors (then its sign is the value's) or every term is zero. Each pass keeps the exact
+    value and moves it into the running sum, so a few passes decide almost everything;
+    ``decided`` is False for what ``_MAX_PASSES`` passes left open.
+    """
+    cur = [np.asarray(p, dtype=np.float64) for p in parts]
+    n = cur[0].size
+    sign = np.zeros(n, dtype=np.int8)
+    decided = np.zeros(n, dtype=bool)
+    idx = np.arange(n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(_MAX_PASSES):
+            if idx.size == 0:
+                break
+            cur = _vecsum(cur)
+            s = cur[-1]
+            err = np.zeros_like(s)
+            for e in cur[:-1]:
+                err += np.abs(e)
+            # the float sum of |e| errs by at most L * 2**-53 of itself, plus underflow
+            err = err * (1 + len(cur) * 2.0**-52) + 2.0**-1074 * len(cur)
+            nonzero = np.zeros(s.shape, dtype=bool)
+            for e in cur:
+                nonzero |= e != 0
+            bad = ~(np.isfinite(s) & np.isfinite(err))  # overflow: left to the caller
+            done = ((np.abs(s) > err) | ~nonzero) & ~bad
+            if done.any() or bad.any():
+                sign[idx[done]] = np.sign(s[done]).astype(np.int8)
+                decided[idx[done]] = True
+                keep = ~(done | bad)
+                idx = idx[keep]
+                cur = [c[keep] for c in cur]
+    return sign, decided
+
+
+def _even(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Of two neighbouring float64 values, the one with an even last mantissa bit."""
+    odd_a = (np.abs(a).view(np.int64) & 1) == 1
+    return np.where(odd_a, b, a)
+
+
 def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
     """The correctly rounded values (round half to even) in ``fmt`` of finite expansions.
 
     float64: ``hi`` unless the bound leaves it open (a tie, or a value within the margin of a
-    half-gap). A narrower format: the exact value lies strictly between hi's float64
-    neighbours, so it rounds as they do whenever they round alike (rounding is monotonic).
-    Open elements are rounded from their exact Fraction values.
+    half-gap); open values are decided by the exact signs of v - hi -+ half a gap (`signs`).
+    A narrower format: the exact value lies strictly between hi's float64 neighbours, so it
+    rounds as they do whenever they round alike (rounding is monotonic); where they do not, hi
+    is a midpoint of the narrower format and the exact sign of v - hi decides. What neither
+    settles (a value next to float64's overflow or subnormal gaps, or an expansion the passes
+    of `signs` leave open) is rounded from its exact Fraction value.
     """
     from .. import formats
 
     f = formats.get(fmt)
     hi, lo, margin = approx(parts)
     with np.errstate(over="ignore", invalid="ignore"):
-        up = np.nextafter(hi, np.inf) - hi
-        down = hi - np.nextafter(hi, -np.inf)
+        hi_up = np.nextafter(hi, np.inf)
+        hi_dn = np.nextafter(hi, -np.inf)
+        up = hi_up - hi
+        down = hi - hi_dn
     at_max = np.abs(hi) == np.finfo(np.float64).max
     up = np.where(at_max & (hi > 0), 2.0**970, up)
     down = np.where(at_max & (hi < 0), 2.0**970, down)
     gap = np.minimum(up, down)
     known = (lo == 0) & (margin == 0)  # hi is the exact value
-    # v lies strictly between hi's float64 neighbours unless the margin is not small
-    open_ = ~np.isfinite(hi) | ((hi == 0) & (margin > 0)) | (margin >= gap / 4)
+    # v lies strictly between hi's float64 neighbours unless the margin is not small; beside
+    # float64's subnormals half a gap is not a float64 number
+    hard = ~np.isfinite(hi) | ((hi == 0) & (margin > 0)) | (margin >= gap / 4)
+    hard |= (gap < 2.0**-1070) & (margin > 0)
+    flat_parts = [np.asarray(p, dtype=np.float64).reshape(-1) for p in parts]
     if f.mbits >= 52:
-        # hi is v's float64 rounding unless v may lie on or across a half-gap
-        open_ |= np.where(
+        # hi = fl(v) exactly when margin = 0; else v may lie on or across a half-gap
+        near = (margin > 0) & np.where(
             lo > 0,
             lo + margin >= up / 2,
             np.where(lo < 0, margin - lo >= down / 2, margin >= gap / 2),
         )
         out = hi.copy()
+        near &= ~hard
+        idx = np.flatnonzero(near.ravel())
+        if idx.size:
+            h = hi.reshape(-1)[idx]
+            hu, hd = hi_up.reshape(-1)[idx], hi_dn.reshape(-1)[idx]
+            sub = [p[idx] for p in flat_parts]
+            above, ok_a = signs([*sub, -h, -(up.reshape(-1)[idx] / 2)])
+            below, ok_b = signs([*sub, -h, down.reshape(-1)[idx] / 2])
+            r = np.where(
+                above > 0,
+                hu,
+                np.where(
+                    above == 0,
+                    _even(h, hu),
+                    np.where(below < 0, hd, np.where(below == 0, _even(h, hd), h)),
+                ),
+            )
+            out.reshape(-1)[idx] = r
+            hard.reshape(-1)[idx[~(ok_a & ok_b)]] = True
     else:
         # rounding is monotonic: v between hi's neighbours rounds as they do when they agree;
-        # they disagree only where hi is a midpoint of the narrower format (or next to one)
+        # they disagree only where hi is a midpoint of the narrower format (or an overflow
+        # threshold); then v rounds as hi (a tie), hi_up or hi_dn, by the sign of v - hi
         out = np.asarray(formats.round_array(hi, f), dtype=np.float64)
         with np.errstate(over="ignore"):
-            r_up = np.asarray(formats.round_array(np.nextafter(hi, np.inf), f), np.float64)
-            r_dn = np.asarray(formats.round_array(np.nextafter(hi, -np.inf), f), np.float64)
-        open_ |= (r_up != r_dn) & ~known
-    idx = np.flatnonzero(open_.ravel())
+            r_up = np.asarray(formats.round_array(hi_up, f), np.float64)
+            r_dn = np.asarray(formats.round_array(hi_dn, f), np.float64)
+        mid = (r_up != r_dn) & ~known & ~hard
+        idx = np.flatnonzero(mid.ravel())
+        if idx.size:
+            sub = [p[idx] for p in flat_parts]
+            sg, ok = signs([*sub, -hi.reshape(-1)[idx]])
+            r = np.where(sg > 0, r_up.reshape(-1)[idx], r_dn.reshape(-1)[idx])
+            out.reshape(-1)[idx] = np.where(sg == 0, out.reshape(-1)[idx], r)
+            hard.reshape(-1)[idx[~ok]] = True
+    idx = np.flatnonzero(hard.ravel())
     if idx.size:
         flat = out.reshape(-1)
-        sub = [np.asarray(p).reshape(-1)[idx] for p in parts]
+        sub = [p[idx] for p in flat_parts]
         for j, v in zip(idx.tolist(), fractions(sub).tolist(), strict=True):
             flat[j] = float(formats.round_exact(v, f))
     with np.errstate(over="ignore"):
