@@ -213,3 +213,52 @@ def test_ieee_specials_propagate():
     assert np.isnan(f64(R.log(np.array([-1.0])))[0])
     assert f64(R.log(np.array([0.0])))[0] == -np.inf
     assert np.isnan(f64(R.softmax(np.array([np.nan, 1.0])))).all()
+
+
+def _wide(rng: np.random.Generator, shape: tuple[int, ...], dt: type) -> np.ndarray:
+    """Values over a wide exponent range, repeated values, zeros and both signs."""
+    n = int(np.prod(shape))
+    lo, hi = (-140, 120) if dt == np.float32 else (-1060, 1000)
+    x = np.ldexp(rng.uniform(1, 2, n), rng.integers(lo, hi, n)) * rng.choice([-1, 1], n)
+    x[rng.integers(0, n, n // 4)] = x[0]
+    x[rng.integers(0, n, n // 8)] = 0.0
+    return x.astype(dt).reshape(shape)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_normalize_against_fractions_on_wide_ranges(rng, dt):
+    for i in range(6):
+        shape = (2, 3, 4, 5) if i % 2 else (3, 5, 7)
+        x = _wide(rng, shape, dt)
+        mean = _wide(rng, (3,), dt)
+        std = _wide(rng, (3,), dt)
+        std[std == 0] = 1
+        got = R.normalize(x, mean, std).exact
+        xc = np.moveaxis(x, -3, 0)
+        gc = np.moveaxis(got, -3, 0)
+        for c in range(3):
+            fm, fs = Fraction(float(mean[c])), Fraction(float(std[c]))
+            for j, v in enumerate(xc[c].reshape(-1).tolist()):
+                assert gc[c].reshape(-1)[j] == (Fraction(v) - fm) / fs, (i, c, j)
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_resize_against_fraction_weights_on_wide_ranges(rng, antialias):
+    for i, (h, w, oh, ow) in enumerate([(5, 7, 3, 9), (6, 4, 6, 2), (1, 3, 4, 1), (9, 8, 4, 5)]):
+        x = _wide(rng, (2, h, w), np.float32 if i % 2 else np.float64)
+        for ac in (False, True):
+            got = R.resize_bilinear(x, (oh, ow), align_corners=ac, antialias=antialias).exact
+            mk = R._aa_weights if antialias else R._linear_weights
+            wy, wx = mk(h, oh, ac), mk(w, ow, ac)
+            for p in range(2):
+                for o in range(oh):
+                    for q in range(ow):
+                        want = sum(
+                            (
+                                a * b * Fraction(float(x[p, r, c]))
+                                for r, a in wy[o].items()
+                                for c, b in wx[q].items()
+                            ),
+                            Fraction(0),
+                        )
+                        assert got[p, o, q] == want, (i, ac, p, o, q)

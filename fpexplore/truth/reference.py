@@ -487,14 +487,6 @@ def batch_norm(
     return certified(f"batch_norm[{mode}]({_desc(arr, fmt)})", compute, p, fmt)
 
 
-def _fractions(a: np.ndarray) -> np.ndarray:
-    out = np.empty(a.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(a.reshape(-1).tolist()):
-        flat[i] = Fraction(v)
-    return out
-
-
 def _finite(a: np.ndarray, name: str, where: str) -> None:
     if not np.isfinite(a).all():
         raise InvalidInput(f"{where}: '{name}' must be finite (it holds NaN or infinity).")
@@ -527,11 +519,27 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
     if (s == 0).any():
         raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
     _finite(arr, "x", where)
-    xf = _fractions(arr)
-    mf = _fractions(m).reshape(c, 1, 1)
-    sf = _fractions(s).reshape(c, 1, 1)
-    out = (xf - mf) / sf
-    return make_truth(f"normalize({_desc(arr, fmt)})", out, fmt)
+    # one Fraction per distinct value of a channel, each built at once from integers:
+    # (x - m) / s = (X * 2**(ex - e0) - M * 2**(em - e0)) * 2**e0 / s
+    chans = np.moveaxis(arr, -3, 0).reshape(c, -1)
+    out = np.empty(chans.shape, dtype=object)
+    for ch in range(c):
+        u, inv = np.unique(chans[ch], return_inverse=True)
+        mant, ex = np.frexp(np.append(u.astype(np.float64), float(m[ch])))
+        ints = (mant * 2.0**53).astype(np.int64)  # value = int * 2**(ex - 53), exactly
+        e0 = int(ex.min()) - 53
+        pow2 = np.array([1 << int(v) for v in range(int(ex.max()) - 53 - e0 + 1)], dtype=object)
+        big = ints.astype(object) * pow2[ex.astype(np.int64) - 53 - e0]
+        n = big[:-1] - big[-1]  # (x - m) * 2**-e0, exact integers
+        sn, sd = float(s[ch]).as_integer_ratio()
+        num, den = (sd << max(e0, 0)), (sn << max(-e0, 0))  # (x - m) / s = n * num / den
+        if den < 0:
+            num, den = -num, -den
+        vals = np.frompyfunc(Fraction, 2, 1)(n * num, den)
+        out[ch] = vals[inv.reshape(-1)]
+    shape = np.moveaxis(arr, -3, 0).shape
+    out = np.moveaxis(out.reshape(shape), 0, -3)
+    return make_truth(f"normalize({_desc(arr, fmt)})", np.ascontiguousarray(out), fmt)
 
 
 # -- bilinear resize ----------------------------------------------------------------------------
@@ -622,16 +630,25 @@ def resize_bilinear(
     ints = (mant * 2.0**53).astype(np.int64)
     emin = int(ex[ints != 0].min()) - 53 if (ints != 0).any() else 0
     shifts = (ex.astype(np.int64) - 53 - emin).clip(0)
-    out = np.empty((planes.shape[0], oh, ow), dtype=object)
+    # integers X * 2**shift as Python ints (object arrays: numpy loops in C over them)
+    pow2 = np.array([1 << int(v) for v in range(int(shifts.max(initial=0)) + 1)], dtype=object)
+    xi = ints.astype(object) * pow2[shifts]
+    # weights are sparse (a few taps per output): rows first, then columns, exact integers
+    tmp = np.zeros((planes.shape[0], oh, w), dtype=object)
+    for o in range(oh):
+        for j in np.flatnonzero(ay[o] != 0).tolist():
+            tmp[:, o] += xi[:, j] * ay[o, j]
+    num = np.zeros((planes.shape[0], oh, ow), dtype=object)
+    for q in range(ow):
+        for j in np.flatnonzero(ax[q] != 0).tolist():
+            num[:, :, q] += tmp[:, :, j] * ax[q, j]
     den = np.array([[dy[o] * dx[q] for q in range(ow)] for o in range(oh)], dtype=object)
-    scale = Fraction(2) ** emin
-    for k in range(planes.shape[0]):
-        xi = np.empty((h, w), dtype=object)
-        for (r, c), m in np.ndenumerate(ints[k]):
-            xi[r, c] = int(m) << int(shifts[k, r, c])
-        num = ay.dot(xi).dot(ax.T)  # exact integer arithmetic
-        for (o, q), nv in np.ndenumerate(num):
-            out[k, o, q] = Fraction(nv, den[o, q]) * scale
+    if emin >= 0:
+        num = num * (1 << emin)
+    else:
+        den = den * (1 << -emin)
+    frac = np.frompyfunc(Fraction, 2, 1)
+    out = frac(num, np.broadcast_to(den, num.shape))
     out = out.reshape((*arr.shape[:-2], oh, ow))
     tag = f"align_corners={bool(align_corners)}, antialias={bool(antialias)}"
     return make_truth(f"resize_bilinear({_desc(arr, fmt)} -> {oh}x{ow}, {tag})", out, fmt)
