@@ -134,3 +134,31 @@ def test_bad_parameters_are_named():
         fpexplore.run("rng_seeds", seed=-1)
     with pytest.raises(InvalidParameter, match="'a'"):
         fpexplore.run("rng_seeds", a="matlab")
+
+
+def test_bits_view_computes_the_next_seed_ahead():
+    """In a kernel (an event loop running) the bits view runs its neighbouring settings while
+    the cell is still running: the next seed's run is kept before a student asks for it, and
+    no neighbour starts TensorFlow or Java."""
+    import asyncio
+
+    from fpexplore.widgets import rng_bits
+
+    streams = rng_seeds.LESSON.param("a").choices
+    near = rng_bits._next_settings(
+        {"seed": 7, "k": 4, "a": "torch CPU", "b": "Python random"}, streams, 2**32 - 1
+    )
+    assert {"seed": 8, "k": 4, "a": "torch CPU", "b": "Python random"} in near
+    assert {"seed": 6, "k": 4, "a": "torch CPU", "b": "Python random"} in near
+    assert not any(p["b"] == "TensorFlow" for p in near)  # Python random's next is TensorFlow
+
+    async def shown() -> tuple[object, set]:
+        view = rng_bits.bits_view(seed=7)
+        kept = set(view.cache._runs)  # before any move
+        view.children[0].children[0].value = 8  # a kept run: the view shows it
+        return view, kept
+
+    view, kept = asyncio.run(shown())
+    assert {(8, False, False), (6, False, False)} <= kept
+    assert view.children[2].value == ""  # no error, no "running…" left in the status line
+    assert "torch CPU" in view.children[3].value

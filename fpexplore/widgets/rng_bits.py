@@ -95,32 +95,51 @@ def bits_view(
     """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
     the two streams are related (the generic `fpexplore.widgets.explore` shows the table).
 
-    Returns the widget (displayed once, by the cell that returns it)."""
+    The settings one step away (seed ± 1, k ± 1, the next and previous stream of each menu)
+    are computed ahead while the kernel waits, as the explorer does. Returns the widget
+    (displayed once, by the cell that returns it)."""
     import ipywidgets as w
 
     from ..lessons.rng_seeds import LESSON
+    from .explorer import Ahead, setting_key
 
     streams = LESSON.param("a").choices
+    cache = StreamCache()
+    # the view's HTML by setting; computing ahead made before the controls, so that it hears
+    # the browser's messages to them
+    seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+    ahead = Ahead(lambda params: _html(cache, **params), seen)
     seed_box = w.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed")
     k_slider = w.IntSlider(value=k, min=1, max=MAX_K, description="k", continuous_update=False)
     a_menu = w.Dropdown(options=streams, value=a, description="stream a")
     b_menu = w.Dropdown(options=streams, value=b, description="stream b")
     status = w.HTML()
     out = w.HTML()
-    cache = StreamCache()
 
-    def show(*_: Any) -> None:
-        picked = {a_menu.value, b_menu.value}
-        status.value = "<i>running…</i>"
+    def show(change: Any = None) -> None:
+        params = {
+            "seed": int(seed_box.value),
+            "k": int(k_slider.value),
+            "a": a_menu.value,
+            "b": b_menu.value,
+        }
+        key = setting_key(params)
+        if key not in seen:
+            status.value = "<i>running…</i>"
         try:
-            c = cache.get(int(seed_box.value), bool(picked & set(_TF)), bool(picked & set(_JAVA)))
-            out.value = view_html(c, a_menu.value, b_menu.value, int(k_slider.value))
+            if key in seen:
+                seen.move_to_end(key)
+            else:
+                seen[key] = _html(cache, **params)
+            out.value = seen[key]
             status.value = ""
         except Exception as exc:  # shown in the widget, which keeps working
             status.value = (
                 f"<p style='color:#d62728'>{html.escape(type(exc).__name__)}: "
                 f"{html.escape(str(exc))}</p>"
             )
+            return
+        ahead.plan(_next_settings(params, streams, seed_box.max), first=change is None)
 
     for control in (seed_box, k_slider, a_menu, b_menu):
         control.observe(show, names="value")
@@ -128,6 +147,32 @@ def bits_view(
     box = w.VBox([w.HBox([seed_box, k_slider]), w.HBox([a_menu, b_menu]), status, out])
     box.cache = cache  # the kept runs, for notebooks and tests
     return box
+
+
+def _html(cache: StreamCache, seed: int, k: int, a: str, b: str) -> str:
+    """The view at one setting (the lesson run for its seed and streams kept in ``cache``)."""
+    picked = {a, b}
+    c = cache.get(seed, bool(picked & set(_TF)), bool(picked & set(_JAVA)))
+    return view_html(c, a, b, k)
+
+
+def _next_settings(
+    params: dict[str, Any], streams: tuple[str, ...], seed_max: int
+) -> list[dict[str, Any]]:
+    """The settings one control step away, nearest first: each control one step up (a
+    menu's next stream), then one step down. Streams needing TensorFlow or Java are left to
+    the student: their first run starts a framework."""
+    ups, downs = [], []
+    for name, low, high in (("seed", 0, seed_max), ("k", 1, MAX_K)):
+        v = params[name]
+        ups += [{**params, name: v + 1}] if v + 1 <= high else []
+        downs += [{**params, name: v - 1}] if v - 1 >= low else []
+    for name in ("a", "b"):
+        i = streams.index(params[name]) if params[name] in streams else -1
+        for j, side in ((i + 1, ups), (i - 1, downs)):
+            if i >= 0 and 0 <= j < len(streams) and streams[j] not in _TF + _JAVA:
+                side.append({**params, name: streams[j]})
+    return ups + downs
 
 
 def first_values(comparison: Any, stream: str, k: int) -> np.ndarray:
