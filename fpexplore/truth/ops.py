@@ -207,13 +207,13 @@ def _matmul_f32(x: np.ndarray, y: np.ndarray, where: str) -> list[np.ndarray] | 
         return None
     limits.check(where, nbytes=8 * (3 * (m * k + k * n) + 2 * m * n), what="inputs as float64")
     how = ozaki.plan_for(x, y)
-    na, nb, calls = how.na, how.nb, how.calls
+    na, nb, calls = (how.na, how.nb, how.calls) if k > 2 else (0, 0, 0)
     limits.check(
         where,
         # digits of both sides, Karatsuba sums (as many again), product coefficients (2 sets)
         nbytes=8 * (2 * (na + 1) * m * k + 2 * (nb + 1) * k * n + 2 * (na + nb + 2) * m * n),
         flops=float(m) * n * k * calls,
-        what=f"{na} x {nb} digit levels, {calls} products",
+        what=f"{na} x {nb} digit levels, {calls} products" if k > 2 else f"{k} outer products",
     )
     return ozaki.product(x, y, how)
 

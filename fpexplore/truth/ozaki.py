@@ -186,6 +186,7 @@ def _bound(np_: int, nq: int, cut: int, k: int, a: float, b: float) -> float:
     return max(own, *kids)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def plan(k: int, span_a: int, span_b: int) -> tuple[int, int, int, int]:
     """(beta, levels of a, levels of b, cut) with the fewest BLAS calls whose bound holds.
 
@@ -203,13 +204,15 @@ def plan(k: int, span_a: int, span_b: int) -> tuple[int, int, int, int]:
     for beta in range(26, 0, -1):
         na = max(1, -(-span_a // beta))
         nb = max(1, -(-span_b // beta))
-        whole = k * digit_total(beta, na) * digit_total(beta, nb)
+        whole = k * digit_total(beta, na) * digit_total(beta, nb) <= _EXACT
         for cut in (1, 2, 3, 4, 6, 8, 1 << 30):
-            if min(whole, _bound(na, nb, cut, k, 2.0**beta, 2.0**beta)) > _EXACT:
+            if not whole and _bound(na, nb, cut, k, 2.0**beta, 2.0**beta) > _EXACT:
                 continue
             calls = _cost(na, nb, cut)
             if best is None or calls < best[0]:
                 best = (calls, beta, na, nb, cut)
+        if whole:  # every cut fits; narrower digits only add levels
+            break
     if best is None:
         raise ValueError(f"no exact plan for an inner dimension of {k}")
     return best[1], best[2], best[3], best[4]
@@ -294,6 +297,9 @@ def product(x: np.ndarray, y: np.ndarray, how: Plan | None = None) -> list[np.nd
 
     Checks nothing about size; the caller guards the work (`plan_for`).
     """
+    if x.shape[1] <= 2:  # a product of float32 values is exact in float64: one term per k
+        xs, ys = x.astype(np.float64), y.astype(np.float64)
+        return [xs[:, t : t + 1] * ys[t : t + 1, :] for t in range(x.shape[1])]
     how = plan_for(x, y) if how is None else how
     beta = how.beta
     pa = digits(x, how.ea, beta, how.na)
