@@ -135,3 +135,69 @@ def test_a_missing_part_degrades(runs, config):
                 assert any(w in o["unavailable"] for w in FIX_WORDS), (config, lesson, o)
                 degraded += 1
     assert degraded, f"hiding ({config}) changed nothing: is the import blocker working?"
+
+
+# -- finer: each claim depends only on the parts it needs --------------------------------------
+
+_STATES = """
+import json, sys
+from fpexplore.lessons import get
+out = {}
+for name, params in (("djl_normalization", {"stage": "std"}), ("summation_order", {"n": 1000})):
+    c = get(name).run(**params)
+    out[name] = {k: [v.state, v.reason] for k, v in c.claims.items()}
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def states() -> dict[str, dict]:
+    """Claim states of djl_normalization and summation_order with torch, then TensorFlow,
+    hidden (two child interpreters at once)."""
+    children = {}
+    for name, hidden in (("no torch", TORCH), ("no tensorflow", TF)):
+        env = dict(os.environ, FPEXPLORE_TEST_HIDE=hidden, PYTHONPATH=str(SUPPORT))
+        children[name] = subprocess.Popen(
+            [sys.executable, "-c", _STATES],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    out = {}
+    for name, proc in children.items():
+        stdout, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, (name, err[-3000:])
+        out[name] = json.loads(stdout)
+    return out
+
+
+def _state(states: dict, config: str, lesson: str, key: str) -> str:
+    return states[config][lesson][key][0]
+
+
+def test_without_torch_the_djl_and_tensorflow_claims_are_checked(states):
+    for key in ("std_djl_population", "decode_imageio_equals_pil", "decode_tf_default_differs"):
+        assert _state(states, "no torch", "djl_normalization", key) == "holds", key
+    for key in ("std_ddof", "resize_is_torch_interpolate", "pipeline_fixed"):
+        state, reason = states["no torch"]["djl_normalization"][key]
+        assert state == "not checked" and "torch" in reason, (key, reason)
+    summation = states["no torch"]["summation_order"]
+    for key in ("numpy_emulated", "tensorflow_emulated", "djl_emulated", "java_emulated"):
+        assert summation[key][0] == "holds", (key, summation[key])
+    assert summation["torch_emulated"][0] == "not checked"
+
+
+def test_without_tensorflow_the_torch_and_djl_claims_are_checked(states):
+    djl = states["no tensorflow"]["djl_normalization"]
+    for key in ("std_ddof", "std_djl_population", "resize_is_torch_interpolate", "crop_fix"):
+        assert djl[key][0] == "holds", (key, djl[key])
+    for key in ("normalize_bit_equal", "to_tensor_bit_equal", "pipeline_fixed"):
+        assert djl[key][0] == "holds", (key, djl[key])
+    for key in ("decode_tf_default_differs", "antialias_matters", "to_tensor_tf_fix"):
+        state, reason = djl[key]
+        assert state == "not checked" and "tensorflow" in reason, (key, reason)
+    summation = states["no tensorflow"]["summation_order"]
+    assert summation["torch_emulated"][0] == "holds" and summation["djl_emulated"][0] == "holds"
+    assert summation["tensorflow_emulated"][0] == "not checked"

@@ -66,8 +66,9 @@ def _pipelines(p: dict, djl: Any) -> dict[str, dict[str, Any]]:
     runs = {
         "torchvision": tv,
         "numpy": P.numpy_pipeline(tv["decode"], tv["resize"], p["crop"]),
-        "tensorflow": P.tensorflow_pipeline(*args),
     }
+    if not backends.missing("tensorflow"):
+        runs["tensorflow"] = P.tensorflow_pipeline(*args)
     if not isinstance(djl, str):
         runs["djl (as written)"] = P.djl_naive_pipeline(*args)
         runs["djl (fixed)"] = P.djl_fixed_pipeline(*args)
@@ -180,14 +181,14 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
         )
     if isinstance(djl, str):
         thunks += [S.missing("djl (as written)", djl), S.missing("djl (fixed)", djl)]
+    if "tensorflow" not in runs:
+        thunks.append(S.missing("tensorflow", backends.missing("tensorflow") or ""))
     return truth, thunks, claims, data
 
 
 # -- the lesson -----------------------------------------------------------------------------
 
-#: Every claim, as stated when the lesson cannot run: each stage compares torchvision (the
-#: reference), numpy, TensorFlow and DJL, so without torch, torchvision or TensorFlow no
-#: stage runs and every claim is "not checked".
+#: Every claim, as stated when a part it needs is missing (then "not checked", naming it).
 CLAIMS = {
     "std_ddof": "torch.std is unbiased (divides by N-1), np.std divides by N",
     "std_fix": "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
@@ -214,8 +215,9 @@ CLAIMS = {
     "bit-identical and correctly rounded",
     "normalize_folded_differs": "folding Normalize into x * (1/s) - m/s is not bit-equal to "
     "(x - m) / s",
-    "normalize_bit_equal": "DJL's Normalize, torchvision's Normalize, numpy float32 and "
-    "TensorFlow give the same bits",
+    "normalize_bit_equal": "DJL's Normalize, torchvision's Normalize and numpy float32 give the "
+    "same bits",
+    "normalize_tf_bit_equal": "TensorFlow's (x - m) / s gives DJL's Normalize bits too",
     "pipeline_first_divergence": "DJL's pipeline as usually written first diverges from "
     "torchvision's at the resize",
     "pipeline_fixed": "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's "
@@ -223,18 +225,50 @@ CLAIMS = {
 }
 
 
-def _unavailable(p: dict[str, Any], why: str, djl: Any) -> Comparison:
-    """The lesson without torch, torchvision or TensorFlow: every pipeline Unavailable."""
+_TV = ("torch", "torchvision")
+#: what each claim needs beyond numpy and PIL: a claim is checked wherever its parts are here
+CLAIM_NEEDS: dict[str, tuple[str, ...]] = {
+    "std_ddof": ("torch",),
+    "std_fix": ("torch",),
+    "std_djl_population": ("djl",),
+    "decode_tf_default_differs": ("tensorflow",),
+    "decode_imageio_equals_pil": ("djl",),
+    "antialias_matters": (*_TV, "tensorflow"),
+    "to_tensor_convert_image_dtype": (*_TV, "tensorflow"),
+    "to_tensor_tf_fix": (*_TV, "tensorflow"),
+    "normalize_folded_differs": _TV,
+    "normalize_tf_bit_equal": (*_TV, "tensorflow", "djl"),
+}
+#: what each stage needs to run at all (the stages after decode start from torchvision's
+#: pipeline); the parts a stage's single claims need are in `CLAIM_NEEDS`
+STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
+
+
+def needs(key: str) -> tuple[str, ...]:
+    """The parts claim ``key`` needs (the rest compare DJL with torch/torchvision)."""
+    return CLAIM_NEEDS.get(key, (*_TV, "djl"))
+
+
+def _missing(parts: tuple[str, ...], djl: Any) -> str | None:
+    """Why the first missing part of ``parts`` is missing (with its fix), or None."""
+    for part in parts:
+        why = (djl if isinstance(djl, str) else None) if part == "djl" else backends.missing(part)
+        if why:
+            return why
+    return None
+
+
+def _unavailable_rows(stage: str, why: str, djl: Any) -> tuple[Outcome, ...]:
+    """The shown stage could not run: each pipeline Unavailable, saying why."""
     names = ("torchvision", "numpy", "tensorflow", "djl (as written)", "djl (fixed)")
-    outcomes = tuple(
+    return tuple(
         Outcome.missing(
-            n, n.split(" ")[0], djl if n.startswith("djl") and isinstance(djl, str) else why
+            n if stage == "pipeline" else f"{n}: {stage}",
+            n.split(" ")[0],
+            djl if n.startswith("djl") and isinstance(djl, str) else why,
         )
         for n in names
     )
-    claims = {k: Claim.not_checked(t, why) for k, t in CLAIMS.items()}
-    data = {"heat": None, "heat_title": "", "djl_unavailable": why, "runs": {}}
-    return Comparison("djl_normalization", p, None, outcomes, claims, data, EXPLANATION)
 
 
 def compute(stage: str, image: str, size: int, crop: int, interpolation: str) -> Comparison:
@@ -242,15 +276,13 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
         raise InvalidParameter("crop", crop, f"at most size ({size})", "lesson 'djl_normalization'")
     p = {"stage": stage, "image": image, "size": size, "crop": crop, "interpolation": interpolation}
     djl = _djl()
-    why = next(filter(None, map(backends.missing, ("torch", "torchvision", "tensorflow"))), None)
-    if why is not None:
-        return _unavailable(p, why, djl)
+    tv_missing = _missing(_TV, djl)
     versions = _versions()
     # Everything but the shown stage's outcomes depends on the input alone: kept per input, so
     # switching the stage recomputes nothing but the rows shown.
     inputs = (image, size, crop, interpolation, djl if isinstance(djl, str) else "djl")
-    runs = _MEMO.get(("pipelines", *inputs), lambda: _pipelines(p, djl))
-    tv = runs["torchvision"]
+    runs = {} if tv_missing else _MEMO.get(("pipelines", *inputs), lambda: _pipelines(p, djl))
+    tv = runs.get("torchvision", {})
     stage_fns = {
         "std": lambda: S.std_stage(djl, versions),
         "decode": lambda: S.decode_stage(p, djl, versions),
@@ -271,15 +303,19 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
         "pipeline": (stage == "pipeline", *inputs),  # builds its truth only when shown
     }
     for name, fn in stage_fns.items():
+        if tv_missing and STAGE_NEEDS.get(name, _TV):
+            continue  # starts from torchvision's pipeline: its claims are "not checked" below
         result = _MEMO.get((name, *upstream.get(name, inputs)), fn)
         claims.update(result[2])
         data.update({k: v for k, v in result[3].items() if k not in ("heat", "heat_title")})
         if name == stage:
             shown = result
-    assert shown is not None
-    truth, thunks, _, shown_data = shown
-    outcomes = _MEMO.get(("outcomes", stage, *inputs), lambda: tuple(f() for f in thunks))
-    if stage == "pipeline":
+    if shown is None:
+        truth, outcomes, shown_data = None, _unavailable_rows(stage, tv_missing or "", djl), {}
+    else:
+        truth, thunks, _, shown_data = shown
+        outcomes = _MEMO.get(("outcomes", stage, *inputs), lambda: tuple(f() for f in thunks))
+    if stage == "pipeline" and shown is not None:
         exact = _MEMO.get(("nearest", *inputs), lambda: S.nearest(truth))
         data["pipeline_max_abs_error"] = {
             o.implementation: float(np.abs(np.asarray(o.value, np.float64) - exact).max())
@@ -289,9 +325,10 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     data["heat"] = shown_data.get("heat")
     data["heat_title"] = shown_data.get("heat_title", "")
     data["djl_unavailable"] = djl if isinstance(djl, str) else None
-    if isinstance(djl, str):  # the claims about DJL could not be checked: say so, with the fix
-        for key, text in CLAIMS.items():
-            claims.setdefault(key, Claim.not_checked(text, djl))
+    for key, text in CLAIMS.items():  # a claim whose parts are missing: not checked, saying why
+        why = _missing(needs(key), djl)
+        if why and key not in claims:
+            claims[key] = Claim.not_checked(text, why)
     data["runs"] = runs
     return Comparison(
         "djl_normalization", p, truth, outcomes, claims, data, EXPLANATION, _observations(data)

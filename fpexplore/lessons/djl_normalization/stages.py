@@ -30,6 +30,12 @@ CLASSIC = np.array([10, 20, 30, 40, 50], dtype=np.float32)
 # -- shared helpers -------------------------------------------------------------------------
 
 
+def optional(name: str) -> Any:
+    """Backend ``name``'s module, or None where it is missing (its claims are then "not
+    checked", `djl_normalization.CLAIM_NEEDS` says which)."""
+    return None if backends.missing(name) else backends.load(name)
+
+
 class _Once(Truth):
     """A Truth whose float64 (hi, lo) split is computed once for all the outcomes it measures."""
 
@@ -101,16 +107,12 @@ def levels(got: np.ndarray, exact: np.ndarray, where: np.ndarray | None = None) 
 
 
 def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
-    tf = backends.load("tensorflow")
-    torch = backends.load("torch")
+    tf, torch = optional("tensorflow"), optional("torch")
 
     x = CLASSIC
     truth = T.standardize(x, ddof=0)
-    t = torch.from_numpy(x.copy())
-    torch_default = ((t - t.mean()) / t.std()).numpy()
-    torch_fixed = ((t - t.mean()) / t.std(correction=0)).numpy()
     numpy_vals = (x - x.mean()) / x.std()
-    tf_vals = ((tf.constant(x) - tf.reduce_mean(x)) / tf.math.reduce_std(x)).numpy()
+    unbiased = (x - x.mean()) / x.std(ddof=1)
 
     def out(name: str, backend: str, value: np.ndarray, note: str, ddof: int) -> Outcome:
         return Outcome.measured(
@@ -123,40 +125,53 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
             note=note,
         )
 
-    outs = [
-        out(
-            "torch: (x - mean) / x.std()",
-            "torch",
-            torch_default,
-            "torch.std divides by N-1 (unbiased)",
-            1,
-        ),
-        out("torch: x.std(correction=0)", "torch", torch_fixed, "the fix: population std", 0),
-        out("numpy: (x - mean) / np.std(x)", "numpy", numpy_vals, "", 0),
-        out("tensorflow: reduce_std", "tensorflow", tf_vals, "", 0),
-    ]
+    outs = [out("numpy: (x - mean) / np.std(x)", "numpy", numpy_vals, "", 0)]
+    classic: dict[str, Any] = {"x": x, "numpy": numpy_vals}
+    if tf is None:
+        outs.append(
+            Outcome.missing(
+                "tensorflow: reduce_std", "tensorflow", backends.missing("tensorflow") or ""
+            )
+        )
+    else:
+        tf_vals = ((tf.constant(x) - tf.reduce_mean(x)) / tf.math.reduce_std(x)).numpy()
+        outs.append(out("tensorflow: reduce_std", "tensorflow", tf_vals, "", 0))
+        classic["tensorflow"] = tf_vals
     n = x.size
-    claims = {
-        "std_ddof": Claim(
+    claims: dict[str, Claim] = {}
+    if torch is None:
+        why = backends.missing("torch") or ""
+        outs += [
+            Outcome.missing("torch: (x - mean) / x.std()", "torch", why),
+            Outcome.missing("torch: x.std(correction=0)", "torch", why),
+        ]
+    else:
+        t = torch.from_numpy(x.copy())
+        torch_default = ((t - t.mean()) / t.std()).numpy()
+        torch_fixed = ((t - t.mean()) / t.std(correction=0)).numpy()
+        classic.update(torch=torch_default, torch_fixed=torch_fixed)
+        outs[:0] = [
+            out(
+                "torch: (x - mean) / x.std()",
+                "torch",
+                torch_default,
+                "torch.std divides by N-1 (unbiased)",
+                1,
+            ),
+            out("torch: x.std(correction=0)", "torch", torch_fixed, "the fix: population std", 0),
+        ]
+        claims["std_ddof"] = Claim(
             "torch.std is unbiased (divides by N-1), np.std divides by N: torch's normalized "
             "values are sqrt((N-1)/N) times numpy's",
             bool(
                 np.allclose(torch_default * np.sqrt(n / (n - 1)), numpy_vals, rtol=1e-6)
                 and not np.allclose(torch_default, numpy_vals, rtol=1e-3)
             ),
-        ),
-        "std_fix": Claim(
+        )
+        claims["std_fix"] = Claim(
             "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
             bool(P.ulp_distance(torch_fixed, numpy_vals).max() <= 1),
-        ),
-    }
-    classic = {
-        "x": x,
-        "torch": torch_default,
-        "torch_fixed": torch_fixed,
-        "numpy": numpy_vals,
-        "tensorflow": tf_vals,
-    }
+        )
     idiom = "djl: x.sub(x.mean()).square().mean().sqrt()"
     if isinstance(djl, str):
         outs.append(Outcome.missing(idiom, "djl", djl))
@@ -166,10 +181,11 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
         outs.append(out(idiom, "djl", djl_vals, "DJL has no std(): the idiom divides by N", 0))
         claims["std_djl_population"] = Claim(
             "DJL's std idiom is the population std: its normalized values agree with numpy's "
-            "to within 1 ULP and differ from torch's default",
+            "(divided by N) to within 1 ULP and differ from the unbiased ones (N-1, torch's "
+            "default)",
             bool(
                 P.ulp_distance(djl_vals, numpy_vals).max() <= 1
-                and not np.allclose(djl_vals, torch_default, rtol=1e-3)
+                and not np.allclose(djl_vals, unbiased, rtol=1e-3)
             ),
         )
     return truth, [partial(lambda o: o, o) for o in outs], claims, {"classic": classic}
@@ -179,7 +195,7 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
 
 
 def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
-    tf = backends.load("tensorflow")
+    tf = optional("tensorflow")
 
     def tf_decode(raw: bytes, jpeg: bool, dct_method: str = "") -> np.ndarray:
         if jpeg:
@@ -194,7 +210,7 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
         path = images.path(name)
         pil = P.pil_decode(path)
         row: dict[str, Any] = {"image": name}
-        if name.endswith(".jpg"):
+        if name.endswith(".jpg") and tf is not None:
             raw = path.read_bytes()
             row["tf_vs_pil"] = gap(tf_decode(raw, True), pil)
             row["tf_accurate_vs_pil"] = gap(tf_decode(raw, True, "INTEGER_ACCURATE"), pil)
@@ -208,7 +224,10 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
         Truth(f"the pixels {name} was encoded from", exact=images.source(name).astype(object))
     )
     values = {"PIL (torchvision's loader)": P.pil_decode(path)}
-    if jpeg:
+    extra: Thunks = []
+    if tf is None:
+        extra.append(missing("tensorflow: decode", backends.missing("tensorflow") or ""))
+    elif jpeg:
         values["tensorflow: decode_jpeg (default dct_method)"] = tf_decode(raw, True)
         values["tensorflow: decode_jpeg(dct_method='INTEGER_ACCURATE')"] = tf_decode(
             raw, True, "INTEGER_ACCURATE"
@@ -216,24 +235,25 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     else:
         values["tensorflow: decode_png"] = tf_decode(raw, False)
     jpgs = [r for r in table if "tf_vs_pil" in r]
-    claims = {
-        "decode_tf_default_differs": Claim(
+    claims: dict[str, Claim] = {}
+    if tf is not None:
+        claims["decode_tf_default_differs"] = Claim(
             "TensorFlow's decode_jpeg with its default (fast) IDCT differs from PIL on the "
             "sample JPEGs; dct_method='INTEGER_ACCURATE' gives PIL's bits",
             any(r["tf_vs_pil"] > 0 for r in jpgs)
             and all(r["tf_accurate_vs_pil"] == 0 for r in jpgs),
-        ),
-    }
+        )
     data: dict[str, Any] = {"decode_table": table}
-    extra: Thunks = []
     if isinstance(djl, str):
         extra.append(missing("djl: BufferedImageFactory (ImageIO)", djl))
     else:
         d = djl.decode(path)
-        tf_first = next(v for k, v in values.items() if k.startswith("tensorflow"))
+        other = next(
+            (k for k in values if k.startswith("tensorflow")), "PIL (torchvision's loader)"
+        )
         values = {"djl: BufferedImageFactory (ImageIO)": d, **values}
-        data["heat"] = P.heat(d, tf_first)
-        data["heat_title"] = "|DJL ImageIO decode - TensorFlow decode| (levels)"
+        data["heat"] = P.heat(d, values[other])
+        data["heat_title"] = f"|DJL ImageIO decode - {other.split(':')[0]} decode| (levels)"
         claims["decode_imageio_equals_pil"] = Claim(
             "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every sample PNG and JPEG "
             "to the same bits",
@@ -261,7 +281,7 @@ def resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
 
 
 def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> StageResult:
-    tf = backends.load("tensorflow")
+    tf = optional("tensorflow")
     torch = backends.load("torch")
     F = backends.load("torch").nn.functional
     from PIL import Image
@@ -282,20 +302,23 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     tv_pil = np.asarray(TV.Resize(size, interpolation=mode)(Image.fromarray(decoded)))
     u8 = torch.from_numpy(decoded.copy()).permute(2, 0, 1)
     tv_tensor = TV.Resize(size, interpolation=mode, antialias=True)(u8).permute(1, 2, 0).numpy()
-    tf_plain = tf.image.resize(decoded, (oh, ow), method=interp).numpy()
-    tf_aa = tf.image.resize(decoded, (oh, ow), method=interp, antialias=True).numpy()
     values: dict[str, np.ndarray] = {
         "torch: interpolate(antialias=True), float32": t_float,
         "torchvision: Resize(size) on PIL (uint8)": tv_pil,
         "torchvision: Resize(size) on a uint8 tensor": tv_tensor,
-        "tensorflow: image.resize (antialias=False default)": tf_plain,
-        "tensorflow: image.resize(antialias=True)": tf_aa,
     }
+    extra: Thunks = []
+    if tf is None:
+        extra.append(missing("tensorflow: image.resize", backends.missing("tensorflow") or ""))
+    else:
+        tf_plain = tf.image.resize(decoded, (oh, ow), method=interp).numpy()
+        tf_aa = tf.image.resize(decoded, (oh, ow), method=interp, antialias=True).numpy()
+        values["tensorflow: image.resize (antialias=False default)"] = tf_plain
+        values["tensorflow: image.resize(antialias=True)"] = tf_aa
     lv = {"torchvision PIL": levels(tv_pil, exact)}
     data: dict[str, Any] = {"resize_shape": (oh, ow), "levels": lv}
     claims: dict[str, Claim] = {}
-    extra: Thunks = []
-    if aa and (h > oh or w > ow):
+    if tf is not None and aa and (h > oh or w > ow):
         lv["tensorflow default"] = levels(tf_plain, exact)
         lv["tensorflow antialias"] = levels(tf_aa, exact)
         claims["antialias_matters"] = Claim(
@@ -390,7 +413,7 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
             and t_in["min_levels"] > -1 - 1e-3
             and r_in["max_abs_levels"] < 0.5 + 1e-3,
         )
-    return truth, rows(values, truth, versions), claims, data
+    return truth, rows(values, truth, versions) + extra, claims, data
 
 
 # -- centre crop ----------------------------------------------------------------------------
@@ -467,7 +490,7 @@ def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageR
 
 
 def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> StageResult:
-    tf = backends.load("tensorflow")
+    tf = optional("tensorflow")
     from PIL import Image
 
     TV = backends.load("torchvision").transforms
@@ -475,6 +498,46 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
     truth = once(T.to_tensor(cropped))
     tv = TV.ToTensor()(Image.fromarray(cropped)).numpy()
     npf = cropped.transpose(2, 0, 1).astype(np.float32) / np.float32(255)
+    values = {"torchvision: ToTensor": tv, "numpy: x.astype(float32) / 255": npf}
+    claims: dict[str, Claim] = {}
+    data: dict[str, Any] = {}
+    extra: Thunks = []
+    if tf is None:
+        extra.append(
+            missing("tensorflow: convert_image_dtype", backends.missing("tensorflow") or "")
+        )
+        tfc = None
+    else:
+        tfc, tf_claims, n_bad, tf_values = _tf_to_tensor(tf, cropped, tv)
+        values.update(tf_values)
+        claims.update(tf_claims)
+        data["convert_image_dtype_off_levels"] = n_bad
+    if isinstance(djl, str):
+        return (
+            truth,
+            [*rows(values, truth, versions), *extra, missing("djl: ToTensor", djl)],
+            claims,
+            data,
+        )
+    d = djl.to_tensor(cropped)
+    values = {"djl: ToTensor": d, **values}
+    data["heat"] = P.heat(d, tfc if tfc is not None else tv)
+    data["heat_title"] = (
+        "|DJL ToTensor - TF convert_image_dtype| (float32)"
+        if tfc is not None
+        else "|DJL ToTensor - torchvision ToTensor| (float32)"
+    )
+    rounded = np.asarray(truth.round("binary32"), dtype=np.float32)
+    claims["to_tensor_bit_equal"] = Claim(
+        "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are bit-identical and "
+        "correctly rounded",
+        all(np.array_equal(d, v) for v in (tv, npf, rounded)),
+    )
+    return truth, rows(values, truth, versions) + extra, claims, data
+
+
+def _tf_to_tensor(tf: Any, cropped: np.ndarray, tv: np.ndarray) -> tuple[Any, dict, int, dict]:
+    """TensorFlow's two ToTensor spellings and their claims."""
     tfc = tf.transpose(
         tf.image.convert_image_dtype(tf.constant(cropped), tf.float32), (2, 0, 1)
     ).numpy()
@@ -483,8 +546,6 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
     conv = tf.image.convert_image_dtype(tf.constant(all_levels), tf.float32).numpy()
     n_bad = int((conv != all_levels.astype(np.float32) / np.float32(255)).sum())
     values = {
-        "torchvision: ToTensor": tv,
-        "numpy: x.astype(float32) / 255": npf,
         "tensorflow: convert_image_dtype (x * (1/255))": tfc,
         "tensorflow: cast / 255 (the fix)": tfd,
     }
@@ -502,24 +563,11 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
             bool(np.array_equal(tfd, tv)),
         ),
     }
-    data: dict[str, Any] = {"convert_image_dtype_off_levels": n_bad}
-    if isinstance(djl, str):
-        return truth, [*rows(values, truth, versions), missing("djl: ToTensor", djl)], claims, data
-    d = djl.to_tensor(cropped)
-    values = {"djl: ToTensor": d, **values}
-    data["heat"] = P.heat(d, tfc)
-    data["heat_title"] = "|DJL ToTensor - TF convert_image_dtype| (float32)"
-    rounded = np.asarray(truth.round("binary32"), dtype=np.float32)
-    claims["to_tensor_bit_equal"] = Claim(
-        "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are bit-identical and "
-        "correctly rounded",
-        all(np.array_equal(d, v) for v in (tv, npf, rounded)),
-    )
-    return truth, rows(values, truth, versions), claims, data
+    return tfc, claims, n_bad, values
 
 
 def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> StageResult:
-    tf = backends.load("tensorflow")
+    tf = optional("tensorflow")
     torch = backends.load("torch")
     TV = backends.load("torchvision").transforms
 
@@ -533,14 +581,17 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
         np.float32
     )
     fused = tensor * (np.float32(1) / s) + (-m / s)
-    tfv = ((tf.constant(tensor) - m) / s).numpy()
     values = {
         "torchvision: Normalize": tv,
         "numpy: (x - m) / s in float32": npf,
         "numpy: in float64, then float32": np64,
         "numpy: x * (1/s) + (-m/s) (folded)": fused,
-        "tensorflow: (x - m) / s": tfv,
     }
+    extra: Thunks = []
+    if tf is None:
+        extra.append(missing("tensorflow: (x - m) / s", backends.missing("tensorflow") or ""))
+    else:
+        values["tensorflow: (x - m) / s"] = ((tf.constant(tensor) - m) / s).numpy()
     claims = {
         "normalize_folded_differs": Claim(
             "folding Normalize into x * (1/s) - m/s (as when it is merged into a layer) is not "
@@ -549,7 +600,12 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
         )
     }
     if isinstance(djl, str):
-        return truth, [*rows(values, truth, versions), missing("djl: Normalize", djl)], claims, {}
+        return (
+            truth,
+            [*rows(values, truth, versions), *extra, missing("djl: Normalize", djl)],
+            claims,
+            {},
+        )
     d = djl.normalize(tensor, P.MEAN.tolist(), P.STD.tolist())
     values = {"djl: Normalize": d, **values}
     data = {
@@ -557,8 +613,13 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
         "heat_title": "|DJL Normalize - folded x*(1/s) - m/s| (float32)",
     }
     claims["normalize_bit_equal"] = Claim(
-        "DJL's Normalize, torchvision's Normalize, numpy float32 and TensorFlow give the same "
-        "bits (each is one float32 subtraction and one division)",
-        all(np.array_equal(d, v) for v in (tv, npf, tfv)),
+        "DJL's Normalize, torchvision's Normalize and numpy float32 give the same bits (each is "
+        "one float32 subtraction and one division)",
+        all(np.array_equal(d, v) for v in (tv, npf)),
     )
-    return truth, rows(values, truth, versions), claims, data
+    if tf is not None:
+        claims["normalize_tf_bit_equal"] = Claim(
+            "TensorFlow's (x - m) / s gives DJL's Normalize bits too",
+            bool(np.array_equal(d, values["tensorflow: (x - m) / s"])),
+        )
+    return truth, rows(values, truth, versions) + extra, claims, data
