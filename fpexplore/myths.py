@@ -101,48 +101,54 @@ def _first(values: Any) -> float:
 
 
 # -- the judges ---------------------------------------------------------------------------------
+#
+# Every judge has one shape: read the claims it rests on and the number that shows the verdict,
+# then the first rule whose claims hold gives the verdict and why (`_decide`).
+
+Verdicts = tuple[str, str, str]
 
 
-def _djl_sum(c: Comparison) -> tuple[str, str, str]:
-    same = _claim(c, "djl_emulated") and _claim(c, "torch_emulated")  # both = emulate torch
+def _holds(c: Comparison, *keys: str) -> bool:
+    """Whether every claim ``keys`` held (`NotMeasured` at the first one absent or unchecked;
+    a failed one stops the reading, as ``and`` would)."""
+    return all(_claim(c, key) for key in keys)
+
+
+def _decide(number: str, *rules: tuple[bool, str, str], otherwise: tuple[str, str]) -> Verdicts:
+    """``(verdict, why, number)`` of the first rule ``(when, verdict, why)`` whose ``when`` is
+    true, else ``otherwise``'s ``(verdict, why)``."""
+    for when, verdict, why in rules:
+        if when:
+            return verdict, why, number
+    return (*otherwise, number)
+
+
+def _djl_sum(c: Comparison) -> Verdicts:
     djl, torch_, loop = (
         _first(_value(c, n)) for n in ("DJL NDArray.sum", "torch.sum", "Java float loop")
     )
-    same = same and djl == torch_
-    number = f"DJL {djl:.9g}, torch {torch_:.9g}, Java loop {loop:.9g}"
-    if same:
-        return FAILS, "DJL's sum is libtorch's: same reduction order, same bits", number
-    return HOLDS, "DJL and torch reduce in different orders here", number
-
-
-def _seed(c: Comparison) -> tuple[str, str, str]:
-    number = (
-        f"first value DJL {_first(_value(c, 'DJL randomUniform')):.7g}, "
-        f"torch {_first(_value(c, 'torch CPU')):.7g}"
+    same = _holds(c, "djl_emulated", "torch_emulated") and djl == torch_  # both emulate torch
+    return _decide(
+        f"DJL {djl:.9g}, torch {torch_:.9g}, Java loop {loop:.9g}",
+        (same, FAILS, "DJL's sum is libtorch's: same reduction order, same bits"),
+        otherwise=(HOLDS, "DJL and torch reduce in different orders here"),
     )
-    if _claim(c, "djl_matches_torch_cpu") and _claim(c, "djl_is_mt19937"):
-        return (
-            FAILS,
-            "for the pinned DJL/torch pair: both seed the same MT19937 and map it the same way",
-            number,
-        )
-    return HOLDS, "DJL's libtorch gives another stream for the same seed", number
 
 
-def _std(c: Comparison) -> tuple[str, str, str]:
+def _std(c: Comparison) -> Verdicts:
     classic = c.data.get("classic", {})
-    number = ", ".join(f"{name} {_first(values):.7g}" for name, values in list(classic.items())[:3])
-    ddof, population, fix = (_claim(c, k) for k in ("std_ddof", "std_djl_population", "std_fix"))
-    if ddof and population and fix:
-        return (
+    divisors = _holds(c, "std_ddof", "std_djl_population")
+    return _decide(
+        ", ".join(f"{name} {_first(values):.7g}" for name, values in list(classic.items())[:3]),
+        (
+            divisors and _holds(c, "std_fix"),
             DEPENDS,
-            "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; "
-            "with the same divisor the results agree to 1 ULP",
-            number,
-        )
-    if ddof and population:
-        return HOLDS, "the divisors differ and no correction makes them agree", number
-    return FAILS, "both divide by the same N", number
+            "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; with the "
+            "same divisor the results agree to 1 ULP",
+        ),
+        (divisors, HOLDS, "the divisors differ and no correction makes them agree"),
+        otherwise=(FAILS, "both divide by the same N"),
+    )
 
 
 def _varying(c: Comparison) -> list[str]:
@@ -153,63 +159,61 @@ def _varying(c: Comparison) -> list[str]:
     ]
 
 
-def _benchmark(c: Comparison) -> tuple[str, str, str]:
-    atomics = _claim(c, "atomics_vary")
-    without = _claim(c, "conv_varies_without_benchmark")
-    across = _claim(c, "benchmark_adds_nothing_across_processes")
-    number = f"{len(_varying(c))} recorded ops vary run to run with the default flags"
-    if (atomics or without) and across:
-        return (
+def _same_bits_with_flag(c: Comparison, flag: str) -> tuple[int, int]:
+    """Of the non-cuDNN ops that gave one result in every run both with ``flag`` and without
+    it (the default flags), how many gave the same bits: (same, compared)."""
+    rows = c.data.get("rows") or []
+    if not rows:
+        raise NotMeasured(f"the {c.lesson} run has no per-op rows")
+    cells = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
+    same = compared = 0
+    for (op, case, output, config), row in cells.items():
+        other = cells.get((op, case, output, flag))
+        if config != "default" or op == "conv2d" or other is None:
+            continue  # conv2d runs on cuDNN: the flag is meant to change it
+        if row.get("raised") or other.get("raised") or row["distinct"] != 1:
+            continue  # varies run to run anyway: bits with and without the flag say nothing
+        if other["distinct"] != 1:
+            continue
+        compared += 1
+        same += row["digests"][0] == other["digests"][0]
+    if not compared:
+        raise NotMeasured(f"no non-cuDNN op of the {c.lesson} run was deterministic both ways")
+    return same, compared
+
+
+def _linear(c: Comparison) -> Verdicts:
+    # The lesson runs no nn.Linear: the judge reads what the flag does to the ops that are not
+    # cuDNN's (sums, scatters), which is where nn.Linear belongs (a cuBLAS addmm on a GPU, a
+    # BLAS call on a CPU; neither consults torch.backends.cudnn).
+    same, compared = _same_bits_with_flag(c, "cudnn.deterministic")
+    return _decide(
+        f"{same} of {compared} deterministic non-cuDNN ops: same bits with "
+        "cudnn.deterministic on and off",
+        (
+            _holds(c, "cudnn_det_not_atomics") and same == compared,
+            FAILS,
+            "cudnn.deterministic only restricts cuDNN's algorithms; nn.Linear is a cuBLAS matmul, "
+            "not cuDNN, and the lesson's non-cuDNN ops keep their bits with the flag on (the "
+            "lesson runs no nn.Linear itself)",
+        ),
+        otherwise=(DEPENDS, "on the op: the flag changed more than cuDNN's algorithms here"),
+    )
+
+
+def _benchmark(c: Comparison) -> Verdicts:
+    varies = _claim(c, "atomics_vary") or _claim(c, "conv_varies_without_benchmark")
+    return _decide(
+        f"{len(_varying(c))} recorded ops vary run to run with the default flags",
+        (
+            varies and _holds(c, "benchmark_adds_nothing_across_processes"),
             FAILS,
             "ops vary with benchmark off (atomic adds, some cuDNN gradients); benchmark only "
             "picks the algorithm per process",
-            number,
-        )
-    if atomics or without:
-        return DEPENDS, "on the op: some vary without it, and benchmark adds variation", number
-    return HOLDS, "nothing varied with benchmark off", number
-
-
-def _dropout(c: Comparison) -> tuple[str, str, str]:
-    import numpy as np
-
-    a = np.asarray(_value(c, "torch MLP with Dropout, eval()"))
-    b = np.asarray(_value(c, "torch MLP without Dropout, copied weights"))
-    number = f"{int((a != b).sum())} of {a.size} outputs differ between eval() and no dropout"
-    if _claim(c, "dropout_removed_equals_eval") and _claim(c, "dropout_scaling"):
-        return FAILS, "eval() already is the model without dropout, bit for bit", number
-    return HOLDS, "eval() differs from the model without dropout", number
-
-
-def _batchnorm(c: Comparison) -> tuple[str, str, str]:
-    import numpy as np
-
-    train = np.asarray(_value(c, "torch BatchNorm1d train()"), dtype=np.float64)
-    evalm = np.asarray(_value(c, "torch BatchNorm1d eval()"), dtype=np.float64)
-    number = f"train vs eval output: up to {np.max(np.abs(train - evalm)):.3g} apart"
-    if _claim(c, "bn_train_uses_batch_stats") and _claim(c, "bn_eval_uses_running_stats"):
-        return (
-            DEPENDS,
-            "on the batch: train mode normalizes each sample with its batch's statistics and "
-            "updates the running ones on every call; for the same batch it is not random",
-            number,
-        )
-    return FAILS, "train and eval mode gave the same output", number
-
-
-def _cuda_seed(c: Comparison) -> tuple[str, str, str]:
-    number = (
-        f"seed {c.params.get('seed')}: CPU {_first(_value(c, 'torch CPU')):.7g}, "
-        f"CUDA {_first(_value(c, 'torch CUDA')):.7g}"
+        ),
+        (varies, DEPENDS, "on the op: some vary without it, and benchmark adds variation"),
+        otherwise=(HOLDS, "nothing varied with benchmark off"),
     )
-    if _claim(c, "cuda_differs_from_cpu") and _claim(c, "cuda_philox_reproduced"):
-        return (
-            DEPENDS,
-            "on the device: one seed drives MT19937 on the CPU and Philox on CUDA, so devices "
-            "differ; each device's stream is reproducible",
-            number,
-        )
-    return FAILS, "CPU and CUDA gave the same stream", number
 
 
 def _device_key(data: Mapping[str, Any], word: str) -> str:
@@ -219,105 +223,189 @@ def _device_key(data: Mapping[str, Any], word: str) -> str:
     raise NotMeasured(f"no {word} side in this run")
 
 
-def _chain(c: Comparison) -> tuple[str, str, str]:
+@dataclass(frozen=True)
+class _Rule:
+    """The judges' common shape: ``verdict`` (and ``why``) when every claim ``keys`` holds,
+    else ``otherwise``; ``number(c)`` is the measured number that shows it."""
+
+    keys: tuple[str, ...]
+    verdict: str
+    why: str
+    otherwise: tuple[str, str]
+    number: Callable[[Comparison], str]
+
+    def __call__(self, c: Comparison) -> Verdicts:
+        number = self.number(c)  # reads the outcomes first: NotMeasured if one did not run
+        return _decide(
+            number, (_holds(c, *self.keys), self.verdict, self.why), otherwise=self.otherwise
+        )
+
+
+def _differ_count(c: Comparison, a: str, b: str, what: str) -> str:
+    import numpy as np
+
+    x, y = np.asarray(_value(c, a)), np.asarray(_value(c, b))
+    return f"{int((x != y).sum())} of {x.size} outputs differ between {what}"
+
+
+def _max_gap(c: Comparison, a: str, b: str) -> float:
+    import numpy as np
+
+    x, y = (np.asarray(_value(c, n), dtype=np.float64) for n in (a, b))
+    return float(np.max(np.abs(x - y)))
+
+
+def _chain_number(c: Comparison) -> str:
     drift = c.data["drift"]
     cpu, gpu = _device_key(drift, "cpu (live"), _device_key(drift, "NVIDIA")
-    steps = c.data["settings"]["chain_steps"]
-    number = f"after {steps} matmuls: CPU drift {drift[cpu][-1]:.2g}, CUDA {drift[gpu][-1]:.2g}"
-    if _claim(c, "chain_drifts"):
-        return FAILS, "every device drifts from the exact chain, CUDA too", number
-    return HOLDS, "CUDA stayed on the exact chain", number
-
-
-def _conv(c: Comparison) -> tuple[str, str, str]:
-    err = c.data["conv_error"]
-    default = err[_device_key(err, "torch default")]
-    off = err[_device_key(err, "TF32 off")]
-    number = f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({default / off:.0f}×)"
-    if _claim(c, "conv_tf32_default") and _claim(c, "conv_tf32_error"):
-        return (
-            DEPENDS,
-            "on TF32: cuDNN convolutions use it by default; with TF32 off the accelerator is as "
-            "accurate as the CPU",
-            number,
-        )
-    return HOLDS, "the convolutions differ with TF32 off too", number
-
-
-def _relu(c: Comparison) -> tuple[str, str, str]:
-    number = "; ".join(
-        str(o.value) for o in c.outcomes if o.implementation.startswith("relu") and o.ran
+    return (
+        f"after {c.data['settings']['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
+        f"CUDA {drift[gpu][-1]:.2g}"
     )
-    number = number.split(";")[0] + " on every device" if number else ""
-    if _claim(c, "relu_identical"):
-        return FAILS, "relu is max(x, 0) bit for bit on every device", number
-    return HOLDS, "relu differs from max(x, 0) somewhere", number
 
 
-def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> tuple[str, str, str]:
+def _conv_number(c: Comparison) -> str:
+    err = c.data["conv_error"]
+    default, off = (err[_device_key(err, k)] for k in ("torch default", "TF32 off"))
+    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({default / off:.0f}×)"
+
+
+def _relu_number(c: Comparison) -> str:
+    found = [str(o.value) for o in c.outcomes if o.implementation.startswith("relu") and o.ran]
+    return found[0] + " on every device" if found else ""
+
+
+_seed = _Rule(
+    ("djl_matches_torch_cpu", "djl_is_mt19937"),
+    FAILS,
+    "for the pinned DJL/torch pair: both seed the same MT19937 and map it the same way",
+    (HOLDS, "DJL's libtorch gives another stream for the same seed"),
+    lambda c: (
+        f"first value DJL {_first(_value(c, 'DJL randomUniform')):.7g}, "
+        f"torch {_first(_value(c, 'torch CPU')):.7g}"
+    ),
+)
+_dropout = _Rule(
+    ("dropout_removed_equals_eval", "dropout_scaling"),
+    FAILS,
+    "eval() already is the model without dropout, bit for bit",
+    (HOLDS, "eval() differs from the model without dropout"),
+    lambda c: _differ_count(
+        c,
+        "torch MLP with Dropout, eval()",
+        "torch MLP without Dropout, copied weights",
+        "eval() and no dropout",
+    ),
+)
+_batchnorm = _Rule(
+    ("bn_train_uses_batch_stats", "bn_eval_uses_running_stats"),
+    DEPENDS,
+    "on the batch: train mode normalizes each sample with its batch's statistics and updates "
+    "the running ones on every call; for the same batch it is not random",
+    (FAILS, "train and eval mode gave the same output"),
+    lambda c: (
+        "train vs eval output: up to "
+        f"{_max_gap(c, 'torch BatchNorm1d train()', 'torch BatchNorm1d eval()'):.3g} apart"
+    ),
+)
+_cuda_seed = _Rule(
+    ("cuda_differs_from_cpu", "cuda_philox_reproduced"),
+    DEPENDS,
+    "on the device: one seed drives MT19937 on the CPU and Philox on CUDA, so devices differ; "
+    "each device's stream is reproducible",
+    (FAILS, "CPU and CUDA gave the same stream"),
+    lambda c: (
+        f"seed {c.params.get('seed')}: CPU {_first(_value(c, 'torch CPU')):.7g}, "
+        f"CUDA {_first(_value(c, 'torch CUDA')):.7g}"
+    ),
+)
+_chain = _Rule(
+    ("chain_drifts",),
+    FAILS,
+    "every device drifts from the exact chain, CUDA too",
+    (HOLDS, "CUDA stayed on the exact chain"),
+    _chain_number,
+)
+_conv = _Rule(
+    ("conv_tf32_default", "conv_tf32_error"),
+    DEPENDS,
+    "on TF32: cuDNN convolutions use it by default; with TF32 off the accelerator is as "
+    "accurate as the CPU",
+    (HOLDS, "the convolutions differ with TF32 off too"),
+    _conv_number,
+)
+_relu = _Rule(
+    ("relu_identical",),
+    FAILS,
+    "relu is max(x, 0) bit for bit on every device",
+    (HOLDS, "relu differs from max(x, 0) somewhere"),
+    _relu_number,
+)
+
+
+def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:
     errs = [c.outcome(f"{op} · {side} · 1 thread").error for side in ("C++", "Python")]
     worst = ", ".join(
         f"{side} {e.max_abs_ulp:.3g} ULP"
         for side, e in zip(("C++", "Python"), errs, strict=True)
         if e is not None
     )
-    number = f"{what}: {'identical' if same else 'different'} bits at 1 and 2 threads" + (
-        f"; max error {worst}" if worst else ""
-    )
-    if same:
-        return (
+    return _decide(
+        f"{what}: {'identical' if same else 'different'} bits at 1 and 2 threads"
+        + (f"; max error {worst}" if worst else ""),
+        (
+            same,
             FAILS,
             "C++ and Python run the same libtorch kernels: the same bits at the same thread count",
-            number,
-        )
-    return HOLDS, "C++ and Python gave different bits at the same thread count", number
+        ),
+        otherwise=(HOLDS, "C++ and Python gave different bits at the same thread count"),
+    )
 
 
-def _libtorch_mm(c: Comparison) -> tuple[str, str, str]:
+def _libtorch_mm(c: Comparison) -> Verdicts:
     return _same_bits_verdict(c, "mm", _claim(c, "mm_same_bits"), "mm")
 
 
-def _libtorch_grad(c: Comparison) -> tuple[str, str, str]:
+def _libtorch_grad(c: Comparison) -> Verdicts:
     same = _claim(c, "grad_same_bits")
     return _same_bits_verdict(c, "grad", same, "gradient of (x @ x.T).sum()")
 
 
-def _cuda_kernel(c: Comparison) -> tuple[str, str, str]:
+def _cuda_kernel(c: Comparison) -> Verdicts:
     fma = _claim(c, "naive_kernel_is_fma_chain")
-    atomic = _claim(c, "atomic_varies") and _claim(c, "torch_sum_repeatable")
+    atomic = _holds(c, "atomic_varies", "torch_sum_repeatable")
     cu = c.data.get("cuda") or {}
     table = cu.get("matmul_table") or []
     same = [r["n"] for r in table if r["cublas == naive_fma"]]
     other = [r["n"] for r in table if not r["cublas == naive_fma"]]
     each = c.outcome("CUDA sum · atomicAdd each")
-    number = (
+    return _decide(
         f"{cu.get('card', 'GPU')}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
-        f"n = {other or 'none'}; atomicAdd sum: {each.note or _first(each.value)}"
-    )
-    if fma and atomic:
-        return (
+        f"n = {other or 'none'}; atomicAdd sum: {each.note or _first(each.value)}",
+        (
+            fma and atomic,
             DEPENDS,
             "on the kernel: a naive matmul is a k-order FMA chain, which cuBLAS also runs for "
             "some shapes (same bits) and not others; an atomicAdd sum differs from torch.sum "
             "and from itself run to run",
-            number,
-        )
-    return HOLDS, "the custom kernels differ from torch's at every size", number
+        ),
+        otherwise=(HOLDS, "the custom kernels differ from torch's at every size"),
+    )
 
 
-def _gradient(c: Comparison) -> tuple[str, str, str]:
+def _gradient(c: Comparison) -> Verdicts:
     g = c.data.get("seed_gradients")
     if not g:
         raise NotMeasured("the tf_vs_torch run has no seed gradients")
-    number = f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}"
-    if _claim(c, "seed_192"):
-        return FAILS, "both give the exact gradient 192, not 24", number
-    if g["torch"] == g["tensorflow"] == 24:
-        return HOLDS, "both give 24", number
-    return DEPENDS, "on the framework: they do not both give the exact gradient", number
+    return _decide(
+        f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}",
+        (_holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
+        (g["torch"] == g["tensorflow"] == 24, HOLDS, "both give 24"),
+        otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
+    )
 
 
-def _softmax(c: Comparison) -> tuple[str, str, str]:
+def _softmax(c: Comparison) -> Verdicts:
     import numpy as np
 
     seed = c.data.get("seed_example")
@@ -326,20 +414,21 @@ def _softmax(c: Comparison) -> tuple[str, str, str]:
     a = np.asarray(seed["torch"], dtype=np.float32)
     b = np.asarray(seed["tensorflow"], dtype=np.float32)
     differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
-    number = f"{differ} of {a.size} float32 values differ in their bits"
-    if not _claim(c, "seed_example"):
-        return HOLDS, "at least one framework is more than one ULP off", number
-    if differ:
-        return (
+    within = _holds(c, "seed_example")
+    return _decide(
+        f"{differ} of {a.size} float32 values differ in their bits",
+        (not within, HOLDS, "at least one framework is more than one ULP off"),
+        (
+            bool(differ),
             DEPENDS,
             "on the last bit: they can differ there, and both are within one ULP of the exact "
             "softmax",
-            number,
-        )
-    return FAILS, "same bits, both within one ULP of the exact softmax", number
+        ),
+        otherwise=(FAILS, "same bits, both within one ULP of the exact softmax"),
+    )
 
 
-def _graph(c: Comparison) -> tuple[str, str, str]:
+def _graph(c: Comparison) -> Verdicts:
     import numpy as np
 
     values = c.data.get("values")
@@ -352,40 +441,40 @@ def _graph(c: Comparison) -> tuple[str, str, str]:
         return int((other != eager).reshape(len(eager), -1).any(axis=1).sum())
 
     traced, xla = rows("tf.function"), rows("tf XLA")
-    number = (
-        f"tf.function: {traced}, XLA: {xla} of {len(eager)} rows differ from eager in their bits"
-    )
-    if not _claim(c, "xla"):
-        return HOLDS, "a graph mode is more than a few ULP from the exact value", number
-    if _claim(c, "function_is_eager") and xla == 0:
-        return FAILS, "tf.function and XLA give eager's bits", number
-    if _claim(c, "function_is_eager"):
-        return (
+    bounded = _holds(c, "xla")
+    same = bounded and _holds(c, "function_is_eager")
+    return _decide(
+        f"tf.function: {traced}, XLA: {xla} of {len(eager)} rows differ from eager in their bits",
+        (not bounded, HOLDS, "a graph mode is more than a few ULP from the exact value"),
+        (same and xla == 0, FAILS, "tf.function and XLA give eager's bits"),
+        (
+            same,
             DEPENDS,
             "on XLA: tf.function alone gives eager's bits; jit_compile=True fuses and can change "
             "the last bits, every mode within a few ULP of the exact value",
-            number,
-        )
-    return HOLDS, "tf.function alone already changes bits", number
+        ),
+        otherwise=(HOLDS, "tf.function alone already changes bits"),
+    )
 
 
-def _lstm(c: Comparison) -> tuple[str, str, str]:
+def _lstm(c: Comparison) -> Verdicts:
     data = c.data.get("torch_keras_diff_by_step")
     if data is None:
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
-    length = c.data.get("length", len(data))
-    number = f"largest torch–Keras difference in h over {length} steps: {float(max(data)):.3g}"
-    if not _claim(c, "gate_order"):
-        return HOLDS, "even with the weights mapped right, the outputs part", number
-    if _claim(c, "gradients_rounding"):
-        return (
+    mapped = _holds(c, "gate_order")
+    return _decide(
+        f"largest torch–Keras difference in h over {c.data.get('length', len(data))} steps: "
+        f"{float(max(data)):.3g}",
+        (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
+        (
+            mapped and _holds(c, "gradients_rounding"),
             DEPENDS,
             "on the weight mapping: mapped right (gate order, both biases, recurrent "
             "activation), outputs and gradients differ only by rounding, within the lesson's "
             "bound against the exact cell; mapped wrong, they differ by far more",
-            number,
-        )
-    return HOLDS, "the gradients part beyond rounding", number
+        ),
+        otherwise=(HOLDS, "the gradients part beyond rounding"),
+    )
 
 
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
@@ -426,6 +515,7 @@ MYTHS: tuple[Myth, ...] = (
         "on one input.",
         "gpu_determinism",
         "04_cudnn_determinism.ipynb",
+        _linear,
     ),
     Myth(
         5,

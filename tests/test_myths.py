@@ -22,6 +22,14 @@ DATA = {
         "torch_keras_diff_by_step": [1e-8, 3e-8],
         "length": 2,
     },
+    "gpu_determinism": {
+        "rows": [
+            {"op": op, "case": "c", "output": "result", "config": config, "distinct": 1}
+            | {"digests": ["ab12"], "raised": None}
+            for op in ("index_add_", "sum (control)", "conv2d")
+            for config in ("default", "cudnn.deterministic")
+        ]
+    },
     "cpu_vs_accelerator": {
         "drift": {
             "cpu (live, here)": [0.0, 2e-6],
@@ -45,8 +53,8 @@ class StandIn(Comparison):
 
 def _stand_in(myth, holds, also=()):
     claims = {}
-    # the claim keys a judge reads are the string constants of its code that name a claim
-    consts = [k for m in (myth, *also) for k in _all_constants(m.judge.__code__)]
+    # the claim keys a judge reads: a rule's keys, or the string constants of its code
+    consts = [k for m in (myth, *also) for k in _judge_keys(m.judge)]
     keys = [k for k in consts if isinstance(k, str) and k.isidentifier()]
     for key in keys:
         claims[key] = Claim(f"claim {key}", holds)
@@ -57,6 +65,12 @@ def _stand_in(myth, holds, also=()):
     return StandIn(
         myth.lesson, dict(myth.params), None, outcomes, claims, DATA.get(myth.lesson, {})
     )
+
+
+def _judge_keys(judge):
+    if hasattr(judge, "keys"):  # a `_Rule`: its claims, and what its number reads
+        return [*judge.keys, *_all_constants(judge.number.__code__)]
+    return list(_all_constants(judge.__code__))
 
 
 def _all_constants(code):
@@ -110,3 +124,20 @@ def test_lessons_not_written_are_marked(monkeypatch):
     assert by[16].verdict == myths.NOT_MEASURED and "not written yet" in by[16].why
     page = myths.verdict_table(verdicts)
     assert page.count("<tr>") == 19 and "03_train_vs_eval.ipynb#" in page
+
+
+def test_cudnn_flag_judge_reads_the_bits_of_non_cudnn_ops():
+    """Myth 4: same bits with the flag on and off on the non-cuDNN ops (conv2d is left out,
+    and so is an op that varies run to run); one op whose bits move makes it "depends"."""
+    myth = next(m for m in myths.MYTHS if m.number == 4)
+    comp = _stand_in(myth, True)
+    assert myths.judge(myth, comp).verdict == myths.FAILS
+    assert myths.judge(myth, comp).number.startswith("2 of 2 ")
+    rows = [dict(r) for r in comp.data["rows"]]
+    moved = next(r for r in rows if r["op"] == "sum (control)" and r["config"] != "default")
+    moved["digests"] = ["cd34"]
+    verdict = myths.judge(myth, replace(comp, data={"rows": rows}))
+    assert verdict.verdict == myths.DEPENDS and verdict.number.startswith("1 of 2 ")
+    for r in rows:
+        r["distinct"] = 3  # everything varies: nothing to compare
+    assert myths.judge(myth, replace(comp, data={"rows": rows})).verdict == myths.NOT_MEASURED
