@@ -9,9 +9,9 @@ ipywidgets, running in the browser under Pyodide (``make lite``; output in ``bui
 3. ``jupyter lite build``.
 
 Pyodide and its own packages (numpy, matplotlib, Pillow) load from Pyodide's CDN when the page
-opens: no registry carries them (npm's ``pyodide`` package is the core runtime only, and PyPI
-has no Emscripten wheels of numpy or matplotlib). Frameworks (torch, TensorFlow, DJL) say
-Unavailable there and point to the Binder version.
+opens: no registry carries them (`MISSING` says exactly what is missing; npm's ``pyodide``
+package is the core runtime only, and PyPI has no Emscripten wheels of numpy or matplotlib).
+Frameworks (torch, TensorFlow, DJL) say Unavailable there and point to the Binder version.
 """
 
 from __future__ import annotations
@@ -28,6 +28,15 @@ ROOT = LITE.parent
 LITE_NOTEBOOKS = ("00_floating_point_formats.ipynb", "01_summation_order.ipynb")
 PURE_PYTHON = ("mpmath", "tqdm")
 PIP = [sys.executable, "-m", "pip"]
+#: Why the site needs the network: what an offline kernel would need that no registry reachable
+#: here carries (checked against npm's ``pyodide`` 314.0.6 and PyPI; see lite/README.md).
+MISSING = (
+    "An offline kernel would need Pyodide 314.0.6's full distribution served by the site: "
+    "npm's pyodide package carries only the core runtime (pyodide.mjs, pyodide.asm.wasm, "
+    "python_stdlib.zip, pyodide-lock.json), and the compiled packages the lessons import, "
+    "numpy 2.4.6, matplotlib 3.10.8, pillow 12.2.0 and kiwisolver 1.5.0 "
+    "(cp314-pyemscripten_2026_0_wasm32 wheels), are on neither PyPI nor npm."
+)
 INSTALL_CELL = (
     "# In JupyterLite (Pyodide): install fpexplore and mpmath from this site\n"
     "%pip install -q fpexplore mpmath tqdm ipywidgets"
