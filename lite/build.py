@@ -5,7 +5,8 @@ ipywidgets, running in the browser under Pyodide (``make lite``; output in ``bui
    working tree, with its package data) and the pure-Python dependencies Pyodide does not
    ship (mpmath, tqdm), into ``lite/pypi``.
 2. The notebooks (``LITE_NOTEBOOKS``) copied into ``lite/content``, each with a first cell that
-   installs fpexplore from the site itself.
+   installs fpexplore from the site itself (and sets ``FPEXPLORE_BINDER_URL`` when the build
+   has it: the Binder version that Unavailable rows link).
 3. ``jupyter lite build``.
 
 Pyodide and its own packages (numpy, matplotlib, Pillow) load from Pyodide's CDN when the page
@@ -17,6 +18,7 @@ Frameworks (torch, TensorFlow, DJL) say Unavailable there and point to the Binde
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -89,13 +91,17 @@ def contents(out: Path) -> list[Path]:
     written = []
     for name in LITE_NOTEBOOKS:
         nb = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
+        source = INSTALL_CELL
+        binder = os.environ.get("FPEXPLORE_BINDER_URL")
+        if binder:  # the Binder version a copy of this repository publishes (see the README)
+            source += f"\nimport os\nos.environ['FPEXPLORE_BINDER_URL'] = {binder!r}"
         cell = {
             "cell_type": "code",
             "execution_count": None,
             "id": "fpx-lite-install",
             "metadata": {},
             "outputs": [],
-            "source": INSTALL_CELL.splitlines(keepends=True),
+            "source": source.splitlines(keepends=True),
         }
         nb["cells"] = [cell, *nb["cells"]]
         nb.get("metadata", {}).pop("widgets", None)

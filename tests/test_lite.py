@@ -93,6 +93,19 @@ def test_outside_a_browser_the_fix_is_the_set_up_command() -> None:
     assert paths.BINDER_URL not in backends.FIX_SETUP
 
 
+def test_lite_notebooks_carry_the_build_s_binder_url(tmp_path: Path, monkeypatch) -> None:
+    lite = _lite_build()
+    fork = "https://mybinder.org/v2/gh/someone/fork/main?urlpath=lab/tree/notebooks"
+    monkeypatch.setenv("FPEXPLORE_BINDER_URL", fork)
+    for path in lite.contents(tmp_path / "content"):
+        first = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+        assert first.startswith(lite.INSTALL_CELL) and repr(fork) in first
+    monkeypatch.delenv("FPEXPLORE_BINDER_URL")
+    (path, *_) = lite.contents(tmp_path / "plain")
+    first = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+    assert first == lite.INSTALL_CELL
+
+
 # ----------------------------------------------------------------------------- the site
 #: Pyodide's own distribution, as the built site names it (jupyterlite-pyodide-kernel's default)
 PYODIDE_URL = re.compile(r"https://cdn\.jsdelivr\.net/pyodide/v[0-9][^/\"']*/full/pyodide\.mjs")
