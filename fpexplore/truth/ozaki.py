@@ -218,54 +218,68 @@ def plan(k: int, span_a: int, span_b: int) -> tuple[int, int, int, int]:
     return best[1], best[2], best[3], best[4]
 
 
+def _acc(res: list, i: int, c: np.ndarray | None, sign: int = 1) -> None:
+    """res[i] += sign * c in place, None standing for zero (c itself is taken, not copied)."""
+    if c is None:
+        return
+    if res[i] is None:
+        res[i] = c if sign > 0 else np.negative(c)
+    elif sign > 0:
+        res[i] += c
+    else:
+        res[i] -= c
+
+
+def _polymul(pa: list[np.ndarray], pb: list[np.ndarray], cut: int) -> list[np.ndarray | None]:
+    na, nb = len(pa), len(pb)
+    res: list[np.ndarray | None] = [None] * (na + nb - 1)
+    if min(na, nb) <= cut:
+        za = [not p.any() for p in pa]
+        zb = [not q.any() for q in pb]
+        for i, p in enumerate(pa):
+            for j, q in enumerate(pb):
+                if not (za[i] or zb[j]):
+                    _acc(res, i + j, np.matmul(p, q))
+        return res
+    h = (max(na, nb) + 1) // 2
+    if na <= h or nb <= h:  # one side short: split the long one, no Karatsuba step
+        if na <= h:
+            parts = [(0, _polymul(pa, pb[:h], cut)), (h, _polymul(pa, pb[h:], cut))]
+        else:
+            parts = [(0, _polymul(pa[:h], pb, cut)), (h, _polymul(pa[h:], pb, cut))]
+        for off, coef in parts:
+            for s, c in enumerate(coef):
+                _acc(res, off + s, c)
+        return res
+    sa = [pa[i] + pa[h + i] if h + i < na else pa[i] for i in range(h)]
+    sb = [pb[i] + pb[h + i] if h + i < nb else pb[i] for i in range(h)]
+    low = _polymul(pa[:h], pb[:h], cut)
+    high = _polymul(pa[h:], pb[h:], cut)
+    mid = _polymul(sa, sb, cut)
+    del sa, sb
+    for s, c in enumerate(low):  # mid = M - L - H first: it reads L and H
+        _acc(mid, s, c, -1)
+    for s, c in enumerate(high):
+        _acc(mid, s, c, -1)
+    for s, c in enumerate(low):
+        _acc(res, s, c)
+    for s, c in enumerate(high):
+        _acc(res, 2 * h + s, c)
+    for s, c in enumerate(mid):
+        if h + s < len(res):
+            _acc(res, h + s, c)
+    return res
+
+
 def polymul(
     pa: list[np.ndarray], pb: list[np.ndarray], cut: int, zero: tuple[int, int]
 ) -> list[np.ndarray]:
     """Coefficients of the product of two digit polynomials (matrix coefficients), exactly.
 
     Exact when `_bound` for the same shape is at most 2**53 (`plan` picks such a shape).
+    Coefficients that are zero throughout come back as zeros of shape ``zero``.
     """
-    na, nb = len(pa), len(pb)
-    if min(na, nb) <= cut:
-        out: list[np.ndarray | None] = [None] * (na + nb - 1)
-        for i, p in enumerate(pa):
-            if not p.any():
-                continue
-            for j, q in enumerate(pb):
-                if not q.any():
-                    continue
-                prod = np.matmul(p, q)
-                if out[i + j] is None:
-                    out[i + j] = prod
-                else:
-                    out[i + j] += prod
-        return [np.zeros(zero) if c is None else c for c in out]
-    h = (max(na, nb) + 1) // 2
-    res = [np.zeros(zero) for _ in range(na + nb - 1)]
-    if na <= h or nb <= h:  # one side short: split the long one, no Karatsuba step
-        if na <= h:
-            parts = [(0, polymul(pa, pb[:h], cut, zero)), (h, polymul(pa, pb[h:], cut, zero))]
-        else:
-            parts = [(0, polymul(pa[:h], pb, cut, zero)), (h, polymul(pa[h:], pb, cut, zero))]
-        for off, coef in parts:
-            for s, c in enumerate(coef):
-                res[off + s] += c
-        return res
-    sa = [pa[i] + pa[h + i] if h + i < na else pa[i] for i in range(h)]
-    sb = [pb[i] + pb[h + i] if h + i < nb else pb[i] for i in range(h)]
-    low = polymul(pa[:h], pb[:h], cut, zero)
-    high = polymul(pa[h:], pb[h:], cut, zero)
-    mid = polymul(sa, sb, cut, zero)
-    for s, c in enumerate(low):
-        res[s] += c
-        mid[s] -= c
-    for s, c in enumerate(high):
-        res[2 * h + s] += c
-        mid[s] -= c
-    for s, c in enumerate(mid):
-        if h + s < len(res):
-            res[h + s] += c
-    return res
+    return [np.zeros(zero) if c is None else c for c in _polymul(pa, pb, cut)]
 
 
 class Plan(NamedTuple):
