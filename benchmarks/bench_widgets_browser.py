@@ -321,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         for nb in chosen:
             lab = LabPage(server, page).open(nb)
             try:
-                lab.run_all()
+                ran_s = lab.run_all()
+                print(f"  {Path(nb).stem}: run all {ran_s:.0f} s", file=sys.stderr, flush=True)
                 errors = lab.errors()
                 if errors:
                     print(f"{nb}: {errors[0]} (its widgets are skipped)", file=sys.stderr)

@@ -2,7 +2,8 @@
 
 `controls_for(lesson)` turns each declared parameter into a `ControlSpec` (pure data, tested
 without ipywidgets); `explore(lesson)` builds the ipywidgets from those specs, runs the lesson
-whenever a control is released and shows its comparison table and figure. While the kernel
+whenever a control is released and shows its comparison table and figure (the lesson's
+matplotlib figure as a PNG, or SVG markup from a drawing function given). While the kernel
 waits for the student, the settings one step away from the shown one (the next option of a
 menu, the next notch of a slider) are computed ahead, so that moving a control usually only
 swaps in a result already drawn.

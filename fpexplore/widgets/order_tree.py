@@ -318,8 +318,8 @@ def to_png(fig: Any, dpi: float | None = None) -> bytes:
 def tree_view(n: int = 16, threads: int = 1) -> Any:
     """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s).
 
-    Each picture is drawn once and kept; while the kernel is idle, the pictures one control
-    step away are drawn ahead (see `explorer.Ahead`)."""
+    The trees are SVG (`tree_svg`), each drawn once and kept; while the kernel is idle, the
+    pictures one control step away are drawn ahead (see `explorer.Ahead`)."""
     from collections import OrderedDict
 
     import ipywidgets as w
@@ -376,7 +376,8 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
 def summation_explorer() -> Any:
     """The summation lesson's explorer (parameters, table, error-growth plot) above the
-    "show me the order" tree view."""
+    "show me the order" tree view; both draw their figures as SVG (`growth_svg`,
+    `tree_svg`), so a move costs the kernel the lesson's computation and no rendering."""
     import ipywidgets as w
 
     from . import explore
