@@ -56,6 +56,10 @@ def test_sampler_sees_children_and_their_peak() -> None:
     sampler.join()
     assert peak.processes == 2
     assert peak.rss > 300_000_000
+    # what holds the memory at the peak: each process with its private bytes, the child first
+    holders = sorted(peak.at_peak, key=lambda cb: -cb[1])
+    assert len(holders) == 2 and holders[0][1] > 290_000_000 > holders[1][1]
+    assert "bytearray" in holders[0][0]
     assert nm._left_running(sampler.seen.values(), grace_s=1) == []
 
 
