@@ -28,7 +28,8 @@ from fpexplore import images, paths, records
 
 out = {"file": fpexplore.__file__, "data": str(paths.data_dir()),
        "package_data": str(paths.package_data_dir()),
-       "records": [p.name for p in records.available()]}
+       "records": [p.name for p in records.available()],
+       "recordings": str(paths.recordings_dir())}
 c = fpexplore.run("summation_order", n=10_000, distribution="allequal", dtype="float32")
 out["summation"] = [[o.implementation, o.kind, o.ran, o.unavailable or ""] for o in c.outcomes]
 d = fpexplore.run("djl_normalization", stage="decode", image="gradient_q75.jpg")
@@ -100,6 +101,7 @@ def test_installed_wheel_runs_lessons_on_its_own_data(installed: Path, tmp_path:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FPEXPLORE_", "PYTHON"))}
     env["FPEXPLORE_CACHE"] = str(tmp_path / "cache")  # no DJL jars: DJL must say Unavailable
     env["HOME"] = str(tmp_path)
+    env.pop("XDG_DATA_HOME", None)  # the user's data folder: ~/.local/share/fpexplore
     done = subprocess.run(
         [str(installed), "-c", PROBE],
         cwd=tmp_path,
@@ -115,6 +117,8 @@ def test_installed_wheel_runs_lessons_on_its_own_data(installed: Path, tmp_path:
     assert out["data"] == out["package_data"]
     assert Path(out["data"]).is_relative_to(site)
     assert wheel_files and set(out["records"]) <= wheel_files and out["records"]
+    # record-gpu's default folder: the user's, outside site-packages
+    assert out["recordings"] == str(tmp_path / ".local" / "share" / "fpexplore" / "gpu")
     recorded = [o for o in out["summation"] if o[1] == "recorded"]
     assert recorded and all(ran for _, _, ran, _ in recorded), out["summation"]
     pil = [o for o in out["decode"] if o[0].startswith("PIL")]
