@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 import numpy as np
@@ -10,7 +9,7 @@ import numpy as np
 from ...params import Text
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
-from .._gpu.cards import other_card
+from .._gpu import present
 from .._gpu.source import record_param, resolve
 
 DEVICE_HELP = (
@@ -317,15 +316,8 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         "truth_sums": {op: tr[op] for op in ("sum_uniform", "sum_tenthousand")},
         "conv_error": conv_error,
     }
-    return Comparison(
-        lesson="cpu_vs_accelerator",
-        params=params,
-        truth=None,
-        outcomes=tuple(outcomes),
-        claims=claims,
-        data=data,
-        explanation=EXPLANATION,
-        observations={**observations, **other_card(src)},
+    return present.comparison(
+        "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations
     )
 
 
@@ -349,9 +341,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_title("distance between the CPU and the accelerator", fontsize=10)
     if data["gap"]:
         ax2.legend(fontsize=7)
-    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=8)
-    fig.tight_layout()
-    return fig
+    return present.with_banner(fig, data["banner"], fontsize=8)
 
 
 LESSON = Lesson(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
-from .._gpu.cards import other_card
+from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve
 
 EXPLANATION = """\
@@ -201,21 +200,21 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
         data = src.record.experiments["determinism"]
     with src.reading("determinism"):
         data = {**data, "source": src.kind, "banner": src.banner + bounded, "card": src.label}
-        return Comparison(
-            lesson="gpu_determinism",
-            params={
-                "device": device,
-                "runs": data["n_runs"],
-                "processes": processes,
-                "quick": quick,
-                "record": record,
-            },
-            truth=None,
-            outcomes=_outcomes(data, src),
-            claims=_claims(data),
-            data=data,
-            observations=other_card(src),
-            explanation=EXPLANATION,
+        params = {
+            "device": device,
+            "runs": data["n_runs"],
+            "processes": processes,
+            "quick": quick,
+            "record": record,
+        }
+        return present.comparison(
+            "gpu_determinism",
+            src,
+            params,
+            _outcomes(data, src),
+            _claims(data),
+            data,
+            EXPLANATION,
         )
 
 
@@ -296,9 +295,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")
     ax2.set_title("index_add_: one bin, run after run", fontsize=9)
     ax2.legend(fontsize=8)
-    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=9)
-    fig.tight_layout()
-    return fig
+    return present.with_banner(fig, data["banner"])
 
 
 LESSON = Lesson(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
-from .._gpu.cards import other_card
+from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
 EXPLANATION = """\
@@ -181,15 +180,14 @@ def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, 
         "focus_channels": _pick(chans, 256),
         "defaults_here": defaults_here,  # this machine's torch, read now ({} without torch)
     }
-    return Comparison(
-        lesson="tf32",
-        params=params,
-        truth=None,
-        outcomes=_outcomes(data, src) + ((missing_here,) if missing_here else ()),
-        claims=_claims(data),
-        data=data,
-        explanation=EXPLANATION,
-        observations=other_card(src),
+    return present.comparison(
+        "tf32",
+        src,
+        params,
+        _outcomes(data, src) + ((missing_here,) if missing_here else ()),
+        _claims(data),
+        data,
+        EXPLANATION,
     )
 
 
@@ -213,9 +211,7 @@ def figure(comparison: Comparison) -> Any:
         ax.set_title(op, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(textwrap.fill(data["banner"], 140), fontsize=9)
-    fig.tight_layout()
-    return fig
+    return present.with_banner(fig, data["banner"])
 
 
 LESSON = Lesson(

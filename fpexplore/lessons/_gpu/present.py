@@ -1,0 +1,36 @@
+"""How the GPU lessons present what they found, the same way in each: the comparison (no single
+truth; for a recorded run, what differs on the other recorded card) and the figure's banner."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ...result import Claim, Comparison, Observation, Outcome
+from .cards import other_card
+
+
+def comparison(
+    lesson: str,
+    src: Any,
+    params: Mapping[str, Any],
+    outcomes: Iterable[Outcome],
+    claims: Mapping[str, Claim],
+    data: Mapping[str, Any],
+    explanation: str,
+    observations: Mapping[str, Observation] | None = None,
+) -> Comparison:
+    """A GPU lesson's result from the run ``src`` (a `source.Source`): no single truth (each
+    op has its own), and its observations followed by what differs from the newest record of
+    another card when ``src`` is a recorded run."""
+    seen = {**(observations or {}), **other_card(src)}
+    return Comparison(lesson, params, None, tuple(outcomes), claims, data, explanation, seen)
+
+
+def with_banner(fig: Any, banner: str, fontsize: int = 9) -> Any:
+    """``fig`` titled with the run's banner (what ran where, wrapped at 140 characters) and
+    laid out."""
+    fig.suptitle(textwrap.fill(banner, 140), fontsize=fontsize)
+    fig.tight_layout()
+    return fig
