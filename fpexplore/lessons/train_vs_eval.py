@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -47,7 +49,28 @@ def rounding_bound(
     return BOUND_OPS * 2.0**-24 * size / ulp + 1
 
 
+@contextmanager
+def _one_thread(torch: Any) -> Iterator[None]:
+    """torch on one intra-op thread while the lesson's tiny tensors are computed (they are
+    far below torch's grain size, so the results are the same): right after TensorFlow ran,
+    torch's second thread waits for a core that TensorFlow's threads still hold, and one
+    BatchNorm call on 8 x 6 values took 300-500 ms instead of 0.3 ms on a busy 2-core machine."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
 def _dropout_part(
+    torch: Any, seed: int, batch: int, p: float, runs: int
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    with _one_thread(torch):
+        return _dropout_run(torch, seed, batch, p, runs)
+
+
+def _dropout_run(
     torch: Any, seed: int, batch: int, p: float, runs: int
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     torch.manual_seed(seed)
@@ -167,6 +190,13 @@ def _torch_bn(
     torch: Any, seed: int, batch: int, momentum: float, eps: float
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """torch's BatchNorm1d in both modes and its running-statistics update (needs torch only)."""
+    with _one_thread(torch):
+        return _torch_bn_run(torch, seed, batch, momentum, eps)
+
+
+def _torch_bn_run(
+    torch: Any, seed: int, batch: int, momentum: float, eps: float
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     v = _bn_inputs(seed, batch)
     x, run_mean, run_var = v["x"], v["run_mean"], v["run_var"]
     bn = torch.nn.BatchNorm1d(C, eps=eps, momentum=momentum)
