@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import formats
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth import reference
 from .frameworks import (
     Frameworks,
@@ -17,6 +17,7 @@ from .frameworks import (
     from_torch,
     on_grid,
     same_bits,
+    shown,
     to_tf,
     to_torch,
 )
@@ -29,7 +30,6 @@ def _default(fn: Any, name: str) -> Any:
 def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Section:
     """GELU on ``size`` points of [-6, 6] (plus x = 1) in ``dtype``."""
     keras, torch = fw.keras, fw.torch
-    env = fw.env()
     x = on_grid(np.append(np.linspace(-6.0, 6.0, size), 1.0), dtype)
     erf_truth = reference.gelu(x, "none")
     tanh_truth = reference.gelu(x, "tanh")
@@ -42,25 +42,18 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
         "keras.ops": from_tf(keras.ops.gelu(fx)),
         "keras.ops exact": from_tf(keras.ops.gelu(fx, approximate=False)),
     }
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     names = {
-        "torch erf": ("torch F.gelu(x)", "torch", erf_truth, ts),
-        "torch tanh": ("torch F.gelu(x, approximate='tanh')", "torch", tanh_truth, ts),
-        "keras.activations": ("keras.activations.gelu(x)", "tensorflow", erf_truth, tfs),
-        "keras.ops": ("keras.ops.gelu(x)", "tensorflow", erf_truth, tfs),
-        "keras.ops exact": ("keras.ops.gelu(x, approximate=False)", "tensorflow", erf_truth, tfs),
+        "torch erf": ("torch", "torch F.gelu(x)", erf_truth),
+        "torch tanh": ("torch", "torch F.gelu(x, approximate='tanh')", tanh_truth),
+        "keras.activations": ("keras", "keras.activations.gelu(x)", erf_truth),
+        "keras.ops": ("keras", "keras.ops.gelu(x)", erf_truth),
+        "keras.ops exact": ("keras", "keras.ops.gelu(x, approximate=False)", erf_truth),
     }
     outcomes = {
-        k: Outcome.measured(
-            n,
-            b,
-            got[k],
-            t,
-            version=env["torch" if b == "torch" else "keras"],
-            settings=s,
-            note="against the tanh formula" if t is tanh_truth else "",
+        k: fw.measured(
+            lib, n, got[k], t, note="against the tanh formula" if t is tanh_truth else ""
         )
-        for k, (n, b, t, s) in names.items()
+        for k, (lib, n, t) in names.items()
     }
     from ... import metrics
 
@@ -122,11 +115,6 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
             ),
         ),
     }
-    shown = (
-        ["torch erf", "keras.ops exact", "keras.activations"]
-        if agree
-        else ["torch erf", "keras.ops", "torch tanh"]
-    )
     data = {
         "x": x,
         "values": got,
@@ -135,7 +123,13 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
         "formula_gap": gap,
         "bound": bound,
     }
-    return Section([outcomes[k] for k in shown], claims, erf_truth, data)
+    rows = shown(
+        outcomes,
+        agree,
+        ["torch erf", "keras.ops exact", "keras.activations"],
+        ["torch erf", "keras.ops", "torch tanh"],
+    )
+    return Section(rows, claims, erf_truth, data)
 
 
 GELU_CLAIMS = {

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...result import Claim, Outcome
 from ...truth.certify import certified
-from .frameworks import Frameworks, Section, on_grid, rng
+from .frameworks import Frameworks, Section, on_grid, rng, shown
 
 LR = 1e-3
 # Keras computes beta**t in float32: beta_2 = 0.999 becomes 0.99900001287... Both frameworks
@@ -99,10 +99,8 @@ def _keras_adam(fw: Frameworks, w0: np.ndarray, grads: np.ndarray, eps_hat_of: A
 
 def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_: Any) -> Section:
     """``size`` weights, one step and ``length`` steps from the same weights and gradients."""
-    env = fw.env()
     w0 = on_grid(rng(seed, 6).standard_normal(size), "float32")
     grads = _gradients(seed, size, length)
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     w1_t, wn_t, eps_t = _torch_adam(fw, w0, grads)
     w1_k, wn_k, eps_k = _keras_adam(fw, w0, grads)
     w1_f, wn_f, _ = _keras_adam(fw, w0, grads, lambda t: eps_t * math.sqrt(1 - BETA2**t))
@@ -116,30 +114,22 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
             "values": {"torch": w_t, "keras": w_k, "keras fixed": w_f},
             "truth": truth,
             "outcomes": {
-                "torch": Outcome.measured(
-                    f"torch.optim.Adam, {steps} step(s)",
-                    "torch",
-                    w_t,
-                    truth,
-                    version=env["torch"],
-                    settings={**ts, "eps": eps_t},
+                "torch": fw.measured(
+                    "torch", f"torch.optim.Adam, {steps} step(s)", w_t, truth, eps=eps_t
                 ),
-                "keras": Outcome.measured(
+                "keras": fw.measured(
+                    "keras",
                     f"keras.optimizers.Adam, {steps} step(s)",
-                    "tensorflow",
                     w_k,
                     truth,
-                    version=env["keras"],
-                    settings={**tfs, "epsilon": eps_k},
+                    epsilon=eps_k,
                     note="measured against torch's Adam",
                 ),
-                "keras fixed": Outcome.measured(
+                "keras fixed": fw.measured(
+                    "keras",
                     f"Keras Adam with epsilon = {eps_t:g}·√(1-β2^t), {steps} step(s)",
-                    "tensorflow",
                     w_f,
                     truth,
-                    version=env["keras"],
-                    settings=tfs,
                 ),
             },
             "own": Outcome.measured("", "tensorflow", w_k, truth_k).error,
@@ -186,7 +176,6 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
             bool(err["torch"].max() <= bound and err["keras fixed"].max() <= bound),
         ),
     }
-    shown = ["torch", "keras fixed"] if agree else ["torch", "keras"]
     data = {
         "steps": sorted(res),
         "max_abs_ulp": {
@@ -196,7 +185,8 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
         "w0": w0,
         "gradients": grads,
     }
-    return Section([last["outcomes"][k] for k in shown], claims, last["truth"], data)
+    rows = shown(last["outcomes"], agree, ["torch", "keras fixed"], ["torch", "keras"])
+    return Section(rows, claims, last["truth"], data)
 
 
 ADAM_CLAIMS = {

@@ -8,10 +8,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth.certify import certified
 from ...truth.ops import make_truth
-from .frameworks import Frameworks, Section, on_grid, rng, same_bits
+from .frameworks import Frameworks, Section, on_grid, rng, same_bits, shown
 
 C = 0.25  # y <- y + C*sin(y + phi_k): each factor of the derivative lies in [1 - C, 1 + C]
 SEED_CLAIM = 24.0  # what the seed article prints for the gradient
@@ -75,7 +75,6 @@ def _tf_chain(fw: Frameworks, x: float, phi: np.ndarray, lengths: list[int], dt:
 
 def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> Section:
     torch, tf = fw.torch, fw.tf
-    env = fw.env()
     # the seed example
     xt = torch.tensor(2.0, requires_grad=True)
     ((xt**2) ** 3).backward()
@@ -96,29 +95,17 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
         "torch wide": _torch_chain(fw, x0, phi, lengths, torch.float64),
         "tf wide": _tf_chain(fw, x0, phi, lengths, tf.float64),
     }
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     names = {
-        "torch": ("torch autograd, float32", "torch", env["torch"], ts),
-        "tf": ("tf.GradientTape, float32", "tensorflow", env["tensorflow"], tfs),
-        "torch wide": ("torch autograd in float64, rounded once", "torch", env["torch"], ts),
-        "tf wide": (
-            "tf.GradientTape in float64, rounded once",
-            "tensorflow",
-            env["tensorflow"],
-            tfs,
-        ),
+        "torch": ("torch", "torch autograd, float32"),
+        "tf": ("tensorflow", "tf.GradientTape, float32"),
+        "torch wide": ("torch", "torch autograd in float64, rounded once"),
+        "tf wide": ("tensorflow", "tf.GradientTape in float64, rounded once"),
     }
     outcomes = {
-        k: Outcome.measured(
-            n,
-            b,
-            got[k],
-            truth,
-            version=v,
-            settings=s,
-            note=f"d y_L/dx at L = {', '.join(map(str, lengths))}",
+        k: fw.measured(
+            lib, n, got[k], truth, note=f"d y_L/dx at L = {', '.join(map(str, lengths))}"
         )
-        for k, (n, b, v, s) in names.items()
+        for k, (lib, n) in names.items()
     }
     err = {k: np.abs(o.error.ulp) for k, o in outcomes.items()}
     rel = {k: o.error.rel for k, o in outcomes.items()}
@@ -154,7 +141,6 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
             ),
         ),
     }
-    shown = ["torch wide", "tf wide"] if agree else ["torch", "tf"]
     data = {
         "seed_gradients": {"torch": g_torch, "tensorflow": g_tf, "exact": exact},
         "lengths": lengths,
@@ -162,7 +148,8 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
         "rel_by_length": {k: v.tolist() for k, v in rel.items()},
         "seed_truth": make_truth("d/dx (x**2)**3 at x = 2", exact),
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
+    return Section(rows, claims, truth, data)
 
 
 AUTOGRAD_CLAIMS = {

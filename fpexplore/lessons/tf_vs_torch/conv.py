@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ... import truth as exact
-from ...result import Claim, Outcome
-from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits
+from ...result import Claim
+from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
 C_IN, C_OUT = 2, 3
 
@@ -69,7 +69,6 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
     """A (1, 2, size, size) image, 3×3 and 4×4 kernels, stride 1 and 2."""
     torch = fw.torch
     F = torch.nn.functional
-    env = fw.env()
     g = rng(seed, 4)
     x = on_grid(g.standard_normal((1, C_IN, size, size)), "float32")
     w3 = on_grid(g.standard_normal((C_OUT, C_IN, 3, 3)) / 3, "float32")
@@ -104,33 +103,21 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
         F.conv2d(F.pad(tx, (p2[0], p2[1], p2[0], p2[1])), torch.from_numpy(w3), stride=2)
     )
     y2_tf = _tf_conv(fw, x, w3, 2)
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch sym": Outcome.measured(
-            "torch F.conv2d(stride=2, padding=1)",
+        "torch sym": fw.measured(
             "torch",
+            "torch F.conv2d(stride=2, padding=1)",
             y2_sym,
             truth,
-            version=env["torch"],
-            settings=ts,
             note="the usual port: k//2 on every side",
         ),
-        "torch fix": Outcome.measured(
-            f"torch F.conv2d(F.pad(x, {(p2[0], p2[1], p2[0], p2[1])}), stride=2)",
+        "torch fix": fw.measured(
             "torch",
+            f"torch F.conv2d(F.pad(x, {(p2[0], p2[1], p2[0], p2[1])}), stride=2)",
             y2_fix,
             truth,
-            version=env["torch"],
-            settings=ts,
         ),
-        "tf": Outcome.measured(
-            "tf.nn.conv2d(strides=2, padding='SAME')",
-            "tensorflow",
-            y2_tf,
-            truth,
-            version=env["tensorflow"],
-            settings=tfs,
-        ),
+        "tf": fw.measured("tensorflow", "tf.nn.conv2d(strides=2, padding='SAME')", y2_tf, truth),
     }
     shifted = not _within(y2_sym, truth, b2)
     claims = {
@@ -177,14 +164,14 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
             _within(y2_fix, truth, b2) and _within(y2_tf, truth, b2),
         ),
     }
-    shown = ["torch fix", "tf"] if agree else ["torch sym", "tf"]
     data = {
         "pads_stride2": p2,
         "extra": extra,
         "refused": refused,
         "outputs": {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf},
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    rows = shown(outcomes, agree, ["torch fix", "tf"], ["torch sym", "tf"])
+    return Section(rows, claims, truth, data)
 
 
 CONV_CLAIMS = {

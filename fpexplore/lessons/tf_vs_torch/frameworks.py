@@ -45,6 +45,31 @@ class Frameworks:
     def tf_settings(self) -> dict[str, Any]:
         return {"intra_op_threads": self.tf.config.threading.get_intra_op_parallelism_threads()}
 
+    def measured(
+        self,
+        lib: str,
+        implementation: str,
+        value: Any,
+        truth: Any,
+        *,
+        note: str = "",
+        **settings: Any,
+    ) -> Outcome:
+        """One framework's row, measured against ``truth``. ``lib`` is "torch", "tensorflow"
+        or "keras" (a TensorFlow row that names Keras's version); the row's settings are its
+        framework's thread settings plus ``settings``."""
+        module = {"torch": self.torch, "tensorflow": self.tf, "keras": self.keras}[lib]
+        threads = self.torch_settings() if lib == "torch" else self.tf_settings()
+        return Outcome.measured(
+            implementation,
+            "torch" if lib == "torch" else "tensorflow",
+            value,
+            truth,
+            version=module.__version__,
+            settings={**threads, **settings},
+            note=note,
+        )
+
 
 def load() -> Frameworks:
     """Both frameworks, or `BackendUnavailable` naming the missing one and its fix."""
@@ -77,6 +102,14 @@ def unavailable(
     why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
     checked = {k: Claim.not_checked(text, why) for k, text in claims.items()}
     return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
+
+
+def shown(
+    outcomes: dict[str, Outcome], agree: bool, fixed: list[str], defaults: list[str]
+) -> list[Outcome]:
+    """The rows a section shows: those of the one-line fix when ``agree``, else those of the
+    defaults."""
+    return [outcomes[k] for k in (fixed if agree else defaults)]
 
 
 def check_dtype(op: str, dtype: str, accepted: tuple[str, ...]) -> None:

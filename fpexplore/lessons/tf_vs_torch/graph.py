@@ -10,7 +10,7 @@ import numpy as np
 
 from ...result import Claim, Observation, Outcome
 from ...truth.certify import certified
-from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits
+from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
 ROWS = 8
 BOUND_ULP = 4.0  # max, subtract, exp, sum, log, add: a few ULP of the result at most
@@ -50,7 +50,6 @@ def run_graph(
 ) -> Section:
     """``ROWS`` rows of ``size`` float32 logits."""
     tf, torch = fw.tf, fw.torch
-    env = fw.env()
     x = on_grid(3.0 * rng(seed, 9).standard_normal((ROWS, size)), "float32")
     truth = lse_reference(x)
     f_tf, f_torch = _tf_lse(tf), _torch_lse(torch)
@@ -71,16 +70,12 @@ def run_graph(
             got["torch.compile"] = from_torch(torch.compile(f_torch)(tx))
         except Exception as exc:  # any compiler failure: the row says so
             compiled = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
-    versions = {"tf": env["tensorflow"], "torch": env["torch"]}
     outcomes = {
-        k: Outcome.measured(
-            k if "wide" not in k else k.replace(" wide", ", in float64, rounded once"),
+        k: fw.measured(
             "tensorflow" if k.startswith("tf") else "torch",
+            k if "wide" not in k else k.replace(" wide", ", in float64, rounded once"),
             v,
             truth,
-            version=versions["tf" if k.startswith("tf") else "torch"],
-            settings=tfs if k.startswith("tf") else ts,
         )
         for k, v in got.items()
     }
@@ -89,42 +84,35 @@ def run_graph(
             "torch.compile",
             "torch",
             f"torch.compile did not run here: {compiled}",
-            version=env["torch"],
+            version=torch.__version__,
         )
     err = {k: o.error.max_abs_ulp for k, o in outcomes.items() if o.ran}
 
     def rows_differ(a: str, b: str) -> int:
         return int((got[a] != got[b]).sum())
 
+    def bits(a: str, b: str, same: str, other: str) -> str:
+        """``same`` when ``a`` and ``b`` have the same bits, else how many rows differ."""
+        if same_bits(got[a], got[b]):
+            return same
+        return f"{rows_differ(a, b)} of {ROWS} rows differ from {other}"
+
     claims = {
         "function_is_eager": Claim(
             "tf.function without XLA runs the eager kernels as a graph: "
-            + (
-                "bit-identical to eager"
-                if same_bits(got["tf.function"], got["tf eager"])
-                else f"{rows_differ('tf.function', 'tf eager')} of {ROWS} rows differ from eager"
-            ),
+            + bits("tf.function", "tf eager", "bit-identical to eager", "eager"),
             same_bits(got["tf.function"], got["tf eager"]),
         ),
         "xla": Claim(
             "tf.function(jit_compile=True) compiles with XLA, which fuses exp and sum: "
-            + (
-                "bit-identical to eager here"
-                if same_bits(got["tf XLA"], got["tf eager"])
-                else f"{rows_differ('tf XLA', 'tf eager')} of {ROWS} rows differ from eager"
-            )
+            + bits("tf XLA", "tf eager", "bit-identical to eager here", "eager")
             + f"; eager, tf.function and XLA are all within {BOUND_ULP:g} ULP of the exact "
             f"log-sum-exp ({err['tf eager']:.3g}, {err['tf.function']:.3g}, {err['tf XLA']:.3g})",
             all(err[k] <= BOUND_ULP for k in ("tf eager", "tf.function", "tf XLA")),
         ),
         "torch_vs_tf": Claim(
             f"torch eager is within {BOUND_ULP:g} ULP too ({err['torch eager']:.3g}); "
-            + (
-                "its bits equal TensorFlow's"
-                if same_bits(got["torch eager"], got["tf eager"])
-                else f"{rows_differ('torch eager', 'tf eager')} of {ROWS} rows differ from "
-                "TensorFlow's"
-            ),
+            + bits("torch eager", "tf eager", "its bits equal TensorFlow's", "TensorFlow's"),
             err["torch eager"] <= BOUND_ULP,
         ),
         "fix_agrees": Claim(
@@ -139,27 +127,24 @@ def run_graph(
     if "torch.compile" in got:
         claims["torch_compile"] = Claim(
             "torch.compile (inductor) generates its own fused loop: "
-            + (
-                "bit-identical to eager here"
-                if same_bits(got["torch.compile"], got["torch eager"])
-                else f"{rows_differ('torch.compile', 'torch eager')} of {ROWS} rows differ from "
-                "eager"
-            )
+            + bits("torch.compile", "torch eager", "bit-identical to eager here", "eager")
             + f"; within {BOUND_ULP:g} ULP of the exact value ({err['torch.compile']:.3g})",
             err["torch.compile"] <= BOUND_ULP,
         )
-    keys = ["tf eager", "tf.function", "tf XLA", "torch eager"]
-    if compile:
-        keys.append("torch.compile")
-    if agree:
-        keys = ["tf eager wide", "tf XLA wide", "torch eager wide"]
     data = {"values": got, "max_abs_ulp": err, "compile_error": compiled}
     obs = {
         "xla_rows_differ": Observation(
             "rows where XLA's bits differ from eager's", rows_differ("tf XLA", "tf eager")
         )
     }
-    return Section([outcomes[k] for k in keys], claims, truth, data, obs)
+    rows = shown(
+        outcomes,
+        agree,
+        ["tf eager wide", "tf XLA wide", "torch eager wide"],
+        ["tf eager", "tf.function", "tf XLA", "torch eager"]
+        + (["torch.compile"] if compile else []),
+    )
+    return Section(rows, claims, truth, data, obs)
 
 
 GRAPH_CLAIMS = {

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ...result import Claim, Observation, Outcome
+from ...result import Claim, Observation
 from ...truth.value import Truth
 from . import lstm_reference
-from .frameworks import Frameworks, Section, on_grid, rng
+from .frameworks import Frameworks, Section, on_grid, rng, shown
 
 N_IN, HIDDEN = 3, 4
 #: agreement with the exact cell that rounding in float32 keeps, at every step up to 1000:
@@ -81,7 +81,6 @@ def _abs_err(got: np.ndarray, truth: Any) -> np.ndarray:
 
 def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> Section:
     """A sequence of ``length`` steps through the same weights in both frameworks."""
-    env = fw.env()
     w = torch_weights(fw, seed)
     x = on_grid(rng(seed, 8).standard_normal((length, N_IN)), "float32")
     h_truth, d_truth = lstm_reference.reference(
@@ -103,57 +102,30 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         input_format="float32",
     )
     rec_default = getattr(cell.recurrent_activation, "__name__", str(cell.recurrent_activation))
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            "torch nn.LSTM: h at every step",
-            "torch",
-            h_t,
-            h_truth,
-            version=env["torch"],
-            settings=ts,
-        ),
-        "keras": Outcome.measured(
+        "torch": fw.measured("torch", "torch nn.LSTM: h at every step", h_t, h_truth),
+        "keras": fw.measured(
+            "keras",
             "Keras LSTM, weights transposed, biases summed: h",
-            "tensorflow",
             h_k,
             h_truth,
-            version=env["keras"],
-            settings={**tfs, "recurrent_activation": rec_default},
+            recurrent_activation=rec_default,
         ),
-        "keras one bias": Outcome.measured(
+        "keras one bias": fw.measured(
+            "keras",
             f"Keras LSTM, bias = b_ih only: h ({n_short} steps)",
-            "tensorflow",
             h_1,
             h_truth_short,
-            version=env["keras"],
-            settings=tfs,
             note="torch's b_hh forgotten",
         ),
-        "keras hard": Outcome.measured(
+        "keras hard": fw.measured(
+            "keras",
             f"Keras LSTM, recurrent_activation='hard_sigmoid': h ({n_short} steps)",
-            "tensorflow",
             h_hs,
             h_truth_short,
-            version=env["keras"],
-            settings=tfs,
         ),
-        "torch grad": Outcome.measured(
-            "torch autograd: d sum(h_L)/dx",
-            "torch",
-            d_t,
-            d_truth,
-            version=env["torch"],
-            settings=ts,
-        ),
-        "keras grad": Outcome.measured(
-            "Keras GradientTape: d sum(h_L)/dx",
-            "tensorflow",
-            d_k,
-            d_truth,
-            version=env["keras"],
-            settings=tfs,
-        ),
+        "torch grad": fw.measured("torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth),
+        "keras grad": fw.measured("keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth),
     }
     e_h = {k: _abs_err(v, h_truth).max(axis=1) for k, v in {"torch": h_t, "keras": h_k}.items()}
     e_h.update(
@@ -202,11 +174,6 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
             bool(diff_h.max() <= 2 * H_BOUND),
         ),
     }
-    shown = (
-        ["torch", "keras", "torch grad", "keras grad"]
-        if agree
-        else ["torch", "keras one bias", "keras hard"]
-    )
     data = {
         "length": length,
         "h_error_by_step": {k: v for k, v in e_h.items()},
@@ -217,7 +184,13 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
     obs = {
         "identical_steps": Observation("steps where torch's and Keras's h are bit-identical", same)
     }
-    return Section([outcomes[k] for k in shown], claims, h_truth, data, obs)
+    rows = shown(
+        outcomes,
+        agree,
+        ["torch", "keras", "torch grad", "keras grad"],
+        ["torch", "keras one bias", "keras hard"],
+    )
+    return Section(rows, claims, h_truth, data, obs)
 
 
 LSTM_CLAIMS = {

@@ -7,9 +7,19 @@ from typing import Any
 import numpy as np
 
 from ... import formats
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth import reference
-from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, to_tf, to_torch
+from .frameworks import (
+    Frameworks,
+    Section,
+    from_tf,
+    from_torch,
+    on_grid,
+    rng,
+    shown,
+    to_tf,
+    to_torch,
+)
 
 ROWS = 8
 BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, rsqrt, subtract, scale, shift
@@ -30,7 +40,6 @@ def rounding_bound(
 def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
     """``ROWS`` rows of ``size`` features with a small spread (variance near 1e-3)."""
     keras, torch = fw.keras, fw.torch
-    env = fw.env()
     g = rng(seed, 3)
     x = on_grid(0.5 + 0.03 * g.standard_normal((ROWS, size)), "float32")
     gamma = on_grid(1 + 0.3 * g.standard_normal(size), "float32")
@@ -53,32 +62,24 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     y_fixed = from_tf(keras_ln(epsilon=ln.eps)(to_tf(fw, x)))
     truth = reference.layer_norm(x, size, gamma, beta, eps=ln.eps)
     truth_keras = reference.layer_norm(x, size, gamma, beta, eps=k_eps)
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            f"torch nn.LayerNorm (eps={ln.eps:g})",
-            "torch",
-            y_torch,
-            truth,
-            version=env["torch"],
-            settings={**ts, "eps": ln.eps},
+        "torch": fw.measured(
+            "torch", f"torch nn.LayerNorm (eps={ln.eps:g})", y_torch, truth, eps=ln.eps
         ),
-        "keras": Outcome.measured(
+        "keras": fw.measured(
+            "keras",
             f"Keras LayerNormalization() (epsilon={k_eps:g})",
-            "tensorflow",
             y_keras,
             truth,
-            version=env["keras"],
-            settings={**tfs, "epsilon": k_eps},
+            epsilon=k_eps,
             note="measured against torch's eps",
         ),
-        "keras fixed": Outcome.measured(
+        "keras fixed": fw.measured(
+            "keras",
             f"Keras LayerNormalization(epsilon={ln.eps:g})",
-            "tensorflow",
             y_fixed,
             truth,
-            version=env["keras"],
-            settings={**tfs, "epsilon": ln.eps},
+            epsilon=ln.eps,
         ),
     }
     from ... import metrics
@@ -110,14 +111,14 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             bool((err["keras fixed"] <= b).all() and (err["torch"] <= b).all()),
         ),
     }
-    shown = ["torch", "keras fixed"] if agree else ["torch", "keras"]
     data = {
         "x": x,
         "max_abs_ulp": {k: float(v.max()) for k, v in err.items()},
         "bound": float(b.max()),
         "row_variance": var,
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    rows = shown(outcomes, agree, ["torch", "keras fixed"], ["torch", "keras"])
+    return Section(rows, claims, truth, data)
 
 
 LAYER_NORM_CLAIMS = {

@@ -11,7 +11,7 @@ import numpy as np
 from ... import orders
 from ... import truth as exact
 from ...result import Claim, Observation, Outcome
-from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits
+from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits, shown
 
 THREADS = (1, 2, 4, 8)
 ROUND_ONCE_BOUND = 0.5 + 2.0**-12
@@ -20,7 +20,6 @@ ROUND_ONCE_BOUND = 0.5 + 2.0**-12
 def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
     """``size`` standard normal float32 values, summed at 1, 2, 4, 8 threads."""
     torch, tf = fw.torch, fw.tf
-    env = fw.env()
     g = rng(seed, 10)
     x = on_grid(g.standard_normal(size), "float32")
     truth = exact.sum(x)
@@ -43,27 +42,23 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     tf_wide = from_tf(tf.cast(tf.reduce_sum(tf.cast(tf.constant(x), tf.float64)), tf.float32))
     candidates = range(1, max(max(THREADS), os.cpu_count() or 1) + 1)
     tf_match = [t for t in candidates if same_bits(orders.emulate(x, "tensorflow", t), tf_live)]
-    ts = fw.torch_settings()
     outcomes = {
-        f"torch {t}": Outcome.measured(
-            f"torch.sum, torch.set_num_threads({t})",
+        f"torch {t}": fw.measured(
             "torch",
+            f"torch.sum, torch.set_num_threads({t})",
             live[t],
             truth,
-            version=env["torch"],
-            settings={"threads": t},
+            threads=t,
             note="emulator: "
             + ("same bits" if same_bits(emulated_torch[t], live[t]) else "DIFFERENT bits"),
         )
         for t in THREADS
     }
-    outcomes["tf"] = Outcome.measured(
-        "tf.reduce_sum",
+    outcomes["tf"] = fw.measured(
         "tensorflow",
+        "tf.reduce_sum",
         tf_live,
         truth,
-        version=env["tensorflow"],
-        settings=fw.tf_settings(),
         note="matches the Eigen emulator at "
         + (", ".join(map(str, tf_match)) + " thread(s)" if tf_match else "no thread count"),
     )
@@ -77,21 +72,11 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             version="fpexplore.orders",
             note="TensorFlow fixes its thread pool at start-up: see the summation lesson",
         )
-    outcomes["torch wide"] = Outcome.measured(
-        "torch.sum(x, dtype=torch.float64).float()",
-        "torch",
-        wide[1],
-        truth,
-        version=env["torch"],
-        settings=ts,
+    outcomes["torch wide"] = fw.measured(
+        "torch", "torch.sum(x, dtype=torch.float64).float()", wide[1], truth
     )
-    outcomes["tf wide"] = Outcome.measured(
-        "tf.reduce_sum in float64, cast to float32",
-        "tensorflow",
-        tf_wide,
-        truth,
-        version=env["tensorflow"],
-        settings=fw.tf_settings(),
+    outcomes["tf wide"] = fw.measured(
+        "tensorflow", "tf.reduce_sum in float64, cast to float32", tf_wide, truth
     )
     distinct_torch = len({v.tobytes() for v in live.values()})
     distinct_tf = len({np.asarray(v).tobytes() for v in emulated_tf.values()})
@@ -119,11 +104,6 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             and e_wide <= ROUND_ONCE_BOUND,
         ),
     }
-    keys = (
-        ["torch wide", "tf wide"]
-        if agree
-        else [f"torch {t}" for t in THREADS] + ["tf"] + [f"tf emulated {t}" for t in THREADS]
-    )
     data = {
         "torch_live": live,
         "torch_emulated": emulated_torch,
@@ -140,7 +120,13 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             "thread counts whose Eigen emulation equals this TensorFlow's sum", tf_match
         ),
     }
-    return Section([outcomes[k] for k in keys], claims, truth, data, observations)
+    rows = shown(
+        outcomes,
+        agree,
+        ["torch wide", "tf wide"],
+        [f"torch {t}" for t in THREADS] + ["tf"] + [f"tf emulated {t}" for t in THREADS],
+    )
+    return Section(rows, claims, truth, data, observations)
 
 
 REDUCE_SUM_CLAIMS = {
