@@ -70,7 +70,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _status(url: str) -> int:
+def http_status(url: str) -> int:
+    """The HTTP status of a GET of ``url`` (0: no answer)."""
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
             return response.status
@@ -78,6 +79,21 @@ def _status(url: str) -> int:
         return exc.code
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
         return 0
+
+
+def wait_until_served(
+    proc: subprocess.Popen[bytes], url: str, timeout_s: float = START_TIMEOUT_S, poll_s: float = 0.5
+) -> int:
+    """Poll ``url`` until it answers 200, ``proc`` exits or ``timeout_s`` pass: the last
+    status (0: no answer)."""
+    status = 0
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        status = http_status(url)
+        if status == 200:
+            break
+        time.sleep(poll_s)
+    return status
 
 
 # ----------------------------------------------------------------------------- the server
@@ -149,15 +165,10 @@ class LabServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its kernels in its own group, stopped with it
             )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(
-                    f"jupyter lab exited with {self._proc.returncode}:\n{self.tail()}"
-                )
-            if _status(self.url("api/status")) == 200:
-                return self
-            time.sleep(0.5)
+        if wait_until_served(self._proc, self.url("api/status")) == 200:
+            return self
+        if self._proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {self._proc.returncode}:\n{self.tail()}")
         self.stop()
         raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT_S} s:\n{self.tail()}")
 

@@ -5,25 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-JUPYTER = Path(sys.executable).with_name("jupyter")
-START_TIMEOUT_S = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from browser_support import JUPYTER, ROOT, free_port, wait_until_served
 
 
 def _setup_is_current() -> bool:
@@ -58,21 +43,11 @@ def _command(port: int) -> tuple[list[str], str]:
     ], "jupyter lab"
 
 
-def _get(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return 0
-
-
 @pytest.mark.slow
 def test_lab_serves_jupyterlab():
     if not JUPYTER.exists():
         pytest.fail(f"{JUPYTER} is missing: run `make lab` (or `make test`) to set up")
-    port = _free_port()
+    port = free_port()
     command, how = _command(port)
     env = {**os.environ, "JUPYTER_PLATFORM_DIRS": "1"}
     server = subprocess.Popen(
@@ -83,14 +58,8 @@ def test_lab_serves_jupyterlab():
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    status = 0
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline and server.poll() is None:
-            status = _get(f"http://127.0.0.1:{port}/lab")
-            if status == 200:
-                break
-            time.sleep(1)
+        status = wait_until_served(server, f"http://127.0.0.1:{port}/lab", poll_s=1)
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
