@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import backends
 from ...errors import BackendUnavailable, WorkerError
+from ...memo import Memo
 from ...result import Claim, Outcome
 from ...rng import JavaRandom, TorchCPURandom, random_bits
 
@@ -113,6 +114,30 @@ def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict
     return outcomes, claims, bits
 
 
+#: ``java.util.Random`` floats by (seed, k), and the JVM's version line: each JVM start
+#: costs seconds, so one start also draws the seeds next to the one asked for
+_JAVA_DRAWS = Memo(keep=64)
+_JAVA_VERSION = Memo(keep=1)
+JAVA_SEEDS_AROUND = 2
+
+
+def _java_floats(seed: int, k: int) -> np.ndarray:
+    """``new java.util.Random(seed).nextFloat()`` k times, from a JVM started for ``seed``
+    and its `JAVA_SEEDS_AROUND` neighbours on each side (kept for when they are asked for)."""
+    from ...rng import java as jr
+
+    def start() -> np.ndarray:
+        near = range(seed - JAVA_SEEDS_AROUND, seed + JAVA_SEEDS_AROUND + 1)
+        seeds = [s for s in near if 0 <= s < 2**63]
+        draws = jr.run_java(seeds, k)
+        for s in seeds:
+            if s != seed:
+                _JAVA_DRAWS.get((s, k), lambda s=s: draws[s]["float"])
+        return draws[seed]["float"]
+
+    return _JAVA_DRAWS.get((seed, k), start)
+
+
 def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
     """``new java.util.Random(seed).nextFloat()`` on a JVM (when ``java`` runs) and emulated."""
     from ...rng import java as jr
@@ -126,8 +151,8 @@ def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
         note="48-bit LCG, nextFloat = next(24) / 2**24",
     )
     try:
-        real = jr.run_java([seed], k)[seed]["float"]
-        version = jr.java_version()
+        real = _java_floats(seed, k)
+        version = _JAVA_VERSION.get("java", jr.java_version)
     except (BackendUnavailable, WorkerError) as exc:  # no JVM: say so, keep the emulator
         text = "the java.util.Random emulator matches the JVM bit for bit"
         return [Outcome.missing("java.util.Random", "java", str(exc)), emulated], not_checked(
