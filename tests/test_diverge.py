@@ -89,11 +89,12 @@ def test_widget_builds_and_redraws():
     from fpexplore.diverge.widget import explore
 
     box = explore("mlp", "torch", "dropout")
-    verdict = box.children[2]
+    title, controls, _against, verdict, _figure = box.children
+    assert "Find the divergence" in title.value
+    plant = controls.children[1]
     assert "first divergence at layer 'drop'" in verdict.value
-    box.children[0].children[1].value = None  # no plant: agreement
+    plant.value = None  # no plant: agreement
     assert diverge.AGREE in verdict.value
-    plant = box.children[0].children[1]
     plant.value = "dropout"  # back to a setting shown before
     assert "first divergence at layer 'drop'" in verdict.value
 
@@ -104,8 +105,8 @@ def test_widget_plant_menu_never_blank_after_a_model_change():
     from fpexplore.diverge import widget
 
     box = widget.explore("cnn", "torch", "padding")
-    model, plant = box.children[0].children
-    verdict = box.children[2]
+    _title, controls, _against, verdict, _figure = box.children
+    model, plant = controls.children
     model.value = "mlp"  # has no padding plant
     assert plant.index == 0 and plant.value is None
     assert diverge.AGREE in verdict.value

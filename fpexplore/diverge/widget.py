@@ -240,7 +240,7 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
 
 
 def _verdict(report: DivergenceReport) -> str:
-    return f"<b>{html.escape(report.verdict())}</b>"
+    return f"<b>{html.escape(report.verdict(), quote=False)}</b>"
 
 
 def nearby(
