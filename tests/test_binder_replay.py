@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -30,7 +31,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_wheel_install import _tree_copy
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
@@ -38,6 +38,22 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 COLD = os.environ.get("FPX_REPLAY_COLD") == "1"
 #: Binder's memory limit: every notebook's estimated peak with CPU-only torch stays below it
 BINDER_LIMIT_GB = 2.0
+
+
+def _tree_copy(dest: Path) -> Path:
+    """The working tree's tracked and new (not ignored) files, copied to ``dest``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for rel in filter(None, (p.decode() for p in listed)):
+        src = REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
 
 
 def _apt_packages() -> list[str]:
