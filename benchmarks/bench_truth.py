@@ -8,7 +8,10 @@ interleaved (best of ``--repeat`` each), over seven input families: uniform, nor
 log-normal (sigma = 3), the full exponent range, heavy cancellation, all-equal and
 subnormal-heavy. ``--clock cpu`` times with the process CPU clock (all threads) instead of
 the wall clock: on a machine shared with other work, wall times of the baseline swing by
-tens of times. Targets (issue: exact truths at framework speed):
+tens of times. BLAS threads that wait by spinning still do so with ``--clock cpu`` (a 256x256
+float64 product then takes 0.6 to 14 ms of CPU time); ``OPENBLAS_NUM_THREADS=1`` in the
+environment gives steady ratios of single-threaded work on both sides.
+Targets (issue: exact truths at framework speed):
 
 - exact float32 sum of 10**7: <= 10x ``np.sum`` of the float32 array
 - exact float64 sum of 10**7: <= 20x ``np.sum`` of the float64 array
