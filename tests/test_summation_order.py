@@ -314,3 +314,37 @@ def test_java_loop_within_its_running_sum_bound():
     c.check("java_running_sum_bound")
     numbers = c.data["running_sum"]
     assert numbers["loop error / Σ|x|"] <= numbers["u·Σ|running sums| / Σ|x|"] < numbers["(n−1)·u"]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 127, 128, 129, 255, 257, 1000, 1031, 4096, 5003])
+def test_numpy_tree_depth_matches_the_emulator_and_its_bound(n):
+    from fpexplore import orders
+    from fpexplore.lessons.summation_order import structure
+
+    assert structure.numpy_depth(n) == orders.tree(n, "numpy").depth()
+    assert orders.tree(n, "sequential").depth() == n - 1
+    assert structure.numpy_depth(n) <= structure.numpy_depth_bound(n)
+
+
+def test_numpy_depth_bound_over_many_n_and_the_claim():
+    from fpexplore.lessons.summation_order import structure
+
+    assert all(structure.numpy_depth(n) <= structure.numpy_depth_bound(n) for n in range(1, 70_000))
+    assert structure.numpy_depth_bound(10**7) == structure.BLOCK_DEPTH + 17
+    claim = structure.depth_claim(10_000)["tree_depth"]
+    assert claim.holds and "9999" in claim.text and "31" in claim.text
+
+
+@needs_torch_tf
+def test_torch_threads_split_claim_and_observation():
+    two = LESSON.run(distribution="uniform", n=100_000, dtype="float32", threads=2, seed=0)
+    one = LESSON.run(distribution="uniform", n=100_000, dtype="float32", threads=1, seed=0)
+    assert "torch_threads_split" not in one.claims
+    two.check("torch_threads_split", "tree_depth")
+    split = two.data["threads_split"]
+    assert split["chunks"] == 2
+    changed = float(two.outcome("torch.sum").value) != float(one.outcome("torch.sum").value)
+    assert two.observations["torch_threads_change_bits"].value == changed == split["bits changed"]
+    small = LESSON.run(distribution="uniform", n=1000, dtype="float32", threads=2, seed=0)
+    assert small.data["threads_split"]["chunks"] == 1
+    assert not small.observations["torch_threads_change_bits"].value

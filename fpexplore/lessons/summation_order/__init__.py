@@ -16,7 +16,7 @@ from ...errors import FpexploreError
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
-from . import bounds
+from . import bounds, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
 
 #: (outcome name, backend, the emulator that models it, runner name in .frameworks)
@@ -308,6 +308,9 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     java_claims, java_numbers = bounds.java_claim(x, dtype, exact, by_name.get("Java float loop"))
     low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name)
     claims.update({**java_claims, **low_claims})
+    claims.update(structure.depth_claim(n))
+    split_claims, observations, split_numbers = _threads_findings(x, by_name)
+    claims.update(split_claims)
     data = LazyData(
         {
             "x_head": x[:8].astype(np.float64).tolist(),
@@ -315,6 +318,12 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
             "threads": ran_threads,
             "running_sum": java_numbers,
             "low_precision": low_numbers,
+            "tree_depth": {
+                "sequential": max(n - 1, 0),
+                "numpy": structure.numpy_depth(n) if n else 0,
+                "numpy bound": structure.numpy_depth_bound(n) if n else 0,
+            },
+            "threads_split": split_numbers,
             "current": growth.point(
                 x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
             ),
@@ -332,7 +341,23 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
         "for.\n" + EXPLANATION
     )
-    return Comparison("summation_order", params, truth, tuple(outcomes), claims, data, text)
+    return Comparison(
+        "summation_order", params, truth, tuple(outcomes), claims, data, text, observations
+    )
+
+
+def _threads_findings(x: np.ndarray, by_name: dict[str, Outcome]) -> tuple[Any, Any, Any]:
+    """`structure.threads_findings` for torch.sum, when it ran on two threads or more."""
+    from ... import orders
+
+    torch_, emulated = by_name.get("torch.sum"), by_name.get("emulate torch")
+    if torch_ is None or emulated is None or not torch_.ran or not emulated.ran:
+        return {}, {}, {}
+    if emulated.settings.get("threads", 1) < 2:
+        return {}, {}, {}
+    split = _in_format(emulated.value, x.dtype)
+    single = _in_format(orders.emulate(x, "torch", threads=1), x.dtype)
+    return structure.threads_findings(x, torch_, split, single)
 
 
 def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:
