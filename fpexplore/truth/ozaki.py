@@ -205,7 +205,9 @@ def plan(k: int, span_a: int, span_b: int) -> tuple[int, int, int, int]:
         na = max(1, -(-span_a // beta))
         nb = max(1, -(-span_b // beta))
         whole = k * digit_total(beta, na) * digit_total(beta, nb) <= _EXACT
-        for cut in (1, 2, 3, 4, 6, 8, 1 << 30):
+        # a Karatsuba step trades one product for a few passes over the arrays: below
+        # k = 128 the products are too cheap for that to pay at two levels a side
+        for cut in (1, 2, 3, 4, 6, 8, 1 << 30) if k >= 128 else (2, 3, 4, 6, 8, 1 << 30):
             if not whole and _bound(na, nb, cut, k, 2.0**beta, 2.0**beta) > _EXACT:
                 continue
             calls = _cost(na, nb, cut)
