@@ -58,6 +58,7 @@ def test_differences_see_a_changed_record(tmp_path):
 def test_compare_all_needs_two_cards(tmp_path, monkeypatch):
     h200, h100 = records.find("h200"), records.find("h100")
     monkeypatch.setattr(records, "gpu_dir", lambda: tmp_path)
+    monkeypatch.setattr(records, "gpu_dirs", lambda: [tmp_path])  # this folder alone
     shutil.copy(h200, tmp_path)
     assert cards.compare_all() is None
     shutil.copy(h100, tmp_path)
