@@ -348,3 +348,24 @@ def test_torch_threads_split_claim_and_observation():
     small = LESSON.run(distribution="uniform", n=1000, dtype="float32", threads=2, seed=0)
     assert small.data["threads_split"]["chunks"] == 1
     assert not small.observations["torch_threads_change_bits"].value
+
+
+@needs_torch_tf
+def test_kept_input_gives_the_same_comparison_as_a_fresh_one():
+    import fpexplore.lessons.summation_order as so
+
+    def bits(c):
+        return [
+            (o.implementation, o.ran, np.asarray(o.value).tobytes() if o.ran else o.unavailable)
+            for o in c.outcomes
+        ], {k: (cl.holds, cl.text) for k, cl in c.claims.items()}
+
+    params = dict(distribution="normal", n=40_000, dtype="float32", seed=3)
+    so._INPUTS.clear()
+    fresh = {t: bits(LESSON.run(**params, threads=t)) for t in (1, 2)}
+    misses = so._INPUTS.misses
+    again = {t: bits(LESSON.run(**params, threads=t)) for t in (2, 1)}
+    assert so._INPUTS.misses == misses  # the threads change and the way back reuse the input
+    assert again == fresh
+    so._INPUTS.clear()
+    assert bits(LESSON.run(**params, threads=2)) == fresh[2]

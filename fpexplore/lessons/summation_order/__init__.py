@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import formats
 from ...errors import FpexploreError
+from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
@@ -88,9 +89,16 @@ class _Measurer:
         return Outcome(name, backend, value=value, error=self._seen[key], **kw)
 
 
+_UINT = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}
+
+
 def _bits(value: Any) -> int:
     """The bit pattern of a numpy float scalar in its own format."""
-    return formats.bits(value, np.asarray(value).dtype)
+    a = np.asarray(value)
+    uint = _UINT.get(a.dtype.name)
+    if uint is not None:  # the stored bits as they are (what formats.bits gives, faster)
+        return int(a.view(uint))
+    return formats.bits(value, a.dtype)
 
 
 def _same_bits(a: Any, b: Any) -> bool:
@@ -103,34 +111,91 @@ def _in_format(value: Any, dtype: np.dtype) -> Any:
     return np.asarray(value).astype(dtype)[()]
 
 
-def _framework_outcomes(
-    x: np.ndarray, threads: int, measure: _Measurer
-) -> tuple[list[Outcome], dict[str, Any]]:
-    """Run every framework now; returns the outcomes and each one's thread count."""
-    from . import frameworks as fw
+#: the runners that take the thread count; the others give the same result for any count
+_THREAD_RUNNERS = ("run_torch", "run_tensorflow", "run_djl")
+#: the runners that call the JVM worker (float32/float64 only)
+_JVM_RUNNERS = ("run_djl", "run_java_loop")
 
+
+class _Input:
+    """One input array (distribution, n, dtype, seed) and the work that depends on it alone:
+    its exact sum, the measured errors, each framework's result per thread count and each
+    emulator's result per thread count. Kept for the last few inputs (`_INPUTS`), so a change
+    of threads (or moving a control back) reruns only what depends on it."""
+
+    def __init__(self, distribution: str, n: int, dtype: str, seed: int) -> None:
+        from ... import truth as truth_mod
+
+        self.x = make_input(distribution, n, dtype, seed)
+        self.truth = truth_mod.sum(self.x)
+        self.measure = _Measurer(self.truth)
+        self.ran: dict[tuple[str, int], Any] = {}  # (runner, threads) -> Ran or FpexploreError
+        self.emulated: dict[tuple[str, int], Any] = {}  # (order, threads) -> value or error
+        self.recorded: Outcome | None = None
+
+    def run(self, runner: str, threads: int) -> Any:
+        """A framework's `Ran` (or the `FpexploreError` it raised), run once per thread count."""
+        from . import frameworks as fw
+
+        key = (runner, threads if runner in _THREAD_RUNNERS else 1)
+        if key not in self.ran:
+            fn = getattr(fw, runner)
+            try:
+                self.ran[key] = fn(self.x, threads) if runner in _THREAD_RUNNERS else fn(self.x)
+            except FpexploreError as exc:  # BackendUnavailable (with its fix), WorkerError
+                return exc  # not kept: a fix applied in the meantime is seen on the next run
+        return self.ran[key]
+
+    def emulate(self, order: str, threads: int) -> Any:
+        """``orders.emulate(x, order, threads)`` (or the `FpexploreError` it raised), once."""
+        from ... import orders
+
+        key = (order, threads)
+        if key not in self.emulated:
+            try:
+                self.emulated[key] = orders.emulate(self.x, order, threads=threads)
+            except FpexploreError as exc:  # NotEmulated / InvalidInput: refused, never guessed
+                self.emulated[key] = exc
+        return self.emulated[key]
+
+
+#: inputs up to this size are kept in `_INPUTS` (a float64 input of this size is 8 MB)
+_KEEP_LIMIT = 1_000_000
+_INPUTS = Memo(keep=6)
+
+
+def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
+    if n > _KEEP_LIMIT:
+        return _Input(distribution, n, dtype, seed)
+    key = (distribution, int(n), dtype, int(seed))
+    return _INPUTS.get(key, lambda: _Input(distribution, n, dtype, seed))
+
+
+def _half_format_refusal(name: str, backend: str, runner: str, dtype: np.dtype) -> Outcome:
+    why = (
+        "DJL's transfer carries float32/float64 only"
+        if runner == "run_djl"
+        else "Java has no float16/bfloat16 arithmetic type"
+    )
+    return Outcome.missing(
+        name,
+        backend,
+        f"not run for {dtype.name}: {why}; choose dtype float32 or float64 to run it.",
+    )
+
+
+def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[str, Any]]:
+    """Every framework's outcome (run now, or earlier for this input and thread count) and
+    each one's thread count."""
+    x, measure = inp.x, inp.measure
     outcomes, ran_threads = [], {}
     for name, backend, _emulator, runner in FRAMEWORKS:
-        fn = getattr(fw, runner)
-        try:
-            if runner in ("run_djl", "run_java_loop") and x.dtype.itemsize == 2:
-                why = (
-                    "DJL's transfer carries float32/float64 only"
-                    if runner == "run_djl"
-                    else "Java has no float16/bfloat16 arithmetic type"
-                )
-                outcomes.append(
-                    Outcome.missing(
-                        name,
-                        backend,
-                        f"not run for {x.dtype.name}: {why}; choose dtype float32 "
-                        "or float64 to run it.",
-                    )
-                )
-                continue
-            ran = fn(x, threads) if runner in ("run_torch", "run_tensorflow", "run_djl") else fn(x)
-        except FpexploreError as exc:  # BackendUnavailable (with its fix), WorkerError, ...
-            outcomes.append(Outcome.missing(name, backend, str(exc)))
+        if runner in _JVM_RUNNERS and x.dtype.itemsize == 2:
+            outcomes.append(_half_format_refusal(name, backend, runner, x.dtype))
+            continue
+        ran = inp.run(runner, threads)
+        if isinstance(ran, FpexploreError):
+            outcomes.append(Outcome.missing(name, backend, str(ran)))
             continue
         ran_threads[name] = ran.threads
         outcomes.append(
@@ -146,11 +211,10 @@ def _framework_outcomes(
     return outcomes, ran_threads
 
 
-def _emulator_outcomes(
-    x: np.ndarray, threads: int, ran_threads: dict[str, int], measure: _Measurer
-) -> list[Outcome]:
+def _emulator_outcomes(inp: _Input, threads: int, ran_threads: dict[str, int]) -> list[Outcome]:
     from ... import orders
 
+    x, measure = inp.x, inp.measure
     outcomes = []
     for order in orders.names():
         t = ran_threads.get(_THREADED.get(order, ""), threads) if order in _THREADED else 1
@@ -166,10 +230,9 @@ def _emulator_outcomes(
                 )
             )
             continue
-        try:
-            value = orders.emulate(x, order, threads=t)
-        except FpexploreError as exc:  # NotEmulated / InvalidInput: refused, never guessed
-            outcomes.append(Outcome.missing(name, "fpexplore.orders", str(exc), kind="emulator"))
+        value = inp.emulate(order, t)
+        if isinstance(value, FpexploreError):
+            outcomes.append(Outcome.missing(name, "fpexplore.orders", str(value), kind="emulator"))
             continue
         outcomes.append(
             measure(
@@ -281,14 +344,15 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
 
 def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> Comparison:
     """Sum one array with every framework, every emulator and exactly; see the module doc."""
-    from ... import truth as truth_mod
     from . import growth
 
-    x = make_input(distribution, n, dtype, seed)
-    truth = truth_mod.sum(x)
-    measure = _Measurer(truth)
-    frameworks, ran_threads = _framework_outcomes(x, threads, measure)
-    recorded = _recorded_outcome(x, truth)
+    inp = _input(distribution, n, dtype, seed)
+    x, truth, measure = inp.x, inp.truth, inp.measure
+    frameworks, ran_threads = _framework_outcomes(inp, threads)
+    emulators = _emulator_outcomes(inp, threads, ran_threads)
+    if inp.recorded is None:
+        inp.recorded = _recorded_outcome(x, truth)
+    recorded = inp.recorded
     rounded = truth.round(dtype)
     reference = measure(
         REFERENCE,
@@ -297,7 +361,6 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         kind="reference",
         note="the best any order can give in this format",
     )
-    emulators = _emulator_outcomes(x, threads, ran_threads, measure)
     outcomes = [*frameworks, recorded, reference, *emulators]
     explained = _explained(outcomes, x.dtype)
     outcomes = [_with_explanation(o, explained) for o in outcomes]
@@ -309,7 +372,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name)
     claims.update({**java_claims, **low_claims})
     claims.update(structure.depth_claim(n))
-    split_claims, observations, split_numbers = _threads_findings(x, by_name)
+    split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     claims.update(split_claims)
     data = LazyData(
         {
@@ -346,17 +409,19 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     )
 
 
-def _threads_findings(x: np.ndarray, by_name: dict[str, Outcome]) -> tuple[Any, Any, Any]:
+def _threads_findings(inp: _Input, by_name: dict[str, Outcome]) -> tuple[Any, Any, Any]:
     """`structure.threads_findings` for torch.sum, when it ran on two threads or more."""
-    from ... import orders
-
+    x = inp.x
     torch_, emulated = by_name.get("torch.sum"), by_name.get("emulate torch")
     if torch_ is None or emulated is None or not torch_.ran or not emulated.ran:
         return {}, {}, {}
     if emulated.settings.get("threads", 1) < 2:
         return {}, {}, {}
     split = _in_format(emulated.value, x.dtype)
-    single = _in_format(orders.emulate(x, "torch", threads=1), x.dtype)
+    single = inp.emulate("torch", 1)
+    if isinstance(single, FpexploreError):
+        return {}, {}, {}
+    single = _in_format(single, x.dtype)
     return structure.threads_findings(x, torch_, split, single)
 
 
