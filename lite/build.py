@@ -45,7 +45,7 @@ INSTALL_CELL = (
 )
 
 
-def _tracked_copy(dest: Path) -> Path:
+def tracked_copy(dest: Path) -> Path:
     """The working tree's tracked and new (not ignored) files, copied to ``dest``."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -65,7 +65,7 @@ def fpexplore_wheel(out: Path) -> Path:
     """fpexplore's wheel, built into ``out`` from a copy of the working tree (so no stale
     ``build/`` folder leaks into it)."""
     with tempfile.TemporaryDirectory(prefix="fpx-wheel-") as tmp:
-        src = _tracked_copy(Path(tmp) / "src")
+        src = tracked_copy(Path(tmp) / "src")
         subprocess.run(
             [*PIP, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(src)],
             check=True,

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -41,19 +40,14 @@ BINDER_LIMIT_GB = 2.0
 
 
 def _tree_copy(dest: Path) -> Path:
-    """The working tree's tracked and new (not ignored) files, copied to ``dest``."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for rel in filter(None, (p.decode() for p in listed)):
-        src = REPO / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    return dest
+    """The working tree's tracked and new (not ignored) files, copied to ``dest`` (as
+    `make lite` copies them to build the wheel)."""
+    sys.path.insert(0, str(REPO))
+    try:
+        from lite.build import tracked_copy
+    finally:
+        sys.path.remove(str(REPO))
+    return tracked_copy(dest)
 
 
 def _apt_packages() -> list[str]:
