@@ -206,3 +206,22 @@ def test_java_random_bit_for_bit_against_jvm():
         ).all()
         j = JavaRandom(s)
         assert [j.next_int() for _ in range(500)] == real[s]["int"].tolist()
+
+
+@pytest.mark.java
+@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH (make djl installs it)")
+def test_java_random_compiled_once_and_source_mode_agree(tmp_path, monkeypatch):
+    from fpexplore.rng import java as jr
+
+    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path / "compiled"))
+    compiled = jr.run_java([3, -5], 64)
+    assert (tmp_path / "compiled" / "java-random" / "RandomDump.class").exists()
+    real_which = shutil.which
+    monkeypatch.setattr(jr.shutil, "which", lambda n: None if n == "javac" else real_which(n))
+    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path / "source"))
+    source = jr.run_java([3, -5], 64)  # no javac: Java's source-file mode
+    assert not (tmp_path / "source" / "java-random" / "RandomDump.class").exists()
+    for seed in (3, -5):
+        for kind in ("float", "double", "gaussian", "int"):
+            assert compiled[seed][kind].tobytes() == source[seed][kind].tobytes(), kind
+        assert compiled[seed]["float"].tobytes() == jr.JavaRandom(seed).floats(64).tobytes()

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import struct
 import subprocess
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -181,6 +184,34 @@ def java_version() -> str:
     return (out.stderr or out.stdout).splitlines()[0] if (out.stderr or out.stdout) else ""
 
 
+def _launcher(java: str, folder: Path) -> list[str]:
+    """The command that starts ``RandomDump``: its class compiled once with ``javac`` into
+    ``folder`` (a JVM start then costs about 0.1 s), or, without a ``javac``, Java's
+    source-file mode (which compiles on every start, about 2 s)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    src = folder / "RandomDump.java"
+    if not src.exists() or src.read_text() != _JAVA_SOURCE:
+        src.write_text(_JAVA_SOURCE)
+        (folder / "RandomDump.class").unlink(missing_ok=True)
+    if (folder / "RandomDump.class").exists() or _compile(src, folder):
+        return [java, "-Xshare:auto", "-cp", str(folder), "RandomDump"]
+    return [java, str(src)]
+
+
+def _compile(src: Path, folder: Path) -> bool:
+    """Compile ``src`` with ``javac`` beside it (written aside, then renamed into place, so a
+    concurrent start never reads half a class file); False without a working ``javac``."""
+    javac = shutil.which("javac")
+    if javac is None:
+        return False
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        done = subprocess.run([javac, "-d", tmp, str(src)], capture_output=True, timeout=120)
+        if done.returncode != 0:
+            return False
+        os.replace(Path(tmp) / "RandomDump.class", folder / "RandomDump.class")
+    return True
+
+
 def run_java(seeds: list[int], n: int) -> dict[int, dict[str, np.ndarray]]:
     """Run the real ``java.util.Random`` (one JVM start) and return its draws as arrays:
     per seed, ``float`` (float32), ``double``, ``gaussian`` (float64) and ``int`` (int32)."""
@@ -191,12 +222,7 @@ def run_java(seeds: list[int], n: int) -> dict[int, dict[str, np.ndarray]]:
         )
     from ..paths import cache_dir
 
-    folder = cache_dir() / "java-random"
-    folder.mkdir(parents=True, exist_ok=True)
-    src = folder / "RandomDump.java"
-    if not src.exists() or src.read_text() != _JAVA_SOURCE:
-        src.write_text(_JAVA_SOURCE)
-    cmd = [java, str(src), "RandomDump", str(n), *map(str, seeds)]
+    cmd = [*_launcher(java, cache_dir() / "java-random"), "RandomDump", str(n), *map(str, seeds)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
         raise WorkerError(f"java RandomDump failed: {out.stderr.strip()[:500]}")
