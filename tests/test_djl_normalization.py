@@ -129,6 +129,10 @@ def test_widget_controls_rerun_the_lesson_and_show_the_heat_map():
     assert comp.data["heat"].shape == comp.data["resize_shape"]
     fig = box.state["figure"]
     assert fig.axes[0].images and "DJL ResizeShort" in fig.axes[0].get_title()
+    svg = LESSON_MODULE.figure_svg(comp)
+    assert svg.startswith("<svg") and "<image" in svg and "DJL ResizeShort" in svg
+    assert "row (pixel)" in svg and "column (pixel)" in svg
+    assert "torch_fixed" in LESSON_MODULE.figure_svg(LESSON.run(stage="std"))
 
 
 #: (size, crop) corners of the valid range and strong/weak downscales of the sample images
@@ -154,3 +158,75 @@ def test_no_claim_fails_anywhere_on_the_grid(image, interpolation):
         assert comp.claims["resize_is_torch_interpolate"].holds, comp.table()
         assert "resize_bit_equal" in comp.observations
     assert not failed, failed
+
+
+def test_split_in_integers_equals_the_truths_own_split():
+    from fractions import Fraction
+
+    from fpexplore.lessons.djl_normalization import stages as S
+    from fpexplore.truth.value import Truth
+
+    tiny = Fraction(2**-1074) + Fraction(1, 10**340)
+    values = [Fraction(1, 3), Fraction(-7, 10**30), Fraction(5), 3, Fraction(10**400, 3)]
+    values += [Fraction(-(10**400), 7), Fraction(1, 10**400), tiny, Fraction(255, 4)]
+    truth = Truth("mixed", exact=np.array(values, dtype=object))
+    for got, want in zip(S.once(truth).split_known(), truth.split_known(), strict=True):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_truths_by_distinct_value_equal_the_elementwise_ones():
+    from fpexplore.lessons.djl_normalization import stages as S
+    from fpexplore.truth import reference
+
+    img = np.random.default_rng(3).integers(0, 256, (3, 9, 11), dtype=np.uint8)
+    x = img.astype(np.float32) / np.float32(255)
+    pairs = [
+        (
+            S.by_value(img, lambda u: T.to_tensor(u.transpose(1, 2, 0))),
+            T.to_tensor(img.transpose(1, 2, 0)),
+        ),
+        (
+            S.by_value(
+                x, lambda u: reference.normalize(u, P.MEAN, P.STD), "normalize(float32[3x9x11])"
+            ),
+            reference.normalize(x, P.MEAN, P.STD),
+        ),
+    ]
+    for got, want in pairs:
+        assert got.label == want.label and got.shape == want.shape
+        assert np.array_equal(got.exact, want.exact)
+        for a, b in zip(got.split_known(), want.split_known(), strict=True):
+            assert np.array_equal(a, b)
+
+
+@pytest.mark.java
+def test_cached_results_equal_a_fresh_run():
+    """A widget's path (stage switches and jumps served from the per-input caches) gives the
+    same comparison as a fresh run at the same setting."""
+    from fpexplore.lessons.djl_normalization import stages as S
+
+    def fresh(**params):
+        LESSON_MODULE._MEMO.clear()
+        S._RESIZE_TRUTHS.clear()
+        return LESSON.run(**params)
+
+    path = [
+        {"stage": "resize", "size": 40, "crop": 33},
+        {"stage": "pipeline", "size": 40, "crop": 33},
+        {"stage": "center_crop", "size": 40, "crop": 21},
+        {"stage": "normalize", "size": 40, "crop": 21, "interpolation": "bicubic"},
+        {"stage": "to_tensor", "size": 40, "crop": 21, "interpolation": "bicubic"},
+        {"stage": "pipeline", "size": 40, "crop": 33},
+    ]
+    cached = [LESSON.run(**p) for p in path]
+    for params, got in zip(path, cached, strict=True):
+        want = fresh(**params)
+        assert got.table() == want.table()
+        assert [o.implementation for o in got.outcomes] == [o.implementation for o in want.outcomes]
+        for a, b in zip(got.outcomes, want.outcomes, strict=True):
+            assert np.array_equal(np.asarray(a.value), np.asarray(b.value))
+        assert {k: (c.text, c.holds) for k, c in got.claims.items()} == {
+            k: (c.text, c.holds) for k, c in want.claims.items()
+        }
+        assert np.array_equal(got.truth.exact, want.truth.exact)
+        assert got.data.keys() == want.data.keys()

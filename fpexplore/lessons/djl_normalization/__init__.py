@@ -23,6 +23,7 @@ from ...truth.value import Truth
 from .._base import Lesson
 from . import pipelines as P
 from . import stages as S
+from .figure_svg import figure_svg as figure_svg
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
 #: pipelines, stage results and shown outcomes per input (see `compute`)
@@ -116,11 +117,11 @@ def _pipeline_truth(tv: dict[str, Any], p: dict) -> Truth:
     r = S.resize_truth(decoded, oh, ow, p["interpolation"]).exact
     top, left = P.crop_offsets(oh, ow, p["crop"])["round"]
     c = r[top : top + p["crop"], left : left + p["crop"]].transpose(2, 0, 1)
-    ms = [Fraction(float(v)) for v in P.MEAN]
-    ss = [Fraction(float(v)) for v in P.STD]
-    out = np.empty(c.shape, dtype=object)
-    for idx, v in np.ndenumerate(c):
-        out[idx] = (v / 255 - ms[idx[0]]) / ss[idx[0]]
+    ms, ss = (
+        np.array([Fraction(float(v)) for v in a], dtype=object)[:, None, None]
+        for a in (P.MEAN, P.STD)
+    )
+    out = (c / 255 - ms) / ss  # elementwise in Fractions
     return Truth("torchvision's pipeline in exact arithmetic", exact=out)
 
 
@@ -357,7 +358,7 @@ def _observations(data: dict[str, Any]) -> dict[str, Observation]:
 
 def figure(comparison: Comparison) -> Any:
     """The heat map of the selected stage's difference (the classic example's values for
-    the std stage)."""
+    the std stage); `figure_svg` draws the same as SVG markup for the explorer."""
     import matplotlib.pyplot as plt
 
     heat = comparison.data.get("heat")

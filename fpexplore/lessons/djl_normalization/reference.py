@@ -18,6 +18,7 @@ from ...errors import InvalidParameter
 from ...truth.value import Truth
 
 KINDS = ("bicubic", "nearest")
+_FRACTION = np.frompyfunc(lambda n, d: Fraction(int(n), int(d)), 2, 1)
 
 
 def _bicubic(x: Fraction) -> Fraction:
@@ -69,10 +70,10 @@ def resize(image: np.ndarray, out_h: int, out_w: int, kind: str = "bicubic") -> 
     nh, sh = resize_weights(img.shape[0], out_h, kind)
     nw, sw = resize_weights(img.shape[1], out_w, kind)
     out = np.empty((out_h, out_w, img.shape[2]), dtype=object)
+    den = np.outer(sh.astype(object), sw.astype(object))
     for c in range(img.shape[2]):
         num = nh.astype(object) @ img[:, :, c] @ nw.T.astype(object)
-        for (i, j), v in np.ndenumerate(num):
-            out[i, j, c] = Fraction(v, int(sh[i]) * int(sw[j]))
+        out[:, :, c] = _FRACTION(num, den)
     return Truth(f"exact antialiased {kind} resize to {out_h}x{out_w}", exact=out)
 
 

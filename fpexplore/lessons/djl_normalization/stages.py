@@ -9,6 +9,7 @@ backend module, or the reason (with the fixing command) that it cannot run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from functools import partial
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends, images
+from ...memo import Memo
 from ...result import Claim, Outcome
 from ...truth.value import Truth
 from . import pipelines as P
@@ -36,21 +38,83 @@ def optional(name: str) -> Any:
     return None if backends.missing(name) else backends.load(name)
 
 
-class _Once(Truth):
-    """A Truth whose float64 (hi, lo) split is computed once for all the outcomes it measures."""
+def _split_one(v: Any) -> tuple[float, float, bool]:
+    """`Truth.split_known` of one Fraction (or int) in integer arithmetic: int / int is
+    correctly rounded, as float(Fraction) is, and the rest is exact integers, so the three
+    values are the same at a fifth of the cost."""
+    n, d = v.numerator, v.denominator
+    try:
+        h = n / d
+    except OverflowError:
+        return (math.inf if n > 0 else -math.inf), 0.0, False
+    a, b = h.as_integer_ratio()
+    rn, rd = n * b - a * d, d * b
+    if rn == 0:
+        return h, 0.0, True
+    lo = rn / rd
+    la, lb = lo.as_integer_ratio()
+    return h, lo, rn * lb == la * rd
 
-    _hilo: tuple[np.ndarray, np.ndarray] | None = None
+
+_split_rational = np.frompyfunc(_split_one, 1, 3)
+
+
+class _Once(Truth):
+    """A Truth whose float64 (hi, lo, known) split is computed once for all the outcomes it
+    measures (each `Outcome.measured` asks for it)."""
+
+    _known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._known is None:
+            exact = self.exact
+            if isinstance(exact, np.ndarray) and exact.size:
+                hi, lo, known = _split_rational(exact)
+                self._known = (
+                    hi.astype(np.float64),
+                    lo.astype(np.float64),
+                    known.astype(bool),
+                )
+            else:
+                self._known = super().split_known()
+        return tuple(a.copy() for a in self._known)  # type: ignore[return-value]
 
     def split(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._hilo is None:
-            self._hilo = super().split()
-        return self._hilo[0].copy(), self._hilo[1].copy()
+        hi, lo, _ = self.split_known()
+        return hi, lo
 
 
 def once(t: Truth) -> Truth:
     if not t.is_exact:
         return t
     return _Once(t.label, exact=t.exact, prec=t.prec, input_format=t.input_format)
+
+
+def by_value(
+    values: np.ndarray, truth_of: Callable[[np.ndarray], Truth], label: str | None = None
+) -> Truth:
+    """The elementwise truth ``truth_of`` over ``values`` (C, H, W), computed once per distinct
+    value of each channel and gathered back: an image has at most 256 levels per channel, so
+    its exact x / 255 or (x - m) / s costs hundreds of Fractions, not tens of thousands.
+    ``truth_of`` gets a (C, 1, K) array holding every distinct value in each channel;
+    ``label``: the truth's label (default: the one ``truth_of`` gives)."""
+    values = np.asarray(values)
+    uniq, inv = np.unique(values, return_inverse=True)
+    inv = inv.reshape(values.shape)
+    small = truth_of(np.ascontiguousarray(np.broadcast_to(uniq, (values.shape[0], 1, uniq.size))))
+    ch = np.arange(values.shape[0])[:, None, None]
+
+    def gather(a: np.ndarray) -> np.ndarray:
+        return np.asarray(a).reshape(values.shape[0], uniq.size)[ch, inv]
+
+    out = _Once(
+        label or small.label,
+        exact=gather(small.exact),
+        prec=small.prec,
+        input_format=small.input_format,
+    )
+    out._known = tuple(gather(a) for a in small.split_known())  # type: ignore[assignment]
+    return out
 
 
 def nearest(truth: Truth) -> np.ndarray:
@@ -266,8 +330,17 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
 # -- resize ---------------------------------------------------------------------------------
 
 
+_RESIZE_TRUTHS = Memo(keep=8)
+
+
 def resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
-    """The exact antialiased resize of an HWC image (libtorch's filters, rational weights)."""
+    """The exact antialiased resize of an HWC image (libtorch's filters, rational weights),
+    kept per input: the resize stage and the pipeline's truth share it."""
+    key = (img.shape, img.dtype.str, hash(img.tobytes()), oh, ow, kind)
+    return _RESIZE_TRUTHS.get(key, lambda: once(_resize_truth(img, oh, ow, kind)))
+
+
+def _resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
     if kind != "bilinear":
         return T.resize(img, oh, ow, kind)
     from ...truth import reference
@@ -291,7 +364,7 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     size, interp = p["size"], p["interpolation"]
     h, w = decoded.shape[:2]
     oh, ow = P.short_edge_shape(h, w, size)
-    truth = once(resize_truth(decoded, oh, ow, interp))
+    truth = resize_truth(decoded, oh, ow, interp)
     exact = nearest(truth)
     aa = interp != "nearest"
     chw = torch.from_numpy(decoded.astype(np.float32)).permute(2, 0, 1)[None]
@@ -429,12 +502,15 @@ def _exact_center_crop(img: np.ndarray, crop: int) -> Truth:
         lo = int(half)
         return [(lo, 1 - (half - lo)), (lo + 1, half - lo)]
 
-    acc = np.zeros((crop, crop, img.shape[2]), dtype=object)
+    # the weights are 1, 1/2 or 1/4: sum in integers times 4, then one Fraction per value
+    acc = np.zeros((crop, crop, img.shape[2]), dtype=np.int64)
     for y0, wy in taps(h - crop):
         for x0, wx in taps(w - crop):
             if wy and wx:
-                acc = acc + img[y0 : y0 + crop, x0 : x0 + crop].astype(object) * (wy * wx)
-    return Truth(f"exact centre crop {crop}x{crop} (half-pixel offsets interpolated)", exact=acc)
+                acc += img[y0 : y0 + crop, x0 : x0 + crop].astype(np.int64) * int(wy * wx * 4)
+    exact = np.frompyfunc(lambda n: Fraction(int(n), 4), 1, 1)(acc).astype(object)
+    label = f"exact centre crop {crop}x{crop} (half-pixel offsets interpolated)"
+    return Truth(label, exact=exact)
 
 
 def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageResult:
@@ -495,7 +571,7 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
 
     TV = backends.load("torchvision").transforms
 
-    truth = once(T.to_tensor(cropped))
+    truth = by_value(cropped.transpose(2, 0, 1), lambda u: T.to_tensor(u.transpose(1, 2, 0)))
     tv = TV.ToTensor()(Image.fromarray(cropped)).numpy()
     npf = cropped.transpose(2, 0, 1).astype(np.float32) / np.float32(255)
     values = {"torchvision: ToTensor": tv, "numpy: x.astype(float32) / 255": npf}
@@ -573,7 +649,11 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
 
     from ...truth import reference
 
-    truth = once(reference.normalize(tensor, P.MEAN, P.STD))
+    truth = by_value(
+        tensor,
+        lambda u: reference.normalize(u, P.MEAN, P.STD),
+        f"normalize(float32[{'x'.join(map(str, tensor.shape))}])",
+    )
     m, s = P.MEAN[:, None, None], P.STD[:, None, None]
     tv = TV.Normalize(P.MEAN.tolist(), P.STD.tolist())(torch.from_numpy(tensor.copy())).numpy()
     npf = (tensor - m) / s
