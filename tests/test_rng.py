@@ -225,3 +225,25 @@ def test_java_random_compiled_once_and_source_mode_agree(tmp_path, monkeypatch):
         for kind in ("float", "double", "gaussian", "int"):
             assert compiled[seed][kind].tobytes() == source[seed][kind].tobytes(), kind
         assert compiled[seed]["float"].tobytes() == jr.JavaRandom(seed).floats(64).tobytes()
+
+
+@pytest.mark.java
+@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH (make djl installs it)")
+def test_java_process_is_reused_and_replaced_when_it_dies():
+    from fpexplore.rng import java as jr
+
+    first = jr.run_java([4], 8)
+    server = jr._server
+    assert server is not None and server.alive()
+    six = JavaRandom(6)
+    assert jr.run_java([5, 6], 8)[6]["int"].tolist() == [six.next_int() for _ in range(8)]
+    assert jr._server is server  # one JVM for both requests
+    server.proc.kill()
+    server.proc.wait()
+    again = jr.run_java([4], 8)  # a dead process is replaced, the answer unchanged
+    assert again[4]["double"].tobytes() == first[4]["double"].tobytes()
+    assert jr._server is not server and jr._server.alive()
+    jr._server.ask("not a number", 30)  # a bad request is answered with an error line...
+    assert jr._served(jr._server.launcher, 8, [4]) is not None  # ...and the process goes on
+    jr._shutdown()
+    assert jr._server is None and not server.alive()

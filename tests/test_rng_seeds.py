@@ -162,3 +162,30 @@ def test_bits_view_computes_the_next_seed_ahead():
     assert {(8, False, False), (6, False, False)} <= kept
     assert view.children[2].value == ""  # no error, no "running…" left in the status line
     assert "torch CPU" in view.children[3].value
+
+
+def test_figure_svg_draws_every_value_and_a_colour_bar():
+    c = fpexplore.run("rng_seeds", seed=3, n=40, k=5, tensorflow=False, java=False, weights=False)
+    svg = rng_seeds.figure_svg(c)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    shown = [o for o in c.outcomes if o.ran and np.ndim(o.value) == 1]
+    assert svg.count("<title>") == len(c.data["bits_per_float"]) + 5 * len(shown)
+    for o in shown:
+        assert f"{o.implementation}[4] = {float(np.asarray(o.value)[4])!r}" in svg
+    for label in ("random bits per float (measured)", "first 5 values", "linearGradient", "value"):
+        assert label in svg
+
+
+def test_torch_streams_drawn_once_equal_fresh_emulators():
+    from fpexplore.lessons.rng_seeds import stacks
+    from fpexplore.rng import TorchCPURandom
+
+    for n in (5, 16, 37):  # per-pair float64 normals, one 16-block, a redrawn tail
+        real, _, _ = stacks.torch_cpu(None, 11, n)  # no torch: the shared-words emulator
+        for key, (fn, dtype) in stacks.KINDS.items():
+            fresh = getattr(TorchCPURandom(11), fn)(n, dtype)
+            assert real[key].tobytes() == fresh.tobytes(), (n, key)
+    words = stacks._Words(stacks.MT19937.from_seed(2), 10)
+    again = stacks._Words(stacks.MT19937.from_seed(2), 0)
+    assert words.next_u32(25).tobytes() == again.next_u32(25).tobytes()  # past the words ahead
+    assert words.replay().next_u32(30).tobytes() == again.replay().next_u32(30).tobytes()

@@ -8,13 +8,18 @@ library's ``log`` is more accurate and would differ in the last bit now and then
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import math
 import os
+import select
 import shutil
 import struct
 import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -144,15 +149,18 @@ def fdlibm_log(x: float) -> float:
 
 
 _JAVA_SOURCE = """
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.util.Random;
 public class RandomDump {
-  public static void main(String[] a) {
-    int n = Integer.parseInt(a[1]);
+  // one request: n, then seeds; the answer: one JSON line, per seed the raw bits of each kind
+  static String dump(String[] a, int from) {
+    int n = Integer.parseInt(a[from]);
     StringBuilder sb = new StringBuilder("{");
     String[] kinds = {"float", "double", "gaussian", "int"};
-    for (int q = 2; q < a.length; q++) {
+    for (int q = from + 1; q < a.length; q++) {
       long seed = Long.parseLong(a[q]);
-      sb.append(q > 2 ? "," : "").append('"').append(seed).append("\\":{");
+      sb.append(q > from + 1 ? "," : "").append('"').append(seed).append("\\":{");
       for (int k = 0; k < kinds.length; k++) {
         Random r = new Random(seed);
         sb.append(k > 0 ? "," : "").append('"').append(kinds[k]).append("\\":[");
@@ -169,7 +177,24 @@ public class RandomDump {
       }
       sb.append('}');
     }
-    System.out.println(sb.append('}'));
+    return sb.append('}').toString();
+  }
+  public static void main(String[] a) throws Exception {
+    if (a.length > 0 && a[0].equals("--serve")) {  // one request per line until stdin closes
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        String answer;
+        try {
+          answer = dump(line.trim().split(" "), 0);
+        } catch (RuntimeException e) {
+          answer = "{\\"error\\":\\"" + e.getClass().getName() + "\\"}";
+        }
+        System.out.println(answer);
+        System.out.flush();
+      }
+      return;
+    }
+    System.out.println(dump(a, 1));
   }
 }
 """
@@ -212,9 +237,106 @@ def _compile(src: Path, folder: Path) -> bool:
     return True
 
 
+#: how long a request to the Java process may take before it is given up
+JAVA_TIMEOUT = 120.0
+
+
+class _JavaServer:
+    """One ``java RandomDump --serve`` process answering requests over stdin/stdout: a JVM
+    start (about 0.1 s) once per session instead of once per request. Started lazily, closed
+    at exit; any failure ends it, and the request is made again by a one-shot process."""
+
+    def __init__(self, launcher: list[str]) -> None:
+        self.launcher = launcher
+        self.proc = subprocess.Popen(
+            [*launcher, "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.pending = b""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def ask(self, line: str, timeout: float) -> str:
+        """Send one request line, return the answer line (``WorkerError`` on any failure)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise WorkerError(f"the Java process stopped taking requests: {exc}") from None
+        out = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([out], [], [], left)[0]:
+                raise WorkerError(f"the Java process did not answer within {timeout:g} s")
+            chunk = os.read(out, 1 << 20)
+            if not chunk:
+                raise WorkerError("the Java process exited")
+            self.pending += chunk
+        answer, _, self.pending = self.pending.partition(b"\n")
+        return answer.decode()
+
+    def close(self) -> None:
+        """Close its stdin (it exits), or kill it if it does not."""
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+_server: _JavaServer | None = None
+_server_lock = threading.Lock()
+
+
+def _shutdown() -> None:
+    """Stop the Java process, if one runs (registered at exit)."""
+    global _server
+    with _server_lock:
+        if _server is not None:
+            _server.close()
+            _server = None
+
+
+atexit.register(_shutdown)
+
+
+def _served(launcher: list[str], n: int, seeds: list[int]) -> str | None:
+    """The persistent process's answer, started for ``launcher`` if need be; None when it
+    failed (it is then stopped, and the caller runs a one-shot process)."""
+    global _server
+    with _server_lock:
+        try:
+            if _server is not None and (not _server.alive() or _server.launcher != launcher):
+                _server.close()
+                _server = None
+            if _server is None:
+                _server = _JavaServer(launcher)
+            answer = _server.ask(" ".join(map(str, [n, *seeds])), JAVA_TIMEOUT)
+            if answer.startswith('{"error"'):
+                raise WorkerError(answer)
+            return answer
+        except (OSError, WorkerError):
+            if _server is not None:
+                _server.close()
+                _server = None
+            return None
+
+
 def run_java(seeds: list[int], n: int) -> dict[int, dict[str, np.ndarray]]:
-    """Run the real ``java.util.Random`` (one JVM start) and return its draws as arrays:
-    per seed, ``float`` (float32), ``double``, ``gaussian`` (float64) and ``int`` (int32)."""
+    """Run the real ``java.util.Random`` and return its draws as arrays: per seed, ``float``
+    (float32), ``double``, ``gaussian`` (float64) and ``int`` (int32). Requests go to one
+    Java process kept running (started on the first call); if it fails, a fresh one-shot
+    process answers instead."""
     java = shutil.which("java")
     if java is None:
         raise BackendUnavailable(
@@ -222,11 +344,15 @@ def run_java(seeds: list[int], n: int) -> dict[int, dict[str, np.ndarray]]:
         )
     from ..paths import cache_dir
 
-    cmd = [*_launcher(java, cache_dir() / "java-random"), "RandomDump", str(n), *map(str, seeds)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if out.returncode != 0:
-        raise WorkerError(f"java RandomDump failed: {out.stderr.strip()[:500]}")
-    raw = json.loads(out.stdout)
+    launcher = _launcher(java, cache_dir() / "java-random")
+    text = _served(launcher, n, seeds)
+    if text is None:
+        cmd = [*launcher, "RandomDump", str(n), *map(str, seeds)]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=JAVA_TIMEOUT)
+        if out.returncode != 0:
+            raise WorkerError(f"java RandomDump failed: {out.stderr.strip()[:500]}")
+        text = out.stdout
+    raw = json.loads(text)
     result = {}
     for seed, kinds in raw.items():
         result[int(seed)] = {

@@ -22,9 +22,9 @@ from .._base import Lesson
 from . import devices as _rng_devices
 from . import stacks as _rng_stacks
 from .layer import weight_init_outcomes
-from .views import bits_of, figure, stream_table
+from .views import bits_of, figure, figure_svg, stream_table
 
-__all__ = ["LESSON", "STREAMS", "bits_of", "figure", "relation", "stream_table"]
+__all__ = ["LESSON", "STREAMS", "bits_of", "figure", "figure_svg", "relation", "stream_table"]
 
 
 STREAMS = (
@@ -46,7 +46,9 @@ def compute(
 
     torch_missing = backends.missing("torch")
     torch = None if torch_missing else backends.load("torch")
-    real, same = _rng_stacks.torch_cpu(torch, seed, n)  # the emulator's streams without torch
+    # the emulator's streams without torch; kept by (seed, n), so copied before adding to it
+    real, same, torch_bits = _rng_stacks.torch_cpu(torch, seed, n)
+    real = dict(real)
     legacy = np.random.RandomState(seed).random_sample(max(32, k))
     pyr = random.Random(seed)
     py_vals = np.array([pyr.random() for _ in range(max(32, k))])
@@ -99,14 +101,7 @@ def compute(
         ),
     ]
     bits = {
-        **(
-            {
-                "torch CPU float32": random_bits(real["rand32"]),
-                "torch CPU float64": random_bits(real["rand64"]),
-            }
-            if torch is not None
-            else {}
-        ),
+        **torch_bits,
         "numpy RandomState": random_bits(legacy),
         "Python random": random_bits(py_vals),
         "numpy Generator float32": random_bits(

@@ -11,7 +11,7 @@ from ... import backends
 from ...errors import BackendUnavailable, WorkerError
 from ...memo import Memo
 from ...result import Claim, Outcome
-from ...rng import JavaRandom, TorchCPURandom, random_bits
+from ...rng import MT19937, JavaRandom, TorchCPURandom, random_bits
 
 KINDS = {
     "rand32": ("rand", "float32"),
@@ -21,21 +21,69 @@ KINDS = {
 }
 
 
-def torch_cpu(torch: Any, seed: int, n: int) -> tuple[dict[str, np.ndarray], dict[str, bool]]:
-    """``torch.manual_seed(seed)`` then rand/randn (float32, float64) for real, and whether
-    the MT19937 emulator gives the same bytes, per kind. Without torch (``torch`` None): the
-    emulator's streams, and no comparison."""
+class _Words:
+    """An MT19937 stream whose first words were drawn once: every kind torch_cpu compares
+    starts from ``torch.manual_seed(seed)``, i.e. from the same words, so they are generated
+    once for all kinds instead of once per kind (words past them come from the generator)."""
+
+    def __init__(self, mt: Any, ahead: int) -> None:
+        self.mt, self.words, self.pos = mt, mt.next_u32(ahead), 0
+
+    def next_u32(self, n: int) -> np.ndarray:
+        short = self.pos + n - self.words.size
+        if short > 0:
+            self.words = np.concatenate([self.words, self.mt.next_u32(short)])
+        self.pos += n
+        return self.words[self.pos - n : self.pos]
+
+    def replay(self) -> _Words:
+        """The same stream from its first word again."""
+        again = _Words.__new__(_Words)
+        again.mt, again.words, again.pos = self.mt, self.words, 0
+        return again
+
+
+def _emulator(seed: int, words: _Words) -> TorchCPURandom:
+    """`TorchCPURandom(seed)` drawing from ``words`` (that seed's MT19937 stream)."""
+    emu = TorchCPURandom(seed)
+    emu.mt = words.replay()
+    return emu
+
+
+#: torch_cpu's results by (torch or not, seed, n): the largest part of a run, kept so that
+#: changing k, the relation's streams or a checkbox reruns none of it
+_TORCH_CPU = Memo(keep=8)
+
+
+def torch_cpu(
+    torch: Any, seed: int, n: int
+) -> tuple[dict[str, np.ndarray], dict[str, bool], dict[str, int]]:
+    """``torch.manual_seed(seed)`` then rand/randn (float32, float64) for real, whether the
+    MT19937 emulator gives the same bytes, per kind, and the random bits per float of torch's
+    rand (float32, float64). Without torch (``torch`` None): the emulator's streams, no
+    comparison and no bits. Kept by (seed, n); the arrays are shared: do not write to them."""
+    return _TORCH_CPU.get((torch is not None, seed, n), lambda: _torch_cpu(torch, seed, n))
+
+
+def _torch_cpu(
+    torch: Any, seed: int, n: int
+) -> tuple[dict[str, np.ndarray], dict[str, bool], dict[str, int]]:
+    words = _Words(MT19937.from_seed(seed), 2 * n + 32)  # the most any kind draws: randn64
     real, same = {}, {}
     if torch is None:
         for key, (fn, dtype) in KINDS.items():
-            real[key] = getattr(TorchCPURandom(seed), fn)(n, dtype)
-        return real, same
+            real[key] = getattr(_emulator(seed, words), fn)(n, dtype)
+        return real, same, {}
     for key, (fn, dtype) in KINDS.items():
         torch.manual_seed(seed)
         real[key] = getattr(torch, fn)(n, dtype=getattr(torch, dtype)).numpy()
-        emu = getattr(TorchCPURandom(seed), fn)(n, dtype)
+        emu = getattr(_emulator(seed, words), fn)(n, dtype)
         same[key] = bool((real[key].view(np.uint8) == emu.view(np.uint8)).all())
-    return real, same
+    bits = {
+        "torch CPU float32": random_bits(real["rand32"]),
+        "torch CPU float64": random_bits(real["rand64"]),
+    }
+    return real, same, bits
 
 
 TF_CLAIMS = {
