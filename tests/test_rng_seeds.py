@@ -189,3 +189,20 @@ def test_torch_streams_drawn_once_equal_fresh_emulators():
     again = stacks._Words(stacks.MT19937.from_seed(2), 0)
     assert words.next_u32(25).tobytes() == again.next_u32(25).tobytes()  # past the words ahead
     assert words.replay().next_u32(30).tobytes() == again.replay().next_u32(30).tobytes()
+
+
+def test_bits_per_float_is_random_bits():
+    from fpexplore.lessons.rng_seeds.stacks import bits_per_float
+    from fpexplore.rng import TorchCPURandom, random_bits
+
+    u = TorchCPURandom(9).rand(5000, "float64")
+    cases = [
+        u,
+        TorchCPURandom(9).rand(5000),
+        np.concatenate([np.full(4096, 0.5), [0.75, 2.0**-30]]),  # the finest value late
+        np.concatenate([np.full(4096, 0.25), [5e-324, 0.0, 1e300]]),  # subnormal, overflow
+        np.zeros(3),
+        u[:10],
+    ]
+    for values in cases:
+        assert bits_per_float(values) == random_bits(values)

@@ -116,7 +116,7 @@ def compute(
         bits.update(tf_bits)
     if java:
         j_outs, j_claims = _rng_stacks.java(seed, k)
-        d_outs, d_claims, djl_facts = _rng_devices.djl(seed, n, k, TorchCPURandom(seed).rand(n))
+        d_outs, d_claims, djl_facts = _rng_devices.djl(seed, n, k)
         outcomes += j_outs + d_outs
         claims.update(j_claims)
         claims.update(d_claims)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends, formats
+from ...memo import Memo
 from ...result import Claim, Outcome
 from ...truth import Truth, matmul
 
@@ -40,12 +41,27 @@ def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
     return Truth("x @ W.T + b (torch's weights), exact", exact=out)
 
 
+#: the weight comparison by (seed, TensorFlow included): it does not depend on the streams'
+#: settings, so changing those reruns none of it
+_WEIGHTS = Memo(keep=8)
+
+
 def weight_init_outcomes(
     seed: int, tensorflow: bool
 ) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
     """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth.
 
-    Without torch: Unavailable rows and every weight claim not checked (truth None)."""
+    Without torch: Unavailable rows and every weight claim not checked (truth None). Kept by
+    (seed, tensorflow): returns copies of the lists and dicts, the arrays are shared."""
+    outcomes, claims, truth, data = _WEIGHTS.get(
+        (seed, tensorflow), lambda: _weight_init_outcomes(seed, tensorflow)
+    )
+    return list(outcomes), dict(claims), truth, dict(data)
+
+
+def _weight_init_outcomes(
+    seed: int, tensorflow: bool
+) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
     from ...rng.torch_cpu import linear_init
     from .stacks import not_checked
 
