@@ -208,6 +208,7 @@ def test_cached_results_equal_a_fresh_run():
     def fresh(**params):
         LESSON_MODULE._MEMO.clear()
         S._RESIZE_TRUTHS.clear()
+        S._DECODE_TABLES.clear()
         return LESSON.run(**params)
 
     path = [
@@ -216,6 +217,7 @@ def test_cached_results_equal_a_fresh_run():
         {"stage": "center_crop", "size": 40, "crop": 21},
         {"stage": "normalize", "size": 40, "crop": 21, "interpolation": "bicubic"},
         {"stage": "to_tensor", "size": 40, "crop": 21, "interpolation": "bicubic"},
+        {"stage": "decode", "size": 40, "crop": 33, "image": "edges.png"},
         {"stage": "pipeline", "size": 40, "crop": 33},
     ]
     cached = [LESSON.run(**p) for p in path]

@@ -64,16 +64,28 @@ def resize_weights(n_in: int, n_out: int, kind: str) -> tuple[np.ndarray, np.nda
     return rows.astype(np.int64), np.array(sums, dtype=np.int64)
 
 
-def resize(image: np.ndarray, out_h: int, out_w: int, kind: str = "bicubic") -> Truth:
-    """The exact resize of an HWC uint8 image to out_h x out_w."""
-    img = np.asarray(image).astype(object)
+def resize_ratio(
+    image: np.ndarray, out_h: int, out_w: int, kind: str = "bicubic"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact resize of an HWC uint8 image as integers: (numerators HWC, denominators HW).
+    In int64 wherever no sum can overflow it (every sample size), else in Python integers."""
+    img = np.asarray(image)
     nh, sh = resize_weights(img.shape[0], out_h, kind)
     nw, sw = resize_weights(img.shape[1], out_w, kind)
-    out = np.empty((out_h, out_w, img.shape[2]), dtype=object)
-    den = np.outer(sh.astype(object), sw.astype(object))
+    bound = int(np.abs(nh).sum(axis=1).max()) * 255 * int(np.abs(nw).sum(axis=1).max())
+    if bound < 2**62 and int(sh.max()) * int(sw.max()) < 2**62:
+        num = np.stack([nh @ img[:, :, c].astype(np.int64) @ nw.T for c in range(img.shape[2])], -1)
+        return num, np.outer(sh, sw)
+    num = np.empty((out_h, out_w, img.shape[2]), dtype=object)
     for c in range(img.shape[2]):
-        num = nh.astype(object) @ img[:, :, c] @ nw.T.astype(object)
-        out[:, :, c] = _FRACTION(num, den)
+        num[:, :, c] = nh.astype(object) @ img[:, :, c].astype(object) @ nw.T.astype(object)
+    return num, np.outer(sh.astype(object), sw.astype(object))
+
+
+def resize(image: np.ndarray, out_h: int, out_w: int, kind: str = "bicubic") -> Truth:
+    """The exact resize of an HWC uint8 image to out_h x out_w."""
+    num, den = resize_ratio(image, out_h, out_w, kind)
+    out = _FRACTION(num, den[:, :, None])
     return Truth(f"exact antialiased {kind} resize to {out_h}x{out_w}", exact=out)
 
 

@@ -269,18 +269,24 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     def gap(a: np.ndarray, b: np.ndarray) -> int:
         return int(np.abs(a.astype(int) - b).max())
 
-    table = []
-    for name in images.names():
-        path = images.path(name)
-        pil = P.pil_decode(path)
-        row: dict[str, Any] = {"image": name}
-        if name.endswith(".jpg") and tf is not None:
-            raw = path.read_bytes()
-            row["tf_vs_pil"] = gap(tf_decode(raw, True), pil)
-            row["tf_accurate_vs_pil"] = gap(tf_decode(raw, True, "INTEGER_ACCURATE"), pil)
-        if not isinstance(djl, str):
-            row["imageio_vs_pil"] = gap(djl.decode(path), pil)
-        table.append(row)
+    def every_image() -> list[dict[str, Any]]:
+        table = []
+        for name in images.names():
+            path = images.path(name)
+            pil = P.pil_decode(path)
+            row: dict[str, Any] = {"image": name}
+            if name.endswith(".jpg") and tf is not None:
+                raw = path.read_bytes()
+                row["tf_vs_pil"] = gap(tf_decode(raw, True), pil)
+                row["tf_accurate_vs_pil"] = gap(tf_decode(raw, True, "INTEGER_ACCURATE"), pil)
+            if not isinstance(djl, str):
+                row["imageio_vs_pil"] = gap(djl.decode(path), pil)
+            table.append(row)
+        return table
+
+    # every sample image, whichever is shown: kept (it depends on which decoders are here)
+    here = (djl if isinstance(djl, str) else "djl", tf is None, tuple(images.names()))
+    table = _DECODE_TABLES.get(here, every_image)
     name = p["image"]
     path, jpeg = images.path(name), name.endswith(".jpg")
     raw = path.read_bytes()
@@ -331,6 +337,7 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
 
 
 _RESIZE_TRUTHS = Memo(keep=8)
+_DECODE_TABLES = Memo(keep=2)
 
 
 def resize_truth(img: np.ndarray, oh: int, ow: int, kind: str) -> Truth:
