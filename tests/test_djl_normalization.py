@@ -195,6 +195,9 @@ def test_truths_by_distinct_value_equal_the_elementwise_ones():
     for got, want in pairs:
         assert got.label == want.label and got.shape == want.shape
         assert np.array_equal(got.exact, want.exact)
+        for fmt in ("binary32", "float64"):
+            a, b = np.asarray(got.round(fmt)), np.asarray(want.round(fmt))
+            assert a.dtype == b.dtype and np.array_equal(a, b)
         for a, b in zip(got.split_known(), want.split_known(), strict=True):
             assert np.array_equal(a, b)
 

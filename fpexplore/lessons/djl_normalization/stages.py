@@ -84,6 +84,15 @@ class _Once(Truth):
         return hi, lo
 
 
+class _Gathered(_Once):
+    """A `by_value` truth: rounded once per distinct value too (rounding is elementwise)."""
+
+    _round_small: Callable[[Any], np.ndarray]
+
+    def round(self, fmt: Any = "float64") -> Any:
+        return self._round_small(fmt)
+
+
 def once(t: Truth) -> Truth:
     if not t.is_exact:
         return t
@@ -107,13 +116,14 @@ def by_value(
     def gather(a: np.ndarray) -> np.ndarray:
         return np.asarray(a).reshape(values.shape[0], uniq.size)[ch, inv]
 
-    out = _Once(
+    out = _Gathered(
         label or small.label,
         exact=gather(small.exact),
         prec=small.prec,
         input_format=small.input_format,
     )
     out._known = tuple(gather(a) for a in small.split_known())  # type: ignore[assignment]
+    out._round_small = lambda fmt: gather(small.round(fmt))
     return out
 
 
