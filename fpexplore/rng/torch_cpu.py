@@ -152,21 +152,29 @@ class TorchCPURandom:
         return data
 
     def _normal_fill_float64(self, n: int) -> np.ndarray:
+        """torch's float64 normal fill: Box-Muller on blocks of 16 (the first 8 values give
+        the radii, the last 8 the angles), all blocks at once; a tail shorter than 16 takes 16
+        fresh draws for the last 16 places. The logarithm, sine and cosine are the C library's
+        (``math``), value by value, as torch's scalar loop calls them."""
         data = self.rand(n, "float64")
-
-        def fill16(block: np.ndarray) -> np.ndarray:
-            u1, u2 = 1.0 - block[:8], block[8:]
-            radius = np.sqrt(-2.0 * np.array([math.log(v) for v in u1]))
-            theta = 2.0 * math.pi * u2
-            cos = np.array([math.cos(t) for t in theta])
-            sin = np.array([math.sin(t) for t in theta])
-            return np.concatenate([radius * cos, radius * sin])
-
-        for i in range(0, n - 15, 16):
-            data[i : i + 16] = fill16(data[i : i + 16])
+        m = n // 16
+        data[: m * 16] = _box_muller_16_float64(data[: m * 16].reshape(m, 16)).ravel()
         if n % 16:
-            data[n - 16 :] = fill16(self.rand(16, "float64"))
+            data[n - 16 :] = _box_muller_16_float64(self.rand(16, "float64").reshape(1, 16))
         return data
+
+
+def _box_muller_16_float64(blocks: np.ndarray) -> np.ndarray:
+    """Blocks of 16 uniforms (rows) → 16 normals each: radii from the first 8, angles from
+    the last 8; cosines fill the first half, sines the second."""
+    u1, u2 = 1.0 - blocks[:, :8], blocks[:, 8:]
+    log = np.array([math.log(v) for v in u1.ravel().tolist()]).reshape(u1.shape)
+    radius = np.sqrt(-2.0 * log)
+    theta = 2.0 * math.pi * u2
+    flat = theta.ravel().tolist()
+    cos = np.array([math.cos(t) for t in flat]).reshape(theta.shape)
+    sin = np.array([math.sin(t) for t in flat]).reshape(theta.shape)
+    return np.concatenate([radius * cos, radius * sin], axis=1)
 
 
 def uniform_from_u32(words: np.ndarray, low: float, high: float) -> np.ndarray:
