@@ -360,7 +360,8 @@ def _needs_exact(
     fin_t = np.isfinite(hi)
     fin_g = np.isfinite(g)
     ah = np.abs(hi)
-    need = fin_t & ((ah < _TINY) | (ah > _BIG))  # truth near or past float64's range ends
+    zero = (ah == 0) & (lo == 0) & known  # an exact zero: float64 carries it and its error
+    need = fin_t & (((ah < _TINY) & ~zero) | (ah > _BIG))  # truth near float64's range ends
     need |= ~fin_t & is_exact  # an exact (finite) truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite

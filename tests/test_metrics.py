@@ -190,3 +190,20 @@ def test_outcome_and_comparison_use_the_summary():
     d = comparison.to_dict()["outcomes"][0]["error"]
     assert d["correctly_rounded"] is True and d["fmt"] == "binary32"
     assert json.loads(comparison.to_json())["outcomes"][0]["error"]["ulp"] == [o.error.ulp_scalar]
+
+
+def test_exact_zero_truths_measured_in_float64_as_exactly(monkeypatch):
+    """A truth that is exactly zero needs no Fractions: float64 carries it and every error
+    against it; the fast path gives what the exact path gives, element for element."""
+    from fpexplore import truth as tr
+
+    rng = np.random.default_rng(11)
+    finite = rng.standard_normal(600) * 10.0 ** rng.integers(-45, 38, 600)
+    specials = [0.0, -0.0, 1e-45, -1e-45, np.finfo(np.float32).max, np.inf, -np.inf]
+    got = np.resize(np.concatenate([finite, specials]), 1200).astype(np.float32)
+    zero = tr.sum(np.zeros((got.size, 3)), axis=1)
+    fast = metrics.measure(got, zero)
+    monkeypatch.setattr(metrics, "_needs_exact", lambda g, hi, *_: np.isfinite(hi))
+    exact = metrics.measure(got, zero)
+    for name in ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each"):
+        assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
