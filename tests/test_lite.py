@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,15 @@ print(json.dumps({
     "missing": {n: backends.missing(n) for n in ("torch", "tensorflow", "djl")},
 }))
 """
+
+
+def _reachable(url: str, timeout: float = 10.0) -> bool:
+    """Whether ``url`` answers from this machine within ``timeout`` seconds."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _child(tmp_path: Path, binder: str | None) -> dict:
@@ -182,8 +192,12 @@ def test_lite_site_loads_a_lesson(chromium_browser, site: Path, served: str) -> 
     page = new_page(chromium_browser)
     failed: list[str] = []
     not_found: list[str] = []
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     page.on("requestfailed", lambda r: failed.append(r.url))
     page.on("response", lambda r: not_found.append(r.url) if r.status >= 400 else None)
+    cdn_up = _reachable(next(iter(expected)))  # asked from here too: a dropped connection
+    # may leave the browser's request pending for minutes instead of failing
     page.goto(served + "lab/index.html?path=01_summation_order.ipynb", wait_until="load")
     cells = page.locator(".jp-Notebook .jp-Cell")
     nb = json.loads((site / "files" / "01_summation_order.ipynb").read_text(encoding="utf-8"))
@@ -191,16 +205,21 @@ def test_lite_site_loads_a_lesson(chromium_browser, site: Path, served: str) -> 
     first_line = "".join(nb["cells"][1]["source"]).strip().splitlines()[0].lstrip("# ")
     cells.filter(has_text="%pip install -q fpexplore").first.wait_for(timeout=120_000)
     cells.filter(has_text=first_line).first.wait_for(timeout=30_000)
-    # the kernel: idle once Pyodide started, or Pyodide's request failed
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not failed and page.evaluate(_KERNEL) != "idle":
+    # the kernel: idle once Pyodide started; where Pyodide's CDN is out of reach from this
+    # machine, wait until the page asked for it (or 30 s: the kernel's worker may ask unseen)
+    deadline = time.monotonic() + (120 if cdn_up else 30)
+    while time.monotonic() < deadline and not failed:
+        if cdn_up and page.evaluate(_KERNEL) == "idle":
+            break
+        if not cdn_up and expected & set(asked):
+            break
         page.wait_for_timeout(500)
     screenshot(page, "lite_summation_order")
     # nothing of the site itself is missing (the server's root favicon aside)
     ours = [u for u in failed + not_found if u.startswith(served) and u != served + "favicon.ico"]
     assert not ours, ours
-    if failed:
-        assert set(failed) == expected, failed  # Pyodide, and nothing else, is out of reach
+    assert set(failed) <= expected, failed  # Pyodide, and nothing else, may be out of reach
+    if not cdn_up:
         warnings.warn(
             LiteOffline(
                 f"the Lite kernel cannot start here: {sorted(expected)[0]} is unreachable. "
