@@ -320,20 +320,36 @@ def _decide_exactly(
     cr: np.ndarray,
     faithful: np.ndarray,
 ) -> None:
-    """Exact correct/faithful rounding flags for the elements ``idx`` (near a boundary)."""
+    """Exact correct/faithful rounding flags for the elements ``idx`` (near a boundary).
+
+    The exact values, their roundings (for a truth held as an expansion) and the neighbours
+    of each result are computed for all of ``idx`` at once; only the comparisons are per
+    element."""
     flat = g.ravel()
-    for i in idx.tolist():
-        t = _exact_element(truth, i)
+    exact = _exact_elements(truth, idx)
+    parts = truth.expansion
+    if parts is not None:
+        from .truth.expansion import round_parts
+
+        picked = [np.asarray(p).reshape(-1)[idx] for p in parts]
+        roundings = np.asarray(round_parts(picked, f), dtype=np.float64).reshape(-1).tolist()
+    else:
+        roundings = [None] * idx.size
+    with np.errstate(over="ignore"):
+        ups = np.asarray(formats.next_up(flat[idx], f), dtype=np.float64).reshape(-1).tolist()
+        downs = np.asarray(formats.next_down(flat[idx], f), dtype=np.float64).reshape(-1)
+    for i, t, rounded, up, down in zip(
+        idx.tolist(), exact, roundings, ups, downs.tolist(), strict=True
+    ):
         if t is None:
             continue
         got = float(flat[i])
-        rounded = float(formats.round_exact(t, f))
+        if rounded is None:
+            rounded = float(formats.round_exact(t, f))
         cr[i] = rounded == got
         if math.isinf(got):
             faithful[i] = (t > Fraction(f.max)) if got > 0 else (t < -Fraction(f.max))
             continue
-        up = float(formats.next_up(np.float64(got), f))
-        down = float(formats.next_down(np.float64(got), f))
         lower = Fraction(down) if math.isfinite(down) else None
         upper = Fraction(up) if math.isfinite(up) else None
         faithful[i] = t == Fraction(got) or (
