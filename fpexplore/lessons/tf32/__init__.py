@@ -93,6 +93,78 @@ def _claims(data: dict[str, Any]) -> dict[str, Claim]:
     }
 
 
+def _input_rounding_claims(data: dict[str, Any]) -> dict[str, Claim]:
+    """The card's matmul errors against rounding the inputs alone, emulated exactly here
+    (`cpu_live`: the same inputs, rounded to TF32/bfloat16/float16, multiplied exactly)."""
+    from . import cpu_live
+
+    ratios: dict[tuple[int, str], float] = {}
+    for n in cpu_live.SIZES:
+        for emulated, card_mode in cpu_live.RECORDED_MODE.items():
+            card = _at(data, "matmul", card_mode, n)
+            here = cpu_live.matmul_on_cpu(n, emulated)["rel_error"]
+            if card is not None and here:
+                ratios[(n, card_mode)] = card["rel_error"] / here
+    tf = [r for (_, m), r in ratios.items() if m == "TF32"]
+    auto = [r for (_, m), r in ratios.items() if m != "TF32"]
+    sizes = ", ".join(map(str, cpu_live.SIZES))
+    tf_text = (
+        "the card's TF32 matmul error is the error of rounding its inputs to TF32 alone, within "
+        f"5 % at sizes {sizes} (ratios {min(tf, default=0):.3f} to {max(tf, default=0):.3f}): "
+        "its products and float32 sums add almost nothing"
+    )
+    auto_text = (
+        "bf16 and fp16 autocast lose more than rounding their inputs alone at sizes "
+        f"{sizes}: autocast also rounds the output to 16 bits"
+    )
+    why = f"the run has no matmul rows at sizes {sizes}"
+    return {
+        "tf32_is_input_rounding": Claim(tf_text, all(0.95 < r < 1.05 for r in tf))
+        if tf
+        else Claim.not_checked(tf_text, why),
+        "autocast_rounds_output": Claim(auto_text, all(r > 1 for r in auto))
+        if auto
+        else Claim.not_checked(auto_text, why),
+    }
+
+
+def _card_claims(data: dict[str, Any], src: Any) -> dict[str, Claim]:
+    """What the lesson teaches about a CUDA card's modes; not checked on a live CPU run,
+    where the modes do not exist (TF32 and cuDNN are CUDA's)."""
+    claims = {**_claims(data), **_input_rounding_claims(data)}
+    if src.live and src.device.type == "cpu":
+        why = (
+            "this run is on a CPU, which has no TF32 or cuDNN modes: run on a CUDA card "
+            "(--device cuda) or read a recorded run (--device recorded)"
+        )
+        return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
+    return claims
+
+
+def _cpu_flag_claim() -> dict[str, Claim]:
+    """``allow_tf32`` governs CUDA matmuls only: a CPU matmul keeps its bits either way."""
+    from ... import backends
+    from . import cpu_live
+
+    text = "torch.backends.cuda.matmul.allow_tf32 leaves a CPU matmul's bits unchanged"
+    why = backends.missing("torch")
+    if why is not None:
+        return {"cpu_ignores_allow_tf32": Claim.not_checked(text, why)}
+    torch = backends.load("torch")
+    inp = cpu_live._inputs(256)
+    a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
+    before = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        off = (a @ b).numpy()
+        torch.backends.cuda.matmul.allow_tf32 = True
+        on = (a @ b).numpy()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
+    same = off.view("uint32").tobytes() == on.view("uint32").tobytes()
+    return {"cpu_ignores_allow_tf32": Claim(text + " (256×256, float32)", same)}
+
+
 def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
     out = []
     version = src.record.provenance["torch"] if not src.live else torch_version()
@@ -185,7 +257,7 @@ def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, 
         src,
         params,
         _outcomes(data, src) + ((missing_here,) if missing_here else ()),
-        _claims(data),
+        {**_card_claims(data, src), **_cpu_flag_claim()},
         data,
         EXPLANATION,
     )
