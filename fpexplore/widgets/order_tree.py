@@ -144,6 +144,18 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
         ax.spines[side].set_visible(False)
 
 
+def _panels(order: str | None, where: str) -> tuple[list[str], int, int]:
+    """The orders to draw (the four framework orders for ``None``), checked, and their grid:
+    two columns when there is more than one."""
+    names = list(FRAMEWORK_ORDERS) if order is None else [order]
+    known = tree_orders()
+    for name in names:
+        if name not in known:
+            raise InvalidParameter("order", name, "None or one of " + ", ".join(known), where)
+    cols = 2 if len(names) > 1 else 1
+    return names, (len(names) + cols - 1) // cols, cols
+
+
 def draw(
     n: int,
     order: str | None = None,
@@ -163,15 +175,7 @@ def draw(
     from .. import orders
 
     n, threads = _check(n, threads)
-    names = list(FRAMEWORK_ORDERS) if order is None else [order]
-    known = tree_orders()
-    for name in names:
-        if name not in known:
-            raise InvalidParameter(
-                "order", name, "None or one of " + ", ".join(known), "order_tree.draw"
-            )
-    cols = 2 if len(names) > 1 else 1
-    rows = (len(names) + cols - 1) // cols
+    names, rows, cols = _panels(order, "order_tree.draw")
     fig = Figure(figsize=(5.2 * cols, 3.4 * rows), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, name in zip(axes, names, strict=False):
@@ -266,15 +270,7 @@ def tree_svg(
     from .. import orders
 
     n, threads = _check(n, threads)
-    names = list(FRAMEWORK_ORDERS) if order is None else [order]
-    known = tree_orders()
-    for name in names:
-        if name not in known:
-            raise InvalidParameter(
-                "order", name, "None or one of " + ", ".join(known), "order_tree.tree_svg"
-            )
-    cols = 2 if len(names) > 1 else 1
-    rows = (len(names) + cols - 1) // cols
+    names, rows, cols = _panels(order, "order_tree.tree_svg")
     width, height = PANEL_W * cols, PANEL_H * rows + 24
     suptitle = f"How {n} values are added ({threads} thread(s)" + (
         "; additions of +0.0 hidden)" if simplify else ")"
