@@ -96,7 +96,8 @@ def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
         ax.axvspan(i - 0.5, i + 0.5, color="C3", alpha=0.12)
     title = report.label or " vs ".join(report.names)
     ax.set_title(f"{title} — {'agree within rounding' if report.agree else 'diverge'}", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    left_culprit = first is not None and rows.index(first) < len(rows) / 2
+    ax.legend(fontsize=7, loc="upper right" if left_culprit else "upper left")
     ax.grid(True, which="major", alpha=0.3)
     if own:
         _margins(fig, [r.name for r in rows])
@@ -157,12 +158,20 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
         top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
         x0, x1 = fx(i - 0.5), fx(i + 0.5)
         ya, yt = fy(max(top_err, floor)), fy(max(top_err, floor) * 30)
+        # the label stays inside the plot at either end
+        anchor, xt = (
+            ("start", x0 + 2)
+            if i == 0
+            else ("end", x1 - 2)
+            if i == len(rows) - 1
+            else ("middle", fx(i))
+        )
         out.append(
             f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{bottom - top}" '
             f'fill="{_C[2]}" fill-opacity="0.12"/>'
-            f'<text x="{fx(i):.1f}" y="{yt - 14:.1f}" text-anchor="middle" fill="{_C[2]}">'
+            f'<text x="{xt:.1f}" y="{yt - 14:.1f}" text-anchor="{anchor}" fill="{_C[2]}">'
             f"first divergence: {esc(first.name)}</text>"
-            f'<text x="{fx(i):.1f}" y="{yt - 2:.1f}" text-anchor="middle" fill="{_C[2]}">'
+            f'<text x="{xt:.1f}" y="{yt - 2:.1f}" text-anchor="{anchor}" fill="{_C[2]}">'
             f"({esc(', '.join(first.culprits(report.names)))})</text>"
             f'<line x1="{fx(i):.1f}" y1="{yt + 2:.1f}" x2="{fx(i):.1f}" y2="{ya - 6:.1f}" '
             f'stroke="{_C[2]}"/><path d="M{fx(i) - 3:.1f},{ya - 10:.1f} l3,5 l3,-5" '
@@ -227,14 +236,17 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
             "|A − B| (inherited + added)",
         ),
     ]
+    # the legend in the upper corner away from the culprit's label
+    dx = right - left - 210 if first is not None and rows.index(first) < len(rows) / 2 else 0
     out.append(
-        f'<rect x="{left + 5}" y="{top + 5}" width="200" height="{len(legend) * 14 + 6}" '
-        'fill="#fff" fill-opacity="0.85" stroke="#ccc"/>'
+        f'<g transform="translate({dx} 0)"><rect x="{left + 5}" y="{top + 5}" width="200" '
+        f'height="{len(legend) * 14 + 6}" fill="#fff" fill-opacity="0.85" stroke="#ccc"/>'
     )
     for j, (mark, label) in enumerate(legend):
         y = top + 15 + 14 * j
         out.append(mark.format(y=y, y4=y - 4))
         out.append(f'<text x="{left + 36}" y="{y + 3}" font-size="9">{esc(label)}</text>')
+    out.append("</g>")
     out.append("</svg>")
     return "".join(out)
 
