@@ -3,8 +3,8 @@
 Whole arrays (`sum_f32`, `sum_f64`): a cost that does not depend on the exponent range.
 Every finite float is a multiple of the unit of its (sign, exponent field) and below
 2**(mantissa bits + 1) such units, so float64 sums the values of one bin exactly; one
-``np.bincount`` per chunk does all bins at once. float32 chunks within 23 binades of their
-largest (but for a few values) take the sigma trick instead (one add, one int64 sum).
+``np.bincount`` per chunk does all bins at once. float32 chunks within 78 binades take the
+sigma trick instead (one float64 add and one int64 sum per level, one or two levels).
 
 Rows (`row_sums`, with optional exponent offsets for split float64 products): mantissas that
 share an exponent are added per row (``np.bincount`` over exponent buckets, exact while every
@@ -129,11 +129,15 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
 # over the (sign, E) field of the bit pattern does it for a whole chunk, whatever the exponent
 # range. float32 values (24 bits) go in as they are; float64 values (53 bits) are split into a
 # high part (the top 26 bits, by masking the pattern) and a low part (x - high, 27 bits), both
-# multiples of their bin's unit. Chunks whose float32 values all lie within 23 binades of the
-# chunk's largest take a faster path (the sigma trick: one float64 add and one int64 sum).
+# multiples of their bin's unit. float32 chunks whose values all lie within 78 binades take a
+# faster path (the sigma trick: one float64 add and one int64 sum per level; see `sum_f32`).
 
 _CHUNK = 1 << 16
 _F32_FLUSH = 1 << 28  # elements per float32 bin accumulator: 2**24 units * 2**28 < 2**53
+_CHUNK32 = 1 << 18  # float32 elements per chunk: fewer numpy calls
+_ROW = 1 << 12  # int64 patterns summed per row: 2**12 values below 2**51 units each
+_LEVEL = 51  # binades between the grids of two float32 levels
+_STICKY = 8  # chunks sent to the bins without a look, after one that needed them
 _F64_FLUSH = 1 << 25  # float64 high/low parts: below 2**27 units each, 2**27 * 2**25 < 2**53
 _LANES = 4
 _HI_MASK = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
@@ -161,82 +165,121 @@ def _add(total: tuple[int, int], part: tuple[int, int]) -> tuple[int, int]:
     return (n1 << (e1 - em)) + (n2 << (e2 - em)), em
 
 
+def _grid_sum(t: np.ndarray, u: np.ndarray, g: int) -> int:
+    """Sum of the values of ``t`` rounded to multiples of 2**g, in units of 2**g.
+
+    Needs |t| <= 2**(g + 51): ``u = t + sigma`` (sigma = 1.5 * 2**(g + 52)) then lies in
+    [2**(g + 52), 2**(g + 53)), where the float64 spacing is 2**g, so its bit pattern is that of
+    sigma plus the rounded value in units. The patterns are summed as int64 in rows of
+    ``_ROW`` (below 2**63 in magnitude once sigma's pattern is taken off, whatever wraps).
+    """
+    sigma = 1.5 * 2.0 ** (g + 52)
+    np.add(t, sigma, out=u)
+    k = t.size
+    full = k - k % _ROW
+    b = u.view(np.int64)
+    sb = ((g + 1075) << 52) | (1 << 51)  # the bit pattern of sigma
+    s = 0
+    if full:
+        rows = b[:full].reshape(-1, _ROW).sum(axis=1)
+        rows -= np.int64(_wrap(_ROW * sb))  # int64 arrays wrap: each row's true sum is left
+        s = sum(rows.tolist())
+    if k > full:
+        s += _wrap(int(b[full:].sum()) - (k - full) * sb)
+    return s
+
+
+def _float_pair(v: float) -> tuple[int, int]:
+    """A finite float as (integer N, exponent E): value N * 2**E."""
+    m, e = math.frexp(v)
+    return int(m * 2.0**53), e - 53
+
+
+def _wrap(v: int) -> int:
+    """``v`` reduced modulo 2**64 into [-2**63, 2**63)."""
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
 def sum_f32(x: np.ndarray) -> Fraction | float:
     """Exact sum of a float32 array; the cost does not depend on the exponent range.
 
-    Per chunk of 2**16 elements with largest magnitude below 2**E: every value at or above
-    2**(E - 23) is a multiple of 2**g (g = E - 46) below 2**46 units, so adding
-    sigma = 1.5 * 2**(g + 52) in float64 and summing the bit patterns as int64 gives those
-    values' sum exactly (the sigma trick, one dense pass). Values below 2**(E - 23) are rounded
-    by it too; when they are few, their exact residuals are summed on the side, and when they
-    are many (a chunk spanning more than 23 binades), the chunk is summed instead in
-    (sign, exponent field) bins by ``np.bincount``, exact whatever the range.
+    Per chunk of 2**18 elements, the bit patterns give the largest magnitude (below 2**E) and
+    the smallest nonzero one (a multiple of 2**U; every value of the chunk is then one too).
+    Level 1 rounds every value to a multiple of 2**g (g = E - 51) by adding
+    sigma = 1.5 * 2**(g + 52) in float64 and sums the bit patterns as int64 (`_grid_sum`):
+    exact when g <= U (a chunk within 27 binades). Otherwise, when a second level 51 binades
+    lower reaches U (a chunk within 78 binades), the residuals x - round(x) (exact, below
+    2**(g - 1), multiples of 2**U) are summed by float64 itself where no partial sum can reach
+    2**(U + 53) (within 63 binades), else the same way on the grid 2**(g - 51). Wider chunks
+    are summed in bins of their float64 (sign, exponent field) by ``np.bincount``: every value
+    of a bin is a multiple of the bin's unit and below 2**24 units, exact whatever the range;
+    the next ``_STICKY`` chunks then go to the bins without looking at their range.
+    Infinities and NaN are found from the largest magnitude, or in the bins of field 2047.
     """
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     n = x.size
     if n == 0:
         return Fraction(0)
     bits = x.view(np.uint32)
-    c = min(n, _CHUNK)
+    c = min(n, _CHUNK32)
     t = np.empty(c, dtype=np.float64)
+    u = np.empty(c, dtype=np.float64)
     idx = np.empty(c, dtype=np.int64)
     ab = np.empty(c, dtype=np.uint32)
-    mk = np.empty(c, dtype=bool)
-    acc = np.zeros(512)
+    acc = np.zeros(4096)
     in_acc = 0
     total = (0, 0)
-    residuals: list[np.ndarray] = []
-    for c0 in range(0, n, _CHUNK):
-        xc = x[c0 : c0 + _CHUNK]
+    binned = 0  # chunks left that go to the bins without a look at their range
+    for c0 in range(0, n, _CHUNK32):
+        xc = x[c0 : c0 + _CHUNK32]
         k = xc.size
-        tt = t[:k]
-        hi, lo = float(xc.max()), float(xc.min())
-        big = max(abs(hi), abs(lo))
-        if big == 0:
-            continue
-        if math.isfinite(big):
-            g = math.frexp(big)[1] - 46  # big < 2**(g + 46)
-            thr = 2.0 ** (g + 23)  # values at or above it are multiples of 2**g
-            few = None
-            if (lo > 0 or hi < 0) and min(abs(hi), abs(lo)) >= thr:
-                few = np.empty(0, dtype=np.int64)
-            elif thr > 2.0**-149:
-                a, m = ab[:k], mk[:k]
-                np.bitwise_and(bits[c0 : c0 + _CHUNK], np.uint32(0x7FFFFFFF), out=a)
-                np.subtract(a, np.uint32(1), out=a)  # zeros wrap to the top
-                np.less(a, np.float32(thr).view(np.uint32) - np.uint32(1), out=m)
-                cnt = int(np.count_nonzero(m))
-                if cnt <= k >> 4:
-                    few = np.flatnonzero(m) if cnt else np.empty(0, dtype=np.int64)
-            else:
-                few = np.empty(0, dtype=np.int64)
-            if few is not None:
-                sigma = np.float64(1.5 * 2.0 ** (g + 52))
-                np.copyto(tt, xc)
-                np.add(tt, sigma, out=tt)
-                s = int(tt.view(np.int64).sum(dtype=np.int64)) - k * int(sigma.view(np.int64))
-                s = ((s + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
-                total = _add(total, (s, g))
-                if few.size:
-                    xs = xc[few].astype(np.float64)
-                    residuals.append(xs - ((xs + sigma) - sigma))  # exact
+        tt, uu = t[:k], u[:k]
+        levels = 0
+        if binned:
+            binned -= 1
+        else:
+            a = ab[:k]
+            np.bitwise_and(bits[c0 : c0 + _CHUNK32], np.uint32(0x7FFFFFFF), out=a)
+            amax = int(a.max())
+            if amax >= 0x7F800000:
+                return _special(x)  # exponent field 255: infinities and NaN
+            if amax == 0:
                 continue
+            amin = int(a.min())
+            if amin == 0:  # zeros: wrap them to the top to find the smallest nonzero magnitude
+                np.subtract(a, np.uint32(1), out=a)
+                amin = int(a.min()) + 1
+            e_top = max(amax >> 23, 1) - 126  # every |x| < 2**e_top
+            e_ulp = max(amin >> 23, 1) - 150  # every x a multiple of 2**e_ulp
+            g = e_top - _LEVEL
+            if g <= e_ulp:
+                levels = 1
+            elif g - _LEVEL <= e_ulp:
+                levels = 2
+            else:
+                binned = _STICKY
+        np.copyto(tt, xc)
+        if levels:
+            total = _add(total, (_grid_sum(tt, uu, g), g))
+            if levels == 2:
+                np.subtract(uu, 1.5 * 2.0 ** (g + 52), out=uu)  # x rounded to 2**g: exact
+                np.subtract(tt, uu, out=tt)  # the residuals, exact
+                if k << (g - 1 - e_ulp) <= 1 << 53:  # float64 adds them exactly
+                    total = _add(total, _float_pair(float(tt.sum())))
+                else:
+                    total = _add(total, (_grid_sum(tt, uu, g - _LEVEL), g - _LEVEL))
+            continue
         if in_acc + k > _F32_FLUSH:
             total = _add(total, _bins_total(acc))
             acc[:] = 0
             in_acc = 0
         ix = idx[:k]  # preallocated: bincount would allocate (and fault) per call
-        np.right_shift(bits[c0 : c0 + _CHUNK], np.uint32(23), out=ix, casting="unsafe")
-        np.copyto(tt, xc)
-        acc += np.bincount(ix, weights=tt, minlength=512)
+        np.right_shift(tt.view(np.uint64), np.uint64(52), out=ix.view(np.uint64))
+        acc += np.bincount(ix, weights=tt, minlength=4096)
         in_acc += k
-    if acc[255] != 0 or acc[511] != 0 or np.isnan(acc[255]) or np.isnan(acc[511]):
-        return _special(x)  # exponent field 255: infinities and NaN
-    total = _add(total, _bins_total(acc))
-    if residuals:
-        r = sum_f64(np.concatenate(residuals))
-        return _dyadic(*total) + r
-    return _dyadic(*total)
+    if acc[2047] != 0 or acc[4095] != 0 or np.isnan(acc[2047]) or np.isnan(acc[4095]):
+        return _special(x)
+    return _dyadic(*_add(total, _bins_total(acc)))
 
 
 def sum_f64(x: np.ndarray) -> Fraction | float:
