@@ -189,3 +189,22 @@ def test_half_formats_and_axis_sums_take_the_same_paths(small_chunks):
     got = T.sum(rows, axis=1).exact
     assert [got[r] for r in range(8)] == [frac_sum(r) for r in rows]
     assert T.mean(rows[2]).exact == frac_sum(rows[2]) / rows.shape[1]
+
+
+def test_float64_huge_values_beside_every_field(monkeypatch):
+    """float64 high parts of fields >= 1984 go to scaled bins: picked by their field bits."""
+    monkeypatch.setattr(exact, "_CHUNK", 1000)
+    rng = np.random.default_rng(107)
+    m = float(np.finfo(np.float64).max)
+    for i in range(400):
+        n = int(rng.integers(1, 3000))
+        fields = rng.choice([1983, 1984, 1985, 2046, 1, 0, int(rng.integers(0, 2047))], n)
+        bits = (fields.astype(np.uint64) << np.uint64(52)) | rng.integers(
+            0, 1 << 52, n, dtype=np.uint64
+        )
+        x = bits.view(np.float64) * rng.choice([-1.0, 1.0], n)
+        if i % 4 == 0:  # many equal signs near the top in one chunk: float64 bins would overflow
+            x[: n // 2] = m * rng.uniform(0.5, 1.0, n // 2)
+        assert exact.sum_f64(x) == frac_sum(x), i
+    x = np.array([m, 2.0**960, 2.0**960 * (1 - 2.0**-53), -(2.0**-1074)] * 777)
+    assert exact.sum_f64(x) == frac_sum(x)

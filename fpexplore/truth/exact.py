@@ -132,7 +132,7 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
 # multiples of their bin's unit. float32 chunks whose values all lie within 78 binades take a
 # faster path (the sigma trick: one float64 add and one int64 sum per level; see `sum_f32`).
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 17  # float64 elements per chunk
 _F32_FLUSH = 1 << 28  # elements per float32 bin accumulator: 2**24 units * 2**28 < 2**53
 _CHUNK32 = 1 << 18  # float32 elements per chunk: fewer numpy calls
 _ROW = 1 << 12  # int64 patterns summed per row: 2**12 values below 2**51 units each
@@ -299,6 +299,8 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
     idx = np.empty(c, dtype=np.uint64)
     hi = np.empty(c, dtype=np.float64)
     lo = np.empty(c, dtype=np.float64)
+    fields = np.empty(c, dtype=np.uint64)
+    huge = np.empty(c, dtype=bool)
     lanes = (np.arange(c, dtype=np.uint64) % np.uint64(_LANES)) << np.uint64(12)
     nb = 4096 * _LANES
     top = np.zeros(nb, dtype=bool)  # bins of exponent fields >= 1984, either sign, every lane
@@ -316,7 +318,7 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
     for c0 in range(0, n, _CHUNK):
         bc = bits[c0 : c0 + _CHUNK]
         k = bc.size
-        ix, h, lw = idx[:k], hi[:k], lo[:k]
+        ix, h, lw, fld, big = idx[:k], hi[:k], lo[:k], fields[:k], huge[:k]
         if in_acc + k > _F64_FLUSH:
             total = flush(total)
             acc_hi[:] = acc_lo[:] = acc_big[:] = 0
@@ -332,7 +334,9 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
             if (rh[2047::2048] != 0).any() or np.isnan(rh[2047::2048]).any():
                 return _special(x)
             rh[top] = 0
-            sel = np.flatnonzero(top[ii])
+            np.bitwise_and(ix, np.uint64(0x7C0), out=fld)  # fields >= 1984: 0b11111xxxxxx
+            np.equal(fld, np.uint64(0x7C0), out=big)
+            sel = np.flatnonzero(big)
             acc_big += np.bincount(ii[sel], weights=h[sel] * 2.0**-64, minlength=nb)
         acc_hi += rh
         acc_lo += np.bincount(ii, weights=lw, minlength=nb)
