@@ -324,6 +324,11 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
         a64 = np.array(a, dtype=np.float64, copy=True, order="C")
     if f.mbits >= 52:
         return a64 if a64.shape else a64[()]
+    if f.dtype is not None and f.dtype == np.float32:
+        # the IEEE cast itself: one rounding, half to even, subnormals, overflow to inf
+        with np.errstate(invalid="ignore", over="ignore"):
+            res = a64.astype(np.float32)
+        return res if res.shape else res[()]
     raw = a64.view(np.uint64)
     expf = ((raw >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
     frac = raw & np.uint64((1 << 52) - 1)

@@ -188,9 +188,12 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
             f"got has shape {tuple(g.shape)} but the truth {truth.label!r} has shape "
             f"{tuple(truth.shape)}; they must match element for element."
         )
-    hi, lo, known = (np.atleast_1d(np.asarray(v)) for v in truth.split_known())
+    hi, lo, known, margin = (np.atleast_1d(np.asarray(v)) for v in truth.split_bounded())
     hi, lo = hi.astype(np.float64), lo.astype(np.float64)
     g = np.atleast_1d(g)
+    if margin.any():
+        known = known.copy()
+        _tighten(truth, g, f, hi.reshape(-1), lo.reshape(-1), known.reshape(-1), margin)
     with np.errstate(all="ignore"):
         ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
         exact_needed = _needs_exact(g, hi, lo, known, ulp_err, truth.is_exact, f)
@@ -232,6 +235,43 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         correctly_rounded_each=cr.reshape(shape),
         faithful_each=faithful.reshape(shape),
     )
+
+
+_MARGIN_BITS = 42  # a truth known to 2**-42 of the error, the value and ulp(got) suffices
+
+
+def _tighten(
+    truth: Truth,
+    g: np.ndarray,
+    f: formats.Format,
+    hi: np.ndarray,
+    lo: np.ndarray,
+    known: np.ndarray,
+    margin: np.ndarray,
+) -> None:
+    """Where the truth is only known to within ``margin`` (a product computed level by
+    level), make it known well enough for these results: more levels where that is cheaper,
+    else the exact values. Updates the flat ``hi``, ``lo`` and ``known`` in place."""
+    flat_g = g.reshape(-1)
+    with np.errstate(all="ignore"):
+        diff = np.abs((flat_g - hi) - lo)
+        u = np.asarray(formats.ulp(np.where(np.isfinite(flat_g), flat_g, 0.0), f), np.float64)
+        need = np.ldexp(np.minimum(np.minimum(diff, np.abs(hi)), u.reshape(-1)), -_MARGIN_BITS)
+    need = np.where(np.isfinite(need), need, 0.0)
+    idx = np.flatnonzero(margin.reshape(-1) > need)
+    if not idx.size:
+        return
+    truth.deepen(need[idx], idx)
+    h, lw, kn, m = truth.split_bounded(idx)
+    hi[idx], lo[idx], known[idx] = h, lw, kn
+    idx = idx[m > need[idx]]
+    if idx.size:
+        from .truth.expansion import approx
+
+        parts = truth.parts_at(idx)
+        assert parts is not None
+        h, lw, m = approx(parts)
+        hi[idx], lo[idx], known[idx] = h, lw, (m == 0) & np.isfinite(h)
 
 
 def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Format):
@@ -293,8 +333,9 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
 
 def _exact_element(truth: Truth, i: int) -> Fraction | None:
     """Element ``i`` of the truth as an exact Fraction (None when it is not finite)."""
-    if truth.expansion is not None:
-        return _exact_elements(truth, np.array([i]))[0]
+    parts = truth.parts_at(np.array([i]))
+    if parts is not None:
+        return _exact_elements(truth, np.array([i]), parts)[0]
     # the held values themselves: an mp() view would round them to the truth's precision
     src = truth.exact if truth.is_exact else truth._mp
     v = np.asarray(src, dtype=object).ravel()[i]
@@ -326,12 +367,11 @@ def _decide_exactly(
     of each result are computed for all of ``idx`` at once; only the comparisons are per
     element."""
     flat = g.ravel()
-    exact = _exact_elements(truth, idx)
-    parts = truth.expansion
-    if parts is not None:
+    picked = truth.parts_at(idx)
+    exact = _exact_elements(truth, idx, picked)
+    if picked is not None:
         from .truth.expansion import round_parts
 
-        picked = [np.asarray(p).reshape(-1)[idx] for p in parts]
         roundings = np.asarray(round_parts(picked, f), dtype=np.float64).reshape(-1).tolist()
     else:
         roundings = [None] * idx.size
@@ -388,13 +428,17 @@ def _needs_exact(
     return need
 
 
-def _exact_elements(truth: Truth, idx: np.ndarray) -> list[Fraction | None]:
-    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite)."""
-    parts = truth.expansion
+def _exact_elements(
+    truth: Truth, idx: np.ndarray, parts: list[np.ndarray] | None = None
+) -> list[Fraction | None]:
+    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite).
+
+    ``parts``: `Truth.parts_at` of ``idx``, when the caller has it already."""
+    parts = truth.parts_at(idx) if parts is None else parts
     if parts is not None:
         from .truth.expansion import fractions
 
-        return list(fractions([np.asarray(p).reshape(-1)[idx] for p in parts]))
+        return list(fractions(parts))
     return [_exact_element(truth, int(i)) for i in idx.tolist()]
 
 

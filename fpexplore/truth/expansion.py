@@ -130,8 +130,31 @@ def _even(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(odd_a, b, a)
 
 
-def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
+def _round_interval(hi: np.ndarray, radius: np.ndarray, f: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Roundings to a format narrower than float64 of values within ``radius`` of ``hi``.
+
+    The ends of the interval are widened outward by one float64 step (each is computed with
+    one rounding), so it holds the value; where both ends round alike (bit for bit: -0 and
+    +0 differ) so does the value, rounding being monotonic. Returns (values, undecided).
+    """
+    from .. import formats
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = radius * (1 + 2.0**-50)
+        lo_end = np.nextafter(hi - r, -np.inf)
+        hi_end = np.nextafter(hi + r, np.inf)
+        a = np.asarray(formats.round_array(lo_end, f), dtype=np.float64)
+        b = np.asarray(formats.round_array(hi_end, f), dtype=np.float64)
+    same = (a.view(np.int64) == b.view(np.int64)) & np.isfinite(hi) & np.isfinite(r)
+    return a, np.flatnonzero(~same.ravel())
+
+
+def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None = None) -> Any:
     """The correctly rounded values (round half to even) in ``fmt`` of finite expansions.
+
+    With ``bound`` (the parts then hold the value only to within ``bound``, elementwise),
+    returns ``(values, open)``: ``open`` the flat indices whose rounding the parts and the
+    bound leave undecided (their entries in ``values`` are meaningless).
 
     float64: ``hi`` unless the bound leaves it open (a tie, or a value within the margin of a
     half-gap); open values are decided by the exact signs of v - hi -+ half a gap (`signs`).
@@ -145,6 +168,11 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
 
     f = formats.get(fmt)
     hi, lo, margin = approx(parts)
+    if bound is not None:  # rounding up the sum of two bounds: one ulp of slack is plenty
+        margin = (margin + np.asarray(bound, dtype=np.float64)) * (1 + 2.0**-50)
+        if f.mbits < 52:
+            return _round_interval(hi, np.abs(lo) + margin, f)
+    lazy: list[np.ndarray] = []
     with np.errstate(over="ignore", invalid="ignore"):
         hi_up = np.nextafter(hi, np.inf)
         hi_dn = np.nextafter(hi, -np.inf)
@@ -170,7 +198,9 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
         out = hi.copy()
         near &= ~hard
         idx = np.flatnonzero(near.ravel())
-        if idx.size:
+        if idx.size and bound is not None:
+            lazy.append(idx)
+        elif idx.size:
             h = hi.reshape(-1)[idx]
             hu, hd = hi_up.reshape(-1)[idx], hi_dn.reshape(-1)[idx]
             sub = [p[idx] for p in flat_parts]
@@ -197,13 +227,20 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any) -> np.ndarray:
             r_dn = np.asarray(formats.round_array(hi_dn, f), np.float64)
         mid = (r_up != r_dn) & ~known & ~hard
         idx = np.flatnonzero(mid.ravel())
-        if idx.size:
+        if idx.size and bound is not None:
+            lazy.append(idx)
+        elif idx.size:
             sub = [p[idx] for p in flat_parts]
             sg, ok = signs([*sub, -hi.reshape(-1)[idx]])
             r = np.where(sg > 0, r_up.reshape(-1)[idx], r_dn.reshape(-1)[idx])
             out.reshape(-1)[idx] = np.where(sg == 0, out.reshape(-1)[idx], r)
             hard.reshape(-1)[idx[~ok]] = True
     idx = np.flatnonzero(hard.ravel())
+    if bound is not None:
+        if lazy:
+            hard.reshape(-1)[np.concatenate(lazy)] = True
+            idx = np.flatnonzero(hard.ravel())
+        return out.astype(np.float64), idx
     if idx.size:
         flat = out.reshape(-1)
         sub = [p[idx] for p in flat_parts]

@@ -15,6 +15,7 @@ from . import limits, ozaki
 from .exact import row_sums, sum_f32, sum_f64
 from .expansion import fractions
 from .inputs import as_float_array, wider
+from .levels import LeveledProduct
 from .value import Truth
 
 
@@ -199,8 +200,18 @@ def dot(x: Any, y: Any) -> Truth:
     return make_truth(label, val, fmt)
 
 
-def _matmul_f32(x: np.ndarray, y: np.ndarray, where: str) -> list[np.ndarray] | None:
-    """Ozaki expansion of x @ y for float32 inputs (None when an input is not all finite)."""
+# products whose whole exact expansion takes more BLAS calls than this are computed level by
+# level (`fpexplore.truth.levels`): a rounding usually needs 10 to 15 of them
+LEVELED_ABOVE = 15
+
+
+def _matmul_f32(
+    x: np.ndarray, y: np.ndarray, where: str, leveled: bool = False
+) -> list[np.ndarray] | LeveledProduct | None:
+    """Ozaki expansion of x @ y for float32 inputs (None when an input is not all finite).
+
+    ``leveled``: a `LeveledProduct` instead, when the whole expansion would take more than
+    ``LEVELED_ABOVE`` BLAS products."""
     m, k = x.shape
     n = y.shape[1]
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
@@ -215,6 +226,8 @@ def _matmul_f32(x: np.ndarray, y: np.ndarray, where: str) -> list[np.ndarray] | 
         flops=float(m) * n * k * calls,
         what=f"{na} x {nb} digit levels, {calls} products" if k > 2 else f"{k} outer products",
     )
+    if leveled and calls > LEVELED_ABOVE:
+        return LeveledProduct(x, y, how, levels=2)
     return ozaki.product(x, y, how)
 
 
@@ -234,16 +247,18 @@ def _matmul_general(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _product_truth(
-    x: np.ndarray, y: np.ndarray, where: str
-) -> tuple[list[np.ndarray] | None, np.ndarray | None]:
-    """x @ y exactly: (expansion, None) on the Ozaki path, else (None, object array)."""
+    x: np.ndarray, y: np.ndarray, where: str, leveled: bool = False
+) -> tuple[list[np.ndarray] | LeveledProduct | None, np.ndarray | None]:
+    """x @ y exactly: (expansion, None) on the Ozaki path, else (None, object array).
+
+    ``leveled``: see `_matmul_f32`."""
     m, k = x.shape
     n = y.shape[1]
     if k == 0:
         limits.check(where, nbytes=8 * m * n, what=f"{m} x {n} zero outputs")
         return [np.zeros((m, n))], None
     if x.dtype == np.float32 and y.dtype == np.float32:
-        parts = _matmul_f32(x, y, where)
+        parts = _matmul_f32(x, y, where, leveled)
         if parts is not None:
             return parts, None
         # NaN/inf: rows and columns free of them still go through BLAS
@@ -254,7 +269,7 @@ def _product_truth(
         gr, gc = np.flatnonzero(~bad_r), np.flatnonzero(~bad_c)
         if gr.size and gc.size:
             good = _matmul_f32(x[gr], y[:, gc], where)
-            assert good is not None
+            assert isinstance(good, list)
             out[np.ix_(gr, gc)] = fractions(good)
         br, bc = np.flatnonzero(bad_r), np.flatnonzero(bad_c)
         limits.check(
@@ -278,8 +293,11 @@ def matmul(a: Any, b: Any) -> Truth:
     """The exact matrix product of a (m, k) and b (k, n) array: an (m, n) exact Truth.
 
     float32 (and narrower) inputs: a handful of float64 BLAS products (the Ozaki scheme, see
-    `fpexplore.truth.ozaki`), held as an exact float64 expansion; float64 inputs: exact products
-    summed exactly (slower). Work and memory are checked first (`fpexplore.truth.limits`).
+    `fpexplore.truth.ozaki`), held as an exact float64 expansion; rows spanning a wide exponent
+    range are computed level by level from the top, as far as each rounding or measurement
+    needs, and exactly term by term where that is cheaper (`fpexplore.truth.levels`). float64
+    inputs: exact products summed exactly (slower). Work and memory are checked first
+    (`fpexplore.truth.limits`).
     """
     where = "truth.matmul"
     x, y, fmt = _as_pair(a, b, where, ("a", "b"))
@@ -289,7 +307,9 @@ def matmul(a: Any, b: Any) -> Truth:
             f"and {y.shape}."
         )
     label = f"matmul({_desc(x, fmt)}, {_desc(y, fmt)})"
-    parts, vals = _product_truth(x, y, where)
+    parts, vals = _product_truth(x, y, where, leveled=True)
+    if isinstance(parts, LeveledProduct):
+        return Truth(label, leveled=parts, input_format=fmt)
     if parts is not None:
         return Truth(label, expansion=parts, input_format=fmt)
     return make_truth(label, vals, fmt)

@@ -78,7 +78,9 @@ def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
 # compacted away (a level's nonzeros are scattered over every row and column): the work is
 # that of about (R / beta)**1.6 dense products (R = 277 bits, beta <= (53 - log2 k - 2) / 2),
 # 75 of them for the full float32 range against the float64 baseline's one. Narrow rows
-# (normal, uniform, log-normal data: 2 or 3 levels) take 3 to 7.
+# (normal, uniform, log-normal data: 2 or 3 levels) take 3 to 7. `fpexplore.truth.matmul`
+# therefore computes wide products level by level instead (`fpexplore.truth.levels`): a
+# rounding or an error measurement needs only the top levels for nearly every output.
 
 _EXACT = 2.0**53
 
@@ -88,6 +90,17 @@ def row_exponents(x: np.ndarray) -> tuple[np.ndarray, int]:
 
     R = max over rows of E_i minus the exponent of the row's lowest set bit (0 for zero rows).
     """
+    if x.dtype == np.float32:  # from the bits: fewer passes than frexp on float64
+        u = np.ascontiguousarray(x).view(np.uint32) & np.uint32(0x7FFFFFFF)
+        ef = (u >> np.uint32(23)).astype(np.int32)
+        man = (u & np.uint32(0x7FFFFF)) | np.where(ef > 0, np.uint32(0x800000), np.uint32(0))
+        low = man & (~man + np.uint32(1))  # the lowest set bit of the significand
+        tz = np.frexp(low.astype(np.float32))[1].astype(np.int32) - 1
+        lowpos = np.where(man != 0, np.maximum(ef, 1) - 150 + tz, 1 << 30)  # its exponent
+        umax = u.max(axis=1, initial=0)
+        e = np.frexp(umax.view(np.float32).astype(np.float64))[1].astype(np.int64)
+        lowest = lowpos.min(axis=1, initial=1 << 30)
+        return e, int(np.where(umax > 0, e - lowest, 0).max(initial=0))
     v = np.asarray(x, dtype=np.float64)
     amax = np.max(np.abs(v), axis=1, initial=0.0)
     e = np.frexp(amax)[1].astype(np.int64)
@@ -293,6 +306,8 @@ class Plan(NamedTuple):
     na: int
     nb: int
     cut: int
+    span_a: int = 0  # the most bits a row of ``a`` (a column of ``b``) spans
+    span_b: int = 0
 
     @property
     def calls(self) -> int:
@@ -305,7 +320,7 @@ def plan_for(x: np.ndarray, y: np.ndarray) -> Plan:
     ea, span_a = row_exponents(x)
     eb, span_b = row_exponents(y.T)
     beta, na, nb, cut = plan(x.shape[1], span_a, span_b)
-    return Plan(beta, ea, eb, na, nb, cut)
+    return Plan(beta, ea, eb, na, nb, cut, span_a, span_b)
 
 
 def product(x: np.ndarray, y: np.ndarray, how: Plan | None = None) -> list[np.ndarray]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
 
 from ..errors import InvalidParameter, PrecisionError
+
+if TYPE_CHECKING:
+    from .levels import LeveledProduct
 
 
 def _to_mpf(v: Any, prec: int) -> mpmath.mpf:
@@ -40,7 +43,10 @@ class Truth:
         prec: int = 113,
         input_format: str | None = None,
         expansion: Sequence[np.ndarray] | None = None,
+        leveled: LeveledProduct | None = None,
     ) -> None:
+        if leveled is not None:  # an exact product computed from the top as questions need
+            expansion = leveled.coefficients
         given = [
             n for n, v in (("exact", exact), ("mp", mp), ("expansion", expansion)) if v is not None
         ]
@@ -58,6 +64,7 @@ class Truth:
         self._expansion = (
             None if expansion is None else [np.asarray(p, dtype=np.float64) for p in expansion]
         )
+        self._leveled = leveled
         self.prec = prec
         self.input_format = input_format  # format of the input bits (e.g. "bfloat16"), if known
         self.digits = (
@@ -77,14 +84,49 @@ class Truth:
         if self._exact is None and self._expansion is not None:
             from .expansion import fractions
 
-            vals = fractions(self._expansion)
+            vals = fractions(self.expansion)
             self._exact = vals if vals.ndim else vals[()]
         return self._exact
 
     @property
     def expansion(self) -> list[np.ndarray] | None:
-        """The float64 expansion of an exact truth computed that way (else None)."""
+        """The float64 expansion of an exact truth computed that way (else None).
+
+        A product computed level by level is completed first (every BLAS product it needs).
+        """
+        if self._leveled is not None:
+            lv = self._leveled
+            if lv.complete:
+                self._expansion = list(lv.coefficients)
+            else:
+                from . import ozaki
+
+                self._expansion = ozaki.product(lv.x, lv.y)
+            self._leveled = None
         return self._expansion
+
+    def parts_at(self, idx: np.ndarray) -> list[np.ndarray] | None:
+        """The exact expansion at flat indices ``idx`` (None for a truth held otherwise)."""
+        lv = self._leveled
+        if lv is not None and not lv.complete:
+            return lv.exact_at(idx)
+        if self.expansion is None:
+            return None
+        return [np.asarray(p).reshape(-1)[idx] for p in self.expansion]
+
+    def bounded(self) -> tuple[list[np.ndarray], np.ndarray | None]:
+        """(parts, bound): an expansion known to within ``bound`` (None: exactly).
+
+        Only a product computed level by level has a bound (its levels deepen as questions
+        need them).
+        """
+        lv = self._leveled
+        if lv is not None and not lv.complete:
+            return lv.coefficients, lv.bound()
+        parts = self.expansion
+        if parts is None:
+            raise ValueError(f"{self.label}: not held as an expansion")
+        return parts, None
 
     @property
     def is_finite(self) -> bool:
@@ -96,6 +138,8 @@ class Truth:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        if self._leveled is not None:
+            return (self._leveled.m, self._leveled.n)
         if self._expansion is not None:
             return tuple(self._expansion[0].shape)
         v = self._exact if self._exact is not None else self._mp
@@ -131,6 +175,8 @@ class Truth:
         """
         from .. import formats
 
+        if self._leveled is not None:
+            return self._round_leveled(fmt)
         if self._expansion is not None and self._exact is None:
             from .expansion import round_parts
 
@@ -155,6 +201,70 @@ class Truth:
             )
         return out
 
+    def _round_leveled(self, fmt: Any) -> np.ndarray:
+        """`round` of a product computed level by level: the levels expected to decide most
+        outputs, again for those left undecided, then the exact values of the few left."""
+        from .. import formats
+        from .expansion import round_parts
+
+        f = formats.get(fmt)
+        lv = self._leveled
+        assert lv is not None
+        est = np.abs(np.sum(lv.coefficients, axis=0).reshape(-1))
+        gap = 2.0 ** -f.mbits  # the format's gap near a value v is about |v| * gap
+        lv.deepen(est * gap)
+        parts, bound = self.bounded()
+        if bound is None:
+            return round_parts(parts, f)
+        out, undecided = round_parts(parts, f, bound)
+        flat = out.reshape(-1)
+        if undecided.size:
+            lv.deepen(np.abs(flat[undecided]) * gap, undecided)
+            parts, bound = self.bounded()
+            sub = [p.reshape(-1)[undecided] for p in parts]
+            if bound is None:
+                flat[undecided] = round_parts(sub, f)
+            else:
+                vals, still = round_parts(sub, f, bound.reshape(-1)[undecided])
+                flat[undecided] = vals
+                undecided = undecided[still]
+                if undecided.size:
+                    exact = self.parts_at(undecided)
+                    assert exact is not None
+                    flat[undecided] = np.asarray(round_parts(exact, f), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return out.astype(f.storage)
+
+    def deepen(self, tol: np.ndarray, idx: np.ndarray | None = None) -> None:
+        """For a product computed level by level: the levels that bring its bound below
+        ``tol`` at flat outputs ``idx`` where that is cheaper than exact values one by one
+        (`fpexplore.truth.levels`); any other truth is already exact or certified."""
+        if self._leveled is not None:
+            self._leveled.deepen(tol, idx, rigorous=True)
+
+    def split_bounded(
+        self, idx: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(hi, lo, known, margin): `split_known` with |value - (hi + lo)| <= margin.
+
+        margin is 0 but for a product computed level by level, whose levels are not all
+        computed (then hi + lo is the sum of those computed). ``idx``: flat outputs only.
+        """
+        lv = self._leveled
+        if lv is None or lv.complete:
+            hi, lo, known = self.split_known()
+            if idx is not None:
+                hi, lo, known = (np.reshape(v, -1)[idx] for v in (hi, lo, known))
+            return hi, lo, known, np.zeros(np.shape(hi))
+        from .expansion import approx
+
+        parts, bound = lv.coefficients, lv.bound()
+        if idx is not None:
+            parts, bound = [p.reshape(-1)[idx] for p in parts], bound.reshape(-1)[idx]
+        hi, lo, margin = approx(parts)
+        margin = (margin + bound) * (1 + 2.0**-50)
+        return hi, lo, (margin == 0) & np.isfinite(hi), margin
+
     def split(self) -> tuple[np.ndarray, np.ndarray]:
         """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
         hi, lo, _ = self.split_known()
@@ -163,10 +273,10 @@ class Truth:
     def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(hi, lo, known): `split` plus where hi + lo is known to equal the value exactly."""
         shape = self.shape
-        if self._expansion is not None:
+        if self.expansion is not None:
             from .expansion import approx
 
-            hi, lo, margin = approx(self._expansion)
+            hi, lo, margin = approx(self.expansion)
             return hi, lo, (margin == 0) & np.isfinite(hi)
         if self._exact is not None:  # Fractions: float() is correctly rounded, no mpmath needed
             src = np.atleast_1d(np.asarray(self._exact, dtype=object))
