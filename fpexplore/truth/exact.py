@@ -132,7 +132,7 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
 # multiples of their bin's unit. float32 chunks whose values all lie within 78 binades take a
 # faster path (the sigma trick: one float64 add and one int64 sum per level; see `sum_f32`).
 
-_CHUNK = 1 << 17  # float64 elements per chunk
+_CHUNK = 1 << 16  # float64 elements per chunk
 _F32_FLUSH = 1 << 28  # elements per float32 bin accumulator: 2**24 units * 2**28 < 2**53
 _CHUNK32 = 1 << 18  # float32 elements per chunk: fewer numpy calls
 _ROW = 1 << 12  # int64 patterns summed per row: 2**12 values below 2**51 units each
