@@ -253,6 +253,8 @@ def _tighten(
     level), make it known well enough for these results: more levels where that is cheaper,
     else the exact values. Updates the flat ``hi``, ``lo`` and ``known`` in place."""
     flat_g = g.reshape(-1)
+    # a result at the format's largest value or beyond is measured exactly anyway
+    margin = np.where(np.abs(flat_g) < f.max, margin.reshape(-1), 0.0)
     with np.errstate(all="ignore"):
         diff = np.abs((flat_g - hi) - lo)
         u = np.asarray(formats.ulp(np.where(np.isfinite(flat_g), flat_g, 0.0), f), np.float64)
@@ -447,6 +449,33 @@ def _log2_fraction(q: Fraction) -> float:
     return math.log2(q.numerator) - math.log2(q.denominator)
 
 
+def _measure_nonfinite(
+    truth: Truth, flat: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple
+) -> None:
+    """`_measure_exactly` for infinite or NaN results against a finite truth held as an
+    expansion: the exact rounding and the exact sign of |truth| - max, all at once."""
+    from .truth.expansion import round_parts, signs
+
+    ulp_err, rel, bits, cr, faithful = out
+    parts = truth.parts_at(idx)
+    assert parts is not None
+    got = flat[idx]
+    rounded = np.asarray(round_parts(parts, f), dtype=np.float64).reshape(-1)
+    above, ok_a = signs([*parts, np.full(idx.size, -f.max)])
+    below, ok_b = signs([*parts, np.full(idx.size, f.max)])
+    if not (ok_a.all() and ok_b.all()):  # never seen: the passes of `signs` settle these
+        from .truth.expansion import fractions
+
+        vals = fractions(parts)
+        above = np.array([np.sign(v - Fraction(f.max)) for v in vals], dtype=np.int8)
+        below = np.array([np.sign(v + Fraction(f.max)) for v in vals], dtype=np.int8)
+    cr[idx] = rounded == got
+    ulp_err[idx] = np.where(np.isnan(got), np.inf, got)  # NaN: an infinite error
+    rel[idx] = np.inf
+    bits[idx] = 0.0
+    faithful[idx] = np.where(got > 0, above > 0, np.where(got < 0, below < 0, False))
+
+
 def _measure_exactly(
     truth: Truth,
     g: np.ndarray,
@@ -458,6 +487,10 @@ def _measure_exactly(
     ulp_err, rel, bits, cr, faithful = out
     flat = g.ravel()
     cap = f.precision + BITS_ABOVE_PRECISION
+    odd = ~np.isfinite(flat[idx])
+    if odd.any() and truth.expansion_like:
+        _measure_nonfinite(truth, flat, f, idx[odd], out)
+        idx = idx[~odd]
     for i, t in zip(idx.tolist(), _exact_elements(truth, idx), strict=True):
         got = float(flat[i])
         if t is None:  # the truth is NaN/inf: the float path handled it
@@ -465,7 +498,7 @@ def _measure_exactly(
         rounded = float(formats.round_exact(t, f))
         cr[i] = rounded == got
         if math.isinf(got) or math.isnan(got):
-            ulp_err[i] = math.nan if math.isnan(got) else got
+            ulp_err[i] = math.inf if math.isnan(got) else got  # NaN: an infinite error
             rel[i] = math.inf
             bits[i] = 0.0
             faithful[i] = (not math.isnan(got)) and (

@@ -230,3 +230,27 @@ def test_deepen_meets_a_rigorous_aim_or_leaves_it_to_exact_values():
     idx = np.flatnonzero(after > aim)
     if idx.size:
         assert len(t.parts_at(idx)[0]) == idx.size
+
+
+def test_measure_of_infinite_and_nan_results_matches_fractions():
+    """Results that overflowed (or are NaN) are measured from the exact rounding and the
+    exact sign of |truth| - max, all at once: the same as element by element with Fractions."""
+    rng = np.random.default_rng(23)
+    for m, k, n, kind in CASES:
+        a, b = _batch(rng, m, k, n, kind)
+        exact = np.asarray(_oracle(a, b), dtype=object) / Fraction(1 << UNIT)
+        with np.errstate(over="ignore"):
+            got = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+        flat = got.reshape(-1)
+        pick = rng.permutation(flat.size)[: max(1, flat.size // 3)]
+        flat[pick[::3]] = np.inf
+        flat[pick[1::3]] = -np.inf
+        flat[pick[2::3]] = np.nan
+        for t in (T.matmul(a, b), T.Truth("whole", expansion=T.matmul(a, b).expansion)):
+            lazy = metrics.measure(got, t)
+            ref = metrics.measure(got, T.Truth("fractions", exact=exact))
+            for name in ("correctly_rounded_each", "faithful_each", "ulp", "rel", "bits"):
+                x, y = getattr(lazy, name), getattr(ref, name)
+                assert np.array_equal(x, y, equal_nan=True) or np.allclose(
+                    x, y, rtol=2.0**-40, equal_nan=True
+                ), (kind, name)

@@ -105,6 +105,11 @@ class Truth:
             self._leveled = None
         return self._expansion
 
+    @property
+    def expansion_like(self) -> bool:
+        """True when the truth is held as a float64 expansion (`parts_at` gives its parts)."""
+        return self._leveled is not None or self._expansion is not None
+
     def parts_at(self, idx: np.ndarray) -> list[np.ndarray] | None:
         """The exact expansion at flat indices ``idx`` (None for a truth held otherwise)."""
         lv = self._leveled
@@ -211,7 +216,7 @@ class Truth:
         lv = self._leveled
         assert lv is not None
         est = np.abs(np.sum(lv.coefficients, axis=0).reshape(-1))
-        gap = 2.0 ** -f.mbits  # the format's gap near a value v is about |v| * gap
+        gap = 2.0**-f.mbits  # the format's gap near a value v is about |v| * gap
         lv.deepen(est * gap)
         parts, bound = self.bounded()
         if bound is None:
