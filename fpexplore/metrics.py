@@ -453,27 +453,33 @@ def _measure_nonfinite(
     truth: Truth, flat: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple
 ) -> None:
     """`_measure_exactly` for infinite or NaN results against a finite truth held as an
-    expansion: the exact rounding and the exact sign of |truth| - max, all at once."""
-    from .truth.expansion import round_parts, signs
+    expansion, all at once: correct rounding from the truth's exact rounding in ``f``,
+    faithfulness from |truth| > max, read off its exact float64 rounding r (r > max implies
+    it, r < max excludes it; r == max is settled by exact signs)."""
+    from .truth.expansion import signs
 
     ulp_err, rel, bits, cr, faithful = out
-    parts = truth.parts_at(idx)
-    assert parts is not None
     got = flat[idx]
-    rounded = np.asarray(round_parts(parts, f), dtype=np.float64).reshape(-1)
-    above, ok_a = signs([*parts, np.full(idx.size, -f.max)])
-    below, ok_b = signs([*parts, np.full(idx.size, f.max)])
-    if not (ok_a.all() and ok_b.all()):  # never seen: the passes of `signs` settle these
-        from .truth.expansion import fractions
+    rounded = np.asarray(truth.round_at(idx, f), dtype=np.float64)
+    r = np.asarray(truth.round_at(idx, "float64"), dtype=np.float64)
+    r64, sign = np.abs(r), np.sign(r)
+    beyond = r64 > f.max
+    tie = np.flatnonzero(r64 == f.max)
+    if tie.size:
+        parts = truth.parts_at(idx[tie])
+        assert parts is not None
+        sg = sign[tie]  # |truth| - max, exactly
+        over, ok = signs([*(p * sg for p in parts), np.full(tie.size, -f.max)])
+        if not ok.all():  # never seen: the passes of `signs` settle these
+            from .truth.expansion import fractions
 
-        vals = fractions(parts)
-        above = np.array([np.sign(v - Fraction(f.max)) for v in vals], dtype=np.int8)
-        below = np.array([np.sign(v + Fraction(f.max)) for v in vals], dtype=np.int8)
+            over = np.array([np.sign(abs(v) - Fraction(f.max)) for v in fractions(parts)])
+        beyond[tie] = over > 0
     cr[idx] = rounded == got
     ulp_err[idx] = np.where(np.isnan(got), np.inf, got)  # NaN: an infinite error
     rel[idx] = np.inf
     bits[idx] = 0.0
-    faithful[idx] = np.where(got > 0, above > 0, np.where(got < 0, below < 0, False))
+    faithful[idx] = ~np.isnan(got) & beyond & (np.sign(got) == sign)
 
 
 def _measure_exactly(

@@ -254,3 +254,21 @@ def test_measure_of_infinite_and_nan_results_matches_fractions():
                 assert np.array_equal(x, y, equal_nan=True) or np.allclose(
                     x, y, rtol=2.0**-40, equal_nan=True
                 ), (kind, name)
+
+
+def test_infinite_result_beside_the_largest_value():
+    """A truth a hair above, at or below float32's max: got = inf is faithful only above."""
+    big, tiny = np.float32(3.4028235e38), np.float32(1e-45)
+    for s in (1, 0, -1):
+        a = np.array([[big, tiny, np.float32(2.0**-100)]], dtype=np.float32)
+        b = np.array([[1.0], [s * tiny], [0.0]], dtype=np.float32)
+        exact = np.asarray(_oracle(a, b), dtype=object) / Fraction(1 << UNIT)
+        for t in (T.matmul(a, b), T.Truth("fractions", exact=exact)):
+            for got in (np.float32(np.inf), np.float32(-np.inf), big):
+                res = metrics.measure(np.array([[got]]), t)
+                assert bool(res.faithful) == ((got == np.inf and s > 0) or got == big), (
+                    s,
+                    got,
+                    type(t),
+                )
+                assert not res.correctly_rounded if np.isinf(got) else res.correctly_rounded

@@ -206,39 +206,59 @@ class Truth:
             )
         return out
 
-    def _round_leveled(self, fmt: Any) -> np.ndarray:
-        """`round` of a product computed level by level: the levels expected to decide most
-        outputs, again for those left undecided, then the exact values of the few left."""
+    def _round_leveled(self, fmt: Any, idx: np.ndarray | None = None) -> np.ndarray:
+        """`round` of a product computed level by level (at flat outputs ``idx``, 1-D, when
+        given): the levels expected to decide most outputs, again for those left undecided,
+        then the exact values of the few left."""
         from .. import formats
         from .expansion import round_parts
 
         f = formats.get(fmt)
         lv = self._leveled
         assert lv is not None
-        est = np.abs(np.sum(lv.coefficients, axis=0).reshape(-1))
+
+        def pick(a: np.ndarray) -> np.ndarray:
+            return a.reshape(-1) if idx is None else a.reshape(-1)[idx]
+
+        est = np.abs(pick(np.sum(lv.coefficients, axis=0)))
         gap = 2.0**-f.mbits  # the format's gap near a value v is about |v| * gap
-        lv.deepen(est * gap)
+        lv.deepen(est * gap, idx)
         parts, bound = self.bounded()
+        parts = [pick(p) for p in parts]
         if bound is None:
-            return round_parts(parts, f)
-        out, undecided = round_parts(parts, f, bound)
-        flat = out.reshape(-1)
-        if undecided.size:
-            lv.deepen(np.abs(flat[undecided]) * gap, undecided)
-            parts, bound = self.bounded()
-            sub = [p.reshape(-1)[undecided] for p in parts]
-            if bound is None:
-                flat[undecided] = round_parts(sub, f)
-            else:
-                vals, still = round_parts(sub, f, bound.reshape(-1)[undecided])
-                flat[undecided] = vals
-                undecided = undecided[still]
-                if undecided.size:
-                    exact = self.parts_at(undecided)
-                    assert exact is not None
-                    flat[undecided] = np.asarray(round_parts(exact, f), dtype=np.float64)
+            out = np.asarray(round_parts(parts, f), dtype=np.float64).reshape(-1)
+        else:
+            out, undecided = round_parts(parts, f, pick(bound))
+            if undecided.size:
+                where = undecided if idx is None else idx[undecided]
+                lv.deepen(np.abs(out[undecided]) * gap, where)
+                parts, bound = self.bounded()
+                sub = [p.reshape(-1)[where] for p in parts]
+                if bound is None:
+                    out[undecided] = round_parts(sub, f)
+                else:
+                    vals, still = round_parts(sub, f, bound.reshape(-1)[where])
+                    out[undecided] = vals
+                    if still.size:
+                        exact = self.parts_at(where[still])
+                        assert exact is not None
+                        out[undecided[still]] = np.asarray(round_parts(exact, f), np.float64)
         with np.errstate(over="ignore"):
-            return out.astype(f.storage)
+            res = out.astype(f.storage)
+        return res if idx is not None else res.reshape(self.shape)
+
+    def round_at(self, idx: np.ndarray, fmt: Any = "float64") -> np.ndarray:
+        """`round` of the flat outputs ``idx`` only (1-D), for a truth held as an expansion."""
+        from .. import formats
+        from .expansion import round_parts
+
+        if self._leveled is not None:
+            return self._round_leveled(fmt, np.asarray(idx, dtype=np.int64))
+        parts = self.parts_at(idx)
+        if parts is None:
+            raise ValueError(f"{self.label}: not held as an expansion")
+        f = formats.get(fmt)
+        return np.asarray(round_parts(parts, f), dtype=f.storage).reshape(-1)
 
     def deepen(self, tol: np.ndarray, idx: np.ndarray | None = None) -> None:
         """For a product computed level by level: the levels that bring its bound below
