@@ -453,33 +453,39 @@ def _measure_nonfinite(
     truth: Truth, flat: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple
 ) -> None:
     """`_measure_exactly` for infinite or NaN results against a finite truth held as an
-    expansion, all at once: correct rounding from the truth's exact rounding in ``f``,
-    faithfulness from |truth| > max, read off its exact float64 rounding r (r > max implies
-    it, r < max excludes it; r == max is settled by exact signs)."""
+    expansion, all at once: correct rounding from the truth's exact rounding in ``f``;
+    faithfulness from the sign of the truth and of |truth| - max, read off the expansion
+    within its margin where that settles them, else from exact signs."""
     from .truth.expansion import signs
 
     ulp_err, rel, bits, cr, faithful = out
     got = flat[idx]
     rounded = np.asarray(truth.round_at(idx, f), dtype=np.float64)
-    r = np.asarray(truth.round_at(idx, "float64"), dtype=np.float64)
-    r64, sign = np.abs(r), np.sign(r)
-    beyond = r64 > f.max
-    tie = np.flatnonzero(r64 == f.max)
-    if tie.size:
-        parts = truth.parts_at(idx[tie])
+    hi, lo, _, margin = truth.split_bounded(idx)
+    with np.errstate(over="ignore", invalid="ignore"):
+        slack = (np.abs(lo) + margin) * (1 + 2.0**-50) + np.abs(hi) * 2.0**-50
+        sign = np.where(np.abs(hi) > slack, np.sign(hi), 0.0)
+        over = np.where(
+            np.abs(hi) - slack > f.max, 1, np.where(np.abs(hi) + slack < f.max, -1, 0)
+        ).astype(np.int8)
+    open_ = np.flatnonzero((sign == 0) | (over == 0))
+    if open_.size:
+        parts = truth.parts_at(idx[open_])
         assert parts is not None
-        sg = sign[tie]  # |truth| - max, exactly
-        over, ok = signs([*(p * sg for p in parts), np.full(tie.size, -f.max)])
-        if not ok.all():  # never seen: the passes of `signs` settle these
+        sg, ok_s = signs(parts)
+        ov, ok_o = signs([*(p * sg for p in parts), np.full(open_.size, -f.max)])
+        if not (ok_s.all() and ok_o.all()):  # never seen: the passes of `signs` settle these
             from .truth.expansion import fractions
 
-            over = np.array([np.sign(abs(v) - Fraction(f.max)) for v in fractions(parts)])
-        beyond[tie] = over > 0
+            vals = fractions(parts)
+            sg = np.array([np.sign(v) for v in vals], dtype=np.int8)
+            ov = np.array([np.sign(abs(v) - Fraction(f.max)) for v in vals], dtype=np.int8)
+        sign[open_], over[open_] = sg, ov
     cr[idx] = rounded == got
     ulp_err[idx] = np.where(np.isnan(got), np.inf, got)  # NaN: an infinite error
     rel[idx] = np.inf
     bits[idx] = 0.0
-    faithful[idx] = ~np.isnan(got) & beyond & (np.sign(got) == sign)
+    faithful[idx] = ~np.isnan(got) & (over > 0) & (np.sign(got) == sign)
 
 
 def _measure_exactly(
