@@ -28,6 +28,7 @@ _EXACT = 2.0**53
 # An exact dot product term by term (`exact_dots`) costs about as much as this many float64
 # BLAS multiply-adds per term (a dozen numpy passes over the products against GEMM's speed).
 ELEMENTWISE_COST = 1000.0
+_PLAN_SAMPLE = 8192  # outputs looked at to plan the levels of a larger product
 
 
 def beta_for(k: int) -> int:
@@ -179,15 +180,20 @@ class LeveledProduct:
         if self.complete:
             return
         b = self.bound().reshape(-1)
-        last = np.abs(self.coefficients[-1].reshape(-1)) if self.coefficients else b
+        last = self.coefficients[-1].reshape(-1) if self.coefficients else b
         if idx is not None:
             b, last = b[idx], last[idx]
+        # a plan needs no more than a sample: every 2**j-th output of the large arrays
+        step = max(1, b.size // _PLAN_SAMPLE)
+        if step > 1:
+            b, last, tol = b[::step], last[::step], tol[::step]
+        last = np.abs(last)
         rest = b if rigorous else 2 * np.minimum(b, last * 2.0**-self.beta + b * 2.0**-16)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lq = np.log2(rest / tol)
         lq = np.where(b == 0, -np.inf, np.where(tol > 0, lq, np.inf))
         bins = np.clip(np.ceil(lq), -64, 4096).astype(np.int64) + 64
-        hist = np.bincount(bins, minlength=1).astype(np.float64)
+        hist = np.bincount(bins, minlength=1).astype(np.float64) * step
         at = np.arange(hist.size, dtype=np.float64) - 64  # log2 of bound / tol in each bin
         left = self.na + self.nb - 1 - self.levels  # levels until the product is complete
         best, best_cost, work = 0, np.inf, 0.0

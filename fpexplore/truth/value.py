@@ -220,7 +220,12 @@ class Truth:
         def pick(a: np.ndarray) -> np.ndarray:
             return a.reshape(-1) if idx is None else a.reshape(-1)[idx]
 
-        est = np.abs(pick(np.sum(lv.coefficients, axis=0)))
+        if not lv.coefficients:
+            lv.extend()
+        est = pick(lv.coefficients[0]).copy()
+        for c in lv.coefficients[1:]:
+            est += pick(c)
+        est = np.abs(est)
         gap = 2.0**-f.mbits  # the format's gap near a value v is about |v| * gap
         lv.deepen(est * gap, idx)
         parts, bound = self.bounded()
