@@ -28,7 +28,10 @@ class Truth:
 
     Exact truths hold ``fractions.Fraction`` values (``.exact``), or a float64 expansion
     (``expansion=``: float64 arrays whose exact sum is the value, turned into Fractions only
-    when ``.exact`` or ``.mp()`` is asked for); others hold mpmath numbers certified to
+    when ``.exact`` or ``.mp()`` is asked for), or a product computed level by level
+    (``leveled=``: `fpexplore.truth.levels`; its roundings, `split_bounded`, `parts_at` and
+    `round_at` compute the levels or exact values they need, ``.expansion`` completes it);
+    others hold mpmath numbers certified to
     ``.digits`` significant decimal digits. NaN and infinities are held as mpmath
     ``nan``/``inf`` (``.exact`` is then ``None``).
     """
