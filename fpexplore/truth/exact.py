@@ -170,12 +170,20 @@ def _grid_sum(t: np.ndarray, u: np.ndarray, g: int) -> int:
 
     Needs |t| <= 2**(g + 51): ``u = t + sigma`` (sigma = 1.5 * 2**(g + 52)) then lies in
     [2**(g + 52), 2**(g + 53)), where the float64 spacing is 2**g, so its bit pattern is that of
-    sigma plus the rounded value in units. The patterns are summed as int64 in rows of
-    ``_ROW`` (below 2**63 in magnitude once sigma's pattern is taken off, whatever wraps).
+    sigma plus the rounded value in units (`_pattern_sum`).
     """
-    sigma = 1.5 * 2.0 ** (g + 52)
-    np.add(t, sigma, out=u)
-    k = t.size
+    np.add(t, 1.5 * 2.0 ** (g + 52), out=u)
+    return _pattern_sum(u, g)
+
+
+def _pattern_sum(u: np.ndarray, g: int) -> int:
+    """Sum of ``(u - sigma) / 2**g`` over float64 values ``u`` in [2**(g + 52), 2**(g + 53)).
+
+    sigma = 1.5 * 2**(g + 52); each term is an integer of magnitude at most 2**51, read off the
+    bit patterns. The patterns are summed as int64 in rows of ``_ROW`` (below 2**63 in
+    magnitude once sigma's pattern is taken off, whatever wraps).
+    """
+    k = u.size
     full = k - k % _ROW
     b = u.view(np.int64)
     sb = ((g + 1075) << 52) | (1 << 51)  # the bit pattern of sigma
@@ -342,3 +350,157 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
         acc_lo += np.bincount(ii, weights=lw, minlength=nb)
         in_acc += k
     return _dyadic(*flush(total))
+
+
+# -- exact dot products of float32 vectors ------------------------------------------------------
+#
+# The product of two float32 values is exact in float64 (48-bit significands, exponents in
+# [-298, 256], never subnormal). Per chunk of products, their largest magnitude (below 2**E) and
+# smallest nonzero one (at least 2**e, so every product is a multiple of 2**(e - 47)) give the
+# span; within 153 binades the chunk is summed by one to three sigma levels of 51 binades each,
+# wider chunks in bins of their float64 (sign, exponent field) as int64 significands.
+
+_DOT_CHUNK = 1 << 17  # products per chunk
+_BIN_BLOCK = 1 << 16  # significands (below 2**48) added to uint64 bins between flushes
+_DOT_LEVELS = 3  # sigma levels at most (a fourth costs more than the bins)
+_DOT_STICKY = 4  # chunks sent to the bins without a look, after one that needed them
+
+
+def _dot_special(x: np.ndarray, y: np.ndarray) -> float:
+    """IEEE value of a dot product with a NaN or infinite product (inf * 0 is NaN)."""
+    with np.errstate(invalid="ignore"):
+        return _special(np.multiply(x, y, dtype=np.float64))
+
+
+def _dot_span(p: np.ndarray, w: np.ndarray) -> tuple[int, int] | None:
+    """(F_max, F_min): float64 exponent fields of the largest and smallest nonzero |p|.
+
+    None when every product is zero. ``w`` is a uint64 scratch array of p's size.
+    """
+    np.left_shift(p.view(np.uint64), np.uint64(1), out=w)  # 2|p|: the sign dropped
+    top = int(np.maximum.reduce(w))
+    if top == 0:
+        return None
+    low = int(np.minimum.reduce(w))
+    if low == 0:  # zeros: wrap them to the top to find the smallest nonzero magnitude
+        np.subtract(w, np.uint64(2), out=w)
+        low = int(np.minimum.reduce(w)) + 2
+    return top >> 53, low >> 53
+
+
+def _dot_levels(p: np.ndarray, u: np.ndarray, e_top: int, levels: int) -> tuple[int, int]:
+    """Exact sum of the products ``p`` (|p| < 2**e_top) by sigma levels, as (N, E).
+
+    Level j rounds what is left to multiples of 2**g_j (g_j = e_top - 51 * j) and sums the
+    rounded values from the bit patterns (`_pattern_sum`); the caller picks ``levels`` so
+    that every product is a multiple of 2**g_levels, which leaves nothing. The residual
+    r = p - round(p) is formed only when two more levels follow: the last level adds
+    sigma_j directly as ``p + ((sigma_{j-1} + sigma_j) - u_{j-1})``, every step exact.
+    ``p`` is overwritten.
+    """
+    g = e_top - _LEVEL
+    sig = 1.5 * 2.0 ** (g + 52)
+    total = (_grid_sum(p, u, g), g)
+    for lev in range(1, levels):
+        g2 = g - _LEVEL
+        sig2 = 1.5 * 2.0 ** (g2 + 52)
+        if lev < levels - 1:  # keep the residual for the levels below
+            np.subtract(sig, u, out=u)
+            np.add(p, u, out=p)
+            np.add(p, sig2, out=u)
+        else:
+            np.subtract(sig + sig2, u, out=u)  # sigma_{j-1} + sigma_j is exact
+            np.add(p, u, out=u)
+        total = _add(total, (_pattern_sum(u, g2), g2))
+        g, sig = g2, sig2
+    return total
+
+
+def _bins_int(acc: np.ndarray) -> int:
+    """sum(acc[i] * 2**i) for a uint64 array, as a Python integer (no loop over the bins)."""
+    nz = np.flatnonzero(acc)
+    if nz.size == 0:
+        return 0
+    lo, hi = int(nz[0]), int(nz[-1]) + 1
+    a = acc[lo:hi]
+    total = 0
+    for r in range(min(64, a.size)):  # fields i = 64 m + r do not overlap: one integer each
+        total += int.from_bytes(a[r::64].tobytes(), "little") << r
+    return total << lo
+
+
+def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
+    """Exact dot product of two float32 vectors of equal length.
+
+    Per chunk of ``_DOT_CHUNK`` products (float64, exact), the span from the largest to the
+    smallest nonzero magnitude picks the path: within 51 * ``_DOT_LEVELS`` binades, sigma
+    levels (`_dot_levels`: one float64 add and one int64 sum for the first level, three
+    passes for each further one); wider chunks go to 4096 bins of the products' (sign,
+    exponent field), their 48-bit significands added as uint64 by ``np.add.at`` (2**16 of
+    them fit a bin) and flushed into two uint64 accumulators of 32-bit halves; the next
+    ``_DOT_STICKY`` chunks then go to the bins without a look at their span. NaN and
+    infinite products (IEEE, inf * 0 giving NaN) are found from the span or in the bins of
+    field 2047.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    y = np.ascontiguousarray(y, dtype=np.float32).ravel()
+    n = x.size
+    if n == 0:
+        return Fraction(0)
+    c = min(n, _DOT_CHUNK)
+    p = np.empty(c)
+    u = np.empty(c)
+    total = (0, 0)
+    acc: list[np.ndarray] = []  # bins of the chunk, then accumulators of 32-bit halves
+    binned = 0  # chunks left that go to the bins without a look at their span
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as IEEE says
+        for c0 in range(0, n, _DOT_CHUNK):
+            xc, yc = x[c0 : c0 + _DOT_CHUNK], y[c0 : c0 + _DOT_CHUNK]
+            k = xc.size
+            pp, uu = p[:k], u[:k]
+            np.multiply(xc, yc, out=pp, dtype=np.float64)  # exact
+            if binned:
+                binned -= 1
+            else:
+                span = _dot_span(pp, uu.view(np.uint64))
+                if span is None:
+                    continue
+                f_top, f_low = span
+                if f_top == 2047:
+                    return _dot_special(x, y)
+                e_top = f_top - 1022  # every |p| < 2**e_top
+                # every p a multiple of 2**e_ulp: 48-bit significands, float32 ulps >= 2**-149
+                e_ulp = max(f_low - 1070, -298)
+                levels = max(1, -((e_ulp - e_top) // _LEVEL))
+                if levels <= _DOT_LEVELS:
+                    total = _add(total, _dot_levels(pp, uu, e_top, levels))
+                    continue
+                binned = _DOT_STICKY
+            if not acc:
+                acc = [np.zeros(4096, dtype=np.uint64) for _ in range(4)]
+                ix = np.empty(c, dtype=np.uint64)
+            bins, acc_hi, acc_lo, scratch = acc
+            bits, m, ii = pp.view(np.uint64), uu.view(np.uint64), ix[:k]
+            np.right_shift(bits, np.uint64(52), out=ii)  # (sign, exponent field)
+            np.left_shift(bits, np.uint64(12), out=m)
+            np.right_shift(m, np.uint64(17), out=m)  # the fraction; its low 5 bits are zero
+            np.bitwise_or(m, np.uint64(1 << 47), out=m)  # the 48-bit significand
+            iv = ii.view(np.int64)
+            for s0 in range(0, k, _BIN_BLOCK):
+                # a bin stays below 2**64: at most 2**16 significands below 2**48
+                np.add.at(bins, iv[s0 : s0 + _BIN_BLOCK], m[s0 : s0 + _BIN_BLOCK])
+                np.right_shift(bins, np.uint64(32), out=scratch)
+                acc_hi += scratch
+                np.bitwise_and(bins, np.uint64(0xFFFFFFFF), out=scratch)
+                acc_lo += scratch
+                bins[:] = 0
+    if acc:
+        _, acc_hi, acc_lo, _ = acc
+        if acc_hi[2047] or acc_lo[2047] or acc_hi[4095] or acc_lo[4095]:
+            return _dot_special(x, y)
+        for a in (acc_hi, acc_lo):
+            a[0] = a[2048] = 0  # zero products
+        pos = (_bins_int(acc_hi[:2048]) << 32) + _bins_int(acc_lo[:2048])
+        neg = (_bins_int(acc_hi[2048:]) << 32) + _bins_int(acc_lo[2048:])
+        total = _add(total, (pos - neg, -1070))  # field F: significand units of 2**(F - 1070)
+    return _dyadic(*total)
