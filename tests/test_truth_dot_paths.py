@@ -119,14 +119,14 @@ def paths(monkeypatch: pytest.MonkeyPatch):
         seen[f"levels {n}"] = seen.get(f"levels {n}", 0) + 1
         return levels(p, u, e_top, n)
 
-    bins_int = exact._bins_int
+    weighted_int = exact._weighted_int
 
-    def finished(acc):  # called when the bins are read out
+    def finished(w):  # called when the bins are read out
         seen["bins"] = seen.get("bins", 0) + 1
-        return bins_int(acc)
+        return weighted_int(w)
 
     monkeypatch.setattr(exact, "_dot_levels", counted)
-    monkeypatch.setattr(exact, "_bins_int", finished)
+    monkeypatch.setattr(exact, "_weighted_int", finished)
 
     def setup(chunk: int, block: int, most: int, sticky: int) -> dict[str, int]:
         monkeypatch.setattr(exact, "_DOT_CHUNK", chunk)
@@ -201,8 +201,8 @@ def test_wide_chunk_between_narrow_ones(paths):
     x[c + 5] = F32.max
     x[c + 6] = F32.smallest_subnormal
     assert exact.dot_f32(x, y) == oracle(x, y)
-    # chunks 0 and 6 to 8 by levels; 1 to 5 in the bins, read out once (four halves)
-    assert seen.get("bins") == 4 and seen.get("levels 2", 0) + seen.get("levels 1", 0) == 4
+    # chunks 0 and 6 to 8 by levels; 1 to 5 in the bins, read out once
+    assert seen.get("bins") == 1 and seen.get("levels 2", 0) + seen.get("levels 1", 0) == 4
     x[7 * c] = np.float32(np.inf)
     y[7 * c] = 0
     assert math.isnan(exact.dot_f32(x, y))
@@ -261,3 +261,13 @@ def test_truth_dot_formats():
         x64 = x.astype(np.float64) * rng.choice([1.0, 2.0**-600, 2.0**600, 3.0], n)
         assert T.dot(x64, y).exact == fraction_dot(x64, y), i
         assert T.dot(x, y).exact == oracle(x, y), i
+
+
+def test_weighted_int_is_the_weighted_sum():
+    rng = np.random.default_rng(8)
+    for i in range(300):
+        n = int(rng.integers(0, 300))
+        w = rng.integers(-(2**61), 2**61, n) >> int(rng.integers(0, 62))
+        w[rng.random(n) < 0.3] = 0
+        want = sum(int(v) << j for j, v in enumerate(w.tolist()))
+        assert exact._weighted_int(w) == want, i

@@ -416,17 +416,25 @@ def _dot_levels(p: np.ndarray, u: np.ndarray, e_top: int, levels: int) -> tuple[
     return total
 
 
-def _bins_int(acc: np.ndarray) -> int:
-    """sum(acc[i] * 2**i) for a uint64 array, as a Python integer (no loop over the bins)."""
-    nz = np.flatnonzero(acc)
+def _weighted_int(w: np.ndarray) -> int:
+    """sum(w[i] * 2**i) for an int64 array with |w| < 2**62, as a Python integer.
+
+    The fields i = 64 m + r (one r) do not overlap: each residue r is one ``int.from_bytes``
+    of the (biased, so non-negative) values, no loop over the elements.
+    """
+    nz = np.flatnonzero(w)
     if nz.size == 0:
         return 0
-    lo, hi = int(nz[0]), int(nz[-1]) + 1
-    a = acc[lo:hi]
-    total = 0
-    for r in range(min(64, a.size)):  # fields i = 64 m + r do not overlap: one integer each
-        total += int.from_bytes(a[r::64].tobytes(), "little") << r
-    return total << lo
+    lo = int(nz[0])
+    v = w[lo : int(nz[-1]) + 1]
+    rows = -(-v.size // 64)
+    bias = 1 << 62
+    u = np.full(64 * rows, bias, dtype=np.uint64)
+    u[: v.size] = (v + bias).astype(np.uint64)
+    b = u.reshape(rows, 64).T.copy().tobytes()  # row r: the fields 64 m + r
+    step = 8 * rows
+    total = sum(int.from_bytes(b[r * step : (r + 1) * step], "little") << r for r in range(64))
+    return (total - bias * ((1 << (64 * rows)) - 1)) << lo
 
 
 def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
@@ -500,7 +508,10 @@ def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
             return _dot_special(x, y)
         for a in (acc_hi, acc_lo):
             a[0] = a[2048] = 0  # zero products
-        pos = (_bins_int(acc_hi[:2048]) << 32) + _bins_int(acc_lo[:2048])
-        neg = (_bins_int(acc_hi[2048:]) << 32) + _bins_int(acc_lo[2048:])
-        total = _add(total, (pos - neg, -1070))  # field F: significand units of 2**(F - 1070)
+        # field F holds significands in units of 2**(F - 1070); positive minus negative,
+        # the high halves 32 fields up: sum(w[F] * 2**F) is the total in units of 2**-1070
+        w = np.zeros(2048 + 32, dtype=np.int64)
+        w[:2048] = acc_lo[:2048].astype(np.int64) - acc_lo[2048:].astype(np.int64)
+        w[32:] += acc_hi[:2048].astype(np.int64) - acc_hi[2048:].astype(np.int64)
+        total = _add(total, (_weighted_int(w), -1070))
     return _dyadic(*total)
