@@ -6,6 +6,10 @@ Every finite float is a multiple of the unit of its (sign, exponent field) and b
 ``np.bincount`` per chunk does all bins at once. float32 chunks within 78 binades take the
 sigma trick instead (one float64 add and one int64 sum per level, one or two levels).
 
+Dot products of float32 vectors (`dot_f32`): the products are exact in float64 (48-bit
+significands); per chunk, one to three sigma levels of 51 binades, or for wider chunks bins of
+the products' (sign, exponent field) with their significands added as uint64 (``np.add.at``).
+
 Rows (`row_sums`, with optional exponent offsets for split float64 products): mantissas that
 share an exponent are added per row (``np.bincount`` over exponent buckets, exact while every
 bucket stays below 2**53), and the few bucket totals combined as Python integers.
@@ -358,7 +362,7 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
 # [-298, 256], never subnormal). Per chunk of products, their largest magnitude (below 2**E) and
 # smallest nonzero one (at least 2**e, so every product is a multiple of 2**(e - 47)) give the
 # span; within 153 binades the chunk is summed by one to three sigma levels of 51 binades each,
-# wider chunks in bins of their float64 (sign, exponent field) as int64 significands.
+# wider chunks in bins of their float64 (sign, exponent field) as uint64 significands.
 
 _DOT_CHUNK = 1 << 17  # products per chunk
 _BIN_BLOCK = 1 << 16  # significands (below 2**48) added to uint64 bins between flushes
@@ -420,7 +424,8 @@ def _weighted_int(w: np.ndarray) -> int:
     """sum(w[i] * 2**i) for an int64 array with |w| < 2**62, as a Python integer.
 
     The fields i = 64 m + r (one r) do not overlap: each residue r is one ``int.from_bytes``
-    of the (biased, so non-negative) values, no loop over the elements.
+    of the (biased, so non-negative) values, no loop over the elements. In `dot_f32`, |w|
+    grows by less than 2**33 per flush of the bins: below 2**62 up to 2**45 products.
     """
     nz = np.flatnonzero(w)
     if nz.size == 0:
@@ -442,8 +447,8 @@ def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
 
     Per chunk of ``_DOT_CHUNK`` products (float64, exact), the span from the largest to the
     smallest nonzero magnitude picks the path: within 51 * ``_DOT_LEVELS`` binades, sigma
-    levels (`_dot_levels`: one float64 add and one int64 sum for the first level, three
-    passes for each further one); wider chunks go to 4096 bins of the products' (sign,
+    levels (`_dot_levels`: one float64 add and one int64 sum for the first level, three or
+    four passes for each further one); wider chunks go to 4096 bins of the products' (sign,
     exponent field), their 48-bit significands added as uint64 by ``np.add.at`` (2**16 of
     them fit a bin) and flushed into two uint64 accumulators of 32-bit halves; the next
     ``_DOT_STICKY`` chunks then go to the bins without a look at their span. NaN and
