@@ -149,6 +149,26 @@ def _round_interval(hi: np.ndarray, radius: np.ndarray, f: Any) -> tuple[np.ndar
     return a, np.flatnonzero(~same.ravel())
 
 
+def _round64_interval(
+    hi: np.ndarray, lo: np.ndarray, margin: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Float64 roundings of values within ``margin`` of ``hi + lo`` (hi = fl(hi + lo)).
+
+    hi is the rounding wherever the whole interval lies strictly inside hi's rounding cell:
+    |lo| + margin below half the gap to hi's neighbour on that side (with slack for the
+    float arithmetic of the test). Returns (values, undecided).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = np.nextafter(hi, np.inf) - hi
+        down = hi - np.nextafter(hi, -np.inf)
+        # margin, plus more than the rounding error of lo + slack and slack - lo
+        slack = margin * (1 + 2.0**-50) + np.abs(lo) * 2.0**-51
+        inside = (lo + slack < up / 2) & (slack - lo < down / 2)
+    # beside float64's subnormals or its largest values, or at zero, leave it to the exact path
+    inside &= np.isfinite(hi) & (np.abs(hi) > 2.0**-1000) & (np.abs(hi) < 2.0**1000)
+    return hi.astype(np.float64), np.flatnonzero(~inside.ravel())
+
+
 def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None = None) -> Any:
     """The correctly rounded values (round half to even) in ``fmt`` of finite expansions.
 
@@ -172,6 +192,7 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
         margin = (margin + np.asarray(bound, dtype=np.float64)) * (1 + 2.0**-50)
         if f.mbits < 52:
             return _round_interval(hi, np.abs(lo) + margin, f)
+        return _round64_interval(hi, lo, margin)
     lazy: list[np.ndarray] = []
     with np.errstate(over="ignore", invalid="ignore"):
         hi_up = np.nextafter(hi, np.inf)

@@ -188,14 +188,14 @@ class LeveledProduct:
         if step > 1:
             b, last, tol = b[::step], last[::step], tol[::step]
         last = np.abs(last)
+        left = self.na + self.nb - 1 - self.levels  # levels until the product is complete
         rest = b if rigorous else 2 * np.minimum(b, last * 2.0**-self.beta + b * 2.0**-16)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lq = np.log2(rest / tol)
         lq = np.where(b == 0, -np.inf, np.where(tol > 0, lq, np.inf))
-        bins = np.clip(np.ceil(lq), -64, 4096).astype(np.int64) + 64
+        bins = np.clip(np.ceil(lq), -64, (left + 1) * self.beta).astype(np.int64) + 64
         hist = np.bincount(bins, minlength=1).astype(np.float64) * step
         at = np.arange(hist.size, dtype=np.float64) - 64  # log2 of bound / tol in each bin
-        left = self.na + self.nb - 1 - self.levels  # levels until the product is complete
         best, best_cost, work = 0, np.inf, 0.0
         for t in range(left + 1):
             if t:
