@@ -13,7 +13,8 @@ dot products summed exactly term by term), so every answer it gives is exact.
 Why the bound holds: with the digits of `ozaki.digits`, coefficient s collects D_p G_q with
 p + q = s in unit 2**(E_i + F_j - (s+2)*beta). At each of the k terms the pairs with
 p + q >= L weigh at most 2**(-(L+2)*beta) * (sum_p |D_p|) * (sum_q |G_q|), and an element's
-digits add up to at most ``digit_total`` = 2**(beta+1) (24 bits touch at most 3 levels).
+digits add up to at most ``digit_total`` (2**(beta+1) for beta >= 12: 24 bits touch at most
+3 levels).
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class LeveledProduct:
         self.beta = beta_for(self.k)
         how = ozaki.plan_for(x, y) if how is None else how
         self.ea, self.span_a, self.eb, self.span_b = how.ea, how.span_a, how.eb, how.span_b
+        self.whole_calls = how.calls  # BLAS products of the whole expansion in one go
         # powers of two as factors: scaling by them is exact (float32 values stay normal)
         pa = np.ldexp(1.0, self.ea.astype(np.int32))
         pb = np.ldexp(1.0, self.eb.astype(np.int32))
@@ -195,7 +197,7 @@ class LeveledProduct:
         lq = np.where(b == 0, -np.inf, np.where(tol > 0, lq, np.inf))
         bins = np.clip(np.ceil(lq), -64, (left + 1) * self.beta).astype(np.int64) + 64
         hist = np.bincount(bins, minlength=1).astype(np.float64) * step
-        at = np.arange(hist.size, dtype=np.float64) - 64  # log2 of bound / tol in each bin
+        at = np.arange(hist.size, dtype=np.float64) - 64  # log2 of rest / tol in each bin
         best, best_cost, work = 0, np.inf, 0.0
         for t in range(left + 1):
             if t:
@@ -212,6 +214,10 @@ class LeveledProduct:
         """The whole exact product at flat output indices ``idx``, as an expansion."""
         rows, cols = np.divmod(np.asarray(idx, dtype=np.int64), self.n)
         return exact_dots(self.x, self.y, rows, cols)
+
+    def whole_cost(self) -> float:
+        """The whole exact expansion in one go (`ozaki.product`), in BLAS multiply-adds."""
+        return float(self.whole_calls) * self.m * self.n * self.k
 
     def exact_cost(self, count: int) -> float:
         """`exact_at` for ``count`` outputs, in BLAS multiply-adds."""

@@ -114,9 +114,12 @@ class Truth:
         return self._leveled is not None or self._expansion is not None
 
     def parts_at(self, idx: np.ndarray) -> list[np.ndarray] | None:
-        """The exact expansion at flat indices ``idx`` (None for a truth held otherwise)."""
+        """The exact expansion at flat indices ``idx`` (None for a truth held otherwise).
+
+        A product computed level by level gives the exact dot products of those outputs, or
+        completes itself when that costs less."""
         lv = self._leveled
-        if lv is not None and not lv.complete:
+        if lv is not None and not lv.complete and lv.exact_cost(idx.size) < lv.whole_cost():
             return lv.exact_at(idx)
         if self.expansion is None:
             return None
