@@ -133,15 +133,21 @@ class LeveledProduct:
             d -= sigma
             res -= d
             d *= 2.0 ** ((q + 1) * self.beta)
-            ds.append(d if side == "a" else np.ascontiguousarray(d.T))
+            ds.append(d if side == "a" else d.T)  # BLAS takes the transpose as it is
         return ds[p]
 
     def extend(self) -> None:
         """Compute the next coefficient (s + 1 BLAS products for coefficient s)."""
         s = self.levels
-        c = np.zeros((self.m, self.n))
+        c: np.ndarray | None = None
         for p in range(max(0, s - self.nb + 1), min(s, self.na - 1) + 1):
-            c += self._digit("a", p) @ self._digit("b", s - p)
+            prod = self._digit("a", p) @ self._digit("b", s - p)
+            if c is None:
+                c = prod
+            else:
+                c += prod
+        if c is None:
+            c = np.zeros((self.m, self.n))
         # exact: an integer below 2**53 times a power of two (see ozaki.product)
         c *= (self._pa * 2.0 ** (-(s + 2) * self.beta))[:, None]
         c *= self._pb[None, :]
