@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from exact_oracles import frac_sum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -25,19 +26,6 @@ FORMATS = ("binary16", "bfloat16", "tf32", "binary32", "binary64")
 
 
 # -- oracles ------------------------------------------------------------------------------------
-
-
-def frac_sum(v: np.ndarray) -> Fraction:
-    """Exact sum of finite floats: integer mantissas shifted to a common exponent."""
-    v = np.asarray(v, dtype=np.float64).ravel()
-    if v.size == 0:
-        return Fraction(0)
-    m, e = np.frexp(v)
-    mi = (m * 2.0**53).astype(np.int64).tolist()
-    ei = (e.astype(np.int64) - 53).tolist()
-    emin = min(ei)
-    n = sum(a << (b - emin) for a, b in zip(mi, ei, strict=True))
-    return Fraction(n) * Fraction(2) ** emin
 
 
 def frac_array(a: np.ndarray) -> np.ndarray:

@@ -15,25 +15,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from exact_oracles import frac_sum
 
 import fpexplore.truth as T
 from fpexplore.truth import exact
 
 F32_MAX = float(np.finfo(np.float32).max)
 TINY = 2.0**-149
-
-
-def frac_sum(v: np.ndarray) -> Fraction:
-    """Exact sum of finite floats (float32 values are multiples of 2**-149)."""
-    v = np.asarray(v, dtype=np.float64).ravel()
-    if v.size == 0:
-        return Fraction(0)
-    m, e = np.frexp(v)
-    mi = (m * 2.0**53).astype(np.int64).tolist()
-    ei = (e.astype(np.int64) - 53).tolist()
-    emin = min(ei)
-    n = sum(a << (b - emin) for a, b in zip(mi, ei, strict=True))
-    return Fraction(n) * Fraction(2) ** emin
 
 
 def ieee_sum(v: np.ndarray) -> float | None:
