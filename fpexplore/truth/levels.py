@@ -52,7 +52,6 @@ def exact_dots(x: np.ndarray, y: np.ndarray, rows: np.ndarray, cols: np.ndarray)
     w = 52 - max(1, math.ceil(math.log2(max(k, 2))))
     xs = np.asarray(x, dtype=np.float64)
     ys = np.ascontiguousarray(np.asarray(y, dtype=np.float64).T)
-    out: list[np.ndarray] = []
     step = max(1, (1 << 21) // max(k, 1))
     chunks = []
     for c0 in range(0, rows.size, step):
@@ -71,14 +70,13 @@ def exact_dots(x: np.ndarray, y: np.ndarray, rows: np.ndarray, cols: np.ndarray)
             if not p.any():
                 break
         chunks.append(sums)
-    depth = max((len(c) for c in chunks), default=1)
-    for lev in range(depth):
-        out.append(
-            np.concatenate([c[lev] if lev < len(c) else np.zeros(c[0].size) for c in chunks])
-            if chunks
-            else np.zeros(0)
-        )
-    return out
+    if not chunks:
+        return [np.zeros(0)]
+    zero = [np.zeros(c[0].size) for c in chunks]  # a chunk that needed fewer digit levels
+    return [
+        np.concatenate([c[lev] if lev < len(c) else z for c, z in zip(chunks, zero, strict=True)])
+        for lev in range(max(len(c) for c in chunks))
+    ]
 
 
 class LeveledProduct:

@@ -48,17 +48,15 @@ class Truth:
         expansion: Sequence[np.ndarray] | None = None,
         leveled: LeveledProduct | None = None,
     ) -> None:
-        if leveled is not None:  # an exact product computed from the top as questions need
-            expansion = leveled.coefficients
-        given = [
-            n for n, v in (("exact", exact), ("mp", mp), ("expansion", expansion)) if v is not None
-        ]
+        sources = (("exact", exact), ("mp", mp), ("expansion", expansion), ("leveled", leveled))
+        given = [n for n, v in sources if v is not None]
         if len(given) != 1:
             raise InvalidParameter(
-                "exact/mp/expansion",
+                "exact/mp/expansion/leveled",
                 "+".join(given) or "none",
-                "exactly one of exact= (a Fraction or array of them), mp= (an mpmath value) or "
-                "expansion= (float64 arrays summing exactly to the value)",
+                "exactly one of exact= (a Fraction or array of them), mp= (an mpmath value), "
+                "expansion= (float64 arrays summing exactly to the value) or leveled= (a "
+                "fpexplore.truth.levels.LeveledProduct)",
                 f"Truth {label!r}",
             )
         self.label = label
@@ -67,24 +65,20 @@ class Truth:
         self._expansion = (
             None if expansion is None else [np.asarray(p, dtype=np.float64) for p in expansion]
         )
-        self._leveled = leveled
+        self._leveled = leveled  # an exact product computed from the top as questions need
         self.prec = prec
         self.input_format = input_format  # format of the input bits (e.g. "bfloat16"), if known
-        self.digits = (
-            math.inf
-            if exact is not None or expansion is not None
-            else float(digits if digits is not None else 0)
-        )
+        self.digits = math.inf if mp is None else float(digits if digits is not None else 0)
 
     # -- what it is
     @property
     def is_exact(self) -> bool:
-        return self._exact is not None or self._expansion is not None
+        return self._exact is not None or self.expansion_like
 
     @property
     def exact(self) -> Fraction | np.ndarray | None:
         """The exact rational value(s), or None when the truth is not rational (or not finite)."""
-        if self._exact is None and self._expansion is not None:
+        if self._exact is None and self.expansion_like:
             from .expansion import fractions
 
             vals = fractions(self.expansion)
@@ -142,7 +136,7 @@ class Truth:
     @property
     def is_finite(self) -> bool:
         """False when any value is NaN or infinite (IEEE propagation of NaN/inf inputs)."""
-        if self._exact is not None or self._expansion is not None:
+        if self.is_exact:
             return True
         vals = self._mp.flat if isinstance(self._mp, np.ndarray) else (self._mp,)
         return all(mpmath.isfinite(v) for v in vals)
@@ -222,38 +216,42 @@ class Truth:
         f = formats.get(fmt)
         lv = self._leveled
         assert lv is not None
+        size = self.shape[0] * self.shape[1] if idx is None else idx.size
 
-        def pick(a: np.ndarray) -> np.ndarray:
-            return a.reshape(-1) if idx is None else a.reshape(-1)[idx]
+        def flat(pos: np.ndarray | None) -> np.ndarray | None:
+            """Flat outputs of the product at positions ``pos`` of the answer (None: all)."""
+            if pos is None:
+                return idx
+            return pos if idx is None else idx[pos]
 
+        def attempt(pos: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            """Roundings at ``pos`` with the levels computed, and which stay undecided."""
+            where = flat(pos)
+            parts, bound = self.bounded()
+            pick = [p.reshape(-1) if where is None else p.reshape(-1)[where] for p in parts]
+            if bound is None:
+                vals = np.asarray(round_parts(pick, f), dtype=np.float64).reshape(-1)
+                return vals, np.zeros(0, dtype=np.int64)
+            b = bound.reshape(-1) if where is None else bound.reshape(-1)[where]
+            return round_parts(pick, f, b)
+
+        gap = 2.0**-f.mbits  # the format's gap near a value v is about |v| * gap
         if not lv.coefficients:
             lv.extend()
-        est = pick(lv.coefficients[0]).copy()
-        for c in lv.coefficients[1:]:
-            est += pick(c)
-        est = np.abs(est)
-        gap = 2.0**-f.mbits  # the format's gap near a value v is about |v| * gap
-        lv.deepen(est * gap, idx)
-        parts, bound = self.bounded()
-        parts = [pick(p) for p in parts]
-        if bound is None:
-            out = np.asarray(round_parts(parts, f), dtype=np.float64).reshape(-1)
-        else:
-            out, undecided = round_parts(parts, f, pick(bound))
-            if undecided.size:
-                where = undecided if idx is None else idx[undecided]
-                lv.deepen(np.abs(out[undecided]) * gap, where)
-                parts, bound = self.bounded()
-                sub = [p.reshape(-1)[where] for p in parts]
-                if bound is None:
-                    out[undecided] = round_parts(sub, f)
-                else:
-                    vals, still = round_parts(sub, f, bound.reshape(-1)[where])
-                    out[undecided] = vals
-                    if still.size:
-                        exact = self.parts_at(where[still])
-                        assert exact is not None
-                        out[undecided[still]] = np.asarray(round_parts(exact, f), np.float64)
+        est = np.zeros(size)
+        for c in lv.coefficients:
+            est += c.reshape(-1) if idx is None else c.reshape(-1)[idx]
+        lv.deepen(np.abs(est) * gap, idx)
+        out, undecided = attempt(None)
+        if undecided.size:
+            lv.deepen(np.abs(out[undecided]) * gap, flat(undecided))
+            vals, still = attempt(undecided)
+            out[undecided] = vals
+            undecided = undecided[still]
+        if undecided.size:
+            exact = self.parts_at(flat(undecided))
+            assert exact is not None
+            out[undecided] = np.asarray(round_parts(exact, f), dtype=np.float64)
         with np.errstate(over="ignore"):
             res = out.astype(f.storage)
         return res if idx is not None else res.reshape(self.shape)
