@@ -208,15 +208,23 @@ def _tensors(out: Any) -> list[Any]:
 
 
 def _leaves(torch: Any, out: Any) -> list[Any]:
-    """The leaf tensors (parameters, inputs with requires_grad) ``out`` depends on."""
-    seen, leaves, stack = set(), [], [out.grad_fn]
+    """The leaf tensors (parameters, inputs with requires_grad) ``out`` depends on, in the
+    order autograd's graph reaches them. Every node visited is kept alive in ``visited`` while
+    the walk runs: ``next_functions`` hands out fresh Python wrappers, and an ``id`` is unique
+    only among live objects, so a freed wrapper's id could otherwise be reused by an unvisited
+    node and that node skipped."""
+    visited: list[Any] = []
+    seen: set[int] = set()
+    leaves: list[Any] = []
+    stack = [out.grad_fn]
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
+        visited.append(node)
         seen.add(id(node))
         var = getattr(node, "variable", None)
-        if var is not None:
+        if var is not None and not any(var is v for v in leaves):
             leaves.append(var)
         stack.extend(n for n, _ in node.next_functions)
     return leaves

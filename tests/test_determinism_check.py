@@ -76,3 +76,47 @@ def test_cli_faces(capsys):
     assert "first divergence at layer 'drop'" in capsys.readouterr().out
     assert cli.main(["tolerance", "dot", "--size", "0"]) == 2
     assert "'size'" in capsys.readouterr().err
+
+
+class _Node:
+    """An autograd node's Python wrapper as torch hands it out: one live wrapper per node,
+    made anew once the last reference is gone (so a freed wrapper's id can come back)."""
+
+    def __init__(self, graph: _Graph, key: int) -> None:
+        self.graph, self.key = graph, key
+        self.variable = graph.leaves.get(key)
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((self.graph.node(k), 0) for k in self.graph.edges.get(self.key, ()))
+
+
+class _Graph:
+    def __init__(self, edges: dict, leaves: dict) -> None:
+        import weakref
+
+        self.edges, self.leaves = edges, leaves
+        self._live: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+    def node(self, key: int) -> _Node:
+        found = self._live.get(key)
+        if found is None:
+            found = _Node(self, key)
+            self._live[key] = found
+        return found
+
+
+def test_leaves_are_found_when_wrapper_ids_come_back():
+    # a chain 0 -> 1 -> ... -> 199, each node with a leaf of its own, plus diamonds (node i
+    # also reaches i + 2) so that a node is reached twice: every leaf once, none skipped
+    n = 200
+    edges = {i: [j for j in (i + 1, i + 2) if j < n] for i in range(n)}
+    leaves = {i: f"leaf {i}" for i in range(n)}
+    graph = _Graph(edges, leaves)
+
+    class Out:
+        grad_fn = graph.node(0)
+
+    found = determinism_check._leaves(None, Out())
+    assert sorted(found) == sorted(leaves.values())
+    assert len(found) == n
