@@ -90,7 +90,9 @@ def _dropout_run(
         drop = torch.nn.Dropout(p).train()
         ones = drop(torch.ones(10_000)).numpy()
     kept = ones[ones != 0]
-    scale = np.float32(1 / (1 - p))
+    # torch's CPU dropout divides the mask by the scalar 1 - p in the tensor's float32:
+    # 1 / float32(1 - p), rounded once in float32 (not float32 of the double quotient)
+    scale = np.float32(1) / np.float32(1 - p)
     frac, spread = kept.size / ones.size, 5 * np.sqrt(p * (1 - p) / ones.size)
     distinct_train = len({r.tobytes() for r in train_runs})
     distinct_eval = len({r.tobytes() for r in eval_runs})
@@ -133,7 +135,8 @@ def _dropout_run(
             f"in eval mode all {runs} runs give the same output, bit for bit", distinct_eval == 1
         ),
         "dropout_scaling": Claim(
-            f"kept activations are scaled by 1/(1-p) = {float(scale):.8g}; the kept fraction "
+            f"kept activations are scaled by 1/(1-p) = {float(scale):.8g} (float32 division "
+            f"by float32(1 - p)); the kept fraction "
             f"was {frac:.4f} (expected {1 - p:.4f} ± {spread:.4f}, 5 sigma)",
             bool(kept.size > 0 and (kept == scale).all() and abs(frac - (1 - p)) <= spread),
         ),

@@ -15,6 +15,13 @@ and verified bit for bit in the tests):
   multiple of 16 the last 16 slots are redrawn from fresh uniforms and transformed again.
   On AVX2/AVX-512 CPUs the transform is float32 vector code (`avx_mathfun`); on other CPUs
   (``ATEN_CPU_CAPABILITY=default``, ARM) it calls the C library's logf/cosf/sinf.
+- float32 ``uniform_(low, high)``: the ATen kernel compiled for AVX2/AVX-512 contracts
+  ``u * (high - low) + low`` into one fused multiply-add (one rounding); the one compiled for
+  the default capability rounds the product and the sum separately in float32.
+
+Which of these two paths torch takes is ATen's CPU capability in the running process
+(`running_path`); the rebuild takes the same one unless told otherwise, and says which.
+ARM builds compile the default kernels with their own contraction rules: not rebuilt here.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+import platform
 from functools import cache
 from typing import Literal
 
@@ -88,10 +96,42 @@ def _box_muller_avx2(data: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return (radius * c) + np.float32(0), (radius * s) + np.float32(0), idx
 
 
-class TorchCPURandom:
-    """An emulator of torch's default CPU generator after ``torch.manual_seed(seed)``."""
+def path_for(capability: str, machine: str | None = None) -> Path:
+    """The rebuild's path for ATen's CPU ``capability`` on a ``machine`` (``platform.machine()``
+    by default): ``avx2`` for AVX2 and AVX-512, ``default`` for x86's default kernels;
+    `NotEmulated` for other CPUs (ARM: SVE or NEON builds)."""
+    machine = platform.machine() if machine is None else machine
+    if machine.lower() not in ("x86_64", "amd64", "i686", "x86"):
+        raise NotEmulated(
+            f"torch's CPU kernels on {machine} (capability {capability}) are not rebuilt here: "
+            "only x86-64's default, AVX2 and AVX-512 paths are"
+        )
+    cap = capability.strip().upper()
+    if cap.startswith("AVX"):
+        return "avx2"
+    if cap == "DEFAULT":
+        return "default"
+    raise NotEmulated(f"ATen's CPU capability {capability!r} is not rebuilt here")
 
-    def __init__(self, seed: int, path: Path = "avx2") -> None:
+
+def running_path() -> Path:
+    """The path torch takes in this process (`dispatch.torch_capability`, which asks torch
+    when it is loaded and otherwise reads ``ATEN_CPU_CAPABILITY`` and the CPU's flags)."""
+    from ..dispatch.paths import torch_capability
+
+    return path_for(torch_capability())
+
+
+PATH_NAMES = {"avx2": "ATen's AVX2/AVX-512 path", "default": "ATen's default (scalar) path"}
+
+
+class TorchCPURandom:
+    """An emulator of torch's default CPU generator after ``torch.manual_seed(seed)``;
+    ``path`` (default: the one torch takes in this process, `running_path`) picks the float32
+    normal-fill and uniform_ kernels."""
+
+    def __init__(self, seed: int, path: Path | None = None) -> None:
+        path = running_path() if path is None else path
         if path not in ("avx2", "default"):
             raise InvalidParameter("path", path, "'avx2' or 'default'")
         self.mt = MT19937.from_seed(seed)
@@ -177,21 +217,30 @@ def _box_muller_16_float64(blocks: np.ndarray) -> np.ndarray:
     return np.concatenate([radius * cos, radius * sin], axis=1)
 
 
-def uniform_from_u32(words: np.ndarray, low: float, high: float) -> np.ndarray:
-    """torch's float32 ``uniform_(low, high)``: bounds cast to float32, the 24-bit fraction
-    scaled in double precision, the result rounded to float32 once."""
+def uniform_from_u32(
+    words: np.ndarray, low: float, high: float, path: Path | None = None
+) -> np.ndarray:
+    """torch's float32 ``uniform_(low, high)``: bounds cast to float32, the 24-bit fraction u,
+    then ``u * (high - low) + low``: one rounding (the fused multiply-add of the AVX2 path;
+    the product is exact in float64), or two float32 roundings (the default path)."""
+    path = running_path() if path is None else path
     lo, hi = np.float32(low), np.float32(high)
     frac = (np.asarray(words, dtype=np.uint32) & np.uint32(0xFFFFFF)).astype(np.float64)
-    return (frac * 2.0**-24 * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)
+    u = frac * 2.0**-24
+    if path == "default":
+        return u.astype(np.float32) * (hi - lo) + lo
+    return (u * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)
 
 
-def linear_init(seed: int, in_features: int, out_features: int) -> tuple[np.ndarray, np.ndarray]:
+def linear_init(
+    seed: int, in_features: int, out_features: int, path: Path | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``torch.manual_seed(seed); nn.Linear(in, out)``: weight by kaiming_uniform_(a=sqrt(5)),
     i.e. U(-1/sqrt(in), 1/sqrt(in)) with torch's own bound arithmetic, then the bias."""
     words = MT19937.from_seed(seed).next_u32(in_features * out_features + out_features)
     gain = math.sqrt(2.0 / (1 + 5))
     bound = math.sqrt(3.0) * (gain / math.sqrt(in_features))
-    w = uniform_from_u32(words[: in_features * out_features], -bound, bound)
+    w = uniform_from_u32(words[: in_features * out_features], -bound, bound, path)
     b_bound = 1 / math.sqrt(in_features)
-    b = uniform_from_u32(words[in_features * out_features :], -b_bound, b_bound)
+    b = uniform_from_u32(words[in_features * out_features :], -b_bound, b_bound, path)
     return w.reshape(out_features, in_features), b

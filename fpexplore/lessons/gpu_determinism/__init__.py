@@ -42,7 +42,41 @@ def _ran_varies(row: dict[str, Any]) -> bool:
     return bool(row.get("raised")) or _varies(row)
 
 
-def _claims(data: dict[str, Any]) -> dict[str, Claim]:
+#: facts about CUDA devices (atomics racing, cuDNN's algorithms, ops that raise there): a run on
+#: a CPU has none of these parts, so they are "not checked" there, never failed
+CUDA_ONLY = (
+    "atomics_vary",
+    "cudnn_det_fixes_conv",
+    "cudnn_det_not_atomics",
+    "conv_varies_without_benchmark",
+    "conv_stable_with_benchmark",
+    "some_ops_raise",
+    "benchmark_adds_nothing_across_processes",
+)
+CPU_REASON = (
+    "a fact about CUDA devices (atomic adds racing, cuDNN's algorithms): this run is on the "
+    "CPU, which has neither. Run it on an NVIDIA GPU, or read the recorded run (device='auto' "
+    "on a machine without one)"
+)
+
+
+def _claims(data: dict[str, Any], cuda: bool = True) -> dict[str, Claim]:
+    """The lesson's claims; on a CPU those in `CUDA_ONLY` are not checked, with the reason;
+    without fresh-process rows the one about fresh processes is not checked either."""
+    claims = _decide(data)
+    if not cuda:
+        for key in CUDA_ONLY:
+            claims[key] = Claim.not_checked(claims[key].text, CPU_REASON)
+    if not data["fresh_processes"]["rows"]:
+        key = "benchmark_adds_nothing_across_processes"
+        claims[key] = Claim.not_checked(
+            claims[key].text,
+            claims[key].reason or "no fresh processes were run (processes=0); set processes ≥ 1",
+        )
+    return claims
+
+
+def _decide(data: dict[str, Any]) -> dict[str, Claim]:
     rows = data["rows"]
     n = data["n_runs"]
     by = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
@@ -212,7 +246,7 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             src,
             params,
             _outcomes(data, src),
-            _claims(data),
+            _claims(data, cuda=src.device is None or src.device.type == "cuda"),
             data,
             EXPLANATION,
         )

@@ -116,7 +116,7 @@ def _check_record_cpu(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
             np.asarray(exp["cpu_rand_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).rand(n))
         ).all()
         and (
-            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).randn(n))
+            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s, path="avx2").randn(n))
         ).all()
         for s in exp["seeds"]
     )
@@ -124,7 +124,8 @@ def _check_record_cpu(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
         "record_cpu_matches_emulator": Claim(
             f"torch CPU rand/randn recorded on the GPU machine ({rec.card}, torch "
             f"{rec.provenance['torch']}, seeds {', '.join(map(str, exp['seeds']))}) equal "
-            "fpexplore's MT19937 run here, bit for bit",
+            "fpexplore's MT19937 run here, bit for bit (the recording machine's x86-64 CPU "
+            "took ATen's AVX2/AVX-512 path, whatever path this CPU takes)",
             bool(same),
         )
     }

@@ -11,7 +11,9 @@ from ... import backends
 from ...errors import BackendUnavailable, WorkerError
 from ...memo import Memo
 from ...result import Claim, Outcome
+from ...errors import NotEmulated
 from ...rng import MT19937, JavaRandom, TorchCPURandom, random_bits
+from ...rng.torch_cpu import PATH_NAMES, running_path
 
 KINDS = {
     "rand32": ("rand", "float32"),
@@ -43,9 +45,20 @@ class _Words:
         return again
 
 
-def _emulator(seed: int, words: _Words) -> TorchCPURandom:
-    """`TorchCPURandom(seed)` drawing from ``words`` (that seed's MT19937 stream)."""
-    emu = TorchCPURandom(seed)
+def emulated_path() -> tuple[str | None, str]:
+    """The rebuild's path for the CPU path torch takes here, and how to say it; None (with
+    the reason) where this CPU's path is not rebuilt."""
+    try:
+        path = running_path()
+    except NotEmulated as exc:
+        return None, str(exc)
+    return path, f"{PATH_NAMES[path]}, the one torch takes on this CPU"
+
+
+def _emulator(seed: int, words: _Words, path: str | None) -> TorchCPURandom:
+    """`TorchCPURandom(seed)` on ``path`` drawing from ``words`` (that seed's MT19937 stream);
+    without a rebuilt path, the AVX2 one (only the kinds that do not depend on it are read)."""
+    emu = TorchCPURandom(seed, path=path or "avx2")  # type: ignore[arg-type]
     emu.mt = words.replay()
     return emu
 
@@ -80,15 +93,16 @@ def _torch_cpu(
     torch: Any, seed: int, n: int
 ) -> tuple[dict[str, np.ndarray], dict[str, bool], dict[str, int]]:
     words = _Words(MT19937.from_seed(seed), 2 * n + 32)  # the most any kind draws: randn64
+    path, _ = emulated_path()
     real, same = {}, {}
     if torch is None:
         for key, (fn, dtype) in KINDS.items():
-            real[key] = getattr(_emulator(seed, words), fn)(n, dtype)
+            real[key] = getattr(_emulator(seed, words, path), fn)(n, dtype)
         return real, same, {}
     for key, (fn, dtype) in KINDS.items():
         torch.manual_seed(seed)
         real[key] = getattr(torch, fn)(n, dtype=getattr(torch, dtype)).numpy()
-        emu = getattr(_emulator(seed, words), fn)(n, dtype)
+        emu = getattr(_emulator(seed, words, path), fn)(n, dtype)
         same[key] = bool((real[key].view(np.uint8) == emu.view(np.uint8)).all())
     bits = {
         "torch CPU float32": bits_per_float(real["rand32"]),

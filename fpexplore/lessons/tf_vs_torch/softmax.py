@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import formats
+from ...dispatch import tensorflow_onednn
 from ...result import Claim, Observation, Outcome
 from ...truth import reference
 from .frameworks import (
@@ -26,6 +27,9 @@ from .frameworks import (
 #: a fix that computes in float64 and rounds once is correctly rounded, give or take the
 #: float64 computation's own error and the float32 step on the way to float16/bfloat16
 ROUND_ONCE_BOUND = 0.5 + 2.0**-12
+#: softmax([1, 2, 3]) in float32 on every CPU path: Eigen's scalar path and torch round within
+#: one ULP; oneDNN's vector exp and its reciprocal-multiply add up to about 1.2 ULP
+SEED_BOUND = 2.0
 SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
@@ -121,15 +125,13 @@ def run_softmax(
     naive_bad = not np.isfinite(naive).all()
     claims = {
         "seed_example": Claim(
-            f"{op}([1, 2, 3]) in float32: torch and TensorFlow are each within one ULP of the "
-            f"exact value (max {e_seed['torch'].max_abs_ulp:.3g} and "
-            f"{e_seed['tensorflow'].max_abs_ulp:.3g} ULP); their bits are "
-            + (
-                "identical"
-                if same_bits(s_torch, s_tf)
-                else f"different in {n_different(s_torch, s_tf)} of 3 elements"
+            f"{op}([1, 2, 3]) in float32: torch and TensorFlow are each within "
+            f"{SEED_BOUND:g} ULP of the exact value, on every CPU path (measured "
+            f"{e_seed['torch'].max_abs_ulp:.3g} and {e_seed['tensorflow'].max_abs_ulp:.3g} ULP)",
+            bool(
+                e_seed["torch"].max_abs_ulp <= SEED_BOUND
+                and e_seed["tensorflow"].max_abs_ulp <= SEED_BOUND
             ),
-            bool(e_seed["torch"].faithful and e_seed["tensorflow"].faithful),
         ),
         "naive_overflows": Claim(
             f"the textbook exp(x) / sum(exp(x)) overflows on logits near 1000 "
@@ -164,13 +166,30 @@ def run_softmax(
             ),
         ),
     }
+    onednn, why = tensorflow_onednn()
+    differ = n_different(s_torch, s_tf)
     data = {
-        "seed_example": {"torch": s_torch, "tensorflow": s_tf, "truth": seed_truth},
+        "seed_example": {
+            "torch": s_torch,
+            "tensorflow": s_tf,
+            "truth": seed_truth,
+            "onednn": onednn,
+            "onednn_reason": why,
+            "differ": differ,
+        },
         "x": x,
         "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
         "naive": naive,
     }
     obs = {
+        "seed_bits": Observation(
+            f"{op}([1, 2, 3]) in float32: the elements whose bits differ between torch and "
+            f"TensorFlow on this CPU (TensorFlow {e_seed['tensorflow'].max_abs_ulp:.3g} ULP from "
+            f"the exact value, torch {e_seed['torch'].max_abs_ulp:.3g}). {why}; "
+            f"TF_ENABLE_ONEDNN_OPTS={0 if onednn else 1} switches it "
+            f"{'off' if onednn else 'on'} in a fresh process",
+            differ,
+        ),
         "bits_differ": Observation(
             f"elements of {op} in {dtype} whose bits differ between torch and TensorFlow",
             n_different(y_torch, y_tf),
@@ -180,7 +199,8 @@ def run_softmax(
 
 
 SOFTMAX_CLAIMS = {
-    "seed_example": "softmax([1, 2, 3]) in float32 is within one ULP in both frameworks",
+    "seed_example": "softmax([1, 2, 3]) in float32 is within 2 ULP in both frameworks, on "
+    "every CPU path",
     "naive_overflows": "the textbook formula overflows on large logits; the frameworks do not",
     "defaults_error": "each framework's error on large logits in the chosen dtype",
     "fix_agrees": "computing in float64 and rounding once makes the two agree bit for bit",

@@ -1,0 +1,36 @@
+"""The running CPU: its model and instruction-set flags, read without importing a framework."""
+
+from __future__ import annotations
+
+import platform
+from functools import cache
+
+
+@cache
+def _cpuinfo() -> dict[str, str]:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the first processor is enough
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+@cache
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags in lower case (``avx2``, ``avx512_vnni``, ``amx_tile``, ...), as
+    Linux names them; on ARM the ``Features`` line (``asimd``, ``sve``...); empty elsewhere."""
+    info = _cpuinfo()
+    return frozenset((info.get("flags") or info.get("Features") or "").lower().split())
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``platform.processor()`` where /proc/cpuinfo is missing)."""
+    info = _cpuinfo()
+    return info.get("model name") or info.get("CPU part") or platform.processor() or "unknown"

@@ -1,0 +1,100 @@
+"""The dispatch switches: one environment variable each, read when its library loads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..errors import InvalidParameter
+from .cpu import cpu_flags
+
+
+@dataclass(frozen=True)
+class Switch:
+    """An environment that changes which CPU path a library takes, and what that changes."""
+
+    name: str
+    env: Mapping[str, str]
+    library: str
+    changes: str
+    #: CPU flags the path needs (a switch that raises a cap applies only where they exist)
+    needs: tuple[str, ...] = ()
+    #: shown when the switch does not apply on this CPU
+    label: str = field(default="")
+
+
+def _threads(n: int) -> dict[str, str]:
+    v = str(n)
+    return {"OMP_NUM_THREADS": v, "MKL_NUM_THREADS": v, "OPENBLAS_NUM_THREADS": v}
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch(
+        "onednn-off",
+        {"TF_ENABLE_ONEDNN_OPTS": "0"},
+        "tensorflow",
+        "TensorFlow's own Eigen kernels: softmax, matmul and conv in Eigen's order",
+    ),
+    Switch(
+        "onednn-on",
+        {"TF_ENABLE_ONEDNN_OPTS": "1"},
+        "tensorflow",
+        "TensorFlow's oneDNN kernels: other blocking, vector exp and reductions",
+    ),
+    Switch(
+        "onednn-avx2",
+        {"TF_ENABLE_ONEDNN_OPTS": "1", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+        "tensorflow",
+        "oneDNN capped at AVX2: 8-lane kernels instead of 16-lane AVX-512 ones",
+    ),
+    Switch(
+        "aten-default",
+        {"ATEN_CPU_CAPABILITY": "default"},
+        "torch",
+        "ATen's scalar-compiled kernels (no AVX2, no FMA contraction): the path of CPUs "
+        "without AVX2, the closest stand-in here for ARM laptops",
+    ),
+    Switch(
+        "aten-avx2",
+        {"ATEN_CPU_CAPABILITY": "avx2"},
+        "torch",
+        "ATen's AVX2 kernels: 8 float lanes, FMA, vectorized log/sin/cos",
+        needs=("avx2", "fma"),
+    ),
+    Switch(
+        "aten-avx512",
+        {"ATEN_CPU_CAPABILITY": "avx512"},
+        "torch",
+        "ATen's AVX-512 kernels: 16 float lanes",
+        needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
+    ),
+    Switch(
+        "numpy-no-avx512",
+        {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
+        "numpy",
+        "numpy's AVX2 loops instead of its AVX-512 ones (other exp/log/tanh approximations)",
+        needs=("avx512f",),
+    ),
+    Switch(
+        "mkl-avx2",
+        {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+        "mkl",
+        "MKL's AVX2 code path: other blocking of its matrix products",
+    ),
+    Switch("threads-1", _threads(1), "threads", "one thread: one partial sum per reduction"),
+    Switch("threads-2", _threads(2), "threads", "two threads: two partial sums, then added"),
+)
+
+
+def switch(name: str) -> Switch:
+    """The switch called ``name``."""
+    for s in SWITCHES:
+        if s.name == name:
+            return s
+    raise InvalidParameter("switch", name, "one of " + ", ".join(s.name for s in SWITCHES))
+
+
+def applicable(s: Switch, flags: frozenset[str] | None = None) -> bool:
+    """Whether ``s`` selects a path this CPU has (every switch that caps always does)."""
+    flags = cpu_flags() if flags is None else flags
+    return all(f in flags for f in s.needs)

@@ -1,0 +1,47 @@
+"""The fresh process of `fresh.run_claims`: reads a plan on stdin, prints one JSON line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from typing import Any
+
+
+def _paths() -> dict[str, Any]:
+    from .. import backends
+    from .paths import onednn_state, torch_capability
+
+    on, why = onednn_state()
+    out: dict[str, Any] = {"onednn": on, "onednn_reason": why}
+    if backends.missing("torch") is None:
+        torch = backends.load("torch")
+        out["torch_capability"] = torch_capability()
+        out["torch_threads"] = torch.get_num_threads()
+    return out
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    from .. import lessons
+
+    plan = json.loads(sys.stdin.read() or "[]")
+    runs = []
+    for name, params in plan:
+        entry: dict[str, Any] = {"lesson": name, "params": params, "error": None}
+        try:
+            c = lessons.run(name, **params)
+        except Exception as exc:  # reported per run, the others go on
+            entry["error"] = f"{type(exc).__name__}: {exc}"
+            entry["claims"], entry["observations"] = {}, {}
+        else:
+            entry["claims"] = {k: v.to_dict() for k, v in c.claims.items()}
+            entry["observations"] = {
+                k: {"text": v.text, "value": repr(v.value)} for k, v in c.observations.items()
+            }
+        runs.append(entry)
+    sys.stdout.write("\n" + json.dumps({"paths": _paths(), "runs": runs}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
