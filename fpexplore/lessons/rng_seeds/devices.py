@@ -116,7 +116,8 @@ def _check_record_cpu(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
             np.asarray(exp["cpu_rand_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).rand(n))
         ).all()
         and (
-            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s, path="avx2").randn(n))
+            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32)
+            == _u32(TorchCPURandom(s, path="avx2").randn(n))
         ).all()
         for s in exp["seeds"]
     )

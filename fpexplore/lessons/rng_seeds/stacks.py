@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 
 from ... import backends
-from ...errors import BackendUnavailable, WorkerError
+from ...errors import BackendUnavailable, NotEmulated, WorkerError
 from ...memo import Memo
 from ...result import Claim, Outcome
-from ...errors import NotEmulated
 from ...rng import MT19937, JavaRandom, TorchCPURandom, random_bits
 from ...rng.torch_cpu import PATH_NAMES, running_path
 

@@ -138,7 +138,44 @@ def _card_claims(data: dict[str, Any], src: Any) -> dict[str, Claim]:
             "(--device cuda) or read a recorded run (--device recorded)"
         )
         return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
+    why = _no_tf32(src)
+    if why:
+        return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
+    chans = {r["size"] for r in data["rows"] if r["op"] == "conv2d"}
+    if chans and max(chans) < WIDE_CONV:
+        claims["conv_default_uses_tf32"] = Claim.not_checked(
+            claims["conv_default_uses_tf32"].text,
+            f"only {', '.join(map(str, sorted(chans)))} channels ran: cuDNN's heuristics pick "
+            f"non-TF32 algorithms for such narrow convolutions on some cards (an H100 did); "
+            f"the claim is about {WIDE_CONV} channels and more: choose max_size ≥ {8 * WIDE_CONV}",
+        )
     return claims
+
+
+#: the narrowest convolution the claim about cuDNN's default TF32 is decided on
+WIDE_CONV = 64
+
+
+def _no_tf32(src: Any) -> str:
+    """Why a live device has no TF32 mode ("" where it has one): TF32 tensor cores and
+    cuDNN's TF32 convolutions exist on NVIDIA cards of compute capability 8.0 (Ampere) and
+    later only; other devices (mps, xpu, older cards) run these modes as plain float32."""
+    if not src.live:
+        return ""
+    if src.device.type != "cuda":
+        return (
+            f"TF32 is a mode of NVIDIA cards (Ampere and later); {src.label} is a "
+            f"{src.device.type} device: run on such a card or read a recorded run"
+        )
+    from ...backends.torch_device import torch_module
+
+    major, minor = torch_module().cuda.get_device_capability(src.device)
+    if major < 8:
+        return (
+            f"{src.label} has compute capability {major}.{minor}: TF32 exists from 8.0 "
+            "(Ampere) on, so its claims apply to such cards only; read a recorded run"
+        )
+    return ""
 
 
 def _cpu_flag_claim() -> dict[str, Claim]:

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import BackendUnavailable
+from ...errors import BackendUnavailable, FpexploreError
 from ...params import Flag, Interval, Options
 from ...result import Comparison, Observation
 from .._base import Lesson
 from . import activations, adam, autograd, conv, graph, lstm, norms, reduction, softmax
-from .frameworks import DTYPES, check_dtype, check_size, load, unavailable
+from .frameworks import DTYPES, check_dtype, check_size, load, raised, unavailable
 from .plot import figure
 
 
@@ -167,15 +167,20 @@ def compute(
         env: dict[str, Any] = {}
     else:
         env = fw.env()
-        section = spec.run(
-            fw,
-            dtype=dtype,
-            size=size,
-            length=length,
-            seed=seed,
-            agree=agree,
-            compile=torch_compile,
-        )
+        try:
+            section = spec.run(
+                fw,
+                dtype=dtype,
+                size=size,
+                length=length,
+                seed=seed,
+                agree=agree,
+                compile=torch_compile,
+            )
+        except FpexploreError:
+            raise
+        except Exception as exc:  # a framework's kernel raised: say so, check nothing
+            section = raised(exc, spec.rows, spec.claims)
     data = {
         "op": op,
         "env": env,

@@ -104,6 +104,25 @@ def unavailable(
     return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
 
 
+def raised(exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, str]) -> Section:
+    """The section when a framework raised inside its kernel (e.g. TensorFlow's oneDNN
+    softmax has no bfloat16 primitive when oneDNN is capped at AVX2): every row says which
+    framework raised and what, the claims are not checked, never failed."""
+    module = type(exc).__module__.split(".")[0]
+    who = {"tensorflow": "TensorFlow", "keras": "Keras", "torch": "torch"}.get(module, module)
+    text = str(exc).strip()
+    if "message:" in text:  # TensorFlow's status: the words after its op-name preamble
+        text = text.split("message:", 1)[1]
+    message = (text.strip().splitlines() or [""])[0].split(". Run workload")[0][:240]
+    reason = (
+        f"{who} raised {type(exc).__name__} on this machine's path ({message}); "
+        "a framework error under these settings, not a verdict on the claim"
+    )
+    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
+    checked = {k: Claim.not_checked(text, reason) for k, text in claims.items()}
+    return Section(outcomes, checked, None, {"raised": f"{who}: {type(exc).__name__}"})
+
+
 def shown(
     outcomes: dict[str, Outcome], agree: bool, fixed: list[str], defaults: list[str]
 ) -> list[Outcome]:

@@ -193,7 +193,7 @@ def run_softmax(
         "bits_differ": Observation(
             f"elements of {op} in {dtype} whose bits differ between torch and TensorFlow",
             n_different(y_torch, y_tf),
-        )
+        ),
     }
     return Section([outcomes[k] for k in shown], claims, truth, data, obs)
 
