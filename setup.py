@@ -14,7 +14,11 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 #: folder under data/ -> the files of it that are shipped (gpu: every record, subfolders too)
-PACKAGE_DATA = {"gpu": ("**/*.json",), "images": ("*.png", "*.jpg", "README.md")}
+PACKAGE_DATA = {
+    "gpu": ("**/*.json",),
+    "images": ("*.png", "*.jpg", "README.md"),
+    "fingerprints": ("*.json",),
+}
 
 
 def data_files() -> list[Path]:

@@ -40,6 +40,8 @@ __all__ = [
     "RecordError",
     "WorkerError",
     "catalog",
+    "compare",
+    "fingerprint",
     "run",
 ]
 
@@ -57,3 +59,23 @@ def run(lesson: str, /, **params: Any) -> Comparison:
     from .lessons import run as _run
 
     return _run(lesson, **params)
+
+
+def fingerprint(label: str = "") -> dict[str, Any]:
+    """This machine's numerical fingerprint (``fpexplore fingerprint``): a fixed battery's
+    bits and exact-truth errors, and the path each library takes."""
+    from .dispatch.fingerprint import take
+
+    return take(label)
+
+
+def compare(a: Any, b: Any) -> Any:
+    """Two fingerprints (dicts, or paths of JSON files) compared (``fpexplore compare``):
+    which results differ, how far each side is from the truth, the likely causes, ranked."""
+    from .dispatch.compare import compare as _compare
+    from .dispatch.fingerprint import check, load
+
+    def read(x: Any, side: str) -> dict[str, Any]:
+        return check(x, side) if isinstance(x, dict) else load(x)
+
+    return _compare(read(a, "A"), read(b, "B"))

@@ -148,6 +148,48 @@ def _records_html() -> str:
     return f"<table class='fpx-meta'><tr>{head}</tr>{''.join(rows)}</table>"
 
 
+def _ulp_text(v: float | None) -> str:
+    return "— (a random stream: no truth)" if v is None else f"{v:.3g}"
+
+
+def _fingerprint_html() -> str:
+    """This machine's fingerprint (`fpexplore fingerprint`), compared with the shipped ones."""
+    from .dispatch import classroom, fingerprint
+    from .dispatch.compare import compare
+    from .errors import FpexploreError
+    from .paths import data_dir
+
+    here = fingerprint.take("this machine")
+    m = here["machine"]
+    rows = [
+        ("CPU", f"{m['cpu']} ({m['arch']}); path flags: {', '.join(m['cpu_flags']) or 'none'}"),
+        ("numpy", f"{m['numpy']['version']}; SIMD {', '.join(m['numpy']['simd_targets'])}"),
+    ]
+    if "torch" in m:
+        rows.append(("torch", f"{m['torch']['version']}; ATen path {m['torch']['capability']}"))
+    if "tensorflow" in m:
+        tf = m["tensorflow"]
+        rows.append(("TensorFlow", f"{tf['version']}; {tf['onednn_reason']}"))
+    ops = "".join(
+        f"<tr><td>{page.esc(k)}</td><td><code>{op['digest']}</code></td>"
+        f"<td>{_ulp_text(op['max_ulp'])}</td></tr>"
+        for k, op in here["ops"].items()
+    )
+    parts = [
+        page.meta_table(rows),
+        "<table><tr><th>result</th><th>bits</th><th>max ULPs from the exact truth</th></tr>"
+        f"{ops}</table>",
+    ]
+    try:
+        shipped = classroom.load_folder(data_dir() / "fingerprints")
+    except FpexploreError:
+        shipped = []
+    for other in shipped:
+        parts.append(f"<h3>against {page.esc(other.get('label', ''))}</h3>")
+        parts.append(compare(here, other).html())
+    return "".join(parts)
+
+
 def _summary_html(runs: list[LessonRun]) -> str:
     rows = []
     for r in runs:
@@ -212,6 +254,11 @@ def build(runs: list[LessonRun]) -> str:
         "<h2>This machine</h2>",
         page.meta_table(page.machine()),
         _backends_html(),
+        "<h2>This machine's fingerprint</h2>",
+        "<p>The same fixed computations as <code>fpexplore fingerprint</code>: their bits, their "
+        "errors against the exact truth, and what separates them from the machines the series "
+        "ships (<code>fpexplore compare</code>).</p>",
+        _fingerprint_html(),
         "<h2>Recorded GPU runs</h2>",
         _records_html(),
         "<h2>Lessons</h2>",

@@ -1,5 +1,6 @@
 """Command-line faces of the tools for your own models: ``fpexplore diverge``, ``fpexplore
-tolerance`` and ``fpexplore check-determinism`` (registered by `fpexplore.cli`)."""
+tolerance``, ``fpexplore check-determinism``, and for your own machines: ``fpexplore
+fingerprint`` and ``fpexplore compare`` (registered by `fpexplore.cli`)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,23 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--no-seed", action="store_true", help="do not seed torch before each run")
     c.add_argument("--json", action="store_true", help="print JSON for scripts")
 
+    f = sub.add_parser(
+        "fingerprint",
+        help="this machine's numerical fingerprint: a fixed battery's bits and exact-truth "
+        "errors, and the path each library takes (seconds, no network)",
+    )
+    f.add_argument("--out", default=None, metavar="NAME.json", help="write it here (or print)")
+    f.add_argument("--label", default="", help="a name for this machine in class tables")
+    m = sub.add_parser(
+        "compare",
+        help="two fingerprints: which results differ, how far each is from the truth, and the "
+        "likely causes, ranked",
+    )
+    m.add_argument("a", metavar="A.json")
+    m.add_argument("b", metavar="B.json")
+    m.add_argument("--json", action="store_true", help="print JSON for scripts")
+    m.add_argument("--html", default=None, metavar="OUT.html", help="also write an HTML page")
+
 
 def _flag_names() -> str:
     from .determinism_check import FLAG_SETS
@@ -106,8 +124,35 @@ def _check_determinism(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fingerprint(args: argparse.Namespace) -> int:
+    from .dispatch import fingerprint
+
+    return fingerprint.main_take(args.out, args.label)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from .dispatch import fingerprint
+    from .dispatch.compare import compare
+
+    if args.html is not None:
+        fingerprint.check_out(args.html)
+    diff = compare(fingerprint.load(args.a), fingerprint.load(args.b))
+    print(json.dumps(asdict(diff), indent=2) if args.json else diff.text())
+    if args.html is not None:
+        from .page import document
+
+        fingerprint.check_out(args.html).write_text(
+            document("fpexplore compare", diff.html()), encoding="utf-8"
+        )
+    return 0
+
+
 COMMANDS = {
     "diverge": _diverge,
     "tolerance": _tolerance,
     "check-determinism": _check_determinism,
+    "fingerprint": _fingerprint,
+    "compare": _compare,
 }

@@ -90,6 +90,9 @@ def test_report_page_counts_claims_and_survives_refusals_and_crashes() -> None:
     assert "Toy explanation paragraph." in html
     assert html.count("data:image/png;base64,") == 1
     assert not re.search(r"""(src|href)=['"]https?:""", html)  # self-contained
+    # this machine's fingerprint, and what separates it from the machines the series ships
+    assert "This machine's fingerprint" in html and "torch:cpu:softmax" in html
+    assert html.count("<h3>against ") >= 3
 
 
 def test_report_command_fails_only_on_a_crash(tmp_path, monkeypatch) -> None:

@@ -19,8 +19,9 @@ class Switch:
     changes: str
     #: CPU flags the path needs (a switch that raises a cap applies only where they exist)
     needs: tuple[str, ...] = ()
-    #: shown when the switch does not apply on this CPU
-    label: str = field(default="")
+    #: the libraries whose results the switch can change (a result of any other library
+    #: keeps its bits under it)
+    reaches: tuple[str, ...] = field(default=())
 
 
 def _threads(n: int) -> dict[str, str]:
@@ -34,18 +35,21 @@ SWITCHES: tuple[Switch, ...] = (
         {"TF_ENABLE_ONEDNN_OPTS": "0"},
         "tensorflow",
         "TensorFlow's own Eigen kernels: softmax, matmul and conv in Eigen's order",
+        reaches=("tensorflow",),
     ),
     Switch(
         "onednn-on",
         {"TF_ENABLE_ONEDNN_OPTS": "1"},
         "tensorflow",
         "TensorFlow's oneDNN kernels: other blocking, vector exp and reductions",
+        reaches=("tensorflow",),
     ),
     Switch(
         "onednn-avx2",
         {"TF_ENABLE_ONEDNN_OPTS": "1", "ONEDNN_MAX_CPU_ISA": "AVX2"},
         "tensorflow",
         "oneDNN capped at AVX2: 8-lane kernels instead of 16-lane AVX-512 ones",
+        reaches=("tensorflow", "torch"),  # torch's CPU convolutions run on oneDNN too
     ),
     Switch(
         "aten-default",
@@ -53,6 +57,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's scalar-compiled kernels (no AVX2, no FMA contraction): the path of CPUs "
         "without AVX2, the closest stand-in here for ARM laptops",
+        reaches=("torch",),
     ),
     Switch(
         "aten-avx2",
@@ -60,6 +65,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's AVX2 kernels: 8 float lanes, FMA, vectorized log/sin/cos",
         needs=("avx2", "fma"),
+        reaches=("torch",),
     ),
     Switch(
         "aten-avx512",
@@ -67,6 +73,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's AVX-512 kernels: 16 float lanes",
         needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
+        reaches=("torch",),
     ),
     Switch(
         "numpy-no-avx512",
@@ -74,15 +81,30 @@ SWITCHES: tuple[Switch, ...] = (
         "numpy",
         "numpy's AVX2 loops instead of its AVX-512 ones (other exp/log/tanh approximations)",
         needs=("avx512f",),
+        reaches=("numpy",),
     ),
     Switch(
         "mkl-avx2",
         {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},
         "mkl",
-        "MKL's AVX2 code path: other blocking of its matrix products",
+        "MKL's AVX2 code path: other blocking of its matrix products and its vector math "
+        "(torch's exp, log and tanh call MKL's VML)",
+        reaches=("torch", "numpy"),
     ),
-    Switch("threads-1", _threads(1), "threads", "one thread: one partial sum per reduction"),
-    Switch("threads-2", _threads(2), "threads", "two threads: two partial sums, then added"),
+    Switch(
+        "threads-1",
+        _threads(1),
+        "threads",
+        "one thread: one partial sum per reduction",
+        reaches=("torch", "numpy", "tensorflow"),
+    ),
+    Switch(
+        "threads-2",
+        _threads(2),
+        "threads",
+        "two threads: two partial sums, then added",
+        reaches=("torch", "numpy", "tensorflow"),
+    ),
 )
 
 

@@ -1,4 +1,5 @@
-"""The fresh process of `fresh.run_claims`: reads a plan on stdin, prints one JSON line."""
+"""The fresh process of `fresh.run_claims` (reads a plan on stdin) and `fresh.fingerprint`
+(``--fingerprint LABEL``): prints one JSON line."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ def _paths() -> dict[str, Any]:
 
 def main() -> None:
     warnings.simplefilter("ignore")
+    if sys.argv[1:2] == ["--fingerprint"]:
+        from .fingerprint import take
+
+        data = take(sys.argv[2], values="--values" in sys.argv[3:])
+        sys.stdout.write("\n" + json.dumps(data) + "\n")
+        return
     from .. import lessons
 
     plan = json.loads(sys.stdin.read() or "[]")

@@ -1,0 +1,79 @@
+"""The class table: any number of fingerprints (a folder of them), who got which bits for each
+result, and the cause that separates each machine from the first, as `compare` names it.
+
+In a workshop every attendee runs ``fpexplore fingerprint --out NAME.json`` and drops the file
+into one folder; `class_table` is the exercise's answer sheet.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from .compare import compare
+from .fingerprint import load
+
+
+def load_folder(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every fingerprint in ``folder`` (``*.json``, sorted by name); a file that is not one
+    raises `InvalidInput` naming it."""
+    p = Path(folder)
+    if not p.is_dir():
+        raise InvalidInput(f"{str(p)!r} is not a folder of fingerprints")
+    found = [load(f) for f in sorted(p.glob("*.json"))]
+    if not found:
+        raise InvalidInput(
+            f"no fingerprints (*.json) in {str(p)!r}: make one with "
+            "fpexplore fingerprint --out NAME.json"
+        )
+    return found
+
+
+def groups(fingerprints: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """For each result key, a letter per machine: machines with the same letter got the same
+    bits ('A' is the first machine's bits; '·' where the result did not run)."""
+    keys: list[str] = []
+    for fp in fingerprints:
+        keys += [k for k in fp["ops"] if k not in keys]
+    table: dict[str, list[str]] = {}
+    for key in keys:
+        seen: dict[str, str] = {}
+        row = []
+        for fp in fingerprints:
+            op = fp["ops"].get(key)
+            if op is None:
+                row.append("·")
+                continue
+            letter = seen.setdefault(op["digest"], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[len(seen) % 26])
+            row.append(letter)
+        table[key] = row
+    return table
+
+
+def class_table(fingerprints: list[dict[str, Any]], only_differing: bool = True) -> str:
+    """The table as text: one row per result, one column per machine (letters as in
+    `groups`), then each machine's causes against the first."""
+    labels = [str(fp.get("label", f"#{n}")) for n, fp in enumerate(fingerprints, 1)]
+    rows = groups(fingerprints)
+    shown = {
+        k: v for k, v in rows.items() if not only_differing or len({x for x in v if x != "·"}) > 1
+    }
+    width = max([len(k) for k in shown] + [len("result")])
+    out = ["machines:"] + [f"  {n}. {label}" for n, label in enumerate(labels, 1)]
+    head = f"{'result':{width}s}  " + " ".join(f"{n:>2d}" for n in range(1, len(labels) + 1))
+    out.append(head)
+    for key, letters in shown.items():
+        out.append(f"{key:{width}s}  " + " ".join(f"{x:>2s}" for x in letters))
+    if not shown:
+        out.append("(every result has the same bits on every machine)")
+    out.append(f"causes, against machine 1 ({labels[0]}):")
+    for n, fp in enumerate(fingerprints[1:], 2):
+        diff = compare(fingerprints[0], fp)
+        if not diff.rows:
+            out.append(f"  {n}. no difference")
+            continue
+        causes = "; ".join(f"{c.name} ({len(c.explains)})" for c in diff.causes[:3])
+        out.append(f"  {n}. {len(diff.rows)} differ: {causes or 'no described cause'}")
+    return "\n".join(out)

@@ -1,0 +1,229 @@
+"""Same code, different machine: one battery of computations under each dispatch switch.
+
+The libraries pick their kernels when they load, from the CPU they find: the same script on
+another laptop, in CI or on a colleague's server runs other code. Each configuration here is a
+fresh process under one switch (`fpexplore.dispatch.switches`) that takes the path another CPU
+would take; the same fixed inputs go through numpy, torch and TensorFlow, and every result is
+measured against the exact truth of its input bits. Results are computed once per
+configuration (a few seconds each) and kept: switching configurations is a lookup.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import SWITCHES, switch
+from ...dispatch.battery import OP_NOTES, OPS, truths
+from ...dispatch.compare import compare
+from ...dispatch.fingerprint import PATH_ENV
+from ...dispatch.fresh import fingerprint
+from ...memo import Memo
+from ...params import Options
+from ...result import Claim, Comparison, Observation, Outcome
+from .._base import Lesson
+
+HERE = "this machine"
+CONFIGS = (HERE, *(s.name for s in SWITCHES))
+LIBRARIES = ("numpy", "torch", "tensorflow")
+
+EXPLANATION = """\
+Each configuration is the same Python, the same library versions and the same input bits; only
+the path each library chose at start-up differs. What a vector path changes:
+- lane count: a sum over 8 float lanes (AVX2) and one over 16 (AVX-512) add in other orders;
+- FMA: a*b + c rounded once (fused) or twice, as the compiler of each kernel decided;
+- polynomial approximations: exp, log, tanh are polynomials or tables per SIMD path (oneDNN's,
+  MKL's VML, numpy's, ATen's Sleef or libm), each within a few ULP, rarely the same bits;
+- blocking: a matrix product or a convolution split into tiles sums each output in another
+  order per kernel (MKL, OpenBLAS, oneDNN pick by CPU);
+- threads: a reduction long enough to be split adds one partial sum per thread.
+TensorFlow turns oneDNN on by default only on CPUs with AVX512_VNNI, AVX512_BF16, AVX_VNNI or
+AMX; ATen takes AVX-512, AVX2 or its default kernels (the path of CPUs without AVX2; ARM builds
+have their own); numpy dispatches its loops by the CPU's SIMD targets.
+"""
+
+#: fingerprints by (configuration, the path-picking environment of this process)
+_TAKEN = Memo(keep=len(CONFIGS) * 2)
+
+
+def env_of(config: str) -> dict[str, str]:
+    """The environment a configuration adds to this process's."""
+    return {} if config == HERE else dict(switch(config).env)
+
+
+def taken(config: str) -> dict[str, Any]:
+    """The fingerprint (with values) of ``config``, taken once in a fresh process and kept."""
+    key = (config, tuple((k, os.environ.get(k)) for k in PATH_ENV))
+    return _TAKEN.get(key, lambda: fingerprint(env_of(config), config, values=True))
+
+
+def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
+    """Every configuration's fingerprint (those already taken are a lookup), with a progress
+    bar while the others are computed."""
+    from tqdm.auto import tqdm
+
+    return {c: taken(c) for c in tqdm(CONFIGS, desc="configurations", disable=not progress)}
+
+
+def _values(op: dict[str, Any]) -> np.ndarray:
+    flat = np.array([float.fromhex(v) for v in op["values"]], dtype=np.float32)
+    return flat.reshape(op["shape"])
+
+
+def _reaches(config: str) -> set[str]:
+    return set() if config == HERE else set(switch(config).reaches)
+
+
+def _paths(fp: dict[str, Any]) -> str:
+    m = fp["machine"]
+    parts = []
+    if "torch" in m:
+        parts.append(f"ATen {m['torch']['capability']}, {m['torch']['threads']} thread(s)")
+    if "tensorflow" in m:
+        parts.append(m["tensorflow"]["onednn_reason"])
+    parts.append("numpy " + (", ".join(m["numpy"]["simd_targets"]) or "baseline"))
+    return "; ".join(parts)
+
+
+def compute(op: str, a: str, b: str) -> Comparison:
+    fa, fb = taken(a), taken(b)
+    truth = truths().get(op)
+    outcomes: list[Outcome] = []
+    for config, fp in ((a, fa), (b, fb)):
+        for lib in LIBRARIES:
+            key = f"{lib}:cpu:{op}"
+            name = f"{lib} {op} · {config}"
+            if key not in fp["ops"]:
+                if lib in fp["unavailable"]:  # a library missing here, not an op it lacks
+                    why = fp["unavailable"][lib]
+                    outcomes.append(Outcome.missing(name, lib, why, settings={"config": config}))
+                continue
+            entry = fp["ops"][key]
+            outcomes.append(
+                Outcome.measured(
+                    name,
+                    lib,
+                    _values(entry),
+                    truth,
+                    version=fp["machine"].get(lib, {}).get("version", ""),
+                    settings={"config": config, **env_of(config)},
+                    note=f"bits {entry['digest']}",
+                )
+            )
+    diff = compare(fa, fb)
+    reached = _reaches(a) | _reaches(b)
+    untouched = [lib for lib in LIBRARIES if lib not in reached]
+    untouched_keys = [
+        k for k, o in fa["ops"].items() if o["library"] in untouched and o["device"] == "cpu"
+    ]
+    same_untouched = all(k not in diff.differs for k in untouched_keys)
+    claims = {
+        "untouched_libraries_identical": Claim(
+            f"every result of a library neither configuration's switch reaches "
+            f"({', '.join(untouched)}) has the same bits under {a!r} and {b!r} "
+            f"({len(untouched_keys)} results)",
+            same_untouched,
+        )
+        if untouched and untouched_keys
+        else Claim.not_checked(
+            "results of libraries the switches do not reach keep their bits",
+            f"{a!r} and {b!r} between them reach every library that ran",
+        ),
+        "differences_explained": Claim(
+            f"each of the {len(diff.rows)} results that differ between {a!r} and {b!r} is "
+            "explained by a difference compare() names in the two machines' descriptions",
+            not diff.unexplained,
+        ),
+        "self_compare_empty": Claim(
+            f"comparing {a!r}'s fingerprint with itself reports no difference",
+            not compare(fa, fa).rows,
+        ),
+    }
+    per_op = [r for r in diff.rows if r["op"] == op]
+    observations = {
+        "results_differ": Observation(
+            f"results (of {len(diff.rows) + len(diff.same)}) whose bits differ between {a!r} "
+            f"and {b!r}" + (f": {', '.join(diff.differs)}" if diff.rows else ""),
+            len(diff.rows),
+        ),
+        "op_differs": Observation(
+            f"{op}: libraries whose bits differ between the two configurations"
+            + "".join(
+                f"; {r['key'].split(':')[0]} {r['ulp_a']:.3g} vs {r['ulp_b']:.3g} ULP from the "
+                "truth"
+                for r in per_op
+                if r["ulp_a"] is not None and r["ulp_b"] is not None
+            ),
+            len(per_op),
+        ),
+        "paths": Observation(
+            f"the paths each configuration took: {a!r} vs {b!r}",
+            {
+                a: _paths(fa),
+                b: _paths(fb),
+            },
+        ),
+    }
+    if diff.causes:
+        top = diff.causes[0]
+        observations["top_cause"] = Observation(
+            f"the most likely cause compare() names: {top.name}: {top.detail}", top.name
+        )
+    data = {"op": op, "a": fa, "b": fb, "diff": diff, "note": OP_NOTES[op]}
+    text = f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION
+    return Comparison(
+        "cpu_dispatch",
+        {"op": op, "a": a, "b": b},
+        truth,
+        tuple(outcomes),
+        claims,
+        data,
+        text,
+        observations,
+    )
+
+
+LESSON = Lesson(
+    name="cpu_dispatch",
+    title="Same code, different machine",
+    summary="one battery under each CPU dispatch switch: which bits change, and why",
+    params=(
+        Options("op", "softmax", "the computation to show", choices=OPS),
+        Options("a", HERE, "the first configuration", choices=CONFIGS),
+        Options("b", "onednn-off", "the second configuration", choices=CONFIGS),
+    ),
+    compute=compute,
+    explanation=EXPLANATION,
+    notebook="12_same_code_different_machine.ipynb",
+    quick={"b": HERE},
+)
+
+
+def config_table(fingerprints: dict[str, dict[str, Any]]) -> str:
+    """Every CPU result (rows) under every configuration (columns): letters group the
+    configurations that gave the same bits (``A`` = the first configuration's), and each row
+    ends with the range of its errors against the exact truth."""
+    from ...dispatch.classroom import groups
+
+    names = list(fingerprints)
+    fps = [fingerprints[n] for n in names]
+    rows = {k: v for k, v in groups(fps).items() if ":cpu:" in k}
+    width = max(len(k) for k in rows) if rows else 6
+    cols = [f"{n}" for n in names]
+    lines = [
+        "configurations: " + ", ".join(f"{i + 1}={c}" for i, c in enumerate(cols)),
+        f"{'result':{width}s}  "
+        + " ".join(f"{i + 1:>2d}" for i in range(len(cols)))
+        + "  max ULPs from the truth (min–max over configurations)",
+    ]
+    for key, letters in rows.items():
+        ulps = [
+            fp["ops"][key]["max_ulp"]
+            for fp in fps
+            if key in fp["ops"] and fp["ops"][key]["max_ulp"] is not None
+        ]
+        span = f"{min(ulps):.3g}–{max(ulps):.3g}" if ulps else "no truth (a random stream)"
+        lines.append(f"{key:{width}s}  " + " ".join(f"{x:>2s}" for x in letters) + f"  {span}")
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""fpexplore fingerprint / compare, the class table and the cpu_dispatch lesson: a fingerprint
+compared with itself shows nothing; pairs built by flipping one switch name that switch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import fpexplore
+from fpexplore import cli
+from fpexplore.dispatch import battery, classroom, fingerprint, switch
+from fpexplore.dispatch.compare import compare
+from fpexplore.dispatch.fresh import fingerprint as fresh_fingerprint
+from fpexplore.errors import InvalidInput
+from fpexplore.paths import data_dir
+
+SHIPPED = sorted((data_dir() / "fingerprints").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def here():
+    return fingerprint.take("here")
+
+
+def test_fingerprint_holds_every_op_with_bits_and_truth_errors(here):
+    assert fingerprint.check(here) is here
+    libs = {op["library"] for op in here["ops"].values()}
+    assert {"numpy", "torch", "tensorflow"} <= libs  # the suite's set-up has all three
+    for key, op in here["ops"].items():
+        assert len(op["digest"]) == 16 and op["op"] in battery.OPS
+        if op["op"] in battery.truths():
+            assert op["max_ulp"] is not None and 0 <= op["max_ulp"] < 1e6, key
+    m = here["machine"]
+    assert m["torch"]["capability"] and "onednn_reason" in m["tensorflow"]
+    assert m["numpy"]["version"] and isinstance(m["cpu_flags"], list)
+
+
+def test_a_fingerprint_compared_with_itself_shows_no_difference(here):
+    for fp in [here, *(fingerprint.load(p) for p in SHIPPED)]:
+        d = compare(fp, fp)
+        assert not d.rows and not d.causes and "no difference" in d.text()
+
+
+def _pair(a_env, b_env):
+    return fresh_fingerprint(a_env, "A"), fresh_fingerprint(b_env, "B")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("a", "b", "cause"),
+    [
+        ("onednn-on", "onednn-off", "TensorFlow's oneDNN kernels"),
+        (None, "aten-default", "ATen's CPU path"),
+        (None, "mkl-avx2", "environment MKL_ENABLE_INSTRUCTIONS"),
+        ("threads-1", "threads-2", "thread count"),
+    ],
+)
+def test_one_switch_flipped_is_named_first(a, b, cause):
+    """Two fresh processes that differ in one switch: every difference is explained, and the
+    first cause is that switch (where the switch changes any bit on this CPU)."""
+    env_a = {} if a is None else dict(switch(a).env)
+    fa, fb = _pair(env_a, dict(switch(b).env))
+    d = compare(fa, fb)
+    print(d.text())
+    assert not d.unexplained
+    if d.rows:
+        assert d.causes[0].name == cause
+        reached = set(switch(b).reaches) | (set(switch(a).reaches) if a else set())
+        assert all(r["key"].split(":")[0] in reached for r in d.rows)
+
+
+def test_the_onednn_pair_differs_and_gives_the_command(here):
+    if (
+        here["machine"]["tensorflow"]["onednn"] is False
+        and "avx512_vnni" not in here["machine"]["cpu_flags"]
+    ):
+        pytest.skip("TensorFlow's oneDNN switch changes no bit that the battery sees here")
+    fa, fb = _pair(dict(switch("onednn-on").env), dict(switch("onednn-off").env))
+    d = compare(fa, fb)
+    assert d.rows and "TF_ENABLE_ONEDNN_OPTS=0" in d.causes[0].confirm
+    assert d.reproduce.startswith("TF_ENABLE_ONEDNN_OPTS=0")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[]", "not an fpexplore fingerprint"),
+        ('{"format": "other"}', "not an fpexplore fingerprint"),
+        ('{"format": "fpexplore-fingerprint", "version": 99}', "version 99"),
+        ('{"format": "fpexplore-fingerprint", "version": 1}', "'ops' and 'machine'"),
+        (
+            '{"format": "fpexplore-fingerprint", "version": 1, "machine": {}, '
+            '"ops": {"x": {"digest": 3}}}',
+            "no 'digest'",
+        ),
+        ("{not json", "not a readable JSON"),
+    ],
+)
+def test_bad_or_foreign_files_get_a_clear_message(tmp_path, capsys, text, match):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(InvalidInput, match=match):
+        fingerprint.load(bad)
+    assert cli.main(["compare", str(bad), str(bad)]) == 2
+    assert "fpexplore: error:" in capsys.readouterr().err
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path, capsys):
+    for out in ("", str(tmp_path), str(tmp_path / "missing" / "x.json")):
+        assert cli.main(["fingerprint", "--out", out]) == 2
+        assert "--out" in capsys.readouterr().err
+    assert cli.main(["compare", str(tmp_path / "nope.json"), str(tmp_path / "nope.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_writes_compares_and_renders_html(tmp_path):
+    out, page = tmp_path / "me.json", tmp_path / "cmp.html"
+    run = [sys.executable, "-c", "from fpexplore.cli import main; raise SystemExit(main())"]
+    subprocess.run([*run, "fingerprint", "--out", str(out), "--label", "me"], check=True)
+    assert json.loads(out.read_text())["label"] == "me"
+    shown = subprocess.run(
+        [*run, "compare", str(out), str(SHIPPED[0]), "--html", str(page)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert (shown.startswith("A: me") and "<table" in page.read_text()) or "no difference" in shown
+    d = fpexplore.compare(str(out), fpexplore.fingerprint("again"))
+    assert not d.rows  # the same machine twice, in two processes
+
+
+def test_shipped_fingerprints_are_three_machines_and_the_class_table_names_causes():
+    fps = classroom.load_folder(data_dir() / "fingerprints")
+    assert len(fps) >= 3
+    described = {json.dumps([fp["machine"].get("env"), fp["machine"].get("cards")]) for fp in fps}
+    assert len(described) == len(fps)  # genuinely different set-ups
+    assert any(fp["machine"].get("cards") for fp in fps)  # a GPU machine's card
+    table = classroom.class_table(fps)
+    capped = next(fp for fp in fps if fp["machine"]["env"].get("ATEN_CPU_CAPABILITY"))
+    dev = next(fp for fp in fps if not fp["machine"]["env"] and not fp["machine"].get("cards"))
+    d = compare(dev, capped)
+    assert "ATen's CPU path" in [c.name for c in d.causes] and "ATen's CPU path" in table
+    assert classroom.groups(fps)["torch:cpu:randn"][fps.index(capped)] != "A" or (
+        fps.index(dev) != 0
+    )
+
+
+def test_folder_errors(tmp_path):
+    with pytest.raises(InvalidInput, match="no fingerprints"):
+        classroom.load_folder(tmp_path)
+    with pytest.raises(InvalidInput, match="not a folder"):
+        classroom.load_folder(tmp_path / "x")
+
+
+def test_lesson_claims_hold_and_lookups_are_kept():
+    c = fpexplore.run("cpu_dispatch", op="randn", a="this machine", b="aten-default")
+    c.check()
+    assert c.observations["results_differ"].value == len(c.data["diff"].rows)
+    again = fpexplore.run("cpu_dispatch", op="exp", a="aten-default", b="this machine")
+    assert again.data["a"] is c.data["b"]  # a lookup, not a new process
