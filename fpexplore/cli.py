@@ -98,8 +98,21 @@ def _run_help() -> str:
     return "\n".join(lines)
 
 
+class _Wrapping(argparse.HelpFormatter):
+    """Help that wraps at spaces only: choices such as 'onednn-off' stay whole."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class _Refusing(argparse.ArgumentParser):
     """An argument parser whose errors are the package's own (one line, exit 2)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Wrapping)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         from .errors import InvalidParameter

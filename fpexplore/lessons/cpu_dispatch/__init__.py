@@ -25,7 +25,7 @@ from ...params import Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
 
-HERE = "this machine"
+HERE = "this-machine"
 CONFIGS = (HERE, *(s.name for s in SWITCHES))
 LIBRARIES = ("numpy", "torch", "tensorflow")
 
