@@ -55,6 +55,8 @@ def _pair(a_env, b_env):
         ("onednn-on", "onednn-off", "TensorFlow's oneDNN kernels"),
         (None, "aten-default", "ATen's CPU path"),
         (None, "mkl-avx2", "environment MKL_ENABLE_INSTRUCTIONS"),
+        (None, "mkl-cbwr", "environment MKL_CBWR"),
+        (None, "openblas-haswell", "environment OPENBLAS_CORETYPE"),
         ("threads-1", "threads-2", "thread count"),
     ],
 )
@@ -161,3 +163,21 @@ def test_lesson_claims_hold_and_lookups_are_kept():
     assert c.observations["results_differ"].value == len(c.data["diff"].rows)
     again = fpexplore.run("cpu_dispatch", op="exp", a="aten-default", b="this-machine")
     assert again.data["a"] is c.data["b"]  # a lookup, not a new process
+
+
+def test_missing_frameworks_leave_numpy_and_say_why(tmp_path):
+    """torch and TensorFlow hidden (as the degrade tests hide them): numpy's results alone,
+    each missing library named with its fix, and compare still explains the pair."""
+    from pathlib import Path
+
+    support = Path(__file__).parent / "support"
+    hidden = fresh_fingerprint(
+        {"FPEXPLORE_TEST_HIDE": "torch,tensorflow", "PYTHONPATH": str(support)}, "numpy only"
+    )
+    assert {op["library"] for op in hidden["ops"].values()} == {"numpy"}
+    assert set(hidden["unavailable"]) == {"torch", "tensorflow"}
+    assert all("make" in why or "pip" in why for why in hidden["unavailable"].values())
+    d = compare(fingerprint.take("all"), hidden)
+    assert not d.rows and set(d.only_a) == {
+        k for k in fingerprint.take("all")["ops"] if not k.startswith("numpy")
+    }

@@ -92,6 +92,22 @@ SWITCHES: tuple[Switch, ...] = (
         reaches=("torch", "numpy"),
     ),
     Switch(
+        "mkl-cbwr",
+        {"MKL_CBWR": "COMPATIBLE"},
+        "mkl",
+        "MKL's conditional numerical reproducibility: one code path for every CPU (its SSE2 "
+        "branch), the same bits on any x86 machine at the cost of speed",
+        reaches=("torch", "numpy"),
+    ),
+    Switch(
+        "openblas-haswell",
+        {"OPENBLAS_CORETYPE": "Haswell"},
+        "openblas",
+        "OpenBLAS's Haswell (AVX2) kernels instead of the ones it picks for this CPU: other "
+        "blocking of numpy's matrix products",
+        reaches=("numpy",),
+    ),
+    Switch(
         "threads-1",
         _threads(1),
         "threads",
