@@ -165,7 +165,7 @@ def test_lesson_claims_hold_and_lookups_are_kept():
     assert again.data["a"] is c.data["b"]  # a lookup, not a new process
 
 
-def test_missing_frameworks_leave_numpy_and_say_why(tmp_path):
+def test_missing_frameworks_are_named_and_the_rest_still_runs(tmp_path):
     """torch and TensorFlow hidden (as the degrade tests hide them): numpy's results alone,
     each missing library named with its fix, and compare still explains the pair."""
     from pathlib import Path
@@ -174,10 +174,11 @@ def test_missing_frameworks_leave_numpy_and_say_why(tmp_path):
     hidden = fresh_fingerprint(
         {"FPEXPLORE_TEST_HIDE": "torch,tensorflow", "PYTHONPATH": str(support)}, "numpy only"
     )
-    assert {op["library"] for op in hidden["ops"].values()} == {"numpy"}
-    assert set(hidden["unavailable"]) == {"torch", "tensorflow"}
-    assert all("make" in why or "pip" in why for why in hidden["unavailable"].values())
-    d = compare(fingerprint.take("all"), hidden)
-    assert not d.rows and set(d.only_a) == {
-        k for k in fingerprint.take("all")["ops"] if not k.startswith("numpy")
-    }
+    libs = {op["library"] for op in hidden["ops"].values()}
+    assert "numpy" in libs and not libs & {"torch", "tensorflow"}
+    assert {"torch", "tensorflow"} <= set(hidden["unavailable"])
+    assert all("make" in hidden["unavailable"][k] for k in ("torch", "tensorflow"))
+    full = fingerprint.take("all")
+    d = compare(full, hidden)
+    assert not d.rows
+    assert {k for k in full["ops"] if k.split(":")[0] in ("torch", "tensorflow")} <= set(d.only_a)

@@ -1,6 +1,6 @@
 """The fingerprint's battery: short, fixed computations in numpy, torch, TensorFlow (CPU, and
-torch on every visible CUDA card), each kept as its result bits and its error against the exact
-truth of the very same input bits.
+torch on every visible CUDA card), and where they are set up the LibTorch C++ program and DJL,
+each kept as its result bits and its error against the exact truth of the very same input bits.
 
 The inputs are fixed (seeded) and small, so a battery runs in seconds. An op whose library is
 missing is left out and named in ``unavailable`` with the reason.
@@ -174,6 +174,45 @@ def _tensorflow(tf: Any) -> list[Result]:
         return [Result(op, "tensorflow", "cpu", fn().numpy()) for op, fn in ops.items()]
 
 
+def _libtorch() -> list[Result]:
+    """The C++ program (one thread, as a service started with OMP_NUM_THREADS=1 would run)."""
+    from ..backends.libtorch_program import Job, run
+
+    i = inputs()
+    jobs = {
+        "sum": Job("sum", [i["v"]]),
+        "sum_large": Job("sum", [i["long"]]),
+        "matmul": Job("mm", [i["a"], i["b"]]),
+        "randn": Job("randn", seed=0, n=64),
+    }
+    out = run(list(jobs.values()))
+    return [Result(op, "libtorch", "cpu", v) for op, v in zip(jobs, out, strict=True)]
+
+
+def _djl() -> list[Result]:
+    """DJL's NDArray ops in its JVM worker (libtorch underneath, DJL's own seeding)."""
+    from ..backends import djl
+
+    i = inputs()
+    return [
+        Result("sum", "djl", "cpu", djl.ndsum(i["v"])),
+        Result("sum_large", "djl", "cpu", djl.ndsum(i["long"])),
+        Result("randn", "djl", "cpu", djl.random_normal(0, 64)),
+    ]
+
+
+def _optional(name: str, why: str | None, fn: Callable[[], list[Result]]) -> tuple[list, str]:
+    """``fn()``'s results, or none and the reason (missing, or the worker failed)."""
+    from ..errors import FpexploreError
+
+    if why is not None:
+        return [], why
+    try:
+        return fn(), ""
+    except FpexploreError as exc:
+        return [], f"{name} did not run: {exc}"
+
+
 def run() -> tuple[list[Result], dict[str, str]]:
     """Every op that can run here: (results, {library: why it did not run})."""
     from .. import backends
@@ -192,6 +231,16 @@ def run() -> tuple[list[Result], dict[str, str]]:
         results += _tensorflow(backends.load("tensorflow"))
     else:
         unavailable["tensorflow"] = tf_why
+    from ..backends import libtorch_program
+
+    for name, why, fn in (
+        ("libtorch", libtorch_program.missing(), _libtorch),
+        ("djl", backends.missing("djl"), _djl),
+    ):
+        found, why_not = _optional(name, why, fn)
+        results += found
+        if why_not:
+            unavailable[name] = why_not
     return results, unavailable
 
 

@@ -142,11 +142,9 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
         if hit:
             found.append(Cause(name, detail, hit, confirm, rank, len(reach)))
 
-    tf_cpu, torch_cpu, np_ops = (
-        _keys(ops, "tensorflow", True),
-        _keys(ops, "torch", True),
-        _keys(ops, "numpy"),
-    )
+    tf_cpu, np_ops = _keys(ops, "tensorflow", True), _keys(ops, "numpy")
+    # torch's CPU kernels, also under the LibTorch program and DJL (the same libtorch)
+    torch_cpu = _keys(ops, "torch", True) | _keys(ops, "libtorch") | _keys(ops, "djl")
     oa, ob = _get(ma, "tensorflow", "onednn"), _get(mb, "tensorflow", "onednn")
     if oa is not None and ob is not None and oa != ob:
         why_a = _get(ma, "tensorflow", "onednn_reason") or ""

@@ -49,7 +49,7 @@ SWITCHES: tuple[Switch, ...] = (
         {"TF_ENABLE_ONEDNN_OPTS": "1", "ONEDNN_MAX_CPU_ISA": "AVX2"},
         "tensorflow",
         "oneDNN capped at AVX2: 8-lane kernels instead of 16-lane AVX-512 ones",
-        reaches=("tensorflow", "torch"),  # torch's CPU convolutions run on oneDNN too
+        reaches=("tensorflow", "torch", "libtorch", "djl"),  # torch's CPU convs run on oneDNN
     ),
     Switch(
         "aten-default",
@@ -57,7 +57,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's scalar-compiled kernels (no AVX2, no FMA contraction): the path of CPUs "
         "without AVX2, the closest stand-in here for ARM laptops",
-        reaches=("torch",),
+        reaches=("torch", "libtorch", "djl"),
     ),
     Switch(
         "aten-avx2",
@@ -65,7 +65,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's AVX2 kernels: 8 float lanes, FMA, vectorized log/sin/cos",
         needs=("avx2", "fma"),
-        reaches=("torch",),
+        reaches=("torch", "libtorch", "djl"),
     ),
     Switch(
         "aten-avx512",
@@ -73,7 +73,7 @@ SWITCHES: tuple[Switch, ...] = (
         "torch",
         "ATen's AVX-512 kernels: 16 float lanes",
         needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
-        reaches=("torch",),
+        reaches=("torch", "libtorch", "djl"),
     ),
     Switch(
         "numpy-no-avx512",
@@ -89,7 +89,7 @@ SWITCHES: tuple[Switch, ...] = (
         "mkl",
         "MKL's AVX2 code path: other blocking of its matrix products and its vector math "
         "(torch's exp, log and tanh call MKL's VML)",
-        reaches=("torch", "numpy"),
+        reaches=("torch", "libtorch", "djl", "numpy"),
     ),
     Switch(
         "mkl-cbwr",
@@ -97,7 +97,7 @@ SWITCHES: tuple[Switch, ...] = (
         "mkl",
         "MKL's conditional numerical reproducibility: one code path for every CPU (its SSE2 "
         "branch), the same bits on any x86 machine at the cost of speed",
-        reaches=("torch", "numpy"),
+        reaches=("torch", "libtorch", "djl", "numpy"),
     ),
     Switch(
         "openblas-haswell",
@@ -112,14 +112,14 @@ SWITCHES: tuple[Switch, ...] = (
         _threads(1),
         "threads",
         "one thread: one partial sum per reduction",
-        reaches=("torch", "numpy", "tensorflow"),
+        reaches=("torch", "libtorch", "djl", "numpy", "tensorflow"),
     ),
     Switch(
         "threads-2",
         _threads(2),
         "threads",
         "two threads: two partial sums, then added",
-        reaches=("torch", "numpy", "tensorflow"),
+        reaches=("torch", "libtorch", "djl", "numpy", "tensorflow"),
     ),
 )
 

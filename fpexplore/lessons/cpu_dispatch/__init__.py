@@ -27,7 +27,7 @@ from .._base import Lesson
 
 HERE = "this-machine"
 CONFIGS = (HERE, *(s.name for s in SWITCHES))
-LIBRARIES = ("numpy", "torch", "tensorflow")
+LIBRARIES = ("numpy", "torch", "tensorflow", "libtorch", "djl")
 
 EXPLANATION = """\
 Each configuration is the same Python, the same library versions and the same input bits; only
