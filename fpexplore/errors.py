@@ -66,6 +66,21 @@ class WorkerError(FpexploreError, RuntimeError):
     """An out-of-process worker (the JVM for DJL) crashed, timed out or returned an error."""
 
 
+class ModelRaised(FpexploreError, RuntimeError):
+    """The user's own model raised while it was run: the message names the layer (module path)
+    that raised and the original error, which is chained as ``__cause__``."""
+
+    def __init__(
+        self, layer: str, original: BaseException, where: str = "", kind: str = ""
+    ) -> None:
+        self.layer, self.original = layer, original
+        at = f"in layer {layer!r}" if layer else "in the model itself"
+        at += f" ({kind})" if kind else ""
+        super().__init__(
+            f"{where or 'the model'}: the model raised {at}: {type(original).__name__}: {original}"
+        )
+
+
 class RecordError(FpexploreError, ValueError):
     """A recorded run (data/gpu/*.json) is missing or does not match its schema."""
 

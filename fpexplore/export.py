@@ -155,8 +155,10 @@ def export(
     """
     from .lessons import get
     from .params import validate_all
+    from .paths import check_out
 
     lesson = get(lesson_name)
+    path = check_out(out, "out", "export")
     where = f"lesson '{lesson.name}'"
     full = validate_all(lesson.params, dict(params or {}), where)
     comparison = lesson.run(**full)
@@ -187,8 +189,6 @@ def export(
         if len(picked) > 1:
             head, extra = _interactive(lesson, full, param, list(picked), progress)
             body.append(extra)
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page.document(lesson.title, "".join(body), head), encoding="utf-8")
     return path
 
@@ -212,7 +212,9 @@ def command(args: Any, params: dict[str, Any]) -> int:
     import os
 
     from .lessons import get
+    from .paths import check_out
 
+    check_out(args.html, "--html", "fpexplore export")
     os.environ.setdefault("MPLBACKEND", "Agg")
     values = None
     if args.values:

@@ -107,3 +107,36 @@ def gpu_record_dirs() -> list[Path]:
         if folder not in out:
             out.append(folder)
     return out
+
+
+def check_out(out: object, option: str = "out", where: str = "") -> Path:
+    """``out`` as the path of a file that can be written, checked before any work starts; else
+    `InvalidParameter` naming ``option``. Refused: an empty path, an existing folder, a folder
+    that does not exist or is not a folder, a file that cannot be created or written."""
+    from .errors import InvalidParameter
+
+    def refuse(why: str) -> InvalidParameter:
+        return InvalidParameter(option, out, f"the path of a file to write ({why})", where)
+
+    if isinstance(out, bytes) or not isinstance(out, str | os.PathLike):
+        raise refuse("a str or path")
+    text = os.fspath(out)
+    if not isinstance(text, str) or not text:
+        raise refuse("the path is empty")
+    p = Path(text)
+    if p.is_dir():
+        raise refuse(f"{text!r} is a folder")
+    folder = p.parent
+    if not folder.exists():
+        raise refuse(f"the folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise refuse(f"{str(folder)!r} is not a folder")
+    existed = p.exists()
+    try:
+        with open(p, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise refuse(f"it cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        p.unlink(missing_ok=True)
+    return p

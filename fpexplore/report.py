@@ -275,10 +275,12 @@ def write(
     all_records: bool = True,
     progress: bool = True,
 ) -> tuple[Path, list[LessonRun]]:
-    """Run the lessons and write the report to ``out``; returns the path and the runs."""
+    """Run the lessons and write the report to ``out`` (checked first: a file whose folder
+    exists); returns the path and the runs."""
+    from .paths import check_out
+
+    path = check_out(out, "out", "report")
     runs = run_lessons(names, all_records=all_records, progress=progress)
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(build(runs), encoding="utf-8")
     return path, runs
 
@@ -302,6 +304,9 @@ def command(args: Any) -> int:
     import os
     import sys
 
+    from .paths import check_out
+
+    check_out(args.out, "--out", "fpexplore report")
     os.environ.setdefault("MPLBACKEND", "Agg")
     path, runs = write(
         args.out,

@@ -91,10 +91,13 @@ def _flag_names() -> str:
 
 def _diverge(args: argparse.Namespace) -> int:
     from . import diverge
+    from .paths import check_out
 
+    if args.plot is not None:
+        check_out(args.plot, "--plot", "fpexplore diverge")
     report = diverge.run_zoo(args.model, args.against, args.plant)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
-    if args.plot:
+    if args.plot is not None:
         fig = diverge.plot(report)
         fig.savefig(args.plot, dpi=110)
     return 0
@@ -135,15 +138,16 @@ def _compare(args: argparse.Namespace) -> int:
 
     from .dispatch import fingerprint
     from .dispatch.compare import compare
+    from .paths import check_out
 
     if args.html is not None:
-        fingerprint.check_out(args.html)
+        check_out(args.html, "--html", "fpexplore compare")
     diff = compare(fingerprint.load(args.a), fingerprint.load(args.b))
     print(json.dumps(asdict(diff), indent=2) if args.json else diff.text())
     if args.html is not None:
         from .page import document
 
-        fingerprint.check_out(args.html).write_text(
+        check_out(args.html, "--html", "fpexplore compare").write_text(
             document("fpexplore compare", diff.html()), encoding="utf-8"
         )
     return 0

@@ -198,13 +198,11 @@ def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
 
 
 def check_out(out: str | os.PathLike[str]) -> Path:
-    """``out`` as a path a file can be written to, or `InvalidInput` saying why not."""
-    p = Path(out)
-    if not str(out) or p.is_dir():
-        raise InvalidInput(f"--out must name a file, not {str(out)!r}")
-    if not p.parent.is_dir():
-        raise InvalidInput(f"--out {str(out)!r}: the folder {str(p.parent)!r} does not exist")
-    return p
+    """``out`` as a path a file can be written to, or `InvalidParameter` naming ``--out`` and
+    saying why not (`fpexplore.paths.check_out`)."""
+    from ..paths import check_out as checked
+
+    return checked(out, "--out", "fpexplore fingerprint")
 
 
 def write(data: dict[str, Any], out: str | os.PathLike[str]) -> Path:

@@ -60,7 +60,8 @@ def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> Div
     from . import zoo
 
     model, plant = zoo.check(model, plant)
-    if against not in AGAINST:
+    against = zoo.name_of(against, "against", "run_zoo")
+    if not isinstance(against, str) or against not in AGAINST:
         raise InvalidParameter("against", against, "one of " + ", ".join(AGAINST), "run_zoo")
     x = zoo.example_input(model)
     ref = capture_torch(zoo.torch_model(model), x)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput, InvalidParameter
+from ..errors import FpexploreError, InvalidInput, InvalidParameter, ModelRaised
 
 
 @dataclass(frozen=True)
@@ -46,19 +46,38 @@ def _to_numpy(t: Any) -> np.ndarray:
     return np.asarray(t)
 
 
+def _module(model: Any, path: str) -> Any:
+    """The submodule of ``model`` at ``path`` ("" for the model itself)."""
+    return dict(model.named_modules()).get(path, model)
+
+
 def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "torch") -> Capture:
     """Run ``model(*inputs)`` once with forward hooks on every leaf module and record them.
 
     ``inputs`` are torch tensors or numpy arrays (converted with ``torch.from_numpy``). The
     model is not put in eval mode: what it does is what gets measured. ``seed`` seeds torch's
-    RNG first (a dropout left in train mode draws from it); None leaves it alone.
+    RNG first (a dropout left in train mode draws from it); None leaves it alone. An error the
+    model raises is reported as `ModelRaised`, naming the module that raised.
     """
     from .. import backends
 
     torch = backends.load("torch")
+    if not isinstance(model, torch.nn.Module):
+        raise InvalidParameter("model", model, "a torch.nn.Module", "capture_torch")
     taps: dict[str, Tap] = {}
     modules: dict[str, Any] = {}
     handles = []
+    running: list[str] = []  # the modules entered and not yet left: the last one raised
+
+    def enter(layer: str):
+        def pre_hook(module: Any, args: tuple[Any, ...]) -> None:
+            running.append(layer)
+
+        return pre_hook
+
+    def leave(module: Any, args: tuple[Any, ...], output: Any) -> None:
+        if running:
+            running.pop()
 
     def hook_for(layer: str):
         def hook(module: Any, args: tuple[Any, ...], output: Any) -> None:
@@ -75,6 +94,8 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
     for layer, module in model.named_modules():
         if layer and not any(True for _ in module.children()):
             handles.append(module.register_forward_hook(hook_for(layer)))
+        handles.append(module.register_forward_pre_hook(enter(layer)))
+        handles.append(module.register_forward_hook(leave))
     xs = [
         torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
         for x in inputs
@@ -84,6 +105,12 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
             torch.manual_seed(seed)
         with torch.no_grad():
             model(*xs)
+    except FpexploreError:
+        raise
+    except Exception as exc:
+        layer = running[-1] if running else ""
+        kind = type(_module(model, layer)).__name__
+        raise ModelRaised(layer, exc, "capture_torch", kind) from exc
     finally:
         for h in handles:
             h.remove()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, InvalidParameter
 from .capture import Tap
 
 
@@ -55,6 +55,8 @@ def export_taps(model: Any, inputs: Sequence[np.ndarray], path: str | Path) -> E
     from .. import backends
 
     torch = backends.load("torch")
+    if not isinstance(model, torch.nn.Module):
+        raise InvalidParameter("model", model, "a torch.nn.Module", "export_taps")
     layers = [(name, m) for name, m in model.named_modules() if name and not any(m.children())]
     if not layers:
         raise InvalidInput("export_taps: the model has no leaf modules to hook; nothing to export.")

@@ -55,6 +55,8 @@ class LayerRow:
     diff_ulp: float  # max |a - b| between the two outputs, in ULPs of the format
     input_diff_ulp: float  # the same for the first input: what the layer inherited
     note: str = ""
+    nonfinite: tuple[int, int] = (0, 0)  # NaN/inf elements in each side's output
+    nonfinite_input: bool = False  # a side's input holds NaN/inf
 
     @property
     def parted(self) -> bool:
@@ -85,6 +87,11 @@ class DivergenceReport:
         return next((r for r in self.rows if r.parted), None)
 
     @property
+    def first_nonfinite(self) -> LayerRow | None:
+        """The first layer whose input or output holds a NaN or an infinity (on either side)."""
+        return next((r for r in self.rows if r.nonfinite_input or any(r.nonfinite)), None)
+
+    @property
     def agree(self) -> bool:
         return self.first is None
 
@@ -95,7 +102,24 @@ class DivergenceReport:
         raise KeyError(f"no layer {name!r}; layers: {', '.join(r.name for r in self.rows)}")
 
     def verdict(self) -> str:
-        """One sentence: agreement within rounding, or the culprit layer and side."""
+        """One sentence: agreement within rounding, or the culprit layer and side; and where
+        NaN or infinity first appear, if they do."""
+        return self._verdict() + self._nonfinite_text()
+
+    def _nonfinite_text(self) -> str:
+        r = self.first_nonfinite
+        if r is None:
+            return ""
+        n = math.prod(r.shape)
+        counts = ", ".join(f"{k}: {c} of {n}" for k, c in zip(self.names, r.nonfinite, strict=True))
+        where = "input" if r.nonfinite_input else "output"
+        return (
+            f" NaN or infinity first appear in the {where} of layer '{r.name}' (non-finite "
+            f"output elements: {counts}); a side whose input or output there or later is not "
+            "finite is not checked."
+        )
+
+    def _verdict(self) -> str:
         f = self.first
         checked = [r for r in self.rows if r.a is not None or r.b is not None]
         if f is None:
@@ -169,6 +193,7 @@ class DivergenceReport:
             "fmt": self.fmt,
             "agree": self.agree,
             "first": None if self.first is None else self.first.name,
+            "first_nonfinite": None if self.first_nonfinite is None else self.first_nonfinite.name,
             "verdict": self.verdict(),
             "truth_seconds": self.truth_seconds,
             "rows": [_jsonable(asdict(r)) for r in self.rows],
@@ -197,10 +222,17 @@ def _ulp_diff(x: np.ndarray, y: np.ndarray, fmt: str) -> float:
     if x.shape != y.shape:
         return math.nan
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(all="ignore"):
         d = np.abs(x64 - y64) / formats.ulp(np.maximum(np.abs(x64), np.abs(y64)), fmt)
     d = np.where(x64 == y64, 0.0, d)
-    return float(np.nanmax(d)) if d.size else 0.0
+    if not d.size:
+        return 0.0
+    return math.nan if np.isnan(d).all() else float(np.nanmax(d))
+
+
+def _nonfinite(a: np.ndarray) -> int:
+    """How many elements of ``a`` are NaN or infinite (0 for integer arrays)."""
+    return int(np.count_nonzero(~np.isfinite(a))) if a.dtype.kind in "fc" else 0
 
 
 _TRUTHS: OrderedDict[str, Any] = OrderedDict()  # recent layer truths, by content digest
@@ -313,6 +345,11 @@ def compare(
     if specs is None:
         src = a if a.modules else b
         specs = {n: s for n, m in src.modules.items() if (s := spec_of(n, m)) is not None}
+    names = (
+        (a.implementation, b.implementation)
+        if a.implementation != b.implementation
+        else (a.implementation + " A", b.implementation + " B")
+    )
     rows = []
     t0 = time.perf_counter()
     fmt = _fmt_of(next(iter(a.taps.values())).output)
@@ -323,6 +360,9 @@ def compare(
             _ulp_diff(ta.inputs[0], tb.inputs[0], fmt) if ta.inputs and tb.inputs else math.nan
         )
         diff = _ulp_diff(ta.output, tb.output, fmt)
+        bad = (_nonfinite(ta.output), _nonfinite(tb.output))
+        bad_in = tuple(any(_nonfinite(i) for i in t.inputs) for t in (ta, tb))
+        extra = {"nonfinite": bad, "nonfinite_input": any(bad_in)}
         if spec is None:
             rows.append(
                 LayerRow(
@@ -336,14 +376,21 @@ def compare(
                     diff,
                     in_diff,
                     "not checked: no truth for this op",
+                    **extra,
                 )
             )
             continue
         if progress:
             progress(f"{key}: {spec.describe()}")
         sides = []
-        for tap in (ta, tb):
+        skipped = []
+        for name, tap, n_bad, in_bad in zip(names, (ta, tb), bad, bad_in, strict=True):
             if tap.output.dtype.kind != "f":
+                sides.append(None)
+                continue
+            if n_bad or in_bad:  # no exact result to measure against: reported, not measured
+                where = "input" if in_bad else f"{n_bad} of {tap.output.size}"
+                skipped.append(f"{name} ({where})")
                 sides.append(None)
                 continue
             sides.append(_measure(spec, tap.inputs, tap.output, fmt))
@@ -358,12 +405,12 @@ def compare(
                 sides[1],
                 diff,
                 in_diff,
+                "not checked: NaN/inf in " + ", ".join(skipped) if skipped else "",
+                **extra,
             )
         )
     return DivergenceReport(
-        (a.implementation, b.implementation)
-        if a.implementation != b.implementation
-        else (a.implementation + " A", b.implementation + " B"),
+        names,
         (a.version, b.version),
         fmt,
         tuple(rows),

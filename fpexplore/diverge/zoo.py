@@ -49,11 +49,24 @@ DROPOUT_P = 0.25
 SEQ, WIDTH = 8, 16
 
 
+def name_of(value: Any, param: str, where: str) -> Any:
+    """``value`` as a plain str when it is a string (numpy's ``str_`` and 0-d string arrays
+    too); other arrays are refused with `InvalidParameter`; anything else is returned as is."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0 and value.dtype.kind in "US":
+            value = value.item()
+            return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        raise InvalidParameter(param, value, "a name (a str, not an array)", where)
+    return str(value) if isinstance(value, str) else value
+
+
 def check(model: Any, plant: Any = None) -> tuple[str, str | None]:
-    """Validate a zoo model name and plant; return them."""
-    if model not in MODELS:
+    """Validate a zoo model name and plant; return them (numpy strings as plain str)."""
+    model = name_of(model, "model", "diverge.zoo")
+    if not isinstance(model, str) or model not in MODELS:
         raise InvalidParameter("model", model, "one of " + ", ".join(MODELS), "diverge.zoo")
-    if plant is not None and plant not in PLANTS[model]:
+    plant = name_of(plant, "plant", f"zoo model {model!r}")
+    if plant is not None and (not isinstance(plant, str) or plant not in PLANTS[model]):
         raise InvalidParameter(
             "plant", plant, "None or one of " + ", ".join(PLANTS[model]), f"zoo model {model!r}"
         )
@@ -92,10 +105,13 @@ def _norm(rng: np.random.Generator, c: int, stats: bool) -> dict[str, np.ndarray
     return out
 
 
-@functools.cache
 def weights(model: str) -> dict[str, dict[str, np.ndarray]]:
     """The model's parameters by layer name (float32 numpy, torch layouts)."""
-    check(model)
+    return _weights(check(model)[0])
+
+
+@functools.cache
+def _weights(model: str) -> dict[str, dict[str, np.ndarray]]:
     rng = np.random.default_rng({"mlp": 1, "cnn": 2, "transformer": 3}[model])
     if model == "mlp":
         return {
@@ -124,10 +140,13 @@ def weights(model: str) -> dict[str, dict[str, np.ndarray]]:
     }
 
 
-@functools.cache
 def example_input(model: str) -> np.ndarray:
     """The model's input (torch layout), float32, seeded."""
-    check(model)
+    return _example_input(check(model)[0])
+
+
+@functools.cache
+def _example_input(model: str) -> np.ndarray:
     rng = np.random.default_rng(100 + MODELS.index(model))
     shape = {"mlp": (4, 16), "cnn": (2, 3, 8, 8), "transformer": (1, SEQ, WIDTH)}[model]
     return _f32(rng.standard_normal(shape) * 1.5)
