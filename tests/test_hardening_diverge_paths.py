@@ -47,6 +47,8 @@ def test_compare_handles_a_non_finite_model_input():
     assert report.first_nonfinite is not None and report.first_nonfinite.name == "fc1"
     assert report.first_nonfinite.nonfinite_input
     assert "first appear in the input of layer 'fc1'" in report.verdict()
+    # no layer could be measured: nothing says the two agree
+    assert not report.agree and "not shown to agree: 0 of" in report.verdict()
 
 
 def test_zoo_names_given_as_numpy_strings():

@@ -93,7 +93,9 @@ class DivergenceReport:
 
     @property
     def agree(self) -> bool:
-        return self.first is None
+        """No layer parted and every layer was checked (a NaN or an infinity leaves the layers
+        after it unchecked: then nothing says the two agree)."""
+        return self.first is None and self.first_nonfinite is None
 
     def row(self, name: str) -> LayerRow:
         for r in self.rows:
@@ -122,6 +124,11 @@ class DivergenceReport:
     def _verdict(self) -> str:
         f = self.first
         checked = [r for r in self.rows if r.a is not None or r.b is not None]
+        if f is None and self.first_nonfinite is not None:
+            return (
+                f"{self.names[0]} and {self.names[1]} are not shown to agree: {len(checked)} of "
+                f"{len(self.rows)} layers could be checked (each within its a-priori bound)."
+            )
         if f is None:
             worst = max((s.use for r in checked for s in (r.a, r.b) if s is not None), default=0)
             last = self.rows[-1] if self.rows else None
