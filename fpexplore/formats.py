@@ -157,14 +157,17 @@ def get(fmt: Any) -> Format:
     key: str | None = None
     if isinstance(fmt, str):
         key = fmt
-    elif fmt is None or isinstance(fmt, bool | int | float):
-        key = "<not a format>"  # np.dtype(None) would silently mean float64
+    elif fmt is None or isinstance(fmt, bool | int | float | bytes | bytearray | memoryview):
+        key = "<not a format>"  # np.dtype(None) would silently mean float64, b"f4" float32
     else:
         try:
             key = np.dtype(fmt).name
-        except TypeError:
+        except Exception:  # TypeError, or ValueError/KeyError from a dict or list spec
             name = getattr(fmt, "name", None)
-            key = name if isinstance(name, str) else str(fmt)
+            try:
+                key = name if isinstance(name, str) else str(fmt)
+            except Exception:
+                key = "<not a format>"
     key = key.strip().lower().removeprefix("torch.").removeprefix("tf.")
     if key not in _LOOKUP:
         accepted = (
@@ -177,6 +180,20 @@ def get(fmt: Any) -> Format:
         )
         raise InvalidParameter("fmt", fmt, accepted)
     return _LOOKUP[key]
+
+
+#: Containers numpy would read as int or bool arrays, yet which hold no numbers to round.
+_NOT_FLOATS = (bool, np.bool_, bytes, bytearray, memoryview, range)
+
+
+def _refuse_non_numbers(x: Any, where: str, name: str = "x") -> None:
+    """Raise `InvalidInput` for a bool (scalar or array), bytes, bytearray or range."""
+    if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise InvalidInput(
+            f"{where}: {name!r} must be a number or an array of numbers (float or int); got "
+            f"{type(x).__name__} (a bool is not a float; bytes, bytearray and range are not "
+            "float arrays)."
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,6 +289,7 @@ def round_exact(value: Any, fmt: Any = "binary64") -> Any:
     scalar or array of the format's storage dtype (float32 on the grid for bfloat16/TF32).
     """
     f = get(fmt)
+    _refuse_non_numbers(value, "round_exact", "value")
     if isinstance(value, np.ndarray):
         if value.dtype == object:
             out = np.empty(value.shape, dtype=np.float64)
@@ -297,10 +315,11 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
     Returns the format's storage dtype.
     """
     f = get(fmt)
+    _refuse_non_numbers(x, "round_array")
     a = np.asarray(x)
-    if a.dtype.kind not in "fiub" and a.dtype.name != "bfloat16":
+    if a.dtype.kind not in "fiu" and a.dtype.name != "bfloat16":
         raise InvalidInput(
-            f"round_array: 'x' must be an array of numbers (float, int or bool dtype); got dtype "
+            f"round_array: 'x' must be an array of numbers (float or int dtype); got dtype "
             f"{a.dtype}."
         )
     if (a.dtype.kind in "iu" and a.dtype.itemsize >= 8) or (
@@ -360,6 +379,7 @@ def to_grid(x: Any, fmt: Any) -> Any:
     """``x`` as the format's storage dtype: exact values are rounded with `round_exact`, floats
     with `round_array` (values already on the grid are unchanged)."""
     f = get(fmt)
+    _refuse_non_numbers(x, "to_grid")
     if f.dtype is not None and isinstance(x, np.ndarray | np.generic) and x.dtype == f.dtype:
         return x  # already in the format (NaN payloads kept)
     if (isinstance(x, np.ndarray) and x.dtype != object) or isinstance(x, np.generic | float):
@@ -468,9 +488,15 @@ def ulp(x: Any, fmt: Any) -> Any:
     """Spacing of ``fmt`` at ``x``: 2**(max(floor(log2|x|), emin) - mantissa bits).
 
     That is the gap from |x| up to the next larger magnitude when x is on the grid. ulp(0) is
-    the smallest subnormal, ulp(±inf) is inf, ulp(NaN) is NaN. float64 result.
+    the smallest subnormal, ulp(±inf) is inf, ulp(NaN) is NaN. float64 result. Beyond the
+    largest finite value the same formula holds (ints, Fractions and floats alike); only a
+    spacing beyond float64's own range is inf.
     """
     f = get(fmt)
+    if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise InvalidParameter(
+            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
+        )
     if isinstance(x, np.integer):
         x = int(x)
     if isinstance(x, Fraction | int) and not isinstance(x, bool):
@@ -481,9 +507,8 @@ def ulp(x: Any, fmt: Any) -> Any:
         e = n.bit_length() - d.bit_length()
         if (n << max(0, -e)) < (d << max(0, e)):
             e -= 1
-        if e > f.emax:  # beyond the format's range: it rounds to infinity
-            return math.inf
-        return math.ldexp(1.0, max(e, f.emin) - f.mbits)
+        e = max(e, f.emin) - f.mbits
+        return math.ldexp(1.0, e) if e <= 1023 else math.inf  # inf: beyond float64's range
     if hasattr(x, "_mpf_"):
         x = float(x)
     a = np.asarray(x)

@@ -117,6 +117,14 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
     on its grid.
     """
     implied: str | None = None
+    if isinstance(got, bool | np.bool_ | bytes | bytearray | memoryview | range) or (
+        isinstance(got, np.ndarray) and got.dtype.kind == "b"
+    ):
+        raise InvalidInput(
+            f"got must be floating-point numbers (a numpy array or scalar, a float, a torch or "
+            f"TensorFlow tensor); got {type(got).__name__} (a bool is not a float; bytes, "
+            "bytearray and range are not float arrays)."
+        )
     if hasattr(got, "detach") and hasattr(got, "dtype"):  # torch
         t = got.detach().cpu()
         if str(t.dtype) == "torch.bfloat16":
@@ -127,7 +135,7 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
     arr = np.asarray(got)
     if arr.dtype.name == "bfloat16":
         implied, arr = "bfloat16", arr.astype(np.float32)
-    if arr.dtype.kind in "iub":
+    if arr.dtype.kind in "iu":
         as_float = arr.astype(np.float64)
         if not np.array_equal(as_float.astype(arr.dtype), arr):
             bad = arr[as_float.astype(arr.dtype) != arr].reshape(-1)[0]
@@ -196,7 +204,7 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         _tighten(truth, g, f, hi.reshape(-1), lo.reshape(-1), known.reshape(-1), margin)
     with np.errstate(all="ignore"):
         ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
-        exact_needed = _needs_exact(g, hi, lo, known, ulp_err, truth.is_exact, f)
+        exact_needed = _needs_exact(g, hi, lo, known, ulp_err, _beyond_float64(truth, hi), f)
     amb &= ~exact_needed
     if amb.any():
         _decide_exactly(truth, g, f, np.flatnonzero(amb.ravel()), cr.ravel(), faithful.ravel())
@@ -405,6 +413,22 @@ def _decide_exactly(
         )
 
 
+def _beyond_float64(truth: Truth, hi: np.ndarray) -> np.ndarray:
+    """Elements whose float64 value is inf or NaN but whose truth is finite: an exact truth
+    that overflowed float64, or a finite held mpmath value beyond float64's range (in a truth
+    that holds NaN or inf elsewhere)."""
+    out = ~np.isfinite(hi)
+    if truth.is_exact or not out.any():
+        return out
+    import mpmath
+
+    held = np.asarray(truth._mp, dtype=object).reshape(-1)
+    flat = out.reshape(-1)
+    for i in np.flatnonzero(flat).tolist():
+        flat[i] = bool(mpmath.isfinite(held[i]))
+    return out
+
+
 _TINY = 2.0**-900  # below this, the float64 pair (hi, lo) of a truth loses bits
 _BIG = 2.0**1000
 
@@ -415,18 +439,19 @@ def _needs_exact(
     lo: np.ndarray,
     known: np.ndarray,
     ulp_err: np.ndarray,
-    is_exact: bool,
+    beyond: np.ndarray,
     f: formats.Format,
 ) -> np.ndarray:
     """Elements whose error float64 (hi, lo) arithmetic cannot be trusted to give.
 
-    ``known``: hi + lo is the truth exactly (a result equal to hi then has the error -lo)."""
+    ``known``: hi + lo is the truth exactly (a result equal to hi then has the error -lo);
+    ``beyond``: a finite truth whose float64 value is not finite (`_beyond_float64`)."""
     fin_t = np.isfinite(hi)
     fin_g = np.isfinite(g)
     ah = np.abs(hi)
     zero = (ah == 0) & (lo == 0) & known  # an exact zero: float64 carries it and its error
     need = fin_t & (((ah < _TINY) & ~zero) | (ah > _BIG))  # truth near float64's range ends
-    need |= ~fin_t & is_exact  # an exact (finite) truth whose float64 value overflowed
+    need |= beyond  # a finite truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
     # a difference within the truth's float64 approximation (about 2**-106 relative): the

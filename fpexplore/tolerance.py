@@ -52,16 +52,48 @@ def unit_roundoff(fmt: Any = "float32") -> float:
     return math.ldexp(1.0, -formats.get(fmt).precision)
 
 
+def _count(n: Any, where: str, name: str = "n") -> int:
+    """``n`` as a non-negative int (numpy ints too; a bool is not a count)."""
+    try:
+        k = -1 if isinstance(n, bool | np.bool_) else operator.index(n)
+    except TypeError:
+        k = -1
+    if k < 0:
+        raise InvalidParameter(name, n, "a non-negative int", where)
+    return k
+
+
 def gamma(n: int, fmt: Any = "float32") -> float:
     """``n*u / (1 - n*u)``: the relative bound of ``n`` roundings (inf when ``n*u >= 1``)."""
-    nu = n * unit_roundoff(fmt)
-    return nu / (1 - nu) if nu < 1 else math.inf
+    n = _count(n, "tolerance.gamma")
+    f = formats.get(fmt)
+    if n >> f.precision:  # n*u >= 1 with u = 2**-p, decided on the int (n may be huge)
+        return math.inf
+    nu = n * unit_roundoff(f)
+    return nu / (1 - nu)
 
 
 def probabilistic_gamma(n: int, fmt: Any = "float32", lam: float = 5.0) -> float:
-    """Higham–Mary's ``exp(lam*sqrt(n)*u + n*u**2/(1-u)) - 1`` (holds with high probability)."""
-    u = unit_roundoff(fmt)
-    return math.expm1(lam * math.sqrt(n) * u + n * u * u / (1 - u))
+    """Higham–Mary's ``exp(lam*sqrt(n)*u + n*u**2/(1-u)) - 1`` (holds with high probability);
+    inf, like `gamma`, when ``n*u >= 1`` or the bound overflows."""
+    where = "tolerance.probabilistic_gamma"
+    n = _count(n, where)
+    f = formats.get(fmt)
+    if isinstance(lam, bool | np.bool_) or not isinstance(lam, int | float | np.number):
+        raise InvalidParameter("lam", lam, "a positive finite float", where)
+    try:
+        lam_ = float(lam)
+    except (OverflowError, TypeError, ValueError):
+        lam_ = math.nan
+    if not (math.isfinite(lam_) and lam_ > 0):
+        raise InvalidParameter("lam", lam, "a positive finite float", where)
+    if n >> f.precision:
+        return math.inf
+    u = unit_roundoff(f)
+    try:
+        return math.expm1(lam_ * math.sqrt(n) * u + n * u * u / (1 - u))
+    except OverflowError:
+        return math.inf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,6 +233,36 @@ def function_bound(exact: np.ndarray, x: np.ndarray, fmt: Any, slope: float = 1.
 
 OPS = ("sum", "dot", "matmul", "conv2d", "softmax", "layer_norm", "gelu")
 
+_MATMUL_N = 16  # matmul samples are n x k times k x n
+_ROWS = 4  # rows of the softmax and LayerNorm samples
+_MAX_PRODUCTS = 1 << 27  # fpexplore.truth.limits.MAX_PRODUCTS: matmul's truth on float64 data
+#: Elements a certified (mpmath, two precisions) truth may take here: seconds, not minutes.
+MAX_CERTIFIED = 1 << 16
+
+#: (smallest, largest, step) of the size per op: the largest that runs in bounded time (the
+#: truth's guards included).
+SIZES: dict[str, tuple[int, int, int]] = {
+    "sum": (1, 1 << 20, 1),
+    "dot": (1, 1 << 20, 1),
+    "matmul": (1, _MAX_PRODUCTS // _MATMUL_N**2, 1),
+    "conv2d": (9, (1 << 20) // 9 * 9, 9),
+    "softmax": (1, MAX_CERTIFIED // _ROWS, 1),
+    "layer_norm": (1, MAX_CERTIFIED // _ROWS, 1),
+    "gelu": (1, 1 << 20, 1),
+}
+
+
+def size_accepted(op: str) -> str:
+    """The sizes `advise` accepts for ``op``, in words."""
+    low, high, step = SIZES[op]
+    return f"an int in [{low}, {high}]" + (f", a multiple of {step} (C*3*3)" if step > 1 else "")
+
+
+def size_help() -> str:
+    """The accepted sizes of every op, for the command line's ``--size`` help."""
+    return "; ".join(op + ": " + size_accepted(op).removeprefix("an int in ") for op in OPS)
+
+
 _SIZE_MEANING = {
     "sum": "number of terms",
     "dot": "vector length",
@@ -283,16 +345,23 @@ def _check_op(op: Any) -> str:
 
 
 def _check_size(size: Any, op: str) -> int:
+    low, high, step = SIZES[op]
     try:
-        n = operator.index(size)
+        n = 0 if isinstance(size, bool | np.bool_) else operator.index(size)
     except TypeError:
         n = 0
-    low = 9 if op == "conv2d" else 1
-    if not low <= n <= 1 << 20 or (op == "conv2d" and n % 9):
-        accepted = f"an integer in [{low}, {1 << 20}]" + (
-            ", a multiple of 9 (C*3*3)" if op == "conv2d" else ""
-        )
-        raise InvalidParameter("size", size, accepted, "tolerance.advise")
+    if not low <= n <= high or n % step:
+        raise InvalidParameter("size", size, f"{size_accepted(op)} for {op}", "tolerance.advise")
+    return n
+
+
+def _check_seed(seed: Any) -> int:
+    try:
+        n = -1 if isinstance(seed, bool | np.bool_) else operator.index(seed)
+    except TypeError:
+        n = -1
+    if n < 0:
+        raise InvalidParameter("seed", seed, "a non-negative int", "tolerance.advise")
     return n
 
 
@@ -316,12 +385,13 @@ def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
     if op == "dot":
         return {"x": rng.standard_normal(size), "y": rng.standard_normal(size)}
     if op == "matmul":
-        return {"a": rng.standard_normal((16, size)), "b": rng.standard_normal((size, 16))}
+        k = _MATMUL_N
+        return {"a": rng.standard_normal((k, size)), "b": rng.standard_normal((size, k))}
     if op == "conv2d":
         c = size // 9
         return {"x": rng.standard_normal((1, c, 6, 6)), "w": rng.standard_normal((4, c, 3, 3))}
     if op in ("softmax", "layer_norm"):
-        return {"x": rng.standard_normal((4, size)) * 3}
+        return {"x": rng.standard_normal((_ROWS, size)) * 3}
     return {"x": rng.standard_normal(min(size, 4096)) * 3}
 
 
@@ -414,7 +484,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     op = _check_op(op)
     fmt = _check_fmt(fmt)
     n = _check_size(size, op)
-    raw = _sample(op, n, seed)
+    raw = _sample(op, n, _check_seed(seed))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     terms = _terms(op, n)
     reduction = op in ("sum", "dot", "matmul", "conv2d")
@@ -487,4 +557,16 @@ def layer_bound(kind: str, **kw: Any) -> np.ndarray:
     }.get(kind)
     if fn is None:
         raise InvalidParameter("kind", kind, "dot, rounding, normalize, softmax, gelu, function")
+    where = f"tolerance.layer_bound({kind!r})"
+    for name in ("n", "roundings", "stats_terms"):
+        if name in kw:
+            kw[name] = _count(kw[name], where, name)
+    if kind == "dot" and "abs_sum" in kw:
+        try:
+            s = np.asarray(kw["abs_sum"], dtype=np.float64)
+            ok = bool(np.all(np.isfinite(s) & (s >= 0)))
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise InvalidParameter("abs_sum", kw["abs_sum"], "finite and non-negative", where)
     return fn(**kw)

@@ -43,11 +43,16 @@ def add_commands(sub: Any) -> None:
         help="a-priori error bound, measured error and the "
         "rtol/atol to use for an op, format and size",
     )
-    from .tolerance import OPS
+    from .tolerance import OPS, size_help
 
     t.add_argument("op", choices=OPS)
     t.add_argument("--fmt", default="float32", help="float16, bfloat16, float32 or float64")
-    t.add_argument("--size", type=int, default=1024, help="reduction length (see the output)")
+    t.add_argument(
+        "--size",
+        type=int,
+        default=1024,
+        help="reduction length (see the output); accepted per op: " + size_help(),
+    )
     t.add_argument("--json", action="store_true", help="print JSON for scripts")
 
     c = sub.add_parser(
