@@ -44,7 +44,6 @@ EXTRA: tuple[tuple[str, dict[str, Any]], ...] = (
     ("tf_vs_torch", {"op": "reduce_sum"}),
     ("libtorch_vs_pytorch", {"size": 32, "sum_length": 10_000, "seed": 3, "cuda": "recorded"}),
     ("distributed_reduction", {"n": 64, "seed": 9}),
-    ("cpu_dispatch", {"op": "randn", "a": "this-machine", "b": "aten-default"}),
 )
 
 
