@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, RecordError
 
 FLAG_SETS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -82,12 +82,29 @@ class DeterminismReport:
     def deterministic_sets(self) -> list[str]:
         return [r.name for r in self.results if r.deterministic]
 
+    def ran(self) -> bool:
+        """Whether at least one flag set ran without the target raising."""
+        return any(r.raised is None for r in self.results)
+
     def verdict(self) -> str:
         det = self.deterministic_sets()
         nondet = [r.name for r in self.results if not r.deterministic and r.raised is None]
-        if not nondet:
+        raised = [r for r in self.results if r.raised is not None]
+        if not self.ran():
+            why = f" (under {raised[0].name!r}: {raised[0].raised})" if raised else ""
             return (
-                f"deterministic under every flag set tried ({len(det)}) on {self.device}, "
+                f"no verdict: no flag set ran on {self.device}; the target {self.target} raised "
+                f"under every flag set tried ({len(self.results)}){why}"
+            )
+        if not nondet:
+            tried = (
+                f"every flag set that ran ({len(det)} of {len(self.results)}; raised under: "
+                f"{', '.join(r.name for r in raised)})"
+                if raised
+                else f"every flag set tried ({len(det)})"
+            )
+            return (
+                f"deterministic under {tried} on {self.device}, "
                 f"{self.runs} timed runs and a warm-up each"
             )
         fix = ", ".join(n for n in det if n != "default") or "none of the flag sets tried"
@@ -121,7 +138,28 @@ class DeterminismReport:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeterminismReport:
-        """The report back from `to_dict` (e.g. a recorded GPU check)."""
+        """The report back from `to_dict` (e.g. a recorded GPU check); `RecordError` naming the
+        first missing or malformed field."""
+        if not isinstance(d, dict):
+            raise RecordError(f"a determinism report must be an object, got {type(d).__name__}")
+        for key in _REPORT_FIELDS:
+            if key not in d:
+                raise RecordError(f"the determinism report has no {key!r} field")
+        if not isinstance(d["results"], list | tuple):
+            raise RecordError("the determinism report's 'results' must be a list")
+        for i, r in enumerate(d["results"]):
+            missing = [k for k in _RESULT_FIELDS if not isinstance(r, dict) or k not in r]
+            if missing:
+                raise RecordError(f"results[{i}] of the determinism report has no {missing[0]!r}")
+            if not isinstance(r["hashes"], list | tuple):
+                raise RecordError(f"results[{i}].hashes of the determinism report must be a list")
+        try:
+            return cls._from_dict(d)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"the determinism report cannot be read ({exc})") from None
+
+    @classmethod
+    def _from_dict(cls, d: dict[str, Any]) -> DeterminismReport:
         keep = set(FlagResult.__dataclass_fields__)
         rows = [{k: v for k, v in r.items() if k in keep} for r in d["results"]]
         base = rows[0]["hashes"] if rows and rows[0]["name"] == "default" else []
@@ -149,6 +187,9 @@ class DeterminismReport:
         return d
 
 
+_REPORT_FIELDS = ("target", "device", "backward", "runs", "torch", "results")
+_RESULT_FIELDS = ("name", "flags", "runs", "distinct", "median_ms", "relative_time", "hashes")
+
 # ---------------------------------------------------------------------------------------------
 # the target
 
@@ -167,11 +208,21 @@ def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str
         if not path.is_file():
             raise InvalidParameter("target", spec, "an existing Python file", WHERE)
         mod_spec = importlib.util.spec_from_file_location(f"_fpx_target_{path.stem}", path)
-        assert mod_spec is not None and mod_spec.loader is not None
+        if mod_spec is None or mod_spec.loader is None:
+            raise InvalidParameter("target", spec, "a Python file Python can load", WHERE)
         module = importlib.util.module_from_spec(mod_spec)
-        mod_spec.loader.exec_module(module)
+        try:
+            mod_spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            raise InvalidParameter(
+                "target", spec, f"a file that runs without error; it raised {_error(exc)}", WHERE
+            ) from None
         fn = fn or "forward"
     else:
+        if not where or where.startswith("."):
+            raise InvalidParameter(
+                "target", spec, "'module:function' with an absolute module name", WHERE
+            )
         if not fn:
             raise InvalidParameter(
                 "target", spec, "'module:function' (a module needs a function name)", WHERE
@@ -180,6 +231,13 @@ def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str
             module = importlib.import_module(where)
         except ImportError as exc:
             raise InvalidParameter("target", spec, f"an importable module ({exc})", WHERE) from None
+        except (Exception, SystemExit) as exc:
+            raise InvalidParameter(
+                "target",
+                spec,
+                f"a module that imports without error; it raised {_error(exc)}",
+                WHERE,
+            ) from None
     target = getattr(module, fn, None)
     if not callable(target):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
@@ -189,12 +247,26 @@ def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str
     return target, spec
 
 
+def _error(exc: BaseException) -> str:
+    """``Type: first line of the message``."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"
+
+
 def _call(fn: Callable[..., Any], device: str) -> Any:
+    """``fn(device)`` when it takes a positional argument, ``fn(device=device)`` when
+    ``device`` is keyword-only, else ``fn()``."""
     try:
-        n = len(inspect.signature(fn).parameters)
+        params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        n = 0
-    return fn(device) if n >= 1 else fn()
+        params = []
+    kind = inspect.Parameter
+    positional = (kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD, kind.VAR_POSITIONAL)
+    if any(p.kind in positional for p in params):
+        return fn(device)
+    if any(p.kind is kind.KEYWORD_ONLY and p.name == "device" for p in params):
+        return fn(device=device)
+    return fn()
 
 
 def _tensors(out: Any) -> list[Any]:
@@ -216,6 +288,8 @@ def _leaves(torch: Any, out: Any) -> list[Any]:
     visited: list[Any] = []
     seen: set[int] = set()
     leaves: list[Any] = []
+    if out.grad_fn is None and getattr(out, "requires_grad", False):
+        return [out]  # the output is itself a leaf
     stack = [out.grad_fn]
     while stack:
         node = stack.pop()
@@ -230,14 +304,46 @@ def _leaves(torch: Any, out: Any) -> list[Any]:
     return leaves
 
 
+def _hash_dense(h: Any, torch: Any, t: Any) -> None:
+    c = t.detach().contiguous().cpu()
+    if c.dtype == torch.bfloat16:
+        c = c.view(torch.int16)
+    h.update(f"{c.dtype}{tuple(c.shape)}".encode())
+    try:
+        data = c.numpy()
+    except TypeError:  # a dtype numpy lacks: its bytes
+        data = c.reshape(-1).view(torch.uint8).numpy()
+    h.update(data.tobytes())
+
+
 def _digest(torch: Any, tensors: list[Any]) -> str:
+    """A hash of the tensors' dtypes, shapes and bits; a sparse tensor is hashed through its
+    coalesced indices and values."""
     h = hashlib.sha256()
     for t in tensors:
-        c = t.detach().contiguous().cpu()
-        if c.dtype == torch.bfloat16:
-            c = c.view(torch.int16)
-        h.update(f"{c.dtype}{tuple(c.shape)}".encode())
-        h.update(c.numpy().tobytes())
+        t = t.detach()
+        if t.is_meta:
+            raise InvalidParameter(
+                "target",
+                t,
+                "a function returning tensors with values (meta tensors have none)",
+                WHERE,
+            )
+        if t.layout == torch.strided:
+            _hash_dense(h, torch, t)
+            continue
+        try:
+            coo = (t if t.layout == torch.sparse_coo else t.to_sparse()).coalesce()
+        except (RuntimeError, NotImplementedError, TypeError) as exc:
+            raise InvalidParameter(
+                "target",
+                f"a tensor of layout {t.layout}",
+                f"a function returning strided or sparse tensors torch can coalesce ({exc})",
+                WHERE,
+            ) from None
+        h.update(f"sparse{tuple(coo.shape)}".encode())
+        _hash_dense(h, torch, coo.indices())
+        _hash_dense(h, torch, coo.values())
     return h.hexdigest()[:16]
 
 
@@ -292,6 +398,11 @@ def _one_run(torch: Any, fn: Callable[..., Any], device: str, backward: bool) ->
     return tensors
 
 
+_NOT_META = (
+    "a device whose tensors hold values, such as 'cpu' (meta tensors have no values to hash)"
+)
+
+
 def check(
     target: str | Callable[..., Any],
     runs: int = 5,
@@ -313,6 +424,14 @@ def check(
 
     if not isinstance(runs, int) or isinstance(runs, bool) or not 2 <= runs <= 1000:
         raise InvalidParameter("runs", runs, "an integer in [2, 1000]", WHERE)
+    if not isinstance(device, str) or not device.strip():
+        raise InvalidParameter("device", device, "a torch device string such as 'cpu'", WHERE)
+    if device.strip().partition(":")[0] == "meta":
+        raise InvalidParameter("device", device, _NOT_META, WHERE)
+    if seed is not None and (
+        not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
+    ):
+        raise InvalidParameter("seed", seed, "None or an integer in [0, 2**64)", WHERE)
     names = list(FLAG_SETS) if flag_sets is None else list(flag_sets)
     unknown = [n for n in names if n not in FLAG_SETS]
     if unknown or not names:
@@ -325,7 +444,7 @@ def check(
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch = backends.load("torch")
     try:
-        torch.empty(1, device=device)
+        meta = torch.empty(1, device=device).is_meta
     except Exception as exc:
         from .errors import BackendUnavailable
 
@@ -334,6 +453,8 @@ def check(
             f"torch cannot use it here ({exc}).",
             "pass --device cpu, or run on a machine with that device",
         ) from None
+    if meta:
+        raise InvalidParameter("device", device, _NOT_META, WHERE)
 
     def sync() -> None:
         if device.startswith("cuda"):
@@ -356,7 +477,7 @@ def check(
                 except InvalidParameter:
                     raise
                 except Exception as exc:  # e.g. an op with no deterministic implementation
-                    raised = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                    raised = _error(exc)
                     break
                 if i:
                     times.append(time.perf_counter() - t0)

@@ -145,6 +145,11 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
+def _in_range(v: Any, dtype: str) -> bool:
+    """``v`` is a number that ``dtype`` holds as a finite value (not NaN, inf or 10**400)."""
+    return _is_num(v) and abs(v) <= float(np.finfo(dtype).max)
+
+
 def _bits_ok(bits: Any, n: int | None = None) -> bool:
     return (
         isinstance(bits, list)
@@ -182,15 +187,16 @@ def _check_read(data: dict[str, Any]) -> None:
             and 1 <= n <= MAX_SUM_N
         )
         if ok and recipe["generator"] == "np.full":
-            ok = _is_num(recipe.get("value"))
+            ok = _in_range(recipe.get("value"), recipe["dtype"])
         elif ok:
             seed = recipe.get("seed")
             ok = _is_int(seed) and seed >= 0 and recipe.get("distribution") in _RECIPE_DISTRIBUTIONS
         if not ok:
             raise RecordError(
                 f"{where}.input must be a recipe: generator one of {_RECIPE_GENERATORS}, dtype "
-                f"one of {_RECIPE_DTYPES}, n an int 1 to {MAX_SUM_N}, and a numeric value "
-                f"(np.full) or an int seed >= 0 and a distribution one of {_RECIPE_DISTRIBUTIONS}"
+                f"one of {_RECIPE_DTYPES}, n an int 1 to {MAX_SUM_N}, and a value finite in "
+                f"that dtype (np.full) or an int seed >= 0 and a distribution one of "
+                f"{_RECIPE_DISTRIBUTIONS}"
             )
     for i, row in enumerate(exp["tf32"]["rows"]):
         if row["raised"] is None and not (

@@ -129,7 +129,7 @@ def _check_determinism(args: argparse.Namespace) -> int:
         seed=None if args.no_seed else 0,
     )
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
-    return 0
+    return 0 if report.ran() else 1  # no flag set ran: the target raised under each
 
 
 def _fingerprint(args: argparse.Namespace) -> int:

@@ -206,11 +206,32 @@ def normalize(tensor: Any, mean: Sequence[float], std: Sequence[float]) -> np.nd
             f"'tensor' must be a CHW float32 array (as to_tensor returns); got "
             f"{arr.dtype} of shape {arr.shape}."
         )
-    if len(mean) != arr.shape[0] or len(std) != arr.shape[0]:
-        raise InvalidParameter("mean/std", (mean, std), f"{arr.shape[0]} values each")
+    c = arr.shape[0]
     return _array(
-        "normalize", x=pack(arr), mean=[float(m) for m in mean], std=[float(s) for s in std]
+        "normalize",
+        x=pack(arr),
+        mean=_channel_values("mean", mean, c, zero=True),
+        std=_channel_values("std", std, c, zero=False),
     )
+
+
+def _channel_values(name: str, v: Any, c: int, zero: bool) -> list[float]:
+    """``v`` as ``c`` finite floats (non-zero unless ``zero``), or `InvalidParameter`."""
+    accepted = f"a list or tuple of {c} finite{'' if zero else ', non-zero'} numbers"
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        v = v.tolist()
+    if not isinstance(v, list | tuple) or len(v) != c:
+        raise InvalidParameter(name, v, accepted, "djl.normalize")
+    out = []
+    for m in v:
+        real = isinstance(m, int | float | np.integer | np.floating)
+        if isinstance(m, bool | np.bool_) or not real:
+            raise InvalidParameter(name, v, accepted, "djl.normalize")
+        f = float(m) if abs(m) <= 1e308 else math.inf
+        if not math.isfinite(f) or (f == 0 and not zero):
+            raise InvalidParameter(name, v, accepted, "djl.normalize")
+        out.append(f)
+    return out
 
 
 def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = None) -> np.ndarray:

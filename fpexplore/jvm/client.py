@@ -20,10 +20,11 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..errors import BackendUnavailable, InvalidInput, WorkerError
+from ..errors import BackendUnavailable, InvalidInput, InvalidParameter, WorkerError
 from . import artifacts
 
 DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 1e9  # seconds (about 32 years): more is a mistake
 START_TIMEOUT = 300.0
 #: libtorch intra-op threads in the worker (``ai.djl.pytorch.num_threads``); see `set_threads`.
 DEFAULT_THREADS = int(os.environ.get("FPEXPLORE_DJL_THREADS", "1"))
@@ -200,6 +201,16 @@ def worker() -> Worker:
 def call(op: str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> Any:
     """Run operation ``op`` in the worker; `WorkerError` if it dies or times out."""
     global _worker
+    if not isinstance(op, str) or not op:
+        raise InvalidParameter("op", op, "the name of a worker operation (a str)", "djl")
+    real = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not real or not 0 < timeout <= MAX_TIMEOUT:
+        raise InvalidParameter(
+            "timeout",
+            timeout,
+            f"a finite positive number of seconds, at most {MAX_TIMEOUT:g}",
+            "djl",
+        )
     with _lock:
         w = worker()
         try:
@@ -220,8 +231,6 @@ def set_threads(n: int) -> int:
     """libtorch intra-op threads in the worker, now and for any worker started later."""
     global _threads
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 256:
-        from ..errors import InvalidParameter
-
         raise InvalidParameter("threads", n, "an int in the range [1, 256]", "djl.set_threads")
     _threads = n
     if _worker is not None and _worker.alive():

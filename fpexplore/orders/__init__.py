@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput, InvalidParameter, NotEmulated
+from ..errors import InvalidInput, InvalidParameter, NotEmulated, shown
 from . import textbook
 from ._symbolic import Node, leaves
 from .numpy_sum import numpy_sum
@@ -163,6 +164,18 @@ def _format(dtype: np.dtype) -> str:
     return dtype.name
 
 
+def _array(x: Any, name: str) -> np.ndarray:
+    """``np.asarray(x)``, or `InvalidInput` naming ``name`` when it is not a rectangular
+    array (a ragged list, say)."""
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput(
+            f"The {name!r} argument must be an array or a rectangular (not ragged) list of "
+            f"numbers; got {shown(x)} ({exc})."
+        ) from None
+
+
 def emulate(x: np.ndarray, order: str, threads: int = 1) -> np.generic:
     """Sum ``x`` in ``order`` and return a numpy scalar of the format the sum is returned in
     (the input's format for every order: float16 sums come back as float16).
@@ -176,7 +189,7 @@ def emulate(x: np.ndarray, order: str, threads: int = 1) -> np.generic:
     spec = _order(order)
     threads = _threads(threads)
     if not isinstance(x, np.ndarray):
-        x = np.asarray(x)
+        x = _array(x, "x")
     name = _format(x.dtype)
     if order == "numpy":  # NumPy follows the memory layout
         with np.errstate(over="ignore", invalid="ignore"):
@@ -210,11 +223,14 @@ def tree(
     if dtype not in FORMATS:
         raise InvalidParameter("dtype", dtype, "one of " + ", ".join(map(repr, FORMATS)))
     if spec.uses_values:
-        if values is None or np.shape(values) != (n,):
-            raise InvalidParameter(
-                "values", values, f"the {n} values whose magnitudes define the {order!r} order"
-            )
-        key = np.asarray(values, dtype=np.float64)
+        accepted = f"the {n} real numbers whose magnitudes define the {order!r} order"
+        key = None if values is None else _array(values, "values")
+        if key is None or key.shape != (n,) or key.dtype.kind in "SUb":
+            raise InvalidParameter("values", values, accepted)
+        try:
+            key = key.astype(np.float64)
+        except (ValueError, TypeError):
+            raise InvalidParameter("values", values, accepted) from None
     else:
         key = None
     x = leaves(int(n))

@@ -307,11 +307,18 @@ def matmul(a: Any, b: Any) -> Truth:
     return make_truth(label, vals, fmt)
 
 
+def _index(v: Any) -> int:
+    """``operator.index(v)``, refusing bools (TypeError)."""
+    if isinstance(v, bool | np.bool_):
+        raise TypeError("a bool is not an integer size")
+    return operator.index(v)
+
+
 def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
-    t = (v, v) if np.ndim(v) == 0 else tuple(v)
     try:
-        p = tuple(operator.index(i) for i in t)
-    except TypeError:
+        t = tuple(v) if isinstance(v, tuple | list | np.ndarray) and np.ndim(v) else (v, v)
+        p = tuple(_index(i) for i in t)
+    except (TypeError, ValueError):
         p = ()
     if len(p) != 2 or min(p) < low:
         raise InvalidParameter(name, v, f"an integer >= {low} or a pair of them", "truth.conv2d")
@@ -346,7 +353,7 @@ def conv2d(
     ph, pw = _pair(padding, "padding", 0)
     dh, dw = _pair(dilation, "dilation", 1)
     try:
-        g = operator.index(groups)
+        g = _index(groups)
     except TypeError:
         g = 0
     nb, c, h, wd = xa.shape

@@ -29,7 +29,7 @@ def _recipe_digest(recipe: dict[str, Any]) -> str | None:
     if key not in _digests:
         try:
             _digests[key] = _digest(regenerate(recipe))
-        except (KeyError, ValueError, TypeError, AttributeError):
+        except (KeyError, ValueError, TypeError, AttributeError, ArithmeticError):
             _digests[key] = ""
     return _digests[key] or None
 
