@@ -58,7 +58,8 @@ def add_commands(sub: Any) -> None:
     c = sub.add_parser(
         "check-determinism",
         help="run a forward (and backward) K times under "
-        "flag sets; which make it deterministic, at what cost",
+        "flag sets; which make it deterministic, at what cost (exit status 1 when the target "
+        "raised under every flag set)",
     )
     c.add_argument("target", help="script.py[:function] or package.module:function")
     c.add_argument("--runs", type=int, default=5, help="runs per flag set (default 5)")
