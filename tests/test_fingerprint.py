@@ -178,7 +178,7 @@ def test_missing_frameworks_are_named_and_the_rest_still_runs(tmp_path):
     assert "numpy" in libs and not libs & {"torch", "tensorflow"}
     assert {"torch", "tensorflow"} <= set(hidden["unavailable"])
     assert all("make" in hidden["unavailable"][k] for k in ("torch", "tensorflow"))
-    full = fingerprint.take("all")
+    full = fingerprint.take("all")  # this process has every framework
     d = compare(full, hidden)
     assert not d.rows
     assert {k for k in full["ops"] if k.split(":")[0] in ("torch", "tensorflow")} <= set(d.only_a)

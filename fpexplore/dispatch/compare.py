@@ -16,6 +16,10 @@ from typing import Any
 
 from .fingerprint import check
 
+#: switches whose effect is read from the paths the libraries report (oneDNN state, ATen path,
+#: numpy's SIMD targets), not from the environment variable itself
+READ_FROM_PATHS = ("TF_ENABLE_ONEDNN_OPTS", "ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES")
+
 
 @dataclass(frozen=True)
 class Cause:
@@ -189,8 +193,8 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
         )
     ea, eb = ma.get("env", {}), mb.get("env", {})
     for var in sorted(set(ea) | set(eb)):
-        if var in ("TF_ENABLE_ONEDNN_OPTS", "ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES"):
-            continue  # their effect is read above from the paths the libraries took
+        if var in READ_FROM_PATHS:
+            continue
         if var.endswith("NUM_THREADS") and ta != tb:
             continue
         if ea.get(var) != eb.get(var):
@@ -259,10 +263,9 @@ def _reproduce(a: dict[str, Any], b: dict[str, Any]) -> str:
     tb = _get(mb, "torch", "threads")
     if tb and tb != _get(ma, "torch", "threads"):
         env.append(f"OMP_NUM_THREADS={tb}")
-    read_above = ("TF_ENABLE_ONEDNN_OPTS", "ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES")
     for var, value in mb.get("env", {}).items():
         if (
-            var not in read_above
+            var not in READ_FROM_PATHS
             and not var.endswith("NUM_THREADS")
             and ma.get("env", {}).get(var) != value
         ):

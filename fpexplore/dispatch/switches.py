@@ -15,7 +15,6 @@ class Switch:
 
     name: str
     env: Mapping[str, str]
-    library: str
     changes: str
     #: CPU flags the path needs (a switch that raises a cap applies only where they exist)
     needs: tuple[str, ...] = ()
@@ -33,28 +32,24 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "onednn-off",
         {"TF_ENABLE_ONEDNN_OPTS": "0"},
-        "tensorflow",
         "TensorFlow's own Eigen kernels: softmax, matmul and conv in Eigen's order",
         reaches=("tensorflow",),
     ),
     Switch(
         "onednn-on",
         {"TF_ENABLE_ONEDNN_OPTS": "1"},
-        "tensorflow",
         "TensorFlow's oneDNN kernels: other blocking, vector exp and reductions",
         reaches=("tensorflow",),
     ),
     Switch(
         "onednn-avx2",
         {"TF_ENABLE_ONEDNN_OPTS": "1", "ONEDNN_MAX_CPU_ISA": "AVX2"},
-        "tensorflow",
         "oneDNN capped at AVX2: 8-lane kernels instead of 16-lane AVX-512 ones",
         reaches=("tensorflow", "torch", "libtorch", "djl"),  # torch's CPU convs run on oneDNN
     ),
     Switch(
         "aten-default",
         {"ATEN_CPU_CAPABILITY": "default"},
-        "torch",
         "ATen's scalar-compiled kernels (no AVX2, no FMA contraction): the path of CPUs "
         "without AVX2, the closest stand-in here for ARM laptops",
         reaches=("torch", "libtorch", "djl"),
@@ -62,7 +57,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "aten-avx2",
         {"ATEN_CPU_CAPABILITY": "avx2"},
-        "torch",
         "ATen's AVX2 kernels: 8 float lanes, FMA, vectorized log/sin/cos",
         needs=("avx2", "fma"),
         reaches=("torch", "libtorch", "djl"),
@@ -70,7 +64,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "aten-avx512",
         {"ATEN_CPU_CAPABILITY": "avx512"},
-        "torch",
         "ATen's AVX-512 kernels: 16 float lanes",
         needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
         reaches=("torch", "libtorch", "djl"),
@@ -78,7 +71,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "numpy-no-avx512",
         {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
-        "numpy",
         "numpy's AVX2 loops instead of its AVX-512 ones (other exp/log/tanh approximations)",
         needs=("avx512f",),
         reaches=("numpy",),
@@ -86,7 +78,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "mkl-avx2",
         {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},
-        "mkl",
         "MKL's AVX2 code path: other blocking of its matrix products and its vector math "
         "(torch's exp, log and tanh call MKL's VML)",
         reaches=("torch", "libtorch", "djl", "numpy"),
@@ -94,7 +85,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "mkl-cbwr",
         {"MKL_CBWR": "COMPATIBLE"},
-        "mkl",
         "MKL's conditional numerical reproducibility: one code path for every CPU (its SSE2 "
         "branch), the same bits on any x86 machine at the cost of speed",
         reaches=("torch", "libtorch", "djl", "numpy"),
@@ -102,7 +92,6 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "openblas-haswell",
         {"OPENBLAS_CORETYPE": "Haswell"},
-        "openblas",
         "OpenBLAS's Haswell (AVX2) kernels instead of the ones it picks for this CPU: other "
         "blocking of numpy's matrix products",
         reaches=("numpy",),
@@ -110,14 +99,12 @@ SWITCHES: tuple[Switch, ...] = (
     Switch(
         "threads-1",
         _threads(1),
-        "threads",
         "one thread: one partial sum per reduction",
         reaches=("torch", "libtorch", "djl", "numpy", "tensorflow"),
     ),
     Switch(
         "threads-2",
         _threads(2),
-        "threads",
         "two threads: two partial sums, then added",
         reaches=("torch", "libtorch", "djl", "numpy", "tensorflow"),
     ),

@@ -132,12 +132,6 @@ def _card_claims(data: dict[str, Any], src: Any) -> dict[str, Claim]:
     """What the lesson teaches about a CUDA card's modes; not checked on a live CPU run,
     where the modes do not exist (TF32 and cuDNN are CUDA's)."""
     claims = {**_claims(data), **_input_rounding_claims(data)}
-    if src.live and src.device.type == "cpu":
-        why = (
-            "this run is on a CPU, which has no TF32 or cuDNN modes: run on a CUDA card "
-            "(--device cuda) or read a recorded run (--device recorded)"
-        )
-        return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
     why = _no_tf32(src)
     if why:
         return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
@@ -162,6 +156,11 @@ def _no_tf32(src: Any) -> str:
     later only; other devices (mps, xpu, older cards) run these modes as plain float32."""
     if not src.live:
         return ""
+    if src.device.type == "cpu":
+        return (
+            "this run is on a CPU, which has no TF32 or cuDNN modes: run on a CUDA card "
+            "(--device cuda) or read a recorded run (--device recorded)"
+        )
     if src.device.type != "cuda":
         return (
             f"TF32 is a mode of NVIDIA cards (Ampere and later); {src.label} is a "

@@ -98,10 +98,21 @@ def unavailable(
     """The section when a framework is missing: its rows say why and how to fix it, its
     claims are not checked."""
     reason = f"{exc.reason} To fix it, run: {exc.fix}" if exc.fix else exc.reason
-    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
     why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
+    return _nothing_ran(rows, reason, claims, why, {"missing": exc.backend, "fix": exc.fix})
+
+
+def _nothing_ran(
+    rows: tuple[tuple[str, str], ...],
+    reason: str,
+    claims: dict[str, str],
+    why: str,
+    data: dict[str, Any],
+) -> Section:
+    """A section with no result: each row says ``reason``, each claim is not checked."""
+    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
     checked = {k: Claim.not_checked(text, why) for k, text in claims.items()}
-    return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
+    return Section(outcomes, checked, None, data)
 
 
 def raised(exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, str]) -> Section:
@@ -118,9 +129,7 @@ def raised(exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, 
         f"{who} raised {type(exc).__name__} on this machine's path ({message}); "
         "a framework error under these settings, not a verdict on the claim"
     )
-    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    checked = {k: Claim.not_checked(text, reason) for k, text in claims.items()}
-    return Section(outcomes, checked, None, {"raised": f"{who}: {type(exc).__name__}"})
+    return _nothing_ran(rows, reason, claims, reason, {"raised": f"{who}: {type(exc).__name__}"})
 
 
 def shown(
