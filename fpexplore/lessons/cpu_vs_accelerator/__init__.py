@@ -11,6 +11,7 @@ from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
 from .._gpu import present
 from .._gpu.source import record_param, resolve
+from . import edges
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
@@ -29,6 +30,10 @@ only copies or zeroes numbers, so it is exact everywhere and serves as the contr
 side is "right": both are within rounding of the truth, in different directions.
 """
 
+RELU_RANDN = (
+    "on normal inputs (which never hold −0.0 or NaN) relu gives exactly max(x, 0), bit for "
+    "bit, on every device"
+)
 OPS = ("sum_uniform", "sum_tenthousand", "chain", "conv", "relu")
 
 
@@ -239,14 +244,12 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
 
     claims = {
         "relu_identical": Claim(
-            "relu gives exactly max(x, 0), bit for bit, on every device",
+            RELU_RANDN,
             all(sd["relu_mismatches"] == 0 for sd in sides)
             and len({sd["relu_digest"] for sd in sides}) == 1,
         )
         if sides
-        else Claim.not_checked(
-            "relu gives exactly max(x, 0), bit for bit, on every device", str(cpu_missing)
-        ),
+        else Claim.not_checked(RELU_RANDN, str(cpu_missing)),
         "tenthousand_differs": both(
             "the CPU and the accelerator give different float32 sums of 10000 x float32(0.0001)",
             lambda: default["sum_tenthousand"] != cpu["sum_tenthousand"],
@@ -292,7 +295,11 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
             "CPUs differ in SIMD width, thread count and library kernels; equal bits are "
             "common, not guaranteed",
         )
+    edge_claims, edge_obs, edge_data = edges.lesson_parts(cpu_missing)
+    claims.update(edge_claims)
+    observations.update(edge_obs)
     data = {
+        "relu_edges": edge_data,
         "settings": s,
         "banner": info["banner"],
         "ran_on": info["ran_on"],

@@ -20,6 +20,7 @@ from ...result import Claim, Comparison, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import Lesson
 from . import devices as _rng_devices
+from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
 from .layer import weight_init_outcomes
 from .views import bits_of, figure, figure_svg, stream_table
@@ -143,6 +144,8 @@ def compute(
             if key in claims:
                 claims[key] = Claim.not_checked(_static(claims[key].text), torch_missing)
 
+    gpu_claims, gpu_data = _multi_gpu.lesson_parts()
+    claims.update(gpu_claims)
     truth = None
     w_data: dict[str, Any] = {}
     if weights:
@@ -151,6 +154,7 @@ def compute(
         claims.update(w_claims)
 
     data = {
+        "multi_gpu": gpu_data,
         "k": k,
         "bits_per_float": bits,
         "shared_bits": shared,

@@ -1,0 +1,352 @@
+"""relu and its spellings on the values that break "bit for bit on every device".
+
+Inputs drawn from randn never hold −0.0, NaN, infinities or subnormals, so a relu checked on
+them says nothing about those. Here every spelling of relu (``torch.relu``, ``F.relu``,
+``clamp_min(0)``, ``maximum(x, 0)``, ``where(x > 0, x, 0)``) runs on each edge value, alone
+and tiled into a long tensor (vector kernels take other paths than the scalar tail), in each
+floating dtype, on each device; the outputs are kept as bit patterns so that −0.0 and +0.0,
+or NaNs of either sign, stay apart. A GPU's side comes from a record
+(``data/gpu/edges``) where no GPU is here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import RecordError
+
+FORMAT = "fpexplore-relu-edges"
+VERSION = 1
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+OPS = ("torch.relu", "F.relu", "clamp_min(0)", "maximum(x, 0)", "where(x > 0, x, 0)")
+# name -> the value as a float (bfloat16 and float16 round it on the way in)
+EDGE_NAMES = (
+    "+0.0",
+    "-0.0",
+    "NaN",
+    "-NaN",
+    "+inf",
+    "-inf",
+    "smallest subnormal",
+    "-smallest subnormal",
+    "smallest normal",
+    "-smallest normal",
+    "largest",
+    "-largest",
+    "1.0",
+    "-1.0",
+)
+LONG = 4099  # a length no vector width divides: the tail goes through the scalar path
+_BITS = {"float32": 32, "float64": 64, "float16": 16, "bfloat16": 16}
+
+
+def _edge_values(dtype: str) -> list[float]:
+    import torch
+
+    info = torch.finfo(getattr(torch, dtype))
+    tiny_sub = info.smallest_normal * info.eps  # 2**(emin - p + 1)
+    return [
+        0.0,
+        -0.0,
+        math.nan,
+        -math.nan,
+        math.inf,
+        -math.inf,
+        tiny_sub,
+        -tiny_sub,
+        info.smallest_normal,
+        -info.smallest_normal,
+        info.max,
+        -info.max,
+        1.0,
+        -1.0,
+    ]
+
+
+def _bits(t: Any) -> list[int]:
+    """The bit patterns of a 1-d tensor, as ints (NaN signs kept)."""
+    import torch
+
+    width = {torch.float32: torch.int32, torch.float64: torch.int64}.get(t.dtype, torch.int16)
+    raw = t.detach().cpu().contiguous().view(width).tolist()
+    mask = (1 << (8 * t.element_size())) - 1
+    return [int(v) & mask for v in raw]
+
+
+def _spellings(torch: Any) -> dict[str, Any]:
+    F = torch.nn.functional
+    return {
+        "torch.relu": torch.relu,
+        "F.relu": F.relu,
+        "clamp_min(0)": lambda x: x.clamp_min(0),
+        "maximum(x, 0)": lambda x: torch.maximum(x, torch.zeros_like(x)),
+        "where(x > 0, x, 0)": lambda x: torch.where(x > 0, x, torch.zeros_like(x)),
+    }
+
+
+def run_device(device: str) -> dict[str, Any]:
+    """Every spelling on every edge value in every dtype on ``device``: output bits, short and
+    long (the edge values at the end of a tensor of length `LONG`)."""
+    import torch
+
+    dev = torch.device(device)
+    out: dict[str, Any] = {}
+    for dtype in DTYPES:
+        dt = getattr(torch, dtype)
+        x = torch.tensor(_edge_values(dtype), dtype=torch.float64).to(dt)
+        fill = torch.full((LONG - len(x),), 0.5, dtype=dt)
+        long_x = torch.cat([fill, x])
+        row: dict[str, Any] = {"input": _bits(x)}
+        for name, fn in _spellings(torch).items():
+            try:
+                short = _bits(fn(x.to(dev)))
+                tail = _bits(fn(long_x.to(dev))[-len(x) :])
+                row[name] = {"short": short, "long": tail}
+            except (RuntimeError, TypeError) as exc:  # a dtype a device lacks
+                row[name] = {"raised": f"{type(exc).__name__}: {exc}"[:300]}
+        out[dtype] = row
+    return out
+
+
+def record(devices: list[str]) -> dict[str, Any]:
+    """A JSON-ready record of `run_device` on each device, with where it ran."""
+    import torch
+
+    names = {}
+    for d in devices:
+        if d.startswith("cuda"):
+            names[d] = torch.cuda.get_device_name(torch.device(d))
+        else:
+            names[d] = "CPU"
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "torch": torch.__version__,
+        "cards": names,
+        "edges": list(EDGE_NAMES),
+        "ops": list(OPS),
+        "devices": {d: run_device(d) for d in devices},
+    }
+
+
+def validate(data: Any, source: str) -> dict[str, Any]:
+    """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
+
+    def bad(what: str) -> RecordError:
+        return RecordError(f"{source}: {what}; record it again with benchmarks/gpu_edges_run.py")
+
+    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+        raise bad(f"not a {FORMAT} record")
+    if data.get("version") != VERSION:
+        raise bad(f"version {data.get('version')!r}, this fpexplore reads {VERSION}")
+    devices = data.get("devices")
+    if not isinstance(devices, Mapping) or not devices:
+        raise bad("no devices")
+    n = len(EDGE_NAMES)
+    for dev, rows in devices.items():
+        if not isinstance(rows, Mapping):
+            raise bad(f"device {dev!r} holds no rows")
+        for dtype in DTYPES:
+            row = rows.get(dtype)
+            if not isinstance(row, Mapping):
+                raise bad(f"{dev} lacks {dtype}")
+            limit = 1 << _BITS[dtype]
+            for op in OPS:
+                cell = row.get(op)
+                if not isinstance(cell, Mapping):
+                    raise bad(f"{dev} {dtype} lacks {op}")
+                if "raised" in cell:
+                    continue
+                for part in ("short", "long"):
+                    bits = cell.get(part)
+                    if not (
+                        isinstance(bits, list)
+                        and len(bits) == n
+                        and all(type(b) is int and 0 <= b < limit for b in bits)
+                    ):
+                        raise bad(f"{dev} {dtype} {op} {part}: not {n} {dtype} bit patterns")
+    return dict(data)
+
+
+def recorded(directory: str | Path | None = None) -> list[dict[str, Any]]:
+    """Every valid record in ``data/gpu/edges`` (newest name last); bad files are skipped."""
+    from ...records import gpu_dirs
+
+    folders = [Path(directory)] if directory is not None else [d / "edges" for d in gpu_dirs()]
+    out = []
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                data = validate(json.loads(path.read_text(encoding="utf-8")), str(path))
+            except (OSError, ValueError, RecordError):
+                continue
+            data["path"] = path.name
+            out.append(data)
+    return out
+
+
+def _sign_word(bits: int, dtype: str) -> str:
+    return "−" if bits >> (_BITS[dtype] - 1) else "+"
+
+
+def disagreements(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every (dtype, op, edge, length) where two devices' output bits differ, or where one
+    spelling differs from ``torch.relu`` on the same device: one row each."""
+    rows: list[dict[str, Any]] = []
+    devs = list(sides)
+    for dtype in DTYPES:
+        for op in OPS:
+            for part in ("short", "long"):
+                per_dev = {
+                    d: sides[d][dtype][op].get(part)
+                    for d in devs
+                    if "raised" not in sides[d][dtype][op]
+                }
+                for i, edge in enumerate(EDGE_NAMES):
+                    seen = {d: v[i] for d, v in per_dev.items()}
+                    if len(set(seen.values())) > 1:
+                        rows.append(
+                            {
+                                "dtype": dtype,
+                                "op": op,
+                                "edge": edge,
+                                "length": part,
+                                "outputs": {
+                                    d: f"{_sign_word(b, dtype)}0x{b:x}" for d, b in seen.items()
+                                },
+                            }
+                        )
+    return rows
+
+
+def summary(sides: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """How many (dtype, op, edge, length) cases were tried, and on which edges devices split."""
+    rows = disagreements(sides)
+    cases = len(DTYPES) * len(OPS) * 2 * len(EDGE_NAMES)
+    edges = sorted({r["edge"] for r in rows}, key=EDGE_NAMES.index)
+    return {"cases": cases, "split": len(rows), "edges": edges, "rows": rows}
+
+
+def relu_neg_zero(sides: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """What ``torch.relu(-0.0)`` returns in float32 on each device: '+0.0' or '-0.0'."""
+    i = EDGE_NAMES.index("-0.0")
+    out = {}
+    for d, rows in sides.items():
+        b = rows["float32"]["torch.relu"]["short"][i]
+        out[d] = "-0.0" if b == 0x80000000 else "+0.0" if b == 0 else f"0x{b:x}"
+    return out
+
+
+def as_array(bits: list[int], dtype: str) -> np.ndarray:
+    """Bit patterns back to values (bfloat16 widened to float32)."""
+    if dtype == "bfloat16":
+        return (np.asarray(bits, dtype=np.uint32) << 16).view(np.float32)
+    view = {"float32": np.uint32, "float64": np.uint64, "float16": np.uint16}[dtype]
+    return np.asarray(bits, dtype=view).view(np.dtype(dtype))
+
+
+def _nonzero_rows(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Disagreements (across devices, or against ``torch.relu`` on one device) on values that
+    are neither a zero nor a NaN."""
+    rows = disagreements(sides)
+    for dev, per in sides.items():
+        for dtype in DTYPES:
+            ref = per[dtype]["torch.relu"]
+            for op in OPS:
+                cell = per[dtype][op]
+                if "raised" in cell or "raised" in ref:
+                    continue
+                for part in ("short", "long"):
+                    for i, edge in enumerate(EDGE_NAMES):
+                        if cell[part][i] != ref[part][i]:
+                            rows.append({"dtype": dtype, "op": op, "edge": edge, "device": dev})
+    return [r for r in rows if r["edge"] not in ("+0.0", "-0.0", "NaN", "-NaN")]
+
+
+def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, Any], dict]:
+    """The relu edge claims and observations of the CPU-vs-accelerator lesson: this CPU live,
+    every recorded device beside it. Returns (claims, observations, data)."""
+    from ...result import Claim, Observation
+
+    recs = recorded()
+    sides: dict[str, Any] = {}
+    for rec in recs:
+        for dev, rows in rec["devices"].items():
+            where = "the GPU machine's cpu" if dev == "cpu" else f"{rec['cards'].get(dev)} {dev}"
+            label = f"{where} (recorded)"
+            sides[label] = rows
+    here = None
+    if torch_missing is None:
+        here = run_device("cpu")
+        sides = {"cpu (live, this machine)": here, **sides}
+    n_cases = len(DTYPES) * len(OPS) * 2 * len(EDGE_NAMES)
+    text_nonzero = (
+        "on every edge value but the zeros and NaNs (±inf, ±1, subnormals, the largest "
+        f"finite), all {len(OPS)} spellings of relu give the same bits in every dtype, short and "
+        f"long tensors, on every device here ({len(sides)})"
+    )
+    recorded_sides = {k: v for k, v in sides.items() if "(recorded)" in k}
+    cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
+    rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
+    fix = "record it on a GPU machine: python3 benchmarks/gpu_edges_run.py data/gpu/edges"
+    claims: dict[str, Any] = {}
+    if sides:
+        claims["relu_nonzero_identical"] = Claim(text_nonzero, not _nonzero_rows(sides))
+    else:
+        claims["relu_nonzero_identical"] = Claim.not_checked(text_nonzero, str(torch_missing))
+    text_zero = "in the recorded run, relu(−0.0) is −0.0 on the CPU and +0.0 on every CUDA device"
+    if cuda and rec_cpu:
+        zeros = relu_neg_zero({**rec_cpu, **cuda})
+        claims["relu_negzero_by_device"] = Claim(
+            text_zero + f" ({', '.join(f'{k}: {v}' for k, v in zeros.items())})",
+            all(zeros[k] == "-0.0" for k in rec_cpu) and all(zeros[k] == "+0.0" for k in cuda),
+        )
+    else:
+        claims["relu_negzero_by_device"] = Claim.not_checked(text_zero, f"no record: {fix}")
+    text_where = "where(x > 0, x, 0) turns NaN into +0.0 while torch.relu keeps a NaN"
+    if here is not None:
+        i, j = EDGE_NAMES.index("NaN"), EDGE_NAMES.index("-NaN")
+        a32 = {
+            op: as_array(here["float32"][op]["short"] + here["float32"][op]["long"], "float32")
+            for op in ("torch.relu", "where(x > 0, x, 0)")
+        }
+        n = len(EDGE_NAMES)
+        picks = [i, j, n + i, n + j]
+        claims["where_drops_nan"] = Claim(
+            text_where,
+            bool(
+                np.all(np.isnan(a32["torch.relu"][picks]))
+                and np.all(a32["where(x > 0, x, 0)"][picks] == 0)
+                and not np.any(np.signbit(a32["where(x > 0, x, 0)"][picks]))
+            ),
+        )
+    else:
+        claims["where_drops_nan"] = Claim.not_checked(text_where, str(torch_missing))
+    observations: dict[str, Any] = {}
+    if here is not None:
+        observations["relu_negzero_here"] = Observation(
+            "torch.relu(−0.0) in float32 on this CPU",
+            relu_neg_zero({"cpu": here})["cpu"],
+            "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",
+        )
+        split = summary(sides)
+        observations["relu_edges_split"] = Observation(
+            f"edge cases (of {n_cases} per device) where devices or spellings disagree",
+            split["split"],
+            "only on "
+            + (", ".join(split["edges"]) or "no edge")
+            + ": NaN payloads and signs follow each kernel's vector path",
+        )
+    data = {
+        "cases_per_device": n_cases,
+        "devices": list(sides),
+        "neg_zero": relu_neg_zero(sides) if sides else {},
+        "split": summary(sides)["rows"] if sides else [],
+    }
+    return claims, observations, data
