@@ -7,19 +7,38 @@ A failure names the switch, the lesson, its parameters and the claim.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import pytest
 
 from fpexplore.dispatch import SWITCHES, applicable, matrix
 
 PLAN = matrix.plan()
+WORKERS = 2  # fresh processes at once: each spends most of its time in one core
+
+
+@pytest.fixture(scope="module")
+def cells(request: pytest.FixtureRequest):
+    """The selected switches' processes, started together, `WORKERS` at a time."""
+    chosen = [
+        item.callspec.params["switch"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_claims_hold_under_switch"
+    ]
+    pool = ThreadPoolExecutor(max_workers=WORKERS)
+    futures: dict[str, Future] = {
+        s.name: pool.submit(matrix.run_cell, s, PLAN) for s in chosen if applicable(s)
+    }
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("switch", SWITCHES, ids=[s.name for s in SWITCHES])
-def test_claims_hold_under_switch(switch):
+def test_claims_hold_under_switch(switch, cells):
     if not applicable(switch):
         pytest.skip(f"{switch.name}: this CPU lacks {', '.join(switch.needs)}")
-    cell = matrix.run_cell(switch, PLAN)
+    cell = cells[switch.name].result()
     print(f"{switch.name}: {cell.seconds:.1f} s, {cell.states}, paths {cell.paths}")
     assert not cell.errors, "\n".join(cell.errors)
     assert not cell.failures, f"under {switch.name} ({dict(switch.env)}):\n" + "\n".join(
