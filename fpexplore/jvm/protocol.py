@@ -33,7 +33,3 @@ def pack(array: Any, name: str = "x") -> dict[str, Any]:
 def unpack(packed: dict[str, Any]) -> np.ndarray:
     dtype = np.dtype(packed["dtype"])
     return np.frombuffer(packed["bits"], dtype=dtype).reshape(packed["shape"]).copy()
-
-
-def is_packed(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"dtype", "shape", "bits"}

@@ -233,26 +233,6 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     )
 
 
-def float_bits_text(rows: list[FloatBitsRow]) -> str:
-    """The rows as a plain-text table (for terminals and notebooks without widgets)."""
-    cols = [
-        ("format", lambda r: r.format),
-        ("bits", lambda r: r.bits),
-        ("stored", lambda r: r.shortest),
-        ("error", lambda r: r.error),
-        ("error (ulp)", lambda r: f"{r.ulp_error:+.3g}"),
-        ("ulp", lambda r: f"{r.ulp:.3g}"),
-        ("next down", lambda r: r.neighbours[0]),
-        ("next up", lambda r: r.neighbours[1]),
-        ("note", lambda r: r.note),
-    ]
-    table = [[name for name, _ in cols]] + [[fn(r) for _, fn in cols] for r in rows]
-    widths = [max(len(line[i]) for line in table) for i in range(len(cols))]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in table
-    )
-
-
 def float_bits(value: str = "0.1") -> Any:
     """The widget: a text box and a log-scale slider for the magnitude, kept in step; the
     table updates on each change. Typed text is read exactly; the slider types its float64."""

@@ -11,8 +11,6 @@ import html
 from collections import OrderedDict
 from typing import Any
 
-import numpy as np
-
 #: the most values the view shows per stream (the k slider's maximum)
 MAX_K = 16
 _KEEP = 8  # lesson runs kept, newest last
@@ -173,8 +171,3 @@ def _next_settings(
             if i >= 0 and 0 <= j < len(streams) and streams[j] not in _TF + _JAVA:
                 side.append({**params, name: streams[j]})
     return ups + downs
-
-
-def first_values(comparison: Any, stream: str, k: int) -> np.ndarray:
-    """The first ``k`` values of ``stream`` in a kept run (for checks in notebooks)."""
-    return np.asarray(comparison.outcome(stream).value).ravel()[:k]

@@ -14,10 +14,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from ...backends.torch_device import torch_module
-from .._gpu.common import digest
 from . import experiment
 
 #: the record's scatter-style inputs: 10^6 values into 100 bins, seed 0 + 100
@@ -74,8 +71,3 @@ def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
         row["same_as_one_thread"] = row["digests"][0] == one["digests"][0]
     row.update(op=op, threads=n_threads, runs=runs, case=experiment._atomic_case_text(op, a))
     return row
-
-
-def cpu_digest(values: Any) -> str:
-    """The digest the records use for a result's bits."""
-    return digest(np.asarray(values))
