@@ -257,3 +257,34 @@ def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
         detail = "; ".join(x for x in (number, f"recorded: {where}") if x)
         claims[key] = Claim(f"{text} ({detail})", bool(holds))
     return claims, {**v, "cards": data["cards"], "torch": data["torch"], "path": data["path"]}
+
+
+def judge_myth(c: Any) -> tuple[str, str, str]:
+    """Myth "torch.manual_seed does not make multi-GPU or multi-stream runs reproducible",
+    from a run of the RNG lesson: (verdict, why, number)."""
+    keys = (
+        "seed_reaches_every_gpu",
+        "streams_reproduce",
+        "current_device_seed_misses_others",
+        "thread_race_varies",
+    )
+    states = {k: c.claims[k].state if k in c.claims else "absent" for k in keys}
+    if any(s == "not checked" or s == "absent" for s in states.values()):
+        return "not measured", "needs the recorded run on two GPUs (data/gpu/seeding)", ""
+    d = c.data["multi_gpu"]
+    number = (
+        f"{d['runs']} fresh processes on {len(d['cards'])} × {d['cards'][0]}: manual_seed → "
+        f"cuda:0 and cuda:1 {'identical' if d['gpus_same_stream'] else 'different'}; two "
+        f"streams {'reproduce' if d['streams_reproduce'] else 'vary'}; cuda.manual_seed then "
+        f"cuda:1: {d['distinct'][PROBES[2]]} distinct; two racing host threads: "
+        f"{max(d['distinct'][PROBES[6]], d['distinct'][PROBES[7]])} distinct per thread"
+    )
+    if states["seed_reaches_every_gpu"] == "holds" and states["streams_reproduce"] == "holds":
+        return (
+            "depends",
+            "on how the seed is set and who draws: manual_seed seeds every GPU and streams "
+            "launched in a fixed order reproduce; torch.cuda.manual_seed seeds only the "
+            "current device, and host threads racing for one generator get other draws each run",
+            number,
+        )
+    return "holds", "one manual_seed did not reproduce across GPUs or streams", number
