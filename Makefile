@@ -80,7 +80,7 @@ lab: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests --durations=30 $(PYTEST_ARGS)
 
 notebooks: setup
 	$(BIN)/python -m pytest notebooks --nbmake --nbmake-timeout=600 $(PYTEST_ARGS)
