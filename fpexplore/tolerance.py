@@ -235,17 +235,35 @@ OPS = ("sum", "dot", "matmul", "conv2d", "softmax", "layer_norm", "gelu")
 
 _MATMUL_N = 16  # matmul samples are n x k times k x n
 _ROWS = 4  # rows of the softmax and LayerNorm samples
-_MAX_PRODUCTS = 1 << 27  # fpexplore.truth.limits.MAX_PRODUCTS: matmul's truth on float64 data
+_CONV_OUT = 4 * 4 * 4  # conv2d outputs: 4 channels of 4 x 4 (a 6 x 6 image, 3 x 3 kernels)
+#: Exact products the truths of one `advise` may take (`work`): a few seconds on a laptop.
+MAX_WORK = 1 << 23
 #: Elements a certified (mpmath, two precisions) truth may take here: seconds, not minutes.
 MAX_CERTIFIED = 1 << 16
 
-#: (smallest, largest, step) of the size per op: the largest that runs in bounded time (the
-#: truth's guards included).
+
+def work(op: str, size: int) -> int:
+    """The exact products (reductions) or certified elements (softmax, LayerNorm) that the
+    truths of ``advise(op, size=size)`` take; `SIZES` keeps it within `MAX_WORK` and
+    `MAX_CERTIFIED`, and `advise` checks it before it starts."""
+    return {
+        "sum": size,
+        "dot": size,
+        "matmul": _MATMUL_N * _MATMUL_N * size,
+        "conv2d": 2 * _CONV_OUT * size,  # the truth and the bound's truth on |x|, |w|
+        "softmax": _ROWS * size,
+        "layer_norm": _ROWS * size,
+        "gelu": min(size, 4096),
+    }[op]
+
+
+#: (smallest, largest, step) of the size per op: the largest whose `work` fits the budget, so
+#: that every accepted size finishes in bounded time (and ``--help`` prints these).
 SIZES: dict[str, tuple[int, int, int]] = {
     "sum": (1, 1 << 20, 1),
     "dot": (1, 1 << 20, 1),
-    "matmul": (1, _MAX_PRODUCTS // _MATMUL_N**2, 1),
-    "conv2d": (9, (1 << 20) // 9 * 9, 9),
+    "matmul": (1, MAX_WORK // (_MATMUL_N * _MATMUL_N), 1),
+    "conv2d": (9, MAX_WORK // (2 * _CONV_OUT) // 9 * 9, 9),
     "softmax": (1, MAX_CERTIFIED // _ROWS, 1),
     "layer_norm": (1, MAX_CERTIFIED // _ROWS, 1),
     "gelu": (1, 1 << 20, 1),
@@ -351,6 +369,9 @@ def _check_size(size: Any, op: str) -> int:
     except TypeError:
         n = 0
     if not low <= n <= high or n % step:
+        raise InvalidParameter("size", size, f"{size_accepted(op)} for {op}", "tolerance.advise")
+    budget = MAX_CERTIFIED if op in ("softmax", "layer_norm") else MAX_WORK
+    if work(op, n) > budget:  # pragma: no cover - SIZES is derived from the same budget
         raise InvalidParameter("size", size, f"{size_accepted(op)} for {op}", "tolerance.advise")
     return n
 
