@@ -163,6 +163,31 @@ def valid_draws(
     return sets
 
 
+def _run_joint(lesson: Lesson, params: dict[str, Any]) -> tuple[dict[str, Any], Comparison]:
+    """Run ``params``; where a value is valid alone but not with the others (a crop larger
+    than the image, a dtype an op does not take), the lesson refuses it naming the parameter:
+    retry with that parameter at its quick value, then its default, then its low edge."""
+    params = dict(params)
+    tried: set[tuple[str, Any]] = set()
+    while True:
+        try:
+            return params, lesson.run(**params)
+        except InvalidParameter as exc:
+            p = next((q for q in lesson.params if q.name == exc.name), None)
+            if p is None:
+                raise
+            fallbacks = [lesson.quick.get(p.name, p.default), p.default]
+            if isinstance(p, Interval):
+                fallbacks.append(int(p.low) if p.integer else p.low)
+            for value in fallbacks:
+                if (p.name, repr(value)) not in tried and value != params[p.name]:
+                    tried.add((p.name, repr(value)))
+                    params[p.name] = value
+                    break
+            else:
+                raise
+
+
 def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> list[str]:
     problems = []
     if not isinstance(c, Comparison):
@@ -240,7 +265,7 @@ def check_lesson(
         for params in valid_draws(lesson, draws, seed, bounds, choices):
             start = time.perf_counter()
             try:
-                c = lesson.run(**params)
+                params, c = _run_joint(lesson, params)
             except Exception as exc:
                 problems.append(f"{lesson.name} {params}: raised {type(exc).__name__}: {exc}")
                 continue

@@ -22,6 +22,7 @@ are realistic rather than worst case.
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 from dataclasses import asdict, dataclass
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import formats
-from .errors import InvalidParameter
+from .errors import InvalidInput, InvalidParameter, UnknownParameter
 
 __all__ = [
     "FUNC_ULPS",
@@ -357,7 +358,7 @@ class Advice:
 
 
 def _check_op(op: Any) -> str:
-    if op not in OPS:
+    if not isinstance(op, str) or op not in OPS:
         raise InvalidParameter("op", op, "one of " + ", ".join(OPS), "tolerance.advise")
     return op
 
@@ -568,17 +569,30 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
 
 def layer_bound(kind: str, **kw: Any) -> np.ndarray:
     """Dispatch used by `fpexplore.diverge`: the per-element bound of a layer ``kind``."""
-    fn = {
-        "dot": dot_bound,
-        "rounding": rounding_bound,
-        "normalize": normalize_bound,
-        "softmax": softmax_bound,
-        "gelu": gelu_bound,
-        "function": function_bound,
-    }.get(kind)
+    fn = (
+        {
+            "dot": dot_bound,
+            "rounding": rounding_bound,
+            "normalize": normalize_bound,
+            "softmax": softmax_bound,
+            "gelu": gelu_bound,
+            "function": function_bound,
+        }.get(kind)
+        if isinstance(kind, str)
+        else None
+    )
     if fn is None:
         raise InvalidParameter("kind", kind, "dot, rounding, normalize, softmax, gelu, function")
     where = f"tolerance.layer_bound({kind!r})"
+    sig = inspect.signature(fn).parameters
+    for name in kw:
+        if name not in sig:
+            raise UnknownParameter(name, kw[name], tuple(sig), where)
+    for name, p in sig.items():
+        if p.default is inspect.Parameter.empty and name not in kw:
+            raise InvalidParameter(name, None, "given (it has no default)", where)
+    if "fmt" in kw:
+        formats.get(kw["fmt"])  # InvalidParameter naming 'fmt'
     for name in ("n", "roundings", "stats_terms"):
         if name in kw:
             kw[name] = _count(kw[name], where, name)
@@ -590,4 +604,11 @@ def layer_bound(kind: str, **kw: Any) -> np.ndarray:
             ok = False
         if not ok:
             raise InvalidParameter("abs_sum", kw["abs_sum"], "finite and non-negative", where)
-    return fn(**kw)
+    try:
+        with np.errstate(all="ignore"):
+            return fn(**kw)
+    except (TypeError, ValueError, OverflowError, IndexError) as exc:
+        arrays = ", ".join(k for k in kw if k not in ("fmt", "n", "roundings", "stats_terms"))
+        raise InvalidInput(
+            f"{where}: the arrays given ({arrays}) must be numbers of matching shapes: {exc}"
+        ) from None

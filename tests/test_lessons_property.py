@@ -16,16 +16,20 @@ PLAN: dict[str, dict] = {
     "summation_order": {"bounds": {"n": (1, 20_000)}},
     "rng_seeds": {"bounds": {"n": (1, 2_000), "k": (1, 64)}},
     "train_vs_eval": {"bounds": {"batch": (1, 64), "runs": (2, 40)}},
-    "gpu_determinism": {"choices": {"device": ["auto", "cpu"], "quick": [True]}},
+    "gpu_determinism": {
+        "bounds": {"runs": (2, 4), "processes": (0, 1)},
+        "choices": {"device": ["auto", "cpu"], "quick": [True]},
+    },
     "djl_normalization": {},
-    "tf_vs_torch": {"bounds": {"size": (0, 4_096), "length": (1, 200)}},
+    "tf_vs_torch": {"bounds": {"size": (0, 1_000), "length": (1, 100)}},
     "tf32": {"choices": {"device": ["auto", "cpu"]}},
     "cpu_vs_accelerator": {"choices": {"device": ["auto", "cpu"]}},
     "libtorch_vs_pytorch": {
         "choices": {"size": [16, 32], "sum_length": [1000, 10000], "cuda": ["recorded", "auto"]}
     },
     "distributed_reduction": {"bounds": {"n": (64, 4_096)}},
-    "cpu_dispatch": {},
+    # every op; the switch pairs (a fresh process each) are test_claims_any_machine's job
+    "cpu_dispatch": {"choices": {"a": ["this-machine"], "b": ["this-machine"]}},
 }
 
 LESSONS = all_lessons()
