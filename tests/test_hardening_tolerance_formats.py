@@ -44,10 +44,16 @@ def test_advise_size_limits_match_the_truth_guards():
     k = tolerance.SIZES["matmul"][1]
     n = tolerance._MATMUL_N
     limits.check("matmul", products=n * n * k)  # the truth accepts the largest size
-    with pytest.raises(InvalidInput):
-        limits.check("matmul", products=n * n * (k + 1))
     for op in ("softmax", "layer_norm"):
         assert tolerance.SIZES[op][1] * tolerance._ROWS <= tolerance.MAX_CERTIFIED
+    # the work estimate bounds every accepted size, and the next size up would pass it
+    for op in ("matmul", "conv2d"):
+        _, high, step = tolerance.SIZES[op]
+        assert tolerance.work(op, high) <= tolerance.MAX_WORK < tolerance.work(op, high + step)
+    for op in tolerance.OPS:
+        assert tolerance.work(op, tolerance.SIZES[op][1]) <= max(
+            tolerance.MAX_WORK, tolerance.MAX_CERTIFIED
+        )
 
 
 def test_cli_help_states_the_sizes_that_run(capsys):
