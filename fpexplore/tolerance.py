@@ -34,6 +34,7 @@ from . import formats
 from .errors import InvalidInput, InvalidParameter, UnknownParameter
 
 __all__ = [
+    "ERF_ULPS",
     "FUNC_ULPS",
     "OPS",
     "Advice",
@@ -45,6 +46,10 @@ __all__ = [
 ]
 
 FUNC_ULPS = 4  # relative error allowed for one elementary function, in units of u
+#: Absolute error allowed for erf inside a GELU kernel, in units of u: torch's CPU GELU uses a
+#: vectorized polynomial erf whose absolute error reaches about 10.6 u on [-6, 6] in float32
+#: (measured against float64), more than a correctly rounded erf's 1.
+ERF_ULPS = 12
 _SAFETY = 1 + 2.0**-30  # the bounds themselves are evaluated in float64: cover that rounding
 
 
@@ -207,14 +212,14 @@ def softmax_bound(x: np.ndarray, exact: np.ndarray, axis: int, fmt: Any) -> np.n
 def gelu_bound(x: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
     """``x/2 * (1 + erf(x/sqrt(2)))`` (or torch's tanh form, for its own definition).
 
-    erf is within ``F`` ulps (an absolute ``F*u`` since |erf| <= 1), its argument carries a
-    relative ``u`` (``|erf'(t) t| <= 0.49``), and ``1 + erf`` can cancel, so the error is
-    absolute in ``x`` plus relative in the result:
+    erf is within an absolute ``E*u`` (`ERF_ULPS`: the vectorized erf of torch's kernel), its
+    argument carries a relative ``u`` (``|erf'(t) t| <= 0.49``), and ``1 + erf`` can cancel, so
+    the error is absolute in ``x`` plus relative in the result:
 
-        |err| <= (F + 2) u |x| / 2 + gamma(3) |y|.
+        |err| <= (E + 2) u |x| / 2 + gamma(3) |y|.
     """
     u = unit_roundoff(fmt)
-    return ((FUNC_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY + (
+    return ((ERF_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY + (
         underflow(fmt, 4)
     )
 
@@ -240,7 +245,7 @@ _CONV_OUT = 4 * 4 * 4  # conv2d outputs: 4 channels of 4 x 4 (a 6 x 6 image, 3 x
 #: Exact products the truths of one `advise` may take (`work`): a few seconds on a laptop.
 MAX_WORK = 1 << 23
 #: Elements a certified (mpmath, two precisions) truth may take here: seconds, not minutes.
-MAX_CERTIFIED = 1 << 16
+MAX_CERTIFIED = 1 << 15
 
 
 def work(op: str, size: int) -> int:
