@@ -213,3 +213,16 @@ def test_gelu_measurement_is_inside_its_own_bound(size):
     pytest.importorskip("torch")
     advice = tolerance.advise("gelu", "float32", size)
     assert advice.within_bound is True, advice.text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", tolerance.OPS)
+def test_the_largest_accepted_size_finishes_in_bounded_time(op):
+    """`tolerance.work` keeps every accepted size to seconds (measured 2-11 s on a shared
+    2-core machine at the largest sizes); the limit here leaves room for a slower CI."""
+    import time
+
+    start = time.perf_counter()
+    advice = tolerance.advise(op, "float32", tolerance.SIZES[op][1])
+    assert time.perf_counter() - start < 30, op
+    assert advice.within_bound is not False, advice.text()
