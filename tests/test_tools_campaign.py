@@ -470,7 +470,7 @@ def _cli(c: Campaign, tmp: Any) -> None:
         c.attempt("cli", run, (["diverge", "mlp", "--plot", w, "--plant", w],), oracle=_cli_ok)
         c.attempt("cli", run, (["export", w, "--html", w],), oracle=_cli_ok)
         c.attempt("cli", run, (["report", "--out", w, "--lesson", w],), oracle=_cli_ok)
-    for path in ["", str(tmp), "/proc/x/y.html", "/dev/null/x.html", "\x01"]:
+    for path in ["", str(tmp), "/proc/x/y.html", "/dev/null/x.html", "\x00"]:
         for lesson in ("summation_order", "x"):
             c.attempt("cli", run, (["export", lesson, "--html", path],), oracle=_cli_ok)
             c.attempt("cli", run, (["report", "--out", path, "--lesson", lesson],), oracle=_cli_ok)
