@@ -341,6 +341,31 @@ def _metrics_truth(c: Campaign) -> None:
         )
 
 
+def _orders(c: Campaign) -> None:
+    from fpexplore import orders
+
+    for order in [*orders.names(), *HOSTILE]:
+        c.attempt("orders", orders.describe, (order,), names=("order",))
+        for x in HOSTILE:
+            c.attempt("orders", orders.emulate, (x, order), names=("x", "order"))
+        for threads in HOSTILE:
+            c.attempt(
+                "orders", orders.emulate, ([1.0, 2.0], order, threads), names=("threads", "order")
+            )
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        x = rng.standard_normal(int(rng.integers(1, 50))).astype(np.float32)
+        want = np.float32(0.0)
+        for v in x:
+            want = np.float32(want + v)
+        c.attempt(
+            "orders",
+            orders.emulate,
+            (x, "sequential"),
+            oracle=lambda r, w=want: np.float32(r).tobytes() == w.tobytes(),
+        )
+
+
 # ---------------------------------------------------------------------------------------------
 # diverge, determinism_check, export, report (argument checks only)
 
@@ -482,7 +507,8 @@ def _cli(c: Campaign, tmp: Any) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-AREAS = ("formats", "tolerance", "metrics", "truth", "diverge", "determinism", "export")
+AREAS = ("formats", "tolerance", "metrics", "truth", "orders", "diverge", "determinism")
+AREAS += ("export",)
 AREAS += ("report", "cli")
 
 
@@ -494,6 +520,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
     _tolerance(c)
     _advise_small(c)
     _metrics_truth(c)
+    _orders(c)
     _diverge(c)
     _determinism(c)
     _export_report(c, tmp)
