@@ -432,6 +432,10 @@ def check(
         not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
     ):
         raise InvalidParameter("seed", seed, "None or an integer in [0, 2**64)", WHERE)
+    if flag_sets is not None and (
+        not isinstance(flag_sets, list | tuple) or not all(isinstance(n, str) for n in flag_sets)
+    ):
+        raise InvalidParameter("flag_sets", flag_sets, "names from: " + ", ".join(FLAG_SETS), WHERE)
     names = list(FLAG_SETS) if flag_sets is None else list(flag_sets)
     unknown = [n for n in names if n not in FLAG_SETS]
     if unknown or not names:
@@ -557,8 +561,12 @@ def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
                 "--device cuda --backward --json"
             )
         path = found[-1]
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
+        raise InvalidParameter("path", path, "None or a path to a JSON record", "load_record")
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         if data.get("format") != "fpexplore-determinism-check" or "report" not in data:
             raise ValueError("not a determinism-check record")
     except (OSError, ValueError) as exc:

@@ -37,6 +37,12 @@ def grid(param: Param, current: Any, points: int = 5) -> tuple[Any, ...]:
     range (cheap lessons stay cheap). Linear intervals: ``points`` values evenly spread.
     Free text has no grid (empty).
     """
+    if not isinstance(param, Param):
+        raise InvalidParameter("param", param, "a declared parameter (fpexplore.params)", "grid")
+    if isinstance(param, Interval):
+        current = param.validate(current, "export.grid")  # names the parameter
+        if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= 50:
+            raise InvalidParameter("points", points, "an int in [2, 50]", "export.grid")
     if isinstance(param, Options):
         return tuple(param.choices)
     if isinstance(param, Flag):
@@ -159,6 +165,15 @@ def export(
 
     lesson = get(lesson_name)
     path = check_out(out, "out", "export")
+    if params is not None and not isinstance(params, dict):
+        raise InvalidParameter("params", params, "None or a dict of parameter values", "export")
+    if vary is not None and not isinstance(vary, str):
+        raise InvalidParameter("vary", vary, "None or a parameter's name", "export")
+    if values is not None and not isinstance(values, list | tuple):
+        raise InvalidParameter("values", values, "None or a list of values", "export")
+    for flag, value in (("interactive", interactive), ("progress", progress)):
+        if not isinstance(value, bool):
+            raise InvalidParameter(flag, value, "True or False", "export")
     where = f"lesson '{lesson.name}'"
     full = validate_all(lesson.params, dict(params or {}), where)
     comparison = lesson.run(**full)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .errors import InvalidInput, InvalidParameter
+from .errors import InvalidInput, InvalidParameter, shown
 
 __all__ = [
     "FORMATS",
@@ -186,6 +186,17 @@ def get(fmt: Any) -> Format:
 _NOT_FLOATS = (bool, np.bool_, bytes, bytearray, memoryview, range)
 
 
+def _array(x: Any, where: str, name: str = "x") -> np.ndarray:
+    """``np.asarray(x)``, with a ragged list or an object numpy cannot read refused by name."""
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidInput(
+            f"{where}: {name!r} must be a number or a rectangular array of numbers; got "
+            f"{shown(x)} ({exc})."
+        ) from None
+
+
 def _refuse_non_numbers(x: Any, where: str, name: str = "x") -> None:
     """Raise `InvalidInput` for a bool (scalar or array), bytes, bytearray or range."""
     if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
@@ -248,7 +259,7 @@ def _round_scalar(value: Any, f: Format) -> float:
         return mpf(f)
     raise InvalidInput(
         f"round_exact: 'value' must be a Fraction, int, float, an mpmath number, or an object "
-        f"array of those; got {value!r} of type {type(value).__name__}."
+        f"array of those; got {shown(value)} of type {type(value).__name__}."
     )
 
 
@@ -298,6 +309,11 @@ def round_exact(value: Any, fmt: Any = "binary64") -> Any:
                 flat[i] = _round_scalar(v, f)
             with np.errstate(invalid="ignore"):
                 return out.astype(f.storage)
+        if value.dtype.kind not in "fiu" and value.dtype.name != "bfloat16":
+            raise InvalidInput(
+                f"round_exact: 'value' must be numbers (a float, int or object array of exact "
+                f"values); got an array of dtype {value.dtype}."
+            )
         return round_array(value, f)
     return f.storage.type(_round_scalar(value, f))
 
@@ -316,7 +332,7 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
     """
     f = get(fmt)
     _refuse_non_numbers(x, "round_array")
-    a = np.asarray(x)
+    a = _array(x, "round_array")
     if a.dtype.kind not in "fiu" and a.dtype.name != "bfloat16":
         raise InvalidInput(
             f"round_array: 'x' must be an array of numbers (float or int dtype); got dtype "
@@ -407,7 +423,7 @@ def from_bits(pattern: Any, fmt: Any) -> Any:
     """The value(s) with bit pattern(s) ``pattern`` in ``fmt``, as the storage dtype."""
     f = get(fmt)
     accepted = f"an integer (or integer array) in [0, 2**{f.width})"
-    p = np.asarray(pattern)
+    p = _array(pattern, "from_bits", "pattern")
     if p.dtype == object:
         vals = p.reshape(-1).tolist()
         if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in vals):
@@ -511,7 +527,7 @@ def ulp(x: Any, fmt: Any) -> Any:
         return math.ldexp(1.0, e) if e <= 1023 else math.inf  # inf: beyond float64's range
     if hasattr(x, "_mpf_"):
         x = float(x)
-    a = np.asarray(x)
+    a = _array(x, "ulp")
     if a.dtype.kind not in "f" or isinstance(x, bool):
         if a.dtype.kind in "iu":
             return ulp(np.array(a.astype(object)), f) if a.ndim else ulp(int(a), f)

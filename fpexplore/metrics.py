@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import formats
-from .errors import InvalidInput
+from .errors import InvalidInput, shown
 
 if TYPE_CHECKING:
     from .truth.value import Truth
@@ -132,7 +132,13 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
         got = t.numpy()
     elif not isinstance(got, np.ndarray | np.generic) and hasattr(got, "numpy"):  # TF, JAX
         got = got.numpy()
-    arr = np.asarray(got)
+    try:
+        arr = np.asarray(got)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidInput(
+            f"'got' must be a number or a rectangular array of floats; got {shown(got, 60)} "
+            f"({exc})."
+        ) from None
     if arr.dtype.name == "bfloat16":
         implied, arr = "bfloat16", arr.astype(np.float32)
     if arr.dtype.kind in "iu":
@@ -148,6 +154,11 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
         raise InvalidInput(
             f"got must be floating-point numbers (a numpy array or scalar, a float, a torch or "
             f"TensorFlow tensor); got dtype {arr.dtype} ({type(got).__name__})."
+        )
+    if fmt is None and implied is None and arr.dtype.itemsize > 8:  # long double: no format
+        raise InvalidInput(
+            f"'got' has dtype {arr.dtype}, which no format here stores; convert it to float64 "
+            "(or name its format with fmt=)."
         )
     f = formats.get(fmt if fmt is not None else implied if implied is not None else arr.dtype)
     a64 = arr.astype(np.float64)
@@ -187,7 +198,7 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
     if not isinstance(truth, Truth):
         raise InvalidInput(
             f"measure: 'truth' must be a fpexplore.truth.Truth (e.g. fpexplore.truth.sum(x)); "
-            f"got {truth!r:.60} of type {type(truth).__name__}."
+            f"got {shown(truth, 60)} of type {type(truth).__name__}."
         )
     g, f = as_format_array(got, fmt)
     scalar = g.ndim == 0

@@ -123,20 +123,25 @@ def check_out(out: object, option: str = "out", where: str = "") -> Path:
     text = os.fspath(out)
     if not isinstance(text, str) or not text:
         raise refuse("the path is empty")
+    if "\x00" in text:
+        raise refuse("a path holds no NUL character")
     p = Path(text)
-    if p.is_dir():
+    try:
+        is_dir, folder = p.is_dir(), p.parent
+        folder_exists, folder_is_dir, existed = folder.exists(), folder.is_dir(), p.exists()
+    except OSError as exc:  # a name too long for the system, and such
+        raise refuse(f"it cannot be written: {exc.strerror or exc}") from None
+    if is_dir:
         raise refuse(f"{text!r} is a folder")
-    folder = p.parent
-    if not folder.exists():
+    if not folder_exists:
         raise refuse(f"the folder {str(folder)!r} does not exist")
-    if not folder.is_dir():
+    if not folder_is_dir:
         raise refuse(f"{str(folder)!r} is not a folder")
-    existed = p.exists()
     try:
         with open(p, "a", encoding="utf-8"):
             pass
-    except OSError as exc:
-        raise refuse(f"it cannot be written: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a name the system cannot take
+        raise refuse(f"it cannot be written: {getattr(exc, 'strerror', None) or exc}") from None
     if not existed:
         p.unlink(missing_ok=True)
     return p

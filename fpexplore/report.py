@@ -85,8 +85,16 @@ def run_lessons(
     """Run the lessons (all, or ``names``) with their defaults, then on each older record."""
     from tqdm.auto import tqdm
 
+    from .errors import InvalidParameter
     from .lessons import all_lessons, get
 
+    if names is not None and (
+        not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names)
+    ):
+        raise InvalidParameter("names", names, "None (every lesson) or a list of lesson names")
+    for flag, value in (("all_records", all_records), ("progress", progress)):
+        if not isinstance(value, bool):
+            raise InvalidParameter(flag, value, "True or False", "report")
     lessons = {n: get(n) for n in names} if names else all_lessons()
     jobs: list[tuple[Lesson, dict[str, Any], str]] = [(ls, {}, "") for ls in lessons.values()]
     if all_records:

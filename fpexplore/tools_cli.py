@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 
@@ -105,7 +106,10 @@ def _diverge(args: argparse.Namespace) -> int:
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
     if args.plot is not None:
         fig = diverge.plot(report)
-        fig.savefig(args.plot, dpi=110)
+        kind = os.path.splitext(args.plot)[1][1:].lower()
+        if kind not in fig.canvas.get_supported_filetypes():
+            kind = "png"  # the name is kept as given: no ".png" appended to it
+        fig.savefig(args.plot, dpi=110, format=kind)
     return 0
 
 

@@ -163,3 +163,10 @@ def test_diverge_plot_is_written_where_asked(tmp_path, capsys):
     assert cli.main(["diverge", "mlp", "--plot", str(out)]) == 0
     assert out.read_bytes().startswith(b"\x89PNG")
     assert "agree within rounding" in capsys.readouterr().out
+
+
+def test_diverge_plot_without_a_suffix_keeps_the_name_given(tmp_path):
+    out = tmp_path / "errors"  # matplotlib alone would write errors.png
+    assert cli.main(["diverge", "mlp", "--plot", str(out)]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert not (tmp_path / "errors.png").exists()

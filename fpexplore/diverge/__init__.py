@@ -80,6 +80,10 @@ def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> Div
 
 def plot(report: DivergenceReport, ax: Any = None) -> Any:
     """Error each side adds per layer (in ULPs) with the bound, the culprit marked."""
+    from ..errors import InvalidParameter
     from .widget import plot as _plot
+
+    if not isinstance(report, DivergenceReport):
+        raise InvalidParameter("report", report, "a DivergenceReport (from compare)", "plot")
 
     return _plot(report, ax)

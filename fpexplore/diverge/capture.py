@@ -140,6 +140,8 @@ def capture_keras(
     tf = backends.load("tensorflow")
     keras = tf.keras
     groups = dict(groups or {})
+    if not isinstance(getattr(model, "layers", None), list | tuple):
+        raise InvalidParameter("model", model, "a Keras model (with .layers)", "capture_keras")
     layers = [la for la in model.layers if type(la).__name__ != "InputLayer"]
     by_name = {la.name: la for la in layers}
     for key, (first, last) in groups.items():

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import formats, metrics
-from ..errors import InvalidInput
+from ..errors import InvalidInput, InvalidParameter
 from .capture import Capture
 from .specs import LayerSpec, spec_of
 
@@ -349,6 +349,9 @@ def compare(
     is measured against it too, so a dropout it left in train mode is caught like any other
     difference.
     """
+    for name, side in (("a", a), ("b", b)):
+        if not isinstance(side, Capture):
+            raise InvalidParameter(name, side, "a Capture (from capture_torch, ...)", "compare")
     if specs is None:
         src = a if a.modules else b
         specs = {n: s for n, m in src.modules.items() if (s := spec_of(n, m)) is not None}

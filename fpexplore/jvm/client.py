@@ -12,12 +12,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from ..errors import BackendUnavailable, InvalidInput, InvalidParameter, WorkerError
@@ -43,6 +45,27 @@ def signal_name(number: int) -> str:
         if low is not None and high is not None and low <= number <= high:
             return f"SIGRTMIN+{number - low}"
         return f"signal {number}"
+
+
+def fatal_signal(log_path: Path, pid: int) -> str | None:
+    """The signal the JVM's fatal-error handler reported for worker ``pid`` (``SIGSEGV``...),
+    read from its crash report (``-XX:ErrorFile``) or its log; None if it wrote none. The JVM
+    handles SIGSEGV, SIGBUS, SIGFPE and SIGILL itself and then aborts, so the process's own
+    exit status says SIGABRT whatever the signal was."""
+    for path in (log_path.parent / f"hs_err_worker_{pid}.log", log_path):
+        try:
+            with open(path, "rb") as f:
+                text = f.read(1 << 20).decode("utf-8", "replace")
+        except OSError:
+            continue
+        found = _FATAL.search(text)
+        if found:
+            return found.group(1)
+    return None
+
+
+#: The header line of a JVM crash report: ``#  SIGSEGV (0xb) at pc=0x..., pid=123, tid=456``.
+_FATAL = re.compile(r"^#\s+(SIG[A-Z]+) \(0x[0-9a-f]+\)", re.MULTILINE)
 
 
 class Worker:
@@ -103,7 +126,10 @@ class Worker:
 
     def _death(self, doing: str) -> WorkerError:
         code = self.proc.wait(timeout=10)
-        if code < 0:
+        caught = fatal_signal(self.log_path, self.pid) if code == -signal.SIGABRT else None
+        if caught and caught != "SIGABRT":
+            how = f"was killed by {caught} (the JVM caught it, wrote its crash report and aborted)"
+        elif code < 0:
             how = f"was killed by {signal_name(-code)}"
         elif code >= STOPPED:  # the worker's own handler: a clean exit on a signal
             how = f"stopped on {signal_name(code - STOPPED)}"

@@ -46,6 +46,9 @@ class Java:
             "-Xmx1g",
             "-XX:TieredStopAtLevel=1",
             "-XX:ReservedCodeCacheSize=48m",
+            # a crash report where the client reads it back (`client.fatal_signal`): the JVM
+            # catches SIGSEGV, SIGBUS, SIGFPE and SIGILL, writes this file and aborts
+            f"-XX:ErrorFile={artifacts.djl_dir() / 'hs_err_worker_%p.log'}",
             classpath=artifacts.classpath(),
             convertStrings=True,
         )

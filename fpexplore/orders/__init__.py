@@ -136,7 +136,7 @@ def describe(order: str) -> str:
 
 
 def _order(order: str) -> Order:
-    if order not in ORDERS:
+    if not isinstance(order, str) or order not in ORDERS:
         raise InvalidParameter("order", order, "one of " + ", ".join(map(repr, ORDERS)))
     return ORDERS[order]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, shown
 
 ACCEPTED = "a float array of dtype float16, bfloat16, float32 or float64 (numpy, torch or TF)"
 
@@ -58,7 +58,7 @@ def as_float_array(
             a = np.asarray(None)
         if a.dtype.kind not in "fiu":  # None, strings, ragged lists, bools in a list
             raise InvalidInput(
-                f"{where}: '{name}' ({x!r:.60} of type {type(x).__name__}) is not numeric; "
+                f"{where}: '{name}' ({shown(x, 60)} of type {type(x).__name__}) is not numeric; "
                 f"accepted is {ACCEPTED}."
             )
         x = a.astype(np.float64)

@@ -27,7 +27,7 @@ MAX_BYTES = max(256 << 20, _memory() // 4)  # a quarter of this machine's memory
 
 
 def _gib(n: float) -> str:
-    return f"{n / (1 << 30):.2f} GiB"
+    return f"{n / (1 << 30):.2f} GiB" if n < 1e300 else "more than 1e300 bytes"
 
 
 def check(

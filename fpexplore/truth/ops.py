@@ -314,14 +314,18 @@ def _index(v: Any) -> int:
     return operator.index(v)
 
 
+_MAX_PAIR = 2**31 - 1  # beyond it no input fits in memory anyway
+
+
 def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
     try:
         t = tuple(v) if isinstance(v, tuple | list | np.ndarray) and np.ndim(v) else (v, v)
         p = tuple(_index(i) for i in t)
     except (TypeError, ValueError):
         p = ()
-    if len(p) != 2 or min(p) < low:
-        raise InvalidParameter(name, v, f"an integer >= {low} or a pair of them", "truth.conv2d")
+    if len(p) != 2 or min(p) < low or max(p) > _MAX_PAIR:
+        accepted = f"an integer in [{low}, 2**31 - 1] or a pair of them"
+        raise InvalidParameter(name, v, accepted, "truth.conv2d")
     return p[0], p[1]
 
 

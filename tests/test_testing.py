@@ -1,0 +1,89 @@
+"""`fpexplore.testing.check_lesson` itself: it passes a lesson that meets the contract and names
+every breach of one that does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from fpexplore.errors import InvalidParameter
+from fpexplore.lessons import Lesson
+from fpexplore.params import Flag, Interval, Options
+from fpexplore.result import Claim, Comparison
+from fpexplore.testing import LessonContractError, bad_values, check_lesson, valid_draws
+
+PARAMS = (
+    Interval("n", 10, "terms", low=1, high=100, integer=True),
+    Options("kind", "a", "kind", choices=("a", "b", "c")),
+    Flag("fast", False, "fast"),
+)
+
+
+def _lesson(compute, params=PARAMS) -> Lesson:
+    return Lesson("toy", "Toy", "A toy lesson.", params, compute)
+
+
+def _good(n, kind, fast):
+    claim = Claim("n is positive", n > 0) if n > 1 else Claim.not_checked("n > 1", "n is 1")
+    return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), {"pos": claim})
+
+
+def test_a_lesson_that_meets_the_contract_passes():
+    result = check_lesson(_lesson(_good), draws=4, seed=1)
+    assert result.bad_cases > 30 and len(result.runs) >= 4
+    ns = [params["n"] for params, _, _ in result.runs]
+    assert 1 in ns and 100 in ns  # both edges
+    assert {params["kind"] for params, _, _ in result.runs} == {"a", "b", "c"}
+    assert "toy" in result.summary()
+
+
+def test_a_failing_claim_is_named():
+    def compute(n, kind, fast):
+        c = _good(n, kind, fast)
+        return Comparison("toy", c.params, None, (), {"pos": Claim("n is small", n < 50)})
+
+    with pytest.raises(LessonContractError, match="claim 'pos' FAILS"):
+        check_lesson(_lesson(compute), draws=3)
+
+
+def test_a_claim_not_checked_without_reason_is_named():
+    def compute(n, kind, fast):
+        return Comparison("toy", {}, None, (), {"pos": Claim("x", None)})
+
+    with pytest.raises(LessonContractError, match="gives no reason"):
+        check_lesson(_lesson(compute), draws=1)
+
+
+def test_a_raw_exception_and_a_lax_parameter_are_named():
+    class Lax(Interval):
+        def validate(self, value, where=""):
+            return value  # accepts anything
+
+    def compute(n):
+        if not isinstance(n, int):
+            raise ZeroDivisionError("boom")
+        return _good(n, "a", False)
+
+    with pytest.raises(LessonContractError) as info:
+        check_lesson(_lesson(compute, (Lax("n", 10, "", low=1, high=5, integer=True),)))
+    text = str(info.value)
+    assert "n=None raised ZeroDivisionError: boom" in text and "n=6 was accepted" in text
+
+
+def test_bad_values_are_refused_by_the_declarations_themselves():
+    for p in PARAMS:
+        for v in bad_values(p):
+            with pytest.raises(InvalidParameter):
+                p.validate(v)
+
+
+def test_draws_are_seeded_and_cover_every_choice():
+    lesson = _lesson(_good)
+    assert valid_draws(lesson, 5, seed=3) == valid_draws(lesson, 5, seed=3)
+    assert len(valid_draws(lesson, 1)) == 3  # three choices of 'kind'
+
+
+def test_check_lesson_refuses_bad_arguments():
+    with pytest.raises(InvalidParameter, match="'draws'"):
+        check_lesson(_lesson(_good), draws=0)
+    with pytest.raises(InvalidParameter, match="'lesson'"):
+        check_lesson(3)  # type: ignore[arg-type]
