@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm
+.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm slides
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
@@ -65,6 +65,12 @@ widgets-js: $(CACHE)/widgets/.fetched
 $(CACHE)/widgets/.fetched: fpexplore/widget_bundle.py $(VENV)/.installed
 	$(BIN)/python -m fpexplore setup widgets
 	@touch $@
+
+# The workshop kit into build/workshop: a handout and facilitator notes per notebook (from the
+# notebooks and the recorded runs) and each lesson's page from `fpexplore export` as its slides,
+# with an index (build/workshop/index.html). Without --slides it takes a second.
+slides: $(VENV)/.installed
+	$(BIN)/python -m fpexplore workshop --slides --out build/workshop
 
 # The JupyterLite site (numpy/mpmath lessons in the browser, Pyodide from its CDN): build/lite.
 lite: setup

@@ -25,11 +25,12 @@ def _since_start() -> float:
     return time.perf_counter() - _START
 
 
-def _doctor(_: argparse.Namespace) -> int:
+def _doctor(args: argparse.Namespace) -> int:
     from . import backends
 
     rows = []
-    for info in backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start())):
+    infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start()))
+    for info in infos:
         rows.append(
             (
                 info.name,
@@ -44,6 +45,10 @@ def _doctor(_: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    if getattr(args, "workshop", False):
+        from .workshop import check
+
+        return check.report(infos)
     return 0
 
 
@@ -184,7 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fpexplore", description=doc)
     parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("doctor", help="which backends are available, and how to fix the missing")
+    doctor = sub.add_parser(
+        "doctor", help="which backends are available, and how to fix the missing"
+    )
+    doctor.add_argument(
+        "--workshop",
+        action="store_true",
+        help="also before a workshop: which notebooks run here, which cannot (with the fix), "
+        "and an estimate of how long the series takes here from a short timed probe",
+    )
     sub.add_parser("list", help="the lessons, one line each")
     run = sub.add_parser(
         "run", help="run a lesson and print its comparison", add_help=False, allow_abbrev=False

@@ -6,6 +6,7 @@ Each is declared once here (its options) and run by one function of its own modu
     fpexplore setup djl | libtorch | widgets
     fpexplore record gpu | cuda-kernels | nccl      (record-gpu is record gpu's old name)
     fpexplore warm
+    fpexplore workshop [--slides]
     fpexplore myths
 
 Declaring the options imports nothing heavy: the module that does the work is imported only
@@ -93,6 +94,14 @@ def _myths(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
+def _workshop(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="build/workshop", help="folder (default: build/workshop)")
+    p.add_argument("--only", default=None, help="notebook numbers, comma-separated (00,01…)")
+    p.add_argument(
+        "--slides", action="store_true", help="also each lesson's page by fpexplore export"
+    )
+
+
 _RECORD_GPU_DESCRIPTION = (
     "Run every GPU experiment on a device and write one JSON record. Lessons read records "
     "from data/gpu (or $FPEXPLORE_DATA/gpu), then the user's recordings, then the package's own."
@@ -141,6 +150,13 @@ COMMANDS: tuple[Command, ...] = (
         "compute the summation explorer's error-growth curves once into the cache (make warm)",
         _warm,
         "fpexplore.warm:command",
+    ),
+    Command(
+        ("workshop",),
+        "the workshop kit: a handout and facilitator notes per notebook, from the notebooks "
+        "and the recorded runs; --slides adds each lesson's exported page (make slides)",
+        _workshop,
+        "fpexplore.workshop.pages:command",
     ),
     Command(
         ("myths",),
