@@ -37,8 +37,7 @@ OPS = {
     "12": ("sum", "dot", "matmul", "exp"),
 }
 #: the experiment of the recorded GPU runs each GPU notebook shows
-GPU_EXPERIMENT = {"01": "sum", "02": "rng", "04": "determinism", "07": "tf32",
-                  "08": "cpu_vs_accelerator"}  # fmt: skip
+GPU_EXPERIMENT = {"01": "sum", "04": "determinism", "07": "tf32", "08": "cpu_vs_accelerator"}
 
 
 @dataclass(frozen=True)
@@ -146,6 +145,73 @@ def _scalars(d: Any, prefix: str = "", limit: int = 10) -> list[tuple[str, Any]]
     return out[:limit]
 
 
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+    e = html.escape
+    th = "".join(f"<th>{e(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def _generic(body: dict[str, Any]) -> str:
+    rows = [(k, f"{v:.6g}") for k, v in _scalars(body)]
+    return _table(("value", ""), rows) if rows else "<p>(no numbers in this record)</p>"
+
+
+def _sum(body: dict[str, Any]) -> str:
+    rows = [(c["name"], f"{c['cpu_bits']:#010x}", f"{c['cuda_bits']:#010x}", c["exact"])
+            for c in body.get("cases", [])]  # fmt: skip
+    return _table(("case", "CPU bits", "GPU bits", "exact"), rows)
+
+
+def _determinism(body: dict[str, Any]) -> str:
+    by: dict[str, list[int]] = {}
+    for r in body.get("rows", []):
+        if r.get("raised"):
+            continue
+        varied, total = by.setdefault(r["config"], [0, 0])
+        by[r["config"]] = [varied + (r.get("distinct", 1) > 1), total + 1]
+    runs = body.get("n_runs", "?")
+    rows = [(c, f"{v} of {t}") for c, (v, t) in by.items()]
+    return _table(("settings", f"outputs that varied over {runs} runs"), rows)
+
+
+def _tf32(body: dict[str, Any]) -> str:
+    rows = [r for r in body.get("rows", []) if r.get("op") == "matmul" and not r.get("raised")]
+    if not rows:
+        return _generic(body)
+    top = max(r["size"] for r in rows)
+    return _table(
+        (f"matmul {top}×{top}: mode", "median error (float32 ULPs)", "relative error"),
+        [(r["mode"], f"{r['median_abs_ulp32']:.3g}", f"{r['rel_error']:.3g}")
+         for r in rows if r["size"] == top],
+    )  # fmt: skip
+
+
+def _cpu_vs_accelerator(body: dict[str, Any]) -> str:
+    truth = body.get("truth", {})
+    rows = [
+        (x.get("device"), x.get("mode"), f"{x.get('sum_uniform', float('nan')):.9g}",
+         f"{x.get('sum_tenthousand', float('nan')):.9g}")
+        for x in body.get("sides", [])
+    ]  # fmt: skip
+    rows.append(("exact", "", f"{truth.get('sum_uniform', float('nan')):.9g}",
+                 f"{truth.get('sum_tenthousand', float('nan')):.9g}"))  # fmt: skip
+    return _table(("device", "mode", "sum of 1e6 uniform", "sum of 10000 × 0.0001"), rows)
+
+
+_SUMMARIES = {"sum": _sum, "determinism": _determinism, "tf32": _tf32,
+              "cpu_vs_accelerator": _cpu_vs_accelerator}  # fmt: skip
+
+
+def _op_cell(op: dict[str, Any] | None) -> str:
+    """An op's largest error in ULPs, or (no truth for it: random draws) its bits' digest."""
+    if not op:
+        return "—"
+    if op.get("max_ulp") is not None:
+        return f"{op['max_ulp']:.3g}"
+    return f"bits {html.escape(str(op.get('digest', '?')))}"
+
+
 def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
     """What the reference machines recorded for this notebook (HTML), read from the records."""
     e = html.escape
@@ -157,15 +223,11 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
         rows = []
         keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
         for k in keys:
-            cells = "".join(
-                f"<td>{f['ops'][k]['max_ulp']:.3g}</td>"
-                if k in f["ops"] and f["ops"][k].get("max_ulp") is not None
-                else "<td>—</td>"
-                for f in prints
-            )
+            cells = "".join(f"<td>{_op_cell(f['ops'].get(k))}</td>" for f in prints)
             rows.append(f"<tr><td>{e(k)}</td>{cells}</tr>")
         parts.append(
-            "<p>Largest error in ULPs of each op, as fingerprinted on the reference machines "
+            "<p>Largest error in ULPs of each op (or, for random draws, a digest of their bits: "
+            "equal digests, equal bits), as fingerprinted on the reference machines "
             f"(data/fingerprints):</p><table><tr><th>op</th>{head}</tr>{''.join(rows)}</table>"
         )
     exp = GPU_EXPERIMENT.get(nb.key)
@@ -173,18 +235,7 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
         prov = rec.get("provenance", {})
         card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"
         body = rec.get("experiments", {}).get(exp)
-        if exp == "sum" and body:
-            rows = "".join(
-                f"<tr><td>{e(c['name'])}</td><td>{c['cpu_bits']:#010x}</td>"
-                f"<td>{c['cuda_bits']:#010x}</td><td>{e(str(c['exact']))}</td></tr>"
-                for c in body.get("cases", [])
-            )
-            table = (f"<table><tr><th>case</th><th>CPU bits</th><th>GPU bits</th>"
-                     f"<th>exact</th></tr>{rows}</table>")  # fmt: skip
-        else:
-            rows = "".join(f"<tr><td>{e(k)}</td><td>{v:.6g}</td></tr>" for k, v in
-                           _scalars(body))  # fmt: skip
-            table = f"<table>{rows}</table>" if rows else "<p>(no numbers in this record)</p>"
+        table = _SUMMARIES.get(exp, _generic)(body or {})
         parts.append(f"<p>Recorded on {e(card)} ({e(prov.get('date', '?'))}), "
                      f"experiment <code>{e(exp)}</code>:</p>{table}")  # fmt: skip
     if not parts:
