@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm
+.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm slides
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
@@ -26,17 +26,17 @@ $(VENV)/.installed: pyproject.toml
 djl: $(CACHE)/djl/.resolved
 
 $(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml fpexplore/jvm/Fpx.java $(VENV)/.installed
-	$(BIN)/python -m fpexplore.jvm.setup
+	$(BIN)/python -m fpexplore setup djl
 	@touch $@
 
 # The summation explorer's error-growth curves for every choice, computed once into .cache, so
-# that no widget click waits for them (python -m fpexplore.warm; recomputed when orders change).
+# that no widget click waits for them (fpexplore warm; recomputed when orders change).
 warm: $(CACHE)/summation_growth/.warm
 
 $(CACHE)/summation_growth/.warm: $(wildcard fpexplore/orders/*.py) \
   fpexplore/lessons/summation_order/growth.py fpexplore/lessons/summation_order/inputs.py \
   $(VENV)/.installed
-	$(BIN)/python -m fpexplore.warm
+	$(BIN)/python -m fpexplore warm
 	@mkdir -p $(@D) && touch $@
 
 # Chromium from Debian's packages for the browser tests: Playwright (dev extra) drives
@@ -57,14 +57,20 @@ LIBTORCH_SRC := $(wildcard fpexplore/backends/libtorch/*.cpp fpexplore/backends/
 libtorch: $(CACHE)/libtorch/.built
 
 $(CACHE)/libtorch/.built: $(LIBTORCH_SRC) $(VENV)/.installed
-	$(BIN)/python -m fpexplore.backends.libtorch.build --stamp $@
+	$(BIN)/python -m fpexplore setup libtorch --stamp $@
 
 # The widget manager bundle that exported pages inline (pinned, integrity-checked, from npm).
 widgets-js: $(CACHE)/widgets/.fetched
 
 $(CACHE)/widgets/.fetched: fpexplore/widget_bundle.py $(VENV)/.installed
-	$(BIN)/python -m fpexplore.widget_bundle
+	$(BIN)/python -m fpexplore setup widgets
 	@touch $@
+
+# The workshop kit into build/workshop: a handout and facilitator notes per notebook (from the
+# notebooks and the recorded runs) and each lesson's page from `fpexplore export` as its slides,
+# with an index (build/workshop/index.html). Without --slides it takes a second.
+slides: $(VENV)/.installed
+	$(BIN)/python -m fpexplore workshop --slides --out build/workshop
 
 # The JupyterLite site (numpy/mpmath lessons in the browser, Pyodide from its CDN): build/lite.
 lite: setup

@@ -1,4 +1,5 @@
-"""The fpexplore command: doctor, list, run, record-gpu (and report, export, the tools).
+"""The fpexplore command: doctor, list, run, report, export, the tools for your own models,
+and the set-up, recording and upkeep commands (setup, record, warm, myths).
 
 Each lesson's options are generated from its declared parameters: ``fpexplore run LESSON
 --help`` lists them with their type, range or choices, default and help.
@@ -24,11 +25,12 @@ def _since_start() -> float:
     return time.perf_counter() - _START
 
 
-def _doctor(_: argparse.Namespace) -> int:
+def _doctor(args: argparse.Namespace) -> int:
     from . import backends
 
     rows = []
-    for info in backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start())):
+    infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start()))
+    for info in infos:
         rows.append(
             (
                 info.name,
@@ -43,6 +45,10 @@ def _doctor(_: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    if getattr(args, "workshop", False):
+        from .workshop import check
+
+        return check.report(infos)
     return 0
 
 
@@ -113,11 +119,16 @@ class _Refusing(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Wrapping)
         super().__init__(*args, **kwargs)
+        self.given: Sequence[str] = ()  # the tokens being parsed, quoted by errors
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        self.given = tuple(args or ())
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         from .errors import InvalidParameter
 
-        raise InvalidParameter("arguments", " ".join(sys.argv[2:]) or "", message)
+        raise InvalidParameter("arguments", " ".join(self.given), message)
 
 
 def _param_help(p: Any) -> str:
@@ -173,20 +184,20 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _record_gpu(args: argparse.Namespace) -> int:
-    from . import recorder
-
-    path = recorder.record_gpu(out_dir=args.out, device=args.device, quick=args.quick)
-    print(f"wrote {path}")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     doc = (__doc__ or "").replace("``", "")
     parser = argparse.ArgumentParser(prog="fpexplore", description=doc)
     parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("doctor", help="which backends are available, and how to fix the missing")
+    doctor = sub.add_parser(
+        "doctor", help="which backends are available, and how to fix the missing"
+    )
+    doctor.add_argument(
+        "--workshop",
+        action="store_true",
+        help="also before a workshop: which notebooks run here, which cannot (with the fix), "
+        "and an estimate of how long the series takes here from a short timed probe",
+    )
     sub.add_parser("list", help="the lessons, one line each")
     run = sub.add_parser(
         "run", help="run a lesson and print its comparison", add_help=False, allow_abbrev=False
@@ -196,18 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print JSON for scripts")
     run.add_argument("--brief", action="store_true", help="leave out the explanation")
     run.add_argument("--wide", action="store_true", help="every table column in full")
-    from .paths import RECORDINGS_HELP
+    from . import commands
 
-    rec = sub.add_parser(
-        "record-gpu",
-        help="run every GPU experiment and record it (to data/gpu in a checkout)",
-        description="Run every GPU experiment on a device and write one JSON record. Lessons "
-        "read records from data/gpu (or $FPEXPLORE_DATA/gpu), then the user's recordings, "
-        "then the package's own.",
-    )
-    rec.add_argument("--out", default=None, help=f"output folder (default: {RECORDINGS_HELP})")
-    rec.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
-    rec.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    commands.add_commands(sub)
     _add_delivery_commands(sub)
     _add_tool_commands(sub)
     for action in sub._choices_actions:  # help is plain text: no reST backticks
@@ -217,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = {"doctor": _doctor, "list": _list, "run": _run, "record-gpu": _record_gpu}
+_COMMANDS = {"doctor": _doctor, "list": _list, "run": _run}
 
 
 # `fpexplore report` and `fpexplore export` keep their options in their own modules.
@@ -253,6 +255,9 @@ def _add_tool_commands(sub: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``), read once: the command's own
+    options here, a lesson's parameters (run, export) from what is left, by the lesson's parser."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command in ("run", "export"):
@@ -260,6 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        command = getattr(args, "_command", None)
+        if command is not None:
+            return command.run(args)
         return _COMMANDS[args.command](args)
     except FpexploreError as exc:
         print(f"fpexplore: error: {exc}", file=sys.stderr)

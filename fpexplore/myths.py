@@ -756,12 +756,18 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fpexplore.myths [--json]``: every verdict, as text or JSON."""
+    """``python -m fpexplore.myths [--json]``: the same as ``fpexplore myths``."""
+    from .commands import main as run_command
+
+    return run_command(("myths",), argv, prog="python -m fpexplore.myths")
+
+
+def command(args: Any) -> int:
+    """``fpexplore myths [--json]``: every verdict, as text or JSON."""
     import json
 
-    args = sys.argv[1:] if argv is None else argv
     verdicts = judge_all()
-    if "--json" in args:
+    if args.json:
         print(
             json.dumps(
                 [

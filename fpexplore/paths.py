@@ -23,10 +23,10 @@ REPO_DIR = PACKAGE_DIR.parent
 #: the notebook series on Binder, where every framework is installed (JupyterLite links here).
 #: The default names ``fpexplore/fpexplore`` on GitHub, a placeholder until the repository is
 #: published; a copy sets its own with ``FPEXPLORE_BINDER_URL`` (see the README).
-BINDER_URL = os.environ.get(
-    "FPEXPLORE_BINDER_URL",
-    "https://mybinder.org/v2/gh/fpexplore/fpexplore/HEAD?urlpath=lab/tree/notebooks",
+BINDER_PLACEHOLDER = (
+    "https://mybinder.org/v2/gh/fpexplore/fpexplore/HEAD?urlpath=lab/tree/notebooks"
 )
+BINDER_URL = os.environ.get("FPEXPLORE_BINDER_URL", BINDER_PLACEHOLDER)
 
 
 def in_browser() -> bool:

@@ -123,3 +123,10 @@ def record_gpu(
     path.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n", encoding="utf-8")
     say(f"wrote {path}")
     return path
+
+
+def command(args: Any) -> int:
+    """``fpexplore record gpu`` (and its old name ``record-gpu``): record, say where."""
+    path = record_gpu(out_dir=args.out, device=args.device, quick=args.quick)
+    print(f"wrote {path}")
+    return 0

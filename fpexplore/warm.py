@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["warm_summation_curves"]
 
@@ -36,9 +37,16 @@ def warm_summation_curves(verbose: bool = False) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
+    """``python -m fpexplore.warm [-v]``: the same as ``fpexplore warm``."""
+    from .commands import main as run_command
+
+    return run_command(("warm",), argv, prog="python -m fpexplore.warm")
+
+
+def command(args: Any) -> int:
+    """``fpexplore warm``: every summation growth curve into the cache, timed."""
     start = time.perf_counter()
-    n = warm_summation_curves(verbose="-v" in args)
+    n = warm_summation_curves(verbose=bool(args.verbose))
     print(f"summation growth curves: {n} sets ready in {time.perf_counter() - start:.1f} s")
     return 0
 

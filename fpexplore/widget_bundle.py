@@ -99,5 +99,11 @@ def script_tags() -> tuple[str, bool]:
     return f'<script src="data:text/javascript,"></script><script>{js}</script>', True
 
 
-if __name__ == "__main__":
+def command(_: object = None) -> int:
+    """``fpexplore setup widgets``: fetch the bundle (or find it cached) and print its path."""
     print(fetch())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(command())

@@ -14,7 +14,7 @@ from fpexplore.lessons import all_lessons
 from fpexplore.params import Flag, Interval, Options, Text
 
 SCRIPT = Path(sys.executable).with_name("fpexplore")
-COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpexplore.cli"]
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpexplore"]
 DOCTOR_LIMIT_S = 5.0
 LESSONS = all_lessons()
 

@@ -168,14 +168,14 @@ def du(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fpexplore.jvm.setup", description=__doc__)
-    parser.add_argument("--force", action="store_true", help="resolve and compile again")
-    parser.add_argument(
-        "--no-warm",
-        action="store_true",
-        help="do not start the worker (libtorch is then extracted on first use)",
-    )
-    args = parser.parse_args(argv)
+    """``python -m fpexplore.jvm.setup``: the same as ``fpexplore setup djl``."""
+    from ..commands import main as run_command
+
+    return run_command(("setup", "djl"), argv, prog="python -m fpexplore.jvm.setup")
+
+
+def command(args: argparse.Namespace) -> int:
+    """``fpexplore setup djl`` (options declared in `fpexplore.commands`)."""
     t0 = time.perf_counter()
     try:
         ran_mvn = resolve_jars(args.force)

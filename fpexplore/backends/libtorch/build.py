@@ -178,12 +178,14 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: build (or say it is up to date); a missing tool is reported, not fatal."""
-    ap = argparse.ArgumentParser(prog="python -m fpexplore.backends.libtorch.build")
-    ap.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    ap.add_argument("--stamp", help="file to touch once the program is built and up to date")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when tools are missing")
-    args = ap.parse_args(argv)
+    """``python -m fpexplore.backends.libtorch.build``: ``fpexplore setup libtorch``."""
+    from ...commands import main as run_command
+
+    return run_command(("setup", "libtorch"), argv, prog="python -m " + __name__)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Build (or say it is up to date); a missing tool is reported, not fatal."""
     was_current = up_to_date()
     try:
         info = build(force=args.force)

@@ -290,18 +290,17 @@ def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=str(Path("data") / "gpu" / FOLDER))
-    ap.add_argument("--backend", default="nccl", choices=("nccl", "gloo"))
-    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
-    ap.add_argument("--worlds", default="2,3,4")
-    ap.add_argument("--sizes", default=f"1024,65536,{1 << 20},{1 << 24}")
-    ap.add_argument("--algos", default=",".join(ALGOS))
-    ap.add_argument("--timeout", type=float, default=150.0)
-    a = ap.parse_args(argv)
+    """``python -m`` this module: the same as ``fpexplore record nccl``."""
+    from ...commands import main as run_command
+
+    return run_command(("record", "nccl"), argv, prog="python -m " + __name__)
+
+
+def command(a: argparse.Namespace) -> int:
+    """``fpexplore record nccl`` (options declared in `fpexplore.commands`)."""
     os.environ.update(SAFE_ENV)
     record(
-        a.out,
+        a.out or str(Path("data") / "gpu" / FOLDER),
         a.backend,
         a.device,
         tuple(int(x) for x in a.worlds.split(",")),

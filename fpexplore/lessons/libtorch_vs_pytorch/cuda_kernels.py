@@ -47,7 +47,7 @@ TRUTH_ROWS = 16
 BITS_UP_TO = 64  # sizes whose output bits are stored in full
 SUM_N = 1 << 20
 RUNS = 20
-RECORD_COMMAND = "python -m fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels"
+RECORD_COMMAND = "fpexplore record cuda-kernels"
 RECORD_FIX = f"{RECORD_COMMAND}   (on a machine with a CUDA GPU and nvcc)"
 CUDA_FLAGS = ("-O3",)
 
@@ -484,11 +484,14 @@ def load(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog=RECORD_COMMAND)
-    ap.add_argument("--out", help="folder to write the record into (default data/gpu/cuda_kernels)")
-    ap.add_argument("--quick", action="store_true", help="two sizes, five runs (a smoke test)")
-    ap.add_argument("--build-dir", help="where nvcc builds the extension")
-    args = ap.parse_args(argv)
+    """``python -m`` this module: the same as ``fpexplore record cuda-kernels``."""
+    from ...commands import main as run_command
+
+    return run_command(("record", "cuda-kernels"), argv, prog="python -m " + __name__)
+
+
+def command(args: argparse.Namespace) -> int:
+    """``fpexplore record cuda-kernels`` (options declared in `fpexplore.commands`)."""
     print(record(args.out, args.quick, args.build_dir))
     return 0
 

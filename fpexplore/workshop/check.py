@@ -1,0 +1,116 @@
+"""``fpexplore doctor --workshop``: before the day, on each laptop — which notebooks run here,
+which cannot (and the command that fixes it), and an estimate of how long the series takes
+here, from a short timed probe."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .plan import NOTEBOOKS, Notebook
+
+#: seconds the probe took on the reference (development) machine: 2 shared cores of an Intel
+#: Xeon with AVX-512 (the machine of data/fingerprints/dev-xeon-avx512-amx.json)
+REFERENCE_PROBE_S = 0.05
+#: the part of the map's minutes that is waiting on cells at the reference machine's speed (the
+#: rest is reading and exploring, the same on any laptop); an assumption of the estimate
+COMPUTE_SHARE = 0.25
+#: below this much memory a laptop runs one notebook at a time (Binder has 2 GB)
+SMALL_MEMORY_GB = 4.0
+
+
+def probe(repeat: int = 3) -> float:
+    """Seconds for a fixed small workload of the kind the lessons run (exact sums of float32
+    arrays, numpy reductions in several orders); the best of ``repeat`` runs."""
+    import numpy as np
+
+    from .. import truth
+
+    x = np.random.default_rng(0).random(4_000_000, dtype=np.float32)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        truth.sum(x)
+        np.sum(x), np.cumsum(x)[-1], np.sort(x).sum()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def memory_gb() -> float | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+@dataclass(frozen=True)
+class Row:
+    notebook: Notebook
+    runs: bool
+    note: str  # what it shows here, or what is missing and its fix
+
+
+def rows(available: dict[str, tuple[bool, str]], has_gpu: bool) -> list[Row]:
+    """Each notebook against the backends here: ``available`` maps a backend's name to
+    (available, the fix when it is not)."""
+    out = []
+    for nb in NOTEBOOKS:
+        missing = [b for b in nb.backends if not available.get(b, (False, ""))[0]]
+        if missing:
+            fixes = "; ".join(
+                f"{b}: {available.get(b, (False, 'not known here'))[1] or 'see fpexplore doctor'}"
+                for b in missing
+            )
+            out.append(Row(nb, False, f"missing {', '.join(missing)} — fix: {fixes}"))
+        elif nb.recorded_gpu and not has_gpu:
+            out.append(Row(nb, True, "runs; the GPU parts show the recorded GPU runs"))
+        else:
+            out.append(Row(nb, True, "runs"))
+    return out
+
+
+def estimate_minutes(probe_s: float, notebooks: Iterable[Notebook] = NOTEBOOKS) -> float:
+    """Minutes to work through ``notebooks`` here: the map's minutes, with the share spent
+    waiting on cells scaled by how much slower (or faster) the probe ran than on the reference
+    machine. An estimate, not a measurement."""
+    ratio = probe_s / REFERENCE_PROBE_S
+    total = sum(nb.minutes for nb in notebooks)
+    return total * ((1 - COMPUTE_SHARE) + COMPUTE_SHARE * ratio)
+
+
+def report(
+    infos: Iterable[object], probe_s: float | None = None, say: Callable[[str], None] = print
+) -> int:
+    """Print the workshop check from ``backends.probe_all``'s infos; returns 0 when every
+    notebook runs here, 1 when some cannot."""
+    available = {i.name: (i.available, i.fix) for i in infos}  # type: ignore[attr-defined]
+    devices = {d for i in infos for d in (i.devices or ())}  # type: ignore[attr-defined]
+    has_gpu = any(d.lower().startswith(("cuda", "gpu")) for d in devices)
+    table = rows(available, has_gpu)
+    say("\nWorkshop check: what this laptop can run")
+    width = max(len(r.notebook.title) for r in table)
+    for r in table:
+        mark = "yes" if r.runs else "NO "
+        say(f"  {r.notebook.key}  {r.notebook.title.ljust(width)}  {mark}  {r.note}")
+    mem = memory_gb()
+    if mem is not None:
+        advice = (
+            " — small: run one notebook at a time (Kernel → Shut Down All Kernels between them)"
+            if mem < SMALL_MEMORY_GB
+            else ""
+        )
+        say(f"\nMemory: {mem:.1f} GiB{advice}")
+    probe_s = probe() if probe_s is None else probe_s
+    ratio = probe_s / REFERENCE_PROBE_S
+    say(
+        f"Timed probe: {probe_s:.2f} s here, {REFERENCE_PROBE_S:.2f} s on the reference machine "
+        f"({ratio:.1f}× its time)."
+    )
+    say(
+        f"Estimate: the whole series takes about {estimate_minutes(probe_s) / 60:.1f} hours "
+        f"here (the map's {sum(nb.minutes for nb in NOTEBOOKS)} minutes, the part spent "
+        f"waiting on cells, assumed {COMPUTE_SHARE:.0%}, scaled by the probe). An estimate."
+    )
+    return 0 if all(r.runs for r in table) else 1

@@ -1,0 +1,305 @@
+"""One printable page per notebook, generated from the notebook itself: the handout (what
+you'll see, three commands, the exercise questions) and the facilitator notes (the answers, the
+cell that checks each, and numbers recorded on the reference machines, read from
+``data/fingerprints`` and ``data/gpu``); with ``--slides``, each lesson's page made by
+`fpexplore export`, and an index of everything."""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .plan import NOTEBOOKS, Notebook, binder_note
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
+ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
+STYLE = (
+    "<style>body{font-family:sans-serif;max-width:46em;margin:1.5em auto;line-height:1.35}"
+    "code,pre{background:#f4f4f4}pre{padding:.4em;white-space:pre-wrap}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+    "font-size:90%}@media print{a{color:inherit}}</style>"
+)
+#: the reference machines' recorded ops each notebook's facts rest on (fingerprint op names)
+OPS = {
+    "01": ("sum", "sum_large"),
+    "02": ("randn", "dropout"),
+    "03": ("dropout", "layer_norm"),
+    "06": ("softmax", "exp", "tanh", "layer_norm"),
+    "09": ("sum", "matmul", "randn"),
+    "10": ("conv2d", "matmul", "layer_norm"),
+    "11": ("sum_large",),
+    "12": ("sum", "dot", "matmul", "exp"),
+}
+#: the experiment of the recorded GPU runs each GPU notebook shows
+GPU_EXPERIMENT = {"01": "sum", "04": "determinism", "07": "tf32", "08": "cpu_vs_accelerator"}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    question: str  # markdown
+    answer: str  # markdown
+    check: str  # the code cell that checks the answer
+
+
+def _md(text: str) -> str:
+    try:
+        import mistune
+    except ImportError:  # pragma: no cover - nbconvert brings it
+        return f"<pre>{html.escape(text)}</pre>"
+    return str(mistune.html(text))
+
+
+def _cells(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell: dict[str, Any]) -> str:
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def learn(path: Path) -> str:
+    """The notebook's "What you'll learn" list (markdown), from its first cell."""
+    first = _src(_cells(path)[0])
+    m = re.search(r"\*\*What you'll learn\*\*\n(.*?)(?:\n\n|\Z)", first, re.S)
+    return m.group(1).strip() if m else ""
+
+
+def exercises(path: Path) -> list[Exercise]:
+    """Every exercise: the question, its collapsed answer, the code cell that checks it."""
+    cells = _cells(path)
+    out = []
+    for i, c in enumerate(cells):
+        text = _src(c)
+        m = ANSWER.search(text) if c["cell_type"] == "markdown" else None
+        if m is None:
+            continue
+        check = next((_src(d) for d in cells[i + 1 :] if d["cell_type"] == "code"), "")
+        out.append(Exercise(text[: m.start()].strip(), m.group(1).strip(), check))
+    return out
+
+
+def commands(nb: Notebook) -> list[tuple[str, str]]:
+    """The three commands of a handout: open the notebook, the same thing in a terminal, and
+    the check (or the slides) for it."""
+    where = binder_note()
+    third = (
+        (f"fpexplore export {nb.lesson} --static --html {nb.key}.html", "this lesson as a page")
+        if nb.lesson
+        else ("fpexplore doctor --workshop", "what this laptop can run, and how long it takes")
+    )
+    return [
+        (f"make lab   # then open notebooks/{nb.file}", f"open the notebook ({where})"),
+        (nb.command, "the same computation in a terminal"),
+        third,
+    ]
+
+
+def handout_html(nb: Notebook, notebooks: Path | None = None) -> str:
+    path = (notebooks or ROOT / "notebooks") / nb.file
+    cmds = "".join(
+        f"<tr><td><code>{html.escape(c)}</code></td><td>{html.escape(w)}</td></tr>"
+        for c, w in commands(nb)
+    )
+    qs = "".join(f"<li>{_md(NUMBER.sub('', e.question))}</li>"
+                 for e in exercises(path))  # fmt: skip
+    return (
+        f"<!doctype html><meta charset='utf-8'><title>{nb.key} · {html.escape(nb.title)}"
+        f"</title>{STYLE}<h1>{nb.key} · {html.escape(nb.title)}</h1>"
+        f"<p>About {nb.minutes} minutes ({nb.core} for the core). Needs: "
+        f"{html.escape(nb.needs)}.</p><h2>What you'll see</h2>{_md(learn(path))}"
+        f"<h2>Three commands</h2><table>{cmds}</table><h2>Exercises</h2><ol>{qs}</ol>"
+    )
+
+
+def _fingerprints(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((root / "data/fingerprints").glob("*.json"))]
+
+
+def _gpu_records(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((root / "data/gpu").glob("*.json"))]
+
+
+_NOT_RESULTS = {"settings", "seeds", "input_digests", "configs", "defaults", "device", "n"}
+
+
+def _scalars(d: Any, prefix: str = "", limit: int = 10) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if isinstance(d, dict):
+        for k, v in d.items():
+            if k in _NOT_RESULTS:
+                continue
+            out += _scalars(v, f"{prefix}.{k}" if prefix else str(k), limit - len(out))
+            if len(out) >= limit:
+                break
+    elif isinstance(d, bool | str) or d is None:
+        pass
+    elif isinstance(d, int | float):
+        out.append((prefix, d))
+    return out[:limit]
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+    e = html.escape
+    th = "".join(f"<th>{e(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def _generic(body: dict[str, Any]) -> str:
+    rows = [(k, f"{v:.6g}") for k, v in _scalars(body)]
+    return _table(("value", ""), rows) if rows else "<p>(no numbers in this record)</p>"
+
+
+def _sum(body: dict[str, Any]) -> str:
+    rows = [(c["name"], f"{c['cpu_bits']:#010x}", f"{c['cuda_bits']:#010x}", c["exact"])
+            for c in body.get("cases", [])]  # fmt: skip
+    return _table(("case", "CPU bits", "GPU bits", "exact"), rows)
+
+
+def _determinism(body: dict[str, Any]) -> str:
+    by: dict[str, list[int]] = {}
+    for r in body.get("rows", []):
+        if r.get("raised"):
+            continue
+        varied, total = by.setdefault(r["config"], [0, 0])
+        by[r["config"]] = [varied + (r.get("distinct", 1) > 1), total + 1]
+    runs = body.get("n_runs", "?")
+    rows = [(c, f"{v} of {t}") for c, (v, t) in by.items()]
+    return _table(("settings", f"outputs that varied over {runs} runs"), rows)
+
+
+def _tf32(body: dict[str, Any]) -> str:
+    rows = [r for r in body.get("rows", []) if r.get("op") == "matmul" and not r.get("raised")]
+    if not rows:
+        return _generic(body)
+    top = max(r["size"] for r in rows)
+    return _table(
+        (f"matmul {top}×{top}: mode", "median error (float32 ULPs)", "relative error"),
+        [(r["mode"], f"{r['median_abs_ulp32']:.3g}", f"{r['rel_error']:.3g}")
+         for r in rows if r["size"] == top],
+    )  # fmt: skip
+
+
+def _cpu_vs_accelerator(body: dict[str, Any]) -> str:
+    truth = body.get("truth", {})
+    rows = [
+        (x.get("device"), x.get("mode"), f"{x.get('sum_uniform', float('nan')):.9g}",
+         f"{x.get('sum_tenthousand', float('nan')):.9g}")
+        for x in body.get("sides", [])
+    ]  # fmt: skip
+    rows.append(("exact", "", f"{truth.get('sum_uniform', float('nan')):.9g}",
+                 f"{truth.get('sum_tenthousand', float('nan')):.9g}"))  # fmt: skip
+    return _table(("device", "mode", "sum of 1e6 uniform", "sum of 10000 × 0.0001"), rows)
+
+
+_SUMMARIES = {"sum": _sum, "determinism": _determinism, "tf32": _tf32,
+              "cpu_vs_accelerator": _cpu_vs_accelerator}  # fmt: skip
+
+
+def _op_cell(op: dict[str, Any] | None) -> str:
+    """An op's largest error in ULPs, or (no truth for it: random draws) its bits' digest."""
+    if not op:
+        return "—"
+    if op.get("max_ulp") is not None:
+        return f"{op['max_ulp']:.3g}"
+    return f"bits {html.escape(str(op.get('digest', '?')))}"
+
+
+def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
+    """What the reference machines recorded for this notebook (HTML), read from the records."""
+    e = html.escape
+    parts = []
+    ops = OPS.get(nb.key, ())
+    prints = _fingerprints(root)
+    if ops and prints:
+        head = "".join(f"<th>{e(f.get('label', '?'))}</th>" for f in prints)
+        rows = []
+        keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
+        for k in keys:
+            cells = "".join(f"<td>{_op_cell(f['ops'].get(k))}</td>" for f in prints)
+            rows.append(f"<tr><td>{e(k)}</td>{cells}</tr>")
+        parts.append(
+            "<p>Largest error in ULPs of each op (or, for random draws, a digest of their bits: "
+            "equal digests, equal bits), as fingerprinted on the reference machines "
+            f"(data/fingerprints):</p><table><tr><th>op</th>{head}</tr>{''.join(rows)}</table>"
+        )
+    exp = GPU_EXPERIMENT.get(nb.key)
+    for rec in _gpu_records(root) if exp else []:
+        prov = rec.get("provenance", {})
+        card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"
+        body = rec.get("experiments", {}).get(exp)
+        table = _SUMMARIES.get(exp, _generic)(body or {})
+        parts.append(f"<p>Recorded on {e(card)} ({e(prov.get('date', '?'))}), "
+                     f"experiment <code>{e(exp)}</code>:</p>{table}")  # fmt: skip
+    if not parts:
+        return "<p>This notebook computes everything live: no recorded numbers to expect.</p>"
+    return "".join(parts)
+
+
+def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = ROOT) -> str:
+    path = (notebooks or root / "notebooks") / nb.file
+    items = "".join(
+        f"<li>{_md(NUMBER.sub('', x.question))}<p><b>Answer.</b></p>"
+        f"{_md(x.answer)}<p><small>Checked in the notebook by:</small></p>"
+        f"<pre>{html.escape(x.check)}</pre></li>"
+        for x in exercises(path)
+    )
+    return (
+        f"<!doctype html><meta charset='utf-8'><title>Facilitator notes: {nb.key}</title>"
+        f"{STYLE}<h1>Facilitator notes · {nb.key} · {html.escape(nb.title)}</h1>"
+        f"<p>Time: {nb.minutes} min to work through, {nb.core} min for the core.</p>"
+        f"<h2>Answers</h2><ol>{items}</ol>"
+        f"<h2>Expected numbers on the reference machines</h2>{reference_numbers(nb, root)}"
+    )
+
+
+def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Path:
+    """Write every handout, every facilitator page, (with ``slides``) every lesson's exported
+    page, and ``index.html`` listing them; returns the index's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for nb in NOTEBOOKS:
+        if keys and nb.key not in keys:
+            continue
+        (out / f"{nb.key}-handout.html").write_text(handout_html(nb), encoding="utf-8")
+        (out / f"{nb.key}-facilitator.html").write_text(facilitator_html(nb), encoding="utf-8")
+        slide = "—"
+        if slides and nb.lesson:
+            from ..export import export
+            from ..lessons import get
+
+            lesson = get(nb.lesson)
+            export(nb.lesson, out / f"{nb.key}-slides.html", dict(lesson.quick),
+                   interactive=False, progress=False)  # fmt: skip
+            slide = f"<a href='{nb.key}-slides.html'>slides</a>"
+        rows.append(
+            f"<tr><td>{nb.key}</td><td>{html.escape(nb.title)}</td>"
+            f"<td><a href='{nb.key}-handout.html'>handout</a></td>"
+            f"<td><a href='{nb.key}-facilitator.html'>facilitator notes</a></td><td>{slide}</td>"
+            "</tr>"
+        )
+    index = out / "index.html"
+    index.write_text(
+        f"<!doctype html><meta charset='utf-8'><title>fpexplore workshop kit</title>{STYLE}"
+        "<h1>Workshop kit</h1><p>Generated from the notebooks and the recorded runs by "
+        "<code>fpexplore workshop</code> (<code>make slides</code>). Slides are each lesson's "
+        "page from <code>fpexplore export</code> at its quick parameters.</p>"
+        "<table><tr><th>#</th><th>notebook</th><th>handout</th><th>facilitator</th>"
+        f"<th>slides</th></tr>{''.join(rows)}</table>",
+        encoding="utf-8",
+    )
+    return index
+
+
+def command(args: argparse.Namespace) -> int:
+    """``fpexplore workshop``: write the kit, print the index's path."""
+    keys = [k.strip() for k in args.only.split(",")] if args.only else None
+    print(build(Path(args.out), keys, slides=args.slides))
+    return 0

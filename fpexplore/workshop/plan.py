@@ -1,0 +1,215 @@
+"""The series' map (one row per notebook, with its time estimates) and the workshop plans, whose
+every slot is timed from the map."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def binder_note() -> str:
+    """Where Binder is, in words: the placeholder is said to be one (no public copy yet)."""
+    from ..paths import BINDER_PLACEHOLDER, BINDER_URL
+
+    if BINDER_URL == BINDER_PLACEHOLDER:
+        return (
+            "Binder: not published yet (the link in the README is a placeholder; a course copy "
+            "sets its own with FPEXPLORE_BINDER_URL) — use laptops"
+        )
+    return f"Binder: {BINDER_URL}"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """One notebook of the series: its map row and its workshop facts."""
+
+    file: str
+    title: str
+    what: str
+    needs: str
+    minutes: int  # to work it through: read, run, explore, the exercises
+    core: int  # the motivating example and its widget only (short sessions)
+    lesson: str | None  # the lesson it narrates (`fpexplore run`/`export`), if one
+    command: str  # the one command of the terminal that shows the same thing
+    backends: tuple[str, ...] = ()  # what it runs live (names of `fpexplore doctor`)
+    recorded_gpu: bool = False  # shows recorded GPU runs where no GPU is present
+
+    @property
+    def key(self) -> str:
+        return self.file[:2]
+
+
+NOTEBOOKS: tuple[Notebook, ...] = (
+    Notebook("00_floating_point_formats.ipynb", "Floating-point formats",
+             "bits, rounding, ULPs, subnormals", "nothing", 20, 15, None,
+             "fpexplore tolerance sum --fmt bfloat16 --size 1024"),
+    Notebook("01_summation_order.ipynb", "Summation order",
+             "why np/torch/TF/DJL/Java sums differ; emulators", "Java for DJL", 30, 25,
+             "summation_order", "fpexplore run summation_order --n 10000",
+             ("numpy", "torch", "tensorflow", "djl")),
+    Notebook("02_rng_seeds.ipynb", "Same seed, different numbers",
+             "MT19937, Philox, weight init", "Java for DJL", 30, 20, "rng_seeds",
+             "fpexplore run rng_seeds", ("numpy", "torch", "tensorflow", "djl"), True),
+    Notebook("03_train_vs_eval.ipynb", "Train vs eval mode",
+             "dropout, BatchNorm, torch vs Keras", "TensorFlow", 25, 20, "train_vs_eval",
+             "fpexplore run train_vs_eval --mode eval", ("torch", "tensorflow")),
+    Notebook("04_cudnn_determinism.ipynb", "cuDNN and determinism",
+             "run-to-run variation, which flag fixes what", "recorded GPU runs", 25, 15,
+             "gpu_determinism", "fpexplore run gpu_determinism", ("torch",), True),
+    Notebook("05_djl_vs_pytorch.ipynb", "DJL vs PyTorch",
+             "std, decode, resize, crop, normalize", "Java + DJL jars", 35, 20,
+             "djl_normalization", "fpexplore run djl_normalization",
+             ("numpy", "torch", "torchvision", "tensorflow", "djl")),
+    Notebook("06_tensorflow_vs_pytorch.ipynb", "TensorFlow vs PyTorch",
+             "operator defaults, autograd, graph mode", "TensorFlow", 30, 20, "tf_vs_torch",
+             "fpexplore run tf_vs_torch --op softmax", ("torch", "tensorflow")),
+    Notebook("07_tf32.ipynb", "TF32", "reduced-precision matmul and convolution",
+             "recorded GPU runs", 20, 15, "tf32", "fpexplore run tf32", ("torch",), True),
+    Notebook("08_cpu_vs_accelerator.ipynb", "CPU vs accelerator",
+             "the same op on CPU and GPU", "recorded GPU runs", 20, 15, "cpu_vs_accelerator",
+             "fpexplore run cpu_vs_accelerator", ("torch",), True),
+    Notebook("09_libtorch_vs_pytorch.ipynb", "LibTorch vs PyTorch",
+             "C++ and Python, same bits?", "a C++ build", 25, 15, "libtorch_vs_pytorch",
+             "fpexplore run libtorch_vs_pytorch", ("torch", "libtorch")),
+    Notebook("10_find_the_divergence.ipynb", "Find the divergence",
+             "where two implementations first differ", "torch", 25, 15, None,
+             "fpexplore diverge cnn --against keras --plant padding", ("torch", "tensorflow")),
+    Notebook("11_determinism_and_distributed.ipynb", "Determinism and distributed runs",
+             "is my pipeline deterministic; all-reduce order", "torch", 25, 15,
+             "distributed_reduction", "fpexplore run distributed_reduction", ("torch",)),
+    Notebook("12_same_code_different_machine.ipynb", "Same code, different machine",
+             "CPU dispatch switches; fingerprint and compare two machines", "torch, TensorFlow",
+             25, 15, "cpu_dispatch", "fpexplore fingerprint --out here.json",
+             ("numpy", "torch", "tensorflow")),
+)  # fmt: skip
+
+#: the index's own parts: minutes of the opening and of the closing (the myths table)
+INDEX_MINUTES = {"intro": 10, "myths": 5}
+
+
+def notebook(key: str) -> Notebook:
+    """The notebook whose file starts with ``key`` ("00" … "12")."""
+    for nb in NOTEBOOKS:
+        if nb.key == key:
+            return nb
+    raise KeyError(key)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A slot of a plan: notebooks at their core or full time ("pick" takes one of them: the
+    slot lasts as long as the longest), the index's parts, or a break."""
+
+    what: str
+    notebooks: tuple[str, ...] = ()
+    time: str = "core"  # "core" or "full"
+    pick: bool = False
+    index: tuple[str, ...] = ()
+    break_minutes: int = 0
+
+    @property
+    def minutes(self) -> int:
+        times = [getattr(notebook(k), "minutes" if self.time == "full" else "core")
+                 for k in self.notebooks]  # fmt: skip
+        work = (max(times) if self.pick else sum(times)) if times else 0
+        return work + sum(INDEX_MINUTES[p] for p in self.index) + self.break_minutes
+
+
+@dataclass(frozen=True)
+class Plan:
+    title: str
+    minutes: int  # the length the plan promises; `check` holds the slots to it
+    slots: tuple[Slot, ...]
+    after: tuple[str, ...] = ()  # notebooks for afterwards (not timed)
+
+    def check(self) -> None:
+        total = sum(s.minutes for s in self.slots)
+        if total != self.minutes:
+            raise ValueError(f"{self.title}: slots sum to {total} min, not {self.minutes}")
+
+
+PLANS: tuple[Plan, ...] = (
+    Plan(
+        "90 minutes (one framework at a time, laptops or Binder)",
+        90,
+        (
+            Slot("the question, the shape of a Comparison, this page's myths table",
+                 index=("intro",)),
+            Slot("bits, rounding, ULPs: type numbers into the float-bits widget", ("00",)),
+            Slot("summation order: the classic 10,000 × 0.0001, emulators, error growth",
+                 ("01",)),
+            Slot("seeds across stacks, or train vs eval (pick one by audience)", ("02", "03"),
+                 pick=True),
+            Slot("GPU effects from the recorded runs: TF32, or CPU vs accelerator (pick one)",
+                 ("07", "08"), pick=True),
+            Slot('"in practice" summaries; which myths held', index=("myths",)),
+        ),
+        after=("04", "05", "06", "09", "10", "11", "12"),
+    ),
+    Plan(
+        "Half a day (3.5 hours with two 15-minute breaks)",
+        210,
+        (
+            Slot("floats and sums: the question, formats, rounding, summation order",
+                 ("00", "01"), index=("intro",)),
+            Slot("randomness and modes: seeds, weight init, dropout, BatchNorm", ("02", "03")),
+            Slot("break", break_minutes=15),
+            Slot("porting between stacks: DJL preprocessing, TensorFlow vs PyTorch",
+                 ("05", "06")),
+            Slot("break", break_minutes=15),
+            Slot("accelerators: determinism flags, TF32, then CPU vs GPU or LibTorch (pick)",
+                 ("04", "07")),
+            Slot("", ("08", "09"), pick=True),
+            Slot("wrap-up: which myths held; the tools for your own models", index=("myths",)),
+        ),
+        after=("10", "11", "12"),
+    ),
+)  # fmt: skip
+
+
+def map_html(here: Path | None = None) -> str:
+    """The index's map: every notebook, what it teaches, what it needs, how long it takes."""
+    here = Path.cwd() if here is None else here
+    e = html.escape
+    rows = "".join(
+        f"<tr><td><a href='{e(nb.file)}'>{nb.key}</a></td><td>{e(nb.title)}</td>"
+        f"<td>{e(nb.what)}</td><td>{e(nb.needs)}</td>"
+        f"<td style='white-space:nowrap'>{nb.minutes} min ({nb.core} core)</td>"
+        f"<td>{'here' if (here / nb.file).exists() else 'being written'}</td></tr>"
+        for nb in NOTEBOOKS
+    )
+    return (
+        "<table style='max-width:1000px'><tr><th>#</th><th>notebook</th><th>what you learn</th>"
+        f"<th>needs</th><th>time (core)</th><th>status</th></tr>{rows}</table>"
+    )
+
+
+def _links(keys: tuple[str, ...], sep: str = ", ") -> str:
+    return sep.join(f"<a href='{notebook(k).file}'>{k}</a>" for k in keys)
+
+
+def plan_html(plan: Plan) -> str:
+    """One plan as a table whose times run from the map's estimates."""
+    plan.check()
+    e = html.escape
+    rows, start = [], 0
+    for s in plan.slots:
+        end = start + s.minutes
+        where = _links(s.notebooks, " / " if s.pick else ", ")
+        if s.index:
+            where = ", ".join(x for x in (where, "index") if x)
+        how = "" if not s.notebooks else f" <small>({s.time} time)</small>"
+        what = e(s.what) if s.what else "<i>(continued)</i>"
+        if s.break_minutes:
+            what, where = "<i>break</i>", ""
+        rows.append(f"<tr><td style='white-space:nowrap'>{start}–{end}</td><td>{what}{how}</td>"
+                    f"<td>{where}</td></tr>")  # fmt: skip
+        start = end
+    after = (
+        f"<p>Afterwards, at each one's own pace: {_links(plan.after)}.</p>" if plan.after else ""
+    )
+    return (
+        f"<p><b>{e(plan.title)}</b></p><table style='max-width:1000px'><tr><th>minutes</th>"
+        f"<th>what</th><th>notebooks</th></tr>{''.join(rows)}</table>{after}"
+    )

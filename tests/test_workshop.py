@@ -1,0 +1,258 @@
+"""The workshop kit: plans timed from the map, handouts and facilitator notes generated from the
+notebooks and the recorded runs, slides by `fpexplore export`, the pre-workshop check, and
+exercise checks that Run All keeps collapsed."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from fpexplore import cli, workshop
+from fpexplore.workshop import answers, check, pages, plan
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+# --- timings: one declaration --------------------------------------------------------------
+
+
+def test_the_map_lists_every_notebook_of_the_folder():
+    files = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    assert [nb.file for nb in workshop.NOTEBOOKS] == files
+    for nb in workshop.NOTEBOOKS:
+        assert 0 < nb.core <= nb.minutes
+
+
+@pytest.mark.parametrize("p", workshop.PLANS, ids=lambda p: p.title.split(" (")[0])
+def test_each_plan_fills_its_length_from_the_map(p):
+    p.check()
+    assert sum(s.minutes for s in p.slots) == p.minutes
+    for s in p.slots:
+        for key in s.notebooks:
+            nb = plan.notebook(key)
+            assert s.time in ("core", "full")
+            assert (nb.minutes if s.time == "full" else nb.core) <= s.minutes
+    # the half-day plan is 3.5 hours, the short one 90 minutes: the titles say so
+    assert {p.minutes for p in workshop.PLANS} == {90, 210}
+
+
+def test_a_plan_that_overruns_is_refused():
+    bad = plan.Plan("short", 20, (plan.Slot("all of 01", ("01",), time="full"),))
+    with pytest.raises(ValueError, match=r"sum to 30 min, not 20"):
+        bad.check()
+
+
+def test_plan_tables_run_from_the_map():
+    short = workshop.PLANS[0]
+    html = workshop.plan_html(short)
+    ends = [int(m) for m in re.findall(r"<td style='white-space:nowrap'>\d+–(\d+)</td>", html)]
+    assert ends[-1] == short.minutes
+    assert ends == sorted(ends)
+
+
+def test_the_index_renders_the_map_and_plans_from_the_package():
+    cells = _cells(NOTEBOOKS / "index.ipynb")
+    code = "\n".join(_src(c) for c in cells if c["cell_type"] == "code")
+    text = "\n".join(_src(c) for c in cells if c["cell_type"] == "markdown")
+    assert "workshop.map_html" in code and "workshop.plan_html" in code and "check()" in code
+    assert "| 0–10 |" not in text  # no hand-typed plan table
+    assert re.search(r"\b\d+ min\b", text) is None  # no typed estimate beside the map
+    for words in ("fpexplore export", "fpexplore doctor --workshop", "make slides"):
+        assert words in text
+
+
+def test_binder_placeholder_is_said_to_be_one(monkeypatch):
+    from fpexplore import paths
+
+    monkeypatch.setattr(paths, "BINDER_URL", paths.BINDER_PLACEHOLDER)
+    assert "not published yet" in workshop.binder_note()
+    assert paths.BINDER_PLACEHOLDER not in workshop.binder_note()
+    monkeypatch.setattr(paths, "BINDER_URL", "https://example.org/binder")
+    assert workshop.binder_note() == "Binder: https://example.org/binder"
+
+
+# --- Run All never reveals an answer ---------------------------------------------------------
+
+
+def _exercise_checks():
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        cells = _cells(path)
+        for i, c in enumerate(cells):
+            if c["cell_type"] == "markdown" and pages.ANSWER.search(_src(c)):
+                j = next(k for k in range(i + 1, len(cells)) if cells[k]["cell_type"] == "code")
+                yield path.name, j, _src(cells[j])
+
+
+def test_every_exercise_check_prints_only_inside_a_collapsed_element():
+    checks = list(_exercise_checks())
+    assert len({name for name, *_ in checks}) == 13
+    for name, j, src in checks:
+        tree = ast.parse(src)
+        body = [n for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)]
+        assert len(body) == 1 and isinstance(body[0], ast.With), (name, j)
+        call = body[0].items[0].context_expr
+        assert isinstance(call, ast.Call) and getattr(call.func, "id", "") == "hidden_answer"
+
+
+def test_hidden_answer_collapses_what_the_check_prints(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    with answers.hidden_answer():
+        print("the answer is 65504")
+    (bundle,) = shown
+    assert "<details>" in bundle["text/html"] and "<details open" not in bundle["text/html"]
+    assert "65504" in bundle["text/html"] and "65504" not in bundle["text/plain"]
+
+
+def test_hidden_answer_shows_a_failing_check_collapsed_and_raises(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    with pytest.raises(AssertionError), answers.hidden_answer():
+        print("went wrong")
+        raise AssertionError
+    assert "went wrong" in shown[0]["text/html"]
+
+
+def test_run_all_of_notebook_00_shows_no_answer():
+    """Executed top to bottom, the exercise checks leave no printed text, only the closed
+    element (notebook 00 needs nothing but numpy and mpmath)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(NOTEBOOKS / "00_floating_point_formats.ipynb", as_version=4)
+    nbclient.NotebookClient(
+        nb, timeout=300, resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    checked = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "hidden_answer()" in cell.source:
+            checked += 1
+            assert not [o for o in cell.outputs if o.output_type == "stream"], cell.source
+            htmls = [o.data["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})]
+            assert htmls and all(h.startswith("<details><summary>") for h in htmls)
+    assert checked == 3
+
+
+# --- handouts, facilitator notes, slides --------------------------------------------------------
+
+
+@pytest.mark.parametrize("nb", workshop.NOTEBOOKS, ids=lambda nb: nb.key)
+def test_handout_is_generated_from_the_notebook(nb):
+    path = NOTEBOOKS / nb.file
+    page = pages.handout_html(nb)
+    ex = pages.exercises(path)
+    assert ex, nb.file
+    for x in ex:  # every question, no answer
+        first = re.sub(r"[`*]", "", pages.NUMBER.sub("", x.question)).split()[:4]
+        assert all(w.split("`")[0] in re.sub(r"<[^>]+>", "", page) for w in first if w.isalpha())
+        assert x.answer[:60] not in page
+    assert "What you'll see" in page and page.count("<tr><td><code>") == 3
+    assert "not published yet" in page or "Binder: http" in page
+    assert pages.learn(path)
+
+
+@pytest.mark.parametrize("nb", workshop.NOTEBOOKS, ids=lambda nb: nb.key)
+def test_facilitator_notes_hold_the_answers_and_recorded_numbers(nb):
+    page = pages.facilitator_html(nb)
+    for x in pages.exercises(NOTEBOOKS / nb.file):
+        assert "hidden_answer" in x.check
+        assert "<b>Answer.</b>" in page
+    assert "Expected numbers on the reference machines" in page
+
+
+def test_reference_numbers_are_read_from_the_records(tmp_path):
+    """Numbers in the notes come from data/fingerprints and data/gpu: change a record, the page
+    changes."""
+    nb01 = plan.notebook("01")
+    real = pages.reference_numbers(nb01)
+    prints = sorted((ROOT / "data/fingerprints").glob("*.json"))
+    rec = json.loads(prints[0].read_text())
+    assert f"{rec['ops']['torch:cpu:sum']['max_ulp']:.3g}" in real
+    (tmp_path / "data/fingerprints").mkdir(parents=True)
+    (tmp_path / "data/gpu").mkdir(parents=True)
+    rec["ops"]["torch:cpu:sum"]["max_ulp"] = 12345.0
+    (tmp_path / "data/fingerprints/x.json").write_text(json.dumps(rec))
+    assert "1.23e+04" in pages.reference_numbers(nb01, tmp_path)
+    gpu = pages.reference_numbers(plan.notebook("08"))
+    assert "NVIDIA" in gpu
+
+
+def test_the_kit_index_lists_every_page(tmp_path):
+    index = pages.build(tmp_path, ["00", "01"])
+    text = index.read_text()
+    for name in ("00-handout.html", "01-facilitator.html"):
+        assert name in text and (tmp_path / name).exists()
+    assert "02-handout" not in text
+
+
+def test_slides_are_made_by_export(tmp_path, monkeypatch):
+    made = []
+
+    def fake_export(lesson, out, params=None, **kw):
+        made.append((lesson, Path(out).name, params, kw.get("interactive")))
+        Path(out).write_text("<html></html>")
+        return Path(out)
+
+    monkeypatch.setattr("fpexplore.export.export", fake_export)
+    assert cli.main(["workshop", "--out", str(tmp_path), "--only", "00,01", "--slides"]) == 0
+    assert made == [("summation_order", "01-slides.html", {"n": 1000}, False)]
+    assert "01-slides.html" in (tmp_path / "index.html").read_text()
+
+
+def test_make_slides_target_builds_the_kit():
+    text = (ROOT / "Makefile").read_text()
+    rule = re.search(r"^slides:.*\n((?:\t.*\n)+)", text, re.M)
+    assert rule and "fpexplore workshop" in rule.group(1) and "--slides" in rule.group(1)
+
+
+# --- fpexplore doctor --workshop -----------------------------------------------------------------
+
+
+class _Info:
+    def __init__(self, name, available, devices=("cpu",), fix=""):
+        self.name, self.available, self.devices, self.fix = name, available, devices, fix
+
+
+def test_workshop_check_says_what_runs_and_what_cannot_with_the_fix():
+    infos = [_Info(n, True) for n in ("numpy", "torch", "torchvision", "tensorflow", "libtorch")]
+    infos.append(_Info("djl", False, fix="make djl"))
+    lines: list[str] = []
+    rc = check.report(infos, probe_s=check.REFERENCE_PROBE_S * 2, say=lines.append)
+    text = "\n".join(lines)
+    assert rc == 1
+    row01 = next(line for line in lines if line.strip().startswith("01"))
+    assert "NO" in row01 and "make djl" in row01
+    row07 = next(line for line in lines if line.strip().startswith("07"))
+    assert "recorded GPU runs" in row07
+    assert "Estimate:" in text and "An estimate" in text and "2.0×" in text
+
+
+def test_estimate_scales_the_waiting_part_only():
+    total = sum(nb.minutes for nb in workshop.NOTEBOOKS)
+    assert check.estimate_minutes(check.REFERENCE_PROBE_S) == pytest.approx(total)
+    slower = check.estimate_minutes(check.REFERENCE_PROBE_S * 3)
+    assert slower == pytest.approx(total * (1 + 2 * check.COMPUTE_SHARE))
+
+
+def test_probe_is_short():
+    assert 0 < check.probe(repeat=1) < 5
+
+
+def test_doctor_workshop_option(monkeypatch, capsys):
+    monkeypatch.setattr(check, "probe", lambda repeat=3: check.REFERENCE_PROBE_S)
+    rc = cli.main(["doctor", "--workshop"])
+    out = capsys.readouterr().out
+    assert "Workshop check" in out and "Estimate:" in out
+    assert rc in (0, 1)
