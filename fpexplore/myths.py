@@ -401,13 +401,38 @@ _conv = _Rule(
     (HOLDS, "the convolutions differ with TF32 off too"),
     _conv_number,
 )
-_relu = _Rule(
-    ("relu_identical",),
-    FAILS,
-    "relu is max(x, 0) bit for bit on every device",
-    (HOLDS, "relu differs from max(x, 0) somewhere"),
-    _relu_number,
-)
+
+
+def _relu(c: Comparison) -> Verdicts:
+    """Every device on the lesson's inputs (relu_identical), and the CPU on the special values
+    that such inputs never contain (−0.0, NaN of either sign, infinities, subnormals)."""
+    number = _relu_number(c)
+    special = c.data.get("relu_special_cpu")
+    if not special:
+        raise NotMeasured("the run has no CPU relu of special values")
+    differ = [k for k, v in special.items() if not v["same_bits"]]
+    same_values = all(v["same_value"] for v in special.values())
+    number += f"; CPU on {len(special)} special values: " + (
+        "; ".join(
+            f"relu({k}) = {special[k]['relu']}, IEEE maximum = {special[k]['maximum']}"
+            for k in differ
+        )
+        or "every one equals IEEE maximum(x, +0) bit for bit"
+    )
+    identical = _claim(c, "relu_identical")
+    return _decide(
+        number,
+        (not identical, HOLDS, "relu differs from max(x, 0) somewhere on ordinary inputs"),
+        (
+            bool(differ) and same_values,
+            DEPENDS,
+            "on the input: on ordinary values relu is max(x, 0) bit for bit on every device "
+            "measured, but on the signed zero (or a NaN's sign) backends can part: torch's CPU "
+            "relu keeps the sign IEEE maximum(x, +0) drops",
+        ),
+        (bool(differ), HOLDS, "torch's CPU relu differs in value from IEEE maximum(x, +0)"),
+        otherwise=(FAILS, "relu is max(x, 0) bit for bit on every device, special values too"),
+    )
 
 
 def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:

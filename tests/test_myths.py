@@ -53,6 +53,15 @@ DATA = {
         },
         "conv_error": {"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
         "settings": {"chain_steps": 100},
+        "relu_special_cpu": {
+            "-0.0": {
+                "relu": "-0.0 (0x80000000)",
+                "maximum": "0.0 (0x00000000)",
+                "same_bits": False,
+                "same_value": True,
+            },
+            "+inf": {"relu": "inf", "maximum": "inf", "same_bits": True, "same_value": True},
+        },
     },
 }
 
@@ -235,3 +244,21 @@ def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
         assert out[f"v15_{seed}"] == myths.DEPENDS
         assert all(0.2 < f < 0.5 for f in out[f"frac{seed}"])  # about a third of them
     assert out["v17"] == myths.DEPENDS
+
+
+def test_relu_is_judged_on_special_values_too():
+    """#14 live: on the CPU, torch.relu(-0.0) keeps its sign where IEEE maximum(x, +0) gives
+    +0; the row shows the special values and the verdict follows them."""
+    pytest.importorskip("torch")
+    from fpexplore.lessons.cpu_vs_accelerator.experiment import RELU_SPECIAL, relu_special
+
+    special = relu_special("cpu")
+    assert set(special) == set(RELU_SPECIAL)
+    assert all(v["same_value"] for v in special.values())  # the values agree; bits may not
+    by = {m.number: m for m in JUDGED}
+    comp = _stand_in(by[14], True)
+    comp = replace(comp, data={**comp.data, "relu_special_cpu": special})
+    v = myths.judge(by[14], comp)
+    differ = [k for k, s in special.items() if not s["same_bits"]]
+    assert v.verdict == (myths.DEPENDS if differ else myths.FAILS)
+    assert all(f"relu({k})" in v.number for k in differ)
