@@ -559,8 +559,15 @@ def _lstm(c: Comparison) -> Verdicts:
     if data is None:
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
     mapped = _holds(c, "gate_order")
+    grad = c.data.get("torch_keras_grad_diff")
+    errs = c.data.get("grad_error_by_distance") or {}
+    if grad is None or not errs:
+        raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
+    worst = {k: float(max(v)) for k, v in errs.items()}
     return _decide(
-        f"largest torch–Keras difference in h over {c.data.get('length', len(data))} steps: "
+        f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
+        f"differ by up to {grad:.3g} (relative to the largest), each within "
+        f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
         f"{float(max(data)):.3g}",
         (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
         (

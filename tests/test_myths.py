@@ -30,6 +30,8 @@ DATA = {
         "seed_example": {"torch": [0.09, 0.24, 0.67], "tensorflow": [0.09, 0.24, 0.67]},
         "values": {k: [[1.5, 2.5], [3.5, 4.5]] for k in ("tf eager", "tf.function", "tf XLA")},
         "torch_keras_diff_by_step": [1e-8, 3e-8],
+        "torch_keras_grad_diff": 2e-7,
+        "grad_error_by_distance": {"torch": [1e-7, 2e-7], "keras": [1e-7, 3e-7]},
         "seeds": [0, 1, 2],
         "divide_n": 16384,
         "divide_differ": {0: 5450, 1: 5505, 2: 5478},
