@@ -7,9 +7,16 @@ asserts live) and take their numbers from the run; no verdict is stored anywhere
 lesson is not in the catalog yet, or whose claims this run could not check, gets the verdict
 "not measured" with the reason.
 
-`judge_all()` runs each needed lesson once and returns one `Verdict` per myth, in the order of
-``shared/reference/claims-to-check.md``; `verdict_table()` renders them for the index notebook.
-A lesson that measures a myth adds its claim keys to the myth's judge here.
+`judge_all()` runs each needed lesson once per distinct parameter set and returns one `Verdict`
+per myth, in the order of ``shared/reference/claims-to-check.md``; `verdict_table()` renders them
+for the index notebook. A lesson that measures a myth adds its claim keys to the myth's judge here.
+
+A myth that generalizes is judged over several cases (`Myth.cases`: other seeds and sizes; the
+lessons add the special inputs, such as −0.0 for relu or a division by a constant for graph
+mode, inside each run): the same verdict in every case is that verdict, a verdict that changes
+is "depends", and `Verdict.split` says which cases went which way. A myth about a device that
+cannot run here (`Myth.not_here`) is "not measured" with what would measure it; its row shows
+what the stand-in measured only as a comparison.
 """
 
 from __future__ import annotations
