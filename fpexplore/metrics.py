@@ -7,8 +7,13 @@ boundary (a tie, or a neighbour) are decided exactly with Fractions.
 
 Conventions
 -----------
-- ``ulp``: signed fractional error ``(got - truth) / ulp(got)``, with ``ulp(got)`` the gap from
-  |got| to the next larger magnitude of got's format (`fpexplore.formats.ulp`).
+- ``ulp``: signed error in units of the truth's ULP, ``(got - truth) / ulp(round(truth))``:
+  ``round(truth)`` is the correctly rounded truth in got's format and ``ulp`` the gap from it to
+  the next larger magnitude (`fpexplore.formats.ulp`); a truth beyond the format's largest
+  value uses the same formula past it. This is the definition libm accuracy tests use: the unit
+  belongs to the exact answer, so it is the same for every implementation measured against it,
+  and a result of ±0 or a subnormal does not shrink it (dividing by ulp(got) would report a
+  -0.0 returned for a truth of -6e-8 in float32 as about 1e37 ULP instead of about 8e6).
 - ``rel``: ``|got - truth| / |truth|`` (0 when both are 0, inf when only the truth is 0).
 - ``bits``: ``-log2(rel)``, inf when got equals the truth, 0 for rel >= 1, and at most the
   format's precision + 32 otherwise (beyond that it says nothing about the result).
@@ -306,8 +311,8 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
         lz = np.where(fin & np.isfinite(lo), lo, 0.0)
     s, e = _two_sum(gz, -hz)
     diff = s + (e - lz)  # got - truth
-    u = np.asarray(formats.ulp(gz, f), dtype=np.float64)
-    ulp_err = diff / u
+    u = np.asarray(formats.ulp(gz, f), dtype=np.float64)  # got's gap: for the rounding flags
+    ulp_err = diff / _truth_ulp(hz + lz, f)
     tabs = np.abs(hz + lz)
     rel = np.where(
         tabs > 0, np.abs(diff) / np.where(tabs > 0, tabs, 1.0), np.where(diff == 0, 0.0, np.inf)
@@ -356,6 +361,34 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
         & (np.abs(t_signed - (f.max + formats.ulp(f.max, f) / 2)) <= np.ldexp(f.max, -100))
     )
     return ulp_err, rel, bits, cr, faithful, amb
+
+
+def _truth_ulp(t: np.ndarray, f: formats.Format) -> np.ndarray:
+    """ulp of the correctly rounded truth ``t`` (float64) in ``f``; past the largest value
+    (the truth rounds to inf) the spacing formula continues."""
+    r = np.asarray(formats.round_array(t, f), dtype=np.float64)
+    return np.asarray(formats.ulp(np.where(np.isinf(r), t, r), f), dtype=np.float64)
+
+
+def _truth_ulp_unsure(t: np.ndarray, f: formats.Format) -> np.ndarray:
+    """Truths so close to a rounding boundary at a power of two that their float64 value
+    cannot say which binade the correctly rounded truth (and so its ULP) is in."""
+    lo = _truth_ulp(t * (1 - 2.0**-45), f)
+    hi = _truth_ulp(t * (1 + 2.0**-45), f)
+    return lo != hi
+
+
+def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
+    """`formats.ulp` of an exact value as an exact power of two, at any magnitude."""
+    v = abs(v)
+    if v == 0:
+        return Fraction(f.min_subnormal)
+    n, d = v.numerator, v.denominator
+    e = n.bit_length() - d.bit_length()
+    if (n << max(0, -e)) < (d << max(0, e)):
+        e -= 1
+    e = max(e, f.emin) - f.mbits
+    return Fraction(2) ** e
 
 
 def _exact_element(truth: Truth, i: int) -> Fraction | None:
@@ -465,6 +498,7 @@ def _needs_exact(
     need |= beyond  # a finite truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
+    need |= fin_t & fin_g & _truth_ulp_unsure(hi, f)  # which binade the rounded truth is in
     # a difference within the truth's float64 approximation (about 2**-106 relative): the
     # pair cannot tell it from zero
     close = fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
@@ -560,8 +594,7 @@ def _measure_exactly(
             )
             continue
         d = Fraction(got) - t
-        u = Fraction(formats.ulp(Fraction(got), f))
-        q = d / u
+        q = d / _exact_ulp(Fraction(rounded) if math.isfinite(rounded) else t, f)
         try:
             ulp_err[i] = float(q)
         except OverflowError:

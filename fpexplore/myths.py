@@ -7,9 +7,16 @@ asserts live) and take their numbers from the run; no verdict is stored anywhere
 lesson is not in the catalog yet, or whose claims this run could not check, gets the verdict
 "not measured" with the reason.
 
-`judge_all()` runs each needed lesson once and returns one `Verdict` per myth, in the order of
-``shared/reference/claims-to-check.md``; `verdict_table()` renders them for the index notebook.
-A lesson that measures a myth adds its claim keys to the myth's judge here.
+`judge_all()` runs each needed lesson once per distinct parameter set and returns one `Verdict`
+per myth, in the order of ``shared/reference/claims-to-check.md``; `verdict_table()` renders them
+for the index notebook. A lesson that measures a myth adds its claim keys to the myth's judge here.
+
+A myth that generalizes is judged over several cases (`Myth.cases`: other seeds and sizes; the
+lessons add the special inputs, such as −0.0 for relu or a division by a constant for graph
+mode, inside each run): the same verdict in every case is that verdict, a verdict that changes
+is "depends", and `Verdict.split` says which cases went which way. A myth about a device that
+cannot run here (`Myth.not_here`) is "not measured" with what would measure it; its row shows
+what the stand-in measured only as a comparison.
 """
 
 from __future__ import annotations
@@ -54,6 +61,13 @@ class Verdict:
     why: str  # what it depends on, or why it holds / does not hold / was not measured
     number: str  # the measured number that shows it ('' when not measured)
     source: str = ""  # 'live' or the recorded run it came from
+    cases: tuple[tuple[str, str], ...] = ()  # (case, verdict) of every case judged
+
+    @property
+    def split(self) -> str:
+        """The cases tried and how they split, e.g. "holds in 2 of 3 cases; does not hold for:
+        seed 3" ('' for a verdict from one case)."""
+        return _split(self.cases)
 
     @property
     def link(self) -> str:
@@ -71,6 +85,49 @@ class Myth:
     judge: Callable[[Comparison], tuple[str, str, str]] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     anchor: str = ""  # the heading id of the notebook section that measures it
+    #: more parameter sets (other seeds, sizes, inputs) to judge it on, each merged over
+    #: ``params``; a verdict that changes across the cases is "depends"
+    cases: tuple[Mapping[str, Any], ...] = ()
+    #: where the device or stack the claim names cannot run here: what would measure it (the
+    #: row then says "not measurable here" instead of judging a stand-in)
+    not_here: str = ""
+
+    def case_params(self) -> list[tuple[str, dict[str, Any]]]:
+        """(label, parameters) of every case: the default run first, then ``cases``."""
+        base = dict(self.params)
+        out = [(_label(base, {}), base)]
+        for extra in self.cases:
+            out.append((_label(base, extra), {**base, **extra}))
+        return out
+
+
+def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
+    """A case's name: the parameters it changes (the default run: its seed, if any)."""
+    if not extra:
+        return f"seed {base['seed']}" if "seed" in base else "default"
+    return ", ".join(f"{k} {v}" for k, v in extra.items())
+
+
+def _split(cases: tuple[tuple[str, str], ...]) -> str:
+    if len(cases) < 2:
+        return ""
+    judged = [(c, v) for c, v in cases if v != NOT_MEASURED]
+    counts: dict[str, list[str]] = {}
+    for c, v in judged:
+        counts.setdefault(v, []).append(c)
+    if not counts:
+        return ""
+    first = max(counts, key=lambda v: len(counts[v]))
+    text = f"{first} in {len(counts[first])} of {len(judged)} cases"
+    others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
+    unmeasured = [c for c, v in cases if v == NOT_MEASURED]
+    if others:
+        text += "; " + "; ".join(others)
+    else:
+        text += " (" + ", ".join(c for c, _ in judged) + ")"
+    if unmeasured:
+        text += f"; not measured: {', '.join(unmeasured)}"
+    return text
 
 
 # -- reading a run ------------------------------------------------------------------------------
@@ -138,8 +195,12 @@ def _djl_sum(c: Comparison) -> Verdicts:
 def _std(c: Comparison) -> Verdicts:
     classic = c.data.get("classic", {})
     divisors = _holds(c, "std_ddof", "std_djl_population")
+    if "djl" not in classic or "torch" not in classic:
+        raise NotMeasured("the std run has no DJL or no torch values")
     return _decide(
-        ", ".join(f"{name} {_first(values):.7g}" for name, values in list(classic.items())[:3]),
+        f"first normalized value: torch (x.std(), N−1) {_first(classic['torch']):.7g}, DJL "
+        f"(idiom, N) {_first(classic['djl']):.7g}, torch x.std(correction=0) "
+        f"{_first(classic['torch_fixed']):.7g}",
         (
             divisors and _holds(c, "std_fix"),
             DEPENDS,
@@ -297,16 +358,29 @@ _dropout = _Rule(
         "eval() and no dropout",
     ),
 )
+
+
+def _bn_runs_number(c: Comparison) -> str:
+    runs = c.data.get("bn_runs")
+    if not runs:
+        raise NotMeasured("the train_vs_eval run has no repeated train-mode BatchNorm runs")
+    half = runs["train_half_batch_max_gap"]
+    return (
+        f"train mode, same batch, {runs['train_runs']} runs: "
+        f"{runs['train_same_batch_distinct']} distinct output(s)"
+        + (f"; same samples in half the batch: up to {half:.3g} apart" if half is not None else "")
+        + f"; eval() before vs after those calls: up to {runs['eval_before_after_max_gap']:.3g}"
+    )
+
+
 _batchnorm = _Rule(
-    ("bn_train_uses_batch_stats", "bn_eval_uses_running_stats"),
+    ("bn_train_uses_batch_stats", "bn_train_repeats", "bn_forgotten_eval_moves_stats"),
     DEPENDS,
-    "on the batch: train mode normalizes each sample with its batch's statistics and updates "
-    "the running ones on every call; for the same batch it is not random",
-    (FAILS, "train and eval mode gave the same output"),
-    lambda c: (
-        "train vs eval output: up to "
-        f"{_max_gap(c, 'torch BatchNorm1d train()', 'torch BatchNorm1d eval()'):.3g} apart"
-    ),
+    "on what a run is: in train mode the same batch gives the same bits run after run, but a "
+    "sample's output depends on the batch it comes in, and every forgotten train-mode call "
+    "moves the running statistics that eval() uses later",
+    (HOLDS, "train mode gave different outputs for the same batch"),
+    _bn_runs_number,
 )
 _cuda_seed = _Rule(
     ("cuda_differs_from_cpu", "cuda_philox_reproduced"),
@@ -334,13 +408,38 @@ _conv = _Rule(
     (HOLDS, "the convolutions differ with TF32 off too"),
     _conv_number,
 )
-_relu = _Rule(
-    ("relu_identical",),
-    FAILS,
-    "relu is max(x, 0) bit for bit on every device",
-    (HOLDS, "relu differs from max(x, 0) somewhere"),
-    _relu_number,
-)
+
+
+def _relu(c: Comparison) -> Verdicts:
+    """Every device on the lesson's inputs (relu_identical), and the CPU on the special values
+    that such inputs never contain (−0.0, NaN of either sign, infinities, subnormals)."""
+    number = _relu_number(c)
+    special = c.data.get("relu_special_cpu")
+    if not special:
+        raise NotMeasured("the run has no CPU relu of special values")
+    differ = [k for k, v in special.items() if not v["same_bits"]]
+    same_values = all(v["same_value"] for v in special.values())
+    number += f"; CPU on {len(special)} special values: " + (
+        "; ".join(
+            f"relu({k}) = {special[k]['relu']}, IEEE maximum = {special[k]['maximum']}"
+            for k in differ
+        )
+        or "every one equals IEEE maximum(x, +0) bit for bit"
+    )
+    identical = _claim(c, "relu_identical")
+    return _decide(
+        number,
+        (not identical, HOLDS, "relu differs from max(x, 0) somewhere on ordinary inputs"),
+        (
+            bool(differ) and same_values,
+            DEPENDS,
+            "on the input: on ordinary values relu is max(x, 0) bit for bit on every device "
+            "measured, but on the signed zero (or a NaN's sign) backends can part: torch's CPU "
+            "relu keeps the sign IEEE maximum(x, +0) drops",
+        ),
+        (bool(differ), HOLDS, "torch's CPU relu differs in value from IEEE maximum(x, +0)"),
+        otherwise=(FAILS, "relu is max(x, 0) bit for bit on every device, special values too"),
+    )
 
 
 def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:
@@ -429,31 +528,36 @@ def _softmax(c: Comparison) -> Verdicts:
 
 
 def _graph(c: Comparison) -> Verdicts:
-    import numpy as np
-
-    values = c.data.get("values")
-    if not values or "tf XLA" not in values:
-        raise NotMeasured("the tf_vs_torch run has no graph-mode values")
-    eager = np.asarray(values["tf eager"])
-
-    def rows(name: str) -> int:
-        other = np.asarray(values[name])
-        return int((other != eager).reshape(len(eager), -1).any(axis=1).sum())
-
-    traced, xla = rows("tf.function"), rows("tf XLA")
+    d = c.data
+    if "divide_differ" not in d:
+        raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
+    rewritten = _holds(c, "division_rewritten")
+    restored = _holds(c, "rewrite_off_is_eager")
     bounded = _holds(c, "xla")
-    same = bounded and _holds(c, "function_is_eager")
+    seeds = d["seeds"]
+    differ = d["divide_differ"]
+    n_seeds = len(seeds)
+    xla_lse = len(d["xla_same_seeds"]["lse"])
+    fn_lse = len(d["lse_function_same_seeds"])
     return _decide(
-        f"tf.function: {traced}, XLA: {xla} of {len(eager)} rows differ from eager in their bits",
+        "x / 3.0: tf.function differs from eager in "
+        + ", ".join(f"{differ[s]}" for s in seeds)
+        + f" of {d['divide_n']} elements (seeds {', '.join(map(str, seeds))}); "
+        f"log-sum-exp: tf.function has eager's bits at {fn_lse} of {n_seeds} seeds, XLA at "
+        f"{xla_lse} of {n_seeds}; XLA's x / 3.0 at {len(d['xla_same_seeds']['div'])} of "
+        f"{n_seeds}",
         (not bounded, HOLDS, "a graph mode is more than a few ULP from the exact value"),
-        (same and xla == 0, FAILS, "tf.function and XLA give eager's bits"),
         (
-            same,
+            rewritten and restored,
             DEPENDS,
-            "on XLA: tf.function alone gives eager's bits; jit_compile=True fuses and can change "
-            "the last bits, every mode within a few ULP of the exact value",
+            "on the graph: Grappler rewrites a division by a constant into a multiply by its "
+            "rounded reciprocal, so default tf.function changes the bits of x / 3.0 (about a "
+            f"third of them); with set_experimental_options({{'{d['rewrite_switch']}': False}}) "
+            "it gives eager's bits; a graph without such a rewrite (the log-sum-exp) keeps "
+            "eager's bits; XLA compiles its own fused loops, so whether its bits match "
+            "eager's is counted per seed; every mode stays within a few ULP of the exact value",
         ),
-        otherwise=(HOLDS, "tf.function alone already changes bits"),
+        otherwise=(HOLDS, "tf.function changes bits even with the rewrite off"),
     )
 
 
@@ -462,8 +566,15 @@ def _lstm(c: Comparison) -> Verdicts:
     if data is None:
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
     mapped = _holds(c, "gate_order")
+    grad = c.data.get("torch_keras_grad_diff")
+    errs = c.data.get("grad_error_by_distance") or {}
+    if grad is None or not errs:
+        raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
+    worst = {k: float(max(v)) for k, v in errs.items()}
     return _decide(
-        f"largest torch–Keras difference in h over {c.data.get('length', len(data))} steps: "
+        f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
+        f"differ by up to {grad:.3g} (relative to the largest), each within "
+        f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
         f"{float(max(data)):.3g}",
         (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
         (
@@ -489,6 +600,7 @@ MYTHS: tuple[Myth, ...] = (
         _djl_sum,
         _SUM,
         "1.-The-classic-example",
+        cases=({"n": 1000},),
     ),
     Myth(
         2,
@@ -498,6 +610,7 @@ MYTHS: tuple[Myth, ...] = (
         _seed,
         {"seed": 42, "tensorflow": False, "weights": False},
         "6.-Java-and-DJL",
+        cases=({"seed": 0}, {"seed": 7}),
     ),
     Myth(
         3,
@@ -533,6 +646,7 @@ MYTHS: tuple[Myth, ...] = (
         _dropout,
         {},
         "1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
+        cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         7,
@@ -542,6 +656,7 @@ MYTHS: tuple[Myth, ...] = (
         _batchnorm,
         {},
         "2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
+        cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         8,
@@ -551,6 +666,7 @@ MYTHS: tuple[Myth, ...] = (
         _cuda_seed,
         {"seed": 42, "tensorflow": False, "weights": False},
         "4.-Devices-and-CPU-kernels",
+        cases=({"seed": 0},),
     ),
     Myth(
         9,
@@ -586,6 +702,10 @@ MYTHS: tuple[Myth, ...] = (
         "cpu_vs_accelerator",
         "08_cpu_vs_accelerator.ipynb",
         _chain,
+        not_here=(
+            "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
+            "GPU) runs here; the lesson run with device='privateuseone' there would measure it"
+        ),
     ),
     Myth(
         13,
@@ -608,6 +728,7 @@ MYTHS: tuple[Myth, ...] = (
         "06_tensorflow_vs_pytorch.ipynb",
         _graph,
         {"op": "graph_mode"},
+        cases=({"seed": 7}, {"size": 1000}),
     ),
     Myth(
         16,
@@ -651,6 +772,14 @@ def judge(myth: Myth, comparison: Comparison) -> Verdict:
         verdict, why, number = myth.judge(comparison)
     except NotMeasured as exc:
         return Verdict(myth, NOT_MEASURED, str(exc), "", _source(comparison))
+    if myth.not_here:  # the judge read a stand-in: shown as that, never as the verdict
+        return Verdict(
+            myth,
+            NOT_MEASURED,
+            f"not measurable here: {myth.not_here}",
+            f"for comparison only (not the claim's device): {number}",
+            _source(comparison),
+        )
     return Verdict(myth, verdict, why, number, _source(comparison))
 
 
@@ -687,19 +816,52 @@ def _run_one(lesson: str, **params: Any) -> Comparison:
     return importlib.import_module(f"{__package__}.lessons.{lesson}").LESSON.run(**params)
 
 
+def _combine(myth: Myth, judged: list[tuple[str, Verdict]]) -> Verdict:
+    """One verdict from the verdicts of every case: the same everywhere, or "depends" with
+    the cases on each side."""
+    cases = tuple((label, v.verdict) for label, v in judged)
+    base = judged[0][1]
+    measured = [(label, v) for label, v in judged if v.verdict != NOT_MEASURED]
+    if len(judged) == 1 or not measured:
+        return Verdict(myth, base.verdict, base.why, base.number, base.source, cases)
+    first = measured[0][1]
+    kinds: dict[str, list[tuple[str, Verdict]]] = {}
+    for label, v in measured:
+        kinds.setdefault(v.verdict, []).append((label, v))
+    if len(kinds) == 1:
+        return Verdict(myth, first.verdict, first.why, first.number, first.source, cases)
+    why = "the verdict changes with the case: " + "; ".join(
+        f"{verdict} for {', '.join(label for label, _ in group)} ({group[0][1].why})"
+        for verdict, group in kinds.items()
+    )
+    return Verdict(myth, DEPENDS, why, first.number, first.source, cases)
+
+
 def judge_all(
     myths: tuple[Myth, ...] = MYTHS,
     run: Callable[..., Comparison] | None = None,
 ) -> list[Verdict]:
-    """One verdict per myth; each needed lesson runs once per distinct parameter set.
+    """One verdict per myth, judged over every case of the myth (`Myth.case_params`); each
+    needed lesson runs once per distinct parameter set.
 
     ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose
-    lesson is not in the catalog are "not measured: lesson not written yet".
+    lesson is not in the catalog are "not measured: lesson not written yet"; myths whose
+    device cannot run here (`Myth.not_here`) are "not measured" with what would measure them.
     """
     if run is None:
         run = _run_one
     known = _catalog()
-    runs: dict[tuple[str, tuple[tuple[str, Any], ...]], Comparison] = {}
+    runs: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
+
+    def run_case(lesson: str, params: dict[str, Any]) -> Any:
+        key = (lesson, tuple(sorted(params.items())))
+        if key not in runs:
+            try:
+                runs[key] = run(lesson, **params)
+            except Exception as exc:  # reported in the verdict: the table still renders
+                runs[key] = exc
+        return runs[key]
+
     out = []
     for myth in myths:
         if myth.lesson not in known:
@@ -708,24 +870,20 @@ def judge_all(
         if myth.judge is None:
             out.append(judge(myth, None))  # type: ignore[arg-type]
             continue
-        key = (myth.lesson, tuple(sorted(myth.params.items())))
-        if key not in runs:
-            try:
-                runs[key] = run(myth.lesson, **dict(myth.params))
-            except Exception as exc:  # reported in the verdict: the table still renders
-                runs[key] = exc
-        found = runs[key]
-        if isinstance(found, Exception):
-            out.append(
-                Verdict(
+        judged = []
+        for label, params in myth.case_params():
+            found = run_case(myth.lesson, params)
+            if isinstance(found, Exception):
+                v = Verdict(
                     myth,
                     NOT_MEASURED,
                     f"the lesson run failed: {type(found).__name__}: {found}",
                     "",
                 )
-            )
-        else:
-            out.append(judge(myth, found))
+            else:
+                v = judge(myth, found)
+            judged.append((label, v))
+        out.append(_combine(myth, judged))
     return out
 
 
@@ -750,7 +908,14 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
         )
     by_number = {m.number: m for m in MYTHS}
     return [
-        Verdict(by_number[d["number"]], d["verdict"], d["why"], d["number_text"], d["source"])
+        Verdict(
+            by_number[d["number"]],
+            d["verdict"],
+            d["why"],
+            d["number_text"],
+            d["source"],
+            tuple(tuple(c) for c in d.get("cases", ())),
+        )
         for d in json.loads(done.stdout)
     ]
 
@@ -777,6 +942,7 @@ def command(args: Any) -> int:
                         "why": v.why,
                         "number_text": v.number,
                         "source": v.source,
+                        "cases": [list(c) for c in v.cases],
                     }
                     for v in verdicts
                 ]
@@ -785,6 +951,8 @@ def command(args: Any) -> int:
     else:
         for v in verdicts:
             print(f"{v.myth.number:2d}. [{v.verdict}] {v.myth.text}\n    {v.why}; {v.number}")
+            if v.split:
+                print(f"    cases: {v.split}")
     return 0
 
 
@@ -798,7 +966,9 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         "<tr>"
         f"<td>{v.myth.number}</td><td>{e(v.myth.text)}</td>"
         f"<td><b style='color:{_COLOURS[v.verdict]}'>{e(v.verdict)}</b><br>"
-        f"<small>{e(v.why)}</small></td>"
+        f"<small>{e(v.why)}</small>"
+        + (f"<br><small><i>cases: {e(v.split)}</i></small>" if v.split else "")
+        + "</td>"
         f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
         f"<td style='word-break:break-word'><a href='{e(v.link)}'>"
         f"{e(v.myth.notebook.removesuffix('.ipynb').replace('_', ' '))}</a></td>"

@@ -30,7 +30,10 @@ def random_truths(f: formats.Format, n: int, seed: int) -> np.ndarray:
 
 
 def exact_ulp_error(got: float, t: Fraction, f: formats.Format) -> float:
-    return float((Fraction(got) - t) / Fraction(formats.ulp(Fraction(got), f)))
+    """(got - t) in units of the ulp of the correctly rounded truth (libm's definition)."""
+    r = float(formats.round_exact(t, f))
+    unit = Fraction(formats.ulp(Fraction(r) if math.isfinite(r) else t, f))
+    return float((Fraction(got) - t) / unit)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -65,11 +68,13 @@ def test_neighbours_are_faithful_or_not(name):
     assert keep.sum() > 250
     assert s.faithful_each[keep].all()
     assert not s.correctly_rounded_each[keep].any()
-    # in units of got's own ulp (the gap above it): more than half, less than one; just
-    # above a power of two the gap below is half as wide, so there only the upper bound holds
-    binade_edge = np.asarray(formats.fields(other, f).mantissa) == 0
-    assert np.all(np.abs(s.ulp[keep & ~binade_edge]) >= 0.5)
-    assert np.all(np.abs(s.ulp[keep]) <= 1.0)
+    # in units of the rounded truth's ulp, exactly; more than half and less than one except
+    # next to a power of two, where the neighbour's gap is half or twice that ulp
+    for i in np.flatnonzero(keep)[:60]:
+        assert s.ulp[i] == pytest.approx(
+            exact_ulp_error(float(other[i]), truths[i], f), rel=1e-9, abs=1e-12
+        )
+    assert np.all(np.abs(s.ulp[keep]) <= 1.5) and np.all(np.abs(s.ulp[keep]) >= 0.25)
     # one step further away: neither
     far = np.where(above, formats.next_down(cr, f), formats.next_up(cr, f))
     s = metrics.measure(far, Truth("random", exact=truths), fmt=f)
@@ -207,3 +212,40 @@ def test_exact_zero_truths_measured_in_float64_as_exactly(monkeypatch):
     exact = metrics.measure(got, zero)
     for name in ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each"):
         assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
+
+
+def test_errors_are_in_ulps_of_the_truth_for_zero_and_subnormal_results():
+    from fpexplore.truth import reference
+
+    # gelu(-5.6) in float32 is about -6e-8, a normal number; a result of -0.0 is off by the
+    # whole truth: |truth| / ulp(truth) ULPs (about 8.4e6), not |truth| / ulp(-0.0) (4e37)
+    t = reference.gelu(np.array(np.float32(-5.6)))
+    exact = Fraction(float(formats.round_exact(Fraction(float(t.split()[0])), "float32")))
+    s = metrics.measure(np.float32(-0.0), t)
+    expected = float(-exact / Fraction(formats.ulp(exact, "float32")))
+    assert s.ulp_scalar == pytest.approx(expected, rel=1e-6)
+    assert 1e6 < s.ulp_scalar < 1e8
+    # +0.0 and -0.0 against the same truth: the same error
+    assert metrics.measure(np.float32(0.0), t).ulp_scalar == s.ulp_scalar
+    # a subnormal truth: the unit is the subnormal spacing, whatever the result is
+    tiny = Truth("tiny", exact=Fraction(3) * Fraction(formats.get("float32").min_subnormal))
+    assert metrics.measure(np.float32(0.0), tiny).ulp_scalar == -3.0
+    assert metrics.measure(np.float32(1.0), tiny).ulp_scalar == pytest.approx(2.0**149 - 3)
+    # a truth just below a power of two that rounds up to it: the unit is ulp(2**k)
+    below = Truth("below", exact=Fraction(1) - Fraction(1, 2**30))
+    assert metrics.measure(np.float32(1.0), below).ulp_scalar == pytest.approx(2.0**-7)
+    # the exact path (a truth beyond float64's range) uses the same unit
+    big = Truth("big", exact=Fraction(2) ** 1100)
+    assert metrics.measure(np.float64(0.0), big).ulp_scalar == -(2.0**52)
+
+
+def test_tolerance_reports_gelu_errors_in_ulps_of_the_truth():
+    pytest.importorskip("torch")
+    from fpexplore import tolerance
+
+    advice = tolerance.advise("gelu", "float32", 512)
+    assert advice.measured_max_ulp is not None
+    # the worst element is a tail returned as 0 for a normal truth y: |y| / ulp(y) < 2**24
+    # ULPs of the truth, not the 1e37 that dividing by ulp(0) gave
+    assert advice.measured_max_ulp < 2**24
+    assert "e+37" not in advice.text()

@@ -14,12 +14,30 @@ from fpexplore import myths
 from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
-    "djl_normalization": {"classic": {"torch": [-1.26], "numpy": [-1.41], "DJL": [-1.41]}},
+    "djl_normalization": {
+        "classic": {"torch": [-1.26], "numpy": [-1.41], "djl": [-1.41], "torch_fixed": [-1.41]}
+    },
+    "train_vs_eval": {
+        "bn_runs": {
+            "train_same_batch_distinct": 1,
+            "train_runs": 3,
+            "train_half_batch_max_gap": 2.0,
+            "eval_before_after_max_gap": 3.0,
+        }
+    },
     "tf_vs_torch": {
         "seed_gradients": {"torch": 192.0, "tensorflow": 192.0, "exact": 192},
         "seed_example": {"torch": [0.09, 0.24, 0.67], "tensorflow": [0.09, 0.24, 0.67]},
         "values": {k: [[1.5, 2.5], [3.5, 4.5]] for k in ("tf eager", "tf.function", "tf XLA")},
         "torch_keras_diff_by_step": [1e-8, 3e-8],
+        "torch_keras_grad_diff": 2e-7,
+        "grad_error_by_distance": {"torch": [1e-7, 2e-7], "keras": [1e-7, 3e-7]},
+        "seeds": [0, 1, 2],
+        "divide_n": 16384,
+        "divide_differ": {0: 5450, 1: 5505, 2: 5478},
+        "xla_same_seeds": {"div": [], "lse": [0]},
+        "lse_function_same_seeds": [0, 1, 2],
+        "rewrite_switch": "constant_folding",
         "length": 2,
     },
     "gpu_determinism": {
@@ -37,6 +55,15 @@ DATA = {
         },
         "conv_error": {"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
         "settings": {"chain_steps": 100},
+        "relu_special_cpu": {
+            "-0.0": {
+                "relu": "-0.0 (0x80000000)",
+                "maximum": "0.0 (0x00000000)",
+                "same_bits": False,
+                "same_value": True,
+            },
+            "+inf": {"relu": "inf", "maximum": "inf", "same_bits": True, "same_value": True},
+        },
     },
 }
 
@@ -90,6 +117,11 @@ JUDGED = [m for m in myths.MYTHS if m.judge is not None]
 def test_verdict_follows_the_claims(myth):
     yes = myths.judge(myth, _stand_in(myth, True))
     no = myths.judge(myth, _stand_in(myth, False))
+    if myth.not_here:  # its device cannot run here: never a verdict from a stand-in
+        for v in (yes, no):
+            assert v.verdict == myths.NOT_MEASURED and v.why.startswith("not measurable here")
+            assert "not the claim's device" in v.number
+        return
     assert yes.verdict in myths.VERDICTS[:3] and no.verdict in myths.VERDICTS[:3]
     assert yes.verdict != no.verdict, (yes, no)
     assert yes.number and yes.why
@@ -118,7 +150,9 @@ def test_lessons_not_written_are_marked(monkeypatch):
 
     monkeypatch.setattr(myths, "_catalog", lambda: {"train_vs_eval": object()})
     verdicts = myths.judge_all(run=fake_run)
-    assert ran == ["train_vs_eval"]  # one run for both of its myths
+    # one run per distinct case, shared by both of its myths
+    cases = {tuple(sorted(p.items())) for m in JUDGED[5:7] for _, p in m.case_params()}
+    assert ran == ["train_vs_eval"] * len(cases) and len(cases) > 1
     by = {v.myth.number: v for v in verdicts}
     assert by[6].verdict == myths.FAILS and by[7].verdict == myths.DEPENDS
     assert by[16].verdict == myths.NOT_MEASURED and "not written yet" in by[16].why
@@ -141,3 +175,92 @@ def test_cudnn_flag_judge_reads_the_bits_of_non_cudnn_ops():
     for r in rows:
         r["distinct"] = 3  # everything varies: nothing to compare
     assert myths.judge(myth, replace(comp, data={"rows": rows})).verdict == myths.NOT_MEASURED
+
+
+def test_a_verdict_that_changes_across_cases_depends_and_shows_the_split(monkeypatch):
+    """Myth 6 judged over its cases: the claims hold at one seed and fail at another."""
+    myth = next(m for m in JUDGED if m.number == 6)
+    assert len(myth.case_params()) >= 3
+    failing = dict(myth.case_params()[1][1])
+
+    def fake_run(lesson, **params):
+        return _stand_in(myth, params != failing)
+
+    monkeypatch.setattr(myths, "_catalog", lambda: {"train_vs_eval": object()})
+    (v,) = myths.judge_all((myth,), run=fake_run)
+    label = myth.case_params()[1][0]
+    n = len(myth.case_params())
+    assert v.verdict == myths.DEPENDS and "changes with the case" in v.why
+    assert v.split == f"{myths.FAILS} in {n - 1} of {n} cases; {myths.HOLDS} for: {label}"
+    assert f"cases: {v.split}" in myths.verdict_table([v])
+    # the same verdict in every case: that verdict, with the cases listed
+    (same,) = myths.judge_all((myth,), run=lambda lesson, **p: _stand_in(myth, True))
+    assert same.verdict == myths.FAILS and same.split.startswith(f"{myths.FAILS} in {n} of {n}")
+
+
+def test_rows_show_the_number_their_claim_is_about():
+    """#3 shows DJL and torch, #7 run-to-run spread, #12 is not measurable here."""
+    by = {m.number: m for m in JUDGED}
+    three = myths.judge(by[3], _stand_in(by[3], True))
+    assert "DJL" in three.number and "torch" in three.number and "numpy" not in three.number
+    seven = myths.judge(by[7], _stand_in(by[7], True))
+    assert "same batch, 3 runs: 1 distinct" in seven.number
+    twelve = myths.judge(by[12], _stand_in(by[12], True))
+    assert twelve.verdict == myths.NOT_MEASURED and "DirectML" in twelve.why
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("onednn", ["0", "1"])
+def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
+    """Myths 15 and 17, live, in a fresh process under each TF_ENABLE_ONEDNN_OPTS: the same
+    verdicts, every graph-mode claim holding, at two seeds."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("tensorflow")
+    code = (
+        "import json\n"
+        "from fpexplore import myths\n"
+        "from fpexplore.lessons.tf_vs_torch import LESSON\n"
+        "by = {m.number: m for m in myths.MYTHS}\n"
+        "out = {}\n"
+        "for seed in (0, 11):\n"
+        "    g = LESSON.run(op='graph_mode', seed=seed)\n"
+        "    out[f'claims{seed}'] = {k: c.holds for k, c in g.claims.items()}\n"
+        "    out[f'v15_{seed}'] = myths.judge(by[15], g).verdict\n"
+        "    d = g.data\n"
+        "    out[f'frac{seed}'] = [n / d['divide_n'] for n in d['divide_differ'].values()]\n"
+        "out['v17'] = myths.judge(by[17], LESSON.run(op='softmax')).verdict\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "TF_ENABLE_ONEDNN_OPTS": onednn, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    for seed in (0, 11):
+        assert all(out[f"claims{seed}"].values()), out[f"claims{seed}"]
+        assert out[f"v15_{seed}"] == myths.DEPENDS
+        assert all(0.2 < f < 0.5 for f in out[f"frac{seed}"])  # about a third of them
+    assert out["v17"] == myths.DEPENDS
+
+
+def test_relu_is_judged_on_special_values_too():
+    """#14 live: on the CPU, torch.relu(-0.0) keeps its sign where IEEE maximum(x, +0) gives
+    +0; the row shows the special values and the verdict follows them."""
+    pytest.importorskip("torch")
+    from fpexplore.lessons.cpu_vs_accelerator.experiment import RELU_SPECIAL, relu_special
+
+    special = relu_special("cpu")
+    assert set(special) == set(RELU_SPECIAL)
+    assert all(v["same_value"] for v in special.values())  # the values agree; bits may not
+    by = {m.number: m for m in JUDGED}
+    comp = _stand_in(by[14], True)
+    comp = replace(comp, data={**comp.data, "relu_special_cpu": special})
+    v = myths.judge(by[14], comp)
+    differ = [k for k, s in special.items() if not s["same_bits"]]
+    assert v.verdict == (myths.DEPENDS if differ else myths.FAILS)
+    assert all(f"relu({k})" in v.number for k in differ)

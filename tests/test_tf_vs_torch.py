@@ -52,6 +52,7 @@ def test_every_section_checks_its_claims(frameworks, op):
         {"op": "cross_entropy", "size": 2, "seed": 1},
         {"op": "adam", "size": 1, "length": 5},
         {"op": "lstm", "length": 1},
+        {"op": "graph_mode", "size": 33, "seed": 9},
     ],
 )
 def test_claims_hold_away_from_the_defaults(frameworks, params):

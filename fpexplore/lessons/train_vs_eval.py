@@ -29,6 +29,7 @@ C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
 
 
 BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, sqrt, divide, scale, shift, store
+RUNS_AGAIN = 2  # train-mode BatchNorm calls after the first, on the same batch
 
 
 def rounding_bound(
@@ -214,6 +215,21 @@ def _torch_bn_run(
         y_train = bn(torch.from_numpy(x)).numpy()
     new_mean, new_var = bn.running_mean.numpy().copy(), bn.running_var.numpy().copy()
     n = x.shape[0]
+    # "across runs" with eval() forgotten: the same batch run again in train mode, the first
+    # half of it run as a batch of its own, and eval() after those train-mode calls
+    with torch.no_grad():
+        again = [bn(torch.from_numpy(x)).numpy() for _ in range(RUNS_AGAIN)]
+        half = bn(torch.from_numpy(x[: n // 2])).numpy() if n >= 4 else None
+        bn.eval()
+        y_eval_after = bn(torch.from_numpy(x)).numpy()
+    runs = {
+        "train_same_batch_distinct": len({a.tobytes() for a in [y_train, *again]}),
+        "train_runs": 1 + RUNS_AGAIN,
+        "train_half_batch_max_gap": (
+            float(np.abs(half - y_train[: n // 2]).max()) if half is not None else None
+        ),
+        "eval_before_after_max_gap": float(np.abs(y_eval_after - y_eval).max()),
+    }
     bm = x.mean(0, dtype=np.float64)
     bv_b, bv_u = x.var(0, dtype=np.float64), x.var(0, ddof=1, dtype=np.float64)
     exp_u = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_u
@@ -276,8 +292,19 @@ def _torch_bn_run(
         "bn_batch1_torch": Claim(
             f"torch refuses batch size 1 in train mode: {batch1!r}", batch1 != "accepted"
         ),
+        "bn_train_repeats": Claim(
+            f"run {runs['train_runs']} times on the same batch, train mode gives the same bits "
+            "every time: it is not random, it depends on the batch",
+            runs["train_same_batch_distinct"] == 1,
+        ),
+        "bn_forgotten_eval_moves_stats": Claim(
+            "every forgotten train-mode call moves the running statistics: eval() afterwards "
+            f"gives other outputs (up to {runs['eval_before_after_max_gap']:.3g} apart)",
+            runs["eval_before_after_max_gap"] > 0,
+        ),
     }
     data = {
+        "bn_runs": runs,
         "y_eval": y_eval,
         "y_train": y_train,
         "e_eval": e_eval,
@@ -504,6 +531,8 @@ TORCH_BN_CLAIMS = {
     "bn_running_var_unbiased": "torch's running_var update uses the unbiased batch variance",
     "bn_running_mean": "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
     "bn_batch1_torch": "torch refuses batch size 1 in train mode",
+    "bn_train_repeats": "train mode gives the same bits for the same batch, run after run",
+    "bn_forgotten_eval_moves_stats": "forgotten train-mode calls move the running statistics",
 }
 KERAS_BN_CLAIMS = {
     "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
@@ -575,6 +604,7 @@ def _batchnorm_part(
             {"torch eval": float(t["e_eval"].max()), "torch train": float(t["e_train"].max())}
         )
         data["torch_running_var"] = t["running_var"]
+        data["bn_runs"] = t["bn_runs"]
     if k is not None:
         data["bn_ulp"].update(
             {

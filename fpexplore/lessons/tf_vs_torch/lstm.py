@@ -179,6 +179,10 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         "h_error_by_step": {k: v for k, v in e_h.items()},
         "grad_error_by_distance": {k: v[::-1] for k, v in e_g.items()},
         "torch_keras_diff_by_step": diff_h,
+        # |torch - Keras| of the input gradients, relative to the largest exact gradient
+        "torch_keras_grad_diff": float(
+            np.abs(np.asarray(d_t, np.float64) - np.asarray(d_k, np.float64)).max() / g_scale
+        ),
         "recurrent_activation": rec_default,
     }
     obs = {
