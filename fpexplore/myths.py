@@ -654,7 +654,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _seed,
         {"seed": 42, "tensorflow": False, "weights": False},
-        "6.-Java-and-DJL",
+        "More-claims-from-the-articles",
     ),
     Myth(
         3,
@@ -797,6 +797,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _djl_dropout,
         {"seed": 42, "tensorflow": False, "weights": False},
+        "More-claims-from-the-articles",
     ),
     Myth(
         20,
@@ -805,6 +806,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _init,
         {"seed": 42},
+        "More-claims-from-the-articles",
     ),
     Myth(
         21,
@@ -812,6 +814,8 @@ MYTHS: tuple[Myth, ...] = (
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
         _autograd_modes,
+        {},
+        "More-claims-from-the-articles",
     ),
     Myth(
         22,
@@ -820,6 +824,7 @@ MYTHS: tuple[Myth, ...] = (
         "01_summation_order.ipynb",
         _layout,
         _SUM,
+        "More-claims-from-the-articles",
     ),
     Myth(
         23,
@@ -827,6 +832,8 @@ MYTHS: tuple[Myth, ...] = (
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
         _rrelu,
+        {},
+        "More-claims-from-the-articles",
     ),
     Myth(
         24,
@@ -835,6 +842,7 @@ MYTHS: tuple[Myth, ...] = (
         "01_summation_order.ipynb",
         _residual,
         _SUM,
+        "More-claims-from-the-articles",
     ),
     Myth(
         25,
@@ -843,6 +851,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _seeding,
         {"seed": 42, "tensorflow": False, "weights": False},
+        "More-claims-from-the-articles",
     ),
     Myth(
         26,
@@ -851,6 +860,7 @@ MYTHS: tuple[Myth, ...] = (
         "06_tensorflow_vs_pytorch.ipynb",
         _control_flow,
         {"op": "control_flow"},
+        "More-claims-from-the-articles",
     ),
     Myth(
         27,
@@ -859,6 +869,7 @@ MYTHS: tuple[Myth, ...] = (
         "06_tensorflow_vs_pytorch.ipynb",
         _higher_order,
         {"op": "higher_order"},
+        "More-claims-from-the-articles",
     ),
     Myth(
         28,
@@ -867,6 +878,7 @@ MYTHS: tuple[Myth, ...] = (
         "06_tensorflow_vs_pytorch.ipynb",
         _tolerances,
         {"op": "tolerances"},
+        "More-claims-from-the-articles",
     ),
 )
 
