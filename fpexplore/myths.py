@@ -571,7 +571,7 @@ def _seeding(c: Comparison) -> Verdicts:
     gpus = c.claims.get("seeding_two_gpus")
     gpu_why = (
         "two GPUs and CUDA streams: not measurable here"
-        if gpus is None or gpus.holds is None
+        if gpus is None or gpus.holds is None  # no two CUDA devices in this run
         else "two GPUs and a second stream: same streams"
         if gpus.holds
         else "two GPUs or a second stream gave other streams"

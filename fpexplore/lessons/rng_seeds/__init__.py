@@ -17,7 +17,7 @@ import numpy as np
 
 from ...memo import Memo
 from ...params import Flag, Interval, Options
-from ...result import Claim, Comparison, Outcome
+from ...result import Claim, Comparison, Observation, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import Lesson
 from . import devices as _rng_devices
@@ -137,7 +137,13 @@ def compute(
         claims.update(l_claims)
         djl_facts = {**djl_facts, **l_data}
     if torch is None:
-        claims.update({k: Claim.not_checked(t, torch_missing) for k, t in WORKER_TEXTS.items()})
+        claims.update(
+            {
+                k: Claim.not_checked(t, torch_missing)
+                for k, t in WORKER_TEXTS.items()
+                if k != "seeding_two_gpus"
+            }
+        )
         w_loader: dict[str, Any] = {}
     else:
         w_claims_, w_loader = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
@@ -187,7 +193,14 @@ def compute(
         **w_loader,
     }
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
-    return Comparison("rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION)
+    observations = {}
+    if "seeding_two_gpus" not in claims and w_loader:
+        observations["seeding_two_gpus"] = Observation(
+            "manual_seed across two GPUs and CUDA streams", w_loader["seeding_two_gpus"]
+        )
+    return Comparison(
+        "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
+    )
 
 
 def _randn_claim(n: int, same: dict[str, bool]) -> Claim:
