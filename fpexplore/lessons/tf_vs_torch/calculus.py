@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 import numpy as np
 
 from ...result import Claim, Observation
+from ...truth import Truth
+from ...truth.ops import make_truth
 from .frameworks import Frameworks, Section, on_grid, rng
 
 # -- control flow (claim 26) -------------------------------------------------------------------
@@ -79,13 +82,16 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
             grads_equal,
         ),
     }
+    exact_grads = np.empty(xs.size, dtype=object)
+    exact_grads[:] = [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()]
+    truth = make_truth("d/dx of (x·x if x > 0 else -2x), exact", exact_grads, "float32")
     outcomes = [
-        fw.measured("tensorflow", "tf eager Python if, GradientTape", arrays["tape"], None),
-        fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], None),
-        fw.measured("torch", "torch autograd, Python if", arrays["torch"], None),
+        fw.measured("tensorflow", "tf eager Python if, GradientTape", arrays["tape"], truth),
+        fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], truth),
+        fw.measured("torch", "torch autograd, Python if", arrays["torch"], truth),
     ]
     data = {"points": xs.tolist(), "gradients": {k: v.tolist() for k, v in arrays.items()}}
-    return Section(outcomes, claims, None, data)
+    return Section(outcomes, claims, truth, data)
 
 
 CONTROL_FLOW_CLAIMS = {
@@ -141,14 +147,17 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
     torch, tf = fw.torch, fw.tf
     x = on_grid(rng(seed, 27).uniform(-2, 2, 8), "float32")
     rows, worst, differ, total = [], {"torch": 0.0, "tf": 0.0}, 0, 0
+    values: dict[str, list[np.ndarray]] = {"torch": [], "tf": []}
+    exact_all: list[Any] = []
     for name, (fn, mp) in FUNCTIONS.items():
         t, f = _torch_derivs(torch, fn, x), _tf_derivs(tf, fn, x)
         with mpmath.workdps(40):
-            exact = {
-                k: np.array([float(mpmath.diff(mp, mpmath.mpf(float(v)), k)) for v in x])
-                for k in ORDERS
-            }
+            exact_mp = {k: [mpmath.diff(mp, mpmath.mpf(float(v)), k) for v in x] for k in ORDERS}
+        exact = {k: np.array([float(v) for v in exact_mp[k]]) for k in ORDERS}
         for k in ORDERS:
+            values["torch"].append(t[k])
+            values["tf"].append(f[k])
+            exact_all += exact_mp[k]
             scale = float(np.max(np.abs(exact[k]))) or 1.0
             et = float(np.max(np.abs(t[k] - exact[k]))) / scale
             ef = float(np.max(np.abs(f[k] - exact[k]))) / scale
@@ -174,15 +183,14 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
         )
     }
     data = {"higher_order": rows, "bits_differ": differ, "compared": total, "worst_u": worst}
+    mp = np.empty(len(exact_all), dtype=object)
+    mp[:] = exact_all
+    truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)
     outcomes = [
-        fw.measured(
-            "torch", "torch nested autograd.grad", np.array([r["torch"] for r in rows]), None
-        ),
-        fw.measured(
-            "tensorflow", "tf nested GradientTape", np.array([r["tf"] for r in rows]), None
-        ),
+        fw.measured("torch", "torch nested autograd.grad", np.concatenate(values["torch"]), truth),
+        fw.measured("tensorflow", "tf nested GradientTape", np.concatenate(values["tf"]), truth),
     ]
-    return Section(outcomes, claims, None, data, observations)
+    return Section(outcomes, claims, truth, data, observations)
 
 
 HIGHER_ORDER_CLAIMS = {
@@ -246,12 +254,15 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
             ),
         ),
     }
+    truth = make_truth(
+        "pinv(A)[2,2] = 1/float32(1e-6), exact", Fraction(1) / Fraction(float(np.float32(DIAG[2])))
+    )
     outcomes = [
         fw.measured(
-            "torch", "torch.linalg.pinv float32 [2,2]", np.float32(f32["torch pinv[2,2]"]), None
+            "torch", "torch.linalg.pinv float32 [2,2]", np.float32(f32["torch pinv[2,2]"]), truth
         ),
         fw.measured(
-            "tensorflow", "tf.linalg.pinv float32 [2,2]", np.float32(f32["tf pinv[2,2]"]), None
+            "tensorflow", "tf.linalg.pinv float32 [2,2]", np.float32(f32["tf pinv[2,2]"]), truth
         ),
     ]
     observations = {
@@ -261,7 +272,7 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
             {k: v for k, v in f32.items() if "lstsq" in k},
         )
     }
-    return Section(outcomes, claims, None, {"tolerances": out}, observations)
+    return Section(outcomes, claims, truth, {"tolerances": out}, observations)
 
 
 TOLERANCE_CLAIMS = {
