@@ -336,15 +336,33 @@ def _relu_number(c: Comparison) -> str:
     return found[0] + " on every device" if found else ""
 
 
+def _djl_layers(c: Comparison) -> Mapping[str, Any]:
+    found = c.data.get("djl_layers")
+    if not found:
+        raise NotMeasured(f"the {c.lesson} run measured no DJL layers")
+    return found
+
+
+def _init_number(c: Comparison) -> str:
+    d = _djl_layers(c)
+    lin = d["linear"]
+    return (
+        f"DJL Linear: Gaussian σ {lin['sigma']:.4g}, bias 0; torch: U(±{lin['torch_bound']:.4g}), "
+        f"uniform bias; {d['weights_equal_torch']} of {d['weights']} weights equal, "
+        f"{d['outside_torch_bound']} outside torch's bound"
+    )
+
+
+# the weights a DJL model starts with come from its default initializer, not from a
+# randomUniform call: judged from the initializers (the raw uniform streams do match)
 _seed = _Rule(
-    ("djl_matches_torch_cpu", "djl_is_mt19937"),
-    FAILS,
-    "for the pinned DJL/torch pair: both seed the same MT19937 and map it the same way",
-    (HOLDS, "DJL's libtorch gives another stream for the same seed"),
-    lambda c: (
-        f"first value DJL {_first(_value(c, 'DJL randomUniform')):.7g}, "
-        f"torch {_first(_value(c, 'torch CPU')):.7g}"
-    ),
+    ("djl_init_gaussian_fan_in", "djl_init_not_torch"),
+    HOLDS,
+    "for default-initialized models: DJL's Linear/Conv2d start from Xavier Gaussian (fan-in, "
+    "magnitude 2, zero bias), torch's from kaiming_uniform(a=√5) with a uniform bias; the raw "
+    "randomUniform streams are libtorch's and match torch.rand bit for bit",
+    (DEPENDS, "on the layer: DJL's default initializer matched torch's here"),
+    _init_number,
 )
 _dropout = _Rule(
     ("dropout_removed_equals_eval", "dropout_scaling"),
@@ -588,6 +606,145 @@ def _lstm(c: Comparison) -> Verdicts:
     )
 
 
+# -- claims 19-28: each reads its lesson's claims; the number is the run's own --------------
+
+_init = _Rule(
+    ("djl_init_gaussian_fan_in", "djl_init_not_torch", "keras_init_glorot"),
+    HOLDS,
+    "DJL: Xavier Gaussian, fan-in, magnitude 2, zero bias; torch: kaiming_uniform(a=√5), "
+    "uniform bias; Keras: glorot_uniform, zero bias: three distributions",
+    (DEPENDS, "on the layer: some defaults matched"),
+    _init_number,
+)
+_djl_dropout = _Rule(
+    ("djl_dropout_matches_torch",),
+    FAILS,
+    "for the pinned DJL/torch pair: both are libtorch's bernoulli_ on the seeded default "
+    "generator, so the masks match bit for bit",
+    (HOLDS, "DJL's libtorch draws another mask for the same seed"),
+    lambda c: (
+        f"{_djl_layers(c)['dropout_same']} of {_djl_layers(c)['dropout_total']} mask values "
+        "identical"
+    ),
+)
+_autograd_modes = _Rule(
+    ("autograd_modes_same_bits",),
+    FAILS,
+    "grad mode only decides whether a graph is recorded; the forward kernels are the same",
+    (HOLDS, "a forward gave other bits with autograd on"),
+    lambda c: (
+        f"same bits under grad, no_grad, inference_mode for "
+        f"{c.data['autograd_modes']['same']} of {c.data['autograd_modes']['seeds']} seeds"
+    ),
+)
+
+
+def _layout(c: Comparison) -> Verdicts:
+    offset, strides = _holds(c, "offset_same_bits"), _holds(c, "strides_change_bits")
+    d = c.data["layout"]
+    return _decide(
+        f"offsets: {d['offset_same']} of {d['offset_tried']} same; stride-2 gelu: "
+        f"{d['gelu_strided_differ']} of {d['gelu_strided_n']} differ",
+        (
+            offset and strides,
+            DEPENDS,
+            "on strides, not on alignment: offset (misaligned) data gives the same bits, a "
+            "strided view takes another loop (scalar kernels, another reduction order)",
+        ),
+        (not offset, HOLDS, "an offset alone changed bits"),
+        otherwise=(FAILS, "neither offsets nor strides changed bits here"),
+    )
+
+
+_rrelu = _Rule(
+    ("rrelu_train_varies", "rrelu_eval_fixed", "keras_noise_eval_identity"),
+    FAILS,
+    "only in train mode: eval() makes RReLU leaky_relu with the mean slope, and Keras's "
+    "GaussianNoise is the identity with training=False",
+    (DEPENDS, "a noise layer in inference mode was not fixed"),
+    lambda c: f"RReLU train: {c.data['rrelu_train_distinct']} distinct outputs; eval: 1",
+)
+_residual = _Rule(
+    ("residual_orders_differ", "residual_orders_bounded"),
+    HOLDS,
+    "in the last bits: the two association orders round at different places; both stay inside "
+    "the rounding bound of the exact result",
+    (DEPENDS, "the orders gave the same bits, or one left the bound"),
+    lambda c: (
+        f"{c.data['residual']['differ']} of {c.data['residual']['total']} outputs differ; worst "
+        f"{c.data['residual']['worst_of_bound']:.2g} of the bound"
+    ),
+)
+
+
+def _seeding(c: Comparison) -> Verdicts:
+    workers = _holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
+    gpus = c.claims.get("seeding_two_gpus")
+    gpu_why = (
+        "two GPUs and CUDA streams: not measurable here"
+        if gpus is None or gpus.holds is None  # no two CUDA devices in this run
+        else "two GPUs and a second stream: same streams"
+        if gpus.holds
+        else "two GPUs or a second stream gave other streams"
+    )
+    return _decide(
+        "DataLoader with 2 workers: reproduced bit for bit after manual_seed; " + gpu_why,
+        (
+            workers and gpus is not None and gpus.holds is False,
+            DEPENDS,
+            "workers reproduce, but the GPUs or streams did not",
+        ),
+        (
+            workers,
+            FAILS,
+            "for DataLoader workers: torch seeds each worker's torch, numpy and random from the "
+            "seeded base seed (worker_init_fn is not needed since torch 1.9)",
+        ),
+        otherwise=(HOLDS, "seeded DataLoader workers did not reproduce"),
+    )
+
+
+_control_flow = _Rule(
+    ("if_without_tape", "control_flow_gradients_agree"),
+    FAILS,
+    "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
+    "gradients are identical",
+    (HOLDS, "the eager `if` or its gradient failed without a tape"),
+    lambda c: f"{len(c.data['points'])} points, gradients identical in all four ways",
+)
+
+
+def _higher_order(c: Comparison) -> Verdicts:
+    accurate = _holds(c, "higher_order_accurate")
+    w = c.data["worst_u"]
+    return _decide(
+        f"{c.data['bits_differ']} of {c.data['compared']} values differ in bits; worst "
+        f"{w['torch'] / 2.0**-24:.3g} u (torch), {w['tf'] / 2.0**-24:.3g} u (TensorFlow)",
+        (
+            accurate and c.data["bits_differ"] > 0,
+            DEPENDS,
+            "in the last bits only, as first derivatives do: both are close to the exact ones",
+        ),
+        (accurate, FAILS, "same bits and close to the exact derivatives"),
+        otherwise=(HOLDS, "a framework's higher derivative left the bound"),
+    )
+
+
+_tolerances = _Rule(
+    ("tolerances_differ",),
+    HOLDS,
+    "in float32: TensorFlow's pinv cuts at 10·max(m,n)·eps, ten times torch's and numpy's, "
+    "so it drops the 1e-6 singular value they keep",
+    (FAILS, "the defaults agreed on this matrix"),
+    lambda c: (
+        "float32 pinv[2,2]: "
+        + ", ".join(
+            f"{lib} {c.data['tolerances']['float32'][f'{lib} pinv[2,2]']:.7g}"
+            for lib in ("numpy", "torch", "tf")
+        )
+    ),
+)
+
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
 #: the claims of shared/reference/claims-to-check.md, in its order
@@ -609,7 +766,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _seed,
         {"seed": 42, "tensorflow": False, "weights": False},
-        "6.-Java-and-DJL",
+        "More-claims-from-the-articles",
         cases=({"seed": 0}, {"seed": 7}),
     ),
     Myth(
@@ -753,6 +910,96 @@ MYTHS: tuple[Myth, ...] = (
         "06_tensorflow_vs_pytorch.ipynb",
         _lstm,
         {"op": "lstm"},
+    ),
+    Myth(
+        19,
+        "DJL's dropout masks differ from PyTorch's for the same seed.",
+        "rng_seeds",
+        "02_rng_seeds.ipynb",
+        _djl_dropout,
+        {"seed": 42, "tensorflow": False, "weights": False},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        20,
+        "DJL's default weight initialization differs from PyTorch's.",
+        "rng_seeds",
+        "02_rng_seeds.ipynb",
+        _init,
+        {"seed": 42},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        21,
+        "Autograd being on changes a model's inference outputs.",
+        "train_vs_eval",
+        "03_train_vs_eval.ipynb",
+        _autograd_modes,
+        {},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        22,
+        "Memory layout, fragmentation or alignment changes results.",
+        "summation_order",
+        "01_summation_order.ipynb",
+        _layout,
+        _SUM,
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        23,
+        "Noise-injecting activations (RReLU-style) make inference vary.",
+        "train_vs_eval",
+        "03_train_vs_eval.ipynb",
+        _rrelu,
+        {},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        24,
+        "Layer execution order and skip connections change results.",
+        "summation_order",
+        "01_summation_order.ipynb",
+        _residual,
+        _SUM,
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        25,
+        "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
+        "rng_seeds",
+        "02_rng_seeds.ipynb",
+        _seeding,
+        {"seed": 42, "tensorflow": False, "weights": False},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        26,
+        "TensorFlow needs a GradientTape for a Python `if`.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+        _control_flow,
+        {"op": "control_flow"},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        27,
+        "Higher-order derivatives differ between the frameworks.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+        _higher_order,
+        {"op": "higher_order"},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        28,
+        "Default tolerances for near-singular matrices differ.",
+        "tf_vs_torch",
+        "06_tensorflow_vs_pytorch.ipynb",
+        _tolerances,
+        {"op": "tolerances"},
+        "More-claims-from-the-articles",
     ),
 )
 

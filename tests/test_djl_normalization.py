@@ -235,3 +235,13 @@ def test_cached_results_equal_a_fresh_run():
         }
         assert np.array_equal(got.truth.exact, want.truth.exact)
         assert got.data.keys() == want.data.keys()
+
+
+@pytest.mark.java
+def test_article_names_are_gone_from_the_jars():
+    """NDArrays.sum/mean/std and ai.djl.random.RandomGenerator, asked of the 0.36 jars."""
+    from fpexplore.lessons.djl_normalization import stages
+
+    found = stages._article_names()
+    assert not any(found[n] for n in stages.ARTICLE_NAMES)
+    assert all(found[n] for n in stages.PRESENT_NAMES)

@@ -160,3 +160,14 @@ def test_auto_runs_live_on_cuda_or_falls_back_to_the_record(name):
         assert any(o.kind == "recorded" for o in c.outcomes)
     get(name).figure(c)
     matplotlib.pyplot.close("all")
+
+
+def test_directml_example_as_written():
+    """The articles' DirectML example today: its device string raises, and its 'drift' is the
+    gap between chains of different matrices, far above one chain's rounding drift."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.lessons.cpu_vs_accelerator import articles
+
+    claims, data = articles.article_claims(torch, 4)
+    assert all(c.holds for c in claims.values()), claims
+    assert min(data["article_drift"]["gap"]) > 0.1

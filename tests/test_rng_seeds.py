@@ -206,3 +206,28 @@ def test_bits_per_float_is_random_bits():
     ]
     for values in cases:
         assert bits_per_float(values) == random_bits(values)
+
+
+def test_dataloader_worker_seeding():
+    """Claim 25, the CPU part: seeded workers reproduce, each with its own streams; the two-GPU
+    part is decided only where two CUDA devices are (else not checked, saying so)."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.lessons.rng_seeds import workers
+
+    claims, data = workers.worker_claims(torch, 5)
+    assert all(c.holds for c in claims.values()), claims
+    if torch.cuda.device_count() < 2:
+        assert "seeding_two_gpus" not in claims
+        assert data["seeding_two_gpus"].startswith("not measurable here")
+
+
+@pytest.mark.java
+def test_djl_dropout_and_default_initializers():
+    """Claims 19 and 20: DJL's Dropout mask is torch's; its default initializer is not."""
+    torch = pytest.importorskip("torch")
+    from fpexplore import backends
+    from fpexplore.lessons.rng_seeds.djl_layers import djl_layers
+
+    _rows, claims, data = djl_layers(3, backends.missing("djl"), torch)
+    assert all(c.holds for c in claims.values()), claims
+    assert data["djl_layers"]["weights_equal_torch"] == 0

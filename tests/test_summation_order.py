@@ -371,3 +371,15 @@ def test_kept_input_gives_the_same_comparison_as_a_fresh_one():
     assert again == fresh
     so._INPUTS.clear()
     assert bits(LESSON.run(**params, threads=2)) == fresh[2]
+
+
+def test_layout_and_residual_claims_hold():
+    """Claims 22 and 24: offsets move no bits, strides do; a residual block's two orders differ
+    within the rounding bound of the exact result."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.lessons.summation_order import layout
+
+    claims, data = layout.layout_claims(torch, 11)
+    more, _ = layout.residual_claims(torch, 11)
+    assert all(c.holds for c in {**claims, **more}.values()), {**claims, **more}
+    assert data["layout"]["offset_same"] == data["layout"]["offset_tried"]

@@ -175,3 +175,14 @@ def test_torch_compile_row_is_measured_or_says_why(frameworks):
         assert c.holds("torch_compile") and row.error.max_abs_ulp <= 4
     else:
         assert "torch.compile did not run here" in row.unavailable
+
+
+@pytest.mark.parametrize("op", ["control_flow", "higher_order", "tolerances"])
+def test_article_sections_hold(op):
+    """Claims 26-28: control flow under a tape, higher derivatives, near-singular cut-offs."""
+    c = run(op=op, seed=3)
+    if backends.missing("tensorflow") or backends.missing("torch"):
+        assert all(cl.holds is None for cl in c.claims.values())
+        return
+    c.check()
+    assert c.claims and all(cl.holds for cl in c.claims.values())

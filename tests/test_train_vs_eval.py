@@ -112,3 +112,14 @@ def test_svg_figure_shows_the_chosen_mode(mode):
         assert f"{k}: {ulps[k]:.3g} ULP" in tips
     assert sum(f"{mode}():" in t for t in tips) >= 1  # the histogram of the chosen mode
     assert f"rounding bound: {c.data['bn_bound_by_mode'][mode]:.3g} ULP" in tips
+
+
+def test_autograd_modes_rrelu_and_the_state_dict_example():
+    """Claims 21 and 23 and the dropout-removal example as written, on two seeds."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.lessons import _train_modes
+
+    for seed in (0, 17):
+        _, claims, data = _train_modes.torch_part(torch, seed, 3)
+        assert all(c.holds for c in claims.values()), claims
+        assert "Missing key" in data["state_dict_error"]

@@ -42,6 +42,9 @@ EXTRA: tuple[tuple[str, dict[str, Any]], ...] = (
     ("tf_vs_torch", {"op": "lstm", "length": 30}),
     ("tf_vs_torch", {"op": "graph_mode"}),
     ("tf_vs_torch", {"op": "reduce_sum"}),
+    ("tf_vs_torch", {"op": "control_flow", "seed": 5}),
+    ("tf_vs_torch", {"op": "higher_order", "seed": 5}),
+    ("tf_vs_torch", {"op": "tolerances"}),
     ("libtorch_vs_pytorch", {"size": 32, "sum_length": 10_000, "seed": 3, "cuda": "recorded"}),
     ("distributed_reduction", {"n": 64, "seed": 9}),
 )

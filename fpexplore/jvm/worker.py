@@ -245,6 +245,55 @@ class Ops:
                 nd = m.randomNormal(float(a), float(b), shp, dt)
             return self.j.bits(nd)
 
+    def dropout(self, seed: int, n: int, rate: float) -> dict[str, Any]:
+        """``ai.djl.nn.norm.Dropout.dropout`` of n ones in training mode after
+        ``Engine.setRandomSeed(seed)``."""
+        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+        from ai.djl.nn.norm import Dropout  # type: ignore
+
+        self.j.engine.setRandomSeed(int(seed))
+        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)([int(n)]))
+        with self.j.manager.newSubManager() as m:
+            ones = m.ones(shp, DataType.FLOAT32)
+            return self.j.bits(Dropout.dropout(ones, float(rate), True).singletonOrThrow())
+
+    def default_init(self, seed: int, block: str, inputs: int, units: int) -> dict[str, Any]:
+        """The parameters a ``Linear`` (or ``Conv2d`` with 3x3 kernels) block gets from its
+        default initializer after ``Engine.setRandomSeed(seed)``, by parameter name."""
+        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+        from ai.djl.nn.convolutional import Conv2d  # type: ignore
+        from ai.djl.nn.core import Linear  # type: ignore
+
+        long_ = self.j.jpype.JArray(self.j.jpype.JLong)
+        if block == "linear":
+            b = Linear.builder().setUnits(int(units)).build()
+            shape = Shape(long_([1, int(inputs)]))
+        else:
+            b = Conv2d.builder().setKernelShape(Shape(long_([3, 3]))).setFilters(int(units)).build()
+            shape = Shape(long_([1, int(inputs), 8, 8]))
+        self.j.engine.setRandomSeed(int(seed))
+        with self.j.manager.newSubManager() as m:
+            b.initialize(m, DataType.FLOAT32, self.j.jpype.JArray(Shape)([shape]))
+            return {
+                str(pair.getKey()): self.j.bits(pair.getValue().getArray())
+                for pair in b.getParameters()
+            }
+
+    def java_names(self, names: list[str]) -> dict[str, bool]:
+        """Whether each ``package.Class`` or ``package.Class#method`` exists on the class path."""
+        found = {}
+        for name in names:
+            cls, _, method = name.partition("#")
+            try:
+                c = self.j.jpype.JClass(cls)
+            except Exception:  # ClassNotFoundException, as a Python exception
+                found[name] = False
+                continue
+            found[name] = not method or any(
+                str(m.getName()) == method for m in c.class_.getMethods()
+            )
+        return found
+
     def java_loop_sum(self, x: dict[str, Any]) -> Any:
         import numpy as np
 

@@ -23,6 +23,7 @@ from ..memo import Memo
 from ..params import Interval, Options
 from ..result import Claim, Comparison, Outcome
 from ..truth import reference
+from . import _train_modes
 from ._base import Lesson
 
 C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
@@ -626,6 +627,28 @@ def _batchnorm_part(
     return outcomes, {key: claims[key] for key in BATCHNORM_CLAIMS}, data
 
 
+def _modes_part(
+    seed: int, runs: int, torch_missing: str | None, tf_missing: str | None
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """Autograd modes, RReLU and the state-dict example (torch), GaussianNoise (Keras)."""
+    data: dict[str, Any] = {}
+    if torch_missing:
+        outcomes, claims = _missing_part(
+            ("torch F.rrelu",), _train_modes.MODES_CLAIMS, "torch", torch_missing
+        )
+    else:
+        torch = backends.load("torch")
+        with _one_thread(torch):
+            outcomes, claims, data = _train_modes.torch_part(torch, seed, runs)
+    if tf_missing:
+        k_out, k_claims = _missing_part(
+            ("Keras GaussianNoise",), _train_modes.KERAS_NOISE_CLAIMS, "tensorflow", tf_missing
+        )
+    else:
+        k_out, k_claims = _train_modes.keras_part(_keras(), seed, runs)
+    return outcomes + k_out, {**claims, **k_claims}, data
+
+
 def compute(
     mode: str, batch: int, momentum: float, eps: float, p: float, runs: int, seed: int
 ) -> Comparison:
@@ -642,6 +665,11 @@ def compute(
             lambda: _dropout_part(backends.load("torch"), seed, batch, p, runs),
         )
     b_out, b_claims, b_data = _batchnorm_part(seed, batch, momentum, eps, torch_missing, tf_missing)
+    m_out, m_claims, m_data = _PARTS.get(
+        ("modes", seed, runs, torch_missing, tf_missing),
+        lambda: _modes_part(seed, runs, torch_missing, tf_missing),
+    )
+    d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**d_data, **m_data}
     truth = None
     if b_data:  # the reference of the mode in front
         truth = _bn_truth(seed, batch, eps, mode == "train")

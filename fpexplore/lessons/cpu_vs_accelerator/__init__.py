@@ -11,7 +11,7 @@ from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
 from .._gpu import present
 from .._gpu.source import record_param, resolve
-from . import edges
+from . import articles, edges
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
@@ -172,6 +172,21 @@ def _conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
     return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
 
 
+def _article_claims(seed: int) -> dict[str, Claim]:
+    """The articles' DirectML example, run through torch on this machine's CPU."""
+    from ... import backends
+
+    why = backends.missing("torch")
+    if why:
+        return {k: Claim.not_checked(t, why) for k, t in articles.TEXTS.items()}
+    if seed not in _ARTICLES:
+        _ARTICLES[seed] = articles.article_claims(backends.load("torch"), seed)[0]
+    return dict(_ARTICLES[seed])
+
+
+_ARTICLES: dict[int, dict[str, Claim]] = {}
+
+
 def compute(device: str, record: str) -> Comparison:
     from . import experiment as acc
 
@@ -272,6 +287,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
             lambda: tf32_ratio > 100,
         ),
     }
+    claims.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
     relu_special = None
     if cpu is not None:

@@ -194,6 +194,8 @@ CLAIMS = {
     "std_ddof": "torch.std is unbiased (divides by N-1), np.std divides by N",
     "std_fix": "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
     "std_djl_population": "DJL's std idiom is the population std",
+    "article_names_gone": "the articles' NDArrays.sum/mean/std and ai.djl.random.RandomGenerator "
+    "do not exist in DJL 0.36's api jar",
     "decode_tf_default_differs": "TensorFlow's decode_jpeg with its default (fast) IDCT differs "
     "from PIL on the sample JPEGs",
     "decode_imageio_equals_pil": "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every "
@@ -232,6 +234,7 @@ CLAIM_NEEDS: dict[str, tuple[str, ...]] = {
     "std_ddof": ("torch",),
     "std_fix": ("torch",),
     "std_djl_population": ("djl",),
+    "article_names_gone": ("djl",),
     "decode_tf_default_differs": ("tensorflow",),
     "decode_imageio_equals_pil": ("djl",),
     "antialias_matters": (*_TV, "tensorflow"),

@@ -262,7 +262,33 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
                 and not np.allclose(djl_vals, unbiased, rtol=1e-3)
             ),
         )
+        names = _article_names()
+        gone = [n for n in ARTICLE_NAMES if not names[n]]
+        here = [n for n in PRESENT_NAMES if names[n]]
+        claims["article_names_gone"] = Claim(
+            "the articles' DJL code does not compile against the 0.36 api jar: "
+            f"{', '.join(gone) or 'none'} missing (of {', '.join(ARTICLE_NAMES)}); what exists "
+            f"is {', '.join(here)} (no std: hence the idiom above)",
+            gone == list(ARTICLE_NAMES) and here == list(PRESENT_NAMES),
+        )
     return truth, [partial(lambda o: o, o) for o in outs], claims, {"classic": classic}
+
+
+#: names the articles' DJL code uses, as Class or Class#method, and what 0.36 has instead
+ARTICLE_NAMES = (
+    "ai.djl.ndarray.NDArrays#sum",
+    "ai.djl.ndarray.NDArrays#mean",
+    "ai.djl.ndarray.NDArrays#std",
+    "ai.djl.random.RandomGenerator",
+)
+PRESENT_NAMES = ("ai.djl.ndarray.NDArray#sum", "ai.djl.ndarray.NDArray#mean")
+
+
+def _article_names() -> dict[str, bool]:
+    """Which of the names exist on the DJL class path (asked of the JVM worker)."""
+    from ...jvm import client
+
+    return client.call("java_names", names=[*ARTICLE_NAMES, *PRESENT_NAMES])
 
 
 # -- decode ---------------------------------------------------------------------------------

@@ -15,18 +15,27 @@ from typing import Any
 
 import numpy as np
 
+from ...memo import Memo
 from ...params import Flag, Interval, Options
-from ...result import Claim, Comparison, Outcome
+from ...result import Claim, Comparison, Observation, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import Lesson
 from . import devices as _rng_devices
 from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
+from .djl_layers import djl_layers
 from .layer import weight_init_outcomes
 from .views import bits_of, figure, figure_svg, stream_table
+from .workers import TEXTS as WORKER_TEXTS
+from .workers import worker_claims
 
 __all__ = ["LESSON", "STREAMS", "bits_of", "figure", "figure_svg", "relation", "stream_table"]
 
+
+#: the DJL layer claims by (seed, what is missing), the DataLoader claims by seed: neither
+#: depends on the streams' settings
+_DJL_LAYERS = Memo(keep=8)
+_WORKERS = Memo(keep=8)
 
 STREAMS = (
     "torch CPU",
@@ -121,6 +130,25 @@ def compute(
         outcomes += j_outs + d_outs
         claims.update(j_claims)
         claims.update(d_claims)
+        djl_missing = backends.missing("djl") or torch_missing
+        l_outs, l_claims, l_data = _DJL_LAYERS.get(
+            (seed, djl_missing), lambda: djl_layers(seed, djl_missing, torch)
+        )
+        outcomes += l_outs
+        claims.update(l_claims)
+        djl_facts = {**djl_facts, **l_data}
+    if torch is None:
+        claims.update(
+            {
+                k: Claim.not_checked(t, torch_missing)
+                for k, t in WORKER_TEXTS.items()
+                if k != "seeding_two_gpus"
+            }
+        )
+        w_loader: dict[str, Any] = {}
+    else:
+        w_claims_, w_loader = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
+        claims.update(w_claims_)
 
     shared = shared_bits_agree(real["share32"], legacy)
     firsts = {
@@ -166,9 +194,17 @@ def compute(
         "cuda_source": cuda_source,
         **djl_facts,
         **w_data,
+        **w_loader,
     }
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
-    return Comparison("rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION)
+    observations = {}
+    if "seeding_two_gpus" not in claims and w_loader:
+        observations["seeding_two_gpus"] = Observation(
+            "manual_seed across two GPUs and CUDA streams", w_loader["seeding_two_gpus"]
+        )
+    return Comparison(
+        "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
+    )
 
 
 def _randn_claim(n: int, same: dict[str, bool]) -> Claim:

@@ -17,7 +17,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson
-from . import bounds, structure
+from . import bounds, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
 
 #: (outcome name, backend, the emulator that models it, runner name in .frameworks)
@@ -162,6 +162,21 @@ class _Input:
 #: inputs up to this size are kept in `_INPUTS` (a float64 input of this size is 8 MB)
 _KEEP_LIMIT = 1_000_000
 _INPUTS = Memo(keep=6)
+#: the layout and residual claims by seed (they do not depend on the summed input)
+_LAYOUT = Memo(keep=6)
+
+
+def _layout_claims(seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
+    """Storage offsets, strides and a residual block's association orders (torch)."""
+    from ... import backends
+
+    why = backends.missing("torch")
+    if why:
+        return {k: Claim.not_checked(t, why) for k, t in layout.TEXTS.items()}, {}
+    torch = backends.load("torch")
+    c1, d1 = layout.layout_claims(torch, seed)
+    c2, d2 = layout.residual_claims(torch, seed)
+    return {**c1, **c2}, {**d1, **d2}
 
 
 def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
@@ -379,8 +394,11 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     observations = {**_agreement(x, outcomes), **observations}
     claims.update(split_claims)
+    layout_claims, layout_data = _LAYOUT.get(seed, lambda: _layout_claims(seed))
+    claims.update(layout_claims)
     data = LazyData(
         {
+            **layout_data,
             "x_head": x[:8].astype(np.float64).tolist(),
             "explained_by": explained,
             "threads": ran_threads,

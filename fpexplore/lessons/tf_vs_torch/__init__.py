@@ -15,7 +15,7 @@ from ...errors import BackendUnavailable, FpexploreError
 from ...params import Flag, Interval, Options
 from ...result import Comparison, Observation
 from .._base import Lesson
-from . import activations, adam, autograd, conv, graph, lstm, norms, reduction, softmax
+from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
 from .frameworks import DTYPES, check_dtype, check_size, load, raised, unavailable
 from .plot import figure
 
@@ -135,6 +135,33 @@ SECTIONS: dict[str, Spec] = {
         (300_000, 1, 1_000_000),
         "elements",
         reduction.REDUCE_SUM_TEXT,
+    ),
+    "control_flow": Spec(
+        calculus.run_control_flow,
+        (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
+        calculus.CONTROL_FLOW_CLAIMS,
+        ("float32",),
+        None,
+        "unused",
+        calculus.CONTROL_FLOW_TEXT,
+    ),
+    "higher_order": Spec(
+        calculus.run_higher_order,
+        (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
+        calculus.HIGHER_ORDER_CLAIMS,
+        ("float32",),
+        None,
+        "unused",
+        calculus.HIGHER_ORDER_TEXT,
+    ),
+    "tolerances": Spec(
+        calculus.run_tolerances,
+        (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
+        calculus.TOLERANCE_CLAIMS,
+        ("float32",),
+        None,
+        "unused",
+        calculus.TOLERANCE_TEXT,
     ),
 }
 

@@ -1,0 +1,147 @@
+"""train_vs_eval's other modes: autograd on/off, noise-injecting activations (RReLU, Keras
+GaussianNoise), and the dropout-removal example's ``load_state_dict`` as the articles write it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..result import Claim, Outcome
+
+MODE_SEEDS = 3  # the autograd-mode claim is judged on this many seeds of weights and inputs
+LOWER, UPPER = 1 / 8, 1 / 3  # torch's RReLU defaults
+
+MODES_CLAIMS = {
+    "autograd_modes_same_bits": "the same forward gives the same bits with autograd on, under "
+    "no_grad and under inference_mode",
+    "state_dict_example_raises": "the article's model.load_state_dict into the model without "
+    "Dropout raises (its keys no longer match)",
+    "rrelu_train_varies": "RReLU in train mode draws a new negative slope per element each call",
+    "rrelu_eval_fixed": "RReLU in eval mode is leaky_relu with slope (lower + upper) / 2, bit "
+    "for bit, every call",
+}
+KERAS_NOISE_CLAIMS = {
+    "keras_noise_eval_identity": "Keras GaussianNoise varies with training=True and is the "
+    "identity with training=False",
+}
+
+
+def _digest(a: Any) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+def _autograd_modes(torch: Any, seed: int) -> tuple[int, int]:
+    """(seeds whose three forwards agree bit for bit, seeds tried)."""
+    same = 0
+    for s in range(seed, seed + MODE_SEEDS):
+        torch.manual_seed(s)
+        model = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 4, 3),
+            torch.nn.GELU(),
+            torch.nn.Flatten(),
+            torch.nn.LayerNorm(4 * 6 * 6),
+            torch.nn.Linear(4 * 6 * 6, 5),
+            torch.nn.Softmax(-1),
+        ).eval()
+        x = torch.randn(4, 3, 8, 8)
+        with torch.enable_grad():
+            a = model(x).detach().numpy().copy()
+        with torch.no_grad():
+            b = model(x).numpy().copy()
+        with torch.inference_mode():
+            c = model(x).numpy().copy()
+        same += _digest(a) == _digest(b) == _digest(c)
+    return same, MODE_SEEDS
+
+
+def _state_dict_example(torch: Any) -> str:
+    """The article's code: copy a Dropout model's state dict into the model without it. Returns
+    the first line of the error ('' if it loaded)."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.Dropout(0.5), torch.nn.Linear(6, 2))
+    plain = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.Linear(6, 2))
+    try:
+        plain.load_state_dict(model.state_dict())
+    except RuntimeError as exc:
+        return " ".join(str(exc).split())[:200]
+    return ""
+
+
+def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[str, Claim], dict]:
+    same, tried = _autograd_modes(torch, seed)
+    raised = _state_dict_example(torch)
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(64, generator=g)
+    x[x > 0] *= -1  # negative inputs: the ones RReLU scales
+    x[0] = -1.0
+    torch.manual_seed(seed)
+    train = np.stack(
+        [torch.nn.functional.rrelu(x, LOWER, UPPER, training=True).numpy() for _ in range(runs)]
+    )
+    evals = np.stack(
+        [torch.nn.functional.rrelu(x, LOWER, UPPER, training=False).numpy() for _ in range(runs)]
+    )
+    leaky = torch.nn.functional.leaky_relu(x, (LOWER + UPPER) / 2).numpy()
+    slopes = train[:, 0] / -1.0
+    claims = {
+        "autograd_modes_same_bits": Claim(
+            f"a Conv-GELU-LayerNorm-Linear-softmax model gives the same output bits with autograd "
+            f"on, under no_grad and under inference_mode, for {same} of {tried} seeds",
+            same == tried,
+        ),
+        "state_dict_example_raises": Claim(
+            "the article's plain.load_state_dict(model.state_dict()) into the model without "
+            f"Dropout raises today: {raised or 'it loaded'} (the Linear after Dropout is '2.' in "
+            "one model and '1.' in the other; copying layer by layer works)",
+            bool(raised) and "Missing key" in raised,
+        ),
+        "rrelu_train_varies": Claim(
+            f"RReLU in train mode scales negative inputs by a random slope in [{LOWER:.4g}, "
+            f"{UPPER:.4g}]: {len({_digest(r) for r in train})} distinct outputs in {runs} calls",
+            len({_digest(r) for r in train}) == runs
+            and bool(((slopes >= np.float32(LOWER)) & (slopes <= np.float32(UPPER))).all()),
+        ),
+        "rrelu_eval_fixed": Claim(
+            f"RReLU in eval mode gives the same bits in all {runs} calls, equal to leaky_relu "
+            f"with slope (lower + upper) / 2 = {(LOWER + UPPER) / 2:.6g}",
+            len({_digest(r) for r in evals}) == 1 and _digest(evals[0]) == _digest(leaky),
+        ),
+    }
+    outcomes = [
+        Outcome("torch F.rrelu, training=True", "torch", value=train[0], version=torch.__version__),
+        Outcome(
+            "torch F.rrelu, training=False", "torch", value=evals[0], version=torch.__version__
+        ),
+    ]
+    data = {
+        "autograd_modes": {"same": same, "seeds": tried},
+        "state_dict_error": raised,
+        "rrelu_train_distinct": len({_digest(r) for r in train}),
+    }
+    return outcomes, claims, data
+
+
+def keras_part(keras: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[str, Claim]]:
+    x = np.random.Generator(np.random.PCG64(seed)).standard_normal((4, 8)).astype(np.float32)
+    keras.utils.set_random_seed(seed)
+    layer = keras.layers.GaussianNoise(0.1, seed=seed)
+    train = [np.asarray(layer(x, training=True)) for _ in range(runs)]
+    evals = [np.asarray(layer(x, training=False)) for _ in range(runs)]
+    distinct = len({_digest(r) for r in train})
+    claims = {
+        "keras_noise_eval_identity": Claim(
+            f"Keras has no RReLU; its noise layer GaussianNoise gives {distinct} distinct outputs "
+            f"in {runs} calls with training=True and returns its input bit for bit with "
+            "training=False",
+            distinct == runs and all(_digest(e) == _digest(x) for e in evals),
+        )
+    }
+    outcomes = [
+        Outcome(
+            "Keras GaussianNoise, training=True",
+            "tensorflow",
+            value=train[0],
+            version=keras.__version__,
+        )
+    ]
+    return outcomes, claims

@@ -1,0 +1,287 @@
+"""Control flow under a tape, higher-order derivatives, and near-singular tolerances."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ...result import Claim, Observation
+from ...truth import Truth
+from ...truth.ops import make_truth
+from .frameworks import Frameworks, Section, on_grid, rng
+
+# -- control flow (claim 26) -------------------------------------------------------------------
+
+
+def _piecewise_exact(x: float) -> float:
+    """d/dx of f(x) = x·x if x > 0 else -2x, exactly (2x is exact in float32)."""
+    return 2 * x if x > 0 else -2.0
+
+
+def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
+    torch, tf = fw.torch, fw.tf
+    xs = on_grid(rng(seed, 26).uniform(-2, 2, 6), "float32")
+    xs[0], xs[1] = abs(xs[0]) or 0.5, -abs(xs[1]) or -0.5  # both branches, always
+
+    def f_py(x: Any) -> Any:  # a plain Python `if` on a tensor (eager)
+        if x > 0:
+            return x * x
+        return -2.0 * x
+
+    f_graph = tf.function(f_py)  # autograph turns the `if` into tf.cond
+
+    @tf.function
+    def f_cond(x: Any) -> Any:
+        return tf.cond(x > 0, lambda: x * x, lambda: -2.0 * x)
+
+    no_tape, taped, graph, cond, torch_g, exact = [], [], [], [], [], []
+    for x in xs.tolist():
+        no_tape.append(np.float32(f_py(tf.constant(x, tf.float32))))
+        grads = []
+        for fn in (f_py, f_graph, f_cond):
+            v = tf.constant(x, dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(v)
+                y = fn(v)
+            grads.append(np.float32(tape.gradient(y, v)))
+        taped.append(grads[0])
+        graph.append(grads[1])
+        cond.append(grads[2])
+        xt = torch.tensor(x, dtype=torch.float32, requires_grad=True)
+        f_py(xt).backward()
+        torch_g.append(np.float32(xt.grad))
+        exact.append(np.float32(_piecewise_exact(x)))
+    arrays = {
+        k: np.array(v, dtype=np.float32)
+        for k, v in {
+            "no tape": no_tape,
+            "tape": taped,
+            "graph": graph,
+            "cond": cond,
+            "torch": torch_g,
+            "exact": exact,
+        }.items()
+    }
+    values = np.array([f_py(np.float32(x)) for x in xs], dtype=np.float32)
+    grads_equal = all(
+        arrays[k].tobytes() == arrays["exact"].tobytes() for k in ("tape", "graph", "cond", "torch")
+    )
+    claims = {
+        "if_without_tape": Claim(
+            f"a Python `if` on an eager tensor runs without any GradientTape: at {len(xs)} points "
+            "on both sides of 0 it returns the branch's value bit for bit",
+            arrays["no tape"].tobytes() == values.tobytes(),
+        ),
+        "control_flow_gradients_agree": Claim(
+            f"the gradient through that `if` is the same, bit for bit and exact (2x or -2), "
+            f"taped eagerly, under tf.function (autograph's tf.cond), with an explicit tf.cond "
+            f"and in torch, at all {len(xs)} points",
+            grads_equal,
+        ),
+    }
+    exact_grads = np.empty(xs.size, dtype=object)
+    exact_grads[:] = [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()]
+    truth = make_truth("d/dx of (x·x if x > 0 else -2x), exact", exact_grads, "float32")
+    outcomes = [
+        fw.measured("tensorflow", "tf eager Python if, GradientTape", arrays["tape"], truth),
+        fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], truth),
+        fw.measured("torch", "torch autograd, Python if", arrays["torch"], truth),
+    ]
+    data = {"points": xs.tolist(), "gradients": {k: v.tolist() for k, v in arrays.items()}}
+    return Section(outcomes, claims, truth, data)
+
+
+CONTROL_FLOW_CLAIMS = {
+    "if_without_tape": "a Python `if` on an eager tensor runs without a GradientTape",
+    "control_flow_gradients_agree": "taped, tf.function/tf.cond and torch gradients agree",
+}
+CONTROL_FLOW_TEXT = (
+    "Control flow: in eager mode a Python `if` on a tensor is ordinary Python, so it runs with "
+    "or without a GradientTape; the tape only records the operations of the branch taken, which "
+    "is all a gradient needs. Under tf.function autograph rewrites the `if` into tf.cond, whose "
+    "gradient is the taken branch's too, so every way gives the same (exact) gradient as torch."
+)
+
+# -- higher-order derivatives (claim 27) -------------------------------------------------------
+
+#: name -> (torch/tf function of a tensor module, mpmath function)
+FUNCTIONS: dict[str, tuple[Any, Any]] = {
+    "tanh(x)": (lambda m, x: m.tanh(x), mpmath.tanh),
+    "sin(x)·exp(x)": (lambda m, x: m.sin(x) * m.exp(x), lambda x: mpmath.sin(x) * mpmath.exp(x)),
+    "x·sigmoid(x)": (
+        lambda m, x: x * m.sigmoid(x) if hasattr(m, "sigmoid") else x * m.math.sigmoid(x),
+        lambda x: x / (1 + mpmath.exp(-x)),
+    ),
+}
+ORDERS = (2, 3)
+#: errors are compared with the largest |derivative| over the points (derivatives have zeros,
+#: where a relative error means nothing): a few hundred float32 roundings is the budget
+SCALED_BOUND = 256 * 2.0**-24
+
+
+def _torch_derivs(torch: Any, fn: Any, x: np.ndarray) -> dict[int, np.ndarray]:
+    xt = torch.from_numpy(x.copy()).requires_grad_(True)
+    g, out = fn(torch, xt).sum(), {}
+    for k in range(1, max(ORDERS) + 1):
+        (g,) = torch.autograd.grad(g, xt, create_graph=True)
+        if k in ORDERS:
+            out[k] = g.detach().numpy().copy()
+        g = g.sum()
+    return out
+
+
+def _tf_derivs(tf: Any, fn: Any, x: np.ndarray) -> dict[int, np.ndarray]:
+    v = tf.Variable(x)
+    with tf.GradientTape() as t3, tf.GradientTape() as t2, tf.GradientTape() as t1:
+        y = fn(tf, v)
+        d1 = t1.gradient(y, v)
+        d2 = t2.gradient(d1, v)
+    d3 = t3.gradient(d2, v)
+    return {2: d2.numpy(), 3: d3.numpy()}
+
+
+def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
+    torch, tf = fw.torch, fw.tf
+    x = on_grid(rng(seed, 27).uniform(-2, 2, 8), "float32")
+    rows, worst, differ, total = [], {"torch": 0.0, "tf": 0.0}, 0, 0
+    values: dict[str, list[np.ndarray]] = {"torch": [], "tf": []}
+    exact_all: list[Any] = []
+    for name, (fn, mp) in FUNCTIONS.items():
+        t, f = _torch_derivs(torch, fn, x), _tf_derivs(tf, fn, x)
+        with mpmath.workdps(40):
+            exact_mp = {k: [mpmath.diff(mp, mpmath.mpf(float(v)), k) for v in x] for k in ORDERS}
+        exact = {k: np.array([float(v) for v in exact_mp[k]]) for k in ORDERS}
+        for k in ORDERS:
+            values["torch"].append(t[k])
+            values["tf"].append(f[k])
+            exact_all += exact_mp[k]
+            scale = float(np.max(np.abs(exact[k]))) or 1.0
+            et = float(np.max(np.abs(t[k] - exact[k]))) / scale
+            ef = float(np.max(np.abs(f[k] - exact[k]))) / scale
+            worst["torch"], worst["tf"] = max(worst["torch"], et), max(worst["tf"], ef)
+            n = int((t[k].view(np.uint32) != f[k].view(np.uint32)).sum())
+            differ, total = differ + n, total + x.size
+            rows.append({"function": name, "order": k, "torch": et, "tf": ef, "bits_differ": n})
+    claims = {
+        "higher_order_accurate": Claim(
+            f"second and third derivatives of {', '.join(FUNCTIONS)} at {x.size} float32 points, "
+            f"nested autograd in torch and nested tapes in TensorFlow: both stay within "
+            f"{SCALED_BOUND / 2.0**-24:.0f} u of the exact (mpmath) derivative, scaled by its "
+            f"largest magnitude (torch {worst['torch'] / 2.0**-24:.3g} u, TensorFlow "
+            f"{worst['tf'] / 2.0**-24:.3g} u)",
+            max(worst.values()) <= SCALED_BOUND,
+        ),
+    }
+    observations = {
+        "higher_order_bits_differ": Observation(
+            "values whose bits differ between torch and TensorFlow (their exp/sin/tanh kernels "
+            "round differently)",
+            f"{differ} of {total}",
+        )
+    }
+    data = {"higher_order": rows, "bits_differ": differ, "compared": total, "worst_u": worst}
+    mp = np.empty(len(exact_all), dtype=object)
+    mp[:] = exact_all
+    truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)
+    outcomes = [
+        fw.measured("torch", "torch nested autograd.grad", np.concatenate(values["torch"]), truth),
+        fw.measured("tensorflow", "tf nested GradientTape", np.concatenate(values["tf"]), truth),
+    ]
+    return Section(outcomes, claims, truth, data, observations)
+
+
+HIGHER_ORDER_CLAIMS = {
+    "higher_order_accurate": "2nd and 3rd derivatives in both stay close to the exact ones",
+}
+HIGHER_ORDER_TEXT = (
+    "Higher-order derivatives: torch differentiates its own gradient graph (create_graph=True), "
+    "TensorFlow nests tapes. Both apply the same derivative rules; the results differ only in "
+    "the last bits where their elementary-function kernels round differently, and both stay "
+    "within a few hundred float32 roundings of the exact derivative (mpmath), scaled by its "
+    "size (derivatives have zeros, where a relative error says nothing)."
+)
+
+# -- near-singular tolerances (claim 28) -------------------------------------------------------
+
+DIAG = (1.0, 1e-5, 1e-6)
+
+
+def run_tolerances(fw: Frameworks, **_: Any) -> Section:
+    torch, tf = fw.torch, fw.tf
+    out: dict[str, dict[str, Any]] = {}
+    for dt in ("float32", "float64"):
+        a = np.diag(np.array(DIAG, dtype=dt))
+        b = np.ones(3, dtype=dt)
+        at, af = torch.from_numpy(a), tf.constant(a)
+        out[dt] = {
+            "numpy rank": int(np.linalg.matrix_rank(a)),
+            "torch rank": int(torch.linalg.matrix_rank(at)),
+            "tf rank": int(tf.linalg.matrix_rank(af)),
+            "numpy pinv[2,2]": float(np.linalg.pinv(a)[2, 2]),
+            "torch pinv[2,2]": float(torch.linalg.pinv(at)[2, 2]),
+            "tf pinv[2,2]": float(tf.linalg.pinv(af)[2, 2]),
+            "numpy lstsq x[2]": float(np.linalg.lstsq(a, b, rcond=None)[0][2]),
+            "torch lstsq x[2]": float(
+                torch.linalg.lstsq(at, torch.from_numpy(b)[:, None])[0][2, 0]
+            ),
+            "tf lstsq x[2]": float(tf.linalg.lstsq(af, tf.constant(b)[:, None])[2, 0]),
+        }
+    f32 = out["float32"]
+    eps = float(np.finfo(np.float32).eps)
+    kept = 1 / np.float32(DIAG[2])
+    tf_drops = f32["tf pinv[2,2]"] == 0.0 and f32["tf rank"] == 3
+    others_keep = all(
+        abs(f32[f"{lib} pinv[2,2]"] - kept) <= 1e-5 * kept for lib in ("numpy", "torch")
+    )
+    claims = {
+        "tolerances_differ": Claim(
+            f"on diag{DIAG} in float32 the default cut-offs differ: TensorFlow's pinv drops the "
+            f"1e-6 singular value (rcond 10·3·eps = {30 * eps:.3g}; pinv[2,2] = "
+            f"{f32['tf pinv[2,2]']:g}) while its own matrix_rank counts it (rank "
+            f"{f32['tf rank']}); numpy and torch keep it (pinv[2,2] {f32['numpy pinv[2,2]']:.7g} "
+            f"and {f32['torch pinv[2,2]']:.7g}; rtol 3·eps = {3 * eps:.3g})",
+            bool(tf_drops and others_keep),
+        ),
+        "float64_all_agree": Claim(
+            "in float64 every library counts rank 3 and keeps 1e6 in pinv",
+            all(out["float64"][f"{lib} rank"] == 3 for lib in ("numpy", "torch", "tf"))
+            and all(
+                abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
+                for lib in ("numpy", "torch", "tf")
+            ),
+        ),
+    }
+    truth = make_truth(
+        "pinv(A)[2,2] = 1/float32(1e-6), exact", Fraction(1) / Fraction(float(np.float32(DIAG[2])))
+    )
+    outcomes = [
+        fw.measured(
+            "torch", "torch.linalg.pinv float32 [2,2]", np.float32(f32["torch pinv[2,2]"]), truth
+        ),
+        fw.measured(
+            "tensorflow", "tf.linalg.pinv float32 [2,2]", np.float32(f32["tf pinv[2,2]"]), truth
+        ),
+    ]
+    observations = {
+        "lstsq_float32": Observation(
+            "lstsq's x[2] for b = 1 in float32 (TensorFlow solves the normal equations by "
+            "Cholesky: no cut-off)",
+            {k: v for k, v in f32.items() if "lstsq" in k},
+        )
+    }
+    return Section(outcomes, claims, truth, {"tolerances": out}, observations)
+
+
+TOLERANCE_CLAIMS = {
+    "tolerances_differ": "default pinv/rank cut-offs differ between the libraries in float32",
+    "float64_all_agree": "in float64 all keep the 1e-6 singular value",
+}
+TOLERANCE_TEXT = (
+    "Near-singular tolerances: numpy's matrix_rank and torch's matrix_rank/pinv cut singular "
+    "values below max(m, n)·eps·σ_max; TensorFlow's pinv uses 10·max(m, n)·eps, ten times "
+    "more, and its matrix_rank the smaller one. On diag(1, 1e-5, 1e-6) in float32 that "
+    "difference decides whether 1e-6 is a singular value or noise."
+)
