@@ -338,8 +338,8 @@ def _claim_state(claim: Any) -> bool | None:
 
 
 def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
-    """The claims as a short list: all of them, or with ``previous`` only those that changed
-    (new, gone, or another verdict), and a count of the rest."""
+    """The claims as a short list: all of them, or with ``previous`` those that changed (new,
+    gone, or another verdict) and every one that does not hold, and a count of the rest."""
     claims = dict(c.claims)
     if not claims:
         return ""
@@ -357,13 +357,14 @@ def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
             (k, cl)
             for k, cl in claims.items()
             if k not in before
+            or _claim_state(cl) is False
             or _claim_state(before[k]) != _claim_state(cl)
             or before[k].text != cl.text
         ]
         gone = [k for k in before if k not in claims]
         same = len(claims) - len(shown)
         head = f"<b>Claims</b> ({summary}; {same} unchanged since the last update"
-        head += ", changed:)" if shown or gone else ")"
+        head += ", changed or failing:)" if shown or gone else ")"
     items = []
     for key, claim in shown:
         mark, colour, word = _MARK[_claim_state(claim)]

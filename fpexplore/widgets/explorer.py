@@ -89,6 +89,29 @@ def _log_ints(low: int, high: int, default: int) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
+def _decimals(x: float, most: int = 6) -> int:
+    """The fewest decimals (up to ``most``) that write ``x`` exactly as it reads."""
+    for d in range(most + 1):
+        if abs(round(x, d) - x) <= 1e-12 * max(1.0, abs(x)):
+            return d
+    return most
+
+
+def _float_slider(low: float, high: float, value: float) -> dict[str, Any]:
+    """A linear slider's settings: a 1-2-5 step giving 100 to 250 notches, and a readout with
+    as many decimals as the notches (and the ends and start value) have, so that the number
+    shown is the number the lesson runs with (0.855, not 0.85)."""
+    span = high - low
+    step = 10.0 ** math.floor(math.log10(span / 100)) if span > 0 else 1.0
+    for m in (5, 2):
+        if span / (m * step) >= 100:
+            step *= m
+            break
+    step = float(f"{step:.1g}")
+    digits = max(_decimals(step), _decimals(low), _decimals(high), _decimals(value))
+    return {"min": low, "max": high, "step": step, "readout_format": f".{digits}f"}
+
+
 def control_for(param: Param, value: Any = None) -> ControlSpec:
     """The control of one declared parameter, set to ``value`` (default: its default)."""
     value = param.default if value is None else value
@@ -149,7 +172,7 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
             float(value),
             desc,
             tip,
-            settings={"min": low, "max": high, "step": (high - low) / 200},
+            settings=_float_slider(low, high, float(value)),
         )
     raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
 
