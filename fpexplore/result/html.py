@@ -204,7 +204,7 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     return abs_err, scale
 
 
-def _bar(outcome: Outcome) -> str:
+def _bar(outcome: Outcome, truth: Any = None) -> str:
     err = outcome.error
     cls = ulp_class(outcome)
     colour, what = ULP_CLASSES[cls]
@@ -214,7 +214,12 @@ def _bar(outcome: Outcome) -> str:
         return "<span class='fpx-off' title='integer values: see the note'>n/a (integers)</span>"
     ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
     a = abs(ulp)
-    if math.isfinite(a):
+    from .numbers import ulp_event
+
+    event = ulp_event(err, outcome.value, truth) if truth is not None else None
+    if event is not None:
+        frac, text = 1.0, event
+    elif math.isfinite(a):
         frac = 0.0 if a == 0 else min(1.0, max(0.04, math.log2(1 + a) / math.log2(BAR_FULL_ULP)))
         text = f"{ulp:+.3g}" if err.ulp_scalar is not None else f"max {a:.3g}"
     else:
@@ -238,7 +243,12 @@ def _bits(outcome: Outcome) -> str:
     b = err.min_bits
     if math.isinf(b):
         return "<span title='equal to the truth'>all</span>"
-    return _e(f"{max(b, 0.0):.1f}")
+    from .numbers import bits_cap, bits_text
+
+    shown = bits_text(b, err.fmt)
+    if b >= bits_cap(err.fmt):
+        return f"<span title='all {bits_cap(err.fmt)} bits of {_e(err.fmt)}'>{_e(shown)}</span>"
+    return _e(shown)
 
 
 def _value_cell(outcome: Outcome) -> str:
@@ -419,7 +429,7 @@ def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
     """
     rows = "".join(
         f"<tr{'' if o.ran else ' class=fpx-off'}>"
-        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o)}</td>"
+        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o, c.truth)}</td>"
         f"<td>{_bits(o)}</td><td>{_note_cell(o, c.truth)}</td></tr>"
         for o in c.outcomes
     )

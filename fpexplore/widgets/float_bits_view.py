@@ -115,6 +115,8 @@ def _note(value: Fraction | float, row_kind: str, stored: float, f: formats.Form
     if math.isinf(stored):
         return f"overflow: |value| >= {_shortest(f.max, f)} + half an ulp rounds to inf"
     if stored == 0 and value != 0:
+        if 2 * abs(Fraction(value)) == Fraction(f.min_subnormal):
+            return "underflow: exactly half the smallest subnormal, a tie: rounds to the even 0"
         return "underflow: below half the smallest subnormal, rounds to zero"
     if row_kind == "subnormal":
         return "subnormal: fewer significant bits"
@@ -176,7 +178,7 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
                 error=error,
                 ulp_error=float(err.ulp_scalar),
                 rel_error=err.max_rel,
-                bits_correct=err.min_bits,
+                bits_correct=min(err.min_bits, f.precision),  # shown capped: see numbers.py
                 ulp=float(formats.ulp(stored, f)),
                 next_down=float(formats.next_down(stored_np, f)),
                 next_up=float(formats.next_up(stored_np, f)),
