@@ -1,4 +1,4 @@
-"""Rich and text output of a Comparison: compact HTML, claims that changed, a table that fits the notebook columns."""
+"""Rich and text output of a Comparison: compact HTML, claims that changed, a narrow table."""
 
 import re
 from fractions import Fraction
