@@ -794,17 +794,20 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         f"<td><b style='color:{_COLOURS[v.verdict]}'>{e(v.verdict)}</b><br>"
         f"<small>{e(v.why)}</small></td>"
         f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
-        f"<td style='word-break:break-word'><a href='{e(v.link)}'>"
+        f"<td><a href='{e(v.link)}'>"
         f"{e(v.myth.notebook.removesuffix('.ipynb').replace('_', ' '))}</a></td>"
         "</tr>"
         for v in verdicts
     )
+    # automatic layout: a column is never narrower than its longest word, so no word breaks
+    # in the middle at 1000 px with JupyterLab's sidebar open; only an unbreakable run longer
+    # than the whole table (a path) may wrap
     return (
-        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top}</style>"
-        "<table class='fpx-myths' style='max-width:1000px;table-layout:fixed;width:100%;"
+        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top;"
+        "word-break:normal;overflow-wrap:break-word;hyphens:none;padding:3px 6px}"
+        ".fpx-myths td:first-child{white-space:nowrap}</style>"
+        "<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
         "font-size:13px'>"
-        "<colgroup><col style='width:3%'><col style='width:30%'><col style='width:30%'>"
-        "<col style='width:22%'><col style='width:15%'></colgroup>"
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
         f"{rows}</table>"
     )
