@@ -4,7 +4,8 @@ headless): no claim fails and no error panel appears at any setting a student ca
 Each control is moved alone from the lesson's quick start (the others stay there), to both ends
 of a slider, a point inside, and every option of a menu; the explorer's own update runs, as on a
 release in the browser. A claim that cannot be meaningful at a setting must say "not checked"
-with its reason, never ✘.
+with its reason, never ✘. A combination of in-range controls that the lesson does not take (a
+crop larger than the image) shows a calm note naming what it takes, not an error panel.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ EXPLORERS = {
     "tf_vs_torch": {},  # 06
     "cpu_dispatch": {},  # 12
 }
-BUDGET_S = 240  # all of them together, on a slow shared CPU
+BUDGET_S = 240  # one explorer, on a slow shared CPU (each but cpu_dispatch takes < 30 s)
 
 
 def _positions(spec, control):
@@ -52,7 +53,7 @@ def _failures(box):
     status, table = box.children[2], box.children[3]
     comparison = box.state["comparison"]
     bad = []
-    if status.value.strip():
+    if status.value.strip() and "fpx-limit" not in status.value:
         bad.append(f"error panel: {status.value[:300]}")
     if comparison is not None:
         for key, claim in comparison.claims.items():
@@ -63,9 +64,12 @@ def _failures(box):
     return bad
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(BUDGET_S + 120)
-@pytest.mark.parametrize("name", list(EXPLORERS))
+@pytest.mark.parametrize(
+    "name",
+    # cpu_dispatch starts a fresh interpreter per configuration: about two minutes in all
+    [pytest.param(n, marks=pytest.mark.slow) if n == "cpu_dispatch" else n for n in EXPLORERS],
+)
 def test_every_control_over_its_range(name):
     lesson = get(name)
     start = {**(lesson.quick or {}), **EXPLORERS[name]}

@@ -251,6 +251,12 @@ def explore(
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
                 seen.popitem(last=False)
+        except InvalidParameter as exc:  # each control in range, the combination is not
+            if exc.name not in controls or isinstance(exc, UnknownParameter):
+                status.value = error_panel(exc)
+            else:
+                status.value = limit_notice(exc)
+            return
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
             return
@@ -471,6 +477,18 @@ def _hear_every_widget() -> None:
 
     widget._handle_msg = heard
     widget._fpx_heard = True
+
+
+def limit_notice(exc: InvalidParameter) -> str:
+    """A calm note for a setting whose controls are each in range but whose combination the
+    lesson does not take (a crop larger than the image, a dtype another op does not offer):
+    what it takes here, and that the table still shows the last setting that ran."""
+    return (
+        f"<p class='fpx-limit' style='color:#8a6d00'>Not available with the other settings: "
+        f"{html.escape(exc.name)} must be {html.escape(exc.accepted)} (got "
+        f"{html.escape(str(exc.given))}). Move it back, or change the setting it depends on; "
+        "the table below still shows the last setting that ran.</p>"
+    )
 
 
 def error_panel(exc: BaseException) -> str:
