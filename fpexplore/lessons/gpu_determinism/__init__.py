@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ...params import Flag, Interval
@@ -275,8 +276,13 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
     for r in data["rows"]:
         keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
-    head = f"{'op / output / case':58}" + "".join(f"{_short(c):>10}" for c in configs)
-    lines = [head + "  verdict"]
+    # two lines per op (its name, then its counts and verdict) so that the table fits a
+    # notebook 1000 px wide with the sidebar open
+    from ...result.text_table import COLUMNS
+
+    w = max(7, *(len(_short(c)) + 1 for c in configs))
+    head = "    " + "".join(f"{_short(c):>{w}}" for c in configs)
+    lines = ["op / output / case: verdict", head, "-" * len(head)]
     for (op, output, case), cells in keyed.items():
         if only_varying and not any(_varies(r) for r in cells.values()):
             continue
@@ -284,12 +290,14 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
             "-" if c not in cells else "raises" if cells[c].get("raised") else cells[c]["distinct"]
             for c in configs
         ]
-        label = f"{op} / {output} / {case}"[:57]
-        lines.append(f"{label:58}" + "".join(f"{v:>10}" for v in counts) + "  " + fixes(cells))
+        lines += textwrap.wrap(
+            f"{op} / {output} / {case}: {fixes(cells)}", COLUMNS, subsequent_indent="  "
+        )
+        lines.append("    " + "".join(f"{v!s:>{w}}" for v in counts))
     return "\n".join(lines)
 
 
-def _short(text: str, most: int) -> str:
+def _label_cut(text: str, most: int) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
@@ -338,7 +346,9 @@ def figure(comparison: Comparison) -> Any:
     )
     ax.set_xticks(range(len(configs)), configs, rotation=20, ha="right", fontsize=8)
     ax.set_yticks(
-        range(len(keys)), [_short(f"{op} {out} | {case}", 42) for op, out, case in keys], fontsize=8
+        range(len(keys)),
+        [_label_cut(f"{op} {out} | {case}", 42) for op, out, case in keys],
+        fontsize=8,
     )
     ax.set_title(f"distinct results in {data['n_runs']} runs — {data['card']}", fontsize=9)
     for c in ("default", "use_deterministic_algorithms"):
