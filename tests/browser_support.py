@@ -241,7 +241,8 @@ def screenshot_pages(page: Any, root: Any, name: str, most: int = 40) -> list[Pa
     """The whole notebook as the student scrolls it: one PNG of the window per screenful,
     ``name_p00.png``, ``name_p01.png``, … (the notebook scrolls inside JupyterLab's panel, so a
     single screenshot shows only its top)."""
-    scroller = root.locator(".jp-WindowedPanel-outer, .jp-Notebook").first
+    outer = root.locator(".jp-WindowedPanel-outer")
+    scroller = outer.first if outer.count() else root.locator(".jp-Notebook").first
     paths = []
     scroller.evaluate("el => { el.scrollTop = 0; }")
     for i in range(most):

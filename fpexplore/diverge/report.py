@@ -158,7 +158,7 @@ class DivergenceReport:
         the layer's op, goes on an indented line under it."""
         from ..result.text_table import COLUMNS
 
-        a, b = (_cut(n, 10) for n in self.names)
+        a, b = (_cut(n, 8) for n in self.names)
         groups = ("", "", "ULP added", "", "/ bound", "", "|a-b| ULP", "")
         head = ("layer", "terms", a, b, a, b, "out", "in")
         lines = [head]
@@ -181,19 +181,24 @@ class DivergenceReport:
         widths = [max(len(row[i]) for row in [groups, *lines]) for i in range(len(head))]
         # a group label spans its two columns
         for i in (2, 4, 6):
-            span = widths[i] + 2 + widths[i + 1]
+            span = widths[i] + 1 + widths[i + 1]
             if len(groups[i]) > span:
                 widths[i + 1] += len(groups[i]) - span
 
         def joined(row: tuple[str, ...]) -> str:
-            return "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            # numbers right-aligned, one space apart: the table fits `COLUMNS`
+            cells = [
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            ]
+            return " ".join(cells).rstrip()
 
-        group_line = "  ".join(
-            groups[i].ljust(widths[i] + (2 + widths[i + 1] if groups[i] else 0))
+        group_line = " ".join(
+            groups[i].rjust(widths[i] + (1 + widths[i + 1] if groups[i] else 0))
             for i in range(len(head))
             if i not in (3, 5, 7)
         ).rstrip()
-        out = [group_line, joined(head), "  ".join("-" * w for w in widths)]
+        out = [group_line, joined(head), " ".join("-" * w for w in widths)]
         for row, note in zip(lines[1:], notes, strict=True):
             out.append(joined(row))
             if note:

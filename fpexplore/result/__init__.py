@@ -159,12 +159,14 @@ class Comparison:
         unknown = [k for k in keys if k not in self.claims]
         if unknown:
             raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(self.claims)}")
+        from .text_table import wrapped
+
         picked = keys or tuple(self.claims)
         for key in picked:
-            print(self.claims[key].line(key))
+            print(wrapped(self.claims[key].line(key)))
         if not keys:
             for key, obs in self.observations.items():
-                print(obs.line(key))
+                print(wrapped(obs.line(key)))
         for key in picked:
             claim = self.claims[key]
             if claim.holds is None:

@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "comparison_text"]
 
-#: the widest plain-text line a notebook prints (fits 1000 px with the sidebar open)
-COLUMNS = 78
+#: the widest plain-text line a notebook prints: JupyterLab's output area at 1000 px with the
+#: file browser open is about 555 px, 71 characters of its 13 px monospace font
+COLUMNS = 70
 
 #: narrow layout: (column, header, widest) — the note goes under the row
 _NARROW = (
-    ("implementation", "implementation", 30),
-    ("value", "value", 26),
+    ("implementation", "implementation", 22),
+    ("value", "value", 22),
     ("ulp error", "ulp error", 10),
     ("bits", "bits", 5),
 )
@@ -116,3 +117,9 @@ def _wide(c: Comparison, rows: list[dict[str, str]], claims: bool = True) -> str
     if truth:
         lines.insert(0, truth)
     return "\n".join([*lines, *(_claim_lines(c, None) if claims else [])])
+
+
+def wrapped(line: str, width: int = COLUMNS) -> str:
+    """One printed line (a claim, an observation) wrapped at spaces to ``width`` columns,
+    its continuation indented: a browser would otherwise break it inside a word."""
+    return "\n".join(_wrap(line, width, "", "    "))
