@@ -800,12 +800,13 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         for v in verdicts
     )
     # automatic layout: a column is never narrower than its longest word, so no word breaks
-    # in the middle at 1000 px with JupyterLab's sidebar open; only an unbreakable run longer
-    # than the whole table (a path) may wrap
+    # in the middle at 1000 px with JupyterLab's sidebar open; only the small print (a file
+    # name, a number with its source) may break anywhere
     return (
         "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top;"
-        "word-break:normal;overflow-wrap:break-word;hyphens:none;padding:3px 6px}"
-        ".fpx-myths td:first-child{white-space:nowrap}</style>"
+        "word-break:normal;overflow-wrap:break-word;hyphens:none;padding:3px 4px}"
+        ".fpx-myths td:first-child{white-space:nowrap}"
+        ".fpx-myths small,.fpx-myths code{overflow-wrap:anywhere}</style>"
         "<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
         "font-size:13px'>"
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"

@@ -322,7 +322,6 @@ def figure(comparison: Comparison) -> Any:
         1,
         figsize=(7.5, 0.3 * len(keys) + 5.5),
         gridspec_kw={"height_ratios": [0.3 * len(keys) + 1.5, 3]},
-        layout="constrained",
     )
     for i, k in enumerate(keys):
         for j, c in enumerate(configs):
