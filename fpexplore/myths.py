@@ -15,6 +15,7 @@ A lesson that measures a myth adds its claim keys to the myth's judge here.
 from __future__ import annotations
 
 import html
+import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -267,7 +268,16 @@ def _chain_number(c: Comparison) -> str:
 def _conv_number(c: Comparison) -> str:
     err = c.data["conv_error"]
     default, off = (err[_device_key(err, k)] for k in ("torch default", "TF32 off"))
-    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({default / off:.0f}×)"
+    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({_ratio(default, off)})"
+
+
+def _ratio(a: float, b: float) -> str:
+    """``a`` as a multiple of ``b``, or what happened when a ratio says nothing ("inf ×")."""
+    if b == 0:
+        return "both exact" if a == 0 else "the second is exact"
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return "one is not finite"
+    return f"{a / b:.0f}×"
 
 
 def _relu_number(c: Comparison) -> str:
