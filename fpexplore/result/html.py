@@ -435,8 +435,8 @@ def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
     )
     table = (
         # the ULP and bits columns in em: never cut ("2…" for 24.0) in a narrow notebook
-        "<table class='fpx-t'><colgroup><col style='width:28%'><col style='width:20%'>"
-        "<col style='width:10.5em'><col style='width:3.8em'><col></colgroup>"
+        "<table class='fpx-t'><colgroup><col style='width:26%'><col style='width:18%'>"
+        "<col style='width:10em'><col style='width:3.4em'><col></colgroup>"
         "<thead><tr><th>implementation</th><th>value</th>"
         "<th title='error against the truth, in units in the last place of the result format;"
         " green: correctly rounded or faithful'>ULP error</th>"
