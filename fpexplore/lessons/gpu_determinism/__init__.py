@@ -315,12 +315,12 @@ def figure(comparison: Comparison) -> Any:
             keys.append(k)
     cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data["rows"]}
     grid = np.zeros((len(keys), len(configs)))
-    # the heat map above the run-by-run plot, 7.5 in wide: its labels stay readable in a
+    # the heat map above the run-by-run plot, 6.5 in wide: its labels stay readable in a
     # notebook 1000 px wide with the sidebar open (a 14 in wide figure shrank them to 3 px)
     fig, (ax, ax2) = plt.subplots(
         2,
         1,
-        figsize=(7.5, 0.3 * len(keys) + 5.5),
+        figsize=(6.5, 0.3 * len(keys) + 5),
         gridspec_kw={"height_ratios": [0.3 * len(keys) + 1.5, 3]},
     )
     for i, k in enumerate(keys):
@@ -343,11 +343,13 @@ def figure(comparison: Comparison) -> Any:
         vmin=0,
         vmax=max(2, data["n_runs"]),
     )
-    ax.set_xticks(range(len(configs)), configs, rotation=20, ha="right", fontsize=8)
+    ax.set_xticks(
+        range(len(configs)), [_short(c) for c in configs], rotation=25, ha="right", fontsize=10
+    )
     ax.set_yticks(
         range(len(keys)),
-        [_label_cut(f"{op} {out} | {case}", 42) for op, out, case in keys],
-        fontsize=8,
+        [_label_cut(f"{op} {out} | {case}", 36) for op, out, case in keys],
+        fontsize=10,
     )
     ax.set_title(f"distinct results in {data['n_runs']} runs — {data['card']}", fontsize=9)
     for c in ("default", "use_deterministic_algorithms"):
