@@ -241,7 +241,7 @@ def explore(
             else:
                 comparison, png = lesson.run(**params), None
             previous, state["comparison"] = state["comparison"], comparison
-            table.value = comparison_html(comparison, previous)  # claims: only what changed
+            table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
             status.value = ""
             if svg is not None:
                 png = svg(comparison) if png is None else png
