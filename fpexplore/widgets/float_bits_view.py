@@ -208,7 +208,7 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     # or run into their neighbours in a notebook 1000 px wide with the sidebar open; long
     # numbers (neighbours, exact errors) may break anywhere rather than overflow
     head = (
-        ("format", "5.4em"),
+        ("format", "6.2em"),
         ("bits: sign exponent mantissa", "33%"),
         ("stored value", "22%"),
         ("error", "7em"),
@@ -231,7 +231,8 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
     return (
         "<style>.fpx-fb td,.fpx-fb th{text-align:left!important;vertical-align:top;"
-        "padding:2px 4px}.fpx-fb td{overflow-wrap:anywhere}</style>"
+        "padding:2px 4px}.fpx-fb td{overflow-wrap:anywhere}"
+        ".fpx-fb td:first-child{overflow-wrap:normal;white-space:nowrap}</style>"
         "<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
         f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
         f"{body}</table>"
