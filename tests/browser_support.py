@@ -282,7 +282,11 @@ def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
             if out.get("output_type") == "stream":
                 text, where = "".join(out.get("text", "")), out.get("name", "stream")
             elif out.get("output_type") in ("execute_result", "display_data"):
-                text, where = "".join(out.get("data", {}).get("text/plain", "")), "result"
+                data = out.get("data", {})
+                if "application/vnd.jupyter.widget-view+json" in data:
+                    continue  # a widget's text is its fallback: `LabPage.noise_lines` looks
+                    # at what the widget shows (a progress bar left in view)
+                text, where = "".join(data.get("text/plain", "")), "result"
             else:
                 continue
             for line in text.replace("\r", "\n").splitlines():
@@ -546,8 +550,17 @@ class LabPage:
         return self.page.evaluate(_JS_OVERFLOW, self.root.get_attribute("id"))
 
     def noise_lines(self) -> list[str]:
-        """Framework log lines, warnings and progress-bar residue in the outputs."""
-        return noise_lines(self.cells())
+        """Framework log lines, warnings and progress-bar residue in the outputs: the text
+        outputs' lines, and every progress bar still in view once the notebook ran."""
+        bars = self.root.locator(
+            ".jp-OutputArea-output .widget-hprogress, .jp-OutputArea-output progress"
+        )
+        left = [
+            f"a progress bar left in view: {bars.nth(i).locator('..').inner_text()[:120]!r}"
+            for i in range(bars.count())
+            if bars.nth(i).is_visible()
+        ]
+        return noise_lines(self.cells()) + left
 
     def not_rendered(self) -> list[str]:
         """Outputs that show a widget or figure that failed to render."""

@@ -29,6 +29,19 @@ def test_scanner_finds_framework_logs_warnings_and_progress_bars():
     assert all(line.startswith("cell 1 (stderr): ") for line in found)
 
 
+def test_a_widgets_fallback_text_is_not_read_as_output():
+    """A progress widget closed when done leaves only its fallback text in the notebook's JSON;
+    the browser test looks for a bar still in view instead."""
+    widget = {
+        "output_type": "display_data",
+        "data": {
+            "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+            "text/plain": "configurations:   0%|          | 0/13 [00:00<?, ?it/s]",
+        },
+    }
+    assert noise_lines([{"index": 6, "outputs": [widget]}]) == []
+
+
 def test_scanner_leaves_lesson_output_alone():
     quiet = [
         "[holds] world_sizes_differ: the plain float32 all-reduce gives different bits\n",
