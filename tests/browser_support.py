@@ -259,6 +259,8 @@ def screenshot_pages(page: Any, root: Any, name: str, most: int = 40) -> list[Pa
 
 
 # ----------------------------------------------------------------------------- quiet output
+#: a tqdm bar left in the output
+PROGRESS = re.compile(r"\d+%\|[█▏▎▍▌▋▊▉ #]*\|")
 #: a line of a framework's log, a Python warning or a progress bar's leftovers
 NOISE = (
     re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d"),  # absl / glog: I0000 00:00:17...
@@ -268,7 +270,7 @@ NOISE = (
     re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWE] "),  # TF's C++ log
     re.compile(r"\b\w*(?:Warning|Deprecation)\b: "),  # warnings.warn's line
     re.compile(r"^\s*warnings\.warn\("),
-    re.compile(r"\d+%\|[█▏▎▍▌▋▊▉ #]*\|"),  # a tqdm bar left in the output
+    PROGRESS,
     re.compile(r"\bit/s\]|\bs/it\]"),
 )
 
@@ -576,9 +578,11 @@ class LabPage:
         return out
 
     def widget_count_in_outputs(self) -> int:
-        """How many outputs carry a widget view (rendered or not), from the cell outputs."""
+        """How many outputs carry a widget view (rendered or not), from the cell outputs; a
+        progress bar's widget is not counted (it closes itself when its work is done)."""
         return sum(
             "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+            and not PROGRESS.search("".join(out["data"].get("text/plain", "")))
             for cell in self.cells()
             for out in cell["outputs"]
         )
