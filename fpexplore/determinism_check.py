@@ -114,26 +114,40 @@ class DeterminismReport:
         )
 
     def table(self) -> str:
-        head = ("flag set", "distinct results", "same as default", "median ms", "time vs default")
+        """The flag sets, one line each, within `COLUMNS` (a raised error on its own line)."""
+        import textwrap
+
+        from .result.text_table import COLUMNS
+
+        head = ("flag set", "distinct", "= default", "median ms", "time")
         rows = [head]
+        raised = {}
         for r in self.results:
+            if r.raised:
+                raised[len(rows)] = r.raised
             rows.append(
                 (
                     r.name,
-                    "raised: " + r.raised[:60] if r.raised else f"{r.distinct} of {r.runs}",
+                    "raised" if r.raised else f"{r.distinct} of {r.runs}",
                     "—" if r.same_as_default is None else ("yes" if r.same_as_default else "no"),
                     f"{r.median_ms:.3g}" if r.raised is None else "—",
                     f"{r.relative_time:.2f}x" if r.relative_time is not None else "—",
                 )
             )
         widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
-        ]
+        lines = []
+        for i, row in enumerate(rows):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+            if i in raised:
+                lines += textwrap.wrap(
+                    raised[i][:200], COLUMNS, initial_indent="    ", subsequent_indent="    "
+                )
         lines.insert(1, "  ".join("-" * w for w in widths))
         what = "forward + backward" if self.backward else "forward"
-        lines.insert(0, f"{self.target}: {what} on {self.device}, torch {self.torch}")
-        lines.append(self.verdict())
+        lines[:0] = textwrap.wrap(
+            f"{self.target}: {what} on {self.device}, torch {self.torch}", COLUMNS
+        )
+        lines += textwrap.wrap(self.verdict(), COLUMNS, subsequent_indent="    ")
         return "\n".join(lines)
 
     @classmethod

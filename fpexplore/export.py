@@ -108,7 +108,7 @@ def _interactive(
     from . import widget_bundle
 
     views = []
-    for v in tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress):
+    for v in tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False):
         views.append(w.HTML(_view(lesson, {**params, param.name: v})))
     labels = [_label(v) for v in values]
     start = values.index(params[param.name])

@@ -22,6 +22,7 @@ what the stand-in measured only as a comparison.
 from __future__ import annotations
 
 import html
+import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -328,7 +329,16 @@ def _chain_number(c: Comparison) -> str:
 def _conv_number(c: Comparison) -> str:
     err = c.data["conv_error"]
     default, off = (err[_device_key(err, k)] for k in ("torch default", "TF32 off"))
-    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({default / off:.0f}×)"
+    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({_ratio(default, off)})"
+
+
+def _ratio(a: float, b: float) -> str:
+    """``a`` as a multiple of ``b``, or what happened when a ratio says nothing ("inf ×")."""
+    if b == 0:
+        return "both exact" if a == 0 else "the second is exact"
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return "one is not finite"
+    return f"{a / b:.0f}×"
 
 
 def _relu_number(c: Comparison) -> str:
@@ -1217,17 +1227,21 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         + (f"<br><small><i>cases: {e(v.split)}</i></small>" if v.split else "")
         + "</td>"
         f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
-        f"<td style='word-break:break-word'><a href='{e(v.link)}'>"
+        f"<td><a href='{e(v.link)}'>"
         f"{e(v.myth.notebook.removesuffix('.ipynb').replace('_', ' '))}</a></td>"
         "</tr>"
         for v in verdicts
     )
+    # automatic layout: a column is never narrower than its longest word, so no word breaks
+    # in the middle at 1000 px with JupyterLab's sidebar open; only the small print (a file
+    # name, a number with its source) may break anywhere
     return (
-        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top}</style>"
-        "<table class='fpx-myths' style='max-width:1000px;table-layout:fixed;width:100%;"
+        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top;"
+        "word-break:normal;overflow-wrap:break-word;hyphens:none;padding:3px 4px}"
+        ".fpx-myths td:first-child{white-space:nowrap}"
+        ".fpx-myths small,.fpx-myths code{overflow-wrap:anywhere}</style>"
+        "<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
         "font-size:13px'>"
-        "<colgroup><col style='width:3%'><col style='width:30%'><col style='width:30%'>"
-        "<col style='width:22%'><col style='width:15%'></colgroup>"
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
         f"{rows}</table>"
     )

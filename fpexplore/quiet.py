@@ -3,15 +3,24 @@
 TensorFlow reads ``TF_CPP_MIN_LOG_LEVEL`` once, when its C++ runtime loads, so `quiet_tensorflow`
 must run before the first ``import tensorflow`` (the backend registry calls it). A value the user
 set already is kept: to see TensorFlow's logs, set ``TF_CPP_MIN_LOG_LEVEL=0`` before starting.
+This is the one place that sets TensorFlow's log level.
+
+Recent TensorFlow writes a few lines (absl's "All log messages before absl::InitializeLog()"
+and oneDNN's "custom operations are on") straight to file descriptor 2 while it is imported,
+whatever the log level says; `quiet_import` silences that descriptor for the import only.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from types import ModuleType
 
-__all__ = ["TF_LOG_LEVEL", "quiet_tensorflow"]
+__all__ = ["TF_LOG_LEVEL", "quiet_import", "quiet_tensorflow", "silenced_fd2"]
 
 #: 2 hides TensorFlow's C++ INFO and WARNING lines and keeps its errors
 TF_LOG_LEVEL = "2"
@@ -32,3 +41,38 @@ def _has_absl() -> bool:
     from importlib.util import find_spec
 
     return find_spec("absl") is not None
+
+
+def _wants_logs() -> bool:
+    """Whether the user asked for TensorFlow's logs (``TF_CPP_MIN_LOG_LEVEL`` set to 0)."""
+    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", TF_LOG_LEVEL).strip() in ("0", "")
+
+
+@contextlib.contextmanager
+def silenced_fd2() -> Iterator[None]:
+    """File descriptor 2 sent to /dev/null inside the block (C++ libraries' direct writes);
+    Python's own ``sys.stderr`` is flushed first and restored with it."""
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no descriptor 2 (a detached process): nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def quiet_import(name: str) -> ModuleType:
+    """``import name`` with TensorFlow's start-up lines silenced (unless the user asked for
+    TensorFlow's logs); an ImportError still raises, and is shown, after the descriptor is back."""
+    quiet_tensorflow()
+    if name in sys.modules or _wants_logs():
+        return importlib.import_module(name)
+    with silenced_fd2():
+        return importlib.import_module(name)

@@ -100,7 +100,7 @@ def run_lessons(
     if all_records:
         jobs += _record_variants(lessons)
     runs = []
-    bar = tqdm(jobs, desc="lessons", unit="lesson", disable=not progress)
+    bar = tqdm(jobs, desc="lessons", unit="lesson", disable=not progress, leave=False)
     for lesson, params, label in bar:
         bar.set_postfix_str(lesson.name + (f" on {label}" if label else ""))
         runs.append(_run_one(lesson, params, label))

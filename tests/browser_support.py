@@ -6,8 +6,10 @@ Used by the browser tests (``tests/test_browser*.py``) and by
 
 - `LabServer` starts JupyterLab on a free 127.0.0.1 port with a random token, its own settings
   and workspace folders (no news pop-up, no restored tabs), and stops it by its pid.
-- `chromium()` launches the browser; `LabPage` opens a notebook at 1400×1000, runs all cells,
-  waits for the kernel to go idle, collects error outputs and finds the rendered widgets.
+- `chromium()` launches the browser; `LabPage` opens a notebook at 1000×1000 with the file
+  browser open (JupyterLab's default layout on a small laptop), runs all cells, waits for the
+  kernel to go idle, collects error outputs, finds the rendered widgets, and reports outputs
+  wider than the notebook (`overflow`) and log or warning lines in them (`noise_lines`).
 - `WidgetView` is one displayed widget: its controls, a move of one control, and the wait for
   its output DOM to settle (measured in the page's own clock).
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -39,8 +42,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-VIEWPORT = {"width": 1400, "height": 1000}
-SCREENSHOTS = ROOT / ".cache" / "screenshots"
+VIEWPORT = {"width": 1000, "height": 1000}
+#: where screenshots go (FPEXPLORE_SCREENSHOTS overrides, e.g. when .cache is shared read-only)
+SCREENSHOTS = Path(os.environ.get("FPEXPLORE_SCREENSHOTS") or ROOT / ".cache" / "screenshots")
 JUPYTER = Path(sys.executable).with_name("jupyter")
 START_TIMEOUT_S = 180
 
@@ -216,7 +220,7 @@ def chromium() -> Iterator[Any]:
 
 
 def new_page(browser: Any) -> Any:
-    """A fresh page at 1400×1000 that records console errors in ``page.console_errors``."""
+    """A fresh page at 1000×1000 that records console errors in ``page.console_errors``."""
     page = browser.new_page(viewport=VIEWPORT)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -233,7 +237,101 @@ def screenshot(target: Any, name: str) -> Path:
     return path
 
 
+def screenshot_pages(page: Any, root: Any, name: str, most: int = 40) -> list[Path]:
+    """The whole notebook as the student scrolls it: one PNG of the window per screenful,
+    ``name_p00.png``, ``name_p01.png``, … (the notebook scrolls inside JupyterLab's panel, so a
+    single screenshot shows only its top)."""
+    outer = root.locator(".jp-WindowedPanel-outer")
+    scroller = outer.first if outer.count() else root.locator(".jp-Notebook").first
+    paths = []
+    scroller.evaluate("el => { el.scrollTop = 0; }")
+    for i in range(most):
+        page.wait_for_timeout(150)
+        paths.append(screenshot(page, f"{name}_p{i:02d}"))
+        moved = scroller.evaluate(
+            "el => { const before = el.scrollTop; el.scrollTop += el.clientHeight * 0.9;"
+            " return el.scrollTop > before; }"
+        )
+        if not moved:
+            break
+    scroller.evaluate("el => { el.scrollTop = 0; }")
+    return paths
+
+
+# ----------------------------------------------------------------------------- quiet output
+#: a tqdm bar left in the output
+PROGRESS = re.compile(r"\d+%\|[█▏▎▍▌▋▊▉ #]*\|")
+#: a line of a framework's log, a Python warning or a progress bar's leftovers
+NOISE = (
+    re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d"),  # absl / glog: I0000 00:00:17...
+    re.compile(r"All log messages before absl::InitializeLog"),
+    re.compile(r"oneDNN custom operations are on"),
+    re.compile(r"cpu_feature_guard|This TensorFlow binary is optimized"),
+    re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWE] "),  # TF's C++ log
+    re.compile(r"\b\w*(?:Warning|Deprecation)\b: "),  # warnings.warn's line
+    re.compile(r"^\s*warnings\.warn\("),
+    PROGRESS,
+    re.compile(r"\bit/s\]|\bs/it\]"),
+)
+
+
+def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
+    """Every output line of ``cells`` (nbformat outputs) that is log, warning or progress-bar
+    residue: ``cell N (stream): line``."""
+    found = []
+    for cell in cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                text, where = "".join(out.get("text", "")), out.get("name", "stream")
+            elif out.get("output_type") in ("execute_result", "display_data"):
+                data = out.get("data", {})
+                if "application/vnd.jupyter.widget-view+json" in data:
+                    continue  # a widget's text is its fallback: `LabPage.noise_lines` looks
+                    # at what the widget shows (a progress bar left in view)
+                text, where = "".join(data.get("text/plain", "")), "result"
+            else:
+                continue
+            for line in text.replace("\r", "\n").splitlines():
+                if any(p.search(line) for p in NOISE):
+                    found.append(f"cell {cell.get('index', '?')} ({where}): {line[:160]}")
+    return found
+
+
 # ----------------------------------------------------------------------------- JS helpers
+# Runs in the page: what is wider than the notebook panel (scrolls sideways, or is cut).
+_JS_OVERFLOW = """
+(panelId) => {
+  const panel = document.getElementById(panelId);
+  if (!panel) return ['notebook panel not found'];
+  const out = [];
+  const cellIndex = (el) => {
+    const cell = el.closest('.jp-Cell');
+    return cell ? [...panel.querySelectorAll('.jp-Cell')].indexOf(cell) : -1;
+  };
+  const describe = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className ===
+    'string' ? '.' + el.className.split(' ').filter(Boolean).slice(0, 2).join('.') : '');
+  const selector = '.jp-OutputArea-output, .jp-OutputArea-output pre, .jp-OutputArea-output '
+    + 'table, .jp-MarkdownOutput table, .jp-OutputArea-output img, .jp-OutputArea-output svg';
+  for (const el of panel.querySelectorAll(selector)) {
+    if (el.closest('.jupyter-widgets') && el.tagName !== 'TABLE') continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue;
+    const area = el.closest('.jp-Cell-outputArea, .jp-MarkdownOutput, .jp-Cell-inputArea')
+      || el.parentElement;
+    const limit = area.getBoundingClientRect().right + 1;
+    const scrolls = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+      && getComputedStyle(el).overflowX !== 'visible';
+    const cut = box.right > limit;
+    if (scrolls || cut) {
+      out.push(`cell ${cellIndex(el)}: ${describe(el)} is ${Math.round(
+        Math.max(el.scrollWidth, box.width))} px wide, the notebook shows ${Math.round(
+        limit - box.left)} px`);
+    }
+  }
+  return out;
+}
+"""
+
 # Runs in the page: the current notebook panel and its cells, through the exposed app.
 _JS_PANEL = """
 () => {
@@ -369,6 +467,11 @@ class LabPage:
                 timeout=timeout_s * 1000,
             )
             self.page.evaluate("async () => { await window.jupyterapp.restored; }")
+            # the file browser open beside the notebook, as a student's JupyterLab starts
+            self.page.evaluate(
+                "async () => { await window.jupyterapp.commands.execute('filebrowser:activate');"
+                " window.jupyterapp.shell.expandLeft(); }"
+            )
         self.path = notebook
         panel_id = self.page.evaluate(
             """async (path) => {
@@ -443,6 +546,24 @@ class LabPage:
                     )
         return found
 
+    def overflow(self) -> list[str]:
+        """Outputs and markdown that are wider than the notebook shows: a table, a text output
+        or a picture that scrolls sideways or is cut (one line each)."""
+        return self.page.evaluate(_JS_OVERFLOW, self.root.get_attribute("id"))
+
+    def noise_lines(self) -> list[str]:
+        """Framework log lines, warnings and progress-bar residue in the outputs: the text
+        outputs' lines, and every progress bar still in view once the notebook ran."""
+        bars = self.root.locator(
+            ".jp-OutputArea-output .widget-hprogress, .jp-OutputArea-output progress"
+        )
+        left = [
+            f"a progress bar left in view: {bars.nth(i).locator('..').inner_text()[:120]!r}"
+            for i in range(bars.count())
+            if bars.nth(i).is_visible()
+        ]
+        return noise_lines(self.cells()) + left
+
     def not_rendered(self) -> list[str]:
         """Outputs that show a widget or figure that failed to render."""
         texts = self.root.locator(".jp-OutputArea-output").all_inner_texts()
@@ -457,9 +578,11 @@ class LabPage:
         return out
 
     def widget_count_in_outputs(self) -> int:
-        """How many outputs carry a widget view (rendered or not), from the cell outputs."""
+        """How many outputs carry a widget view (rendered or not), from the cell outputs; a
+        progress bar's widget is not counted (it closes itself when its work is done)."""
         return sum(
             "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+            and not PROGRESS.search("".join(out["data"].get("text/plain", "")))
             for cell in self.cells()
             for out in cell["outputs"]
         )

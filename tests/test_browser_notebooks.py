@@ -1,10 +1,13 @@
 """Every notebook of the series in JupyterLab, in headless Chromium, as a student sees it.
 
-One JupyterLab server and one 1400×1000 page for the whole session. For each notebook found in
-``notebooks/``: open it, Run All, and require no error output, no cell left unrun, every
-widget rendered (no "Loading widget…", no "Error displaying widget", no ``<Figure size`` text
-instead of a figure); then move one control of every widget and require its output to change
-and settle. Screenshots of each notebook and each widget are kept in ``.cache/screenshots``.
+One JupyterLab server and one 1000×1000 page with the file browser open (JupyterLab's default
+layout on a laptop) for the whole session. For each notebook found in ``notebooks/``: open it,
+Run All, and require no error output, no cell left unrun, every widget rendered (no "Loading
+widget…", no "Error displaying widget", no ``<Figure size`` text instead of a figure), no
+table, text output or picture wider than the notebook, and no framework log line, warning or
+progress-bar residue in any output; then move one control of every widget and require its
+output to change and settle. Screenshots of each notebook (its full length) and each widget
+are kept in ``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, LabPage, WidgetView, new_page, notebooks, screenshot
+from browser_support import (
+    ROOT,
+    LabPage,
+    WidgetView,
+    new_page,
+    notebooks,
+    screenshot,
+    screenshot_pages,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -47,10 +58,15 @@ def test_notebook_runs_and_widgets_answer(lab_server, page, notebook):
     try:
         lab.run_all(timeout_s=RUN_ALL_TIMEOUT_S)
         screenshot(page, stem)
+        screenshot_pages(page, lab.root, stem)
         errors = lab.errors()
         assert not errors, f"{notebook}: " + "\n".join(errors)
         bad = lab.not_rendered()
         assert not bad, f"{notebook}: outputs that did not render: {bad}"
+        noise = lab.noise_lines()
+        assert not noise, f"{notebook}: log, warning or progress lines:\n" + "\n".join(noise)
+        wide = lab.overflow()
+        assert not wide, f"{notebook}: wider than the notebook at 1000 px:\n" + "\n".join(wide)
 
         widgets = lab.widgets()
         assert len(widgets) == lab.widget_count_in_outputs(), (

@@ -67,11 +67,14 @@ class Backend:
                 self.name, f"the Python module '{self.module}' is not installed.", self.fix
             )
         try:
-            return importlib.import_module(self.module)
+            return self._import()
         except ImportError as exc:  # installed but broken (a missing shared library, ...)
             raise BackendUnavailable(
                 self.name, f"importing '{self.module}' failed ({exc}).", self.fix
             ) from None
+
+    def _import(self) -> ModuleType:
+        return importlib.import_module(self.module)
 
     def probe(self) -> BackendInfo:
         """Full information; may import the framework (used by `fpexplore doctor`)."""
@@ -122,13 +125,15 @@ class _TensorFlow(Backend):
         Both bundle LLVM; triton imported after TensorFlow aborts the process ("Option ...
         registered more than once"), the other order is fine. Always import TensorFlow here.
         """
-        if "tensorflow" not in sys.modules:
-            from ..quiet import quiet_tensorflow
-
-            quiet_tensorflow()  # before TensorFlow's C++ runtime loads: no start-up log lines
-            if _has_module("triton"):
-                importlib.import_module("triton")
+        if "tensorflow" not in sys.modules and _has_module("triton"):
+            importlib.import_module("triton")
         return super().load()
+
+    def _import(self) -> ModuleType:
+        from ..quiet import quiet_import
+
+        # the log level before TensorFlow's C++ runtime loads, its direct writes silenced
+        return quiet_import(self.module)
 
     def probe(self) -> BackendInfo:
         if not self.available():

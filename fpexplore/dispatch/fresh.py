@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import FpexploreError
+from ..quiet import TF_LOG_LEVEL
 
 #: one lesson run: (lesson name, parameters)
 Plan = Sequence[tuple[str, Mapping[str, Any]]]
@@ -26,7 +27,7 @@ class WorkerFailed(FpexploreError):
 
 def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float) -> Any:
     """Run the worker with ``args`` in a fresh interpreter under ``env``; its last line."""
-    full = {**os.environ, **env, "PYTHONWARNINGS": "ignore", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    full = {**os.environ, **env, "PYTHONWARNINGS": "ignore", "TF_CPP_MIN_LOG_LEVEL": TF_LOG_LEVEL}
     proc = subprocess.run(
         [sys.executable, "-m", "fpexplore.dispatch.worker", *args],
         input=payload,

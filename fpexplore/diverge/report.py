@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import textwrap
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -149,29 +150,23 @@ class DivergenceReport:
         )
 
     def table(self) -> str:
-        """Plain-text table: one line per layer. "ULP": the largest error a side adds to the
-        exact result of its own input; "/bound": the largest ratio of an element's error to its
-        a-priori bound (above 1: outside)."""
-        a, b = self.names
-        head = (
-            "layer",
-            "op",
-            "terms",
-            f"{a} ULP",
-            f"{b} ULP",
-            f"{a} /bound",
-            f"{b} /bound",
-            "|a-b| ULP",
-            "input |a-b|",
-            "",
-        )
+        """Plain-text table, one line per layer, narrow enough for a notebook at 1000 px with
+        JupyterLab's sidebar open. "ULP added": the largest error a side adds to the exact
+        result of its own input; "/ bound": the largest ratio of an element's error to its
+        a-priori bound (above 1: outside); "|a-b| ULP": how far the two sides' outputs (out)
+        and inputs (in) are apart. The culprit of a divergent layer (or a layer's note), with
+        the layer's op, goes on an indented line under it."""
+        from ..result.text_table import COLUMNS
+
+        a, b = (_cut(n, 8) for n in self.names)
+        groups = ("", "", "ULP added", "", "/ bound", "", "|a-b| ULP", "")
+        head = ("layer", "terms", a, b, a, b, "out", "in")
         lines = [head]
+        notes: list[str] = []
         for r in self.rows:
-            mark = "◀ " + ", ".join(r.culprits(self.names)) if r.parted else r.note
             lines.append(
                 (
                     r.name,
-                    r.description,
                     str(r.terms),
                     _f(r.a.max_ulp if r.a else math.nan),
                     _f(r.b.max_ulp if r.b else math.nan),
@@ -179,16 +174,36 @@ class DivergenceReport:
                     _f(r.b.use if r.b else math.nan),
                     _f(r.diff_ulp),
                     _f(r.input_diff_ulp),
-                    mark,
                 )
             )
-        widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
-        out = [
-            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-            for row in lines
-        ]
-        out.insert(1, "  ".join("-" * w for w in widths).rstrip())
-        out.append(self.verdict())
+            mark = "◀ " + ", ".join(r.culprits(self.names)) if r.parted else r.note
+            notes.append(f"{mark} ({r.description})" if mark else "")
+        widths = [max(len(row[i]) for row in [groups, *lines]) for i in range(len(head))]
+        # a group label spans its two columns
+        for i in (2, 4, 6):
+            span = widths[i] + 1 + widths[i + 1]
+            if len(groups[i]) > span:
+                widths[i + 1] += len(groups[i]) - span
+
+        def joined(row: tuple[str, ...]) -> str:
+            # numbers right-aligned, one space apart: the table fits `COLUMNS`
+            cells = [
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            ]
+            return " ".join(cells).rstrip()
+
+        group_line = " ".join(
+            groups[i].rjust(widths[i] + (1 + widths[i + 1] if groups[i] else 0))
+            for i in range(len(head))
+            if i not in (3, 5, 7)
+        ).rstrip()
+        out = [group_line, joined(head), " ".join("-" * w for w in widths)]
+        for row, note in zip(lines[1:], notes, strict=True):
+            out.append(joined(row))
+            if note:
+                out += textwrap.wrap(note, COLUMNS, initial_indent="    ", subsequent_indent="    ")
+        out += textwrap.wrap(self.verdict(), COLUMNS, subsequent_indent="    ")
         out.append(f"per-layer truth for both sides took {self.truth_seconds:.2f} s")
         return "\n".join(out)
 
@@ -205,6 +220,10 @@ class DivergenceReport:
             "truth_seconds": self.truth_seconds,
             "rows": [_jsonable(asdict(r)) for r in self.rows],
         }
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _f(x: float) -> str:

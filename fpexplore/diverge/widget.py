@@ -146,7 +146,11 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
         f'<text x="{(left + right) / 2}" y="18" text-anchor="middle" font-size="12">'
         f"{esc(title)} — {verdict}</text>"
     )
-    for k in range(lo, hi + 1):
+    # at most about eight labelled decades, whatever the range (one per decade overlaps)
+    every = max(1, math.ceil((hi - lo) / 8))
+    for k in range(lo - lo % every, hi + 1, every):
+        if k < lo:
+            continue
         y = fy(10.0**k)
         out.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#000" '

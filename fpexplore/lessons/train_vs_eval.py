@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -354,7 +353,6 @@ def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
 
 
 def _keras() -> Any:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     backends.load("tensorflow")
     import keras
 

@@ -159,12 +159,14 @@ class Comparison:
         unknown = [k for k in keys if k not in self.claims]
         if unknown:
             raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(self.claims)}")
+        from .text_table import wrapped
+
         picked = keys or tuple(self.claims)
         for key in picked:
-            print(self.claims[key].line(key))
+            print(wrapped(self.claims[key].line(key)))
         if not keys:
             for key, obs in self.observations.items():
-                print(obs.line(key))
+                print(wrapped(obs.line(key)))
         for key in picked:
             claim = self.claims[key]
             if claim.holds is None:
@@ -176,6 +178,7 @@ class Comparison:
         """One display row per outcome (shared by the text table, HTML and widgets); the note
         says what an alarming number means (`fpexplore.result.html.meaning`)."""
         from .html import _is_integer, meaning, value_text
+        from .numbers import bits_text, ulp_text
 
         rows = []
         for o in self.outcomes:
@@ -187,25 +190,27 @@ class Comparison:
                     "kind": o.kind,
                     "device": o.device,
                     "value": "—" if not o.ran else value_text(o.value),
-                    "ulp error": "—"
-                    if err is None
-                    else _fmt(err.max_abs_ulp, signed=err.ulp_scalar),
+                    "ulp error": "—" if err is None else ulp_text(err, o.value, self.truth),
                     "rel error": "—" if err is None else f"{err.max_rel:.3g}",
-                    "bits": "—" if err is None else _fmt_bits(err.min_bits),
+                    "bits": "—" if err is None else bits_text(err.min_bits, err.fmt),
                     "note": "; ".join(n for n in notes if n),
                 }
             )
         return rows
 
-    def table(self, wide: bool = False, width: int = 100) -> str:
+    def table(self, wide: bool = False, width: int | None = None, claims: bool = True) -> str:
         """A plain-text table of the truth, the outcomes and the claims.
 
-        By default no line is longer than ``width`` characters: long names and values are
-        shortened and notes wrap under their row. ``wide=True`` shows every column in full.
+        By default no line is longer than ``width`` characters (`text_table.COLUMNS`, what a
+        notebook shows at 1000 px with the sidebar open): long names wrap in their column,
+        long values are shortened and notes wrap under their row. ``wide=True`` shows every
+        column in full; ``claims=False`` leaves the claims and observations out.
         """
-        from .text_table import comparison_text
+        from .text_table import COLUMNS, comparison_text
 
-        return comparison_text(self, wide=wide, width=width)
+        return comparison_text(
+            self, wide=wide, width=COLUMNS if width is None else width, claims=claims
+        )
 
     def _repr_html_(self) -> str:
         from .html import comparison_html
@@ -238,10 +243,6 @@ class Comparison:
 def _fmt(x: float, signed: float | None = None) -> str:
     v = signed if signed is not None else x
     return f"{v:+.3g}" if math.isfinite(v) else str(v)
-
-
-def _fmt_bits(b: float) -> str:
-    return "all" if math.isinf(b) and b > 0 else f"{max(b, 0.0):.1f}"
 
 
 def _short(v: Any) -> str:

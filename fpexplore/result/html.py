@@ -204,7 +204,7 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     return abs_err, scale
 
 
-def _bar(outcome: Outcome) -> str:
+def _bar(outcome: Outcome, truth: Any = None) -> str:
     err = outcome.error
     cls = ulp_class(outcome)
     colour, what = ULP_CLASSES[cls]
@@ -214,7 +214,12 @@ def _bar(outcome: Outcome) -> str:
         return "<span class='fpx-off' title='integer values: see the note'>n/a (integers)</span>"
     ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
     a = abs(ulp)
-    if math.isfinite(a):
+    from .numbers import ulp_event
+
+    event = ulp_event(err, outcome.value, truth) if truth is not None else None
+    if event is not None:
+        frac, text = 1.0, event
+    elif math.isfinite(a):
         frac = 0.0 if a == 0 else min(1.0, max(0.04, math.log2(1 + a) / math.log2(BAR_FULL_ULP)))
         text = f"{ulp:+.3g}" if err.ulp_scalar is not None else f"max {a:.3g}"
     else:
@@ -238,7 +243,12 @@ def _bits(outcome: Outcome) -> str:
     b = err.min_bits
     if math.isinf(b):
         return "<span title='equal to the truth'>all</span>"
-    return _e(f"{max(b, 0.0):.1f}")
+    from .numbers import bits_cap, bits_text
+
+    shown = bits_text(b, err.fmt)
+    if b >= bits_cap(err.fmt):
+        return f"<span title='all {bits_cap(err.fmt)} bits of {_e(err.fmt)}'>{_e(shown)}</span>"
+    return _e(shown)
 
 
 def _value_cell(outcome: Outcome) -> str:
@@ -338,8 +348,8 @@ def _claim_state(claim: Any) -> bool | None:
 
 
 def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
-    """The claims as a short list: all of them, or with ``previous`` only those that changed
-    (new, gone, or another verdict), and a count of the rest."""
+    """The claims as a short list: all of them, or with ``previous`` those that changed (new,
+    gone, or another verdict) and every one that does not hold, and a count of the rest."""
     claims = dict(c.claims)
     if not claims:
         return ""
@@ -357,13 +367,14 @@ def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
             (k, cl)
             for k, cl in claims.items()
             if k not in before
+            or _claim_state(cl) is False
             or _claim_state(before[k]) != _claim_state(cl)
             or before[k].text != cl.text
         ]
         gone = [k for k in before if k not in claims]
         same = len(claims) - len(shown)
         head = f"<b>Claims</b> ({summary}; {same} unchanged since the last update"
-        head += ", changed:)" if shown or gone else ")"
+        head += ", changed or failing:)" if shown or gone else ")"
     items = []
     for key, claim in shown:
         mark, colour, word = _MARK[_claim_state(claim)]
@@ -418,13 +429,14 @@ def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
     """
     rows = "".join(
         f"<tr{'' if o.ran else ' class=fpx-off'}>"
-        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o)}</td>"
+        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o, c.truth)}</td>"
         f"<td>{_bits(o)}</td><td>{_note_cell(o, c.truth)}</td></tr>"
         for o in c.outcomes
     )
     table = (
-        "<table class='fpx-t'><colgroup><col style='width:27%'><col style='width:21%'>"
-        "<col style='width:15%'><col style='width:6%'><col style='width:31%'></colgroup>"
+        # the ULP and bits columns in em: never cut ("2…" for 24.0) in a narrow notebook
+        "<table class='fpx-t'><colgroup><col style='width:26%'><col style='width:18%'>"
+        "<col style='width:10em'><col style='width:3.4em'><col></colgroup>"
         "<thead><tr><th>implementation</th><th>value</th>"
         "<th title='error against the truth, in units in the last place of the result format;"
         " green: correctly rounded or faithful'>ULP error</th>"

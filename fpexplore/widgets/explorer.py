@@ -89,6 +89,29 @@ def _log_ints(low: int, high: int, default: int) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
+def _decimals(x: float, most: int = 6) -> int:
+    """The fewest decimals (up to ``most``) that write ``x`` exactly as it reads."""
+    for d in range(most + 1):
+        if abs(round(x, d) - x) <= 1e-12 * max(1.0, abs(x)):
+            return d
+    return most
+
+
+def _float_slider(low: float, high: float, value: float) -> dict[str, Any]:
+    """A linear slider's settings: a 1-2-5 step giving 100 to 250 notches, and a readout with
+    as many decimals as the notches (and the ends and start value) have, so that the number
+    shown is the number the lesson runs with (0.855, not 0.85)."""
+    span = high - low
+    step = 10.0 ** math.floor(math.log10(span / 100)) if span > 0 else 1.0
+    for m in (5, 2):
+        if span / (m * step) >= 100:
+            step *= m
+            break
+    step = float(f"{step:.1g}")
+    digits = max(_decimals(step), _decimals(low), _decimals(high), _decimals(value))
+    return {"min": low, "max": high, "step": step, "readout_format": f".{digits}f"}
+
+
 def control_for(param: Param, value: Any = None) -> ControlSpec:
     """The control of one declared parameter, set to ``value`` (default: its default)."""
     value = param.default if value is None else value
@@ -149,7 +172,7 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
             float(value),
             desc,
             tip,
-            settings={"min": low, "max": high, "step": (high - low) / 200},
+            settings=_float_slider(low, high, float(value)),
         )
     raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
 
@@ -218,7 +241,7 @@ def explore(
             else:
                 comparison, png = lesson.run(**params), None
             previous, state["comparison"] = state["comparison"], comparison
-            table.value = comparison_html(comparison, previous)  # claims: only what changed
+            table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
             status.value = ""
             if svg is not None:
                 png = svg(comparison) if png is None else png
@@ -228,6 +251,12 @@ def explore(
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
                 seen.popitem(last=False)
+        except InvalidParameter as exc:  # each control in range, the combination is not
+            if exc.name not in controls or isinstance(exc, UnknownParameter):
+                status.value = error_panel(exc)
+            else:
+                status.value = limit_notice(exc)
+            return
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
             return
@@ -448,6 +477,18 @@ def _hear_every_widget() -> None:
 
     widget._handle_msg = heard
     widget._fpx_heard = True
+
+
+def limit_notice(exc: InvalidParameter) -> str:
+    """A calm note for a setting whose controls are each in range but whose combination the
+    lesson does not take (a crop larger than the image, a dtype another op does not offer):
+    what it takes here, and that the table still shows the last setting that ran."""
+    return (
+        f"<p class='fpx-limit' style='color:#8a6d00'>Not available with the other settings: "
+        f"{html.escape(exc.name)} must be {html.escape(exc.accepted)} (got "
+        f"{html.escape(str(exc.given))}). Move it back, or change the setting it depends on; "
+        "the table below still shows the last setting that ran.</p>"
+    )
 
 
 def error_panel(exc: BaseException) -> str:

@@ -115,6 +115,8 @@ def _note(value: Fraction | float, row_kind: str, stored: float, f: formats.Form
     if math.isinf(stored):
         return f"overflow: |value| >= {_shortest(f.max, f)} + half an ulp rounds to inf"
     if stored == 0 and value != 0:
+        if 2 * abs(Fraction(value)) == Fraction(f.min_subnormal):
+            return "underflow: exactly half the smallest subnormal, a tie: rounds to the even 0"
         return "underflow: below half the smallest subnormal, rounds to zero"
     if row_kind == "subnormal":
         return "subnormal: fewer significant bits"
@@ -176,7 +178,7 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
                 error=error,
                 ulp_error=float(err.ulp_scalar),
                 rel_error=err.max_rel,
-                bits_correct=err.min_bits,
+                bits_correct=min(err.min_bits, f.precision),  # shown capped: see numbers.py
                 ulp=float(formats.ulp(stored, f)),
                 next_down=float(formats.next_down(stored_np, f)),
                 next_up=float(formats.next_up(stored_np, f)),
@@ -202,12 +204,15 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
             return "0 <small>(exact)</small>"
         return f"{html.escape(r.error)}<br><small>{r.ulp_error:+.3g} ulp</small>"
 
+    # the short columns in em, so that "binary16" and an error like -8.13802e-5 are never cut
+    # or run into their neighbours in a notebook 1000 px wide with the sidebar open; long
+    # numbers (neighbours, exact errors) may break anywhere rather than overflow
     head = (
-        ("format", "9%"),
-        ("bits: sign exponent mantissa", "35%"),
-        ("stored value", "20%"),
-        ("error", "13%"),
-        ("ulp · neighbours", "23%"),
+        ("format", "6.2em"),
+        ("bits: sign exponent mantissa", "33%"),
+        ("stored value", "22%"),
+        ("error", "7em"),
+        ("ulp · neighbours", ""),
     )
     body = "".join(
         "<tr>"
@@ -222,10 +227,12 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
         "</tr>"
         for r in rows
     )
-    cols = "".join(f"<col style='width:{w}'>" for _, w in head)
+    cols = "".join(f"<col style='width:{w}'>" if w else "<col>" for _, w in head)
     header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
     return (
-        "<style>.fpx-fb td,.fpx-fb th{text-align:left!important;vertical-align:top}</style>"
+        "<style>.fpx-fb td,.fpx-fb th{text-align:left!important;vertical-align:top;"
+        "padding:2px 4px}.fpx-fb td{overflow-wrap:anywhere}"
+        ".fpx-fb td:first-child{overflow-wrap:normal;white-space:nowrap}</style>"
         "<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
         f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
         f"{body}</table>"

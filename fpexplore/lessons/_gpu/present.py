@@ -29,8 +29,10 @@ def comparison(
 
 
 def with_banner(fig: Any, banner: str, fontsize: int = 9) -> Any:
-    """``fig`` titled with the run's banner (what ran where, wrapped at 140 characters) and
+    """``fig`` titled with the run's banner (what ran where, wrapped to the figure's width) and
     laid out."""
-    fig.suptitle(textwrap.fill(banner, 140), fontsize=fontsize)
+    # wrapped to the figure's width (about 0.6 em a character), so that no line is cut
+    chars = max(40, min(140, int(fig.get_figwidth() * 72 / (fontsize * 0.6))))
+    fig.suptitle(textwrap.fill(banner, chars), fontsize=fontsize)
     fig.tight_layout()
     return fig

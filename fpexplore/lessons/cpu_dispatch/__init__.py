@@ -64,7 +64,9 @@ def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
     bar while the others are computed."""
     from tqdm.auto import tqdm
 
-    return {c: taken(c) for c in tqdm(CONFIGS, desc="configurations", disable=not progress)}
+    return {
+        c: taken(c) for c in tqdm(CONFIGS, desc="configurations", disable=not progress, leave=False)
+    }
 
 
 def _values(op: dict[str, Any]) -> np.ndarray:

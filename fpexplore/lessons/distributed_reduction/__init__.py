@@ -280,16 +280,21 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     d = comparison.data
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    # one panel above the other: readable in a notebook 1000 px wide with the sidebar open
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.5))
     ax = axes[0]
     if "not_exact" in d:
         width = 0.2
+        tallest = 0
         for i, m in enumerate(METHODS):
             ys = [d["not_exact"][m][w] for w in WORLDS]
+            tallest = max(tallest, *ys)
             ax.bar(np.arange(len(WORLDS)) + (i - 1.5) * width, ys, width, label=METHODS[m])
         ax.set_xticks(range(len(WORLDS)), [f"{w} rank(s)" for w in WORLDS])
         ax.set_ylabel(f"elements ≠ exact sum (of {d['n']})")
-        ax.legend(fontsize=7)
+        # the legend sits in headroom above the tallest bar, never over a bar
+        ax.set_ylim(0, max(tallest, 1) * 1.5)
+        ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
     ax.set_title("gloo on this CPU (live)", fontsize=10)
     ax = axes[1]
     rows = [r for r in d["nccl"].get("rows", []) if r["ok"]]
@@ -304,9 +309,9 @@ def figure(comparison: Comparison) -> Any:
                 ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")
     ax.set_xlabel("message size (float32 elements)")
     ax.set_ylabel("fraction ≠ rank-ordered sum")
-    ax.set_title(d["nccl"].get("banner") or "no NCCL record", fontsize=7)
+    ax.set_title(d["nccl"].get("banner") or "no NCCL record", fontsize=8, wrap=True)
     if rows:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     fig.tight_layout()
     return fig
 

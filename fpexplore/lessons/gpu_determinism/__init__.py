@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ...params import Flag, Interval
@@ -275,8 +276,13 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
     for r in data["rows"]:
         keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
-    head = f"{'op / output / case':58}" + "".join(f"{_short(c):>10}" for c in configs)
-    lines = [head + "  verdict"]
+    # two lines per op (its name, then its counts and verdict) so that the table fits a
+    # notebook 1000 px wide with the sidebar open
+    from ...result.text_table import COLUMNS
+
+    w = max(7, *(len(_short(c)) + 1 for c in configs))
+    head = "    " + "".join(f"{_short(c):>{w}}" for c in configs)
+    lines = ["op / output / case: verdict", head, "-" * len(head)]
     for (op, output, case), cells in keyed.items():
         if only_varying and not any(_varies(r) for r in cells.values()):
             continue
@@ -284,9 +290,15 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
             "-" if c not in cells else "raises" if cells[c].get("raised") else cells[c]["distinct"]
             for c in configs
         ]
-        label = f"{op} / {output} / {case}"[:57]
-        lines.append(f"{label:58}" + "".join(f"{v:>10}" for v in counts) + "  " + fixes(cells))
+        lines += textwrap.wrap(
+            f"{op} / {output} / {case}: {fixes(cells)}", COLUMNS, subsequent_indent="  "
+        )
+        lines.append("    " + "".join(f"{v!s:>{w}}" for v in counts))
     return "\n".join(lines)
+
+
+def _label_cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def figure(comparison: Comparison) -> Any:
@@ -303,8 +315,13 @@ def figure(comparison: Comparison) -> Any:
             keys.append(k)
     cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data["rows"]}
     grid = np.zeros((len(keys), len(configs)))
+    # the heat map above the run-by-run plot, 6.5 in wide: its labels stay readable in a
+    # notebook 1000 px wide with the sidebar open (a 14 in wide figure shrank them to 3 px)
     fig, (ax, ax2) = plt.subplots(
-        1, 2, figsize=(14, 0.32 * len(keys) + 2), gridspec_kw={"width_ratios": [3, 2]}
+        2,
+        1,
+        figsize=(6.5, 0.3 * len(keys) + 5),
+        gridspec_kw={"height_ratios": [0.3 * len(keys) + 1.5, 3]},
     )
     for i, k in enumerate(keys):
         for j, c in enumerate(configs):
@@ -316,7 +333,7 @@ def figure(comparison: Comparison) -> Any:
                 "raises" if r.get("raised") else str(r["distinct"]),
                 ha="center",
                 va="center",
-                fontsize=7,
+                fontsize=8,
                 color="white" if grid[i, j] > 1 else "black",
             )
     ax.imshow(
@@ -326,9 +343,13 @@ def figure(comparison: Comparison) -> Any:
         vmin=0,
         vmax=max(2, data["n_runs"]),
     )
-    ax.set_xticks(range(len(configs)), configs, rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(
+        range(len(configs)), [_short(c) for c in configs], rotation=25, ha="right", fontsize=10
+    )
     ax.set_yticks(
-        range(len(keys)), [f"{op} {out} | {case}"[:60] for op, out, case in keys], fontsize=7
+        range(len(keys)),
+        [_label_cut(f"{op} {out} | {case}", 36) for op, out, case in keys],
+        fontsize=10,
     )
     ax.set_title(f"distinct results in {data['n_runs']} runs — {data['card']}", fontsize=9)
     for c in ("default", "use_deterministic_algorithms"):

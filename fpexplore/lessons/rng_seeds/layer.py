@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from fractions import Fraction
 from typing import Any
 
@@ -115,7 +114,6 @@ def _weight_init_outcomes(
     if not tensorflow:
         return outcomes, claims, truth, data
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     why = backends.missing("tensorflow")
     if why is not None:
         outcomes += [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -137,7 +136,6 @@ def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict
 
 
 def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, int]]:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     why = backends.missing("tensorflow")
     if why is not None:
         missing = [

@@ -80,7 +80,6 @@ _tf_state: dict[str, Any] = {}
 def tensorflow_threads(requested: int) -> tuple[int, bool]:
     """Ask TensorFlow for ``requested`` intra-op threads; returns (threads it runs with, whether
     that is what was asked). Only possible before TensorFlow first runs in this process."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     tf = backends.load("tensorflow")
     cfg = tf.config.threading
     if "tried" not in _tf_state:

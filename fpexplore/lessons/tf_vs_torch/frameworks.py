@@ -74,7 +74,6 @@ class Frameworks:
 def load() -> Frameworks:
     """Both frameworks, or `BackendUnavailable` naming the missing one and its fix."""
     torch = backends.load("torch")  # torch first: see backends._TensorFlow.load
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     tf = backends.load("tensorflow")
     import keras
 

@@ -1,0 +1,83 @@
+"""How the error numbers of a row are shown: bits of agreement capped at the format's precision,
+and an ULP error that a count cannot describe written as what happened.
+
+These are display rules only; `fpexplore.metrics.measure` computes the numbers.
+
+- Bits of agreement are ``-log2(relative error)``. A p-bit significand cannot agree with the
+  truth in more than p bits, and a correctly rounded result has a relative error of at most
+  2^-p, so the shown value is capped at the precision p (24 for float32, 8 for bfloat16, 11
+  for binary16, 53 for float64): "24.0" for float32 means "all its bits", and a result equal
+  to the truth shows "all".
+- An ULP error that is infinite, or larger than 2^p (the result and the truth are not near each
+  other in the format's grid at all), is shown as the event behind it: ``overflow`` (the result
+  is ±inf where the truth is finite), ``NaN``, ``sign flip`` (result and truth have opposite
+  signs), ``0 vs ≠0`` (the result is zero where the truth is not), ``≠0 vs 0`` (the other way
+  round), or ``off scale`` (otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import formats
+
+__all__ = ["bits_cap", "bits_text", "ulp_event", "ulp_text"]
+
+
+def bits_cap(fmt: str) -> int:
+    """The most bits of agreement a result in format ``fmt`` shows: its precision."""
+    try:
+        return formats.get(fmt).precision
+    except Exception:  # an unknown format name: no cap beyond float64's
+        return 53
+
+
+def bits_text(bits: float, fmt: str) -> str:
+    """Bits of agreement as shown: "all" when equal to the truth, else capped at the precision."""
+    if math.isinf(bits) and bits > 0:
+        return "all"
+    if math.isnan(bits):
+        return "—"
+    return f"{min(max(bits, 0.0), bits_cap(fmt)):.1f}"
+
+
+def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
+    """What happened at the worst element, when its ULP error is too large to mean a count
+    (infinite, or beyond 2^precision): a short phrase, else None (the count is readable)."""
+    ulp = float(err.max_abs_ulp)
+    if math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt):
+        return None
+    try:
+        u = np.abs(np.asarray(err.ulp, dtype=np.float64)).reshape(-1)
+        worst = int(np.nanargmax(np.where(np.isnan(u), np.inf, u))) if u.size else 0
+        got = float(np.asarray(value, dtype=np.float64).reshape(-1)[worst])
+        hi = np.asarray(truth.split()[0], dtype=np.float64).reshape(-1)
+        want = float(hi[worst] if hi.size > worst else hi[0])
+    except Exception:
+        return None if math.isfinite(ulp) else "not finite"
+    if math.isnan(got) or math.isnan(want):
+        return "NaN"
+    if math.isinf(got) and math.isfinite(want):
+        return "overflow"
+    if math.isinf(want):
+        return "inf truth"
+    if got == 0 and want != 0:
+        return "0 vs ≠0"
+    if want == 0 and got != 0:
+        return "≠0 vs 0"
+    if (got < 0) != (want < 0):
+        return "sign flip"
+    return "off scale"
+
+
+def ulp_text(err: Any, value: Any, truth: Any) -> str:
+    """The ULP error cell: the signed count, or the event (`ulp_event`) when a count says
+    nothing."""
+    event = ulp_event(err, value, truth)
+    if event is not None:
+        return event
+    v = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
+    return f"{v:+.3g}"

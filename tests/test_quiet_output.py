@@ -1,0 +1,65 @@
+"""The quiet-output scanner that the browser test runs over every output of the executed series
+(`browser_support.noise_lines`), and the one place that sets TensorFlow's log level."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from browser_support import noise_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cell(*texts, name="stderr"):
+    outputs = [{"output_type": "stream", "name": name, "text": t} for t in texts]
+    return {"index": 1, "outputs": outputs}
+
+
+def test_scanner_finds_framework_logs_warnings_and_progress_bars():
+    noisy = [
+        "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n",
+        "I0000 00:00:1795722527.354557   31057 port.cc:153] oneDNN custom operations are on.\n",
+        "2025-09-17 14:44:05.157831: I external/local_xla/xla/tsl/cuda/cudart_stub.cc:32] x\n",
+        "/x/y.py:3: UserWarning: something\n  warnings.warn(\n",
+        " 40%|████      | 4/10 [00:01<00:02,  2.9it/s]\r",
+    ]
+    found = noise_lines([_cell(*noisy)])
+    assert len(found) == 6, found
+    assert all(line.startswith("cell 1 (stderr): ") for line in found)
+
+
+def test_a_widgets_fallback_text_is_not_read_as_output():
+    """A progress widget closed when done leaves only its fallback text in the notebook's JSON;
+    the browser test looks for a bar still in view instead."""
+    widget = {
+        "output_type": "display_data",
+        "data": {
+            "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+            "text/plain": "configurations:   0%|          | 0/13 [00:00<?, ?it/s]",
+        },
+    }
+    assert noise_lines([{"index": 6, "outputs": [widget]}]) == []
+
+
+def test_scanner_leaves_lesson_output_alone():
+    quiet = [
+        "[holds] world_sizes_differ: the plain float32 all-reduce gives different bits\n",
+        "[observed] bits_differ: elements whose bits differ: 0\n",
+        "truth: sum(float32[8x2048], axis=0) = array[2048] [-1393.5911, …] (exact)\n",
+        "float32 relative error 2.98e-08  (24.0 correct bits)\n",
+        "Warning signs of a bad port: none here\n",
+    ]
+    assert noise_lines([_cell(*quiet, name="stdout")]) == []
+
+
+def test_tensorflow_log_level_is_set_in_one_place():
+    """Only fpexplore/quiet.py sets TF_CPP_MIN_LOG_LEVEL; everything else imports TensorFlow
+    through `fpexplore.backends.load`, which calls it (notebooks included)."""
+    setters = re.compile(r"TF_CPP_MIN_LOG_LEVEL\W{1,4}[,=:]?\s*\"?\d")
+    places = []
+    for path in [*ROOT.glob("fpexplore/**/*.py"), *ROOT.glob("notebooks/*.ipynb")]:
+        text = path.read_text(encoding="utf-8")
+        if 'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL"' in text or setters.search(text):
+            places.append(str(path.relative_to(ROOT)))
+    assert sorted(places) == ["fpexplore/quiet.py"], places
