@@ -341,11 +341,6 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.0f}×"
 
 
-def _relu_number(c: Comparison) -> str:
-    found = [str(o.value) for o in c.outcomes if o.implementation.startswith("relu") and o.ran]
-    return found[0] + " on every device" if found else ""
-
-
 def _djl_layers(c: Comparison) -> Mapping[str, Any]:
     found = c.data.get("djl_layers")
     if not found:
@@ -410,17 +405,6 @@ _batchnorm = _Rule(
     (HOLDS, "train mode gave different outputs for the same batch"),
     _bn_runs_number,
 )
-_cuda_seed = _Rule(
-    ("cuda_differs_from_cpu", "cuda_philox_reproduced"),
-    DEPENDS,
-    "on the device: one seed drives MT19937 on the CPU and Philox on CUDA, so devices differ; "
-    "each device's stream is reproducible",
-    (FAILS, "CPU and CUDA gave the same stream"),
-    lambda c: (
-        f"seed {c.params.get('seed')}: CPU {_first(_value(c, 'torch CPU')):.7g}, "
-        f"CUDA {_first(_value(c, 'torch CUDA')):.7g}"
-    ),
-)
 _chain = _Rule(
     ("chain_drifts",),
     FAILS,
@@ -438,36 +422,24 @@ _conv = _Rule(
 )
 
 
-def _relu(c: Comparison) -> Verdicts:
-    """Every device on the lesson's inputs (relu_identical), and the CPU on the special values
-    that such inputs never contain (−0.0, NaN of either sign, infinities, subnormals)."""
-    number = _relu_number(c)
-    special = c.data.get("relu_special_cpu")
-    if not special:
-        raise NotMeasured("the run has no CPU relu of special values")
-    differ = [k for k, v in special.items() if not v["same_bits"]]
-    same_values = all(v["same_value"] for v in special.values())
-    number += f"; CPU on {len(special)} special values: " + (
-        "; ".join(
-            f"relu({k}) = {special[k]['relu']}, IEEE maximum = {special[k]['maximum']}"
-            for k in differ
-        )
-        or "every one equals IEEE maximum(x, +0) bit for bit"
-    )
-    identical = _claim(c, "relu_identical")
-    return _decide(
-        number,
-        (not identical, HOLDS, "relu differs from max(x, 0) somewhere on ordinary inputs"),
-        (
-            bool(differ) and same_values,
-            DEPENDS,
-            "on the input: on ordinary values relu is max(x, 0) bit for bit on every device "
-            "measured, but on the signed zero (or a NaN's sign) backends can part: torch's CPU "
-            "relu keeps the sign IEEE maximum(x, +0) drops",
-        ),
-        (bool(differ), HOLDS, "torch's CPU relu differs in value from IEEE maximum(x, +0)"),
-        otherwise=(FAILS, "relu is max(x, 0) bit for bit on every device, special values too"),
-    )
+def _beside(module: str) -> Callable[[Comparison], Verdicts]:
+    """The judge that lives beside its lesson (``module.judge_myth``), read when it runs."""
+
+    def judge_it(c: Comparison) -> Verdicts:
+        import importlib
+
+        verdict, why, number = importlib.import_module(module).judge_myth(c)
+        if verdict == NOT_MEASURED:
+            raise NotMeasured(why)
+        return verdict, why, number
+
+    return judge_it
+
+
+# relu on the edge values (−0.0, NaNs, infinities, subnormals) on this CPU and the recorded GPUs
+_relu = _beside("fpexplore.lessons.cpu_vs_accelerator.edges")
+# one seed across two GPUs, streams and racing host threads (recorded on two GPUs)
+_gpu_seed = _beside("fpexplore.lessons.rng_seeds.multi_gpu")
 
 
 def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:
@@ -688,12 +660,25 @@ _residual = _Rule(
 
 
 def _seeding(c: Comparison) -> Verdicts:
+    extra = ""
     workers = _holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
     gpus = c.claims.get("seeding_two_gpus")
+    if gpus is None and c.claims.get("seed_reaches_every_gpu") is not None:
+        recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
+        if all(r is not None and r.holds is not None for r in recorded):
+            from .result import Claim
+
+            gpus = Claim("recorded on two GPUs", all(r.holds for r in recorded))
+            race = c.claims.get("thread_race_varies")
+            if race is not None and race.holds:
+                extra = (
+                    " (recorded); only host threads racing for one generator got other "
+                    "draws each run (myth 8)"
+                )
     gpu_why = (
         "two GPUs and CUDA streams: not measurable here"
         if gpus is None or gpus.holds is None  # no two CUDA devices in this run
-        else "two GPUs and a second stream: same streams"
+        else "two GPUs and a second stream: same streams" + extra
         if gpus.holds
         else "two GPUs or a second stream gave other streams"
     )
@@ -830,10 +815,9 @@ MYTHS: tuple[Myth, ...] = (
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _cuda_seed,
+        _gpu_seed,
         {"seed": 42, "tensorflow": False, "weights": False},
         "4.-Devices-and-CPU-kernels",
-        cases=({"seed": 0},),
     ),
     Myth(
         9,

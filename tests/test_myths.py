@@ -23,7 +23,9 @@ DATA = {
             "train_runs": 3,
             "train_half_batch_max_gap": 2.0,
             "eval_before_after_max_gap": 3.0,
-        }
+        },
+        "autograd_modes": {"same": 3, "seeds": 3},
+        "rrelu_train_distinct": 5,
     },
     "tf_vs_torch": {
         "seed_gradients": {"torch": 192.0, "tensorflow": 192.0, "exact": 192},
@@ -57,7 +59,6 @@ DATA = {
             "linear": {"sigma": 0.17, "torch_bound": 0.125},
         }
     },
-    "train_vs_eval": {"autograd_modes": {"same": 3, "seeds": 3}, "rrelu_train_distinct": 5},
     "summation_order": {
         "layout": {
             "offset_same": 9,

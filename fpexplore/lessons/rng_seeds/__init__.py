@@ -199,8 +199,11 @@ def compute(
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
     if "seeding_two_gpus" not in claims and w_loader:
+        live = w_loader["seeding_two_gpus"]
+        if gpu_data:
+            live += f"; decided from the recorded run instead ({gpu_data['path']})"
         observations["seeding_two_gpus"] = Observation(
-            "manual_seed across two GPUs and CUDA streams", w_loader["seeding_two_gpus"]
+            "manual_seed across two GPUs and CUDA streams", live
         )
     return Comparison(
         "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
