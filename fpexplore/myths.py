@@ -751,7 +751,7 @@ MYTHS: tuple[Myth, ...] = (
         "01_summation_order.ipynb",
         _djl_sum,
         _SUM,
-        "1.-The-classic-example",
+        "The-motivating-example:-10,000-×-float32(0.0001)",
         cases=({"n": 1000},),
     ),
     Myth(
@@ -772,7 +772,7 @@ MYTHS: tuple[Myth, ...] = (
         "05_djl_vs_pytorch.ipynb",
         _std,
         {"stage": "std"},
-        "1.-The-classic-example:-normalizing-[10,-20,-30,-40,-50]",
+        "The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
     ),
     Myth(
         4,
@@ -817,7 +817,7 @@ MYTHS: tuple[Myth, ...] = (
         "02_rng_seeds.ipynb",
         _gpu_seed,
         {"seed": 42, "tensorflow": False, "weights": False},
-        "4.-Devices-and-CPU-kernels",
+        "3.-Devices-and-CPU-kernels",
     ),
     Myth(
         9,

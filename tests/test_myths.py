@@ -292,3 +292,28 @@ def test_relu_is_judged_on_special_values_too():
     differ = [k for k, s in special.items() if not s["same_bits"]]
     assert v.verdict == (myths.DEPENDS if differ else myths.FAILS)
     assert all(f"relu({k})" in v.number for k in differ)
+
+
+def test_every_myth_links_a_heading_of_its_notebook():
+    """The anchor is the id JupyterLab gives the heading: its rendered text, spaces as '-'."""
+    import json
+    import re
+    from pathlib import Path
+
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+
+    def ids(notebook: str) -> set[str]:
+        cells = json.loads((notebooks / notebook).read_text(encoding="utf-8"))["cells"]
+        found = set()
+        for cell in cells:
+            if cell["cell_type"] == "markdown":
+                for line in "".join(cell["source"]).splitlines():
+                    m = re.match(r"#+\s+(.*)", line)
+                    if m:
+                        found.add(m.group(1).strip().replace("`", "").replace(" ", "-"))
+        return found
+
+    broken = [
+        (m.number, m.anchor) for m in myths.MYTHS if m.anchor and m.anchor not in ids(m.notebook)
+    ]
+    assert not broken
