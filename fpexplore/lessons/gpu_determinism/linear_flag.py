@@ -1,0 +1,177 @@
+"""Does ``torch.backends.cudnn.deterministic`` change a small ``nn.Linear`` model's output?
+
+The article's example: a small MLP (``Linear → ReLU → Linear``) on one input, run with the
+flag off and on (and with ``cudnn.benchmark`` on), each in several fresh processes, on a CUDA
+device and on the CPU. ``nn.Linear`` is a cuBLAS matmul on a GPU: cuDNN's flags never reach it,
+so the bits should not move. Recorded by ``benchmarks/gpu_edges_run.py`` into
+``data/gpu/linear_flag``; the determinism lesson reads the record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ...errors import RecordError
+
+FORMAT = "fpexplore-linear-flag"
+VERSION = 1
+SETTINGS = ("default", "cudnn.deterministic", "cudnn.benchmark")
+SEEDS = (0, 1, 2)
+
+
+def probe(device: str, setting: str, seed: int) -> str:
+    """The digest of a seeded MLP's output on one input batch, under ``setting``."""
+    import torch
+
+    torch.backends.cudnn.deterministic = setting == "cudnn.deterministic"
+    torch.backends.cudnn.benchmark = setting == "cudnn.benchmark"
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+    ).to(device)
+    x = torch.randn(8, 64).to(device)
+    with torch.no_grad():
+        y = model(x).cpu().numpy()
+    return hashlib.sha1(y.tobytes()).hexdigest()[:16]
+
+
+def _fresh(device: str, setting: str, seed: int) -> str:
+    code = f"from {__name__} import probe; print(probe({device!r}, {setting!r}, {seed}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def record(runs: int = 3) -> dict[str, Any]:
+    """Every (device, setting, seed) in ``runs`` fresh processes: a JSON-ready record."""
+    import torch
+
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    digests = {
+        dev: {
+            setting: {
+                str(seed): [_fresh(dev, setting, seed) for _ in range(runs)] for seed in SEEDS
+            }
+            for setting in SETTINGS
+        }
+        for dev in devices
+    }
+    card = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA device"
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "torch": torch.__version__,
+        "card": card,
+        "runs": runs,
+        "digests": digests,
+    }
+
+
+def validate(data: Any, source: str) -> dict[str, Any]:
+    """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
+
+    def bad(what: str) -> RecordError:
+        return RecordError(f"{source}: {what}; record it again with benchmarks/gpu_edges_run.py")
+
+    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+        raise bad(f"not a {FORMAT} record")
+    if data.get("version") != VERSION:
+        raise bad(f"version {data.get('version')!r}, this fpexplore reads {VERSION}")
+    if not isinstance(data.get("card"), str) or not isinstance(data.get("torch"), str):
+        raise bad("'card' and 'torch' must be names")
+    digests = data.get("digests")
+    if not isinstance(digests, Mapping) or "cuda" not in digests:
+        raise bad("no CUDA device's digests")
+    for dev, per in digests.items():
+        if not isinstance(per, Mapping) or set(per) != set(SETTINGS):
+            raise bad(f"{dev}: the settings must be exactly {SETTINGS}")
+        for setting, by_seed in per.items():
+            if not isinstance(by_seed, Mapping) or set(by_seed) != {str(s) for s in SEEDS}:
+                raise bad(f"{dev} {setting}: the seeds must be exactly {SEEDS}")
+            for runs in by_seed.values():
+                if not (
+                    isinstance(runs, list)
+                    and 1 <= len(runs) <= 100
+                    and all(isinstance(d, str) and 0 < len(d) <= 64 for d in runs)
+                ):
+                    raise bad(f"{dev} {setting}: each seed needs 1 to 100 short digests")
+    return dict(data)
+
+
+def recorded(directory: str | Path | None = None) -> dict[str, Any] | None:
+    """The newest valid record in ``data/gpu/linear_flag``, or None; bad files are skipped."""
+    from ...records import gpu_dirs
+
+    folders = (
+        [Path(directory)] if directory is not None else [d / "linear_flag" for d in gpu_dirs()]
+    )
+    for folder in folders:
+        for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []:
+            try:
+                data = validate(json.loads(path.read_text(encoding="utf-8")), str(path))
+            except (OSError, ValueError, RecordError):
+                continue
+            data["path"] = path.name
+            return data
+    return None
+
+
+def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The claim that cuDNN's flags leave a small MLP's output alone on CUDA, from the record.
+    Returns (claims, data)."""
+    from ...result import Claim
+
+    text = (
+        "cudnn.deterministic and cudnn.benchmark leave a small nn.Linear MLP's output bit for "
+        "bit the same on CUDA (cuBLAS, not cuDNN), run after run"
+    )
+    data = recorded()
+    if data is None:
+        fix = "record it on a GPU machine: python3 benchmarks/gpu_edges_run.py OUTDIR"
+        return {"linear_ignores_cudnn_flags": Claim.not_checked(text, fix)}, {}
+    cuda = data["digests"]["cuda"]
+    per_seed = {
+        seed: {d for setting in SETTINGS for d in cuda[setting][seed]} for seed in cuda["default"]
+    }
+    same = sum(len(v) == 1 for v in per_seed.values())
+    summary = {
+        "card": data["card"],
+        "torch": data["torch"],
+        "runs": data["runs"],
+        "seeds": len(per_seed),
+        "seeds_same": same,
+        "path": data["path"],
+    }
+    where = f"recorded on {data['card']}, {len(per_seed)} seeds × {len(SETTINGS)} settings"
+    claim = Claim(
+        f"{text} ({same} of {len(per_seed)} seeds identical; {where}, {data['runs']} runs each)",
+        same == len(per_seed),
+    )
+    return {"linear_ignores_cudnn_flags": claim}, summary
+
+
+def judge_myth(c: Any) -> tuple[str, str, str]:
+    """Myth "cudnn.deterministic changes a small nn.Linear model's output": (verdict, why,
+    number), from the determinism lesson's run."""
+    claim = c.claims.get("linear_ignores_cudnn_flags")
+    if claim is None or claim.holds is None:
+        return "not measured", "needs the recorded nn.Linear run (data/gpu/linear_flag)", ""
+    d = c.data["linear_flag"]
+    number = (
+        f"{d['seeds_same']} of {d['seeds']} seeds: the same bits with the flag off, on and with "
+        f"benchmark on, {d['runs']} fresh processes each ({d['card']})"
+    )
+    if claim.holds:
+        return (
+            "does not hold",
+            "nn.Linear is a cuBLAS matmul: cuDNN's flags never reach it",
+            number,
+        )
+    return "holds", "the flag changed the MLP's bits", number
