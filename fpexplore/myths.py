@@ -221,48 +221,6 @@ def _varying(c: Comparison) -> list[str]:
     ]
 
 
-def _same_bits_with_flag(c: Comparison, flag: str) -> tuple[int, int]:
-    """Of the non-cuDNN ops that gave one result in every run both with ``flag`` and without
-    it (the default flags), how many gave the same bits: (same, compared)."""
-    rows = c.data.get("rows") or []
-    if not rows:
-        raise NotMeasured(f"the {c.lesson} run has no per-op rows")
-    cells = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
-    same = compared = 0
-    for (op, case, output, config), row in cells.items():
-        other = cells.get((op, case, output, flag))
-        if config != "default" or op == "conv2d" or other is None:
-            continue  # conv2d runs on cuDNN: the flag is meant to change it
-        if row.get("raised") or other.get("raised") or row["distinct"] != 1:
-            continue  # varies run to run anyway: bits with and without the flag say nothing
-        if other["distinct"] != 1:
-            continue
-        compared += 1
-        same += row["digests"][0] == other["digests"][0]
-    if not compared:
-        raise NotMeasured(f"no non-cuDNN op of the {c.lesson} run was deterministic both ways")
-    return same, compared
-
-
-def _linear(c: Comparison) -> Verdicts:
-    # The lesson runs no nn.Linear: the judge reads what the flag does to the ops that are not
-    # cuDNN's (sums, scatters), which is where nn.Linear belongs (a cuBLAS addmm on a GPU, a
-    # BLAS call on a CPU; neither consults torch.backends.cudnn).
-    same, compared = _same_bits_with_flag(c, "cudnn.deterministic")
-    return _decide(
-        f"{same} of {compared} deterministic non-cuDNN ops: same bits with "
-        "cudnn.deterministic on and off",
-        (
-            _holds(c, "cudnn_det_not_atomics") and same == compared,
-            FAILS,
-            "cudnn.deterministic only restricts cuDNN's algorithms; nn.Linear is a cuBLAS matmul, "
-            "not cuDNN, and the lesson's non-cuDNN ops keep their bits with the flag on (the "
-            "lesson runs no nn.Linear itself)",
-        ),
-        otherwise=(DEPENDS, "on the op: the flag changed more than cuDNN's algorithms here"),
-    )
-
-
 def _benchmark(c: Comparison) -> Verdicts:
     varies = _claim(c, "atomics_vary") or _claim(c, "conv_varies_without_benchmark")
     return _decide(
@@ -438,6 +396,8 @@ def _beside(module: str) -> Callable[[Comparison], Verdicts]:
 
 # relu on the edge values (−0.0, NaNs, infinities, subnormals) on this CPU and the recorded GPUs
 _relu = _beside("fpexplore.lessons.cpu_vs_accelerator.edges")
+# the article's small nn.Linear MLP under cuDNN's flags (recorded on a GPU)
+_linear = _beside("fpexplore.lessons.gpu_determinism.linear_flag")
 # one seed across two GPUs, streams and racing host threads (recorded on two GPUs)
 _gpu_seed = _beside("fpexplore.lessons.rng_seeds.multi_gpu")
 

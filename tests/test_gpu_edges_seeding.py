@@ -114,3 +114,39 @@ def test_lessons_decide_the_claims():
         "unseeded_cuda_varies",
     ):
         assert r.claims[key].state == "holds", r.claims[key].text
+
+
+def test_linear_flag_record_and_claim():
+    from fpexplore.lessons.gpu_determinism import linear_flag
+
+    data = linear_flag.recorded()
+    assert data is not None and "cuda" in data["digests"]
+    claims, summary = linear_flag.lesson_parts()
+    assert claims["linear_ignores_cudnn_flags"].state == "holds"
+    assert summary["seeds_same"] == summary["seeds"] == len(linear_flag.SEEDS)
+    # this CPU computes the same MLP: its bits under every setting equal each other
+    digests = {linear_flag.probe("cpu", s, 0) for s in linear_flag.SETTINGS}
+    assert len(digests) == 1
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda d: d.update(format="x"),
+        lambda d: d["digests"].pop("cuda"),
+        lambda d: d["digests"]["cuda"].pop("cudnn.benchmark"),
+        lambda d: d["digests"]["cuda"]["default"].update({"0": []}),
+        lambda d: d["digests"]["cuda"]["default"].update({"9": ["ab"]}),
+        lambda d: d.update(card=None),
+    ],
+)
+def test_bad_linear_flag_records_are_refused(corrupt, tmp_path):
+    from fpexplore.lessons.gpu_determinism import linear_flag
+
+    data = copy.deepcopy(linear_flag.recorded())
+    data.pop("path")
+    corrupt(data)
+    with pytest.raises(RecordError):
+        linear_flag.validate(data, "bad")
+    (tmp_path / "x.json").write_text(json.dumps(data))
+    assert linear_flag.recorded(tmp_path) is None

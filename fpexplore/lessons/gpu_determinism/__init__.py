@@ -10,6 +10,7 @@ from ...result import Claim, Comparison, Outcome
 from .._base import Lesson
 from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve
+from . import linear_flag
 
 EXPLANATION = """\
 A GPU adds numbers in parallel. Ops that let many threads add into the same place use atomic
@@ -253,18 +254,15 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             "quick": quick,
             "record": record,
         }
-        return present.comparison(
-            "gpu_determinism",
-            src,
-            params,
-            _outcomes(data, src),
-            _claims(
-                data,
-                cuda=src.device is None or src.device.type == "cuda",
-                quick=bool(src.live and quick),
-            ),
+        claims = _claims(
             data,
-            EXPLANATION,
+            cuda=src.device is None or src.device.type == "cuda",
+            quick=bool(src.live and quick),
+        )
+        linear_claims, data["linear_flag"] = linear_flag.lesson_parts()
+        claims.update(linear_claims)
+        return present.comparison(
+            "gpu_determinism", src, params, _outcomes(data, src), claims, data, EXPLANATION
         )
 
 
