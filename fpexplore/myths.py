@@ -391,6 +391,7 @@ def _beside(module: str) -> Callable[[Comparison], Verdicts]:
             raise NotMeasured(why)
         return verdict, why, number
 
+    judge_it.module = module  # type: ignore[attr-defined]
     return judge_it
 
 

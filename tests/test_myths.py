@@ -57,7 +57,18 @@ DATA = {
             "weights_equal_torch": 0,
             "outside_torch_bound": 5,
             "linear": {"sigma": 0.17, "torch_bound": 0.125},
-        }
+        },
+        "multi_gpu": {
+            "runs": 6,
+            "cards": ["GPU", "GPU"],
+            "gpus_same_stream": True,
+            "streams_reproduce": True,
+            "distinct": {
+                "cuda.manual_seed (current device only): cuda:1": 6,
+                "two host threads racing: thread 1": 6,
+                "two host threads racing: thread 2": 6,
+            },
+        },
     },
     "summation_order": {
         "layout": {
@@ -74,7 +85,8 @@ DATA = {
             | {"digests": ["ab12"], "raised": None}
             for op in ("index_add_", "sum (control)", "conv2d")
             for config in ("default", "cudnn.deterministic")
-        ]
+        ],
+        "linear_flag": {"seeds_same": 3, "seeds": 3, "runs": 3, "card": "GPU"},
     },
     "cpu_vs_accelerator": {
         "drift": {
@@ -83,6 +95,12 @@ DATA = {
         },
         "conv_error": {"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
         "settings": {"chain_steps": 100},
+        "relu_edges": {
+            "cases_per_device": 560,
+            "devices": ["cpu", "cuda:0"],
+            "neg_zero": {"cpu": "-0.0", "cuda:0": "+0.0"},
+            "split": [{"edge": "-0.0"}],
+        },
         "relu_special_cpu": {
             "-0.0": {
                 "relu": "-0.0 (0x80000000)",
@@ -123,6 +141,10 @@ def _stand_in(myth, holds, also=()):
 
 
 def _judge_keys(judge):
+    if hasattr(judge, "module"):  # a judge beside its lesson: the constants of its code
+        import importlib
+
+        return list(_all_constants(importlib.import_module(judge.module).judge_myth.__code__))
     if hasattr(judge, "keys"):  # a `_Rule`: its claims, and what its number reads
         return [*judge.keys, *_all_constants(judge.number.__code__)]
     return list(_all_constants(judge.__code__))
@@ -188,21 +210,13 @@ def test_lessons_not_written_are_marked(monkeypatch):
     assert page.count("<tr>") == len(myths.MYTHS) + 1 and "03_train_vs_eval.ipynb#" in page
 
 
-def test_cudnn_flag_judge_reads_the_bits_of_non_cudnn_ops():
-    """Myth 4: same bits with the flag on and off on the non-cuDNN ops (conv2d is left out,
-    and so is an op that varies run to run); one op whose bits move makes it "depends"."""
+def test_cudnn_flag_judge_reads_the_recorded_linear_model():
+    """Myth 4: the article's nn.Linear MLP, recorded under cuDNN's flags: the same bits with
+    the flag on and off make it "does not hold"; bits that moved make it "holds"."""
     myth = next(m for m in myths.MYTHS if m.number == 4)
-    comp = _stand_in(myth, True)
-    assert myths.judge(myth, comp).verdict == myths.FAILS
-    assert myths.judge(myth, comp).number.startswith("2 of 2 ")
-    rows = [dict(r) for r in comp.data["rows"]]
-    moved = next(r for r in rows if r["op"] == "sum (control)" and r["config"] != "default")
-    moved["digests"] = ["cd34"]
-    verdict = myths.judge(myth, replace(comp, data={"rows": rows}))
-    assert verdict.verdict == myths.DEPENDS and verdict.number.startswith("1 of 2 ")
-    for r in rows:
-        r["distinct"] = 3  # everything varies: nothing to compare
-    assert myths.judge(myth, replace(comp, data={"rows": rows})).verdict == myths.NOT_MEASURED
+    yes = myths.judge(myth, _stand_in(myth, True))
+    assert yes.verdict == myths.FAILS and yes.number.startswith("3 of 3 seeds")
+    assert myths.judge(myth, _stand_in(myth, False)).verdict == myths.HOLDS
 
 
 def test_a_verdict_that_changes_across_cases_depends_and_shows_the_split(monkeypatch):
@@ -276,22 +290,16 @@ def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
     assert out["v17"] == myths.DEPENDS
 
 
-def test_relu_is_judged_on_special_values_too():
-    """#14 live: on the CPU, torch.relu(-0.0) keeps its sign where IEEE maximum(x, +0) gives
-    +0; the row shows the special values and the verdict follows them."""
+def test_relu_is_judged_on_edge_values_across_devices():
+    """#14 live: this CPU's relu on −0.0, NaNs, infinities and subnormals beside the recorded
+    GPUs; the row names the values where devices part."""
     pytest.importorskip("torch")
-    from fpexplore.lessons.cpu_vs_accelerator.experiment import RELU_SPECIAL, relu_special
+    from fpexplore.lessons import get
 
-    special = relu_special("cpu")
-    assert set(special) == set(RELU_SPECIAL)
-    assert all(v["same_value"] for v in special.values())  # the values agree; bits may not
     by = {m.number: m for m in JUDGED}
-    comp = _stand_in(by[14], True)
-    comp = replace(comp, data={**comp.data, "relu_special_cpu": special})
-    v = myths.judge(by[14], comp)
-    differ = [k for k, s in special.items() if not s["same_bits"]]
-    assert v.verdict == (myths.DEPENDS if differ else myths.FAILS)
-    assert all(f"relu({k})" in v.number for k in differ)
+    v = myths.judge(by[14], get("cpu_vs_accelerator").run())
+    assert v.verdict == myths.DEPENDS
+    assert "relu(−0.0)" in v.number and "-0.0" in v.number and "+0.0" in v.number
 
 
 def test_every_myth_links_a_heading_of_its_notebook():

@@ -93,6 +93,13 @@ def tf32_defaults() -> dict[str, Any]:
     return out
 
 
+def _deterministic_algorithms(torch: Any, on: bool) -> None:
+    """``torch.use_deterministic_algorithms(on)``, called only to change the setting: the call
+    imports torch's compiler settings, whose LLVM clashes with one TensorFlow already loaded."""
+    if torch.are_deterministic_algorithms_enabled() != on:
+        torch.use_deterministic_algorithms(on)
+
+
 @contextlib.contextmanager
 def flags(
     *,
@@ -121,7 +128,7 @@ def flags(
         try:
             cudnn.benchmark = benchmark
             cudnn.deterministic = cudnn_deterministic
-            torch.use_deterministic_algorithms(deterministic_algorithms)
+            _deterministic_algorithms(torch, deterministic_algorithms)
             if matmul_tf32 is not None:
                 torch.backends.cuda.matmul.allow_tf32 = matmul_tf32
             if conv_tf32 is not None:
@@ -129,7 +136,7 @@ def flags(
             yield
         finally:
             cudnn.benchmark, cudnn.deterministic = saved[0], saved[1]
-            torch.use_deterministic_algorithms(saved[2])
+            _deterministic_algorithms(torch, saved[2])
             torch.backends.cuda.matmul.allow_tf32 = saved[3]
             cudnn.allow_tf32 = saved[4]
 

@@ -356,22 +356,25 @@ def judge_myth(c: Any) -> tuple[str, str, str]:
     """Myth "ReLU can differ between backends", from a run of the lesson: (verdict, why,
     number). Every nonzero value agrees; −0.0 and NaNs split devices."""
     need = ("relu_identical", "relu_nonzero_identical", "relu_negzero_by_device")
-    states = {k: c.claims[k].state if k in c.claims else "absent" for k in need}
-    if any(s != "holds" for s in states.values()):
-        return (
-            "not measured",
-            "needs torch and the recorded GPU run: "
-            + ", ".join(f"{k} {s}" for k, s in states.items() if s != "holds"),
-            "",
-        )
+    claims = {k: c.claims.get(k) for k in need}
+    if any(v is None or v.holds is None for v in claims.values()):
+        missing = [k for k, v in claims.items() if v is None or v.holds is None]
+        return "not measured", "needs torch and the recorded GPU run: " + ", ".join(missing), ""
     d = c.data["relu_edges"]
     zeros = ", ".join(f"{k}: {v}" for k, v in d["neg_zero"].items())
-    split = {r["edge"] for r in d["split"]}
-    return (
-        "depends",
-        "on the input: every spelling of relu gives the same bits on every device for every "
-        "nonzero value, but relu(−0.0) keeps the sign on the CPU and drops it on CUDA, and "
-        "NaN payloads follow each kernel",
-        f"{d['cases_per_device']} edge cases per device on {len(d['devices'])} devices; "
-        f"they split only on {', '.join(sorted(split)) or 'none'}; relu(−0.0): {zeros}",
+    split = sorted({r["edge"] for r in d["split"]})
+    number = (
+        f"{d['cases_per_device']} edge cases per device on {len(d['devices'])} devices; they "
+        f"split only on {', '.join(split) or 'none'}; relu(−0.0): {zeros}"
     )
+    if not (claims["relu_identical"].holds and claims["relu_nonzero_identical"].holds):
+        return "holds", "relu differs between devices on ordinary nonzero values", number
+    if claims["relu_negzero_by_device"].holds:
+        return (
+            "depends",
+            "on the input: every spelling of relu gives the same bits on every device for "
+            "every nonzero value, but relu(−0.0) keeps the sign on the CPU and drops it on "
+            "CUDA, and NaN payloads follow each kernel",
+            number,
+        )
+    return "does not hold", "relu gave the same bits on every device, −0.0 included", number
