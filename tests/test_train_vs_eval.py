@@ -117,7 +117,7 @@ def test_svg_figure_shows_the_chosen_mode(mode):
 def test_autograd_modes_rrelu_and_the_state_dict_example():
     """Claims 21 and 23 and the dropout-removal example as written, on two seeds."""
     torch = pytest.importorskip("torch")
-    from fpexplore.lessons import _train_modes
+    from fpexplore.lessons.train_vs_eval import modes as _train_modes
 
     for seed in (0, 17):
         _, claims, data = _train_modes.torch_part(torch, seed, 3)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..result import Claim, Outcome
+from ...result import Claim, Outcome
 
 MODE_SEEDS = 3  # the autograd-mode claim is judged on this many seeds of weights and inputs
 LOWER, UPPER = 1 / 8, 1 / 3  # torch's RReLU defaults
