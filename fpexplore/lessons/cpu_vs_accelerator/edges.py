@@ -43,11 +43,19 @@ EDGE_NAMES = (
     "-1.0",
 )
 LONG = 4099  # a length no vector width divides: the tail goes through the scalar path
+
+
+def _torch() -> Any:
+    from ... import backends
+
+    return backends.load("torch")
+
+
 _BITS = {"float32": 32, "float64": 64, "float16": 16, "bfloat16": 16}
 
 
 def _edge_values(dtype: str) -> list[float]:
-    import torch
+    torch = _torch()
 
     info = torch.finfo(getattr(torch, dtype))
     tiny_sub = info.smallest_normal * info.eps  # 2**(emin - p + 1)
@@ -71,7 +79,7 @@ def _edge_values(dtype: str) -> list[float]:
 
 def _bits(t: Any) -> list[int]:
     """The bit patterns of a 1-d tensor, as ints (NaN signs kept)."""
-    import torch
+    torch = _torch()
 
     width = {torch.float32: torch.int32, torch.float64: torch.int64}.get(t.dtype, torch.int16)
     raw = t.detach().cpu().contiguous().view(width).tolist()
@@ -93,7 +101,7 @@ def _spellings(torch: Any) -> dict[str, Any]:
 def run_device(device: str) -> dict[str, Any]:
     """Every spelling on every edge value in every dtype on ``device``: output bits, short and
     long (the edge values at the end of a tensor of length `LONG`)."""
-    import torch
+    torch = _torch()
 
     dev = torch.device(device)
     out: dict[str, Any] = {}
@@ -116,7 +124,7 @@ def run_device(device: str) -> dict[str, Any]:
 
 def record(devices: list[str]) -> dict[str, Any]:
     """A JSON-ready record of `run_device` on each device, with where it ran."""
-    import torch
+    torch = _torch()
 
     names = {}
     for d in devices:
