@@ -298,6 +298,12 @@ def _torch_bn_run(
             "every forgotten train-mode call moves the running statistics: eval() afterwards "
             f"gives other outputs (up to {runs['eval_before_after_max_gap']:.3g} apart)",
             runs["eval_before_after_max_gap"] > 0,
+        )
+        if momentum > 0
+        else Claim.not_checked(
+            "every forgotten train-mode call moves the running statistics",
+            "not meaningful at momentum=0: torch's update (1-m)*old + m*batch keeps the "
+            "running statistics as they are, so a train-mode call cannot move them",
         ),
     }
     data = {
