@@ -46,9 +46,11 @@ def bits_text(bits: float, fmt: str) -> str:
 
 def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
     """What happened at the worst element, when its ULP error is too large to mean a count
-    (infinite, or beyond 2^precision): a short phrase, else None (the count is readable)."""
+    (infinite, or beyond 2^precision) or when that element changed sign or came out zero
+    (a count in ULPs of the truth says little there): a short phrase, else None."""
     ulp = float(err.max_abs_ulp)
-    if math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt):
+    readable = math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt)
+    if readable and ulp < 2:
         return None
     try:
         u = np.abs(np.asarray(err.ulp, dtype=np.float64)).reshape(-1)
@@ -58,6 +60,12 @@ def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
         want = float(hi[worst] if hi.size > worst else hi[0])
     except Exception:
         return None if math.isfinite(ulp) else "not finite"
+    if readable:  # a count that reads, unless the worst element changed sign or hit zero
+        if got == 0 and want != 0:
+            return "0 vs ≠0"
+        if want != 0 and (got < 0) != (want < 0):
+            return "sign flip"
+        return None
     if math.isnan(got) or math.isnan(want):
         return "NaN"
     if math.isinf(got) and math.isfinite(want):
