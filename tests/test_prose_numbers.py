@@ -182,3 +182,10 @@ def test_every_answer_is_reread_from_the_run(nb_path):
 
 def test_the_series_has_answers():
     assert sum(len(_answers(p)) for p in NOTEBOOKS) >= 20
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_cell_has_an_id(path):
+    """nbformat 4.5 cells carry ids (links, widgets and the workshop kit find cells by them)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert all("id" in cell for cell in cells)
