@@ -11,7 +11,6 @@ or NaNs of either sign, stay apart. A GPU's side comes from a record
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import RecordError
+from .._gpu.small_records import header, read_all
 
 FORMAT = "fpexplore-relu-edges"
 VERSION = 1
@@ -146,13 +145,7 @@ def record(devices: list[str]) -> dict[str, Any]:
 def validate(data: Any, source: str) -> dict[str, Any]:
     """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
 
-    def bad(what: str) -> RecordError:
-        return RecordError(f"{source}: {what}; record it again with benchmarks/gpu_edges_run.py")
-
-    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-        raise bad(f"not a {FORMAT} record")
-    if data.get("version") != VERSION:
-        raise bad(f"version {data.get('version')!r}, this fpexplore reads {VERSION}")
+    bad = header(data, FORMAT, VERSION, source)
     devices = data.get("devices")
     if not isinstance(devices, Mapping) or not devices:
         raise bad("no devices")
@@ -183,20 +176,8 @@ def validate(data: Any, source: str) -> dict[str, Any]:
 
 
 def recorded(directory: str | Path | None = None) -> list[dict[str, Any]]:
-    """Every valid record in ``data/gpu/edges`` (newest name last); bad files are skipped."""
-    from ...records import gpu_dirs
-
-    folders = [Path(directory)] if directory is not None else [d / "edges" for d in gpu_dirs()]
-    out = []
-    for folder in folders:
-        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            try:
-                data = validate(json.loads(path.read_text(encoding="utf-8")), str(path))
-            except (OSError, ValueError, RecordError):
-                continue
-            data["path"] = path.name
-            out.append(data)
-    return out
+    """Every valid record in ``data/gpu/edges`` (by file name); bad files are skipped."""
+    return read_all("edges", validate, directory)
 
 
 def _sign_word(bits: int, dtype: str) -> str:

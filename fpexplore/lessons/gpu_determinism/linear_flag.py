@@ -10,14 +10,13 @@ so the bits should not move. Recorded by ``benchmarks/gpu_edges_run.py`` into
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...errors import RecordError
+from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-linear-flag"
 VERSION = 1
@@ -77,13 +76,7 @@ def record(runs: int = 3) -> dict[str, Any]:
 def validate(data: Any, source: str) -> dict[str, Any]:
     """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
 
-    def bad(what: str) -> RecordError:
-        return RecordError(f"{source}: {what}; record it again with benchmarks/gpu_edges_run.py")
-
-    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-        raise bad(f"not a {FORMAT} record")
-    if data.get("version") != VERSION:
-        raise bad(f"version {data.get('version')!r}, this fpexplore reads {VERSION}")
+    bad = header(data, FORMAT, VERSION, source)
     if not isinstance(data.get("card"), str) or not isinstance(data.get("torch"), str):
         raise bad("'card' and 'torch' must be names")
     digests = data.get("digests")
@@ -107,20 +100,7 @@ def validate(data: Any, source: str) -> dict[str, Any]:
 
 def recorded(directory: str | Path | None = None) -> dict[str, Any] | None:
     """The newest valid record in ``data/gpu/linear_flag``, or None; bad files are skipped."""
-    from ...records import gpu_dirs
-
-    folders = (
-        [Path(directory)] if directory is not None else [d / "linear_flag" for d in gpu_dirs()]
-    )
-    for folder in folders:
-        for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []:
-            try:
-                data = validate(json.loads(path.read_text(encoding="utf-8")), str(path))
-            except (OSError, ValueError, RecordError):
-                continue
-            data["path"] = path.name
-            return data
-    return None
+    return newest("linear_flag", validate, directory)
 
 
 def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:

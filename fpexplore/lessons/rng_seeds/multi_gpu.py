@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...errors import RecordError
+from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-gpu-seeding"
 VERSION = 1
@@ -156,13 +156,7 @@ def record(runs: int = 5) -> dict[str, Any]:
 def validate(data: Any, source: str) -> dict[str, Any]:
     """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
 
-    def bad(what: str) -> RecordError:
-        return RecordError(f"{source}: {what}; record it again with benchmarks/gpu_edges_run.py")
-
-    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-        raise bad(f"not a {FORMAT} record")
-    if data.get("version") != VERSION:
-        raise bad(f"version {data.get('version')!r}, this fpexplore reads {VERSION}")
+    bad = header(data, FORMAT, VERSION, source)
     cards = data.get("cards")
     if not (isinstance(cards, list) and all(isinstance(c, str) for c in cards)):
         raise bad("'cards' is not a list of names")
@@ -179,18 +173,7 @@ def validate(data: Any, source: str) -> dict[str, Any]:
 
 def recorded(directory: str | Path | None = None) -> dict[str, Any] | None:
     """The newest valid record in ``data/gpu/seeding``, or None; bad files are skipped."""
-    from ...records import gpu_dirs
-
-    folders = [Path(directory)] if directory is not None else [d / "seeding" for d in gpu_dirs()]
-    for folder in folders:
-        for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []:
-            try:
-                data = validate(json.loads(path.read_text(encoding="utf-8")), str(path))
-            except (OSError, ValueError, RecordError):
-                continue
-            data["path"] = path.name
-            return data
-    return None
+    return newest("seeding", validate, directory)
 
 
 def verdicts(data: Mapping[str, Any]) -> dict[str, Any]:
