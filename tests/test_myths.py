@@ -101,15 +101,6 @@ DATA = {
             "neg_zero": {"cpu": "-0.0", "cuda:0": "+0.0"},
             "split": [{"edge": "-0.0"}],
         },
-        "relu_special_cpu": {
-            "-0.0": {
-                "relu": "-0.0 (0x80000000)",
-                "maximum": "0.0 (0x00000000)",
-                "same_bits": False,
-                "same_value": True,
-            },
-            "+inf": {"relu": "inf", "maximum": "inf", "same_bits": True, "same_value": True},
-        },
     },
 }
 

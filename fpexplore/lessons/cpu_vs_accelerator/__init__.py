@@ -289,21 +289,6 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     }
     claims.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
-    relu_special = None
-    if cpu is not None:
-        from .experiment import relu_special as _relu_special
-
-        relu_special = _relu_special("cpu")
-        differ = [k for k, v in relu_special.items() if not v["same_bits"]]
-        observations["relu_special_cpu"] = Observation(
-            "special inputs (signed zeros, NaNs, infinities, subnormals) where torch.relu on "
-            "the CPU differs in its bits from IEEE maximum(x, +0) (numpy's np.maximum)",
-            differ,
-            "; ".join(
-                f"relu({k}) = {relu_special[k]['relu']}, maximum = {relu_special[k]['maximum']}"
-                for k in differ
-            ),
-        )
     if cpu is not None and default is not None:
         # whether two orders of a long sum land on the same float depends on the CPU's
         # vector width and thread count: observed, not claimed
@@ -331,7 +316,6 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     observations.update(edge_obs)
     data = {
         "relu_edges": edge_data,
-        "relu_special_cpu": relu_special,
         "settings": s,
         "banner": info["banner"],
         "ran_on": info["ran_on"],

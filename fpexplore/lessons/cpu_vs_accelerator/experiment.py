@@ -119,41 +119,6 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: the inputs that break "relu is max(x, 0) bit for bit": signed zeros, NaNs of both signs,
-#: infinities, the smallest subnormals and the extremes
-RELU_SPECIAL = {
-    "-0.0": -0.0,
-    "+0.0": 0.0,
-    "NaN": float("nan"),
-    "-NaN": -float("nan"),
-    "+inf": float("inf"),
-    "-inf": -float("inf"),
-    "+min subnormal": 2.0**-149,
-    "-min subnormal": -(2.0**-149),
-    "-max": -3.4028234663852886e38,
-}
-
-
-def relu_special(dev: Any = "cpu") -> dict[str, dict[str, Any]]:
-    """torch.relu on ``RELU_SPECIAL`` (float32) on ``dev`` against IEEE 754 maximum(x, +0)
-    (numpy's np.maximum: -0 < +0, NaN propagates): the bits of both, per input."""
-    torch = torch_module()
-    x = np.array(list(RELU_SPECIAL.values()), dtype=np.float32)
-    got = torch.relu(torch.from_numpy(x).to(dev)).cpu().numpy()
-    ref = np.maximum(x, np.float32(0.0))
-    out = {}
-    for name, g, r in zip(RELU_SPECIAL, got, ref, strict=True):
-        gb, rb = int(np.float32(g).view(np.uint32)), int(np.float32(r).view(np.uint32))
-        nan_both = bool(np.isnan(g) and np.isnan(r))
-        out[name] = {
-            "relu": f"{float(g)!r} (0x{gb:08x})",
-            "maximum": f"{float(r)!r} (0x{rb:08x})",
-            "same_bits": gb == rb,
-            "same_value": nan_both or bool(g == r),
-        }
-    return out
-
-
 def run_side(dev: Any, inp: dict[str, Any], mode: str = "torch default") -> dict[str, Any]:
     """Every op on one device, under torch's defaults or with TF32 off; raw results."""
     torch = torch_module()
