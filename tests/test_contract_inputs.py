@@ -219,6 +219,7 @@ def no_worker(monkeypatch):
         raise _WouldCall
 
     monkeypatch.setattr(client, "call", refuse)
+    monkeypatch.setattr(client, "_threads", client._threads)  # set_threads(256) must not leak
     monkeypatch.setattr("fpexplore.backends.djl.require", lambda: None, raising=False)
     from fpexplore.backends import djl
 

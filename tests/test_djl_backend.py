@@ -107,6 +107,25 @@ def test_threads_are_set_explicitly():
 
 
 @java
+def test_a_failed_set_threads_keeps_the_count(monkeypatch):
+    from fpexplore.errors import WorkerError
+    from fpexplore.jvm import client
+
+    djl.info()  # a live worker
+    before = djl.threads()
+
+    def fail(*_a, **_k):
+        raise WorkerError("refused")
+
+    monkeypatch.setattr(client, "call", fail)
+    with pytest.raises(WorkerError):
+        djl.set_threads(before + 1)
+    assert djl.threads() == before
+    monkeypatch.undo()
+    assert djl.info()["threads"] == djl.threads()
+
+
+@java
 def test_bad_inputs_name_the_argument(tmp_path):
     with pytest.raises(InvalidInput, match="float32, float64 or uint8"):
         djl.ndsum(np.arange(3, dtype=np.int32))

@@ -258,9 +258,9 @@ def set_threads(n: int) -> int:
     global _threads
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 256:
         raise InvalidParameter("threads", n, "an int in the range [1, 256]", "djl.set_threads")
-    _threads = n
     if _worker is not None and _worker.alive():
-        return int(call("set_threads", n=n))
+        n = int(call("set_threads", n=n))
+    _threads = n
     return n
 
 
