@@ -331,6 +331,38 @@ class Advice:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def claims(self) -> dict[str, Any]:
+        """The claims of this advice (`ADVICE_CLAIMS`), the measured numbers filled in:
+        "within_bound" (not checked when nothing was measured; the note says why) and, for a
+        reduction, "growth" of its bounds with the number of terms."""
+        from .result import Claim
+
+        text = ADVICE_CLAIMS["within_bound"].format(
+            implementation=self.implementation or "the implementation",
+            op=self.op,
+            fmt=self.fmt,
+            size=self.size,
+        )
+        if self.within_bound is None or self.measured_max_abs is None:
+            claims = {"within_bound": Claim.not_checked(text, self.note or "not measured")}
+        else:
+            text += (
+                f": max |error| {self.measured_max_abs:.3g} ({self.measured_max_ulp:.3g} ULP), "
+                f"largest bound {self.bound_max_abs:.3g}"
+            )
+            claims = {"within_bound": Claim(text, self.within_bound)}
+        if self.terms > 1:
+            claims["growth"] = _growth_claim(self.terms, self.accumulation)
+        return claims
+
+    def check(self, *keys: str) -> None:
+        """Print and assert claims ``keys`` (all when none are named) as a lesson's
+        `Comparison.check` does (`ClaimFailed`, `ClaimNotChecked`)."""
+        from .result import check_claims
+
+        check_claims(f"tolerance advice for {self.op}", self.claims, keys)
+
     def text(self) -> str:
         """A short report, as the CLI prints it."""
         lines = [
@@ -360,6 +392,33 @@ class Advice:
         if self.note and self.measured_max_abs is not None:
             lines.append(f"  note: {self.note}")
         return "\n".join(lines)
+
+
+#: key -> the claim of an `Advice` as declared; the measured numbers follow it after a colon.
+ADVICE_CLAIMS = {
+    "within_bound": "every element {implementation} computed is inside the a-priori bound of "
+    "{op} in {fmt}, size {size}",
+    "growth": "the worst-case bound grows linearly with the number of terms, the probabilistic "
+    "one like its square root",
+}
+
+
+def _growth_claim(n: int, fmt: str) -> Any:
+    """ADVICE_CLAIMS["growth"] from ``n`` to 100 n terms: gamma 100-fold, the probabilistic
+    gamma 10-fold (to 1 %, 10 %), where 100 n u is small enough for both to be that close."""
+    from .result import Claim
+
+    u = unit_roundoff(fmt)
+    if 100 * n * u > 0.01:
+        why = f"at {100 * n} terms n*u = {100 * n * u:.3g} is not small: neither bound is linear"
+        return Claim.not_checked(ADVICE_CLAIMS["growth"], why)
+    worst = gamma(100 * n, fmt) / gamma(n, fmt)
+    likely = probabilistic_gamma(100 * n, fmt) / probabilistic_gamma(n, fmt)
+    text = (
+        f"{ADVICE_CLAIMS['growth']}: from {n} to {100 * n} terms the worst case grows "
+        f"{worst:.4g}-fold, the probabilistic one {likely:.4g}-fold"
+    )
+    return Claim(text, abs(worst / 100 - 1) < 0.01 and abs(likely / 10 - 1) < 0.1)
 
 
 def _check_op(op: Any) -> str:

@@ -55,6 +55,8 @@ def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> Div
     engine) or "libtorch" (the export run by the C++ LibTorch program). ``plant`` puts one
     mistake into the second implementation (see `zoo.PLANTS`); for "djl" and "libtorch" it is
     in the exported model. The reference definition of each layer is the unplanted torch model.
+    With a plant, the report's claim "first_divergence" says it is found at its layer, on the
+    second implementation alone.
     """
     from ..errors import InvalidParameter
     from . import zoo
@@ -75,7 +77,8 @@ def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> Div
         km, groups = zoo.keras_model(model, plant)
         other = capture_keras(km, x, groups=groups)
     label = f"{model}: torch vs {against}" + (f", planted: {plant}" if plant else "")
-    return compare(ref, other, label=label)
+    expect = (zoo.PLANTED_LAYER[(model, plant)], other.implementation) if plant else None
+    return compare(ref, other, label=label, expect=expect)
 
 
 def plot(report: DivergenceReport, ax: Any = None) -> Any:

@@ -23,10 +23,18 @@ import numpy as np
 
 from .. import formats, metrics
 from ..errors import InvalidInput, InvalidParameter
+from ..result import Claim, Observation, check_claims
 from .capture import Capture
 from .specs import LayerSpec, spec_of
 
 AGREE = "agree within rounding"
+
+#: key -> the claim as declared; the measured numbers follow it after a colon.
+CLAIMS = {
+    "agree": "every layer on both sides is within its a-priori rounding bound",
+    "first_divergence": "the first layer outside its bound is the expected one, and only the "
+    "expected side is outside there",
+}
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,9 @@ class DivergenceReport:
     rows: tuple[LayerRow, ...]
     truth_seconds: float
     label: str = ""
+    #: (layer, side) where the first divergence is expected (a planted mistake): the claim
+    #: "first_divergence" compares it with the finding
+    expected: tuple[str, str] | None = None
 
     @property
     def first(self) -> LayerRow | None:
@@ -148,6 +159,50 @@ class DivergenceReport:
             f"to the exact result of its own input ({side.n_outside} of {side.n} elements "
             f"outside the bound; largest error {side.max_ulp:.3g} ULP)."
         )
+
+    @property
+    def claims(self) -> dict[str, Claim]:
+        """The claims of this comparison (`CLAIMS`), the measured numbers filled in: "agree",
+        and "first_divergence" when a divergence was expected (`expected`)."""
+        claims = {"agree": Claim(f"{CLAIMS['agree']}: {self.verdict()}", self.agree)}
+        if self.expected is not None:
+            layer, side = self.expected
+            f = self.first
+            if f is None:
+                found = "no layer is outside its bound"
+            else:
+                who = f.culprits(self.names)
+                found = f"found at '{f.name}' ({f.description}), outside on {' and '.join(who)}"
+                for name, s in zip(self.names, (f.a, f.b), strict=True):
+                    if s is not None and not s.within:
+                        found += f"; {name}: {s.n_outside} of {s.n} elements, {s.use:.3g} x bound"
+            holds = f is not None and f.name == layer and f.culprits(self.names) == [side]
+            text = f"{CLAIMS['first_divergence']}: expected '{layer}' on {side}; {found}"
+            claims["first_divergence"] = Claim(text, holds)
+        return claims
+
+    @property
+    def observations(self) -> dict[str, Observation]:
+        """What depends on the machine and the versions: whether the final outputs' bits
+        differ (printed, never asserted)."""
+        if not self.rows:
+            return {}
+        last = self.rows[-1]
+        text = f"ULPs between the two final outputs ({last.name})"
+        return {"final_outputs_differ": Observation(text, last.diff_ulp)}
+
+    def holds(self, key: str) -> bool | None:
+        """Whether claim ``key`` held, None if it was not checked."""
+        claims = self.claims
+        if key not in claims:
+            raise KeyError(f"no claim {key!r}; claims: {', '.join(claims)}")
+        return claims[key].holds
+
+    def check(self, *keys: str) -> None:
+        """Print and assert claims ``keys`` (all when none are named) as a lesson's
+        `Comparison.check` does: `ClaimFailed` when one fails; observations are printed (when
+        no key is named), never asserted."""
+        check_claims(self.label or "divergence report", self.claims, keys, self.observations)
 
     def table(self) -> str:
         """Plain-text table, one line per layer, narrow enough for a notebook at 1000 px with
@@ -217,6 +272,8 @@ class DivergenceReport:
             "first": None if self.first is None else self.first.name,
             "first_nonfinite": None if self.first_nonfinite is None else self.first_nonfinite.name,
             "verdict": self.verdict(),
+            "expected": None if self.expected is None else list(self.expected),
+            "claims": {k: c.to_dict() for k, c in self.claims.items()},
             "truth_seconds": self.truth_seconds,
             "rows": [_jsonable(asdict(r)) for r in self.rows],
         }
@@ -360,8 +417,12 @@ def compare(
     specs: Mapping[str, LayerSpec] | None = None,
     label: str = "",
     progress: Callable[[str], None] | None = None,
+    expect: tuple[str, str] | None = None,
 ) -> DivergenceReport:
     """Compare two captures layer by layer against each layer's exact result.
+
+    ``expect``: (layer, side) where a planted mistake should be found first (``side`` is the
+    implementation name of ``a`` or ``b``); the report's claim "first_divergence" checks it.
 
     ``specs`` gives each layer's reference definition by name; by default it is read off the
     torch modules of ``a`` (or of ``b``): the torch model is the definition, and a torch side
@@ -379,6 +440,16 @@ def compare(
         if a.implementation != b.implementation
         else (a.implementation + " A", b.implementation + " B")
     )
+    expected = None
+    if expect is not None:
+        if not (isinstance(expect, tuple | list) and len(expect) == 2):
+            raise InvalidParameter("expect", expect, "a (layer, side) pair", "compare")
+        layer, side = expect
+        by_name = {a.implementation: names[0], b.implementation: names[1]}
+        if side not in (*names, *by_name):
+            accepted = f"a side named {' or '.join(names)}"
+            raise InvalidParameter("expect", expect, accepted, "compare")
+        expected = (str(layer), by_name.get(side, side))
     rows = []
     t0 = time.perf_counter()
     fmt = _fmt_of(next(iter(a.taps.values())).output)
@@ -445,4 +516,5 @@ def compare(
         tuple(rows),
         time.perf_counter() - t0,
         label,
+        expected,
     )

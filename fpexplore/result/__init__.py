@@ -154,25 +154,7 @@ class Comparison:
         checked (the message names the missing part and its fix); both are AssertionErrors.
         Observations are printed, never asserted.
         """
-        from ..errors import ClaimFailed, ClaimNotChecked
-
-        unknown = [k for k in keys if k not in self.claims]
-        if unknown:
-            raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(self.claims)}")
-        from .text_table import wrapped
-
-        picked = keys or tuple(self.claims)
-        for key in picked:
-            print(wrapped(self.claims[key].line(key)))
-        if not keys:
-            for key, obs in self.observations.items():
-                print(wrapped(obs.line(key)))
-        for key in picked:
-            claim = self.claims[key]
-            if claim.holds is None:
-                raise ClaimNotChecked(self.lesson, key, claim)
-            if not claim.holds:
-                raise ClaimFailed(self.lesson, key, claim)
+        check_claims(self.lesson, self.claims, keys, self.observations)
 
     def rows(self) -> list[dict[str, str]]:
         """One display row per outcome (shared by the text table, HTML and widgets); the note
@@ -238,6 +220,39 @@ class Comparison:
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)
+
+
+def check_claims(
+    owner: str,
+    claims: Mapping[str, Claim],
+    keys: tuple[str, ...],
+    observations: Mapping[str, Observation] | None = None,
+) -> None:
+    """Print and assert ``claims`` ``keys`` (all of them when none are named), as
+    `Comparison.check` does; ``owner`` names the lesson or tool in the error.
+
+    Raises KeyError for an unknown key, `ClaimFailed` when a claim fails and `ClaimNotChecked`
+    when one could not be checked. Observations are printed (only when no key is named), never
+    asserted.
+    """
+    from ..errors import ClaimFailed, ClaimNotChecked
+    from .text_table import wrapped
+
+    unknown = [k for k in keys if k not in claims]
+    if unknown:
+        raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(claims)}")
+    picked = keys or tuple(claims)
+    for key in picked:
+        print(wrapped(claims[key].line(key)))
+    if not keys:
+        for key, obs in (observations or {}).items():
+            print(wrapped(obs.line(key)))
+    for key in picked:
+        claim = claims[key]
+        if claim.holds is None:
+            raise ClaimNotChecked(owner, key, claim)
+        if not claim.holds:
+            raise ClaimFailed(owner, key, claim)
 
 
 def _fmt(x: float, signed: float | None = None) -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["bits_view", "controls_for", "explore", "float_bits", "float_bits_table"]
+__all__ = ["bits_view", "controls_for", "explain", "explore", "float_bits", "float_bits_table"]
 
 _WHERE = {
     "explore": "explorer",
     "controls_for": "explorer",
     "float_bits": "float_bits_view",
     "float_bits_table": "float_bits_view",
+    "explain": "float_bits_view",
     "bits_view": "rng_bits",
 }
 

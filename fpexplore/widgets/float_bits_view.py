@@ -1,6 +1,8 @@
 """The float-bits view: one typed decimal number in all five formats, bit by bit.
 
-`float_bits_table(text)` does the work (tests and notebooks call it); `float_bits()` is the
+`float_bits_table(text)` does the work (tests and notebooks call it); `explain(text)` adds the
+claims rounding theory makes about the typed value, computed live, with a `check` that prints
+and asserts them as a lesson's `Comparison.check` does; `float_bits()` is the
 ipywidgets face: type or slide a value and see, for binary16, bfloat16, TF32, binary32 and
 binary64, the stored bits (sign, exponent, mantissa), the stored value, its rounding error
 against the exact decimal value you typed, the ULP size and the two neighbours.
@@ -11,7 +13,8 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -20,13 +23,15 @@ import mpmath
 
 from .. import formats, metrics
 from ..errors import InvalidParameter
+from ..result import Claim, check_claims
 from ..truth.value import Truth
+from .float_bits_claims import DECIMAL, explanation_claims
 
 ACCEPTED = (
     "a decimal number (0.1, -3.4e38, 16777217), a fraction (1/3), a hex float "
     "(0x1.8p3), inf, -inf or nan"
 )
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_NUMBER = DECIMAL
 _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
 #: the colours of the three fields in the HTML view
 COLOURS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
@@ -186,6 +191,44 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class FloatBitsExplanation:
+    """The typed value in every format (`rows`, also by name: ``explanation["binary16"]``)
+    and the claims rounding theory makes about it (`float_bits_claims.CLAIMS`), each computed
+    live: ``explanation.check("nearest", "ties_to_even")`` prints and asserts them."""
+
+    text: str
+    rows: tuple[FloatBitsRow, ...]
+    claims: Mapping[str, Claim] = field(default_factory=dict)
+
+    def __getitem__(self, fmt: Any) -> FloatBitsRow:
+        name = formats.get(fmt).name
+        for r in self.rows:
+            if r.format == name:
+                return r
+        raise KeyError(f"no row {name!r}; rows: {', '.join(r.format for r in self.rows)}")
+
+    def holds(self, key: str) -> bool | None:
+        """Whether claim ``key`` held, None if it was not checked."""
+        if key not in self.claims:
+            raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
+        return self.claims[key].holds
+
+    def check(self, *keys: str) -> None:
+        """Print and assert claims ``keys`` (all when none are named), as `Comparison.check`:
+        `ClaimFailed` when one fails, `ClaimNotChecked` when one could not be checked."""
+        check_claims(f"float bits of {self.text}", self.claims, keys)
+
+    def _repr_html_(self) -> str:
+        return float_bits_html(list(self.rows))
+
+
+def explain(text: str, fmts: tuple[str, ...] | None = None) -> FloatBitsExplanation:
+    """`float_bits_table(text, fmts)` with the claims about the typed value, computed live."""
+    rows = tuple(float_bits_table(text, fmts))
+    return FloatBitsExplanation(text, rows, explanation_claims(text, parse_exact(text), rows))
 
 
 def float_bits_html(rows: list[FloatBitsRow]) -> str:
