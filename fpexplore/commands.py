@@ -38,6 +38,11 @@ class Command:
 
     def run(self, args: argparse.Namespace) -> int:
         module, _, func = self.target.partition(":")
+        lesson_part = module.removeprefix("fpexplore.lessons.")
+        if lesson_part != module:  # a lesson's command: through the lessons registry
+            from . import lessons
+
+            return int(getattr(lessons.module(lesson_part), func)(args) or 0)
         return int(getattr(importlib.import_module(module), func)(args) or 0)
 
 

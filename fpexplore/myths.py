@@ -381,12 +381,13 @@ _conv = _Rule(
 
 
 def _beside(module: str) -> Callable[[Comparison], Verdicts]:
-    """The judge that lives beside its lesson (``module.judge_myth``), read when it runs."""
+    """The judge that lives beside its lesson (``module.judge_myth``, ``module`` a lesson part
+    such as ``"rng_seeds.multi_gpu"``), read through the lessons registry when it runs."""
 
     def judge_it(c: Comparison) -> Verdicts:
-        import importlib
+        from . import lessons
 
-        verdict, why, number = importlib.import_module(module).judge_myth(c)
+        verdict, why, number = lessons.module(module).judge_myth(c)
         if verdict == NOT_MEASURED:
             raise NotMeasured(why)
         return verdict, why, number
@@ -396,11 +397,11 @@ def _beside(module: str) -> Callable[[Comparison], Verdicts]:
 
 
 # relu on the edge values (−0.0, NaNs, infinities, subnormals) on this CPU and the recorded GPUs
-_relu = _beside("fpexplore.lessons.cpu_vs_accelerator.edges")
+_relu = _beside("cpu_vs_accelerator.edges")
 # the article's small nn.Linear MLP under cuDNN's flags (recorded on a GPU)
-_linear = _beside("fpexplore.lessons.gpu_determinism.linear_flag")
+_linear = _beside("gpu_determinism.linear_flag")
 # one seed across two GPUs, streams and racing host threads (recorded on two GPUs)
-_gpu_seed = _beside("fpexplore.lessons.rng_seeds.multi_gpu")
+_gpu_seed = _beside("rng_seeds.multi_gpu")
 
 
 def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:
@@ -986,24 +987,12 @@ def judge(myth: Myth, comparison: Comparison) -> Verdict:
 
 
 def _catalog() -> Mapping[str, Any]:
-    """The lesson catalog by name; if a lesson module fails to import, the names of the lesson
-    modules present (a run of the broken one then reports why)."""
-    import fpexplore
+    """The lesson catalog by name (the lessons registry's), with any lesson module that fails
+    to import as None (a run of the broken one then reports why)."""
+    from . import lessons
 
-    try:
-        for name in ("catalog", "lessons"):
-            found = getattr(fpexplore, name, None)
-            if callable(found):
-                return found()
-        from .lessons import all_lessons
-
-        return all_lessons()
-    except Exception:  # a lesson being written may not import yet
-        import pkgutil
-
-        from . import lessons
-
-        return {m.name: None for m in pkgutil.iter_modules(lessons.__path__) if m.name[0] != "_"}
+    found = lessons.all_lessons()
+    return {**dict.fromkeys(lessons.broken()), **found}
 
 
 def lesson_catalog() -> Mapping[str, Any]:
@@ -1012,10 +1001,11 @@ def lesson_catalog() -> Mapping[str, Any]:
 
 
 def _run_one(lesson: str, **params: Any) -> Comparison:
-    """Run one lesson by importing its own module (a broken sibling lesson cannot stop it)."""
-    import importlib
+    """Run one lesson through the registry (which imports its own module first: a broken
+    sibling lesson cannot stop it)."""
+    from . import lessons
 
-    return importlib.import_module(f"{__package__}.lessons.{lesson}").LESSON.run(**params)
+    return lessons.run(lesson, **params)
 
 
 def _combine(myth: Myth, judged: list[tuple[str, Verdict]]) -> Verdict:

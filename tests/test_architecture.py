@@ -1,4 +1,5 @@
-"""The package's shape: no import cycles, lower layers never import upper ones, and
+"""The package's shape: no import cycles, lower layers never import upper ones, one way in
+for frameworks (`fpexplore.backends`) and for lessons (`fpexplore.lessons`), and
 `fpexplore.catalog()` keeps working after a lesson ran."""
 
 from __future__ import annotations
@@ -7,11 +8,32 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 import fpexplore
 
 PKG = Path(fpexplore.__file__).resolve().parent
 #: Layers that must not import lessons or widgets (they sit below them).
 LOWER = ("backends", "records", "truth", "formats", "metrics", "orders", "rng", "jvm", "params")
+#: Imported only by ``fpexplore/backends`` (everything else calls ``backends.load``).
+FRAMEWORKS = ("torch", "tensorflow", "keras", "tf_keras", "jpype")
+#: Modules that run as their own process and import their framework there, and why.
+SUBPROCESS_WORKERS = {
+    "jvm/worker.py": "the JVM worker process (python -m fpexplore.jvm.worker) starts JPype",
+    "lessons/distributed_reduction/worker.py": "the torch.distributed ranks, run by "
+    "python -m on a bare machine with torch",
+}
+#: Modules that import a computed module name, and what they import.
+DYNAMIC_IMPORTS = {
+    "backends/__init__.py": "the backend registry: the frameworks",
+    "lessons/__init__.py": "the lessons registry: the lessons",
+    "quiet.py": "quiet_import, for the TensorFlow backend",
+    "commands.py": "the CLI's command targets (a lesson's goes through lessons.module)",
+    "determinism_check.py": "the user's module:function target",
+    "widgets/__init__.py": "its own widget modules, on first use",
+}
+_IMPORTERS = ("import_module", "__import__")
+_FINDERS = ("iter_modules", "walk_packages")
 
 
 def _modules() -> dict[str, Path]:
@@ -99,6 +121,114 @@ def test_lower_layers_never_import_lessons_or_widgets():
             assert not up, (mod, up)
 
 
+def _trees(root: Path = PKG) -> list[tuple[str, ast.Module]]:
+    return [
+        (p.relative_to(root).as_posix(), ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted(root.rglob("*.py"))
+    ]
+
+
+def _absolute(rel: str, node: ast.ImportFrom) -> str:
+    """The absolute module of ``from ... import`` in the module at ``rel``."""
+    if not node.level:
+        return node.module or ""
+    here = ["fpexplore", *rel.removesuffix(".py").split("/")][: -node.level]
+    return ".".join(here + ([node.module] if node.module else []))
+
+
+def _called(node: ast.AST) -> str:
+    if not isinstance(node, ast.Call):
+        return ""
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def framework_imports(root: Path = PKG) -> list[str]:
+    """``file:line`` of every framework import outside ``backends`` and the subprocess workers
+    (``import``, ``from``, and ``import_module`` of a literal name)."""
+    found = []
+    for rel, tree in _trees(root):
+        if rel.startswith("backends/") or rel in SUBPROCESS_WORKERS:
+            continue
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [_absolute(rel, node)]
+            elif _called(node) in _IMPORTERS and node.args:  # type: ignore[attr-defined]
+                arg = node.args[0]  # type: ignore[attr-defined]
+                names = [arg.value] if isinstance(arg, ast.Constant) else []
+            found += [
+                f"fpexplore/{rel}:{node.lineno}: imports {n}"  # type: ignore[attr-defined]
+                for n in names
+                if isinstance(n, str) and n.split(".")[0] in FRAMEWORKS
+            ]
+    return found
+
+
+def lesson_lookups(root: Path = PKG) -> list[str]:
+    """``file:line`` of every lesson found other than through ``fpexplore.lessons`` (`get`,
+    `run`, `all_lessons`, `module`): ``import_module`` or ``pkgutil`` over lesson modules, a
+    ``LESSON`` imported from outside the lessons package, or any computed import outside
+    `DYNAMIC_IMPORTS`."""
+    found = []
+    for rel, tree in _trees(root):
+        if rel == "lessons/__init__.py":
+            continue
+        for node in ast.walk(tree):
+            where = f"fpexplore/{rel}:{getattr(node, 'lineno', 0)}"
+            call = _called(node)
+            if call in _IMPORTERS + _FINDERS and "lessons" in ast.unparse(node):
+                found.append(f"{where}: {call} of lessons, outside the lessons registry")
+            elif call in _IMPORTERS and rel not in DYNAMIC_IMPORTS:
+                arg = node.args[0] if node.args else None  # type: ignore[attr-defined]
+                if not isinstance(arg, ast.Constant):
+                    found.append(f"{where}: {call} of a computed name ({ast.unparse(node)})")
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and not rel.startswith("lessons/")
+                and _absolute(rel, node).startswith("fpexplore.lessons")
+                and any(a.name == "LESSON" for a in node.names)
+            ):
+                found.append(f"{where}: imports a LESSON, not through lessons.get")
+    return found
+
+
+def test_frameworks_are_imported_only_by_backends():
+    assert framework_imports() == []
+
+
+def test_lessons_are_found_only_through_the_lessons_registry():
+    assert lesson_lookups() == []
+
+
+def test_the_checks_find_the_side_doors(tmp_path):
+    """Each check fails on a module that opens a side door (file and line named)."""
+    (tmp_path / "backends").mkdir()
+    (tmp_path / "backends" / "ok.py").write_text("import torch\n")
+    (tmp_path / "side.py").write_text(
+        "import importlib\n"
+        "import keras\n"
+        "from tensorflow.python.util import x\n"
+        "m = importlib.import_module('jpype')\n"
+        "def f(n):\n"
+        "    importlib.import_module(f'fpexplore.lessons.{n}')\n"
+        "    return importlib.import_module(n)\n"
+        "from .lessons.rng_seeds import LESSON\n"
+    )
+    assert framework_imports(tmp_path) == [
+        "fpexplore/side.py:2: imports keras",
+        "fpexplore/side.py:3: imports tensorflow.python.util",
+        "fpexplore/side.py:4: imports jpype",
+    ]
+    assert sorted(f.split(": ")[0] for f in lesson_lookups(tmp_path)) == [
+        "fpexplore/side.py:6",
+        "fpexplore/side.py:7",
+        "fpexplore/side.py:8",
+    ]
+
+
 def test_catalog_after_a_run():
     before = fpexplore.catalog()
     fpexplore.run("gpu_determinism", device="recorded")
@@ -107,3 +237,18 @@ def test_catalog_after_a_run():
     from fpexplore.lessons import get
 
     assert get("gpu_determinism") is after["gpu_determinism"]
+
+
+def test_lesson_parts_are_reached_through_the_registry():
+    """`lessons.module` reaches a lesson's parts (a myth's judge, a recording command) and
+    nothing else."""
+    from fpexplore import commands, lessons
+    from fpexplore.errors import InvalidParameter
+
+    for c in commands.COMMANDS:
+        module, _, func = c.target.partition(":")
+        if module.startswith("fpexplore.lessons."):
+            part = lessons.module(module.removeprefix("fpexplore.lessons."))
+            assert callable(getattr(part, func)), c.target
+    with pytest.raises(InvalidParameter, match="lesson module"):
+        lessons.module("os.path")

@@ -12,6 +12,8 @@ def test_registry_names_every_backend():
         "torch",
         "torchvision",
         "tensorflow",
+        "keras",
+        "java",
         "djl",
         "libtorch",
     }

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import signal
 
 import numpy as np
 import pytest
 import torch
 
-from fpexplore import rng
+from fpexplore import backends, rng
 from fpexplore.errors import InvalidParameter
 from fpexplore.rng import MT19937, JavaRandom, TorchCPURandom
 from fpexplore.rng.avx_mathfun import fma
@@ -191,8 +193,12 @@ def test_java_emulator_values_are_lcg():
     assert 0 <= JavaRandom(5).next_double() < 1
 
 
+NO_JVM = "no Java runtime or JPype here (make djl installs them)"
+needs_jvm = pytest.mark.skipif(not backends.get("java").available(), reason=NO_JVM)
+
+
 @pytest.mark.java
-@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH (make djl installs it)")
+@needs_jvm
 def test_java_random_bit_for_bit_against_jvm():
     from fpexplore.rng.java import run_java
 
@@ -209,41 +215,40 @@ def test_java_random_bit_for_bit_against_jvm():
 
 
 @pytest.mark.java
-@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH (make djl installs it)")
-def test_java_random_compiled_once_and_source_mode_agree(tmp_path, monkeypatch):
+@needs_jvm
+def test_java_random_runs_on_the_one_jvm_worker():
+    """java.util.Random is served by the JVM worker of `fpexplore.jvm.client` (the one DJL
+    uses): reused between calls, replaced when it dies, and taken over by DJL when DJL runs."""
+    from fpexplore.jvm import client
     from fpexplore.rng import java as jr
 
-    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path / "compiled"))
-    compiled = jr.run_java([3, -5], 64)
-    assert (tmp_path / "compiled" / "java-random" / "RandomDump.class").exists()
-    real_which = shutil.which
-    monkeypatch.setattr(jr.shutil, "which", lambda n: None if n == "javac" else real_which(n))
-    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path / "source"))
-    source = jr.run_java([3, -5], 64)  # no javac: Java's source-file mode
-    assert not (tmp_path / "source" / "java-random" / "RandomDump.class").exists()
-    for seed in (3, -5):
-        for kind in ("float", "double", "gaussian", "int"):
-            assert compiled[seed][kind].tobytes() == source[seed][kind].tobytes(), kind
-        assert compiled[seed]["float"].tobytes() == jr.JavaRandom(seed).floats(64).tobytes()
-
-
-@pytest.mark.java
-@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH (make djl installs it)")
-def test_java_process_is_reused_and_replaced_when_it_dies():
-    from fpexplore.rng import java as jr
-
+    client.shutdown()
     first = jr.run_java([4], 8)
-    server = jr._server
-    assert server is not None and server.alive()
+    pid = client.current_pid()
+    assert pid is not None and jr.java_version().startswith("Java ")
     six = JavaRandom(6)
     assert jr.run_java([5, 6], 8)[6]["int"].tolist() == [six.next_int() for _ in range(8)]
-    assert jr._server is server  # one JVM for both requests
-    server.proc.kill()
-    server.proc.wait()
-    again = jr.run_java([4], 8)  # a dead process is replaced, the answer unchanged
+    assert client.current_pid() == pid  # one JVM for every request
+    os.kill(pid, signal.SIGKILL)
+    client._worker.proc.wait(timeout=30)  # dead: the next call starts another
+    again = jr.run_java([4], 8)  # a dead worker is replaced, the answer unchanged
     assert again[4]["double"].tobytes() == first[4]["double"].tobytes()
-    assert jr._server is not server and jr._server.alive()
-    jr._server.ask("not a number", 30)  # a bad request is answered with an error line...
-    assert jr._served(jr._server.launcher, 8, [4]) is not None  # ...and the process goes on
-    jr._shutdown()
-    assert jr._server is None and not server.alive()
+    assert client.current_pid() not in (None, pid)
+    if backends.get("djl").available():  # a DJL call replaces the JVM-only worker...
+        djl_pid = client.call("info")["pid"]
+        assert jr.run_java([4], 8)[4]["float"].tobytes() == first[4]["float"].tobytes()
+        assert client.current_pid() == djl_pid  # ...which then serves java.util.Random too
+    client.shutdown()
+    assert client.current_pid() is None
+
+
+def test_java_random_without_java_is_unavailable_with_the_fix(monkeypatch):
+    from fpexplore.errors import BackendUnavailable
+    from fpexplore.rng import java as jr
+
+    real_which = shutil.which
+    monkeypatch.setattr(backends.shutil, "which", lambda n: None if n == "java" else real_which(n))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(BackendUnavailable, match="Java 17"):
+        jr.run_java([1], 4)
+    assert jr.java_version() == ""

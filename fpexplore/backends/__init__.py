@@ -146,19 +146,54 @@ class _TensorFlow(Backend):
         )
 
 
-class _DJL(Backend):
+class _Keras(Backend):
+    def load(self) -> ModuleType:
+        """Keras runs on TensorFlow: that is loaded first, through its own backend."""
+        load("tensorflow")
+        return super().load()
+
+
+class _Java(Backend):
+    """A JVM through the JPype worker process (`fpexplore.jvm.client`): java.util.Random."""
+
     def available(self) -> bool:
         return self.missing() is None
 
     def missing(self) -> str | None:
-        """Why DJL cannot run here, or None."""
+        """Why no JVM can start here, or None."""
         if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
             return "no Java runtime was found (java is not on PATH and JAVA_HOME is unset)."
         if not _has_module("jpype"):
             return "the Python module 'jpype' (JPype1) is not installed."
+        return None
+
+    def load(self) -> ModuleType:
+        """The JVM worker's client (`fpexplore.jvm.client`)."""
+        reason = self.missing()
+        if reason:
+            raise BackendUnavailable(self.name, reason, self.fix)
+        return importlib.import_module("fpexplore.jvm.client")
+
+    def probe(self) -> BackendInfo:
+        reason = self.missing()
+        ok = reason is None
+        return BackendInfo(
+            self.name,
+            ok,
+            self.version(),
+            ("cpu",) if ok else (),
+            None,
+            reason or self.description,
+            "" if ok else self.fix,
+        )
+
+
+class _DJL(_Java):
+    def missing(self) -> str | None:
+        """Why DJL cannot run here, or None."""
         from ..jvm import artifacts
 
-        return artifacts.missing_jars()
+        return super().missing() or artifacts.missing_jars()
 
     def version(self) -> str:
         from ..jvm import artifacts
@@ -166,22 +201,8 @@ class _DJL(Backend):
         return f"DJL {artifacts.DJL_VERSION} (libtorch {artifacts.LIBTORCH_VERSION})"
 
     def load(self) -> ModuleType:
-        reason = self.missing()
-        if reason:
-            raise BackendUnavailable(self.name, reason, self.fix)
+        super().load()
         return importlib.import_module("fpexplore.backends.djl")
-
-    def probe(self) -> BackendInfo:
-        reason = self.missing()
-        return BackendInfo(
-            self.name,
-            reason is None,
-            self.version(),
-            ("cpu",) if reason is None else (),
-            None,
-            reason or self.description,
-            self.fix if reason else "",
-        )
 
 
 class _LibTorch(Backend):
@@ -235,6 +256,14 @@ _REGISTRY: dict[str, Backend] = {
             FIX_SETUP,
             "TensorFlow / Keras",
         ),
+        _Keras("keras", "keras", ("keras",), FIX_SETUP, "Keras 3 (on TensorFlow)"),
+        _Java(
+            "java",
+            "jpype",
+            ("jpype1",),
+            fix_here("install a Java 17 runtime (java on PATH), then: pip install -e '.[djl]'"),
+            "java.util.Random on a JVM, through the JPype worker process",
+        ),
         _DJL(
             "djl",
             "jpype",
@@ -278,13 +307,16 @@ def probe_all(deadline_s: float = 3.5) -> list[BackendInfo]:
     return [infos[n] for n in _REGISTRY]
 
 
-def load(name: str) -> ModuleType:
+def load(name: str, submodule: str = "") -> ModuleType:
     """Import backend ``name`` now, or raise `BackendUnavailable` saying how to install it.
 
     The one way the package imports a framework: ``load("torch")``, ``load("torchvision")``,
-    ``load("tensorflow")`` (which keeps the triton-before-TensorFlow order).
+    ``load("tensorflow")`` (which keeps the triton-before-TensorFlow order), ``load("keras")``
+    (TensorFlow first), ``load("java")`` (the JVM worker's client); ``submodule`` a part of
+    the framework not imported with it: ``load("torch", "utils.cpp_extension")``.
     """
-    return get(name).load()
+    module = get(name).load()
+    return importlib.import_module(f"{module.__name__}.{submodule}") if submodule else module
 
 
 def missing(name: str) -> str | None:
@@ -293,7 +325,7 @@ def missing(name: str) -> str | None:
     b = get(name)
     if b.available():
         return None
-    if isinstance(b, _DJL):
+    if isinstance(b, _Java):
         return f"{b.missing()} Fix: {b.fix}"
     return f"{name} is not installed. Fix: {b.fix}"
 

@@ -145,9 +145,9 @@ def _tensorflow(tf: Any) -> list[Result]:
     ln = i["ln"]
 
     def layer_norm() -> Any:
-        import keras
+        from .. import backends
 
-        layer = keras.layers.LayerNormalization(epsilon=1e-5, dtype="float32")
+        layer = backends.load("keras").layers.LayerNormalization(epsilon=1e-5, dtype="float32")
         return layer(tf.constant(ln))
 
     ops: dict[str, Callable[[], Any]] = {

@@ -49,11 +49,13 @@ def tensorflow_onednn() -> tuple[bool, str]:
     tf = sys.modules.get("tensorflow")
     if tf is None:
         return on, why
-    try:
-        from tensorflow.python.util import _pywrap_util_port
+    from .. import backends
+    from ..errors import BackendUnavailable
 
-        reported = bool(_pywrap_util_port.IsMklEnabled())
-    except (ImportError, AttributeError):
+    try:
+        port = backends.load("tensorflow", "python.util._pywrap_util_port")
+        reported = bool(port.IsMklEnabled())
+    except (ImportError, AttributeError, BackendUnavailable):
         return on, why
     if reported != on:
         return reported, f"oneDNN is {'on' if reported else 'off'} (as TensorFlow reports)"

@@ -1,4 +1,7 @@
-"""The caller's side of the DJL worker: start it lazily, reuse it, time out, survive its death.
+"""The caller's side of the JVM worker, the one JVM this package runs: start it lazily, reuse
+it, time out, survive its death. It serves DJL and, without any DJL set-up, `JVM_OPS`
+(``java.util.Random``): a worker started for those alone is replaced by a DJL one when a DJL
+operation comes.
 
 `call(op, timeout=..., **kwargs)` sends one request to the worker process and returns its
 answer. If the worker crashes (the JVM dies, it is killed) or does not answer in time, the
@@ -30,6 +33,8 @@ MAX_TIMEOUT = 1e9  # seconds (about 32 years): more is a mistake
 START_TIMEOUT = 300.0
 #: libtorch intra-op threads in the worker (``ai.djl.pytorch.num_threads``); see `set_threads`.
 DEFAULT_THREADS = int(os.environ.get("FPEXPLORE_DJL_THREADS", "1"))
+#: Operations that need a JVM only (no DJL jars): any worker answers them.
+JVM_OPS = frozenset({"jvm_info", "java_random"})
 
 
 #: The worker exits with ``STOPPED + signum`` when SIGTERM, SIGINT or SIGHUP stops it.
@@ -69,12 +74,19 @@ _FATAL = re.compile(r"^#\s+(SIG[A-Z]+) \(0x[0-9a-f]+\)", re.MULTILINE)
 
 
 class Worker:
-    """One running worker process."""
+    """One running worker process: DJL's, or (``djl=False``) a JVM alone."""
 
-    def __init__(self, threads: int) -> None:
-        reason = artifacts.missing_jars()
+    djl = True
+
+    @property
+    def what(self) -> str:
+        return "DJL" if self.djl else "JVM"
+
+    def __init__(self, threads: int, djl: bool = True) -> None:
+        reason = artifacts.missing_jars() if djl else None
         if reason:
             raise BackendUnavailable("djl", reason, artifacts.FIX)
+        self.djl = djl
         self.log_path = artifacts.djl_dir() / "worker.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         to_child_r, to_child_w = os.pipe()
@@ -96,6 +108,7 @@ class Worker:
                     str(to_child_r),
                     str(from_child_w),
                     str(threads),
+                    "djl" if djl else "java",
                 ],
                 pass_fds=(to_child_r, from_child_w),
                 stdin=subprocess.DEVNULL,
@@ -137,8 +150,8 @@ class Worker:
             how = f"exited with status {code}"
         tail = self.log_tail()
         return WorkerError(
-            f"The DJL worker process (pid {self.pid}) {how} while {doing}. Your Python "
-            "process is unaffected; the next DJL call starts a fresh worker."
+            f"The {self.what} worker process (pid {self.pid}) {how} while {doing}. Your Python "
+            f"process is unaffected; the next {self.what} call starts a fresh worker."
             + (f"\nLast lines of its log ({self.log_path}):\n{tail}" if tail else "")
         )
 
@@ -162,9 +175,9 @@ class Worker:
             if left <= 0:
                 self.kill()
                 raise WorkerError(
-                    f"The DJL worker did not answer within {timeout:g} s while {doing}; it was "
-                    "stopped, and the next DJL call starts a fresh worker (pass a larger "
-                    "timeout= for long operations)."
+                    f"The {self.what} worker did not answer within {timeout:g} s while {doing}; "
+                    f"it was stopped, and the next {self.what} call starts a fresh worker "
+                    "(pass a larger timeout= for long operations)."
                 )
         status = reply[0]
         if status == expect:
@@ -172,10 +185,12 @@ class Worker:
         if status == "error":
             _, kind, text = reply
             if kind == "invalid":
-                raise InvalidInput(f"DJL rejected the input while {doing}: {text}")
-            raise WorkerError(f"DJL failed while {doing}: {text}")
+                raise InvalidInput(f"{self.what} rejected the input while {doing}: {text}")
+            raise WorkerError(f"{self.what} failed while {doing}: {text}")
         self.kill()
-        raise WorkerError(f"The DJL worker failed while {doing}:\n{reply[1]}\n{self.log_tail()}")
+        raise WorkerError(
+            f"The {self.what} worker failed while {doing}:\n{reply[1]}\n{self.log_tail()}"
+        )
 
     def call(self, op: str, timeout: float, kwargs: dict[str, Any]) -> Any:
         doing = f"running '{op}'"
@@ -212,20 +227,22 @@ _worker: Worker | None = None
 _threads = DEFAULT_THREADS
 
 
-def worker() -> Worker:
-    """The running worker, started now if there is none (or the last one died)."""
+def worker(djl: bool = True) -> Worker:
+    """The running worker, started now if there is none (or the last one died, or ``djl`` is
+    asked of one started without DJL)."""
     global _worker
     with _lock:
-        if _worker is None or not _worker.alive():
+        if _worker is None or not _worker.alive() or (djl and not _worker.djl):
             if _worker is not None:
-                _worker.kill()
+                _worker.close()
             _worker = None
-            _worker = Worker(_threads)
+            _worker = Worker(_threads, djl)
         return _worker
 
 
 def call(op: str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> Any:
-    """Run operation ``op`` in the worker; `WorkerError` if it dies or times out."""
+    """Run operation ``op`` in the worker (DJL's unless ``op`` is in `JVM_OPS`); `WorkerError`
+    if it dies or times out."""
     global _worker
     if not isinstance(op, str) or not op:
         raise InvalidParameter("op", op, "the name of a worker operation (a str)", "djl")
@@ -238,7 +255,7 @@ def call(op: str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> Any:
             "djl",
         )
     with _lock:
-        w = worker()
+        w = worker(op not in JVM_OPS)
         try:
             return w.call(op, timeout, kwargs)
         except WorkerError:
@@ -258,7 +275,7 @@ def set_threads(n: int) -> int:
     global _threads
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 256:
         raise InvalidParameter("threads", n, "an int in the range [1, 256]", "djl.set_threads")
-    if _worker is not None and _worker.alive():
+    if _worker is not None and _worker.alive() and _worker.djl:
         n = int(call("set_threads", n=n))
     _threads = n
     return n

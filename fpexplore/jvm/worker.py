@@ -1,8 +1,9 @@
-"""The DJL worker process: ``python -m fpexplore.jvm.worker READ_FD WRITE_FD``.
+"""The JVM worker process: ``python -m fpexplore.jvm.worker READ_FD WRITE_FD THREADS MODE``.
 
-It starts the JVM with JPype (DJL jars + fpexplore's helpers on the class path, offline, CPU
-libtorch), then answers requests from `fpexplore.jvm.client` until its pipe closes. It never
-imports torch: DJL's libtorch and Python's torch must not share a process.
+It starts the JVM with JPype, then answers requests from `fpexplore.jvm.client` until its pipe
+closes. MODE ``djl``: DJL jars + fpexplore's helpers on the class path, offline, CPU libtorch;
+MODE ``java``: the JVM alone (``java.util.Random``, no DJL set-up needed). It never imports
+torch: DJL's libtorch and Python's torch must not share a process.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from . import artifacts, protocol
 class Java:
     """The started JVM and the DJL objects every operation needs."""
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, djl: bool = True) -> None:
         import jpype
         import jpype.imports  # enables `from ai.djl... import ...`
 
@@ -49,10 +50,12 @@ class Java:
             # a crash report where the client reads it back (`client.fatal_signal`): the JVM
             # catches SIGSEGV, SIGBUS, SIGFPE and SIGILL, writes this file and aborts
             f"-XX:ErrorFile={artifacts.djl_dir() / 'hs_err_worker_%p.log'}",
-            classpath=artifacts.classpath(),
+            classpath=artifacts.classpath() if djl else [],
             convertStrings=True,
         )
         self.jpype = jpype
+        if not djl:
+            return
         from ai.djl.engine import Engine  # type: ignore[import-not-found]
 
         self.engine = Engine.getEngine("PyTorch")
@@ -112,6 +115,31 @@ class Ops:
             "djl_cache_dir": os.environ.get("DJL_CACHE_DIR"),
             "torch_imported": "torch" in sys.modules,
         }
+
+    def jvm_info(self) -> dict[str, Any]:
+        """What any worker answers, DJL set up or not."""
+        System = self.j.jpype.JClass("java.lang.System")
+        version = str(System.getProperty("java.version"))
+        return {
+            "java_version": version,
+            "pid": os.getpid(),
+            "torch_imported": "torch" in sys.modules,
+        }
+
+    def java_random(self, seeds: list[int], n: int) -> dict[int, dict[str, bytes]]:
+        """Per seed, ``n`` draws of ``new java.util.Random(seed)``'s nextFloat, nextDouble,
+        nextGaussian and nextInt (each kind from a fresh generator), as raw bits."""
+        import numpy as np
+
+        Random, JLong = self.j.jpype.JClass("java.util.Random"), self.j.jpype.JLong
+        kinds = {"float": np.float32, "double": np.float64, "gaussian": np.float64, "int": np.int32}
+        out: dict[int, dict[str, bytes]] = {}
+        for seed in map(int, seeds):
+            out[seed] = {}
+            for kind, dtype in kinds.items():
+                draw = getattr(Random(JLong(seed)), "next" + kind.capitalize())
+                out[seed][kind] = np.array([draw() for _ in range(int(n))], dtype=dtype).tobytes()
+        return out
 
     def set_threads(self, n: int) -> int:
         self.j.JniUtils.setNumThreads(int(n))
@@ -409,11 +437,11 @@ def _run_op(method: Any, kwargs: dict[str, Any]) -> Any:
     return box["ok"]
 
 
-def serve(conn: Connection, threads: int) -> None:
-    java = Java(threads)
+def serve(conn: Connection, threads: int, djl: bool = True) -> None:
+    java = Java(threads, djl)
     _install_stop_handlers()  # after the JVM started (-Xrs: it installed none of its own)
     ops = Ops(java)
-    conn.send(("ready", ops.info()))
+    conn.send(("ready", ops.info() if djl else ops.jvm_info()))
     while True:
         try:
             op, kwargs = conn.recv()
@@ -434,6 +462,7 @@ def serve(conn: Connection, threads: int) -> None:
 
 def main(argv: list[str]) -> int:
     read_fd, write_fd, threads = int(argv[0]), int(argv[1]), int(argv[2])
+    djl = argv[3:4] != ["java"]
     conn_in = Connection(read_fd, writable=False)
     conn_out = Connection(write_fd, readable=False)
 
@@ -442,7 +471,7 @@ def main(argv: list[str]) -> int:
         send = conn_out.send
 
     try:
-        serve(Duplex(), threads)  # type: ignore[arg-type]
+        serve(Duplex(), threads, djl)  # type: ignore[arg-type]
     except Exception as exc:
         with contextlib.suppress(OSError):
             conn_out.send(("fatal", "".join(traceback.format_exception(exc))))

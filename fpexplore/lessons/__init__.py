@@ -12,13 +12,23 @@ import importlib
 import pkgutil
 import traceback
 import warnings
+from types import ModuleType
 from typing import Any
 
 from ..errors import InvalidParameter
 from ..result import Comparison
 from ._base import Lesson
 
-__all__ = ["Lesson", "LessonImportWarning", "all_lessons", "broken", "get", "names", "run"]
+__all__ = [
+    "Lesson",
+    "LessonImportWarning",
+    "all_lessons",
+    "broken",
+    "get",
+    "module",
+    "names",
+    "run",
+]
 
 
 class LessonImportWarning(UserWarning):
@@ -49,6 +59,14 @@ def _load(module_name: str) -> Lesson | None:
     _BROKEN.pop(module_name, None)
     lesson = getattr(module, "LESSON", None)
     return lesson if isinstance(lesson, Lesson) else None
+
+
+def module(dotted: str) -> ModuleType:
+    """A lesson's module or one of its parts (``"rng_seeds.multi_gpu"``), imported: the one
+    way code outside this package reaches lesson code by name (`get` for the lesson itself)."""
+    if not isinstance(dotted, str) or dotted.partition(".")[0] not in names():
+        raise InvalidParameter("lesson module", dotted, "one of " + ", ".join(names()))
+    return importlib.import_module(f"{__name__}.{dotted}")
 
 
 def broken() -> dict[str, str]:

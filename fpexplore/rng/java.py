@@ -3,28 +3,18 @@
 ``nextGaussian`` uses ``StrictMath.log``, which is fdlibm's ``__ieee754_log``; it is ported
 below operation for operation so that the emulator matches a real JVM bit for bit (the C
 library's ``log`` is more accurate and would differ in the last bit now and then).
-`run_java` runs the real class on a JVM, when one is installed, for the tests and lessons.
+`run_java` runs the real class on the JVM worker, when Java is installed, for the tests and
+lessons.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import json
 import math
-import os
-import select
-import shutil
 import struct
-import subprocess
-import tempfile
-import threading
-import time
-from pathlib import Path
 
 import numpy as np
 
-from ..errors import BackendUnavailable, InvalidParameter, WorkerError
+from ..errors import InvalidParameter
 
 _MULT, _ADD, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1
 
@@ -148,217 +138,30 @@ def fdlibm_log(x: float) -> float:
     return dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f)
 
 
-_JAVA_SOURCE = """
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.util.Random;
-public class RandomDump {
-  // one request: n, then seeds; the answer: one JSON line, per seed the raw bits of each kind
-  static String dump(String[] a, int from) {
-    int n = Integer.parseInt(a[from]);
-    StringBuilder sb = new StringBuilder("{");
-    String[] kinds = {"float", "double", "gaussian", "int"};
-    for (int q = from + 1; q < a.length; q++) {
-      long seed = Long.parseLong(a[q]);
-      sb.append(q > from + 1 ? "," : "").append('"').append(seed).append("\\":{");
-      for (int k = 0; k < kinds.length; k++) {
-        Random r = new Random(seed);
-        sb.append(k > 0 ? "," : "").append('"').append(kinds[k]).append("\\":[");
-        for (int i = 0; i < n; i++) {
-          if (i > 0) sb.append(',');
-          switch (kinds[k]) {
-            case "float": sb.append(Float.floatToRawIntBits(r.nextFloat())); break;
-            case "double": sb.append(Double.doubleToRawLongBits(r.nextDouble())); break;
-            case "gaussian": sb.append(Double.doubleToRawLongBits(r.nextGaussian())); break;
-            default: sb.append(r.nextInt());
-          }
-        }
-        sb.append(']');
-      }
-      sb.append('}');
-    }
-    return sb.append('}').toString();
-  }
-  public static void main(String[] a) throws Exception {
-    if (a.length > 0 && a[0].equals("--serve")) {  // one request per line until stdin closes
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-      for (String line = in.readLine(); line != null; line = in.readLine()) {
-        String answer;
-        try {
-          answer = dump(line.trim().split(" "), 0);
-        } catch (RuntimeException e) {
-          answer = "{\\"error\\":\\"" + e.getClass().getName() + "\\"}";
-        }
-        System.out.println(answer);
-        System.out.flush();
-      }
-      return;
-    }
-    System.out.println(dump(a, 1));
-  }
-}
-"""
-
-
-def java_version() -> str:
-    """The version line of the ``java`` on PATH, or '' when there is none."""
-    java = shutil.which("java")
-    if java is None:
-        return ""
-    out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
-    return (out.stderr or out.stdout).splitlines()[0] if (out.stderr or out.stdout) else ""
-
-
-def _launcher(java: str, folder: Path) -> list[str]:
-    """The command that starts ``RandomDump``: its class compiled once with ``javac`` into
-    ``folder`` (a JVM start then costs about 0.1 s), or, without a ``javac``, Java's
-    source-file mode (which compiles on every start, about 2 s)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    src = folder / "RandomDump.java"
-    if not src.exists() or src.read_text() != _JAVA_SOURCE:
-        src.write_text(_JAVA_SOURCE)
-        (folder / "RandomDump.class").unlink(missing_ok=True)
-    if (folder / "RandomDump.class").exists() or _compile(src, folder):
-        return [java, "-Xshare:auto", "-cp", str(folder), "RandomDump"]
-    return [java, str(src)]
-
-
-def _compile(src: Path, folder: Path) -> bool:
-    """Compile ``src`` with ``javac`` beside it (written aside, then renamed into place, so a
-    concurrent start never reads half a class file); False without a working ``javac``."""
-    javac = shutil.which("javac")
-    if javac is None:
-        return False
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        done = subprocess.run([javac, "-d", tmp, str(src)], capture_output=True, timeout=120)
-        if done.returncode != 0:
-            return False
-        os.replace(Path(tmp) / "RandomDump.class", folder / "RandomDump.class")
-    return True
-
-
-#: how long a request to the Java process may take before it is given up
+#: how long a request to the JVM worker may take before it is given up
 JAVA_TIMEOUT = 120.0
 
 
-class _JavaServer:
-    """One ``java RandomDump --serve`` process answering requests over stdin/stdout: a JVM
-    start (about 0.1 s) once per session instead of once per request. Started lazily, closed
-    at exit; any failure ends it, and the request is made again by a one-shot process."""
+def java_version() -> str:
+    """The JVM worker's Java version (``Java 17.0.x``), or '' when no JVM can start here."""
+    from .. import backends
 
-    def __init__(self, launcher: list[str]) -> None:
-        self.launcher = launcher
-        self.proc = subprocess.Popen(
-            [*launcher, "--serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.pending = b""
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def ask(self, line: str, timeout: float) -> str:
-        """Send one request line, return the answer line (``WorkerError`` on any failure)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
-        except OSError as exc:
-            raise WorkerError(f"the Java process stopped taking requests: {exc}") from None
-        out = self.proc.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([out], [], [], left)[0]:
-                raise WorkerError(f"the Java process did not answer within {timeout:g} s")
-            chunk = os.read(out, 1 << 20)
-            if not chunk:
-                raise WorkerError("the Java process exited")
-            self.pending += chunk
-        answer, _, self.pending = self.pending.partition(b"\n")
-        return answer.decode()
-
-    def close(self) -> None:
-        """Close its stdin (it exits), or kill it if it does not."""
-        with contextlib.suppress(OSError):
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
-_server: _JavaServer | None = None
-_server_lock = threading.Lock()
-
-
-def _shutdown() -> None:
-    """Stop the Java process, if one runs (registered at exit)."""
-    global _server
-    with _server_lock:
-        if _server is not None:
-            _server.close()
-            _server = None
-
-
-atexit.register(_shutdown)
-
-
-def _served(launcher: list[str], n: int, seeds: list[int]) -> str | None:
-    """The persistent process's answer, started for ``launcher`` if need be; None when it
-    failed (it is then stopped, and the caller runs a one-shot process)."""
-    global _server
-    with _server_lock:
-        try:
-            if _server is not None and (not _server.alive() or _server.launcher != launcher):
-                _server.close()
-                _server = None
-            if _server is None:
-                _server = _JavaServer(launcher)
-            answer = _server.ask(" ".join(map(str, [n, *seeds])), JAVA_TIMEOUT)
-            if answer.startswith('{"error"'):
-                raise WorkerError(answer)
-            return answer
-        except (OSError, WorkerError):
-            if _server is not None:
-                _server.close()
-                _server = None
-            return None
+    if not backends.get("java").available():
+        return ""
+    return "Java " + str(backends.load("java").call("jvm_info")["java_version"])
 
 
 def run_java(seeds: list[int], n: int) -> dict[int, dict[str, np.ndarray]]:
     """Run the real ``java.util.Random`` and return its draws as arrays: per seed, ``float``
-    (float32), ``double``, ``gaussian`` (float64) and ``int`` (int32). Requests go to one
-    Java process kept running (started on the first call); if it fails, a fresh one-shot
-    process answers instead."""
-    java = shutil.which("java")
-    if java is None:
-        raise BackendUnavailable(
-            "java", "no Java runtime is on PATH.", "make djl   (or install a Java 17 runtime)"
-        )
-    from ..paths import cache_dir
+    (float32), ``double``, ``gaussian`` (float64) and ``int`` (int32). The draws come from the
+    package's one JVM worker (`fpexplore.jvm.client`, started on the first call and kept);
+    `BackendUnavailable`, with the fix, where no JVM can start."""
+    from .. import backends
 
-    launcher = _launcher(java, cache_dir() / "java-random")
-    text = _served(launcher, n, seeds)
-    if text is None:
-        cmd = [*launcher, "RandomDump", str(n), *map(str, seeds)]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=JAVA_TIMEOUT)
-        if out.returncode != 0:
-            raise WorkerError(f"java RandomDump failed: {out.stderr.strip()[:500]}")
-        text = out.stdout
-    raw = json.loads(text)
-    result = {}
-    for seed, kinds in raw.items():
-        result[int(seed)] = {
-            "float": np.array(kinds["float"], dtype=np.int64).astype(np.uint32).view(np.float32),
-            "double": np.array(kinds["double"], dtype=np.int64).view(np.float64),
-            "gaussian": np.array(kinds["gaussian"], dtype=np.int64).view(np.float64),
-            "int": np.array(kinds["int"], dtype=np.int32),
-        }
-    return result
+    client = backends.load("java")
+    raw = client.call("java_random", seeds=[int(s) for s in seeds], n=int(n), timeout=JAVA_TIMEOUT)
+    dtypes = {"float": np.float32, "double": np.float64, "gaussian": np.float64, "int": np.int32}
+    return {
+        int(seed): {k: np.frombuffer(bits[k], dtype=dtypes[k]).copy() for k in dtypes}
+        for seed, bits in raw.items()
+    }

@@ -30,9 +30,10 @@ class StreamCache:
         if key in self._runs:
             self._runs.move_to_end(key)
             return self._runs[key]
-        from ..lessons.rng_seeds import LESSON
+        from .. import lessons
 
-        c = LESSON.run(seed=seed, k=MAX_K, n=64, tensorflow=tensorflow, java=java, weights=False)
+        params = {"k": MAX_K, "n": 64, "tensorflow": tensorflow, "java": java, "weights": False}
+        c = lessons.run("rng_seeds", seed=seed, **params)
         self._runs[key] = c
         while len(self._runs) > _KEEP:
             self._runs.popitem(last=False)
@@ -98,10 +99,10 @@ def bits_view(
     (displayed once, by the cell that returns it)."""
     import ipywidgets as w
 
-    from ..lessons.rng_seeds import LESSON
+    from .. import lessons
     from .explorer import Ahead, setting_key
 
-    streams = LESSON.param("a").choices
+    streams = lessons.get("rng_seeds").param("a").choices
     cache = StreamCache()
     # the view's HTML by setting; computing ahead made before the controls, so that it hears
     # the browser's messages to them

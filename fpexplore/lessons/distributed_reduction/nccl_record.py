@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import backends
 from ...errors import RecordError
 from . import sums
 from .launch import SAFE_ENV, launch
@@ -51,7 +52,8 @@ _RUN = {"algo": str, "world": int, "ok": bool}
 
 def _provenance(backend: str) -> dict[str, Any]:
     import mpmath
-    import torch
+
+    torch = backends.load("torch")
 
     p: dict[str, Any] = {
         "torch": torch.__version__,

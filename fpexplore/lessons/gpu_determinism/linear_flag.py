@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ... import backends
 from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-linear-flag"
@@ -26,7 +27,7 @@ SEEDS = (0, 1, 2)
 
 def probe(device: str, setting: str, seed: int) -> str:
     """The digest of a seeded MLP's output on one input batch, under ``setting``."""
-    import torch
+    torch = backends.load("torch")
 
     torch.backends.cudnn.deterministic = setting == "cudnn.deterministic"
     torch.backends.cudnn.benchmark = setting == "cudnn.benchmark"
@@ -50,7 +51,7 @@ def _fresh(device: str, setting: str, seed: int) -> str:
 
 def record(runs: int = 3) -> dict[str, Any]:
     """Every (device, setting, seed) in ``runs`` fresh processes: a JSON-ready record."""
-    import torch
+    torch = backends.load("torch")
 
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     digests = {

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import metrics, truth
+from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
 
@@ -214,7 +214,7 @@ def error_summary(got: np.ndarray, exact: Any) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- device runs
 def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tuple[Any, float]:
     """Compile `KERNELS_CU` with nvcc through load_inline; returns (module, seconds)."""
-    from torch.utils.cpp_extension import load_inline
+    load_inline = backends.load("torch", "utils.cpp_extension").load_inline
 
     t0 = time.perf_counter()
     if build_dir:
@@ -232,7 +232,7 @@ def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tupl
 
 
 def nvcc_version() -> str:
-    from torch.utils.cpp_extension import CUDA_HOME
+    CUDA_HOME = backends.load("torch", "utils.cpp_extension").CUDA_HOME
 
     exe = shutil.which("nvcc") or (os.path.join(CUDA_HOME, "bin", "nvcc") if CUDA_HOME else None)
     if not exe or not os.path.exists(exe):
@@ -265,7 +265,7 @@ def run_matmul(
 ) -> list[dict]:
     """Each size: every variant's bits (digest), run-to-run spread, time, error vs exact, and
     whether each CPU emulator reproduces it."""
-    import torch
+    torch = backends.load("torch")
 
     rows = []
     for n in sizes:
@@ -315,7 +315,7 @@ def run_matmul(
 
 def run_sum(mod: Any, dev: Any, n: int = SUM_N, runs: int = RUNS, say: Any = print) -> dict:
     """Every sum variant ``runs`` times on the same input: each run's bits and the errors."""
-    import torch
+    torch = backends.load("torch")
 
     x = sum_input(n)
     tx = torch.from_numpy(x).to(dev)
@@ -350,7 +350,7 @@ def record(
     build_dir: str | None = None,
 ) -> Path:
     """Compile the kernels, run every experiment on the CUDA device, write the record."""
-    import torch
+    torch = backends.load("torch")
 
     from ...backends.torch_device import open_device, provenance
 

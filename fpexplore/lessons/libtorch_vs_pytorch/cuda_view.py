@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import metrics, truth
+from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...result import Claim, Observation, Outcome
 from . import cuda_kernels as ck
@@ -53,7 +53,6 @@ CLAIMS = {
 
 def live_possible() -> str | None:
     """Why the kernels cannot run live here (None when they can)."""
-    from ... import backends
     from ...errors import BackendUnavailable
 
     try:
@@ -63,7 +62,7 @@ def live_possible() -> str | None:
 
     if not torch.cuda.is_available():
         return "torch sees no CUDA device here"
-    from torch.utils.cpp_extension import CUDA_HOME
+    CUDA_HOME = backends.load("torch", "utils.cpp_extension").CUDA_HOME
 
     if shutil.which("nvcc") is None and not CUDA_HOME:
         return "nvcc (the CUDA toolkit) is not installed"
@@ -71,7 +70,7 @@ def live_possible() -> str | None:
 
 
 def _live() -> dict[str, Any]:
-    import torch
+    torch = backends.load("torch")
 
     from ...backends.torch_device import open_device, provenance
 

@@ -122,8 +122,7 @@ def _weight_init_outcomes(
         ]
         claims.update(not_checked(KERAS_TEXTS, why))
         return outcomes, claims, truth, data
-    backends.load("tensorflow")  # keras runs on it: loaded first, through the registry
-    import keras
+    keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
 
     keras.utils.set_random_seed(seed)
     dense = keras.layers.Dense(OUT)

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ... import backends
 from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-gpu-seeding"
@@ -49,7 +50,7 @@ def _digest(t: Any) -> str:
 
 def seeded_all() -> dict[str, str]:
     """``manual_seed(42)``, then the first ``rand`` on cuda:0 and on cuda:1."""
-    import torch
+    torch = backends.load("torch")
 
     two = torch.cuda.device_count() >= 2
     torch.manual_seed(42)
@@ -60,7 +61,7 @@ def seeded_all() -> dict[str, str]:
 
 def seeded_current() -> dict[str, str]:
     """``torch.cuda.manual_seed(42)`` (the current device, cuda:0), then ``rand`` on cuda:1."""
-    import torch
+    torch = backends.load("torch")
 
     torch.cuda.manual_seed(42)
     two = torch.cuda.device_count() >= 2
@@ -69,14 +70,14 @@ def seeded_current() -> dict[str, str]:
 
 def unseeded() -> dict[str, str]:
     """A fresh process's first ``rand`` on cuda:0 with no seed set."""
-    import torch
+    torch = backends.load("torch")
 
     return {PROBES[3]: _digest(torch.rand(N, device="cuda:0"))}
 
 
 def streams() -> dict[str, str]:
     """``manual_seed(42)``, then one ``rand`` on each of two streams, launched in order."""
-    import torch
+    torch = backends.load("torch")
 
     torch.manual_seed(42)
     s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
@@ -93,7 +94,7 @@ def race() -> dict[str, str]:
     times from the one generator at once."""
     import threading
 
-    import torch
+    torch = backends.load("torch")
 
     torch.manual_seed(42)
     torch.rand(1, device="cuda:0")  # the generator and context exist before the race
@@ -134,7 +135,7 @@ def _fresh(call: str) -> Any:
 
 def record(runs: int = 5) -> dict[str, Any]:
     """Each probe in ``runs`` fresh processes: a JSON-ready record."""
-    import torch
+    torch = backends.load("torch")
 
     per_run = []
     for _ in range(runs):

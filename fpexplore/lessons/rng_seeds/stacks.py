@@ -194,16 +194,16 @@ def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dic
     return outcomes, claims, bits
 
 
-#: ``java.util.Random`` floats by (seed, k), and the JVM's version line: each JVM start
-#: costs seconds, so one start also draws the seeds next to the one asked for
+#: ``java.util.Random`` floats by (seed, k), and the JVM's version line: each request to the
+#: JVM worker (started once) also draws the seeds next to the one asked for
 _JAVA_DRAWS = Memo(keep=64)
 _JAVA_VERSION = Memo(keep=1)
 JAVA_SEEDS_AROUND = 2
 
 
 def _java_floats(seed: int, k: int) -> np.ndarray:
-    """``new java.util.Random(seed).nextFloat()`` k times, from a JVM started for ``seed``
-    and its `JAVA_SEEDS_AROUND` neighbours on each side (kept for when they are asked for)."""
+    """``new java.util.Random(seed).nextFloat()`` k times, from the JVM worker, drawn with
+    its `JAVA_SEEDS_AROUND` neighbours on each side (kept for when they are asked for)."""
     from ...rng import java as jr
 
     def start() -> np.ndarray:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import backends
 from ...result import Claim
 
 ITEMS, WORKERS = 8, 2
@@ -33,7 +34,7 @@ class Draws:
         return ITEMS
 
     def __getitem__(self, i: int) -> Any:
-        import torch
+        torch = backends.load("torch")
 
         info = torch.utils.data.get_worker_info()
         return np.array(
@@ -48,7 +49,7 @@ class Draws:
 
 def seed_worker(_: int) -> None:
     """The worker_init_fn torch's reproducibility notes give."""
-    import torch
+    torch = backends.load("torch")
 
     s = torch.initial_seed() % 2**32
     np.random.seed(s)

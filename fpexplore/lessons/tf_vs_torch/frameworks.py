@@ -74,10 +74,7 @@ class Frameworks:
 def load() -> Frameworks:
     """Both frameworks, or `BackendUnavailable` naming the missing one and its fix."""
     torch = backends.load("torch")  # torch first: see backends._TensorFlow.load
-    tf = backends.load("tensorflow")
-    import keras
-
-    return Frameworks(torch, tf, keras)
+    return Frameworks(torch, backends.load("tensorflow"), backends.load("keras"))
 
 
 @dataclass

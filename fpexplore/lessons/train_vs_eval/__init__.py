@@ -356,10 +356,7 @@ def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
 
 
 def _keras() -> Any:
-    backends.load("tensorflow")
-    import keras
-
-    return keras
+    return backends.load("keras")
 
 
 def _keras_bn(
