@@ -221,16 +221,12 @@ class Depends(Param):
         for key, p in self.cases:
             groups.setdefault(f"{p.accepted()} (default {p.default!r})", []).append(key)
         return "; ".join(
-            f"{text} when {self.on} is {_either(keys)}" for text, keys in groups.items()
+            f"{text} when {self.on} is {' or '.join(map(repr, keys))}"
+            for text, keys in groups.items()
         )
 
     def validate(self, value: Any, where: str = "") -> Any:
-        for _, p in self.cases:
-            try:
-                return p.validate(value, where)
-            except InvalidParameter:
-                pass
-        raise InvalidParameter(self.name, value, self.accepted(), where)
+        return self._first(lambda p: p.validate(value, where), value, where)
 
     def validate_case(self, on_value: Any, value: Any, where: str = "") -> Any:
         """``value`` checked by the case for ``on_value``; a refusal names this parameter and
@@ -243,17 +239,16 @@ class Depends(Param):
             raise InvalidParameter(self.name, exc.given, accepted, where) from None
 
     def parse(self, text: str) -> Any:
+        return self._first(lambda p: p.parse(text), text)
+
+    def _first(self, call: Any, value: Any, where: str = "") -> Any:
+        """What the first case that takes ``value`` makes of it."""
         for _, p in self.cases:
             try:
-                return p.parse(text)
+                return call(p)
             except InvalidParameter:
                 pass
-        raise InvalidParameter(self.name, text, self.accepted())
-
-
-def _either(keys: list[Any]) -> str:
-    named = [repr(k) for k in keys]
-    return ", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0]
+        raise InvalidParameter(self.name, value, self.accepted(), where)
 
 
 def resolved(params: tuple[Param, ...], values: Any) -> tuple[Param, ...]:
