@@ -506,8 +506,8 @@ def _hear_every_widget() -> None:
 
 def limit_notice(exc: InvalidParameter) -> str:
     """A calm note for a setting whose controls are each in range but whose combination the
-    lesson does not take (a crop larger than the image, a dtype another op does not offer):
-    what it takes here, and that the table still shows the last setting that ran."""
+    lesson does not take (a crop larger than the image): what it takes here, and that the table
+    still shows the last setting that ran."""
     return (
         f"<p class='fpx-limit' style='color:#8a6d00'>Not available with the other settings: "
         f"{html.escape(exc.name)} must be {html.escape(exc.accepted)} (got "
