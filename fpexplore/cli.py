@@ -132,7 +132,8 @@ class _Refusing(argparse.ArgumentParser):
 
 
 def _param_help(p: Any) -> str:
-    text = f"{p.help} [{p.kind}; {p.accepted()}; default: {p.default!r}]"
+    default = f"by {p.on}" if getattr(p, "on", "") else repr(p.default)  # a Depends: per case
+    text = f"{p.help} [{p.kind}; {p.accepted()}; default: {default}]"
     return text.replace("%", "%%").replace("`", "")
 
 

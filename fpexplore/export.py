@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import page
 from .errors import InvalidParameter
-from .params import Flag, Interval, Options, Param
+from .params import Flag, Interval, Options, Param, resolved, settle
 
 if TYPE_CHECKING:
     from .lessons import Lesson
@@ -65,22 +65,25 @@ def grid(param: Param, current: Any, points: int = 5) -> tuple[Any, ...]:
     return tuple(sorted(values))
 
 
-def _pick_vary(lesson: Lesson, vary: str | None) -> Param | None:
+def _pick_vary(lesson: Lesson, vary: str | None, values: dict[str, Any]) -> Param | None:
+    """The parameter the page's control varies, as declared at ``values`` (a parameter that
+    depends on another's value: the case that applies)."""
+    params = resolved(lesson.params, values)
     if vary is not None:
-        try:
-            return lesson.param(vary)
-        except KeyError:
+        found = [p for p in params if p.name == vary]
+        if not found:
             raise InvalidParameter(
                 "vary",
                 vary,
                 "one of " + ", ".join(p.name for p in lesson.params),
                 f"lesson '{lesson.name}'",
-            ) from None
-    for p in lesson.params:
+            )
+        return found[0]
+    for p in params:
         if isinstance(p, Options | Flag) and 1 < len(grid(p, p.default)) <= MAX_POINTS:
             return p
-    for p in lesson.params:
-        if isinstance(p, Interval):
+    for p in params:
+        if isinstance(p, Interval) and p.low < p.high:
             return p
     return None
 
@@ -109,7 +112,7 @@ def _interactive(
 
     views = []
     for v in tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False):
-        views.append(w.HTML(_view(lesson, {**params, param.name: v})))
+        views.append(w.HTML(_view(lesson, settle(lesson.params, {**params, param.name: v}))))
     labels = [_label(v) for v in values]
     start = values.index(params[param.name])
     kind = w.Dropdown if isinstance(param, Options | Flag) else w.SelectionSlider
@@ -189,7 +192,7 @@ def export(
     if not comparison.explanation and lesson.explanation:
         body.append(f"<h3>Why</h3><p>{page.esc(lesson.explanation)}</p>")
     head = ""
-    param = _pick_vary(lesson, vary) if interactive else None
+    param = _pick_vary(lesson, vary, full) if interactive else None
     if param is not None:
         if values is not None:
             picked = tuple(param.validate(v, where) for v in values)
@@ -234,7 +237,7 @@ def command(args: Any, params: dict[str, Any]) -> int:
     values = None
     if args.values:
         lesson = get(args.lesson)
-        param = _pick_vary(lesson, args.vary)
+        param = _pick_vary(lesson, args.vary, params)
         if param is None:
             raise InvalidParameter("values", args.values, "a lesson with parameters")
         values = [param.parse(v.strip()) for v in args.values.split(",") if v.strip()]

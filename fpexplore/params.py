@@ -9,7 +9,7 @@ naming the argument, the value given and what is accepted (ranges printed exactl
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InvalidParameter, UnknownParameter
@@ -193,11 +193,97 @@ class Text(Param):
         return value
 
 
+@dataclass(frozen=True)
+class Depends(Param):
+    """A parameter whose declaration depends on the value of an earlier one, ``on``: ``cases``
+    pairs each of its values with the declaration that applies then (its range or choices and
+    its default). `validate_all` checks the case that applies; alone, without the other's value,
+    `validate` accepts what some case accepts."""
+
+    on: str = ""
+    cases: tuple[tuple[Any, Param], ...] = ()
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return "/".join(dict.fromkeys(p.kind for _, p in self.cases))
+
+    def case(self, on_value: Any) -> Param:
+        """The declaration that applies when ``on`` is ``on_value``, under this name."""
+        for key, p in self.cases:
+            if type(key) is type(on_value) and key == on_value:
+                return replace(p, name=self.name, help=self.help)
+        raise InvalidParameter(
+            self.on, on_value, "one of " + ", ".join(repr(k) for k, _ in self.cases)
+        )
+
+    def accepted(self) -> str:
+        groups: dict[str, list[Any]] = {}
+        for key, p in self.cases:
+            groups.setdefault(f"{p.accepted()} (default {p.default!r})", []).append(key)
+        return "; ".join(
+            f"{text} when {self.on} is {' or '.join(map(repr, keys))}"
+            for text, keys in groups.items()
+        )
+
+    def validate(self, value: Any, where: str = "") -> Any:
+        return self._first(lambda p: p.validate(value, where), value, where)
+
+    def validate_case(self, on_value: Any, value: Any, where: str = "") -> Any:
+        """``value`` checked by the case for ``on_value``; a refusal names this parameter and
+        the range or choices of that case."""
+        p = self.case(on_value)
+        try:
+            return p.validate(value, where)
+        except InvalidParameter as exc:
+            accepted = f"{exc.accepted} when {self.on}={on_value!r}"
+            raise InvalidParameter(self.name, exc.given, accepted, where) from None
+
+    def parse(self, text: str) -> Any:
+        return self._first(lambda p: p.parse(text), text)
+
+    def _first(self, call: Any, value: Any, where: str = "") -> Any:
+        """What the first case that takes ``value`` makes of it."""
+        for _, p in self.cases:
+            try:
+                return call(p)
+            except InvalidParameter:
+                pass
+        raise InvalidParameter(self.name, value, self.accepted(), where)
+
+
+def resolved(params: tuple[Param, ...], values: Any) -> tuple[Param, ...]:
+    """``params`` with each `Depends` replaced by its case for ``values`` (the other's default
+    where ``values`` lacks it): plain declarations, as a widget or a grid needs them."""
+    at = {p.name: values.get(p.name, p.default) for p in params}
+    return tuple(p.case(at[p.on]) if isinstance(p, Depends) else p for p in params)
+
+
+def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
+    """``values`` with each dependent value that its case does not take set to that case's
+    default (a control that follows another: a size kept where the new op takes it)."""
+    out = dict(values)
+    for p in params:
+        if isinstance(p, Depends) and p.on in out:
+            case = p.case(out[p.on])
+            try:
+                out[p.name] = case.validate(out.get(p.name, case.default))
+            except InvalidParameter:
+                out[p.name] = case.default
+    return out
+
+
 def validate_all(params: tuple[Param, ...], given: Any, where: str) -> dict[str, Any]:
-    """Fill defaults and validate ``given``; an unknown name raises `UnknownParameter` listing
-    the known ones."""
+    """Fill defaults and validate ``given`` (a `Depends` by the case its ``on`` value picks,
+    its default that case's); an unknown name raises `UnknownParameter` listing the known ones."""
     known = {p.name: p for p in params}
     for name in given:
         if name not in known:
             raise UnknownParameter(name, given[name], tuple(known), where)
-    return {p.name: p.validate(given.get(p.name, p.default), where) for p in params}
+    out: dict[str, Any] = {}
+    for p in params:
+        if isinstance(p, Depends):
+            on = out[p.on]
+            out[p.name] = p.validate_case(on, given.get(p.name, p.case(on).default), where)
+        else:
+            out[p.name] = p.validate(given.get(p.name, p.default), where)
+    return out

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import FpexploreError, InvalidParameter, shown
 from .lessons import Lesson, get
-from .params import MAX_TEXT, Flag, Interval, Options, Param, Text
+from .params import MAX_TEXT, Depends, Flag, Interval, Options, Param, Text, resolved
 from .result import Claim, Comparison
 
 __all__ = ["LessonCheck", "LessonContractError", "bad_values", "check_lesson", "valid_draws"]
@@ -151,12 +151,15 @@ def valid_draws(
     for i in range(count):
         params: dict[str, Any] = {}
         for p in lesson.params:
+            q = p.case(params[p.on]) if isinstance(p, Depends) else p  # the case that applies
             if p.name in picks:
                 v = picks[p.name]
                 params[p.name] = v[(i + offsets[p.name]) % len(v)]
-            elif isinstance(p, Interval):
+            elif isinstance(q, Options):
+                params[p.name] = q.choices[i % len(q.choices)]
+            elif isinstance(q, Interval):
                 bound = bounds.get(p.name, (-math.inf, math.inf))
-                params[p.name] = _draw_interval(p, i, rng, bound)
+                params[p.name] = _draw_interval(q, i, rng, bound)
             else:
                 params[p.name] = lesson.quick.get(p.name, p.default)
         sets.append(params)
@@ -173,7 +176,7 @@ def _run_joint(lesson: Lesson, params: dict[str, Any]) -> tuple[dict[str, Any], 
         try:
             return params, lesson.run(**params)
         except InvalidParameter as exc:
-            p = next((q for q in lesson.params if q.name == exc.name), None)
+            p = next((q for q in resolved(lesson.params, params) if q.name == exc.name), None)
             if p is None:
                 raise
             fallbacks = [lesson.quick.get(p.name, p.default), p.default]
@@ -244,7 +247,7 @@ def check_lesson(
         raise InvalidParameter("seed", seed, "an int", "check_lesson")
     problems: list[str] = []
     bad = 0
-    for p in lesson.params:
+    for p in resolved(lesson.params, lesson.defaults()):
         for value in bad_values(p):
             bad += 1
             try:

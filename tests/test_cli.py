@@ -11,7 +11,7 @@ import pytest
 
 from fpexplore import __version__, backends, cli
 from fpexplore.lessons import all_lessons
-from fpexplore.params import Flag, Interval, Options, Text
+from fpexplore.params import Flag, Interval, Options, Text, resolved
 
 SCRIPT = Path(sys.executable).with_name("fpexplore")
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fpexplore"]
@@ -87,7 +87,7 @@ def test_every_bad_parameter_value_is_one_clear_line_and_exit_2(name, capsys):
     the value given and (for ranges and choices) what is accepted."""
     lesson = LESSONS[name]
     assert lesson.params, f"lesson {name!r} declares no parameters"
-    for p in lesson.params:
+    for p in resolved(lesson.params, lesson.defaults()):  # the case at the others' defaults
         for bad in _bad_values(p):
             start = time.perf_counter()
             assert cli.main(["run", name, f"--{p.name}", bad]) == 2, (p.name, bad)

@@ -7,7 +7,7 @@ import pytest
 
 from fpexplore import cli
 from fpexplore.lessons import all_lessons
-from fpexplore.params import Interval, Options
+from fpexplore.params import Depends, Interval, Options
 
 LESSONS = all_lessons()
 
@@ -25,8 +25,9 @@ def test_lesson_help_lists_every_parameter(name, capsys):
     text = " ".join(out.split())  # help wraps lines
     for p in LESSONS[name].params:
         assert f"--{p.name}" in out, p.name
-        assert f"default: {p.default!r}" in text, p.name
-        if isinstance(p, Interval | Options):
+        default = f"by {p.on}" if isinstance(p, Depends) else repr(p.default)  # per case
+        assert f"default: {default}" in text, p.name
+        if isinstance(p, Interval | Options | Depends):  # a Depends: every case's range
             assert " ".join(p.accepted().split()) in text, p.name
     assert "`" not in out
 

@@ -25,7 +25,7 @@ import fpexplore
 from fpexplore import backends, records
 from fpexplore.errors import FpexploreError, InvalidParameter, UnknownParameter
 from fpexplore.lessons import all_lessons
-from fpexplore.params import Flag, Interval, Options, Text, validate_all
+from fpexplore.params import Flag, Interval, Options, Text, resolved, validate_all
 
 LESSONS = all_lessons()
 CASES: collections.Counter[str] = collections.Counter()
@@ -129,7 +129,13 @@ def near(p: object) -> st.SearchStrategy:
     return st.nothing()
 
 
-PARAMS = [(name, p) for name, lesson in LESSONS.items() for p in lesson.params]
+#: each declared parameter as it applies at the others' defaults (a parameter declared per
+#: value of another: that case)
+PARAMS = [
+    (name, p)
+    for name, lesson in LESSONS.items()
+    for p in resolved(lesson.params, lesson.defaults())
+]
 
 
 def _check_accepted(p: object, value: object) -> None:
@@ -170,7 +176,7 @@ def test_run_refuses_bad_values_before_any_work(lesson, data):
     obj = LESSONS[lesson]
     if not obj.params:
         return
-    p = data.draw(st.sampled_from(obj.params))
+    p = data.draw(st.sampled_from(resolved(obj.params, obj.defaults())))
     value = data.draw(st.one_of(anything, near(p)))
     try:
         validate_all(obj.params, {p.name: value}, "probe")

@@ -1,7 +1,7 @@
 import pytest
 
 from fpexplore.errors import InvalidParameter
-from fpexplore.params import Flag, Interval, Options, Text, validate_all
+from fpexplore.params import Depends, Flag, Interval, Options, Text, resolved, settle, validate_all
 
 N = Interval("n", 10, "size", low=1, high=10_000_000, integer=True, log=True)
 P = Interval("p", 0.5, "probability", low=0.0, high=1.0)
@@ -76,3 +76,35 @@ def test_ranges_print_exactly():
     assert "[1e-08, 0.1]" in Interval("eps", 1e-5, low=1e-8, high=0.1).accepted()
     assert "[0, 4294967295]" in Interval("seed", 0, low=0, high=2**32 - 1, integer=True).accepted()
     assert "[0.1, 0.30000000000000004]" in Interval("x", 0.2, low=0.1, high=0.1 + 0.2).accepted()
+
+
+OP = Options("op", "sum", "which op", choices=("sum", "conv", "none"))
+SIZE = Depends(
+    "size",
+    8,
+    "elements or image side",
+    on="op",
+    cases=(
+        ("sum", Interval("size", 8, low=1, high=1000, integer=True)),
+        ("conv", Interval("size", 16, low=4, high=64, integer=True)),
+        ("none", Interval("size", 0, low=0, high=0, integer=True)),
+    ),
+)
+
+
+def test_depends_checks_the_case_its_parameter_picks():
+    got = validate_all((OP, SIZE), {"op": "conv"}, "x")
+    assert got == {"op": "conv", "size": 16}  # that case's default
+    assert validate_all((OP, SIZE), {"op": "sum", "size": 1000}, "x")["size"] == 1000
+    with pytest.raises(InvalidParameter, match=r"'size' .*\[4, 64\] when op='conv'. Got 100"):
+        validate_all((OP, SIZE), {"op": "conv", "size": 100}, "x")
+    assert "[4, 64] (default 16) when op is 'conv'" in SIZE.accepted()
+    assert SIZE.parse("12") == 12 and SIZE.kind == "int"
+    assert [p.high for p in resolved((OP, SIZE), {"op": "conv"})[1:]] == [64]
+    assert SIZE.case("conv").name == "size" and SIZE.case("conv").help == SIZE.help
+
+
+def test_settle_keeps_a_value_the_new_case_takes():
+    assert settle((OP, SIZE), {"op": "conv", "size": 50})["size"] == 50
+    assert settle((OP, SIZE), {"op": "conv", "size": 500})["size"] == 16
+    assert settle((OP, SIZE), {"op": "none", "size": 50})["size"] == 0

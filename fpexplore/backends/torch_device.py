@@ -14,12 +14,30 @@ from typing import Any
 
 import numpy as np
 
+from ..params import Interval
+
+#: torch's intra-op thread count on this CPU, as the live CPU parts of the GPU lessons take it
+N_THREADS = Interval("n_threads", 1, "torch's intra-op threads on this CPU", 1, 1024, integer=True)
+
 
 def torch_module() -> Any:
     """Import torch through the backend registry, or raise `BackendUnavailable` naming the fix."""
     from . import load
 
     return load("torch")
+
+
+@contextlib.contextmanager
+def cpu_threads(n: int) -> Iterator[Any]:
+    """torch (yielded) with its intra-op thread count set to ``n`` inside the block, restored
+    after."""
+    torch = torch_module()
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield torch
+    finally:
+        torch.set_num_threads(before)
 
 
 def open_device(name: str) -> Any:

@@ -15,12 +15,12 @@ import html
 import math
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
 from ..lessons import Lesson
-from ..params import Flag, Interval, Options, Param, Text
+from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
 from ..result.html import comparison_html
 
 #: results (comparison and picture) an explorer keeps, per parameter setting
@@ -179,16 +179,21 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
 
 def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
     """One `ControlSpec` per declared parameter of ``lesson``; ``overrides`` set start values
-    (validated like `Lesson.run` validates them)."""
-    where = f"lesson '{lesson.name}'"
-    known = [p.name for p in lesson.params]
-    for name, value in overrides.items():
-        if name not in known:
-            raise UnknownParameter(name, value, tuple(known), where)
-    return tuple(
-        control_for(p, p.validate(overrides[p.name], where) if p.name in overrides else None)
-        for p in lesson.params
-    )
+    (validated by `Lesson.run`'s validation)."""
+    return _specs(lesson, validate_all(lesson.params, overrides, f"lesson '{lesson.name}'"))
+
+
+def _specs(lesson: Lesson, values: dict[str, Any]) -> tuple[ControlSpec, ...]:
+    """The controls at valid ``values``: a parameter declared per value of another (`Depends`)
+    gets the control of the case that applies, greyed out where that case takes one value."""
+    specs = []
+    for p in resolved(lesson.params, values):
+        spec = control_for(p, values[p.name])
+        one = isinstance(p, Options) and len(p.choices) == 1
+        if one or (isinstance(p, Interval) and p.low == p.high):
+            spec = replace(spec, settings={**spec.settings, "disabled": True})
+        specs.append(spec)
+    return tuple(specs)
 
 
 def _lesson(lesson_or_name: Lesson | str) -> Lesson:
@@ -215,13 +220,15 @@ def explore(
     import ipywidgets as w
 
     lesson = _lesson(lesson_or_name)
-    specs = controls_for(lesson, **overrides)
+    specs = {s.name: s for s in controls_for(lesson, **overrides)}
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
     seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | str | None]] = OrderedDict()
     ahead = Ahead(lambda params: _result(lesson, params, svg), seen)  # before the controls:
     # it hears the browser's messages to the widgets made after it
-    controls = {s.name: s.build() for s in specs}
+    controls = {s.name: s.build() for s in specs.values()}
+    follows = {p.name: p.on for p in lesson.params if isinstance(p, Depends)}
+    built_at = {name: controls[on].value for name, on in follows.items()}
     title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
     status = w.HTML()
     table = w.HTML()
@@ -230,7 +237,23 @@ def explore(
     plot.layout.display = "none"  # until the first figure arrives
     state: dict[str, Any] = {"figure": None, "comparison": None}
 
+    def refit() -> None:
+        """Rebuild each control declared per value of another whose value changed (its range
+        or choices are that case's; its value is kept where the case takes it)."""
+        now = {name: c.value for name, c in controls.items()}
+        stale = [n for n, on in follows.items() if built_at[n] != now[on]]
+        if not stale:
+            return
+        values = settle(lesson.params, now)
+        for spec in _specs(lesson, values):
+            if spec.name in stale:
+                specs[spec.name], controls[spec.name] = spec, spec.build()
+                controls[spec.name].observe(update, names="value")
+                built_at[spec.name] = now[follows[spec.name]]
+        row.children = list(controls.values())
+
     def update(_: Any = None) -> None:
+        refit()
         params = {name: c.value for name, c in controls.items()}
         key = setting_key(params)
         status.value = "<i>running…</i>"
@@ -260,14 +283,16 @@ def explore(
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
             return
-        ahead.plan(neighbours(specs, controls, params), first=_ is None)
+        near = neighbours(tuple(specs.values()), controls, params)
+        ahead.plan([settle(lesson.params, p) for p in near], first=_ is None)
 
     for c in controls.values():
         c.observe(update, names="value")
+    row = w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap"))
     box = w.VBox(
         [
             title,
-            w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
+            row,
             status,
             table,
             plot,
@@ -481,8 +506,8 @@ def _hear_every_widget() -> None:
 
 def limit_notice(exc: InvalidParameter) -> str:
     """A calm note for a setting whose controls are each in range but whose combination the
-    lesson does not take (a crop larger than the image, a dtype another op does not offer):
-    what it takes here, and that the table still shows the last setting that ran."""
+    lesson does not take (a crop larger than the image): what it takes here, and that the table
+    still shows the last setting that ran."""
     return (
         f"<p class='fpx-limit' style='color:#8a6d00'>Not available with the other settings: "
         f"{html.escape(exc.name)} must be {html.escape(exc.accepted)} (got "

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ...backends.torch_device import torch_module
+from ...backends.torch_device import N_THREADS, cpu_threads
+from ...params import validate_all
 from . import experiment as acc
 
 THREADS = (1, 2, 4, 8, 16)
@@ -53,23 +54,15 @@ def summarize(side: dict[str, Any], tr: dict[str, Any]) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=16)
 def _cpu_side(settings_json: str, n_threads: int) -> dict[str, Any]:
-    torch = torch_module()
     inp, tr = _setup(settings_json)
-    before = torch.get_num_threads()
-    torch.set_num_threads(n_threads)
-    try:
+    with cpu_threads(n_threads) as torch:
         side = acc.run_side(torch.device("cpu"), inp, "torch default")
-    finally:
-        torch.set_num_threads(before)
     return {**summarize(side, tr), "threads": n_threads}
 
 
 def cpu_side(settings: dict[str, Any], n_threads: int) -> dict[str, Any]:
     """This CPU's results for the recorded ``settings`` with ``n_threads`` threads (cached)."""
-    from ...errors import InvalidParameter
-
-    if not 1 <= n_threads <= 1024:
-        raise InvalidParameter("n_threads", n_threads, "an integer from 1 to 1024")
+    n_threads = validate_all((N_THREADS,), {"n_threads": n_threads}, "cpu_side")["n_threads"]
     return _cpu_side(json.dumps(settings, sort_keys=True), n_threads)
 
 

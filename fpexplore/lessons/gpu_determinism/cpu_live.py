@@ -9,12 +9,11 @@ gives the same bits every run; the thread count itself can change the bits of a 
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Iterator
 from typing import Any
 
-from ...backends.torch_device import torch_module
+from ...backends.torch_device import N_THREADS, cpu_threads, torch_module
+from ...params import Options, validate_all
 from . import experiment
 
 #: the record's scatter-style inputs: 10^6 values into 100 bins, seed 0 + 100
@@ -27,23 +26,13 @@ OPS = (
     "interpolate backward (bilinear)",
     "sum (control)",
 )
+#: what `run_on_cpu` takes, checked as a lesson's parameters are
+PARAMS = (Options("op", OPS[0], "a scatter-style op", choices=OPS), N_THREADS)
 
 
 @functools.lru_cache(maxsize=2)
 def _cases(n_values: int, seed: int) -> dict[str, Any]:
     return experiment._atomic_cases(n_values, seed)
-
-
-@contextlib.contextmanager
-def threads(n: int) -> Iterator[None]:
-    """torch's intra-op thread count set to ``n`` inside the block, restored after."""
-    torch = torch_module()
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,16 +42,12 @@ def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
     Returns the run-to-run spread (``distinct``, ``digests``), the errors against the exact
     result at the sampled entries (``ulp_vs_truth_max`` ...) and ``same_as_one_thread``.
     """
-    from ...errors import InvalidParameter
-
-    if op not in OPS:
-        raise InvalidParameter("op", op, "one of " + ", ".join(OPS))
-    if not 1 <= n_threads <= 1024:
-        raise InvalidParameter("n_threads", n_threads, "an integer from 1 to 1024")
+    given = {"op": op, "n_threads": n_threads}
+    op, n_threads = validate_all(PARAMS, given, "gpu_determinism run_on_cpu").values()
     torch = torch_module()
     a = _cases(N_VALUES, SEED)
     once, sample = experiment._atomic_ops(torch, torch.device("cpu"), a)[op]
-    with threads(n_threads):
+    with cpu_threads(n_threads):
         row = experiment._measure([once() for _ in range(runs)], sample)
     if n_threads == 1:
         row["same_as_one_thread"] = True

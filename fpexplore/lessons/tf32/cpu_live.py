@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ... import formats
-from ...backends.torch_device import torch_module
+from ...backends.torch_device import N_THREADS, cpu_threads
+from ...params import Options, validate_all
 from .._gpu.common import normal32, rng
 from . import experiment
 
@@ -36,6 +37,12 @@ RECORDED_MODE = {
 }
 CPU_MODE = "fp32 on this CPU (torch)"
 MODES = (CPU_MODE, *EMULATED)
+#: what `matmul_on_cpu` takes, checked as a lesson's parameters are
+PARAMS = (
+    Options("size", 256, "matrix side", choices=SIZES),
+    Options("mode", CPU_MODE, "float32 on this CPU or an emulated mode", choices=MODES),
+    N_THREADS,
+)
 
 
 @functools.lru_cache(maxsize=8)
@@ -61,23 +68,12 @@ def _inputs(size: int, seed: int = 0) -> dict[str, Any]:
 def matmul_on_cpu(size: int, mode: str, n_threads: int = 1) -> dict[str, Any]:
     """One mode's error at ``size`` on this CPU: ``rel_error``, ``median_abs_ulp32`` and
     ``max_scaled_error`` as the recorded rows have them (cached per arguments)."""
-    from ...errors import InvalidParameter
-
-    if size not in SIZES:
-        raise InvalidParameter("size", size, "one of " + ", ".join(map(str, SIZES)))
-    if mode not in MODES:
-        raise InvalidParameter("mode", mode, "one of " + ", ".join(MODES))
-    if not 1 <= n_threads <= 1024:
-        raise InvalidParameter("n_threads", n_threads, "an integer from 1 to 1024")
+    given = {"size": size, "mode": mode, "n_threads": n_threads}
+    size, mode, n_threads = validate_all(PARAMS, given, "tf32 matmul_on_cpu").values()
     inp = _inputs(size)
     if mode == CPU_MODE:
-        torch = torch_module()
-        before = torch.get_num_threads()
-        torch.set_num_threads(n_threads)
-        try:
+        with cpu_threads(n_threads) as torch:
             out = (torch.from_numpy(inp["a"]) @ torch.from_numpy(inp["b"])).numpy()
-        finally:
-            torch.set_num_threads(before)
         got = out[inp["ii"], inp["jj"]]
     else:
         fmt = EMULATED[mode]

@@ -12,18 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import BackendUnavailable, FpexploreError
-from ...params import Flag, Interval, Options
+from ...params import Depends, Flag, Interval, Options
 from ...result import Comparison, Observation
 from .._base import Lesson
 from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
-from .frameworks import DTYPES, check_dtype, check_size, load, raised, unavailable
+from .frameworks import load, raised, unavailable
 from .plot import figure
 
 
 @dataclass(frozen=True)
 class Spec:
     """One section: how it runs, its rows and claims (for when it cannot run), what it
-    accepts, and the text that explains it."""
+    accepts (declared as the lesson's ``dtype`` and ``size`` for this op), and the text that
+    explains it."""
 
     run: Callable[..., Any]
     rows: tuple[tuple[str, str], ...]
@@ -169,15 +170,9 @@ SECTIONS: dict[str, Spec] = {
 def compute(
     op: str, dtype: str, size: int, length: int, agree: bool, torch_compile: bool, seed: int
 ) -> Comparison:
-    """Run section ``op``; a missing framework makes its rows Unavailable, its claims
-    not checked."""
+    """Run section ``op`` (``dtype`` and ``size`` already checked against what it takes); a
+    missing framework makes its rows Unavailable, its claims not checked."""
     spec = SECTIONS[op]
-    check_dtype(op, dtype, spec.dtypes)
-    if spec.size is None:
-        size = 0
-    else:
-        size = size or spec.size[0]
-        check_size(op, size, spec.size[1], spec.size[2])
     params = {
         "op": op,
         "dtype": dtype,
@@ -240,20 +235,33 @@ EXPLANATION = (
     "bound. Versions and thread settings are in data['env']."
 )
 
+
+def _size(spec: Spec) -> Interval:
+    default, low, high = spec.size or (0, 0, 0)  # 0 alone where the op takes no size
+    return Interval("size", default, low=low, high=high, integer=True)
+
+
+def _per_op(name: str, help_text: str, case: Callable[[Spec], Any]) -> Depends:
+    """A parameter declared per op: ``case(spec)`` is what that op's section accepts."""
+    cases = tuple((op, case(spec)) for op, spec in SECTIONS.items())
+    return Depends(name, cases[0][1].default, help_text, on="op", cases=cases)
+
+
 LESSON = Lesson(
     name="tf_vs_torch",
     title="TensorFlow vs PyTorch: operator defaults, autograd, graph mode and LSTMs",
     summary="The same math on the same bits in torch and TensorFlow/Keras, against mpmath",
     params=(
         Options("op", "softmax", "which operation to compare", choices=tuple(SECTIONS)),
-        Options("dtype", "float32", "input format (where the op offers a choice)", choices=DTYPES),
-        Interval(
+        _per_op(
+            "dtype",
+            "input format (where the op offers a choice)",
+            lambda s: Options("dtype", s.dtypes[0], choices=s.dtypes),
+        ),
+        _per_op(
             "size",
-            0,
-            "elements / classes / image side / weights (0: the op's default)",
-            0,
-            1_000_000,
-            integer=True,
+            "elements / classes / image side / weights (0 where the op takes no size)",
+            _size,
         ),
         Interval(
             "length",

@@ -10,10 +10,8 @@ from typing import Any
 import numpy as np
 
 from ... import backends, formats
-from ...errors import BackendUnavailable, InvalidParameter
+from ...errors import BackendUnavailable
 from ...result import Claim, Observation, Outcome
-
-DTYPES = ("float32", "float16", "bfloat16", "float64")
 
 
 @dataclass
@@ -134,26 +132,6 @@ def shown(
     """The rows a section shows: those of the one-line fix when ``agree``, else those of the
     defaults."""
     return [outcomes[k] for k in (fixed if agree else defaults)]
-
-
-def check_dtype(op: str, dtype: str, accepted: tuple[str, ...]) -> None:
-    if dtype not in accepted:
-        raise InvalidParameter(
-            "dtype",
-            dtype,
-            f"one of {', '.join(map(repr, accepted))} for op={op!r}",
-            "lesson 'tf_vs_torch'",
-        )
-
-
-def check_size(op: str, size: int, low: int, high: int) -> None:
-    if not low <= size <= high:
-        raise InvalidParameter(
-            "size",
-            size,
-            f"0 (the default) or an int in [{low}, {high}] for op={op!r}",
-            "lesson 'tf_vs_torch'",
-        )
 
 
 def on_grid(values: np.ndarray, dtype: str) -> np.ndarray:
