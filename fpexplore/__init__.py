@@ -21,6 +21,7 @@ from .errors import (
     WorkerError,
 )
 from .result import Claim, Comparison, Observation, Outcome
+from .result.text_table import wrapped
 
 __version__ = "0.1.0"
 
@@ -43,6 +44,7 @@ __all__ = [
     "compare",
     "fingerprint",
     "run",
+    "wrapped",
 ]
 
 

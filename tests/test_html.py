@@ -115,3 +115,62 @@ def test_meaning_of_alarming_numbers():
     wrong = np.array([-1e-6, -1.0], dtype=np.float32)  # a sign error is not "near zero"
     assert "0 bits: off by 100 %" in fhtml.meaning(Outcome.measured("sign", "x", wrong, tiny))
     assert c.rows()[1]["bits"] == "0.0" and c.rows()[0]["bits"] != "-0.0"
+
+
+VERDICT = "varies; fixed by cudnn.det, bench+det, det_algos"
+LONG_NAME = "matmul (cuBLAS) under use_deterministic_algorithms(True)"
+
+
+def _verdicts() -> Comparison:
+    """Values in words, as notebook 04's table has them (recorded on a card, no truth)."""
+    return Comparison(
+        lesson="words",
+        params={},
+        truth=None,
+        outcomes=(
+            Outcome(LONG_NAME, "torch", kind="recorded", value=VERDICT, device="cuda"),
+            Outcome("conv2d forward", "torch", kind="recorded", value="deterministic"),
+            Outcome("sum", "numpy", value=np.float64(0.30000000000000004)),
+        ),
+        claims={},
+    )
+
+
+def test_a_value_in_words_is_shown_whole_and_wraps_in_its_column():
+    page = fhtml.comparison_html(_verdicts())
+    assert f"<span class='fpx-s'>{VERDICT}</span>" in page  # whole, not cut with "…"
+    assert "<span class='fpx-s'>deterministic</span>" in page
+    assert ".fpx .fpx-s{white-space:normal}" in page and "overflow-wrap:anywhere" in page
+    assert "class='fpx-v'" in page  # a number keeps its one-line monospace cell
+    long_words = fhtml.comparison_html(
+        Comparison("w", {}, None, (Outcome("x", "numpy", value="word " * 100),), {})
+    )
+    assert "<details><summary>" in long_words  # past NOTE_CHARS the rest opens on a click
+
+
+def test_text_table_wraps_a_value_in_words_inside_its_column():
+    text = _verdicts().table()
+    assert max(len(line) for line in text.splitlines()) <= COLUMNS
+    assert "…" not in text.split("sum")[0]  # the verdicts are whole
+    assert all(word in text for word in VERDICT.split())
+    assert text.count("varies;") == 1
+
+
+def test_wrapped_is_public_and_wraps_each_printed_line_like_check(capsys):
+    import fpexplore
+    from fpexplore.result.text_table import wrapped
+
+    assert fpexplore.wrapped is wrapped
+    c = _comparison()
+    c.check("rounded")
+    line = c.claims["rounded"].line("rounded")
+    assert capsys.readouterr().out == wrapped(line) + "\n"
+    long = "[holds] " + "a claim that goes on " * 8
+    out = wrapped(long)
+    assert len(out.splitlines()) > 1 and max(map(len, out.splitlines())) <= COLUMNS
+    assert all(x.startswith("    ") for x in out.splitlines()[1:])
+    table = "name     value\n  " + "indented words " * 6
+    lines = wrapped(table, width=40).splitlines()
+    assert lines[0] == "name     value"  # a short line keeps its spacing
+    assert lines[1].startswith("  indented") and lines[2].startswith("      w")
+    assert wrapped("x" * 90).splitlines() == ["x" * 70, "    " + "x" * 20]  # never wider

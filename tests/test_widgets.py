@@ -152,6 +152,50 @@ def test_headless_kernel_computes_nothing_ahead_in_idle_time(monkeypatch):
     assert calls == [{"n": 20, "mode": "a", "loud": False}]
 
 
+def test_moves_between_cells_say_a_browser_is_there(monkeypatch):
+    """`hear` uses the controls' public observe (ipywidgets' message handling is not
+    replaced): a change between cells (a browser's message) is a browser's move; a change
+    made by a running cell delays computing ahead but says nothing about a browser."""
+    import ipywidgets
+
+    from fpexplore.widgets import explorer
+
+    handle = ipywidgets.Widget._handle_msg
+    monkeypatch.setattr(explorer, "_heard", [False])
+    monkeypatch.setattr(explorer, "_activity", [0.0])
+    monkeypatch.setattr(explorer, "_in_cell", [True])
+    slider = ipywidgets.IntSlider(value=1, min=0, max=9)
+    explorer.hear(slider)
+    slider.value = 2  # a cell sets it
+    assert explorer._activity[0] > 0 and explorer._heard == [False]
+    explorer._in_cell[0] = False
+    slider.value = 3  # between cells: from the browser
+    assert explorer._heard == [True]
+    assert ipywidgets.Widget._handle_msg is handle
+
+
+def test_cells_are_told_apart_through_ipython_events(monkeypatch):
+    from IPython.core.events import EventManager
+
+    from fpexplore.widgets import explorer
+
+    class Shell:
+        def __init__(self):
+            self.events = EventManager(self, {"pre_run_cell": None, "post_run_cell": None})
+
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    monkeypatch.setattr(explorer, "_in_cell", [None])
+    explorer._watch_cells()
+    assert explorer._in_cell == [True]  # the cell building the view runs
+    shell.events.trigger("post_run_cell", None)
+    assert explorer._in_cell == [False]
+    shell.events.trigger("pre_run_cell", None)
+    assert explorer._in_cell == [True]
+    explorer._watch_cells()  # once per shell
+    assert len(shell.events.callbacks["post_run_cell"]) == 1
+
+
 # --------------------------------------------------------------------------------------------
 # the float-bits table
 

@@ -285,7 +285,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     `fpexplore.widgets.explorer.Ahead`)."""
     import ipywidgets as w
 
-    from ..widgets.explorer import Ahead, error_panel, setting_key
+    from ..widgets.explorer import Ahead, error_panel, hear, setting_key
     from . import run_zoo, zoo
 
     shown: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
@@ -294,7 +294,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         report = run_zoo(p["model"], p["against"], p["plant"])
         return _verdict(report), plot_svg(report)
 
-    ahead = Ahead(picture, shown, keep=KEPT)  # before the controls: it hears them
+    ahead = Ahead(picture, shown, keep=KEPT)
     model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
     against_w = w.ToggleButtons(options=("torch", "keras"), value=against, description="against")
     plant_w = w.Dropdown(description="plant")
@@ -343,6 +343,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     model_w.observe(lambda change: (plants(), redraw(change)), names="value")
     against_w.observe(redraw, names="value")
     plant_w.observe(redraw, names="value")
+    hear(model_w, against_w, plant_w)  # a move delays the computing ahead of every view
     redraw()
     title = w.HTML("<h3>Find the divergence: the zoo's models, layer by layer</h3>")
     return w.VBox([title, w.HBox([model_w, plant_w]), against_w, verdict, image])

@@ -2,9 +2,12 @@
 
 `comparison_html(c)` is what notebooks show (`Comparison._repr_html_`) and what the widgets put
 in their output area; `comparison_html(c, previous=p)` lists only the claims that changed since
-``p`` (a widget update). Every row has its value (long ones shortened, the full text in a
-tooltip), its error in ULPs as a coloured bar, its bits of agreement with the truth, and a note
-that says what an alarming number means (`meaning`). The layout fits a 1000 px output area.
+``p`` (a widget update). Every row has its value (a long number or array shortened, the full
+text in a tooltip; a verdict in words, such as "varies; fixed by cudnn.det", whole, wrapped
+inside its column), its error in ULPs as a coloured bar, its bits of agreement with the truth,
+and a note that says what an alarming number means (`meaning`). The layout fits a 1000 px
+output area, and one of about 550 px (JupyterLab at 1000 px with its file browser open): text
+wraps inside its cell, a word longer than its column included; only numbers are shortened.
 
 Nothing here imports numpy until a comparison is rendered.
 """
@@ -23,7 +26,8 @@ __all__ = ["claims_html", "comparison_html", "meaning", "ulp_class", "value_text
 
 #: the widest an output is laid out for (JupyterLab's output area at a 1400 px window)
 MAX_WIDTH_PX = 1000
-#: values longer than this are shortened in the table (the full text is in the tooltip)
+#: numbers and arrays longer than this are shortened in the table (the full text is in the
+#: tooltip); a text value is shown whole, wrapped (up to `NOTE_CHARS`, the rest under a click)
 VALUE_CHARS = 26
 #: a first display with more claims than this lists those that hold under a click
 OPEN_CLAIMS = 8
@@ -50,9 +54,12 @@ _STYLE = (
     ".fpx .fpx-t th{text-align:left!important;font-weight:600;border-bottom:1px solid #bbb;"
     "padding:2px 6px}"
     ".fpx .fpx-t td{text-align:left!important;vertical-align:top;padding:2px 6px;"
-    "border-bottom:1px solid #eee;"
+    "border-bottom:1px solid #eee;overflow-wrap:anywhere;"
     "overflow:hidden;text-overflow:ellipsis}"
     ".fpx .fpx-v{font-family:monospace;white-space:nowrap}"
+    # a text value wraps inside its column like the names and notes (at spaces; inside a word
+    # only where one is longer than the column): never cut, whatever the notebook's width
+    ".fpx .fpx-s{white-space:normal}"
     ".fpx .fpx-m{color:#666;font-size:11px}"
     ".fpx .fpx-t td:last-child{font-size:12px}"
     ".fpx .fpx-t details summary{cursor:pointer}"
@@ -254,6 +261,8 @@ def _bits(outcome: Outcome) -> str:
 def _value_cell(outcome: Outcome) -> str:
     if not outcome.ran:
         return "<span class='fpx-off'>not run</span>"
+    if isinstance(outcome.value, str):  # a verdict in words: whole, wrapped in its column
+        return f"<span class='fpx-s'>{_long_text(outcome.value)}</span>"
     short = value_text(outcome.value)
     full = value_text(outcome.value, limit=12)
     shown = short if len(short) <= VALUE_CHARS else short[: VALUE_CHARS - 1] + "…"
@@ -276,19 +285,21 @@ def _note_cell(outcome: Outcome, truth: Any) -> str:
         return f"<span class='fpx-off'>{_code(outcome.unavailable or '')}</span>"
     cells = []
     if outcome.note:
-        note = outcome.note
-        if len(note) > NOTE_CHARS:  # the start shows; the rest opens on a click
-            cut = note.rfind(" ", 0, NOTE_CHARS - 20)
-            cut = cut if cut > 0 else NOTE_CHARS - 20
-            cells.append(
-                f"<details><summary>{_code(note[:cut])} …</summary>{_code(note[cut:])}</details>"
-            )
-        else:
-            cells.append(_code(note))
+        cells.append(_long_text(outcome.note))
     alarm = meaning(outcome, truth)
     if alarm:
         cells.append(f"<i>{_e(alarm)}</i>")
     return "<br>".join(cells)
+
+
+def _long_text(text: str) -> str:
+    """``text`` as HTML: whole up to `NOTE_CHARS`; past that its start, the rest opening on a
+    click."""
+    if len(text) <= NOTE_CHARS:
+        return _code(text)
+    cut = text.rfind(" ", 0, NOTE_CHARS - 20)
+    cut = cut if cut > 0 else NOTE_CHARS - 20
+    return f"<details><summary>{_code(text[:cut])} …</summary>{_code(text[cut:])}</details>"
 
 
 def _code(text: str) -> str:

@@ -2,9 +2,14 @@
 
 `COLUMNS` is what a notebook's output area shows without wrapping at 1000 px with JupyterLab's
 file browser open (and what a terminal shows). The narrow layout keeps four columns
-(implementation, value, ULP error, bits): a long name wraps inside its column, a long value is
-shortened with "…", and each row's note goes on indented lines under it. The wide layout
-prints every column of `Comparison.rows` in full.
+(implementation, value, ULP error, bits): a long name wraps inside its column, and so does a
+value in words ("varies; fixed by cudnn.det"); a long number or array is shortened with "…";
+each row's note goes on indented lines under it. The wide layout prints every column of
+`Comparison.rows` in full.
+
+`wrapped(text)` wraps a line a notebook prints itself (a claim's or an observation's `line`,
+any sentence) the way `Comparison.check` prints them: at spaces, to `COLUMNS`, its
+continuation indented. It is also ``fpexplore.wrapped``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from . import Comparison
 
-__all__ = ["COLUMNS", "comparison_text"]
+__all__ = ["COLUMNS", "comparison_text", "wrapped"]
 
 #: the widest plain-text line a notebook prints: JupyterLab's output area at 1000 px with the
 #: file browser open is about 555 px, 71 characters of its 13 px monospace font
@@ -82,14 +87,22 @@ def comparison_text(
         lines += _wrap(truth, width, "", "    ")
     lines.append("  ".join(head.ljust(w) for _, head, w in cols).rstrip())
     lines.append("  ".join("-" * w for _, _, w in cols))
-    name_w = cols[0][2]
-    for r in rows:
-        # a long name wraps inside its column (never printed twice); the rest on its first line
+    name_w, value_w = cols[0][2], cols[1][2]
+    for r, o in zip(rows, c.outcomes, strict=True):
+        # a long name, and a value in words, wrap inside their columns (never printed twice);
+        # the other cells on the first line
         names = textwrap.wrap(r["implementation"], name_w, break_on_hyphens=False) or [""]
         names = [_cut(n, name_w) for n in names]
-        cells = [names[0].ljust(name_w), *(_cut(r[key], w).ljust(w) for key, _, w in cols[1:])]
-        lines.append("  ".join(cells).rstrip())
-        lines += names[1:]
+        if o.ran and isinstance(o.value, str):
+            values = textwrap.wrap(r["value"], value_w, break_on_hyphens=False) or [""]
+        else:
+            values = [_cut(r["value"], value_w)]
+        rest = [_cut(r[key], w).ljust(w) for key, _, w in cols[2:]]
+        for i in range(max(len(names), len(values))):
+            name = names[i] if i < len(names) else ""
+            value = values[i] if i < len(values) else ""
+            cells = [name.ljust(name_w), value.ljust(value_w), *(rest if i == 0 else [])]
+            lines.append("  ".join(cells).rstrip())
         extra = []
         if r["kind"] not in ("framework",) or r["device"] not in ("cpu", ""):
             extra.append(f"{r['kind']}, {r['device']}")
@@ -119,7 +132,21 @@ def _wide(c: Comparison, rows: list[dict[str, str]], claims: bool = True) -> str
     return "\n".join([*lines, *(_claim_lines(c, None) if claims else [])])
 
 
-def wrapped(line: str, width: int = COLUMNS) -> str:
-    """One printed line (a claim, an observation) wrapped at spaces to ``width`` columns,
-    its continuation indented: a browser would otherwise break it inside a word."""
-    return "\n".join(_wrap(line, width, "", "    "))
+def wrapped(text: str, width: int = COLUMNS) -> str:
+    """``text`` as a notebook should print it: each of its lines wrapped at spaces to ``width``
+    columns (`COLUMNS`: what JupyterLab shows at 1000 px with the file browser open), a
+    continuation indented four spaces past its line's own indent (a word longer than the
+    width is split: no line is wider). A browser would otherwise break a long line inside a
+    word, or make the output scroll sideways.
+
+    ``print(fpexplore.wrapped(comparison.claims[key].line(key)))`` prints a claim the way
+    `Comparison.check` does."""
+    width = max(int(width), 20)
+    out: list[str] = []
+    for line in str(text).splitlines() or [""]:
+        indent = line[: len(line) - len(line.lstrip())]
+        if len(line) <= width or not line.strip():
+            out.append(line.rstrip())
+            continue
+        out += _wrap(line.strip(), width, indent, indent + "    ")
+    return "\n".join(out)

@@ -224,9 +224,9 @@ def explore(
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
     seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | str | None]] = OrderedDict()
-    ahead = Ahead(lambda params: _result(lesson, params, svg), seen)  # before the controls:
-    # it hears the browser's messages to the widgets made after it
+    ahead = Ahead(lambda params: _result(lesson, params, svg), seen)
     controls = {s.name: s.build() for s in specs.values()}
+    hear(*controls.values())  # a move delays the computing ahead of every view
     follows = {p.name: p.on for p in lesson.params if isinstance(p, Depends)}
     built_at = {name: controls[on].value for name, on in follows.items()}
     title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
@@ -249,6 +249,7 @@ def explore(
             if spec.name in stale:
                 specs[spec.name], controls[spec.name] = spec, spec.build()
                 controls[spec.name].observe(update, names="value")
+                hear(controls[spec.name])
                 built_at[spec.name] = now[follows[spec.name]]
         row.children = list(controls.values())
 
@@ -399,9 +400,10 @@ class Ahead:
     In a kernel (a running event loop; nothing happens outside one): when the view is first
     shown, its nearest settings are computed before the cell ends, for `AHEAD_IN_CELL_S` at
     most; the others, and the neighbours of settings reached by moves, one per turn of the
-    event loop once a browser has moved a widget and no widget heard from it for
-    `AHEAD_IDLE_S` (a move then waits at most for the one setting in progress), `AHEAD_MAX`
-    at most per view. A headless run (no browser) computes nothing in idle time."""
+    event loop once a browser has moved a control and no control of any view (those given to
+    `hear`) moved for `AHEAD_IDLE_S` (a move then waits at most for the one setting in
+    progress), `AHEAD_MAX` at most per view. A headless run (no browser) computes nothing in
+    idle time."""
 
     def __init__(
         self,
@@ -422,7 +424,6 @@ class Ahead:
             self.loop = asyncio.get_running_loop()  # the kernel's loop; none outside a kernel
         except RuntimeError:
             return
-        _hear_every_widget()
 
     def plan(self, settings: list[dict[str, Any]], first: bool) -> None:
         """Compute ``settings`` ahead, nearest first (those not computed or queued yet)."""
@@ -464,7 +465,7 @@ class Ahead:
         import time
 
         self.pending = False
-        if not _heard[0]:  # no browser has moved a widget yet (a headless run): nothing to await
+        if not _heard[0]:  # no browser has moved a control yet (a headless run): nothing to await
             self._schedule(AHEAD_IDLE_S)
             return
         wait = _activity[0] + AHEAD_IDLE_S - time.monotonic()
@@ -477,31 +478,55 @@ class Ahead:
         self._schedule(0.01)
 
 
-#: when a view computing ahead was last shown, or any widget last heard from the browser
+#: when a view computing ahead was last shown, or a student last moved a control of a view
 _activity = [0.0]
-#: whether any widget has heard from a browser in this kernel (idle work waits for one)
+#: whether a browser has moved a control in this kernel (idle work waits for one)
 _heard = [False]
+#: whether a cell is running now (None: not known, no IPython shell to tell)
+_in_cell: list[bool | None] = [None]
 
 
-def _hear_every_widget() -> None:
-    """Note the time of every message from the browser to a widget made from now on (any
-    widget: computing ahead for one view must not delay a move in another)."""
+def hear(*controls: Any) -> None:
+    """Count every change of ``controls`` (ipywidgets controls of any view) as a student's
+    move: each one delays the computing ahead of every view by `AHEAD_IDLE_S`, so that work
+    for one view never delays a move in another. Uses the controls' public ``observe``; a
+    change made while a cell runs (a notebook setting a control) delays it too, but only a
+    change made between cells (a browser's message: the kernel handles it while no cell
+    runs) says that a browser is there."""
+    _watch_cells()
+    for control in controls:
+        control.observe(_moved, names="value")
+
+
+def _moved(_: Any = None) -> None:
     import time
 
-    import ipywidgets
-
-    widget = ipywidgets.Widget
-    if getattr(widget, "_fpx_heard", False):
-        return
-    handle = widget._handle_msg
-
-    def heard(self: Any, msg: Any) -> Any:
-        _activity[0] = time.monotonic()
+    _activity[0] = time.monotonic()
+    if _in_cell[0] is False:
         _heard[0] = True
-        return handle(self, msg)
 
-    widget._handle_msg = heard
-    widget._fpx_heard = True
+
+def _watch_cells() -> None:
+    """Keep `_in_cell` up to date from the IPython shell's public ``pre_run_cell`` and
+    ``post_run_cell`` events (registered once per shell; nothing outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets needs IPython
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_fpx_cells_watched", False):
+        return
+
+    def started(*_: Any) -> None:
+        _in_cell[0] = True
+
+    def ended(*_: Any) -> None:
+        _in_cell[0] = False
+
+    shell.events.register("pre_run_cell", started)
+    shell.events.register("post_run_cell", ended)
+    shell._fpx_cells_watched = True
+    _in_cell[0] = True  # the cell that builds the first view is running
 
 
 def limit_notice(exc: InvalidParameter) -> str:

@@ -288,6 +288,8 @@ def float_bits(value: str = "0.1") -> Any:
     table updates on each change. Typed text is read exactly; the slider types its float64."""
     import ipywidgets as w
 
+    from .explorer import hear
+
     text = w.Text(value=value, description="value", continuous_update=False)
     slider = w.FloatLogSlider(
         value=1.0,
@@ -340,5 +342,6 @@ def float_bits(value: str = "0.1") -> Any:
     follow(value)
     text.observe(show, names="value")
     slider.observe(slid, names="value")
+    hear(text, slider)  # a move delays the computing ahead of other views
     show()
     return w.VBox([text, slider, out])

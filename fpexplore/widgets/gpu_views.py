@@ -52,6 +52,8 @@ def _view(title: str, controls: list[Any], render: Callable[[], str]) -> Any:
     ``render`` on every control change ("running…" shown first)."""
     import ipywidgets as w
 
+    from .explorer import hear
+
     status = w.HTML()
     out = w.HTML()
 
@@ -65,6 +67,7 @@ def _view(title: str, controls: list[Any], render: Callable[[], str]) -> Any:
 
     for c in controls:
         c.observe(update, names="value")
+    hear(*controls)  # a move delays the computing ahead of other views
     update()
     row = w.HBox(controls, layout=w.Layout(flex_flow="row wrap"))
     box = w.VBox([w.HTML(f"<h3>{html.escape(title)}</h3>"), row, status, out])

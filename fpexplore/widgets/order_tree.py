@@ -320,14 +320,14 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     import ipywidgets as w
 
-    from .explorer import Ahead, setting_key
+    from .explorer import Ahead, hear, setting_key
 
     seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 
     def picture(p: dict[str, Any]) -> str:
         return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
-    ahead = Ahead(picture, seen, keep=TREES_KEPT)  # before the controls (it hears them)
+    ahead = Ahead(picture, seen, keep=TREES_KEPT)
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
     which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
         options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
@@ -360,6 +360,7 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     for control in (n_slider, which, thread_menu):
         control.observe(redraw, "value")
+    hear(n_slider, which, thread_menu)  # a move delays the computing ahead of every view
     redraw()
     return w.VBox(
         [

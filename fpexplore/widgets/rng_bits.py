@@ -100,12 +100,11 @@ def bits_view(
     import ipywidgets as w
 
     from .. import lessons
-    from .explorer import Ahead, setting_key
+    from .explorer import Ahead, hear, setting_key
 
     streams = lessons.get("rng_seeds").param("a").choices
     cache = StreamCache()
-    # the view's HTML by setting; computing ahead made before the controls, so that it hears
-    # the browser's messages to them
+    # the view's HTML by setting
     seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
     ahead = Ahead(lambda params: _html(cache, **params), seen)
     seed_box = w.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed")
@@ -142,6 +141,7 @@ def bits_view(
 
     for control in (seed_box, k_slider, a_menu, b_menu):
         control.observe(show, names="value")
+    hear(seed_box, k_slider, a_menu, b_menu)  # a move delays the computing ahead of every view
     show()
     box = w.VBox([w.HBox([seed_box, k_slider]), w.HBox([a_menu, b_menu]), status, out])
     box.cache = cache  # the kept runs, for notebooks and tests
