@@ -268,13 +268,6 @@ def _differ_count(c: Comparison, a: str, b: str, what: str) -> str:
     return f"{int((x != y).sum())} of {x.size} outputs differ between {what}"
 
 
-def _max_gap(c: Comparison, a: str, b: str) -> float:
-    import numpy as np
-
-    x, y = (np.asarray(_value(c, n), dtype=np.float64) for n in (a, b))
-    return float(np.max(np.abs(x - y)))
-
-
 def _chain_number(c: Comparison) -> str:
     drift = c.data["drift"]
     cpu, gpu = _device_key(drift, "cpu (live"), _device_key(drift, "NVIDIA")

@@ -163,30 +163,29 @@ def test_no_claim_fails_anywhere_on_the_grid(image, interpolation):
 def test_split_in_integers_equals_the_truths_own_split():
     from fractions import Fraction
 
-    from fpexplore.lessons.djl_normalization import stages as S
+    from fpexplore.truth import once
     from fpexplore.truth.value import Truth
 
     tiny = Fraction(2**-1074) + Fraction(1, 10**340)
     values = [Fraction(1, 3), Fraction(-7, 10**30), Fraction(5), 3, Fraction(10**400, 3)]
     values += [Fraction(-(10**400), 7), Fraction(1, 10**400), tiny, Fraction(255, 4)]
     truth = Truth("mixed", exact=np.array(values, dtype=object))
-    for got, want in zip(S.once(truth).split_known(), truth.split_known(), strict=True):
+    for got, want in zip(once(truth).split_known(), truth.split_known(), strict=True):
         assert got.dtype == want.dtype and np.array_equal(got, want)
 
 
 def test_truths_by_distinct_value_equal_the_elementwise_ones():
-    from fpexplore.lessons.djl_normalization import stages as S
-    from fpexplore.truth import reference
+    from fpexplore.truth import by_value, reference
 
     img = np.random.default_rng(3).integers(0, 256, (3, 9, 11), dtype=np.uint8)
     x = img.astype(np.float32) / np.float32(255)
     pairs = [
         (
-            S.by_value(img, lambda u: T.to_tensor(u.transpose(1, 2, 0))),
+            by_value(img, lambda u: T.to_tensor(u.transpose(1, 2, 0))),
             T.to_tensor(img.transpose(1, 2, 0)),
         ),
         (
-            S.by_value(
+            by_value(
                 x, lambda u: reference.normalize(u, P.MEAN, P.STD), "normalize(float32[3x9x11])"
             ),
             reference.normalize(x, P.MEAN, P.STD),
@@ -206,12 +205,12 @@ def test_truths_by_distinct_value_equal_the_elementwise_ones():
 def test_cached_results_equal_a_fresh_run():
     """A widget's path (stage switches and jumps served from the per-input caches) gives the
     same comparison as a fresh run at the same setting."""
-    from fpexplore.lessons.djl_normalization import stages as S
+    from fpexplore.lessons.djl_normalization.stages import decode, resize
 
     def fresh(**params):
         LESSON_MODULE._MEMO.clear()
-        S._RESIZE_TRUTHS.clear()
-        S._DECODE_TABLES.clear()
+        resize._RESIZE_TRUTHS.clear()
+        decode._DECODE_TABLES.clear()
         return LESSON.run(**params)
 
     path = [
@@ -240,8 +239,8 @@ def test_cached_results_equal_a_fresh_run():
 @pytest.mark.java
 def test_article_names_are_gone_from_the_jars():
     """NDArrays.sum/mean/std and ai.djl.random.RandomGenerator, asked of the 0.36 jars."""
-    from fpexplore.lessons.djl_normalization import stages
+    from fpexplore.lessons.djl_normalization.stages import std
 
-    found = stages._article_names()
-    assert not any(found[n] for n in stages.ARTICLE_NAMES)
-    assert all(found[n] for n in stages.PRESENT_NAMES)
+    found = std._article_names()
+    assert not any(found[n] for n in std.ARTICLE_NAMES)
+    assert all(found[n] for n in std.PRESENT_NAMES)

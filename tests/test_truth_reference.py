@@ -262,3 +262,13 @@ def test_resize_against_fraction_weights_on_wide_ranges(rng, antialias):
                             Fraction(0),
                         )
                         assert got[p, o, q] == want, (i, ac, p, o, q)
+
+
+def test_center_crop_interpolates_half_pixel_offsets(rng):
+    img = rng.integers(0, 256, (10, 12, 3), dtype=np.uint8)
+    whole = R.center_crop(img, 4).exact  # offsets 3 and 4: a plain slice
+    assert whole.dtype == object and np.array_equal(whole, img[3:7, 4:8].astype(object))
+    half = R.center_crop(img, 5).exact  # offsets 2.5 and 3.5: the mean of four slices
+    four = [img[y : y + 5, x : x + 5].astype(object) for y in (2, 3) for x in (3, 4)]
+    assert all(isinstance(v, Fraction) for v in half.flat)
+    assert np.array_equal(half, sum(four) / Fraction(4))

@@ -255,11 +255,6 @@ def check_claims(
             raise ClaimFailed(owner, key, claim)
 
 
-def _fmt(x: float, signed: float | None = None) -> str:
-    v = signed if signed is not None else x
-    return f"{v:+.3g}" if math.isfinite(v) else str(v)
-
-
 def _short(v: Any) -> str:
     import numpy as np  # here, so that `import fpexplore` stays cheap
 

@@ -1,10 +1,10 @@
 """Reference operations on the exact input bits, at an explicit precision, certified.
 
-Rational results (variance, normalize, bilinear resize, conv2d) are exact; the others are
-mpmath computations at ``prec`` bits, repeated at ``2*prec + 32`` bits, with the agreeing
-digits stored as ``Truth.digits``. Precision is always scoped (``mpmath.workprec``); the global
-``mpmath.mp`` is never changed. Non-finite inputs propagate as IEEE arithmetic does (mpmath's
-``inf``/``nan``); ``resize_bilinear`` and ``normalize`` accept finite inputs only.
+Rational results (variance, normalize, bilinear resize, centre crop, conv2d) are exact; the
+others are mpmath computations at ``prec`` bits, repeated at ``2*prec + 32`` bits, with the
+agreeing digits stored as ``Truth.digits``. Precision is always scoped (``mpmath.workprec``);
+the global ``mpmath.mp`` is never changed. Non-finite inputs propagate as IEEE arithmetic does
+(mpmath's ``inf``/``nan``); ``resize_bilinear`` and ``normalize`` accept finite inputs only.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .value import Truth
 
 __all__ = [
     "batch_norm",
+    "center_crop",
     "conv2d",
     "cross_entropy",
     "erf",
@@ -652,3 +653,16 @@ def resize_bilinear(
     out = out.reshape((*arr.shape[:-2], oh, ow))
     tag = f"align_corners={bool(align_corners)}, antialias={bool(antialias)}"
     return make_truth(f"resize_bilinear({_desc(arr, fmt)} -> {oh}x{ow}, {tag})", out, fmt)
+
+
+def center_crop(img: np.ndarray, crop: int) -> Truth:
+    """The centre ``crop`` x ``crop`` of an HWC integer image at the exact offset
+    (H - crop) / 2, (W - crop) / 2: where an offset is half a pixel, the average of the two
+    neighbouring integer crops along that axis (exact quarters)."""
+    (y0, y1), (x0, x1) = (((n - crop) // 2, (n - crop + 1) // 2) for n in img.shape[:2])
+    # the mean of the crops at the floor and the ceiling offsets: a sum of four in integers
+    parts = [img[y : y + crop, x : x + crop] for y in (y0, y1) for x in (x0, x1)]
+    acc = sum(a.astype(np.int64) for a in parts)
+    exact = np.frompyfunc(lambda n: Fraction(int(n), 4), 1, 1)(acc).astype(object)
+    label = f"exact centre crop {crop}x{crop} (half-pixel offsets interpolated)"
+    return Truth(label, exact=exact)

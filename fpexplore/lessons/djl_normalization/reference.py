@@ -91,11 +91,7 @@ def resize(image: np.ndarray, out_h: int, out_w: int, kind: str = "bicubic") -> 
 
 def to_tensor(image: np.ndarray) -> Truth:
     """HWC uint8 -> CHW x/255, exactly."""
-    chw = np.asarray(image).transpose(2, 0, 1)
-    out = np.empty(chw.shape, dtype=object)
-    for idx, v in np.ndenumerate(chw):
-        out[idx] = Fraction(int(v), 255)
-    return Truth("x / 255", exact=out)
+    return Truth("x / 255", exact=_FRACTION(np.asarray(image).transpose(2, 0, 1), 255))
 
 
 def standardize(values: np.ndarray, ddof: int, digits: int = 40) -> Truth:

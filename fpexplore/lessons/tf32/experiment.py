@@ -24,8 +24,6 @@ QUICK_CONV_CHANNELS = (4, 8)
 MODES = ("torch default", "fp32 (TF32 off)", "TF32", "bf16 autocast", "fp16 autocast")
 N_SAMPLES = 64
 
-_ULP_SHIFT = {"float32": 0, "tfloat32": 13, "bfloat16": 16, "float16": 13}
-
 
 def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]:
     """(flag context, autocast context or None) for a mode."""

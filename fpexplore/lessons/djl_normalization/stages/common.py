@@ -1,0 +1,66 @@
+"""What every stage shares: its result's shape and the rows it measures against its truth."""
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .... import backends
+from ....result import Claim, Outcome
+from ....truth.value import Truth
+
+Thunks = list[Callable[[], Outcome]]
+StageResult = tuple[Truth, Thunks, dict[str, Claim], dict[str, Any]]
+
+
+def optional(name: str) -> Any:
+    """Backend ``name``'s module, or None where it is missing (its claims are then "not
+    checked", `djl_normalization.CLAIM_NEEDS` says which)."""
+    return None if backends.missing(name) else backends.load(name)
+
+
+def nearest(truth: Truth) -> np.ndarray:
+    """The truth rounded to float64 (plenty to measure errors in grey levels)."""
+    return truth.split()[0]
+
+
+def _measured(
+    name: str, backend: str, value: Any, truth: Truth, versions: dict[str, str]
+) -> Outcome:
+    version, shape = versions.get(backend, ""), tuple(np.shape(value))
+    if shape != tuple(truth.shape):
+        note = f"shape {shape} differs from the truth's {tuple(truth.shape)}: not measured"
+        return Outcome(name, backend, value=value, version=version, note=note)
+    note = ""
+    if np.asarray(value).dtype == np.uint8:  # ULPs of float64 say nothing about grey levels
+        err = np.abs(np.asarray(value, np.float64) - nearest(truth))
+        note = f"uint8: max |error| {err.max():.3g} levels, mean {err.mean():.3g}"
+    return Outcome.measured(name, backend, value, truth, version=version, note=note)
+
+
+def rows(
+    values: dict[str, Any],
+    truth: Truth,
+    versions: dict[str, str],
+    backend_of: Callable[[str], str] = lambda k: k.split(":")[0],
+) -> Thunks:
+    return [partial(_measured, k, backend_of(k), v, truth, versions) for k, v in values.items()]
+
+
+def missing(name: str, reason: str) -> Callable[[], Outcome]:
+    return partial(Outcome.missing, name, "djl", reason)
+
+
+def levels(got: np.ndarray, exact: np.ndarray, where: np.ndarray | None = None) -> dict:
+    """Error in grey levels against the exact values: max |error|, mean, min and max signed
+    error (over the pixels in ``where`` if given)."""
+    err = np.asarray(got, dtype=np.float64) - exact
+    if where is not None:
+        err = err[where]
+    return {
+        "max_abs_levels": float(np.abs(err).max()),
+        "mean_levels": float(err.mean()),
+        "min_levels": float(err.min()),
+        "max_levels": float(err.max()),
+    }

@@ -1,0 +1,88 @@
+"""Decode: DJL's ImageIO, PIL and TensorFlow against the pixels each sample was encoded from."""
+
+from typing import Any
+
+import numpy as np
+
+from .... import backends, images
+from ....memo import Memo
+from ....result import Claim
+from ....truth import Truth, once
+from .. import pipelines as P
+from .common import StageResult, Thunks, missing, optional, rows
+
+_DECODE_TABLES = Memo(keep=2)
+
+
+def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
+    tf = optional("tensorflow")
+
+    def tf_decode(raw: bytes, jpeg: bool, dct_method: str = "") -> np.ndarray:
+        if jpeg:
+            return tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method).numpy()
+        return tf.io.decode_png(raw, channels=3).numpy()
+
+    def gap(a: np.ndarray, b: np.ndarray) -> int:
+        return int(np.abs(a.astype(int) - b).max())
+
+    def every_image() -> list[dict[str, Any]]:
+        table = []
+        for name in images.names():
+            path = images.path(name)
+            pil = P.pil_decode(path)
+            row: dict[str, Any] = {"image": name}
+            if name.endswith(".jpg") and tf is not None:
+                raw = path.read_bytes()
+                row["tf_vs_pil"] = gap(tf_decode(raw, True), pil)
+                row["tf_accurate_vs_pil"] = gap(tf_decode(raw, True, "INTEGER_ACCURATE"), pil)
+            if not isinstance(djl, str):
+                row["imageio_vs_pil"] = gap(djl.decode(path), pil)
+            table.append(row)
+        return table
+
+    # every sample image, whichever is shown: kept (it depends on which decoders are here)
+    here = (djl if isinstance(djl, str) else "djl", tf is None, tuple(images.names()))
+    table = _DECODE_TABLES.get(here, every_image)
+    name = p["image"]
+    path, jpeg = images.path(name), name.endswith(".jpg")
+    raw = path.read_bytes()
+    pixels = images.source(name).astype(object)
+    truth = once(Truth(f"the pixels {name} was encoded from", exact=pixels))
+    values = {"PIL (torchvision's loader)": P.pil_decode(path)}
+    extra: Thunks = []
+    if tf is None:
+        extra.append(missing("tensorflow: decode", backends.missing("tensorflow") or ""))
+    elif jpeg:
+        values["tensorflow: decode_jpeg (default dct_method)"] = tf_decode(raw, True)
+        values["tensorflow: decode_jpeg(dct_method='INTEGER_ACCURATE')"] = tf_decode(
+            raw, True, "INTEGER_ACCURATE"
+        )
+    else:
+        values["tensorflow: decode_png"] = tf_decode(raw, False)
+    jpgs = [r for r in table if "tf_vs_pil" in r]
+    claims: dict[str, Claim] = {}
+    if tf is not None:
+        claims["decode_tf_default_differs"] = Claim(
+            "TensorFlow's decode_jpeg with its default (fast) IDCT differs from PIL on the "
+            "sample JPEGs; dct_method='INTEGER_ACCURATE' gives PIL's bits",
+            any(r["tf_vs_pil"] > 0 for r in jpgs)
+            and all(r["tf_accurate_vs_pil"] == 0 for r in jpgs),
+        )
+    data: dict[str, Any] = {"decode_table": table}
+    if isinstance(djl, str):
+        extra.append(missing("djl: BufferedImageFactory (ImageIO)", djl))
+    else:
+        d = djl.decode(path)
+        other = next(
+            (k for k in values if k.startswith("tensorflow")), "PIL (torchvision's loader)"
+        )
+        values = {"djl: BufferedImageFactory (ImageIO)": d, **values}
+        data["heat"] = P.heat(d, values[other])
+        data["heat_title"] = f"|DJL ImageIO decode - {other.split(':')[0]} decode| (levels)"
+        claims["decode_imageio_equals_pil"] = Claim(
+            "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every sample PNG and JPEG "
+            "to the same bits",
+            all(r["imageio_vs_pil"] == 0 for r in table),
+        )
+    backend_of = lambda k: k.split(":")[0].split(" ")[0].lower()  # noqa: E731
+    return truth, rows(values, truth, versions, backend_of) + extra, claims, data

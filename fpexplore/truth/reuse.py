@@ -1,0 +1,92 @@
+"""Truths that measure many outcomes: an exact truth whose float64 split is computed once
+(`once`), and an elementwise truth computed once per distinct input value (`by_value`)."""
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .value import Truth
+
+
+def _split_one(v: Any) -> tuple[float, float, bool]:
+    """`Truth.split_known` of one Fraction (or int) in integer arithmetic: int / int is
+    correctly rounded, as float(Fraction) is, and the rest is exact integers, so the three
+    values are the same at a fifth of the cost."""
+    n, d = v.numerator, v.denominator
+    try:
+        h = n / d
+    except OverflowError:
+        return (math.inf if n > 0 else -math.inf), 0.0, False
+    a, b = h.as_integer_ratio()
+    rn, rd = n * b - a * d, d * b
+    if rn == 0:
+        return h, 0.0, True
+    lo = rn / rd
+    la, lb = lo.as_integer_ratio()
+    return h, lo, rn * lb == la * rd
+
+
+_split_rational = np.frompyfunc(_split_one, 1, 3)
+
+
+class _Once(Truth):
+    """A Truth whose float64 (hi, lo, known) split is computed once for all the outcomes it
+    measures (each `Outcome.measured` asks for it; `Truth.split` goes through it too)."""
+
+    _known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._known is None:
+            exact = self.exact
+            if isinstance(exact, np.ndarray) and exact.size:
+                hi, lo, known = _split_rational(exact)
+                self._known = (hi.astype(np.float64), lo.astype(np.float64), known.astype(bool))
+            else:
+                self._known = super().split_known()
+        return tuple(a.copy() for a in self._known)  # type: ignore[return-value]
+
+
+class _Gathered(_Once):
+    """A `by_value` truth: its split and its roundings are those of the distinct values,
+    gathered back (rounding is elementwise)."""
+
+    def __init__(self, label: str, small: Truth, gather: Callable[[Any], np.ndarray]) -> None:
+        exact, prec, fmt = gather(small.exact), small.prec, small.input_format
+        super().__init__(label, exact=exact, prec=prec, input_format=fmt)
+        self._known = tuple(gather(a) for a in small.split_known())  # type: ignore[assignment]
+        self._small, self._gather = small, gather
+
+    def round(self, fmt: Any = "float64") -> Any:
+        return self._gather(self._small.round(fmt))
+
+
+def once(t: Truth) -> Truth:
+    """``t`` with its float64 split (`Truth.split_known`, `Truth.split`) computed once and
+    kept, for a truth that measures many outcomes; a truth that is not exact is returned as
+    it is."""
+    if not t.is_exact:
+        return t
+    return _Once(t.label, exact=t.exact, prec=t.prec, input_format=t.input_format)
+
+
+def by_value(
+    values: np.ndarray, truth_of: Callable[[np.ndarray], Truth], label: str | None = None
+) -> Truth:
+    """The elementwise truth ``truth_of`` over ``values`` (C, H, W), computed once per distinct
+    value of each channel and gathered back: an image has at most 256 levels per channel, so
+    its exact x / 255 or (x - m) / s costs hundreds of Fractions, not tens of thousands.
+    ``truth_of`` gets a (C, 1, K) array holding every distinct value in each channel;
+    ``label``: the truth's label (default: the one ``truth_of`` gives). Its split and its
+    roundings are computed on the distinct values too, as `once` keeps them."""
+    values = np.asarray(values)
+    uniq, inv = np.unique(values, return_inverse=True)
+    inv = inv.reshape(values.shape)
+    small = truth_of(np.ascontiguousarray(np.broadcast_to(uniq, (values.shape[0], 1, uniq.size))))
+    ch = np.arange(values.shape[0])[:, None, None]
+
+    def gather(a: np.ndarray) -> np.ndarray:
+        return np.asarray(a).reshape(values.shape[0], uniq.size)[ch, inv]
+
+    return _Gathered(label or small.label, small, gather)
