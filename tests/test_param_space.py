@@ -186,6 +186,8 @@ def test_cli_refuses_a_size_the_op_does_not_take(capsys):
 LENGTH = {"lstm": 30, "autograd": 50, "adam": 5}
 #: range ends that take more than ten seconds here
 SLOW = {("gelu", 10_000), ("graph_mode", 10_000), ("layer_norm", 1024), ("adam", 1024)}
+
+
 def _real_runs():
     size, dtype = TF_VS_TORCH.param("size"), TF_VS_TORCH.param("dtype")
     for op in SECTIONS:
