@@ -34,7 +34,7 @@ CLASSIC = np.array([10, 20, 30, 40, 50], dtype=np.float32)
 
 def optional(name: str) -> Any:
     """Backend ``name``'s module, or None where it is missing (its claims are then "not
-    checked", `djl_normalization.CLAIM_NEEDS` says which)."""
+    checked", `djl_normalization.CLAIMS` says which)."""
     return None if backends.missing(name) else backends.load(name)
 
 
