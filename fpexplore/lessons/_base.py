@@ -100,7 +100,8 @@ def settle(
 ) -> dict[str, Claim]:
     """The claims of ``specs``: where a part a claim needs is missing, "not checked" naming it
     and its fix (the one place this is produced); otherwise as ``decided`` (a declared claim
-    the run did not decide is left out)."""
+    the run did not decide is left out; an undeclared one is kept, for the contract to flag)."""
+    specs = list(specs)
     out: dict[str, Claim] = {}
     for spec in specs:
         why = missing_part(spec.needs, missing)
@@ -108,7 +109,8 @@ def settle(
             out[spec.key] = spec.not_checked(why)
         elif spec.key in decided and not why:
             out[spec.key] = decided[spec.key]
-    return out
+    declared = {spec.key for spec in specs}
+    return out | {k: c for k, c in decided.items() if k not in declared}
 
 
 @dataclass(frozen=True)
