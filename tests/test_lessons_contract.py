@@ -8,8 +8,8 @@ import pytest
 
 from fpexplore import backends
 from fpexplore.errors import InvalidParameter
-from fpexplore.lessons import ClaimSpec, Lesson, all_lessons, get
-from fpexplore.lessons._base import hidden, settle
+from fpexplore.lessons import Lesson, all_lessons, get
+from fpexplore.lessons._base import ClaimSpec, hidden, settle
 from fpexplore.params import validate_all
 from fpexplore.result import Claim
 from fpexplore.testing import hidden_problems

@@ -118,3 +118,17 @@ def test_cpu_vs_accelerator_record_card_sums_closer():
     card = abs(recorded["torch default"]["sum_tenthousand"] - t)
     assert card < abs(recorded["cpu"]["sum_tenthousand"] - t)
     assert recorded["fp32 (TF32 off)"]["conv_error"] < 10 * recorded["cpu"]["conv_error"]
+
+
+def test_a_sum_of_10000_values_is_not_split_over_threads():
+    """08: 10000 values are below torch's grain size: one sum at every thread count."""
+    pytest.importorskip("torch")
+    from fpexplore import records
+    from fpexplore.lessons.cpu_vs_accelerator import cpu_live
+
+    c = fpexplore.run("cpu_vs_accelerator")
+    settings = records.load(records.find(c.params["record"])).experiments["cpu_vs_accelerator"][
+        "settings"
+    ]
+    sums = {cpu_live.cpu_side(settings, n)["sum_tenthousand"] for n in cpu_live.THREADS}
+    assert len(sums) == 1

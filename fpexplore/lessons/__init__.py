@@ -16,18 +16,9 @@ from typing import Any
 
 from ..errors import InvalidParameter
 from ..result import Comparison
-from ._base import ClaimSpec, Lesson
+from ._base import Lesson
 
-__all__ = [
-    "ClaimSpec",
-    "Lesson",
-    "LessonImportWarning",
-    "all_lessons",
-    "broken",
-    "get",
-    "names",
-    "run",
-]
+__all__ = ["Lesson", "LessonImportWarning", "all_lessons", "broken", "get", "names", "run"]
 
 
 class LessonImportWarning(UserWarning):

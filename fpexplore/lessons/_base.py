@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import backends
 from ..params import Param, validate_all
-from ..result import Claim, Comparison, Observation
+from ..result import Claim, Comparison
 
 
 @dataclass(frozen=True)
@@ -34,19 +34,8 @@ class ClaimSpec:
         """This claim decided: its text followed by ``measured`` (the numbers this run saw)."""
         return Claim(self.text + measured, holds, reason)
 
-    def observed(self, value: Any, note: str = "") -> Observation:
-        return Observation(self.text, value, note)
-
     def not_checked(self, reason: str) -> Claim:
         return Claim.not_checked(self.text, reason)
-
-
-def declare(*specs: ClaimSpec) -> dict[str, ClaimSpec]:
-    """``specs`` by key (a key declared twice is an error)."""
-    out = {s.key: s for s in specs}
-    if len(out) != len(specs):
-        raise ValueError("a claim key is declared twice")
-    return out
 
 
 def declare_texts(
@@ -55,10 +44,10 @@ def declare_texts(
     by_key: Mapping[str, tuple[str, ...]] | None = None,
     **common: Any,
 ) -> dict[str, ClaimSpec]:
-    """`declare` from ``{key: text}``: each needs ``by_key[key]`` where given, else ``needs``;
+    """Claims ``{key: text}`` declared: each needs ``by_key[key]`` where given, else ``needs``;
     ``common`` (``applies``, ``test``) is the same for all."""
     by_key = by_key or {}
-    return declare(*(ClaimSpec(k, t, by_key.get(k, needs), **common) for k, t in texts.items()))
+    return {k: ClaimSpec(k, t, by_key.get(k, needs), **common) for k, t in texts.items()}
 
 
 #: parts made to look missing (`hidden`), to check that claims degrade to "not checked"

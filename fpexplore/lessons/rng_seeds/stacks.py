@@ -12,7 +12,7 @@ from ...memo import Memo
 from ...result import Claim, Outcome
 from ...rng import MT19937, JavaRandom, TorchCPURandom, random_bits
 from ...rng.torch_cpu import PATH_NAMES, running_path
-from .._base import ClaimSpec, declare, declare_texts, settle
+from .._base import declare_texts, settle
 
 KINDS = {
     "rand32": ("rand", "float32"),
@@ -123,13 +123,10 @@ TF_CLAIMS = declare_texts(
     ("tensorflow",),
     test=_TEST,
 )
-JAVA_CLAIMS = declare(
-    ClaimSpec(
-        "java_emulator_matches",
-        "the java.util.Random emulator matches the JVM bit for bit",
-        ("java",),
-        test=_TEST,
-    )
+JAVA_CLAIMS = declare_texts(
+    {"java_emulator_matches": "the java.util.Random emulator matches the JVM bit for bit"},
+    ("java",),
+    test=_TEST,
 )
 
 
