@@ -7,8 +7,11 @@
 `check_lesson` verifies that every declared parameter refuses generated bad values with an
 `InvalidParameter` naming it, that random valid values (the edges of every range and every
 choice of every option included) give a `Comparison` whose claims all hold or are "not
-checked" with a reason, and that the result renders as HTML, text and JSON. It raises
-`LessonContractError` listing every breach, and returns a `LessonCheck` otherwise.
+checked" with a reason, and that the result renders as HTML, text and JSON. Where the lesson
+declares its claims (``Lesson.claims``, `ClaimSpec`), every claim and observation it returns
+must be declared, and with every part its claims need hidden (`hidden`) each such claim must
+come back "not checked" naming the fix. It raises `LessonContractError` listing every breach,
+and returns a `LessonCheck` otherwise.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from .errors import FpexploreError, InvalidParameter, shown
 from .lessons import Lesson, get
+from .lessons._base import hidden
 from .params import MAX_TEXT, Depends, Flag, Interval, Options, Param, Text, resolved
 from .result import Claim, Comparison
 
@@ -207,6 +211,16 @@ def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> li
             problems.append(f"{where} FAILS: {claim.text} ({claim.reason})")
         elif claim.holds is None and not claim.reason.strip():
             problems.append(f"{where} is not checked and gives no reason")
+    for kind, returned, declared in (
+        ("claim", c.claims, lesson.claims),
+        ("observation", c.observations, lesson.observations),
+    ):
+        if declared:
+            problems += [
+                f"{lesson.name} {params}: {kind} {k!r} is not declared on the lesson"
+                for k in returned
+                if k not in declared
+            ]
     for face, render in (
         ("_repr_html_", c._repr_html_),
         ("table", c.table),
@@ -219,6 +233,28 @@ def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> li
             continue
         if not isinstance(text, str) or not text:
             problems.append(f"{lesson.name} {params}: {face} rendered nothing")
+    return problems
+
+
+def hidden_problems(lesson: Lesson, params: Mapping[str, Any]) -> list[str]:
+    """Run ``params`` with every part the declared claims need hidden: each claim that needs
+    one must come back "not checked", its reason naming the fix."""
+    parts = sorted({p for spec in lesson.claims.values() for p in spec.needs})
+    if not parts:
+        return []
+    where = f"{lesson.name} {dict(params)} with {', '.join(parts)} hidden"
+    try:
+        with hidden(*parts):
+            c = lesson.run(**params)
+    except Exception as exc:
+        return [f"{where}: raised {type(exc).__name__}: {exc}"]
+    problems = []
+    for key, claim in c.claims.items():
+        spec = lesson.claims.get(key)
+        if spec is None or not spec.needs or spec.occasional:
+            continue
+        if claim.holds is not None or "fix" not in claim.reason.lower():
+            problems.append(f"{where}: claim {key!r} is {claim.state} ({claim.reason!r})")
     return problems
 
 
@@ -276,6 +312,8 @@ def check_lesson(
             problems += _claim_problems(c, lesson, params)
             states = {k: getattr(v, "state", "?") for k, v in getattr(c, "claims", {}).items()}
             done.append((params, states, seconds))
+    if runs and done:
+        problems += hidden_problems(lesson, done[0][0])
     result = LessonCheck(lesson.name, bad, tuple(done), tuple(problems))
     if problems:
         raise LessonContractError(

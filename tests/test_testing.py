@@ -87,3 +87,25 @@ def test_check_lesson_refuses_bad_arguments():
         check_lesson(_lesson(_good), draws=0)
     with pytest.raises(InvalidParameter, match="'lesson'"):
         check_lesson(3)  # type: ignore[arg-type]
+
+
+def test_declared_claims_undeclared_keys_and_hidden_needs():
+    """A lesson that declares its claims: one that settles them passes; one that returns an
+    undeclared claim, or decides a claim whose part is hidden, is named."""
+    from fpexplore.lessons._base import ClaimSpec, settle
+
+    specs = {"pos": ClaimSpec("pos", "n is positive", ("torch",))}
+
+    def settled(n, kind, fast):
+        claims = settle(specs.values(), {"pos": specs["pos"].claim(n > 0, f" (n={n})")})
+        return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), claims)
+
+    def unsettled(n, kind, fast):
+        claims = {"pos": Claim("n is positive", n > 0), "extra": Claim("extra", True)}
+        return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), claims)
+
+    check_lesson(Lesson("toy", "Toy", "A toy lesson.", PARAMS, settled, claims=specs), draws=1)
+    with pytest.raises(LessonContractError) as exc:
+        check_lesson(Lesson("toy", "Toy", "A toy.", PARAMS, unsettled, claims=specs), draws=1)
+    assert "'extra' is not declared" in str(exc.value)
+    assert "torch hidden: claim 'pos' is holds" in str(exc.value)

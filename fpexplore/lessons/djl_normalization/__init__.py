@@ -8,6 +8,8 @@ diverges from torchvision's, and whether the fixes work.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -20,7 +22,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from ...truth.value import Truth
-from .._base import Lesson
+from .._base import Lesson, declare_texts, missing_part, settle
 from . import pipelines as P
 from . import stages as S
 from .figure_svg import figure_svg as figure_svg
@@ -189,8 +191,9 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
 
 # -- the lesson -----------------------------------------------------------------------------
 
-#: Every claim, as stated when a part it needs is missing (then "not checked", naming it).
-CLAIMS = {
+#: Every claim, as stated before measuring (then "not checked" where a part it needs is
+#: missing, naming it).
+_TEXTS = {
     "std_ddof": "torch.std is unbiased (divides by N-1), np.std divides by N",
     "std_fix": "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
     "std_djl_population": "DJL's std idiom is the population std",
@@ -225,12 +228,14 @@ CLAIMS = {
     "torchvision's at the resize",
     "pipeline_fixed": "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's "
     "pipeline has torchvision's shapes at every stage",
+    "resize_uint8_wraps": "bicubic overshoots, and DJL's uint8 cast wraps the values outside "
+    "(-1, 256)",
 }
 
 
 _TV = ("torch", "torchvision")
-#: what each claim needs beyond numpy and PIL: a claim is checked wherever its parts are here
-CLAIM_NEEDS: dict[str, tuple[str, ...]] = {
+#: what each claim needs beyond numpy and PIL, where it is not (torch, torchvision, DJL)
+_NEEDS: dict[str, tuple[str, ...]] = {
     "std_ddof": ("torch",),
     "std_fix": ("torch",),
     "std_djl_population": ("djl",),
@@ -243,23 +248,21 @@ CLAIM_NEEDS: dict[str, tuple[str, ...]] = {
     "normalize_folded_differs": _TV,
     "normalize_tf_bit_equal": (*_TV, "tensorflow", "djl"),
 }
+CLAIMS = declare_texts(_TEXTS, (*_TV, "djl"), _NEEDS, test="tests/test_djl_normalization.py")
+CLAIMS["resize_uint8_wraps"] = replace(CLAIMS["resize_uint8_wraps"], occasional=True)
 #: what each stage needs to run at all (the stages after decode start from torchvision's
-#: pipeline); the parts a stage's single claims need are in `CLAIM_NEEDS`
+#: pipeline); the parts each claim needs are in `CLAIMS`
 STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
 
 
 def needs(key: str) -> tuple[str, ...]:
     """The parts claim ``key`` needs (the rest compare DJL with torch/torchvision)."""
-    return CLAIM_NEEDS.get(key, (*_TV, "djl"))
+    return CLAIMS[key].needs
 
 
-def _missing(parts: tuple[str, ...], djl: Any) -> str | None:
-    """Why the first missing part of ``parts`` is missing (with its fix), or None."""
-    for part in parts:
-        why = (djl if isinstance(djl, str) else None) if part == "djl" else backends.missing(part)
-        if why:
-            return why
-    return None
+def _missing(djl: Any) -> Callable[[str], str | None]:
+    """Why a part is missing: for DJL, why its worker did not start (the registry otherwise)."""
+    return lambda part: djl if part == "djl" and isinstance(djl, str) else None
 
 
 def _unavailable_rows(stage: str, why: str, djl: Any) -> tuple[Outcome, ...]:
@@ -280,7 +283,7 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
         raise InvalidParameter("crop", crop, f"at most size ({size})", "lesson 'djl_normalization'")
     p = {"stage": stage, "image": image, "size": size, "crop": crop, "interpolation": interpolation}
     djl = _djl()
-    tv_missing = _missing(_TV, djl)
+    tv_missing = missing_part(_TV, _missing(djl))
     versions = _versions()
     # Everything but the shown stage's outcomes depends on the input alone: kept per input, so
     # switching the stage recomputes nothing but the rows shown.
@@ -329,10 +332,7 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     data["heat"] = shown_data.get("heat")
     data["heat_title"] = shown_data.get("heat_title", "")
     data["djl_unavailable"] = djl if isinstance(djl, str) else None
-    for key, text in CLAIMS.items():  # a claim whose parts are missing: not checked, saying why
-        why = _missing(needs(key), djl)
-        if why and key not in claims:
-            claims[key] = Claim.not_checked(text, why)
+    claims = settle(CLAIMS.values(), claims, _missing(djl))
     data["runs"] = runs
     return Comparison(
         "djl_normalization", p, truth, outcomes, claims, data, EXPLANATION, _observations(data)
@@ -407,4 +407,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="05_djl_vs_pytorch.ipynb",
+    claims=CLAIMS,
 )

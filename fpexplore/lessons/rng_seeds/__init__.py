@@ -19,7 +19,7 @@ from ...memo import Memo
 from ...params import Flag, Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
-from .._base import Lesson
+from .._base import Lesson, declare_texts, settle
 from . import devices as _rng_devices
 from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
@@ -46,6 +46,28 @@ STREAMS = (
     "TensorFlow",
     "java.util.Random",
     "DJL randomUniform",
+)
+
+
+_TEST = "tests/test_rng_seeds.py"
+#: the claims that compare against torch itself (as stated before measuring)
+TORCH_CLAIMS = declare_texts(
+    {
+        "torch_rand_reproduced": "torch.rand is reproduced bit for bit from an independent "
+        "MT19937 (float32 and float64)",
+        "torch_randn_reproduced": "torch.randn is reproduced bit for bit (Box-Muller)",
+        "torch_numpy_share_words": "torch CPU and numpy RandomState draw the same MT19937 words",
+        "python_stream_unrelated": "Python's random (seeded through init_by_array) shares no "
+        "words with torch",
+        "mappings_differ": "stacks keep different numbers of random bits per float",
+        "cuda_differs_from_cpu": "torch CUDA gives other numbers than torch CPU",
+    },
+    ("torch",),
+    test=_TEST,
+)
+#: the DataLoader claims (the two-GPU one is an observation here, decided from a record)
+WORKER_CLAIMS = declare_texts(
+    {k: t for k, t in WORKER_TEXTS.items() if k != "seeding_two_gpus"}, ("torch",), test=_TEST
 )
 
 
@@ -138,13 +160,7 @@ def compute(
         claims.update(l_claims)
         djl_facts = {**djl_facts, **l_data}
     if torch is None:
-        claims.update(
-            {
-                k: Claim.not_checked(t, torch_missing)
-                for k, t in WORKER_TEXTS.items()
-                if k != "seeding_two_gpus"
-            }
-        )
+        claims.update(settle(WORKER_CLAIMS.values(), {}))
         w_loader: dict[str, Any] = {}
     else:
         w_claims_, w_loader = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
@@ -160,17 +176,7 @@ def compute(
     }
     cuda = next(o for o in outcomes if o.implementation == "torch CUDA")
     claims.update(_claims(seed, n, same, firsts, shared, py_vals, real, bits, cuda))
-    if torch_missing:  # these compare against torch itself
-        for key in (
-            "torch_rand_reproduced",
-            "torch_randn_reproduced",
-            "torch_numpy_share_words",
-            "python_stream_unrelated",
-            "mappings_differ",
-            "cuda_differs_from_cpu",
-        ):
-            if key in claims:
-                claims[key] = Claim.not_checked(_static(claims[key].text), torch_missing)
+    claims.update(settle([s for s in TORCH_CLAIMS.values() if s.key in claims], claims))
 
     gpu_claims, gpu_data = _multi_gpu.lesson_parts()
     claims.update(gpu_claims)
@@ -275,11 +281,6 @@ def _claims(
             bool((gpu[:m].view(np.uint32) != cpu_bits).any()),
         )
     return claims
-
-
-def _static(text: str) -> str:
-    """A claim's sentence up to its measured part (for a claim that was not checked)."""
-    return text.split(":")[0] if "stacks keep" in text else text
 
 
 GENERATORS = {

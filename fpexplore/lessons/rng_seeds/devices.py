@@ -11,6 +11,7 @@ from ...memo import Memo
 from ...result import Claim, Outcome
 from ...rng import TorchCPURandom
 from ...rng.philox import torch_cuda_rand
+from .._base import declare_texts, missing_part, settle
 
 _PHILOX_NOTE = "Philox4x32-10, one curand_uniform4 block per thread, (0, 1] -> [0, 1)"
 
@@ -145,20 +146,24 @@ def _djl_streams(seed: int, n: int) -> tuple[dict[str, Any], bool]:
     return s, bool((_u32(s["djl_uniform"]) == _u32(emulated)).all())
 
 
+DJL_CLAIMS = declare_texts(
+    {
+        "djl_matches_torch_cpu": "measured: DJL randomUniform equals torch.manual_seed(seed) + "
+        "torch.rand(n) bit for bit",
+        "djl_is_mt19937": "DJL's uniform stream is fpexplore's independent MT19937 with "
+        "torch's 24-bit mapping",
+    },
+    ("djl", "torch"),
+    test="tests/test_rng_seeds.py",
+)
+
+
 def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """DJL ``randomUniform`` after ``Engine.setRandomSeed(seed)``, measured against
     ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator."""
-    from ... import backends
     from ...errors import BackendUnavailable, WorkerError
-    from .stacks import not_checked
 
-    texts = {
-        "djl_matches_torch_cpu": "measured: DJL randomUniform equals torch.manual_seed(seed) + "
-        "torch.rand(n) bit for bit",
-        "djl_is_mt19937": "DJL's uniform stream is fpexplore's independent MT19937 with torch's "
-        "24-bit mapping",
-    }
-    reason = backends.missing("djl") or backends.missing("torch")
+    reason = missing_part(("djl", "torch"))
     if seed >= 2**31:
         reason = f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is not below 2**31"
     if reason is None:
@@ -167,7 +172,9 @@ def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dic
         except (BackendUnavailable, WorkerError) as exc:
             reason = str(exc)
     if reason is not None:
-        return [Outcome.missing("DJL randomUniform", "djl", reason)], not_checked(texts, reason), {}
+        why = reason
+        claims = settle(DJL_CLAIMS.values(), {}, lambda part: why)
+        return [Outcome.missing("DJL randomUniform", "djl", reason)], claims, {}
     out = Outcome(
         "DJL randomUniform",
         "djl",
@@ -185,10 +192,7 @@ def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dic
             f"randomNormal vs torch.randn: {same_n}/{n}",
             bool(s["uniform_equal"]),
         ),
-        "djl_is_mt19937": Claim(
-            "DJL's uniform stream is fpexplore's independent MT19937 with torch's 24-bit mapping",
-            is_mt19937,
-        ),
+        "djl_is_mt19937": DJL_CLAIMS["djl_is_mt19937"].claim(is_mt19937),
     }
     facts = {
         "djl_uniform_equal": bool(s["uniform_equal"]),

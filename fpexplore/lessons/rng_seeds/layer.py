@@ -12,23 +12,32 @@ from ... import backends, formats
 from ...memo import Memo
 from ...result import Claim, Outcome
 from ...truth import Truth, matmul
+from .._base import declare_texts, settle
 
 IN, OUT, BATCH = 8, 4, 3
 
-#: The weight claims, as stated when they could not be checked.
-TORCH_TEXTS = {
-    "torch_init_reproduced": "nn.Linear's weights and bias are the MT19937 stream through "
-    "torch's uniform_ (reproduced bit for bit)",
-    "torch_init_bound": "torch Linear draws from U(-1/sqrt(in), 1/sqrt(in))",
-}
-KERAS_TEXTS = {
-    "weights_differ": "the same seed gives different weights in torch and Keras",
-    "keras_init_glorot": "Keras Dense draws its kernel from glorot_uniform and starts its bias "
-    "at zero",
-    "own_init_outputs_disagree": "with their own initial weights the two layers disagree",
-    "transfer_agrees": "with torch's weights copied in, Keras and torch both stay inside the "
-    "float32 error bound of the layer",
-}
+#: The weight claims, as stated before measuring.
+TORCH_CLAIMS = declare_texts(
+    {
+        "torch_init_reproduced": "nn.Linear's weights and bias are the MT19937 stream through "
+        "torch's uniform_ (reproduced bit for bit)",
+        "torch_init_bound": "torch Linear draws from U(-1/sqrt(in), 1/sqrt(in))",
+    },
+    ("torch",),
+    test="tests/test_rng_seeds.py",
+)
+KERAS_CLAIMS = declare_texts(
+    {
+        "weights_differ": "the same seed gives different weights in torch and Keras",
+        "keras_init_glorot": "Keras Dense draws its kernel from glorot_uniform and starts its "
+        "bias at zero",
+        "own_init_outputs_disagree": "with their own initial weights the two layers disagree",
+        "transfer_agrees": "with torch's weights copied in, Keras and torch both stay inside "
+        "the float32 error bound of the layer",
+    },
+    ("torch", "tensorflow"),
+    test="tests/test_rng_seeds.py",
+)
 
 
 def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
@@ -62,7 +71,7 @@ def _weight_init_outcomes(
     seed: int, tensorflow: bool
 ) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
     from ...rng.torch_cpu import linear_init
-    from .stacks import emulated_path, not_checked
+    from .stacks import emulated_path
 
     why = backends.missing("torch")
     if why is not None:
@@ -73,8 +82,8 @@ def _weight_init_outcomes(
             Outcome.missing(n, "torch" if n.startswith("torch") else "tensorflow", why)
             for n in names
         ]
-        texts = {**TORCH_TEXTS, **(KERAS_TEXTS if tensorflow else {})}
-        return rows, not_checked(texts, why), None, {}
+        specs = [*TORCH_CLAIMS.values(), *(KERAS_CLAIMS.values() if tensorflow else ())]
+        return rows, settle(specs, {}), None, {}
     torch = backends.load("torch")
 
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
@@ -104,10 +113,10 @@ def _weight_init_outcomes(
             bool((w_emu == w).all() and (b_emu == b).all()),
         )
         if path is not None
-        else Claim.not_checked(TORCH_TEXTS["torch_init_reproduced"], said),
-        "torch_init_bound": Claim(
-            f"torch Linear draws from U(-1/sqrt(in), 1/sqrt(in)) = ±{1 / math.sqrt(IN):.4f}",
+        else TORCH_CLAIMS["torch_init_reproduced"].not_checked(said),
+        "torch_init_bound": TORCH_CLAIMS["torch_init_bound"].claim(
             bool(np.abs(w).max() <= 1 / math.sqrt(IN) and np.abs(b).max() <= 1 / math.sqrt(IN)),
+            f" = ±{1 / math.sqrt(IN):.4f}",
         ),
     }
     data: dict[str, Any] = {"torch_weight": w, "torch_bias": b, "x": x}
@@ -120,7 +129,7 @@ def _weight_init_outcomes(
             Outcome.missing(n, "tensorflow", why)
             for n in ("Keras Dense, own init", "Keras Dense, torch weights")
         ]
-        claims.update(not_checked(KERAS_TEXTS, why))
+        claims.update(settle(KERAS_CLAIMS.values(), {}))
         return outcomes, claims, truth, data
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
 

@@ -12,6 +12,7 @@ from ...memo import Memo
 from ...result import Claim, Outcome
 from ...rng import MT19937, JavaRandom, TorchCPURandom, random_bits
 from ...rng.torch_cpu import PATH_NAMES, running_path
+from .._base import declare_texts, settle
 
 KINDS = {
     "rand32": ("rand", "float32"),
@@ -109,19 +110,24 @@ def _torch_cpu(
     return real, same, bits
 
 
-TF_CLAIMS = {
-    "tf_global_seed_is_stateful": "after tf.random.set_seed, each tf.random.uniform call "
-    "continues the stream; re-seeding repeats it",
-    "tf_op_seed_with_global": "the same op seed under a different global seed gives different "
-    "numbers",
-    "tf_stateless_repeats": "tf.random.stateless_uniform returns the same numbers for the same "
-    "seed pair, with no hidden state",
-}
-
-
-def not_checked(texts: dict[str, str], reason: str) -> dict[str, Claim]:
-    """The claims ``texts`` marked not checked, with ``reason`` (what is missing, the fix)."""
-    return {key: Claim.not_checked(text, reason) for key, text in texts.items()}
+_TEST = "tests/test_rng_seeds.py"
+TF_CLAIMS = declare_texts(
+    {
+        "tf_global_seed_is_stateful": "after tf.random.set_seed, each tf.random.uniform call "
+        "continues the stream; re-seeding repeats it",
+        "tf_op_seed_with_global": "the same op seed under a different global seed gives "
+        "different numbers",
+        "tf_stateless_repeats": "tf.random.stateless_uniform returns the same numbers for the "
+        "same seed pair, with no hidden state",
+    },
+    ("tensorflow",),
+    test=_TEST,
+)
+JAVA_CLAIMS = declare_texts(
+    {"java_emulator_matches": "the java.util.Random emulator matches the JVM bit for bit"},
+    ("java",),
+    test=_TEST,
+)
 
 
 #: TensorFlow's part by (seed, k)
@@ -142,7 +148,7 @@ def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dic
             Outcome.missing(name, "tensorflow", why)
             for name in ("TensorFlow", "TensorFlow stateless")
         ]
-        return missing, not_checked(TF_CLAIMS, why), {}
+        return missing, settle(TF_CLAIMS.values(), {}), {}
     tf = backends.load("tensorflow")
 
     tf.random.set_seed(seed)
@@ -234,10 +240,9 @@ def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
         real = _java_floats(seed, k)
         version = _JAVA_VERSION.get("java", jr.java_version)
     except (BackendUnavailable, WorkerError) as exc:  # no JVM: say so, keep the emulator
-        text = "the java.util.Random emulator matches the JVM bit for bit"
-        return [Outcome.missing("java.util.Random", "java", str(exc)), emulated], not_checked(
-            {"java_emulator_matches": text}, str(exc)
-        )
+        why = str(exc)
+        missing = [Outcome.missing("java.util.Random", "java", why), emulated]
+        return missing, settle(JAVA_CLAIMS.values(), {}, lambda part: why)
     outcome = Outcome(
         "java.util.Random",
         "java",
@@ -246,9 +251,8 @@ def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
         note="new java.util.Random(seed).nextFloat() on the JVM",
     )
     claims = {
-        "java_emulator_matches": Claim(
-            f"the java.util.Random emulator matches the JVM ({version}) bit for bit",
-            bool((real.view(np.uint32) == emu.view(np.uint32)).all()),
+        "java_emulator_matches": JAVA_CLAIMS["java_emulator_matches"].claim(
+            bool((real.view(np.uint32) == emu.view(np.uint32)).all()), f" (JVM {version})"
         )
     }
     return [outcome, emulated], claims

@@ -14,7 +14,7 @@ from typing import Any
 from ...errors import BackendUnavailable, FpexploreError
 from ...params import Depends, Flag, Interval, Options
 from ...result import Comparison, Observation
-from .._base import Lesson
+from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
 from .frameworks import load, raised, unavailable
 from .plot import figure
@@ -28,7 +28,7 @@ class Spec:
 
     run: Callable[..., Any]
     rows: tuple[tuple[str, str], ...]
-    claims: dict[str, str]
+    claims: dict[str, ClaimSpec]
     dtypes: tuple[str, ...]
     size: tuple[int, int, int] | None  # default, low, high; None: size is not used
     size_means: str
@@ -37,11 +37,17 @@ class Spec:
 
 _LOW = ("float32", "float16", "bfloat16")
 
+
+def _declared(texts: dict[str, str]) -> dict[str, ClaimSpec]:
+    """A section's claims: each needs both frameworks, and is decided by the lesson's tests."""
+    return declare_texts(texts, ("torch", "tensorflow"), test="tests/test_tf_vs_torch.py")
+
+
 SECTIONS: dict[str, Spec] = {
     "softmax": Spec(
         lambda fw, **kw: softmax.run_softmax(fw, "softmax", **kw),
         (("torch F.softmax", "torch"), ("tf.nn.softmax", "tensorflow")),
-        softmax.SOFTMAX_CLAIMS,
+        _declared(softmax.SOFTMAX_CLAIMS),
         _LOW,
         (8, 1, 4096),
         "number of logits",
@@ -50,7 +56,7 @@ SECTIONS: dict[str, Spec] = {
     "log_softmax": Spec(
         lambda fw, **kw: softmax.run_softmax(fw, "log_softmax", **kw),
         (("torch F.log_softmax", "torch"), ("tf.nn.log_softmax", "tensorflow")),
-        softmax.SOFTMAX_CLAIMS,
+        _declared(softmax.SOFTMAX_CLAIMS),
         _LOW,
         (8, 1, 4096),
         "number of logits",
@@ -59,7 +65,7 @@ SECTIONS: dict[str, Spec] = {
     "cross_entropy": Spec(
         softmax.run_cross_entropy,
         (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
-        softmax.CROSS_ENTROPY_CLAIMS,
+        _declared(softmax.CROSS_ENTROPY_CLAIMS),
         ("float32",),
         (10, 2, 1000),
         "number of classes",
@@ -68,7 +74,7 @@ SECTIONS: dict[str, Spec] = {
     "gelu": Spec(
         activations.run_gelu,
         (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
-        activations.GELU_CLAIMS,
+        _declared(activations.GELU_CLAIMS),
         ("float32",),
         (121, 2, 10_000),
         "points on [-6, 6]",
@@ -77,7 +83,7 @@ SECTIONS: dict[str, Spec] = {
     "layer_norm": Spec(
         norms.run_layer_norm,
         (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
-        norms.LAYER_NORM_CLAIMS,
+        _declared(norms.LAYER_NORM_CLAIMS),
         ("float32",),
         (64, 2, 1024),
         "features per row",
@@ -86,7 +92,7 @@ SECTIONS: dict[str, Spec] = {
     "conv_same": Spec(
         conv.run_conv,
         (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
-        conv.CONV_CLAIMS,
+        _declared(conv.CONV_CLAIMS),
         ("float32",),
         (8, 4, 64),
         "image side",
@@ -95,7 +101,7 @@ SECTIONS: dict[str, Spec] = {
     "adam": Spec(
         adam.run_adam,
         (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
-        adam.ADAM_CLAIMS,
+        _declared(adam.ADAM_CLAIMS),
         ("float32",),
         (16, 1, 1024),
         "weights",
@@ -104,7 +110,7 @@ SECTIONS: dict[str, Spec] = {
     "autograd": Spec(
         autograd.run_autograd,
         (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
-        autograd.AUTOGRAD_CLAIMS,
+        _declared(autograd.AUTOGRAD_CLAIMS),
         ("float32",),
         None,
         "unused",
@@ -113,7 +119,7 @@ SECTIONS: dict[str, Spec] = {
     "lstm": Spec(
         lstm.run_lstm,
         (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
-        lstm.LSTM_CLAIMS,
+        _declared(lstm.LSTM_CLAIMS),
         ("float32",),
         None,
         "unused",
@@ -122,7 +128,7 @@ SECTIONS: dict[str, Spec] = {
     "graph_mode": Spec(
         graph.run_graph,
         (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
-        graph.GRAPH_CLAIMS,
+        _declared(graph.GRAPH_CLAIMS),
         ("float32",),
         (256, 1, 10_000),
         "logits per row",
@@ -131,7 +137,7 @@ SECTIONS: dict[str, Spec] = {
     "reduce_sum": Spec(
         reduction.run_reduce_sum,
         (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
-        reduction.REDUCE_SUM_CLAIMS,
+        _declared(reduction.REDUCE_SUM_CLAIMS),
         ("float32",),
         (300_000, 1, 1_000_000),
         "elements",
@@ -140,7 +146,7 @@ SECTIONS: dict[str, Spec] = {
     "control_flow": Spec(
         calculus.run_control_flow,
         (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
-        calculus.CONTROL_FLOW_CLAIMS,
+        _declared(calculus.CONTROL_FLOW_CLAIMS),
         ("float32",),
         None,
         "unused",
@@ -149,7 +155,7 @@ SECTIONS: dict[str, Spec] = {
     "higher_order": Spec(
         calculus.run_higher_order,
         (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
-        calculus.HIGHER_ORDER_CLAIMS,
+        _declared(calculus.HIGHER_ORDER_CLAIMS),
         ("float32",),
         None,
         "unused",
@@ -158,7 +164,7 @@ SECTIONS: dict[str, Spec] = {
     "tolerances": Spec(
         calculus.run_tolerances,
         (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
-        calculus.TOLERANCE_CLAIMS,
+        _declared(calculus.TOLERANCE_CLAIMS),
         ("float32",),
         None,
         "unused",
@@ -219,7 +225,7 @@ def compute(
         params,
         section.truth,
         tuple(section.outcomes),
-        section.claims,
+        settle(spec.claims.values(), section.claims),
         data,
         spec.text + "\n\n" + EXPLANATION,
         observations,
@@ -279,4 +285,6 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="06_tensorflow_vs_pytorch.ipynb",
+    #: every section's claims (a key such as "fix_agrees" names each section's own fix)
+    claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},
 )

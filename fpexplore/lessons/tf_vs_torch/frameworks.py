@@ -12,6 +12,7 @@ import numpy as np
 from ... import backends, formats
 from ...errors import BackendUnavailable
 from ...result import Claim, Observation, Outcome
+from .._base import ClaimSpec, settle
 
 
 @dataclass
@@ -87,29 +88,20 @@ class Section:
 
 
 def unavailable(
-    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict[str, str]
+    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict[str, ClaimSpec]
 ) -> Section:
     """The section when a framework is missing: its rows say why and how to fix it, its
-    claims are not checked."""
+    claims are not checked (`settle`, naming the missing framework)."""
     reason = f"{exc.reason} To fix it, run: {exc.fix}" if exc.fix else exc.reason
     why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
-    return _nothing_ran(rows, reason, claims, why, {"missing": exc.backend, "fix": exc.fix})
-
-
-def _nothing_ran(
-    rows: tuple[tuple[str, str], ...],
-    reason: str,
-    claims: dict[str, str],
-    why: str,
-    data: dict[str, Any],
-) -> Section:
-    """A section with no result: each row says ``reason``, each claim is not checked."""
+    checked = settle(claims.values(), {}, lambda part: why if part == exc.backend else None)
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    checked = {k: Claim.not_checked(text, why) for k, text in claims.items()}
-    return Section(outcomes, checked, None, data)
+    return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
 
 
-def raised(exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, str]) -> Section:
+def raised(
+    exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, ClaimSpec]
+) -> Section:
     """The section when a framework raised inside its kernel (e.g. TensorFlow's oneDNN
     softmax has no bfloat16 primitive when oneDNN is capped at AVX2): every row says which
     framework raised and what, the claims are not checked, never failed."""
@@ -123,7 +115,9 @@ def raised(exc: Exception, rows: tuple[tuple[str, str], ...], claims: dict[str, 
         f"{who} raised {type(exc).__name__} on this machine's path ({message}); "
         "a framework error under these settings, not a verdict on the claim"
     )
-    return _nothing_ran(rows, reason, claims, reason, {"raised": f"{who}: {type(exc).__name__}"})
+    outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
+    checked = {k: spec.not_checked(reason) for k, spec in claims.items()}
+    return Section(outcomes, checked, None, {"raised": f"{who}: {type(exc).__name__}"})
 
 
 def shown(

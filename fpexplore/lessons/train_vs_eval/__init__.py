@@ -20,7 +20,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...truth import reference
-from .._base import Lesson
+from .._base import Lesson, declare_texts, settle
 from . import modes as _train_modes
 from .figures import C, figure
 from .figures import figure_svg as figure_svg  # the explorer's SVG face
@@ -119,28 +119,22 @@ def _dropout_run(
         ),
     ]
     claims = {
-        "dropout_train_varies": Claim(
-            f"in train mode the output changes from run to run ({distinct_train} distinct "
-            f"outputs in {runs} runs, p={p:g})",
-            distinct_train > 1,
+        "dropout_train_varies": C_["dropout_train_varies"].claim(
+            distinct_train > 1, f" ({distinct_train} distinct outputs in {runs} runs, p={p:g})"
         )
         if p > 0
         else Claim(
             "with p=0 train mode drops nothing: all runs equal eval()'s output bit for bit",
             bool((train_runs.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
         ),
-        "dropout_eval_fixed": Claim(
-            f"in eval mode all {runs} runs give the same output, bit for bit", distinct_eval == 1
-        ),
-        "dropout_scaling": Claim(
-            f"kept activations are scaled by 1/(1-p) = {float(scale):.8g} (float32 division "
-            f"by float32(1 - p)); the kept fraction "
-            f"was {frac:.4f} (expected {1 - p:.4f} ± {spread:.4f}, 5 sigma)",
+        "dropout_eval_fixed": C_["dropout_eval_fixed"].claim(distinct_eval == 1, f" ({runs} runs)"),
+        "dropout_scaling": C_["dropout_scaling"].claim(
             bool(kept.size > 0 and (kept == scale).all() and abs(frac - (1 - p)) <= spread),
+            f" = {float(scale):.8g} (float32 division by float32(1 - p)); the kept fraction "
+            f"was {frac:.4f} (expected {1 - p:.4f} ± {spread:.4f}, 5 sigma)",
         ),
-        "dropout_removed_equals_eval": Claim(
-            "removing the Dropout layer and copying the weights gives eval()'s output bit for bit",
-            bool((y_plain.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
+        "dropout_removed_equals_eval": C_["dropout_removed_equals_eval"].claim(
+            bool((y_plain.view(np.uint32) == eval_runs[0].view(np.uint32)).all())
         ),
     }
     data = {
@@ -257,51 +251,44 @@ def _torch_bn_run(
     ]
     e_eval, e_train = (np.abs(o.error.ulp) for o in outcomes)
     claims = {
-        "bn_train_uses_batch_stats": Claim(
-            f"train mode normalizes with the batch's mean and biased variance: torch is within "
-            f"{e_train.max():.3g} ULP of that reference",
+        "bn_train_uses_batch_stats": C_["bn_train_uses_batch_stats"].claim(
             bool(np.abs(y_train - truth_train.split()[0]).max() < 1e-5 * ref_scale),
+            f": torch is within {e_train.max():.3g} ULP of that reference",
         ),
-        "bn_eval_uses_running_stats": Claim(
-            f"eval mode uses the running statistics: torch within {e_eval.max():.3g} ULP of "
-            "that reference, and train/eval outputs differ",
+        "bn_eval_uses_running_stats": C_["bn_eval_uses_running_stats"].claim(
             bool(
                 np.abs(y_eval - truth_eval.split()[0]).max() < 1e-5 * ref_scale
                 and (y_eval != y_train).any()
             ),
+            f": torch within {e_eval.max():.3g} ULP of that reference, and train/eval outputs "
+            "differ",
         ),
-        "bn_running_var_unbiased": Claim(
-            f"torch's running_var update uses the unbiased batch variance (x n/(n-1), n={n}): "
-            f"(1-m)*old + m*var_unbiased, with m = momentum = {momentum:g}",
+        "bn_running_var_unbiased": C_["bn_running_var_unbiased"].claim(
             bool(
                 np.abs(new_var - exp_u).max() < np.abs(new_var - exp_b).max() * 1e-3 + 1e-6
                 and np.allclose(new_var, exp_u, rtol=1e-6)
             ),
+            f" (x n/(n-1), n={n}): (1-m)*old + m*var_unbiased, with m = momentum = {momentum:g}",
         ),
-        "bn_running_mean": Claim(
-            "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
+        "bn_running_mean": C_["bn_running_mean"].claim(
             bool(
                 np.allclose(
                     new_mean, (1 - momentum) * run_mean + momentum * bm, rtol=1e-6, atol=1e-7
                 )
             ),
         ),
-        "bn_batch1_torch": Claim(
-            f"torch refuses batch size 1 in train mode: {batch1!r}", batch1 != "accepted"
-        ),
-        "bn_train_repeats": Claim(
-            f"run {runs['train_runs']} times on the same batch, train mode gives the same bits "
-            "every time: it is not random, it depends on the batch",
+        "bn_batch1_torch": C_["bn_batch1_torch"].claim(batch1 != "accepted", f": {batch1!r}"),
+        "bn_train_repeats": C_["bn_train_repeats"].claim(
             runs["train_same_batch_distinct"] == 1,
+            f" ({runs['train_runs']} runs): it is not random, it depends on the batch",
         ),
-        "bn_forgotten_eval_moves_stats": Claim(
-            "every forgotten train-mode call moves the running statistics: eval() afterwards "
-            f"gives other outputs (up to {runs['eval_before_after_max_gap']:.3g} apart)",
+        "bn_forgotten_eval_moves_stats": C_["bn_forgotten_eval_moves_stats"].claim(
             runs["eval_before_after_max_gap"] > 0,
+            ": eval() afterwards gives other outputs (up to "
+            f"{runs['eval_before_after_max_gap']:.3g} apart)",
         )
         if momentum > 0
-        else Claim.not_checked(
-            "every forgotten train-mode call moves the running statistics",
+        else C_["bn_forgotten_eval_moves_stats"].not_checked(
             "not meaningful at momentum=0: torch's update (1-m)*old + m*batch keeps the "
             "running statistics as they are, so a train-mode call cannot move them",
         ),
@@ -415,17 +402,16 @@ def _keras_bn(
     e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
     e_default_own = np.abs(own.ulp)
     claims = {
-        "bn_batch1_keras": Claim(
-            "Keras accepts batch size 1 with training=True and returns beta whatever the input "
-            f"(x - mean is 0): it deviates from beta by {batch1_dev:.3g}, the rounding of its "
-            f"folded formula (one ULP of x * gamma / sqrt(eps) is {batch1_ulp:.3g})",
+        "bn_batch1_keras": C_["bn_batch1_keras"].claim(
             bool(batch1_dev <= 4 * batch1_ulp),
+            f" whatever the input (x - mean is 0): it deviates from beta by {batch1_dev:.3g}, "
+            "the rounding of its folded formula (one ULP of x * gamma / sqrt(eps) is "
+            f"{batch1_ulp:.3g})",
         ),
-        "keras_defaults_disagree": Claim(
-            f"with Keras's defaults (epsilon 1e-3) the same weights give outputs up to "
-            f"{e_default.max():.3g} ULP from torch's (eps {eps:g}) reference: "
-            f"{int((e_default > b_eval).sum())} of {e_default.size} outside the rounding bound",
+        "keras_defaults_disagree": C_["keras_defaults_disagree"].claim(
             bool((e_default > b_eval).mean() > 0.5),
+            f" (eps {eps:g}): up to {e_default.max():.3g} ULP from it, "
+            f"{int((e_default > b_eval).sum())} of {e_default.size} outside the rounding bound",
         )
         if eps != 1e-3
         else Claim(
@@ -433,10 +419,9 @@ def _keras_bn(
             f"inside the rounding bound of torch's reference ({e_default.max():.3g} ULP)",
             bool((e_default <= b_eval).all()),
         ),
-        "keras_defaults_own_convention": Claim(
-            f"Keras's defaults are right for their own convention: within "
-            f"{e_default_own.max():.3g} ULP of the epsilon=1e-3 reference",
+        "keras_defaults_own_convention": C_["keras_defaults_own_convention"].claim(
             bool((e_default_own <= b_own).all()),
+            f": within {e_default_own.max():.3g} ULP of the epsilon=1e-3 reference",
         ),
     }
     data = {
@@ -475,20 +460,18 @@ def _both_claims(
     e_t = max(t["e_eval"].max(), t["e_train"].max())
     e_k = max(k["e_eval"].max(), k["e_train"].max())
     return {
-        "keras_matched_agrees": Claim(
-            f"with epsilon={eps:g} and momentum={1 - momentum:g} (= 1 - torch's), Keras is "
-            f"within {e_k:.3g} ULP of the reference in both modes (torch: {e_t:.3g}); both "
-            f"inside the float32 rounding bound of the layer, element by element (up to "
-            f"{bound:.3g} ULP)",
+        "keras_matched_agrees": C_["keras_matched_agrees"].claim(
             bool(
                 (k["e_eval"] <= b_eval).all()
                 and (k["e_train"] <= b_train).all()
                 and (t["e_eval"] <= b_eval).all()
                 and (t["e_train"] <= b_train).all()
             ),
+            f" (epsilon={eps:g}, momentum={1 - momentum:g} = 1 - torch's): Keras within "
+            f"{e_k:.3g} ULP, torch {e_t:.3g}, element by element inside the float32 rounding "
+            f"bound of the layer (up to {bound:.3g} ULP)",
         ),
-        "keras_moving_mean_matches": Claim(
-            "with momentum matched, Keras's moving_mean update equals torch's running_mean",
+        "keras_moving_mean_matches": C_["keras_moving_mean_matches"].claim(
             bool(np.allclose(k["moving_mean"], t["running_mean"], rtol=1e-6, atol=1e-7)),
         ),
         "keras_moving_var_biased": _moving_var_claim(momentum, t, k),
@@ -496,71 +479,82 @@ def _both_claims(
 
 
 def _moving_var_claim(momentum: float, t: dict[str, Any], k: dict[str, Any]) -> Claim:
-    text = (
-        "but Keras's moving_variance uses the biased batch variance: it still differs from "
-        "torch's running_var"
-    )
+    spec = C_["keras_moving_var_biased"]
     if momentum == 0:  # no update: both keep their initial value, whatever variance they use
-        return Claim.not_checked(
-            text,
+        return spec.not_checked(
             "momentum 0 leaves the moving statistics at their initial values, so no update "
             "shows which variance is used; pick a momentum above 0",
         )
-    return Claim(
-        text,
+    return spec.claim(
         bool(
             np.allclose(k["moving_var"], t["expected_var_biased"], rtol=1e-6)
             and not np.allclose(k["moving_var"], t["running_var"], rtol=1e-6)
         ),
+        ": it still differs from torch's running_var",
     )
 
 
-#: The claims as stated when a part they need is missing (torch for all, TensorFlow for the
-#: BatchNorm comparison, which runs torch and Keras side by side).
-DROPOUT_CLAIMS = {
-    "dropout_train_varies": "in train mode the output changes from run to run",
-    "dropout_eval_fixed": "in eval mode all runs give the same output, bit for bit",
-    "dropout_scaling": "kept activations are scaled by 1/(1-p)",
-    "dropout_removed_equals_eval": "removing the Dropout layer and copying the weights gives "
-    "eval()'s output bit for bit",
-}
-TORCH_BN_CLAIMS = {
-    "bn_train_uses_batch_stats": "train mode normalizes with the batch's mean and biased variance",
-    "bn_eval_uses_running_stats": "eval mode uses the running statistics",
-    "bn_running_var_unbiased": "torch's running_var update uses the unbiased batch variance",
-    "bn_running_mean": "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
-    "bn_batch1_torch": "torch refuses batch size 1 in train mode",
-    "bn_train_repeats": "train mode gives the same bits for the same batch, run after run",
-    "bn_forgotten_eval_moves_stats": "forgotten train-mode calls move the running statistics",
-}
-KERAS_BN_CLAIMS = {
-    "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
-    "keras_defaults_disagree": "with Keras's defaults (epsilon 1e-3) the same weights give "
-    "other outputs than torch's reference",
-    "keras_defaults_own_convention": "Keras's defaults are right for their own convention",
-}
-BOTH_BN_CLAIMS = {
-    "keras_matched_agrees": "with epsilon and momentum matched, Keras is within the rounding "
-    "bound of the reference in both modes",
-    "keras_moving_mean_matches": "with momentum matched, Keras's moving_mean update equals "
-    "torch's running_mean",
-    "keras_moving_var_biased": "Keras's moving_variance uses the biased batch variance",
-}
+#: The claims, as stated before measuring (each decided claim appends what it measured); each
+#: needs torch, Keras's TensorFlow, or both (the BatchNorm comparison runs them side by side).
+_T, _K, _TEST = ("torch",), ("tensorflow",), "tests/test_train_vs_eval.py"
+DROPOUT_CLAIMS = declare_texts(
+    {
+        "dropout_train_varies": "in train mode the output changes from run to run",
+        "dropout_eval_fixed": "in eval mode all runs give the same output, bit for bit",
+        "dropout_scaling": "kept activations are scaled by 1/(1-p)",
+        "dropout_removed_equals_eval": "removing the Dropout layer and copying the weights "
+        "gives eval()'s output bit for bit",
+    },
+    _T,
+    test=_TEST,
+)
+TORCH_BN_CLAIMS = declare_texts(
+    {
+        "bn_train_uses_batch_stats": "train mode normalizes with the batch's mean and biased "
+        "variance",
+        "bn_eval_uses_running_stats": "eval mode uses the running statistics",
+        "bn_running_var_unbiased": "torch's running_var update uses the unbiased batch variance",
+        "bn_running_mean": "torch's running_mean is (1-momentum)*old + momentum*batch_mean",
+        "bn_batch1_torch": "torch refuses batch size 1 in train mode",
+        "bn_train_repeats": "train mode gives the same bits for the same batch, run after run",
+        "bn_forgotten_eval_moves_stats": "forgotten train-mode calls move the running statistics",
+    },
+    _T,
+    test=_TEST,
+)
+KERAS_BN_CLAIMS = declare_texts(
+    {
+        "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
+        "keras_defaults_disagree": "with Keras's defaults (epsilon 1e-3) the same weights give "
+        "other outputs than torch's reference",
+        "keras_defaults_own_convention": "Keras's defaults are right for their own convention",
+    },
+    _K,
+    test=_TEST,
+)
+BOTH_BN_CLAIMS = declare_texts(
+    {
+        "keras_matched_agrees": "with epsilon and momentum matched, Keras is within the "
+        "rounding bound of the reference in both modes",
+        "keras_moving_mean_matches": "with momentum matched, Keras's moving_mean update equals "
+        "torch's running_mean",
+        "keras_moving_var_biased": "Keras's moving_variance uses the biased batch variance",
+    },
+    (*_T, *_K),
+    test=_TEST,
+)
 #: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
 #: comparisons of the two
 BATCHNORM_CLAIMS = {**TORCH_BN_CLAIMS, **KERAS_BN_CLAIMS, **BOTH_BN_CLAIMS}
+MODES_CLAIMS = declare_texts(_train_modes.MODES_TEXTS, _T, test=_TEST)
+KERAS_NOISE_CLAIMS = declare_texts(_train_modes.KERAS_NOISE_TEXTS, _K, test=_TEST)
+CLAIMS = {**DROPOUT_CLAIMS, **MODES_CLAIMS, **KERAS_NOISE_CLAIMS, **BATCHNORM_CLAIMS}
+C_ = CLAIMS
 
 #: results of the lesson's parts, by what each depends on: moving one control recomputes only
 #: the parts that depend on it (the dropout MLP for p and runs, the BatchNorm layers for
 #: momentum and eps, the figure alone for the mode)
 _PARTS = Memo(keep=128)
-
-
-def _missing_part(
-    names: tuple[str, ...], texts: dict[str, str], backend: str, why: str
-) -> tuple[list[Outcome], dict[str, Claim]]:
-    rows = [Outcome.missing(n, backend, why) for n in names]
-    return rows, {k: Claim.not_checked(t, why) for k, t in texts.items()}
 
 
 def _batchnorm_part(
@@ -615,14 +609,7 @@ def _batchnorm_part(
         data["keras_moving_var"] = k["moving_var"]
     if t is not None and k is not None:
         claims.update(_both_claims(momentum, eps, t, k, _bounds(seed, batch, eps)))
-    for texts, why in (
-        (TORCH_BN_CLAIMS, torch_missing),
-        (KERAS_BN_CLAIMS, tf_missing),
-        (BOTH_BN_CLAIMS, torch_missing or tf_missing),
-    ):
-        if why:
-            claims.update({key: Claim.not_checked(text, str(why)) for key, text in texts.items()})
-    return outcomes, {key: claims[key] for key in BATCHNORM_CLAIMS}, data
+    return outcomes, claims, data
 
 
 def _modes_part(
@@ -630,18 +617,18 @@ def _modes_part(
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """Autograd modes, RReLU and the state-dict example (torch), GaussianNoise (Keras)."""
     data: dict[str, Any] = {}
+    outcomes: list[Outcome] = []
+    claims: dict[str, Claim] = {}
     if torch_missing:
-        outcomes, claims = _missing_part(
-            ("torch F.rrelu",), _train_modes.MODES_CLAIMS, "torch", torch_missing
-        )
+        outcomes = [Outcome.missing("torch F.rrelu", "torch", torch_missing)]
     else:
         torch = backends.load("torch")
         with _one_thread(torch):
             outcomes, claims, data = _train_modes.torch_part(torch, seed, runs)
+    k_out: list[Outcome] = []
+    k_claims: dict[str, Claim] = {}
     if tf_missing:
-        k_out, k_claims = _missing_part(
-            ("Keras GaussianNoise",), _train_modes.KERAS_NOISE_CLAIMS, "tensorflow", tf_missing
-        )
+        k_out = [Outcome.missing("Keras GaussianNoise", "tensorflow", tf_missing)]
     else:
         k_out, k_claims = _train_modes.keras_part(_keras(), seed, runs)
     return outcomes + k_out, {**claims, **k_claims}, data
@@ -653,10 +640,9 @@ def compute(
     torch_missing = backends.missing("torch")
     tf_missing = backends.missing("tensorflow")
     d_data: dict[str, Any] = {}
+    d_claims: dict[str, Claim] = {}
     if torch_missing:
-        d_out, d_claims = _missing_part(
-            ("torch dropout MLP",), DROPOUT_CLAIMS, "torch", torch_missing
-        )
+        d_out = [Outcome.missing("torch dropout MLP", "torch", torch_missing)]
     else:
         d_out, d_claims, d_data = _PARTS.get(
             ("dropout", seed, batch, p, runs),
@@ -685,7 +671,7 @@ def compute(
         params,
         truth,
         tuple(d_out + b_out),
-        {**d_claims, **b_claims},
+        settle(CLAIMS.values(), {**d_claims, **b_claims}),
         {**d_data, **b_data},
         EXPLANATION,
     )
@@ -726,4 +712,5 @@ LESSON = Lesson(
     figure=figure,
     notebook="03_train_vs_eval.ipynb",
     quick={"runs": 5, "batch": 4},
+    claims=CLAIMS,
 )

@@ -12,7 +12,8 @@ from ...result import Claim, Outcome
 MODE_SEEDS = 3  # the autograd-mode claim is judged on this many seeds of weights and inputs
 LOWER, UPPER = 1 / 8, 1 / 3  # torch's RReLU defaults
 
-MODES_CLAIMS = {
+#: the claims of this part, as stated before measuring (declared in `train_vs_eval.CLAIMS`)
+MODES_TEXTS = {
     "autograd_modes_same_bits": "the same forward gives the same bits with autograd on, under "
     "no_grad and under inference_mode",
     "state_dict_example_raises": "the article's model.load_state_dict into the model without "
@@ -21,10 +22,15 @@ MODES_CLAIMS = {
     "rrelu_eval_fixed": "RReLU in eval mode is leaky_relu with slope (lower + upper) / 2, bit "
     "for bit, every call",
 }
-KERAS_NOISE_CLAIMS = {
+KERAS_NOISE_TEXTS = {
     "keras_noise_eval_identity": "Keras GaussianNoise varies with training=True and is the "
     "identity with training=False",
 }
+
+
+def _said(key: str, holds: bool, measured: str) -> Claim:
+    """Claim ``key`` decided: its declared text, then what this run measured."""
+    return Claim({**MODES_TEXTS, **KERAS_NOISE_TEXTS}[key] + measured, holds)
 
 
 def _digest(a: Any) -> bytes:
@@ -84,27 +90,28 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
     leaky = torch.nn.functional.leaky_relu(x, (LOWER + UPPER) / 2).numpy()
     slopes = train[:, 0] / -1.0
     claims = {
-        "autograd_modes_same_bits": Claim(
-            f"a Conv-GELU-LayerNorm-Linear-softmax model gives the same output bits with autograd "
-            f"on, under no_grad and under inference_mode, for {same} of {tried} seeds",
+        "autograd_modes_same_bits": _said(
+            "autograd_modes_same_bits",
             same == tried,
+            f" (a Conv-GELU-LayerNorm-Linear-softmax model, {same} of {tried} seeds)",
         ),
-        "state_dict_example_raises": Claim(
-            "the article's plain.load_state_dict(model.state_dict()) into the model without "
-            f"Dropout raises today: {raised or 'it loaded'} (the Linear after Dropout is '2.' in "
-            "one model and '1.' in the other; copying layer by layer works)",
+        "state_dict_example_raises": _said(
+            "state_dict_example_raises",
             bool(raised) and "Missing key" in raised,
+            f": {raised or 'it loaded'} (the Linear after Dropout is '2.' in one model and '1.' "
+            "in the other; copying layer by layer works)",
         ),
-        "rrelu_train_varies": Claim(
-            f"RReLU in train mode scales negative inputs by a random slope in [{LOWER:.4g}, "
-            f"{UPPER:.4g}]: {len({_digest(r) for r in train})} distinct outputs in {runs} calls",
+        "rrelu_train_varies": _said(
+            "rrelu_train_varies",
             len({_digest(r) for r in train}) == runs
             and bool(((slopes >= np.float32(LOWER)) & (slopes <= np.float32(UPPER))).all()),
+            f", in [{LOWER:.4g}, {UPPER:.4g}]: {len({_digest(r) for r in train})} distinct "
+            f"outputs in {runs} calls",
         ),
-        "rrelu_eval_fixed": Claim(
-            f"RReLU in eval mode gives the same bits in all {runs} calls, equal to leaky_relu "
-            f"with slope (lower + upper) / 2 = {(LOWER + UPPER) / 2:.6g}",
+        "rrelu_eval_fixed": _said(
+            "rrelu_eval_fixed",
             len({_digest(r) for r in evals}) == 1 and _digest(evals[0]) == _digest(leaky),
+            f" (slope {(LOWER + UPPER) / 2:.6g}, {runs} calls)",
         ),
     }
     outcomes = [
@@ -129,11 +136,11 @@ def keras_part(keras: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
     evals = [np.asarray(layer(x, training=False)) for _ in range(runs)]
     distinct = len({_digest(r) for r in train})
     claims = {
-        "keras_noise_eval_identity": Claim(
-            f"Keras has no RReLU; its noise layer GaussianNoise gives {distinct} distinct outputs "
-            f"in {runs} calls with training=True and returns its input bit for bit with "
-            "training=False",
+        "keras_noise_eval_identity": _said(
+            "keras_noise_eval_identity",
             distinct == runs and all(_digest(e) == _digest(x) for e in evals),
+            f" (Keras has no RReLU): {distinct} distinct outputs in {runs} calls with "
+            "training=True, its input bit for bit with training=False",
         )
     }
     outcomes = [

@@ -16,7 +16,7 @@ StageResult = tuple[Truth, Thunks, dict[str, Claim], dict[str, Any]]
 
 def optional(name: str) -> Any:
     """Backend ``name``'s module, or None where it is missing (its claims are then "not
-    checked", `djl_normalization.CLAIM_NEEDS` says which)."""
+    checked", `djl_normalization.CLAIMS` says which)."""
     return None if backends.missing(name) else backends.load(name)
 
 
