@@ -177,23 +177,16 @@ def test_every_answer_is_reread_from_the_run(nb_path):
     for i, _, code in _answers(nb_path):
         prints = re.search(r"\b(?:print|display)\(|\.check\(", code)
         asserts = re.search(r"\.check\(|# an observation: printed, never asserted", code)
-        if nb_path.stem in BARE_ASSERTS_LEFT:
-            asserts = asserts or re.search(r"\bassert\b", code)
         if not (prints and asserts):
             bad.append(f"cell {i}: the answer's next cell must print and assert its facts")
     assert not bad, "\n".join(bad)
 
 
 #: notebooks whose cells still hold bare asserts (to move onto claims, as the others did)
-BARE_ASSERTS_LEFT = {"00_floating_point_formats", "10_find_the_divergence"}
-
-
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebooks_assert_only_through_check(nb_path):
     """A notebook asserts a lesson's claims through `check` (which says "not checked", naming
     the fix, where a part is missing); it never asserts an observation or an availability."""
-    if nb_path.stem in BARE_ASSERTS_LEFT:
-        pytest.skip("bare asserts not moved yet")
     cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
     bare = [
         (i, line.strip())
