@@ -1,7 +1,7 @@
 """The set-up, recording and upkeep commands of the one ``fpexplore`` command line.
 
-Each is declared once here (its options) and run by one function of its own module, so that
-``fpexplore setup djl`` and the older ``python -m fpexplore.jvm.setup`` are the same command:
+Each is declared once here (its options) and run by one function of its own module; the
+modules have no ``python -m`` entries of their own (``python -m fpexplore`` is ``fpexplore``):
 
     fpexplore setup djl | libtorch | widgets
     fpexplore record gpu | cuda-kernels | nccl      (record-gpu is record gpu's old name)

@@ -397,7 +397,7 @@ def _exact_element(truth: Truth, i: int) -> Fraction | None:
     if parts is not None:
         return _exact_elements(truth, np.array([i]), parts)[0]
     # the held values themselves: an mp() view would round them to the truth's precision
-    src = truth.exact if truth.is_exact else truth._mp
+    src = truth.exact if truth.is_exact else truth.held
     v = np.asarray(src, dtype=object).ravel()[i]
     if isinstance(v, Fraction | int):
         return Fraction(v)
@@ -466,7 +466,7 @@ def _beyond_float64(truth: Truth, hi: np.ndarray) -> np.ndarray:
         return out
     import mpmath
 
-    held = np.asarray(truth._mp, dtype=object).reshape(-1)
+    held = np.asarray(truth.held, dtype=object).reshape(-1)
     flat = out.reshape(-1)
     for i in np.flatnonzero(flat).tolist():
         flat[i] = bool(mpmath.isfinite(held[i]))

@@ -1073,15 +1073,14 @@ def judge_all(
 
 
 def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
-    """`judge_all` in a fresh Python process (``python -m fpexplore.myths --json``): the
+    """`judge_all` in a fresh Python process (``python -m fpexplore myths --json``): the
     frameworks the lessons load (torch, TensorFlow, the JVM) leave with it, so the calling
     kernel stays small (one framework-heavy kernel at a time on a 2 GB Binder)."""
     import json
     import subprocess
-    import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "fpexplore.myths", "--json"],
+        [sys.executable, "-m", "fpexplore", "myths", "--json"],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -1089,7 +1088,7 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
     )
     if done.returncode != 0:
         raise WorkerError(
-            f"python -m fpexplore.myths failed (exit {done.returncode}): {done.stderr[-2000:]}"
+            f"python -m fpexplore myths failed (exit {done.returncode}): {done.stderr[-2000:]}"
         )
     by_number = {m.number: m for m in MYTHS}
     return [
@@ -1103,13 +1102,6 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
         )
         for d in json.loads(done.stdout)
     ]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fpexplore.myths [--json]``: the same as ``fpexplore myths``."""
-    from .commands import main as run_command
-
-    return run_command(("myths",), argv, prog="python -m fpexplore.myths")
 
 
 def command(args: Any) -> int:
@@ -1173,7 +1165,3 @@ def verdict_table(verdicts: list[Verdict]) -> str:
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
         f"{rows}</table>"
     )
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

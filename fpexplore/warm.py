@@ -1,4 +1,4 @@
-"""``python -m fpexplore.warm``: compute once what the widgets would otherwise compute on a
+"""``fpexplore warm``: compute once what the widgets would otherwise compute on a
 student's first click.
 
 The summation explorer draws error-growth curves per (distribution, format, threads); each set
@@ -9,9 +9,7 @@ again: present curves are read, not recomputed.
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["warm_summation_curves"]
@@ -36,20 +34,9 @@ def warm_summation_curves(verbose: bool = False) -> int:
     return done
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m fpexplore.warm [-v]``: the same as ``fpexplore warm``."""
-    from .commands import main as run_command
-
-    return run_command(("warm",), argv, prog="python -m fpexplore.warm")
-
-
 def command(args: Any) -> int:
     """``fpexplore warm``: every summation growth curve into the cache, timed."""
     start = time.perf_counter()
     n = warm_summation_curves(verbose=bool(args.verbose))
     print(f"summation growth curves: {n} sets ready in {time.perf_counter() - start:.1f} s")
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -5,7 +5,7 @@ pages inline its ``dist/embed.js`` bundle instead, so their controls work offlin
 a lecture hall without Wi-Fi). The bundle is fetched once from the npm registry (a pinned
 version, checked against the registry's sha512 integrity) into ``paths.cache_dir()/widgets``.
 
-``python -m fpexplore.widget_bundle`` fetches it (``make setup`` and Binder's postBuild do).
+``fpexplore setup widgets`` fetches it (``make setup`` and Binder's postBuild do).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ INTEGRITY = (
 MEMBERS = ("package/dist/embed.js", "package/dist/embed.js.LICENSE.txt", "package/package.json")
 #: the CDN address ipywidgets uses, for pages made where the bundle cannot be fetched
 CDN = f"https://cdn.jsdelivr.net/npm/{PACKAGE}@{VERSION}/dist/embed.js"
-FIX = "python -m fpexplore.widget_bundle"
+FIX = "fpexplore setup widgets"
 
 
 def folder() -> Path:
@@ -103,7 +103,3 @@ def command(_: object = None) -> int:
     """``fpexplore setup widgets``: fetch the bundle (or find it cached) and print its path."""
     print(fetch())
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(command())

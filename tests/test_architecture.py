@@ -252,3 +252,24 @@ def test_lesson_parts_are_reached_through_the_registry():
             assert callable(getattr(part, func)), c.target
     with pytest.raises(InvalidParameter, match="lesson module"):
         lessons.module("os.path")
+
+
+TRUTH_PRIVATE = ("_exact", "_mp", "_expansion", "_leveled")
+
+
+def truth_internals(root: Path = PKG) -> list[str]:
+    """Reads or writes of a `Truth`'s private fields outside `fpexplore.truth`."""
+    found = []
+    for rel, tree in _trees(root):
+        if rel.startswith("truth/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in TRUTH_PRIVATE:
+                found.append(f"{rel}:{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_truth_internals_stay_in_the_truth_layer(tmp_path):
+    assert truth_internals() == []
+    (tmp_path / "lesson.py").write_text("def f(t):\n    return t._mp\n")
+    assert truth_internals(tmp_path) == ["lesson.py:2: ._mp"]

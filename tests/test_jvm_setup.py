@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from fpexplore import cli
 from fpexplore.jvm import artifacts, setup
 
 
@@ -30,7 +31,7 @@ def test_main_reports_missing_tools_without_traceback(monkeypatch, tmp_path, cap
     monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path))
     monkeypatch.setattr(setup.shutil, "which", lambda name: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    assert setup.main(["--no-warm"]) == 1
+    assert cli.main(["setup", "djl", "--no-warm"]) == 1
     err = capsys.readouterr().err
     assert "'mvn' was not found" in err and "Traceback" not in err
 
@@ -54,7 +55,7 @@ def test_maven_runs_with_strict_checksums_in_the_project_cache(monkeypatch, tmp_
 
 @pytest.mark.java
 def test_setup_is_idempotent_and_complete():
-    assert setup.main(["--no-warm"]) == 0
+    assert cli.main(["setup", "djl", "--no-warm"]) == 0
     assert artifacts.missing_jars() is None
     assert not setup.resolve_jars() and not setup.compile_helpers()
     names = {p.name for p in artifacts.jars()}

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from fpexplore import backends, orders
+from fpexplore import backends, cli, orders
 from fpexplore.backends import libtorch_program
 from fpexplore.backends.libtorch import build
 from fpexplore.errors import BackendUnavailable, InvalidParameter, RecordError
@@ -167,7 +167,7 @@ def test_unavailable_without_cmake(tmp_path, monkeypatch):
         backends.load("libtorch")
     with pytest.raises(BackendUnavailable, match="cmake"):
         build.build()
-    assert build.main([]) == 0  # set-up goes on, having said what to install
+    assert cli.main(["setup", "libtorch"]) == 0  # set-up goes on, having said what to install
     info = backends.get("libtorch").probe()
     assert not info.available and "apt-get install cmake g++" in info.fix
     c = get("libtorch_vs_pytorch").run(size=16, sum_length=1_000, cuda="recorded")

@@ -1,6 +1,6 @@
 """Set up DJL: resolve the pinned jars with Maven, compile the Java helpers, extract libtorch.
 
-``python -m fpexplore.jvm.setup`` (``make djl``). Idempotent: a stamp holding the hash of the
+``fpexplore setup djl`` (``make djl``). Idempotent: a stamp holding the hash of the
 pom and of the helper sources skips work already done. Maven runs in batch mode with strict
 checksums (``-C``) and a local repository inside the project cache (``.cache/djl/m2``), so
 nothing outside the checkout is written and ``make clean`` removes it all.
@@ -167,13 +167,6 @@ def du(path: Path) -> int:
     return total
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fpexplore.jvm.setup``: the same as ``fpexplore setup djl``."""
-    from ..commands import main as run_command
-
-    return run_command(("setup", "djl"), argv, prog="python -m fpexplore.jvm.setup")
-
-
 def command(args: argparse.Namespace) -> int:
     """``fpexplore setup djl`` (options declared in `fpexplore.commands`)."""
     t0 = time.perf_counter()
@@ -202,7 +195,3 @@ def command(args: argparse.Namespace) -> int:
         )
     print(f"cache {artifacts.djl_dir()}: {du(artifacts.djl_dir()) / 2**20:.0f} MiB")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -86,6 +86,12 @@ class Truth:
         return self._exact
 
     @property
+    def held(self) -> Any:
+        """The values as given (Fractions, or mpmath values at the precision computed), before
+        any `mp` view rounds them."""
+        return self._exact if self._exact is not None else self._mp
+
+    @property
     def expansion(self) -> list[np.ndarray] | None:
         """The float64 expansion of an exact truth computed that way (else None).
 

@@ -1,6 +1,6 @@
 """Build the LibTorch comparison program with CMake against the torch wheel's own libtorch.
 
-``python -m fpexplore.backends.libtorch.build`` (run by ``make setup``) configures and builds
+``fpexplore setup libtorch`` (run by ``make setup``) configures and builds
 ``main.cpp``, ``script.cpp`` and ``loops.cpp`` into ``.cache/libtorch/build`` and writes
 ``build_info.json`` there: the key of the sources and torch version it was built from, and
 how long it took. The program counts as built only while that key matches the current sources
@@ -30,7 +30,7 @@ from ...paths import cache_dir
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("CMakeLists.txt", "main.cpp", "script.cpp", "loops.cpp")
 EXE_NAME = "fpexplore_libtorch"
-BUILD_COMMAND = "make libtorch   (or: python -m fpexplore.backends.libtorch.build)"
+BUILD_COMMAND = "make libtorch   (or: fpexplore setup libtorch)"
 TOOLS_FIX = (
     "install cmake and a C++ compiler (Debian/Ubuntu: apt-get install cmake g++), "
     "then: make libtorch"
@@ -177,13 +177,6 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
     return info
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fpexplore.backends.libtorch.build``: ``fpexplore setup libtorch``."""
-    from ...commands import main as run_command
-
-    return run_command(("setup", "libtorch"), argv, prog="python -m " + __name__)
-
-
 def command(args: argparse.Namespace) -> int:
     """Build (or say it is up to date); a missing tool is reported, not fatal."""
     was_current = up_to_date()
@@ -202,7 +195,3 @@ def command(args: argparse.Namespace) -> int:
         Path(args.stamp).parent.mkdir(parents=True, exist_ok=True)
         Path(args.stamp).touch()
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """NCCL all-reduce record: run on a machine with several GPUs, read anywhere.
 
-``python -m fpexplore.lessons.distributed_reduction.nccl_record --out data/gpu/nccl`` runs, for
+``fpexplore record nccl --out data/gpu/nccl`` runs, for
 each NCCL algorithm setting (default, ``NCCL_ALGO=Ring``, ``NCCL_ALGO=Tree``) and each world
 size, one process per GPU all-reducing one seeded standard-normal float32 vector per rank at
 several message sizes, and writes ``<gpu>-<torch>-allreduce.json``: provenance, settings and,
@@ -35,10 +35,7 @@ from .worker import nccl_version
 FORMAT = "fpexplore-allreduce-record"
 VERSION = 1
 FOLDER = "nccl"  # under data/gpu: kept apart from the per-GPU lesson records
-RECORD_FIX = (
-    "python -m fpexplore.lessons.distributed_reduction.nccl_record --out data/gpu/nccl   "
-    "(on a machine with 2 or more CUDA GPUs)"
-)
+RECORD_FIX = "fpexplore record nccl --out data/gpu/nccl   (on a machine with 2 or more CUDA GPUs)"
 ALGOS = ("default", "Ring", "Tree")
 _REQUIRED = {
     "format": str,
@@ -161,8 +158,7 @@ def record(
             "seed": seed,
             "data": "rank r holds numpy default_rng([seed, r]).standard_normal(size, float32)",
             "keep_bits_upto": keep_bits_upto,
-            "command": "python -m fpexplore.lessons.distributed_reduction.nccl_record "
-            f"--backend {backend} --device {device}",
+            "command": f"fpexplore record nccl --backend {backend} --device {device}",
         },
         "runs": runs,
         "seconds": round(time.perf_counter() - t_all, 1),
@@ -291,13 +287,6 @@ def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m`` this module: the same as ``fpexplore record nccl``."""
-    from ...commands import main as run_command
-
-    return run_command(("record", "nccl"), argv, prog="python -m " + __name__)
-
-
 def command(a: argparse.Namespace) -> int:
     """``fpexplore record nccl`` (options declared in `fpexplore.commands`)."""
     os.environ.update(SAFE_ENV)
@@ -311,7 +300,3 @@ def command(a: argparse.Namespace) -> int:
         timeout_s=a.timeout,
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

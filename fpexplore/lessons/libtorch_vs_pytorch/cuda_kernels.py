@@ -12,7 +12,7 @@ Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
 `fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record` runs
 everything on a CUDA device and writes ``data/gpu/cuda_kernels/<card>-<torch>.json``:
 
-    python -m fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels [--out DIR] [--quick]
+    fpexplore record cuda-kernels [--out DIR] [--quick]
 
 This module needs numpy, mpmath and fpexplore's truth/metrics only (torch when it runs), so it
 runs on a bare CUDA machine.
@@ -483,18 +483,7 @@ def load(
     return path, validate(data, str(path))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m`` this module: the same as ``fpexplore record cuda-kernels``."""
-    from ...commands import main as run_command
-
-    return run_command(("record", "cuda-kernels"), argv, prog="python -m " + __name__)
-
-
 def command(args: argparse.Namespace) -> int:
     """``fpexplore record cuda-kernels`` (options declared in `fpexplore.commands`)."""
     print(record(args.out, args.quick, args.build_dir))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
