@@ -1,10 +1,14 @@
 """Peak memory of each notebook: its kernel plus every child (the DJL worker JVM, LibTorch).
 
     .venv/bin/python benchmarks/notebook_memory.py [NOTEBOOK ...] [--python PY] [--json OUT]
+        [--jobs N]
 
 Each notebook runs headless (nbclient) in a fresh kernel started from ``--python`` (default:
-this interpreter), one at a time, as Binder users are told to. A sampler polls the kernel's
-process tree every 0.1 s and keeps the peak of
+this interpreter), one kernel per notebook, as Binder users are told to. ``--jobs N`` runs N
+notebooks at once, each in its own measuring process: every measurement below is of one
+kernel's own process tree, so notebooks side by side do not add to each other's numbers (only
+PSS, which splits shared pages with every process that maps them, reads lower). A sampler
+polls the kernel's process tree every 0.1 s and keeps the peak of
 
 - RSS summed over the tree (an upper bound: a page shared by the kernel and its children, such
   as a library both map, counts once per process),
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import multiprocessing
 import os
 import re
 import sys
@@ -299,28 +304,45 @@ def table(peaks: list[Peak]) -> str:
     return "\n".join(lines)
 
 
+def _measure(args: tuple[Path, str, int]) -> Peak:
+    return measure(*args)
+
+
+def _report(peak: Peak) -> None:
+    print(
+        f"{peak.notebook}: RSS {peak.rss / GB:.2f} GB (CUDA libs {peak.cuda_rss / GB:.2f} GB), "
+        f"PSS {peak.pss / GB:.2f} GB, charged {peak.charged / GB:.2f} GB (CPU wheel: "
+        f"{peak.cpu_wheel_charged / GB:.2f} GB), {peak.seconds:.0f} s"
+        + ("" if peak.ok else f", FAILED: {peak.error}")
+        + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else "")
+        + "".join(f"\n  at the peak: {b / GB:.2f} GB private  {c}" for c, b in peak.at_peak),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", help="default: notebooks/[0-9]*.ipynb")
     ap.add_argument("--python", default=sys.executable, help="the kernel's interpreter")
     ap.add_argument("--json", default=None, help="also write the measurements here")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per cell")
+    ap.add_argument("--jobs", type=int, default=1, help="notebooks measured at once")
     args = ap.parse_args(argv)
     books = [Path(n) for n in args.notebooks] or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    todo = [(b.resolve(), args.python, args.timeout) for b in books]
     peaks = []
-    for book in books:
-        peak = measure(book.resolve(), args.python, args.timeout)
-        peaks.append(peak)
-        print(
-            f"{peak.notebook}: RSS {peak.rss / GB:.2f} GB (CUDA libs {peak.cuda_rss / GB:.2f} GB), "
-            f"PSS {peak.pss / GB:.2f} GB, charged {peak.charged / GB:.2f} GB (CPU wheel: "
-            f"{peak.cpu_wheel_charged / GB:.2f} GB), {peak.seconds:.0f} s"
-            + ("" if peak.ok else f", FAILED: {peak.error}")
-            + (f", LEFT RUNNING: {peak.left_running}" if peak.left_running else "")
-            + "".join(f"\n  at the peak: {b / GB:.2f} GB private  {c}" for c, b in peak.at_peak),
-            file=sys.stderr,
-            flush=True,
-        )
+    with contextlib.ExitStack() as stack:
+        if args.jobs > 1 and len(todo) > 1:
+            # a fresh measuring process per notebook (forked before any sampler thread exists)
+            ctx = multiprocessing.get_context("fork")
+            pool = stack.enter_context(ctx.Pool(min(args.jobs, len(todo)), maxtasksperchild=1))
+            found = pool.imap(_measure, todo)
+        else:
+            found = map(_measure, todo)
+        for peak in found:
+            peaks.append(peak)
+            _report(peak)
     print(table(peaks))
     if args.json:
         rows = [

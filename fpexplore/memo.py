@@ -39,6 +39,10 @@ class Memo:
             self._store.popitem(last=False)
         return value
 
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether a result is stored under ``key`` (no hit or miss is counted)."""
+        return key in self._store
+
     def clear(self) -> None:
         self._store.clear()
 

@@ -4,6 +4,7 @@ compared with itself shows nothing; pairs built by flipping one switch name that
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import fpexplore
 from fpexplore import cli
 from fpexplore.dispatch import battery, classroom, fingerprint, switch
 from fpexplore.dispatch.compare import compare
+from fpexplore.dispatch.fresh import each
 from fpexplore.dispatch.fresh import fingerprint as fresh_fingerprint
 from fpexplore.errors import InvalidInput
 from fpexplore.paths import data_dir
@@ -44,27 +46,40 @@ def test_a_fingerprint_compared_with_itself_shows_no_difference(here):
         assert not d.rows and not d.causes and "no difference" in d.text()
 
 
-def _pair(a_env, b_env):
-    return fresh_fingerprint(a_env, "A"), fresh_fingerprint(b_env, "B")
+FLIPPED = [
+    ("onednn-on", "onednn-off", "TensorFlow's oneDNN kernels"),
+    (None, "aten-default", "ATen's CPU path"),
+    (None, "mkl-avx2", "environment MKL_ENABLE_INSTRUCTIONS"),
+    (None, "mkl-cbwr", "environment MKL_CBWR"),
+    (None, "openblas-haswell", "environment OPENBLAS_CORETYPE"),
+    ("threads-1", "threads-2", "thread count"),
+]
+
+
+def _env(name):
+    return {} if name is None else dict(switch(name).env)
+
+
+@pytest.fixture(scope="module")
+def fresh_pairs():
+    """Every side of `FLIPPED` as a fresh process's fingerprint ("A" the first, "B" the
+    second), each distinct one taken once, as many at a time as the machine holds
+    (`fresh.each`): {(label, switch): fingerprint}."""
+    sides = sorted({("A", a) for a, _, _ in FLIPPED} | {("B", b) for _, b, _ in FLIPPED}, key=str)
+    taken = each(lambda side: fresh_fingerprint(_env(side[1]), side[0]), sides)
+    return dict(zip(sides, taken, strict=True))
+
+
+def _pair(pairs, a, b):
+    return pairs["A", a], pairs["B", b]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("a", "b", "cause"),
-    [
-        ("onednn-on", "onednn-off", "TensorFlow's oneDNN kernels"),
-        (None, "aten-default", "ATen's CPU path"),
-        (None, "mkl-avx2", "environment MKL_ENABLE_INSTRUCTIONS"),
-        (None, "mkl-cbwr", "environment MKL_CBWR"),
-        (None, "openblas-haswell", "environment OPENBLAS_CORETYPE"),
-        ("threads-1", "threads-2", "thread count"),
-    ],
-)
-def test_one_switch_flipped_is_named_first(a, b, cause):
+@pytest.mark.parametrize(("a", "b", "cause"), FLIPPED)
+def test_one_switch_flipped_is_named_first(fresh_pairs, a, b, cause):
     """Two fresh processes that differ in one switch: every difference is explained, and the
     first cause is that switch (where the switch changes any bit on this CPU)."""
-    env_a = {} if a is None else dict(switch(a).env)
-    fa, fb = _pair(env_a, dict(switch(b).env))
+    fa, fb = _pair(fresh_pairs, a, b)
     d = compare(fa, fb)
     print(d.text())
     assert not d.unexplained
@@ -74,13 +89,13 @@ def test_one_switch_flipped_is_named_first(a, b, cause):
         assert all(r["key"].split(":")[0] in reached for r in d.rows)
 
 
-def test_the_onednn_pair_differs_and_gives_the_command(here):
+def test_the_onednn_pair_differs_and_gives_the_command(here, fresh_pairs):
     if (
         here["machine"]["tensorflow"]["onednn"] is False
         and "avx512_vnni" not in here["machine"]["cpu_flags"]
     ):
         pytest.skip("TensorFlow's oneDNN switch changes no bit that the battery sees here")
-    fa, fb = _pair(dict(switch("onednn-on").env), dict(switch("onednn-off").env))
+    fa, fb = _pair(fresh_pairs, "onednn-on", "onednn-off")
     d = compare(fa, fb)
     assert d.rows and "TF_ENABLE_ONEDNN_OPTS=0" in d.causes[0].confirm
     assert d.reproduce.startswith("TF_ENABLE_ONEDNN_OPTS=0")
@@ -182,3 +197,21 @@ def test_missing_frameworks_are_named_and_the_rest_still_runs(tmp_path):
     d = compare(full, hidden)
     assert not d.rows
     assert {k for k in full["ops"] if k.split(":")[0] in ("torch", "tensorflow")} <= set(d.only_a)
+
+
+def test_fresh_processes_run_as_many_at_once_as_cores_and_memory_hold(monkeypatch):
+    """`fresh.each` keeps the order of its items; `fresh.jobs` never goes past the cores, the
+    items or what ``$FPEXPLORE_MEMORY_LIMIT`` leaves (Binder's 2 GB: one at a time)."""
+    from fpexplore.dispatch import fresh
+
+    monkeypatch.delenv(fresh.MEMORY_LIMIT_ENV, raising=False)
+    assert 1 <= fresh.jobs(13) <= min(13, os.cpu_count() or 1)
+    assert fresh.jobs(1) == 1
+    monkeypatch.setenv(fresh.MEMORY_LIMIT_ENV, "2e9")
+    assert fresh.jobs(13) == 1
+    monkeypatch.setenv(fresh.MEMORY_LIMIT_ENV, str(40 * fresh.PROCESS_BYTES))
+    ticks = []
+    assert fresh.each(lambda x: x * x, range(7), lambda: ticks.append(1)) == [
+        x * x for x in range(7)
+    ]
+    assert len(ticks) == 7

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -214,8 +215,12 @@ def _optional(name: str, why: str | None, fn: Callable[[], list[Result]]) -> tup
 
 
 def run() -> tuple[list[Result], dict[str, str]]:
-    """Every op that can run here: (results, {library: why it did not run})."""
+    """Every op that can run here: (results, {library: why it did not run}).
+
+    LibTorch and DJL run in their own processes (the C++ program, the JVM worker): they are
+    started on a thread before TensorFlow loads, so their start-up overlaps TensorFlow's."""
     from .. import backends
+    from ..backends import libtorch_program
 
     results, unavailable = _numpy(), {}
     torch_why = backends.missing("torch")
@@ -226,21 +231,23 @@ def run() -> tuple[list[Result], dict[str, str]]:
             results += _torch(torch, f"cuda:{n}")
     else:
         unavailable["torch"] = torch_why
-    tf_why = backends.missing("tensorflow")
-    if tf_why is None:
-        results += _tensorflow(backends.load("tensorflow"))
-    else:
-        unavailable["tensorflow"] = tf_why
-    from ..backends import libtorch_program
-
-    for name, why, fn in (
+    others = [
         ("libtorch", libtorch_program.missing(), _libtorch),
         ("djl", backends.missing("djl"), _djl),
-    ):
-        found, why_not = _optional(name, why, fn)
-        results += found
-        if why_not:
-            unavailable[name] = why_not
+    ]
+    if others[1][1] is None:
+        from ..backends import djl  # noqa: F401  (imported here, not on the thread)
+    with ThreadPoolExecutor(1) as pool:
+        apart = pool.submit(lambda: [_optional(*o) for o in others])
+        tf_why = backends.missing("tensorflow")
+        if tf_why is None:
+            results += _tensorflow(backends.load("tensorflow"))
+        else:
+            unavailable["tensorflow"] = tf_why
+        for (name, _, _), (found, why_not) in zip(others, apart.result(), strict=True):
+            results += found
+            if why_not:
+                unavailable[name] = why_not
     return results, unavailable
 
 

@@ -7,18 +7,29 @@ with the environment, hands it the plan on stdin and reads one JSON document bac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, TypeVar
 
 from ..errors import FpexploreError
 from ..quiet import TF_LOG_LEVEL
 
 #: one lesson run: (lesson name, parameters)
 Plan = Sequence[tuple[str, Mapping[str, Any]]]
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: a fresh process with numpy, torch, TensorFlow and the DJL worker loaded holds about this
+#: much memory of its own (1.3 GB resident with CUDA torch, less with the CPU wheel)
+PROCESS_BYTES = 1_300_000_000
+#: caps the memory fresh processes may count on, in bytes, below what the machine has (as a
+#: container's limit does; the Binder replay sets Binder's 2 GB here)
+MEMORY_LIMIT_ENV = "FPEXPLORE_MEMORY_LIMIT"
 
 
 class WorkerFailed(FpexploreError):
@@ -46,6 +57,61 @@ def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float
             f"the fresh process under {dict(env)} exited with {proc.returncode} and no result:\n"
             + tail
         ) from None
+
+
+def _memory_budget() -> float:
+    """Bytes this process may still add: the smallest of the machine's available memory, the
+    container's (cgroup) limit and ``$FPEXPLORE_MEMORY_LIMIT``, less what this process holds."""
+    limits: list[float] = []
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path, encoding="ascii") as f:
+                limits.append(float(f.read().strip()))
+        except (OSError, ValueError):  # absent, or "max": no limit
+            continue
+    with contextlib.suppress(KeyError, ValueError):
+        limits.append(float(os.environ[MEMORY_LIMIT_ENV]))
+    held = 0.0
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            held = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024 + held)
+    except (OSError, ValueError):
+        return 0.0  # unknown: one process at a time
+    return (min(limits) if limits else 0.0) - held
+
+
+def jobs(n: int) -> int:
+    """How many fresh processes to run at once for ``n`` of them: one per CPU core, as many
+    as the memory budget holds (`PROCESS_BYTES` each), at least one."""
+    fit = int(_memory_budget() // PROCESS_BYTES)
+    return max(1, min(n, os.cpu_count() or 1, fit))
+
+
+def each(
+    fn: Callable[[T], R], items: Iterable[T], done: Callable[[], object] | None = None
+) -> list[R]:
+    """``[fn(x) for x in items]``, with `jobs` of them at once (``fn`` starts a fresh process
+    and waits for it, so threads suffice); results in the order of ``items``. ``done`` is
+    called in the caller's thread as each one finishes (a progress bar's update)."""
+    items = list(items)
+    n = jobs(len(items))
+    if n <= 1:
+        out = []
+        for x in items:
+            out.append(fn(x))
+            if done is not None:
+                done()
+        return out
+    with ThreadPoolExecutor(n) as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        for _ in as_completed(futures):
+            if done is not None:
+                done()
+        return [f.result() for f in futures]
 
 
 def fingerprint(

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import sys
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 
 def _paths() -> dict[str, Any]:
@@ -29,7 +31,7 @@ def main() -> None:
 
         data = take(sys.argv[2], values="--values" in sys.argv[3:])
         sys.stdout.write("\n" + json.dumps(data) + "\n")
-        return
+        _exit()
     from .. import lessons
 
     plan = json.loads(sys.stdin.read() or "[]")
@@ -48,6 +50,17 @@ def main() -> None:
             }
         runs.append(entry)
     sys.stdout.write("\n" + json.dumps({"paths": _paths(), "runs": runs}) + "\n")
+    _exit()
+
+
+def _exit() -> NoReturn:
+    """Exit once the result is out: the exit handlers run (the DJL worker's JVM and any other
+    child are stopped, temporary folders removed), but not the interpreter's teardown of torch
+    and TensorFlow, which takes seconds and decides nothing."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ configuration (a few seconds each) and kept: switching configurations is a looku
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ...dispatch import SWITCHES, switch
 from ...dispatch.battery import OP_NOTES, OPS, truths
 from ...dispatch.compare import compare
 from ...dispatch.fingerprint import PATH_ENV
-from ...dispatch.fresh import fingerprint
+from ...dispatch.fresh import each, fingerprint
 from ...memo import Memo
 from ...params import Options
 from ...result import Claim, Comparison, Observation, Outcome
@@ -53,20 +54,37 @@ def env_of(config: str) -> dict[str, str]:
     return {} if config == HERE else dict(switch(config).env)
 
 
+def _key(config: str) -> tuple[str, tuple[tuple[str, str | None], ...]]:
+    return config, tuple((k, os.environ.get(k)) for k in PATH_ENV)
+
+
+def _take(config: str) -> dict[str, Any]:
+    return fingerprint(env_of(config), config, values=True)
+
+
 def taken(config: str) -> dict[str, Any]:
     """The fingerprint (with values) of ``config``, taken once in a fresh process and kept."""
-    key = (config, tuple((k, os.environ.get(k)) for k in PATH_ENV))
-    return _TAKEN.get(key, lambda: fingerprint(env_of(config), config, values=True))
+    return _TAKEN.get(_key(config), lambda: _take(config))
+
+
+def _take_missing(configs: list[str], done: Callable[[], object] | None = None) -> None:
+    """Take the fingerprints of ``configs`` not kept yet, as many fresh processes at once as
+    the machine's cores and memory hold (`fpexplore.dispatch.fresh.jobs`: one at a time
+    within Binder's 2 GB), and keep them."""
+    missing = [c for c in dict.fromkeys(configs) if _key(c) not in _TAKEN]
+    for config, fp in zip(missing, each(_take, missing, done), strict=True):
+        _TAKEN.get(_key(config), lambda fp=fp: fp)
 
 
 def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
     """Every configuration's fingerprint (those already taken are a lookup), with a progress
-    bar while the others are computed."""
+    bar while the others are computed, several at once where the machine holds them."""
     from tqdm.auto import tqdm
 
-    return {
-        c: taken(c) for c in tqdm(CONFIGS, desc="configurations", disable=not progress, leave=False)
-    }
+    with tqdm(total=len(CONFIGS), desc="configurations", disable=not progress, leave=False) as bar:
+        bar.update(sum(_key(c) in _TAKEN for c in CONFIGS))
+        _take_missing(list(CONFIGS), lambda: bar.update(1))
+    return {c: taken(c) for c in CONFIGS}
 
 
 def _values(op: dict[str, Any]) -> np.ndarray:
@@ -90,6 +108,7 @@ def _paths(fp: dict[str, Any]) -> str:
 
 
 def compute(op: str, a: str, b: str) -> Comparison:
+    _take_missing([a, b])  # both at once where neither is kept yet
     fa, fb = taken(a), taken(b)
     truth = truths().get(op)
     outcomes: list[Outcome] = []
