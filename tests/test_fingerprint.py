@@ -215,3 +215,18 @@ def test_fresh_processes_run_as_many_at_once_as_cores_and_memory_hold(monkeypatc
         x * x for x in range(7)
     ]
     assert len(ticks) == 7
+
+
+def test_tables_fit_a_notebook_at_1000px():
+    """Every line of the class and configuration tables fits the 70 columns JupyterLab shows
+    at 1000 px with the file browser open; 13 configurations get one character each."""
+    from fpexplore.lessons import cpu_dispatch
+    from fpexplore.result.text_table import COLUMNS
+
+    fps = classroom.load_folder(data_dir() / "fingerprints")
+    configs = {f"config-{i}": fps[i % len(fps)] for i in range(13)}
+    for text in (classroom.class_table(fps), cpu_dispatch.config_table(configs)):
+        assert max(len(line) for line in text.splitlines()) <= COLUMNS, text
+    table = cpu_dispatch.config_table(configs).splitlines()
+    head = next(r for r in table if r.startswith("result"))
+    assert "123456789abcd" in head and any("ABA" in r for r in table)

@@ -76,4 +76,6 @@ def class_table(fingerprints: list[dict[str, Any]], only_differing: bool = True)
             continue
         causes = "; ".join(f"{c.name} ({len(c.explains)})" for c in diff.causes[:3])
         out.append(f"  {n}. {len(diff.rows)} differ: {causes or 'no described cause'}")
-    return "\n".join(out)
+    from ..result.text_table import wrapped
+
+    return wrapped("\n".join(out))

@@ -223,21 +223,21 @@ LESSON = Lesson(
 
 
 def config_table(fingerprints: dict[str, dict[str, Any]]) -> str:
-    """Every CPU result (rows) under every configuration (columns): letters group the
-    configurations that gave the same bits (``A`` = the first configuration's), and each row
-    ends with the range of its errors against the exact truth."""
+    """Every CPU result (rows) under every configuration (columns, one character each: 1–9,
+    then a, b, …): letters group the configurations that gave the same bits (``A`` = the
+    first configuration's), and each row ends with the range of its errors against the exact
+    truth. Narrow enough for a notebook at 1000 px (`fpexplore.wrapped`)."""
     from ...dispatch.classroom import groups
+    from ...result.text_table import wrapped
 
     names = list(fingerprints)
     fps = [fingerprints[n] for n in names]
     rows = {k: v for k, v in groups(fps).items() if ":cpu:" in k}
     width = max(len(k) for k in rows) if rows else 6
-    cols = [f"{n}" for n in names]
+    marks = "123456789abcdefghijklmnopqrstuvwxyz"[: len(names)]
     lines = [
-        "configurations: " + ", ".join(f"{i + 1}={c}" for i, c in enumerate(cols)),
-        f"{'result':{width}s}  "
-        + " ".join(f"{i + 1:>2d}" for i in range(len(cols)))
-        + "  max ULPs from the truth (min–max over configurations)",
+        "configurations: " + ", ".join(f"{m}={n}" for m, n in zip(marks, names, strict=False)),
+        f"{'result':{width}s} {marks}  max ULP error (range)",
     ]
     for key, letters in rows.items():
         ulps = [
@@ -245,6 +245,7 @@ def config_table(fingerprints: dict[str, dict[str, Any]]) -> str:
             for fp in fps
             if key in fp["ops"] and fp["ops"][key]["max_ulp"] is not None
         ]
-        span = f"{min(ulps):.3g}–{max(ulps):.3g}" if ulps else "no truth (a random stream)"
-        lines.append(f"{key:{width}s}  " + " ".join(f"{x:>2s}" for x in letters) + f"  {span}")
-    return "\n".join(lines)
+        lo, hi = (f"{min(ulps):.3g}", f"{max(ulps):.3g}") if ulps else ("", "")
+        span = "no truth (random)" if not ulps else lo if lo == hi else f"{lo}–{hi}"
+        lines.append(f"{key:{width}s} {''.join(letters)}  {span}")
+    return wrapped("\n".join(lines))
