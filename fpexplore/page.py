@@ -12,27 +12,14 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from .templates import stylesheet
+
 if TYPE_CHECKING:
     from .lessons import Lesson
     from .result import Comparison
 
 #: resolution of the embedded figures
 FIGURE_DPI = 96
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;
-  max-width:1060px;padding:0 16px;color:#222;line-height:1.45}
-h1{font-size:26px;margin-bottom:4px} h2{font-size:21px;margin-top:34px;
-  border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:16px}
-table.fpx-meta{border-collapse:collapse;font-size:13px;margin:8px 0}
-table.fpx-meta th,table.fpx-meta td{text-align:left;padding:2px 10px 2px 0;
-  border-bottom:1px solid #eee;vertical-align:top}
-.fpx-figure img{max-width:100%;height:auto;border:1px solid #eee}
-.fpx-muted{color:#666;font-size:13px}
-.fpx-error{border-left:4px solid #d62728;background:#fff4f4;padding:6px 10px}
-.fpx-banner{border-left:4px solid #ff9f1c;background:#fff8ee;padding:6px 10px;font-size:13px}
-.s-holds{color:#2ca02c} .s-fails{color:#d62728;font-weight:600} .s-not{color:#888}
-"""
 
 
 def esc(text: Any) -> str:
@@ -69,7 +56,7 @@ def comparison_html(comparison: Comparison) -> str:
         from .result.html import comparison_html as render
     except ImportError:  # the plain rendering of the comparison itself
         return comparison._repr_html_()
-    return render(comparison).replace("<details>", "<details open>")
+    return render(comparison, style=False).replace("<details>", "<details open>")
 
 
 def params_text(params: Any) -> str:
@@ -115,6 +102,6 @@ def document(title: str, body: str, head: str = "") -> str:
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{STYLE}</style>{head}</head>"
-        f"<body>{body}</body></html>\n"
+        f"<title>{esc(title)}</title>{stylesheet()}{head}</head>"
+        f"<body class='fpx-page'>{body}</body></html>\n"
     )

@@ -252,3 +252,22 @@ def test_lesson_parts_are_reached_through_the_registry():
             assert callable(getattr(part, func)), c.target
     with pytest.raises(InvalidParameter, match="lesson module"):
         lessons.module("os.path")
+
+
+def test_one_stylesheet():
+    """Every CSS rule lives in ``templates/fpexplore.css``: no module writes its own ``<style``
+    element (`fpexplore.templates.stylesheet` is the one that does), and the stylesheet's
+    comparison width is `MAX_WIDTH_PX`."""
+    from fpexplore.result.html import MAX_WIDTH_PX
+    from fpexplore.templates import css
+
+    loader = PKG / "templates" / "__init__.py"
+    styled = [
+        p.relative_to(PKG).as_posix()
+        for p in sorted(PKG.rglob("*"))
+        if p.suffix in (".py", ".html")
+        and p != loader
+        and "<style" in p.read_text(encoding="utf-8").lower()
+    ]
+    assert styled == []
+    assert f".fpx{{max-width:{MAX_WIDTH_PX}px;" in css()

@@ -19,6 +19,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..templates import stylesheet
+
 if TYPE_CHECKING:
     from . import Comparison, Outcome
 
@@ -46,33 +48,6 @@ ULP_CLASSES = {
     "none": ("#999999", "not compared"),
 }
 _FEW_ULP = 16.0
-
-_STYLE = (
-    "<style>"
-    ".fpx{max-width:MAXpx;font-size:13px;line-height:1.35}"
-    ".fpx table.fpx-t{table-layout:fixed;width:100%;border-collapse:collapse;margin:4px 0}"
-    ".fpx .fpx-t th{text-align:left!important;font-weight:600;border-bottom:1px solid #bbb;"
-    "padding:2px 6px}"
-    ".fpx .fpx-t td{text-align:left!important;vertical-align:top;padding:2px 6px;"
-    "border-bottom:1px solid #eee;overflow-wrap:anywhere;"
-    "overflow:hidden;text-overflow:ellipsis}"
-    ".fpx .fpx-v{font-family:monospace;white-space:nowrap}"
-    # a text value wraps inside its column like the names and notes (at spaces; inside a word
-    # only where one is longer than the column): never cut, whatever the notebook's width
-    ".fpx .fpx-s{white-space:normal}"
-    ".fpx .fpx-m{color:#666;font-size:11px}"
-    ".fpx .fpx-t td:last-child{font-size:12px}"
-    ".fpx .fpx-t details summary{cursor:pointer}"
-    ".fpx .fpx-bar{display:inline-block;height:9px;vertical-align:middle;margin-right:5px;"
-    "background:#eee;width:60px;position:relative}"
-    ".fpx .fpx-bar span{position:absolute;left:0;top:0;bottom:0}"
-    ".fpx .fpx-off{color:#888}"
-    ".fpx ul.fpx-c{margin:2px 0 4px 0;padding-left:18px}"
-    ".fpx ul.fpx-c li{margin:0}"
-    ".fpx details{margin:4px 0}"
-    ".fpx .fpx-truth{font-family:monospace}"
-    "</style>"
-).replace("MAX", str(MAX_WIDTH_PX))
 
 _MARK = {
     True: ("✔", "#2ca02c", "holds"),
@@ -432,11 +407,11 @@ def _explanation_html(c: Comparison) -> str:
     return f"<details><summary><b>Why</b> (the explanation)</summary>{paras}</details>"
 
 
-def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
+def comparison_html(c: Comparison, previous: Comparison | None = None, style: bool = True) -> str:
     """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide): truth, rows, claims, explanation.
 
     With ``previous`` (the comparison shown before a widget update) the claims list shows only
-    what changed.
+    what changed. ``style=False`` leaves out the stylesheet (a page has it once).
     """
     rows = "".join(
         f"<tr{'' if o.ran else ' class=fpx-off'}>"
@@ -456,7 +431,7 @@ def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
         f"<tbody>{rows}</tbody></table>"
     )
     parts = [
-        _STYLE,
+        stylesheet() if style else "",
         "<div class='fpx'>",
         _truth_html(c),
         table,

@@ -14,17 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..templates import stylesheet
 from .plan import NOTEBOOKS, Notebook, binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
 ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
-STYLE = (
-    "<style>body{font-family:sans-serif;max-width:46em;margin:1.5em auto;line-height:1.35}"
-    "code,pre{background:#f4f4f4}pre{padding:.4em;white-space:pre-wrap}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-    "font-size:90%}@media print{a{color:inherit}}</style>"
-)
 #: the reference machines' recorded ops each notebook's facts rest on (fingerprint op names)
 OPS = {
     "01": ("sum", "sum_large"),
@@ -53,6 +48,14 @@ def _md(text: str) -> str:
     except ImportError:  # pragma: no cover - nbconvert brings it
         return f"<pre>{html.escape(text)}</pre>"
     return str(mistune.html(text))
+
+
+def _page(title: str, body: str) -> str:
+    """A whole page of the kit (``title`` is text, ``body`` HTML)."""
+    return (
+        f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"{stylesheet()}<body class='fpx-kit'>{body}</body>"
+    )
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
@@ -109,12 +112,12 @@ def handout_html(nb: Notebook, notebooks: Path | None = None) -> str:
     )
     qs = "".join(f"<li>{_md(NUMBER.sub('', e.question))}</li>"
                  for e in exercises(path))  # fmt: skip
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>{nb.key} · {html.escape(nb.title)}"
-        f"</title>{STYLE}<h1>{nb.key} · {html.escape(nb.title)}</h1>"
+    return _page(
+        f"{nb.key} · {nb.title}",
+        f"<h1>{nb.key} · {html.escape(nb.title)}</h1>"
         f"<p>About {nb.minutes} minutes ({nb.core} for the core). Needs: "
         f"{html.escape(nb.needs)}.</p><h2>What you'll see</h2>{_md(learn(path))}"
-        f"<h2>Three commands</h2><table>{cmds}</table><h2>Exercises</h2><ol>{qs}</ol>"
+        f"<h2>Three commands</h2><table>{cmds}</table><h2>Exercises</h2><ol>{qs}</ol>",
     )
 
 
@@ -251,12 +254,12 @@ def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = R
         f"<pre>{html.escape(x.check)}</pre></li>"
         for x in exercises(path)
     )
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>Facilitator notes: {nb.key}</title>"
-        f"{STYLE}<h1>Facilitator notes · {nb.key} · {html.escape(nb.title)}</h1>"
+    return _page(
+        f"Facilitator notes: {nb.key}",
+        f"<h1>Facilitator notes · {nb.key} · {html.escape(nb.title)}</h1>"
         f"<p>Time: {nb.minutes} min to work through, {nb.core} min for the core.</p>"
         f"<h2>Answers</h2><ol>{items}</ol>"
-        f"<h2>Expected numbers on the reference machines</h2>{reference_numbers(nb, root)}"
+        f"<h2>Expected numbers on the reference machines</h2>{reference_numbers(nb, root)}",
     )
 
 
@@ -287,12 +290,14 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
         )
     index = out / "index.html"
     index.write_text(
-        f"<!doctype html><meta charset='utf-8'><title>fpexplore workshop kit</title>{STYLE}"
-        "<h1>Workshop kit</h1><p>Generated from the notebooks and the recorded runs by "
-        "<code>fpexplore workshop</code> (<code>make slides</code>). Slides are each lesson's "
-        "page from <code>fpexplore export</code> at its quick parameters.</p>"
-        "<table><tr><th>#</th><th>notebook</th><th>handout</th><th>facilitator</th>"
-        f"<th>slides</th></tr>{''.join(rows)}</table>",
+        _page(
+            "fpexplore workshop kit",
+            "<h1>Workshop kit</h1><p>Generated from the notebooks and the recorded runs by "
+            "<code>fpexplore workshop</code> (<code>make slides</code>). Slides are each lesson's "
+            "page from <code>fpexplore export</code> at its quick parameters.</p>"
+            "<table><tr><th>#</th><th>notebook</th><th>handout</th><th>facilitator</th>"
+            f"<th>slides</th></tr>{''.join(rows)}</table>",
+        ),
         encoding="utf-8",
     )
     return index
