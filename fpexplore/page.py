@@ -4,14 +4,13 @@ a lesson's comparison rendered once by `fpexplore.result.html`, one stylesheet, 
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import platform
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from .figures import data_uri, figure_png
 from .templates import stylesheet
 
 if TYPE_CHECKING:
@@ -26,18 +25,6 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def figure_data_uri(fig: Any, dpi: int = FIGURE_DPI) -> str:
-    """A matplotlib figure as a ``data:image/png;base64,...`` URI (the figure is closed)."""
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    try:
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def figure_html(lesson: Lesson, comparison: Comparison) -> str:
     """The lesson's figure of ``comparison`` as an embedded image ('' when it has none)."""
     if lesson.figure is None:
@@ -46,7 +33,8 @@ def figure_html(lesson: Lesson, comparison: Comparison) -> str:
     if fig is None:
         return ""
     alt = f"figure of {lesson.name} ({params_text(comparison.params)})"
-    return f"<div class='fpx-figure'><img alt='{esc(alt)}' src='{figure_data_uri(fig)}'></div>"
+    src = data_uri(figure_png(fig, FIGURE_DPI, tight=True))
+    return f"<div class='fpx-figure'><img alt='{esc(alt)}' src='{src}'></div>"
 
 
 def comparison_html(comparison: Comparison) -> str:
