@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..templates import stylesheet
+from ..page import render
+from ..templates import trusted
 from .plan import NOTEBOOKS, Notebook, binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,19 +44,17 @@ class Exercise:
 
 
 def _md(text: str) -> str:
+    """Markdown as HTML for a template (as text in ``<pre>`` where mistune is missing)."""
     try:
         import mistune
     except ImportError:  # pragma: no cover - nbconvert brings it
-        return f"<pre>{html.escape(text)}</pre>"
-    return str(mistune.html(text))
+        return trusted(f"<pre>{html.escape(text)}</pre>")
+    return trusted(str(mistune.html(text)))
 
 
-def _page(title: str, body: str) -> str:
-    """A whole page of the kit (``title`` is text, ``body`` HTML)."""
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"{stylesheet()}<body class='fpx-kit'>{body}</body>"
-    )
+def _page(template: str, title: str, **context: Any) -> str:
+    """A whole page of the kit, from its template."""
+    return render(template, title=title, body_class="fpx-kit", **context)
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
@@ -106,19 +105,9 @@ def commands(nb: Notebook) -> list[tuple[str, str]]:
 
 def handout_html(nb: Notebook, notebooks: Path | None = None) -> str:
     path = (notebooks or ROOT / "notebooks") / nb.file
-    cmds = "".join(
-        f"<tr><td><code>{html.escape(c)}</code></td><td>{html.escape(w)}</td></tr>"
-        for c, w in commands(nb)
-    )
-    qs = "".join(f"<li>{_md(NUMBER.sub('', e.question))}</li>"
-                 for e in exercises(path))  # fmt: skip
-    return _page(
-        f"{nb.key} · {nb.title}",
-        f"<h1>{nb.key} · {html.escape(nb.title)}</h1>"
-        f"<p>About {nb.minutes} minutes ({nb.core} for the core). Needs: "
-        f"{html.escape(nb.needs)}.</p><h2>What you'll see</h2>{_md(learn(path))}"
-        f"<h2>Three commands</h2><table>{cmds}</table><h2>Exercises</h2><ol>{qs}</ol>",
-    )
+    qs = [_md(NUMBER.sub("", e.question)) for e in exercises(path)]
+    return _page("kit_handout.html", f"{nb.key} · {nb.title}", nb=nb, learn=_md(learn(path)),
+                 commands=commands(nb), questions=qs)  # fmt: skip
 
 
 def _fingerprints(root: Path) -> list[dict[str, Any]]:
@@ -248,19 +237,11 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
 
 def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = ROOT) -> str:
     path = (notebooks or root / "notebooks") / nb.file
-    items = "".join(
-        f"<li>{_md(NUMBER.sub('', x.question))}<p><b>Answer.</b></p>"
-        f"{_md(x.answer)}<p><small>Checked in the notebook by:</small></p>"
-        f"<pre>{html.escape(x.check)}</pre></li>"
-        for x in exercises(path)
-    )
-    return _page(
-        f"Facilitator notes: {nb.key}",
-        f"<h1>Facilitator notes · {nb.key} · {html.escape(nb.title)}</h1>"
-        f"<p>Time: {nb.minutes} min to work through, {nb.core} min for the core.</p>"
-        f"<h2>Answers</h2><ol>{items}</ol>"
-        f"<h2>Expected numbers on the reference machines</h2>{reference_numbers(nb, root)}",
-    )
+    shown = [
+        Exercise(_md(NUMBER.sub("", x.question)), _md(x.answer), x.check) for x in exercises(path)
+    ]
+    return _page("kit_facilitator.html", f"Facilitator notes: {nb.key}", nb=nb, exercises=shown,
+                 numbers=trusted(reference_numbers(nb, root)))  # fmt: skip
 
 
 def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Path:
@@ -273,7 +254,7 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
             continue
         (out / f"{nb.key}-handout.html").write_text(handout_html(nb), encoding="utf-8")
         (out / f"{nb.key}-facilitator.html").write_text(facilitator_html(nb), encoding="utf-8")
-        slide = "—"
+        slide = False
         if slides and nb.lesson:
             from ..export import export
             from ..lessons import get
@@ -281,25 +262,10 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
             lesson = get(nb.lesson)
             export(nb.lesson, out / f"{nb.key}-slides.html", dict(lesson.quick),
                    interactive=False, progress=False)  # fmt: skip
-            slide = f"<a href='{nb.key}-slides.html'>slides</a>"
-        rows.append(
-            f"<tr><td>{nb.key}</td><td>{html.escape(nb.title)}</td>"
-            f"<td><a href='{nb.key}-handout.html'>handout</a></td>"
-            f"<td><a href='{nb.key}-facilitator.html'>facilitator notes</a></td><td>{slide}</td>"
-            "</tr>"
-        )
+            slide = True
+        rows.append((nb, slide))
     index = out / "index.html"
-    index.write_text(
-        _page(
-            "fpexplore workshop kit",
-            "<h1>Workshop kit</h1><p>Generated from the notebooks and the recorded runs by "
-            "<code>fpexplore workshop</code> (<code>make slides</code>). Slides are each lesson's "
-            "page from <code>fpexplore export</code> at its quick parameters.</p>"
-            "<table><tr><th>#</th><th>notebook</th><th>handout</th><th>facilitator</th>"
-            f"<th>slides</th></tr>{''.join(rows)}</table>",
-        ),
-        encoding="utf-8",
-    )
+    index.write_text(_page("kit_index.html", "fpexplore workshop kit", rows=rows), "utf-8")
     return index
 
 
