@@ -137,25 +137,22 @@ def _scalars(d: Any, prefix: str = "", limit: int = 10) -> list[tuple[str, Any]]
     return out[:limit]
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
-    e = html.escape
-    th = "".join(f"<th>{e(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """A table of ``kit_numbers.html``: its head and rows."""
+    return {"head": head, "rows": rows}
 
 
-def _generic(body: dict[str, Any]) -> str:
-    rows = [(k, f"{v:.6g}") for k, v in _scalars(body)]
-    return _table(("value", ""), rows) if rows else "<p>(no numbers in this record)</p>"
+def _generic(body: dict[str, Any]) -> dict[str, Any]:
+    return _table(("value", ""), [(k, f"{v:.6g}") for k, v in _scalars(body)])
 
 
-def _sum(body: dict[str, Any]) -> str:
+def _sum(body: dict[str, Any]) -> dict[str, Any]:
     rows = [(c["name"], f"{c['cpu_bits']:#010x}", f"{c['cuda_bits']:#010x}", c["exact"])
             for c in body.get("cases", [])]  # fmt: skip
     return _table(("case", "CPU bits", "GPU bits", "exact"), rows)
 
 
-def _determinism(body: dict[str, Any]) -> str:
+def _determinism(body: dict[str, Any]) -> dict[str, Any]:
     by: dict[str, list[int]] = {}
     for r in body.get("rows", []):
         if r.get("raised"):
@@ -167,7 +164,7 @@ def _determinism(body: dict[str, Any]) -> str:
     return _table(("settings", f"outputs that varied over {runs} runs"), rows)
 
 
-def _tf32(body: dict[str, Any]) -> str:
+def _tf32(body: dict[str, Any]) -> dict[str, Any]:
     rows = [r for r in body.get("rows", []) if r.get("op") == "matmul" and not r.get("raised")]
     if not rows:
         return _generic(body)
@@ -179,7 +176,7 @@ def _tf32(body: dict[str, Any]) -> str:
     )  # fmt: skip
 
 
-def _cpu_vs_accelerator(body: dict[str, Any]) -> str:
+def _cpu_vs_accelerator(body: dict[str, Any]) -> dict[str, Any]:
     truth = body.get("truth", {})
     rows = [
         (x.get("device"), x.get("mode"), f"{x.get('sum_uniform', float('nan')):.9g}",
@@ -201,38 +198,25 @@ def _op_cell(op: dict[str, Any] | None) -> str:
         return "—"
     if op.get("max_ulp") is not None:
         return f"{op['max_ulp']:.3g}"
-    return f"bits {html.escape(str(op.get('digest', '?')))}"
+    return f"bits {op.get('digest', '?')}"
 
 
 def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
     """What the reference machines recorded for this notebook (HTML), read from the records."""
-    e = html.escape
-    parts = []
+    sections = []
     ops = OPS.get(nb.key, ())
     prints = _fingerprints(root)
     if ops and prints:
-        head = "".join(f"<th>{e(f.get('label', '?'))}</th>" for f in prints)
-        rows = []
         keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
-        for k in keys:
-            cells = "".join(f"<td>{_op_cell(f['ops'].get(k))}</td>" for f in prints)
-            rows.append(f"<tr><td>{e(k)}</td>{cells}</tr>")
-        parts.append(
-            "<p>Largest error in ULPs of each op (or, for random draws, a digest of their bits: "
-            "equal digests, equal bits), as fingerprinted on the reference machines "
-            f"(data/fingerprints):</p><table><tr><th>op</th>{head}</tr>{''.join(rows)}</table>"
-        )
+        rows = [(k, *(_op_cell(f["ops"].get(k)) for f in prints)) for k in keys]
+        sections.append(_table(("op", *(f.get("label", "?") for f in prints)), rows))
     exp = GPU_EXPERIMENT.get(nb.key)
     for rec in _gpu_records(root) if exp else []:
         prov = rec.get("provenance", {})
+        table = _SUMMARIES.get(exp, _generic)(rec.get("experiments", {}).get(exp) or {})
         card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"
-        body = rec.get("experiments", {}).get(exp)
-        table = _SUMMARIES.get(exp, _generic)(body or {})
-        parts.append(f"<p>Recorded on {e(card)} ({e(prov.get('date', '?'))}), "
-                     f"experiment <code>{e(exp)}</code>:</p>{table}")  # fmt: skip
-    if not parts:
-        return "<p>This notebook computes everything live: no recorded numbers to expect.</p>"
-    return "".join(parts)
+        sections.append({**table, "card": card, "date": prov.get("date", "?"), "experiment": exp})
+    return render("kit_numbers.html", sections=sections)
 
 
 def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = ROOT) -> str:
