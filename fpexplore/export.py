@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import page
+from . import page, templates
 from .errors import InvalidParameter
 from .params import Flag, Interval, Options, Param, resolved, settle
 
@@ -91,7 +91,7 @@ def _pick_vary(lesson: Lesson, vary: str | None, values: dict[str, Any]) -> Para
 def _view(lesson: Lesson, params: dict[str, Any]) -> str:
     """One pre-computed view: the figure and the comparison of ``lesson`` at ``params``."""
     comparison = lesson.run(**params)
-    return page.figure_html(lesson, comparison) + page.comparison_html(comparison)
+    return page.render("view.html", fig=page.figure(lesson, comparison), comparison=comparison)
 
 
 def _label(value: Any) -> str:
@@ -102,8 +102,9 @@ def _label(value: Any) -> str:
 
 def _interactive(
     lesson: Lesson, params: dict[str, Any], param: Param, values: Sequence[Any], progress: bool
-) -> tuple[str, str]:
-    """(head, body) HTML of the embedded control and its pre-computed views."""
+) -> tuple[str, dict[str, Any]]:
+    """The embedded control and its pre-computed views: the HTML for the page's head, and what
+    the page's template shows of the control."""
     import ipywidgets as w
     from ipywidgets.embed import embed_data
     from tqdm.auto import tqdm
@@ -130,21 +131,10 @@ def _interactive(
     data = embed_data(views=[box])
     scripts, offline = widget_bundle.script_tags()
     state = json.dumps(data["manager_state"]).replace("</", "<\\/")
-    spec = json.dumps(data["view_specs"][0])
     head = f'{scripts}<script type="application/vnd.jupyter.widget-state+json">{state}</script>'
-    note = (
-        "works offline: the widget manager is part of this page"
-        if offline
-        else f"needs the network for the widget manager ({widget_bundle.CDN})"
-    )
-    body = (
-        f"<h2>Try other values of <code>{page.esc(param.name)}</code></h2>"
-        f"<p class='fpx-muted'>{page.esc(param.help)}. Each value was run when this page was "
-        f"made ({len(values)} runs; the control picks among them, {note}).</p>"
-        f'<div class="fpx-widget"><script type="application/vnd.jupyter.widget-view+json">'
-        f"{spec}</script></div>"
-    )
-    return head, body
+    spec = templates.trusted(json.dumps(data["view_specs"][0]).replace("</", "<\\/"))
+    shown = {"param": param, "runs": len(values), "offline": offline, "spec": spec}
+    return head, {**shown, "cdn": widget_bundle.CDN}
 
 
 def export(
@@ -180,18 +170,7 @@ def export(
     where = f"lesson '{lesson.name}'"
     full = validate_all(lesson.params, dict(params or {}), where)
     comparison = lesson.run(**full)
-    body = [
-        f"<h1>{page.esc(lesson.title)}</h1>",
-        f"<p>{page.esc(lesson.summary)}</p>",
-        f"<p class='fpx-muted'>fpexplore lesson <code>{page.esc(lesson.name)}</code>; "
-        f"parameters: {page.esc(page.params_text(comparison.params))}; made "
-        f"{page.esc(page.machine()['made'])} on {page.esc(page.machine()['system'])}</p>",
-        page.figure_html(lesson, comparison),
-        page.comparison_html(comparison),
-    ]
-    if not comparison.explanation and lesson.explanation:
-        body.append(f"<h3>Why</h3><p>{page.esc(lesson.explanation)}</p>")
-    head = ""
+    head, control = "", None
     param = _pick_vary(lesson, vary, full) if interactive else None
     if param is not None:
         if values is not None:
@@ -205,9 +184,18 @@ def export(
         if full[param.name] not in picked:
             picked = (full[param.name], *picked)
         if len(picked) > 1:
-            head, extra = _interactive(lesson, full, param, list(picked), progress)
-            body.append(extra)
-    path.write_text(page.document(lesson.title, "".join(body), head), encoding="utf-8")
+            head, control = _interactive(lesson, full, param, list(picked), progress)
+    html = page.render(
+        "export.html",
+        title=lesson.title,
+        head=templates.trusted(head),
+        lesson=lesson,
+        comparison=comparison,
+        fig=page.figure(lesson, comparison),
+        machine=page.machine(),
+        control=control,
+    )
+    path.write_text(html, encoding="utf-8")
     return path
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import WorkerError
+from .templates import stylesheet
 
 if TYPE_CHECKING:
     from .result import Comparison
@@ -1156,11 +1157,8 @@ def verdict_table(verdicts: list[Verdict]) -> str:
     # in the middle at 1000 px with JupyterLab's sidebar open; only the small print (a file
     # name, a number with its source) may break anywhere
     return (
-        "<style>.fpx-myths td,.fpx-myths th{text-align:left!important;vertical-align:top;"
-        "word-break:normal;overflow-wrap:break-word;hyphens:none;padding:3px 4px}"
-        ".fpx-myths td:first-child{white-space:nowrap}"
-        ".fpx-myths small,.fpx-myths code{overflow-wrap:anywhere}</style>"
-        "<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
+        stylesheet()
+        + f"<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
         "font-size:13px'>"
         "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
         f"{rows}</table>"

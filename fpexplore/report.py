@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import page
+from . import page, templates
 from .errors import FpexploreError
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class LessonRun:
     params: dict[str, Any]
     seconds: float = 0.0
     comparison: Comparison | None = None
-    figure: str = ""
+    figure: dict[str, str] | None = None  # `page.figure`
     error: str = ""
     crashed: bool = False  # an unexpected exception (a bug), not a documented refusal
     label: str = ""
@@ -53,7 +53,7 @@ def _run_one(lesson: Lesson, params: dict[str, Any], label: str = "") -> LessonR
     try:
         out.comparison = lesson.run(**params)
         out.counts = page.claim_counts(out.comparison)
-        out.figure = page.figure_html(lesson, out.comparison)
+        out.figure = page.figure(lesson, out.comparison)
     except FpexploreError as exc:
         out.error = f"{type(exc).__name__}: {exc}"
     except Exception as exc:
@@ -107,64 +107,41 @@ def run_lessons(
     return runs
 
 
-def _backends_html() -> str:
+def _backends() -> list[Any]:
     from . import backends
 
-    rows = []
-    for info in backends.probe_all():
-        rows.append(
-            "<tr>"
-            f"<td>{page.esc(info.name)}</td>"
-            f"<td>{'yes' if info.available else '<b>no</b>'}</td>"
-            f"<td>{page.esc(info.version or '—')}</td>"
-            f"<td>{page.esc(', '.join(info.devices) or '—')}</td>"
-            f"<td>{page.esc('' if info.threads is None else info.threads)}</td>"
-            f"<td>{page.esc((info.fix and f'fix: {info.fix}') or info.detail)}</td></tr>"
-        )
-    head = "".join(
-        f"<th>{h}</th>" for h in ("backend", "available", "version", "devices", "threads", "")
-    )
-    return f"<table class='fpx-meta'><tr>{head}</tr>{''.join(rows)}</table>"
+    return backends.probe_all()
 
 
-def _records_html() -> str:
+def _records() -> list[dict[str, Any]]:
+    """The recorded GPU runs, newest first: what each file holds, or why it can't be read."""
     from . import records
 
-    paths = records.available()
-    if not paths:
-        return (
-            "<p>No recorded GPU run in this installation. Record one on a CUDA machine with "
-            f"<code>{page.esc(records.RECORD_FIX)}</code>.</p>"
-        )
-    rows = []
-    for i, path in enumerate(paths):
+    rows: list[dict[str, Any]] = []
+    for path in records.available():
         try:
             rec = records.load(path)
         except FpexploreError as exc:
-            rows.append(f"<tr><td>{page.esc(path.name)}</td><td colspan=5>{page.esc(exc)}</td>")
+            rows.append({"name": path.name, "error": str(exc)})
             continue
         p = rec.provenance
-        rows.append(
-            "<tr>"
-            f"<td>{page.esc(path.name)}{' (newest: used by default)' if i == 0 else ''}</td>"
-            f"<td>{page.esc(rec.card)}</td><td>{page.esc(rec.date)}</td>"
-            f"<td>torch {page.esc(p.get('torch'))}, CUDA {page.esc(p.get('cuda'))}, "
-            f"cuDNN {page.esc(p.get('cudnn'))}, driver {page.esc(p.get('driver'))}</td>"
-            f"<td>{page.esc(', '.join(rec.experiments))}</td></tr>"
+        versions = (
+            f"torch {p.get('torch')}, CUDA {p.get('cuda')}, cuDNN {p.get('cudnn')}, "
+            f"driver {p.get('driver')}"
         )
-    head = "".join(f"<th>{h}</th>" for h in ("file", "card", "date", "versions", "experiments"))
-    return f"<table class='fpx-meta'><tr>{head}</tr>{''.join(rows)}</table>"
+        rows.append({"name": path.name, "card": rec.card, "date": rec.date,
+                     "versions": versions, "experiments": rec.experiments})  # fmt: skip
+    return rows
 
 
 def _ulp_text(v: float | None) -> str:
     return "— (a random stream: no truth)" if v is None else f"{v:.3g}"
 
 
-def _fingerprint_html() -> str:
+def _fingerprint() -> dict[str, Any]:
     """This machine's fingerprint (`fpexplore fingerprint`), compared with the shipped ones."""
     from .dispatch import classroom, fingerprint
     from .dispatch.compare import compare
-    from .errors import FpexploreError
     from .paths import data_dir
 
     here = fingerprint.take("this machine")
@@ -178,102 +155,40 @@ def _fingerprint_html() -> str:
     if "tensorflow" in m:
         tf = m["tensorflow"]
         rows.append(("TensorFlow", f"{tf['version']}; {tf['onednn_reason']}"))
-    ops = "".join(
-        f"<tr><td>{page.esc(k)}</td><td><code>{op['digest']}</code></td>"
-        f"<td>{_ulp_text(op['max_ulp'])}</td></tr>"
-        for k, op in here["ops"].items()
-    )
-    parts = [
-        page.meta_table(rows),
-        "<table><tr><th>result</th><th>bits</th><th>max ULPs from the exact truth</th></tr>"
-        f"{ops}</table>",
-    ]
     try:
         shipped = classroom.load_folder(data_dir() / "fingerprints")
     except FpexploreError:
         shipped = []
-    for other in shipped:
-        parts.append(f"<h3>against {page.esc(other.get('label', ''))}</h3>")
-        parts.append(compare(here, other).html())
-    return "".join(parts)
-
-
-def _summary_html(runs: list[LessonRun]) -> str:
-    rows = []
-    for r in runs:
-        if r.comparison is None:
-            state = f"<span class='s-fails'>{'crashed' if r.crashed else 'did not run'}</span>"
-        else:
-            ran = sum(o.ran for o in r.comparison.outcomes)
-            state = (
-                f"{page.counts_html(r.counts) or 'no claims'}; "
-                f"{ran} of {len(r.comparison.outcomes)} implementations ran"
-            )
-        name = r.lesson.name + (f" on {r.label}" if r.label else "")
-        rows.append(
-            f"<tr><td><a href='#{r.anchor}'>{page.esc(name)}</a></td>"
-            f"<td>{page.esc(r.lesson.title)}</td><td>{state}</td><td>{r.seconds:.1f} s</td></tr>"
-        )
-    head = "<tr><th>lesson</th><th>question</th><th>claims</th><th>time</th></tr>"
-    return f"<table class='fpx-meta'>{head}{''.join(rows)}</table>"
-
-
-def _lesson_html(r: LessonRun) -> str:
-    title = r.lesson.title + (f" — recorded on {r.label}" if r.label else "")
-    notebook = r.lesson.notebook and f", notebook <code>{page.esc(r.lesson.notebook)}</code>"
-    params = page.params_text(r.comparison.params if r.comparison else r.params)
-    parts = [
-        f"<h2 id='{r.anchor}'>{page.esc(title)}</h2>",
-        f"<p>{page.esc(r.lesson.summary)}</p>",
-        f"<p class='fpx-muted'>lesson <code>{page.esc(r.lesson.name)}</code>{notebook}; "
-        f"parameters: {page.esc(params)}; {r.seconds:.1f} s</p>",
-    ]
-    if r.comparison is None:
-        parts.append(f"<p class='fpx-error'>{page.esc(r.error)}</p>")
-        if r.lesson.explanation:
-            parts.append(f"<p>{page.esc(r.lesson.explanation)}</p>")
-        return "".join(parts)
-    parts.append(r.figure)
-    parts.append(page.comparison_html(r.comparison))
-    if not r.comparison.explanation and r.lesson.explanation:
-        parts.append(f"<h3>Why</h3><p>{page.esc(r.lesson.explanation)}</p>")
-    return "".join(parts)
+    return {
+        "rows": rows,
+        "ops": [(k, op["digest"], _ulp_text(op["max_ulp"])) for k, op in here["ops"].items()],
+        "against": [
+            (other.get("label", ""), templates.trusted(compare(here, other).html()))
+            for other in shipped
+        ],
+    }
 
 
 def build(runs: list[LessonRun]) -> str:
     """The report page of ``runs`` (see `run_lessons`) on this machine."""
+    from .records import RECORD_FIX
+
     totals = {"holds": 0, "fails": 0, "not checked": 0}
     for r in runs:
         for k, n in r.counts.items():
             totals[k] += n
-    not_run = [r for r in runs if r.comparison is None]
-    body = [
-        "<h1>What does my stack do?</h1>",
-        "<p>Every lesson of fpexplore run on this machine against an exact or certified "
-        "ground truth, and the recorded GPU runs. Claims hold on every machine; a claim "
-        "that fails is a finding (or a bug); one not checked names what was missing.</p>",
-        f"<p><b>Claims:</b> {page.counts_html(totals) or 'none'}"
-        + (
-            f"; <span class='s-fails'>{len(not_run)} lesson run(s) did not run</span>"
-            if not_run
-            else ""
-        )
-        + "</p>",
-        "<h2>This machine</h2>",
-        page.meta_table(page.machine()),
-        _backends_html(),
-        "<h2>This machine's fingerprint</h2>",
-        "<p>The same fixed computations as <code>fpexplore fingerprint</code>: their bits, their "
-        "errors against the exact truth, and what separates them from the machines the series "
-        "ships (<code>fpexplore compare</code>).</p>",
-        _fingerprint_html(),
-        "<h2>Recorded GPU runs</h2>",
-        _records_html(),
-        "<h2>Lessons</h2>",
-        _summary_html(runs),
-        *(_lesson_html(r) for r in runs),
-    ]
-    return page.document("fpexplore report", "".join(body))
+    return page.render(
+        "report.html",
+        title="fpexplore report",
+        totals=totals,
+        not_run=sum(r.comparison is None for r in runs),
+        machine=page.machine(),
+        backends=_backends(),
+        fingerprint=_fingerprint(),
+        records=_records(),
+        record_fix=RECORD_FIX,
+        runs=runs,
+    )
 
 
 def write(

@@ -3,7 +3,7 @@ ipywidgets, running in the browser under Pyodide (``make lite``; output in ``bui
 
 1. The wheels the notebooks install with piplite: fpexplore itself (built from a copy of the
    working tree, with its package data) and the pure-Python dependencies Pyodide does not
-   ship (mpmath, tqdm), into ``lite/pypi``.
+   may not ship (mpmath, tqdm, jinja2; MarkupSafe is Pyodide's), into ``lite/pypi``.
 2. The notebooks (``LITE_NOTEBOOKS``) copied into ``lite/content``, each with a first cell that
    installs fpexplore from the site itself (and sets ``FPEXPLORE_BINDER_URL`` when the build
    has it: the Binder version that Unavailable rows link).
@@ -28,7 +28,7 @@ from pathlib import Path
 LITE = Path(__file__).resolve().parent
 ROOT = LITE.parent
 LITE_NOTEBOOKS = ("00_floating_point_formats.ipynb", "01_summation_order.ipynb")
-PURE_PYTHON = ("mpmath", "tqdm")
+PURE_PYTHON = ("mpmath", "tqdm", "jinja2")
 PIP = [sys.executable, "-m", "pip"]
 #: Why the site needs the network: what an offline kernel would need that no registry reachable
 #: here carries (checked against npm's ``pyodide`` 314.0.6 and PyPI; see lite/README.md).

@@ -273,3 +273,20 @@ def test_truth_internals_stay_in_the_truth_layer(tmp_path):
     assert truth_internals() == []
     (tmp_path / "lesson.py").write_text("def f(t):\n    return t._mp\n")
     assert truth_internals(tmp_path) == ["lesson.py:2: ._mp"]
+def test_one_stylesheet():
+    """Every CSS rule lives in ``templates/fpexplore.css``: no module writes its own ``<style``
+    element (`fpexplore.templates.stylesheet` is the one that does), and the stylesheet's
+    comparison width is `MAX_WIDTH_PX`."""
+    from fpexplore.result.html import MAX_WIDTH_PX
+    from fpexplore.templates import css
+
+    loader = PKG / "templates" / "__init__.py"
+    styled = [
+        p.relative_to(PKG).as_posix()
+        for p in sorted(PKG.rglob("*"))
+        if p.suffix in (".py", ".html")
+        and p != loader
+        and "<style" in p.read_text(encoding="utf-8").lower()
+    ]
+    assert styled == []
+    assert f".fpx{{max-width:{MAX_WIDTH_PX}px;" in css()

@@ -99,7 +99,7 @@ def test_report_command_fails_only_on_a_crash(tmp_path, monkeypatch) -> None:
     broken = _raises(ValueError("a bug"))
     lessons = {"toy": TOY, "broken": broken}
     monkeypatch.setattr("fpexplore.lessons.get", lessons.__getitem__)
-    monkeypatch.setattr(report, "_backends_html", lambda: "")
+    monkeypatch.setattr(report, "_backends", list)
 
     import argparse
 
@@ -127,7 +127,7 @@ def test_export_static_page_is_self_contained(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr("fpexplore.lessons.get", {"toy": TOY}.__getitem__)
     path = export.export("toy", tmp_path / "p.html", {"x": 7}, interactive=False)
     html = path.read_text()
-    assert "x=7" in html and "1 holds" in page.counts_html(page.claim_counts(_compute(7)))
+    assert "x=7" in html and page.claim_counts(_compute(7))["holds"] == 1
     assert html.count("data:image/png;base64,") == 1 and "widget-state" not in html
     assert "Toy explanation paragraph." in html
 

@@ -35,6 +35,8 @@ out["summation"] = [[o.implementation, o.kind, o.ran, o.unavailable or ""] for o
 d = fpexplore.run("djl_normalization", stage="decode", image="gradient_q75.jpg")
 out["decode"] = [[o.implementation, o.ran, list(getattr(o.value, "shape", ()))]
                  for o in d.outcomes]
+# the presentation files: the stylesheet, and a comparison rendered with it
+out["html"] = c._repr_html_()
 print(json.dumps(out))
 """
 
@@ -126,6 +128,7 @@ def test_installed_wheel_runs_lessons_on_its_own_data(installed: Path, tmp_path:
     assert pil[0][2][:2] == list(_image_shape("gradient"))
     djl = [o for o in out["decode"] if o[0].startswith("djl")]
     assert djl and not djl[0][1]
+    assert ".fpx-t" in out["html"] and "<table class='fpx-t'>" in out["html"]
 
 
 def _image_shape(kind: str) -> tuple[int, int]:

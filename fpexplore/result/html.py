@@ -19,6 +19,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..templates import stylesheet
+
 if TYPE_CHECKING:
     from . import Comparison, Outcome
 
@@ -46,33 +48,6 @@ ULP_CLASSES = {
     "none": ("#999999", "not compared"),
 }
 _FEW_ULP = 16.0
-
-_STYLE = (
-    "<style>"
-    ".fpx{max-width:MAXpx;font-size:13px;line-height:1.35}"
-    ".fpx table.fpx-t{table-layout:fixed;width:100%;border-collapse:collapse;margin:4px 0}"
-    ".fpx .fpx-t th{text-align:left!important;font-weight:600;border-bottom:1px solid #bbb;"
-    "padding:2px 6px}"
-    ".fpx .fpx-t td{text-align:left!important;vertical-align:top;padding:2px 6px;"
-    "border-bottom:1px solid #eee;overflow-wrap:anywhere;"
-    "overflow:hidden;text-overflow:ellipsis}"
-    ".fpx .fpx-v{font-family:monospace;white-space:nowrap}"
-    # a text value wraps inside its column like the names and notes (at spaces; inside a word
-    # only where one is longer than the column): never cut, whatever the notebook's width
-    ".fpx .fpx-s{white-space:normal}"
-    ".fpx .fpx-m{color:#666;font-size:11px}"
-    ".fpx .fpx-t td:last-child{font-size:12px}"
-    ".fpx .fpx-t details summary{cursor:pointer}"
-    ".fpx .fpx-bar{display:inline-block;height:9px;vertical-align:middle;margin-right:5px;"
-    "background:#eee;width:60px;position:relative}"
-    ".fpx .fpx-bar span{position:absolute;left:0;top:0;bottom:0}"
-    ".fpx .fpx-off{color:#888}"
-    ".fpx ul.fpx-c{margin:2px 0 4px 0;padding-left:18px}"
-    ".fpx ul.fpx-c li{margin:0}"
-    ".fpx details{margin:4px 0}"
-    ".fpx .fpx-truth{font-family:monospace}"
-    "</style>"
-).replace("MAX", str(MAX_WIDTH_PX))
 
 _MARK = {
     True: ("✔", "#2ca02c", "holds"),
@@ -347,122 +322,83 @@ def _head(truth: Any, k: int) -> list[Any]:
     return list(truth.mp().ravel()[:k])
 
 
-def _truth_html(c: Comparison) -> str:
-    if c.truth is None:
-        return ""
-    short, full = truth_text(c.truth)
-    return f"<div><b>truth</b> <span class='fpx-truth' title='{_e(full)}'>{_e(short)}</span></div>"
-
-
 def _claim_state(claim: Any) -> bool | None:
     return getattr(claim, "holds", None)
 
 
-def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
-    """The claims as a short list: all of them, or with ``previous`` those that changed (new,
+def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None:
+    """What ``claims.html`` lists: every claim, or with ``previous`` those that changed (new,
     gone, or another verdict) and every one that does not hold, and a count of the rest."""
     claims = dict(c.claims)
     if not claims:
-        return ""
+        return None
     counts = {True: 0, False: 0, None: 0}
     for claim in claims.values():
         counts[_claim_state(claim)] += 1
-    summary = ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n)
-    if previous is None or previous.lesson != c.lesson:
-        shown = list(claims.items())
-        head = f"<b>Claims</b> ({summary})"
-        gone: list[str] = []
-    else:
+    out: dict[str, Any] = {
+        "summary": ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n),
+        "same": None,
+        "gone": [],
+        "held": [],
+    }
+    shown = list(claims.items())
+    if previous is not None and previous.lesson == c.lesson:
         before = dict(previous.claims)
         shown = [
             (k, cl)
-            for k, cl in claims.items()
+            for k, cl in shown
             if k not in before
             or _claim_state(cl) is False
             or _claim_state(before[k]) != _claim_state(cl)
             or before[k].text != cl.text
         ]
-        gone = [k for k in before if k not in claims]
-        same = len(claims) - len(shown)
-        head = f"<b>Claims</b> ({summary}; {same} unchanged since the last update"
-        head += ", changed or failing:)" if shown or gone else ")"
-    items = []
-    for key, claim in shown:
-        mark, colour, word = _MARK[_claim_state(claim)]
-        items.append(
-            f"<li title='{_e(key)}: {word}'><span style='color:{colour}'>{mark}</span> "
-            f"{_code(claim.text)}</li>"
-        )
-    for key in gone:
-        items.append(f"<li class='fpx-off'>no longer checked: {_e(key)}</li>")
+        out["gone"] = [k for k in before if k not in claims]
+        out["same"] = len(claims) - len(shown)
+    items = [(key, _MARK[_claim_state(cl)], cl.text) for key, cl in shown]
     if previous is None and len(shown) > OPEN_CLAIMS:
         # a long first list: what did not hold stays in view, the rest opens on a click
-        bad = [i for i, (_, cl) in zip(items, shown, strict=False) if _claim_state(cl) is not True]
-        good = [i for i, (_, cl) in zip(items, shown, strict=False) if _claim_state(cl) is True]
-        open_list = f"<ul class='fpx-c'>{''.join(bad)}</ul>" if bad else ""
-        return (
-            f"<div>{head}{open_list}<details><summary>the {len(good)} that hold</summary>"
-            f"<ul class='fpx-c'>{''.join(good)}</ul></details></div>"
-        )
-    body = f"<ul class='fpx-c'>{''.join(items)}</ul>" if items else ""
-    return f"<div>{head}{body}</div>"
+        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl)]
+        items = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl) is not True]
+    return {**out, "listed": items}
 
 
-def _observations_html(c: Comparison) -> str:
-    obs = getattr(c, "observations", None)
-    if not obs:
-        return ""
-    items = []
-    for key, o in dict(obs).items():
-        text = getattr(o, "text", str(o))
-        value = getattr(o, "value", None)
-        extra = f": <code>{_e(value)}</code>" if value is not None else ""
-        items.append(f"<li title='{_e(key)}'>{_code(text)}{extra}</li>")
-    return (
-        "<details><summary><b>Observations</b> (this machine; not claims)</summary>"
-        f"<ul class='fpx-c'>{''.join(items)}</ul></details>"
-    )
+def _render(name: str, c: Comparison, previous: Comparison | None, **context: Any) -> str:
+    from ..templates import render, trusted
+
+    code = lambda text: trusted(_code(text))  # noqa: E731
+    return render(name, claims=_claims(c, previous), code=code, **context)
 
 
-def _explanation_html(c: Comparison) -> str:
-    text = (c.explanation or "").strip()
-    if not text:
-        return ""
-    paras = "".join(f"<p>{_code(p.strip())}</p>" for p in re.split(r"\n\s*\n", text) if p.strip())
-    return f"<details><summary><b>Why</b> (the explanation)</summary>{paras}</details>"
+def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
+    """The claims as a short list: all of them, or with ``previous`` those that changed (new,
+    gone, or another verdict) and every one that does not hold, and a count of the rest."""
+    return _render("claims.html", c, previous)
 
 
-def comparison_html(c: Comparison, previous: Comparison | None = None) -> str:
+def comparison_html(c: Comparison, previous: Comparison | None = None, style: bool = True) -> str:
     """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide): truth, rows, claims, explanation.
 
     With ``previous`` (the comparison shown before a widget update) the claims list shows only
-    what changed.
+    what changed. ``style=False`` leaves out the stylesheet (a page has it once).
     """
-    rows = "".join(
-        f"<tr{'' if o.ran else ' class=fpx-off'}>"
-        f"<td>{_name_cell(o)}</td><td>{_value_cell(o)}</td><td>{_bar(o, c.truth)}</td>"
-        f"<td>{_bits(o)}</td><td>{_note_cell(o, c.truth)}</td></tr>"
+    from ..templates import trusted
+
+    rows = [
+        (o.ran, [trusted(cell) for cell in (_name_cell(o), _value_cell(o), _bar(o, c.truth),
+                                            _bits(o), _note_cell(o, c.truth))])
         for o in c.outcomes
+    ]  # fmt: skip
+    text = (c.explanation or "").strip()
+    return _render(
+        "comparison.html",
+        c,
+        previous,
+        style=trusted(stylesheet()) if style else "",
+        truth=truth_text(c.truth) if c.truth is not None else None,
+        rows=rows,
+        observations=[
+            (key, getattr(o, "text", str(o)), getattr(o, "value", None))
+            for key, o in dict(getattr(c, "observations", None) or {}).items()
+        ],
+        explanation=[p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()],
     )
-    table = (
-        # the ULP and bits columns in em: never cut ("2…" for 24.0) in a narrow notebook
-        "<table class='fpx-t'><colgroup><col style='width:26%'><col style='width:18%'>"
-        "<col style='width:10em'><col style='width:3.4em'><col></colgroup>"
-        "<thead><tr><th>implementation</th><th>value</th>"
-        "<th title='error against the truth, in units in the last place of the result format;"
-        " green: correctly rounded or faithful'>ULP error</th>"
-        "<th title='bits of agreement with the truth: -log2(relative error)'>bits</th>"
-        "<th>note</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-    )
-    parts = [
-        _STYLE,
-        "<div class='fpx'>",
-        _truth_html(c),
-        table,
-        claims_html(c, previous),
-        _observations_html(c),
-        _explanation_html(c),
-        "</div>",
-    ]
-    return "".join(parts)

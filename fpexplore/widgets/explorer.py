@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
+from ..figures import figure_png
 from ..lessons import Lesson
 from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
 from ..result.html import comparison_html
@@ -570,17 +571,3 @@ def _show_figure(
     plot.value = png
     plot.layout.display = ""
     return png
-
-
-def figure_png(fig: Any) -> bytes:
-    """A matplotlib figure as PNG bytes at its own size; a pyplot-managed figure is closed
-    afterwards, so that the inline backend does not draw it again at the end of the cell."""
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, pil_kwargs={"compress_level": 1})
-    if getattr(fig, "number", None) is not None:  # made by pyplot
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    return buf.getvalue()

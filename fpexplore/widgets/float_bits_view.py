@@ -24,6 +24,7 @@ import mpmath
 from .. import formats, metrics
 from ..errors import InvalidParameter
 from ..result import Claim, check_claims
+from ..templates import stylesheet
 from ..truth.value import Truth
 from .float_bits_claims import DECIMAL, explanation_claims
 
@@ -273,10 +274,8 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     cols = "".join(f"<col style='width:{w}'>" if w else "<col>" for _, w in head)
     header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
     return (
-        "<style>.fpx-fb td,.fpx-fb th{text-align:left!important;vertical-align:top;"
-        "padding:2px 4px}.fpx-fb td{overflow-wrap:anywhere}"
-        ".fpx-fb td:first-child{overflow-wrap:normal;white-space:nowrap}</style>"
-        "<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
+        stylesheet()
+        + f"<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
         f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
         f"{body}</table>"
         "<small>Hover a stored value for its exact decimal expansion.</small>"

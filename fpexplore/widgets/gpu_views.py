@@ -19,16 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import FpexploreError
-
-_TABLE = (
-    "<style>.fpx-gpu td,.fpx-gpu th{padding:2px 8px;text-align:right}"
-    ".fpx-gpu td:first-child,.fpx-gpu th:first-child{text-align:left}"
-    ".fpx-gpu tr.pick{background:#fff3c4;font-weight:bold}</style>"
-)
+from ..templates import stylesheet
 
 
 def _table(head: list[str], rows: list[list[Any]], pick: int | None = None) -> str:
-    out = [_TABLE, "<table class='fpx-gpu'><tr>"]
+    out = ["<table class='fpx-gpu'><tr>"]
     out += [f"<th>{html.escape(h)}</th>" for h in head]
     out.append("</tr>")
     for i, row in enumerate(rows):
@@ -60,7 +55,7 @@ def _view(title: str, controls: list[Any], render: Callable[[], str]) -> Any:
     def update(_: Any = None) -> None:
         status.value = "<i>running…</i>"
         try:
-            out.value = render()
+            out.value = stylesheet() + render()
             status.value = ""
         except FpexploreError as exc:
             status.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"

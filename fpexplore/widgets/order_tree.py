@@ -9,10 +9,10 @@ a left-to-right loop and a flat bush is a pairwise tree.
 from __future__ import annotations
 
 import html
-import io
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..figures import figure_png
 
 MAX_N = 64
 #: pictures a tree view keeps, per (n, order, threads)
@@ -303,12 +303,8 @@ def tree_orders() -> list[str]:
     ]
 
 
-def to_png(fig: Any, dpi: float | None = None) -> bytes:
-    """A figure as PNG bytes (for ipywidgets.Image, without pyplot's global state), at the
-    figure's own dpi unless ``dpi`` is given; fast zlib level, the pixels are the same."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or fig.dpi, pil_kwargs={"compress_level": 1})
-    return buf.getvalue()
+#: a figure as PNG bytes (`fpexplore.figures.figure_png`), under the notebooks' name
+to_png = figure_png
 
 
 def tree_view(n: int = 16, threads: int = 1) -> Any:

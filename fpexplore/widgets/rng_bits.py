@@ -11,6 +11,8 @@ import html
 from collections import OrderedDict
 from typing import Any
 
+from ..templates import stylesheet
+
 #: the most values the view shows per stream (the k slider's maximum)
 MAX_K = 16
 _KEEP = 8  # lesson runs kept, newest last
@@ -75,8 +77,8 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     )
     related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
     return (
-        "<style>.fpx-rb td,.fpx-rb th{text-align:left!important;vertical-align:top}</style>"
-        "<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
+        stylesheet()
+        + f"<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
         "font-size:13px'>"
         "<colgroup><col style='width:20%'><col style='width:4%'><col style='width:56%'>"
         "<col style='width:20%'></colgroup><tr><th style='text-align:left'>stream</th><th>i</th>"

@@ -14,17 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..page import render
+from ..templates import trusted
 from .plan import NOTEBOOKS, Notebook, binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
 ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
-STYLE = (
-    "<style>body{font-family:sans-serif;max-width:46em;margin:1.5em auto;line-height:1.35}"
-    "code,pre{background:#f4f4f4}pre{padding:.4em;white-space:pre-wrap}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-    "font-size:90%}@media print{a{color:inherit}}</style>"
-)
 #: the reference machines' recorded ops each notebook's facts rest on (fingerprint op names)
 OPS = {
     "01": ("sum", "sum_large"),
@@ -48,11 +44,17 @@ class Exercise:
 
 
 def _md(text: str) -> str:
+    """Markdown as HTML for a template (as text in ``<pre>`` where mistune is missing)."""
     try:
         import mistune
     except ImportError:  # pragma: no cover - nbconvert brings it
-        return f"<pre>{html.escape(text)}</pre>"
-    return str(mistune.html(text))
+        return trusted(f"<pre>{html.escape(text)}</pre>")
+    return trusted(str(mistune.html(text)))
+
+
+def _page(template: str, title: str, **context: Any) -> str:
+    """A whole page of the kit, from its template."""
+    return render(template, title=title, body_class="fpx-kit", **context)
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
@@ -103,19 +105,9 @@ def commands(nb: Notebook) -> list[tuple[str, str]]:
 
 def handout_html(nb: Notebook, notebooks: Path | None = None) -> str:
     path = (notebooks or ROOT / "notebooks") / nb.file
-    cmds = "".join(
-        f"<tr><td><code>{html.escape(c)}</code></td><td>{html.escape(w)}</td></tr>"
-        for c, w in commands(nb)
-    )
-    qs = "".join(f"<li>{_md(NUMBER.sub('', e.question))}</li>"
-                 for e in exercises(path))  # fmt: skip
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>{nb.key} · {html.escape(nb.title)}"
-        f"</title>{STYLE}<h1>{nb.key} · {html.escape(nb.title)}</h1>"
-        f"<p>About {nb.minutes} minutes ({nb.core} for the core). Needs: "
-        f"{html.escape(nb.needs)}.</p><h2>What you'll see</h2>{_md(learn(path))}"
-        f"<h2>Three commands</h2><table>{cmds}</table><h2>Exercises</h2><ol>{qs}</ol>"
-    )
+    qs = [_md(NUMBER.sub("", e.question)) for e in exercises(path)]
+    return _page("kit_handout.html", f"{nb.key} · {nb.title}", nb=nb, learn=_md(learn(path)),
+                 commands=commands(nb), questions=qs)  # fmt: skip
 
 
 def _fingerprints(root: Path) -> list[dict[str, Any]]:
@@ -145,25 +137,22 @@ def _scalars(d: Any, prefix: str = "", limit: int = 10) -> list[tuple[str, Any]]
     return out[:limit]
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
-    e = html.escape
-    th = "".join(f"<th>{e(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """A table of ``kit_numbers.html``: its head and rows."""
+    return {"head": head, "rows": rows}
 
 
-def _generic(body: dict[str, Any]) -> str:
-    rows = [(k, f"{v:.6g}") for k, v in _scalars(body)]
-    return _table(("value", ""), rows) if rows else "<p>(no numbers in this record)</p>"
+def _generic(body: dict[str, Any]) -> dict[str, Any]:
+    return _table(("value", ""), [(k, f"{v:.6g}") for k, v in _scalars(body)])
 
 
-def _sum(body: dict[str, Any]) -> str:
+def _sum(body: dict[str, Any]) -> dict[str, Any]:
     rows = [(c["name"], f"{c['cpu_bits']:#010x}", f"{c['cuda_bits']:#010x}", c["exact"])
             for c in body.get("cases", [])]  # fmt: skip
     return _table(("case", "CPU bits", "GPU bits", "exact"), rows)
 
 
-def _determinism(body: dict[str, Any]) -> str:
+def _determinism(body: dict[str, Any]) -> dict[str, Any]:
     by: dict[str, list[int]] = {}
     for r in body.get("rows", []):
         if r.get("raised"):
@@ -175,7 +164,7 @@ def _determinism(body: dict[str, Any]) -> str:
     return _table(("settings", f"outputs that varied over {runs} runs"), rows)
 
 
-def _tf32(body: dict[str, Any]) -> str:
+def _tf32(body: dict[str, Any]) -> dict[str, Any]:
     rows = [r for r in body.get("rows", []) if r.get("op") == "matmul" and not r.get("raised")]
     if not rows:
         return _generic(body)
@@ -187,7 +176,7 @@ def _tf32(body: dict[str, Any]) -> str:
     )  # fmt: skip
 
 
-def _cpu_vs_accelerator(body: dict[str, Any]) -> str:
+def _cpu_vs_accelerator(body: dict[str, Any]) -> dict[str, Any]:
     truth = body.get("truth", {})
     rows = [
         (x.get("device"), x.get("mode"), f"{x.get('sum_uniform', float('nan')):.9g}",
@@ -209,55 +198,34 @@ def _op_cell(op: dict[str, Any] | None) -> str:
         return "—"
     if op.get("max_ulp") is not None:
         return f"{op['max_ulp']:.3g}"
-    return f"bits {html.escape(str(op.get('digest', '?')))}"
+    return f"bits {op.get('digest', '?')}"
 
 
 def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
     """What the reference machines recorded for this notebook (HTML), read from the records."""
-    e = html.escape
-    parts = []
+    sections = []
     ops = OPS.get(nb.key, ())
     prints = _fingerprints(root)
     if ops and prints:
-        head = "".join(f"<th>{e(f.get('label', '?'))}</th>" for f in prints)
-        rows = []
         keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
-        for k in keys:
-            cells = "".join(f"<td>{_op_cell(f['ops'].get(k))}</td>" for f in prints)
-            rows.append(f"<tr><td>{e(k)}</td>{cells}</tr>")
-        parts.append(
-            "<p>Largest error in ULPs of each op (or, for random draws, a digest of their bits: "
-            "equal digests, equal bits), as fingerprinted on the reference machines "
-            f"(data/fingerprints):</p><table><tr><th>op</th>{head}</tr>{''.join(rows)}</table>"
-        )
+        rows = [(k, *(_op_cell(f["ops"].get(k)) for f in prints)) for k in keys]
+        sections.append(_table(("op", *(f.get("label", "?") for f in prints)), rows))
     exp = GPU_EXPERIMENT.get(nb.key)
     for rec in _gpu_records(root) if exp else []:
         prov = rec.get("provenance", {})
+        table = _SUMMARIES.get(exp, _generic)(rec.get("experiments", {}).get(exp) or {})
         card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"
-        body = rec.get("experiments", {}).get(exp)
-        table = _SUMMARIES.get(exp, _generic)(body or {})
-        parts.append(f"<p>Recorded on {e(card)} ({e(prov.get('date', '?'))}), "
-                     f"experiment <code>{e(exp)}</code>:</p>{table}")  # fmt: skip
-    if not parts:
-        return "<p>This notebook computes everything live: no recorded numbers to expect.</p>"
-    return "".join(parts)
+        sections.append({**table, "card": card, "date": prov.get("date", "?"), "experiment": exp})
+    return render("kit_numbers.html", sections=sections)
 
 
 def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = ROOT) -> str:
     path = (notebooks or root / "notebooks") / nb.file
-    items = "".join(
-        f"<li>{_md(NUMBER.sub('', x.question))}<p><b>Answer.</b></p>"
-        f"{_md(x.answer)}<p><small>Checked in the notebook by:</small></p>"
-        f"<pre>{html.escape(x.check)}</pre></li>"
-        for x in exercises(path)
-    )
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>Facilitator notes: {nb.key}</title>"
-        f"{STYLE}<h1>Facilitator notes · {nb.key} · {html.escape(nb.title)}</h1>"
-        f"<p>Time: {nb.minutes} min to work through, {nb.core} min for the core.</p>"
-        f"<h2>Answers</h2><ol>{items}</ol>"
-        f"<h2>Expected numbers on the reference machines</h2>{reference_numbers(nb, root)}"
-    )
+    shown = [
+        Exercise(_md(NUMBER.sub("", x.question)), _md(x.answer), x.check) for x in exercises(path)
+    ]
+    return _page("kit_facilitator.html", f"Facilitator notes: {nb.key}", nb=nb, exercises=shown,
+                 numbers=trusted(reference_numbers(nb, root)))  # fmt: skip
 
 
 def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Path:
@@ -270,7 +238,7 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
             continue
         (out / f"{nb.key}-handout.html").write_text(handout_html(nb), encoding="utf-8")
         (out / f"{nb.key}-facilitator.html").write_text(facilitator_html(nb), encoding="utf-8")
-        slide = "—"
+        slide = False
         if slides and nb.lesson:
             from ..export import export
             from ..lessons import get
@@ -278,23 +246,10 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
             lesson = get(nb.lesson)
             export(nb.lesson, out / f"{nb.key}-slides.html", dict(lesson.quick),
                    interactive=False, progress=False)  # fmt: skip
-            slide = f"<a href='{nb.key}-slides.html'>slides</a>"
-        rows.append(
-            f"<tr><td>{nb.key}</td><td>{html.escape(nb.title)}</td>"
-            f"<td><a href='{nb.key}-handout.html'>handout</a></td>"
-            f"<td><a href='{nb.key}-facilitator.html'>facilitator notes</a></td><td>{slide}</td>"
-            "</tr>"
-        )
+            slide = True
+        rows.append((nb, slide))
     index = out / "index.html"
-    index.write_text(
-        f"<!doctype html><meta charset='utf-8'><title>fpexplore workshop kit</title>{STYLE}"
-        "<h1>Workshop kit</h1><p>Generated from the notebooks and the recorded runs by "
-        "<code>fpexplore workshop</code> (<code>make slides</code>). Slides are each lesson's "
-        "page from <code>fpexplore export</code> at its quick parameters.</p>"
-        "<table><tr><th>#</th><th>notebook</th><th>handout</th><th>facilitator</th>"
-        f"<th>slides</th></tr>{''.join(rows)}</table>",
-        encoding="utf-8",
-    )
+    index.write_text(_page("kit_index.html", "fpexplore workshop kit", rows=rows), "utf-8")
     return index
 
 

@@ -8,13 +8,13 @@ browser, instead of a whole figure rasterized and encoded in the kernel on every
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 from typing import Any
 
 import numpy as np
 
+from ...figures import data_uri
 from ...result import Comparison
 
 W, H = 520, 420
@@ -38,7 +38,7 @@ def _png(rgb: np.ndarray) -> str:
 
     buf = io.BytesIO()
     Image.fromarray(rgb).save(buf, format="png", compress_level=1)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return data_uri(buf.getvalue())
 
 
 def _ticks(lo: float, hi: float, n: int) -> list[float]:

@@ -1,0 +1,49 @@
+"""The presentation layer's files: one stylesheet (``fpexplore.css``) for every HTML face, and
+the jinja2 templates of the pages (autoescaped). `stylesheet` is the ``<style>`` element to put
+once in a page or a widget's output; `render` fills a template; `trusted` marks HTML made
+elsewhere (a rendered comparison, markdown) so that a template puts it in unescaped."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+__all__ = ["css", "render", "stylesheet", "trusted"]
+
+
+@cache
+def css() -> str:
+    """The text of ``fpexplore.css``."""
+    return resources.files(__name__).joinpath("fpexplore.css").read_text(encoding="utf-8")
+
+
+def stylesheet() -> str:
+    """``<style>…</style>`` with the whole stylesheet: once per page or widget output."""
+    return f"<style>{css()}</style>"
+
+
+def trusted(html: str) -> Any:
+    """``html`` as markup a template inserts as it is (HTML this package made)."""
+    from markupsafe import Markup
+
+    return Markup(html)
+
+
+@cache
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("fpexplore", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["stylesheet"] = lambda: trusted(stylesheet())
+    return env
+
+
+def render(name: str, /, **context: Any) -> str:
+    """The template ``name`` (a file of this folder) filled with ``context``."""
+    return _environment().get_template(name).render(**context)
