@@ -174,3 +174,17 @@ def test_wrapped_is_public_and_wraps_each_printed_line_like_check(capsys):
     assert lines[0] == "name     value"  # a short line keeps its spacing
     assert lines[1].startswith("  indented") and lines[2].startswith("      w")
     assert wrapped("x" * 90).splitlines() == ["x" * 70, "    " + "x" * 20]  # never wider
+
+
+def test_columns_no_row_measured_are_left_out():
+    """A comparison of recorded counts (no truth, no error) shows no ULP or bits column; one
+    measured row brings both back."""
+    from fpexplore.result.html import comparison_html
+
+    counted = Outcome("a kernel", "torch", value="varies", note="3 of 10 runs differ")
+    bare = comparison_html(Comparison("demo", {}, None, (counted,)))
+    assert "ULP error</th>" not in bare and "bits</th>" not in bare
+    assert "3 of 10 runs differ" in bare and bare.count("<td>") == 3
+    sum_ = Outcome.measured("np.sum", "numpy", np.float32(0.5), Truth("0.5", exact=Fraction(1, 2)))
+    both = comparison_html(Comparison("demo", {}, None, (counted, sum_)))
+    assert "ULP error</th>" in both and "bits</th>" in both and both.count("<td>") == 10

@@ -186,12 +186,15 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     return abs_err, scale
 
 
+_NONE = "<span class='fpx-off'>—</span>"
+
+
 def _bar(outcome: Outcome, truth: Any = None) -> str:
     err = outcome.error
     cls = ulp_class(outcome)
     colour, what = ULP_CLASSES[cls]
     if err is None:
-        return "<span class='fpx-off'>—</span>"
+        return _NONE
     if _is_integer(outcome.value):
         return "<span class='fpx-off' title='integer values: see the note'>n/a (integers)</span>"
     ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
@@ -221,7 +224,7 @@ def _bar(outcome: Outcome, truth: Any = None) -> str:
 def _bits(outcome: Outcome) -> str:
     err = outcome.error
     if err is None or _is_integer(outcome.value):
-        return "<span class='fpx-off'>—</span>"
+        return _NONE
     b = err.min_bits
     if math.isinf(b):
         return "<span title='equal to the truth'>all</span>"
@@ -383,11 +386,15 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
     """
     from ..templates import trusted
 
-    rows = [
-        (o.ran, [trusted(cell) for cell in (_name_cell(o), _value_cell(o), _bar(o, c.truth),
-                                            _bits(o), _note_cell(o, c.truth))])
+    cells = [
+        (o.ran, [_name_cell(o), _value_cell(o), _bar(o, c.truth), _bits(o), _note_cell(o, c.truth)])
         for o in c.outcomes
     ]  # fmt: skip
+    # the ULP and bits columns only where some row measured an error (recorded kernels and
+    # counts have none: their notes get the width)
+    shown = [i not in (2, 3) or any(row[i] != _NONE for _, row in cells) for i in range(5)]
+    rows = [(ran, [trusted(x) for x, keep in zip(row, shown, strict=True) if keep])
+            for ran, row in cells]  # fmt: skip
     text = (c.explanation or "").strip()
     return _render(
         "comparison.html",
@@ -396,6 +403,8 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
         style=trusted(stylesheet()) if style else "",
         truth=truth_text(c.truth) if c.truth is not None else None,
         rows=rows,
+        ulp_column=shown[2],
+        bits_column=shown[3],
         observations=[
             (key, getattr(o, "text", str(o)), getattr(o, "value", None))
             for key, o in dict(getattr(c, "observations", None) or {}).items()
