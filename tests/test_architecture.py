@@ -273,6 +273,8 @@ def test_truth_internals_stay_in_the_truth_layer(tmp_path):
     assert truth_internals() == []
     (tmp_path / "lesson.py").write_text("def f(t):\n    return t._mp\n")
     assert truth_internals(tmp_path) == ["lesson.py:2: ._mp"]
+
+
 def test_one_stylesheet():
     """Every CSS rule lives in ``templates/fpexplore.css``: no module writes its own ``<style``
     element (`fpexplore.templates.stylesheet` is the one that does), and the stylesheet's
