@@ -71,6 +71,7 @@ def test_the_lessons_named_in_the_claims_issue_declare_their_claims():
         "train_vs_eval",
         "tf32",
         "libtorch_vs_pytorch",
+        "distributed_reduction",
     ):
         assert name in DECLARING, name
 
