@@ -72,6 +72,7 @@ def test_the_lessons_named_in_the_claims_issue_declare_their_claims():
         "tf32",
         "libtorch_vs_pytorch",
         "distributed_reduction",
+        "gpu_determinism",
     ):
         assert name in DECLARING, name
 
