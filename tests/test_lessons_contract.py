@@ -73,6 +73,7 @@ def test_the_lessons_named_in_the_claims_issue_declare_their_claims():
         "libtorch_vs_pytorch",
         "distributed_reduction",
         "gpu_determinism",
+        "cpu_vs_accelerator",
     ):
         assert name in DECLARING, name
 
