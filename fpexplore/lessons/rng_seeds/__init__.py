@@ -206,6 +206,7 @@ def compute(
     path, said = _rng_stacks.emulated_path()
     why = {
         "randn path": said if path is None and n >= 16 else None,
+        "cpu path": said if path is None else None,
         "cuda stream": None if cuda.ran else cuda.unavailable,
         "two-GPU record": None if gpu_data else _multi_gpu.NO_RECORD,
         "java int seed": None
