@@ -9,6 +9,7 @@ import json
 import pytest
 
 from fpexplore.errors import RecordError
+from fpexplore.lessons import get
 from fpexplore.lessons.cpu_vs_accelerator import edges
 from fpexplore.lessons.rng_seeds import multi_gpu
 
@@ -93,9 +94,15 @@ def test_without_records_the_claims_are_not_checked(monkeypatch):
     assert data == {}
     assert all(c.state == "not checked" and "gpu_edges_run" in c.reason for c in claims.values())
     monkeypatch.setattr(edges, "recorded", lambda directory=None: [])
-    claims, _obs, _data = edges.lesson_parts(None)
-    assert claims["relu_negzero_by_device"].state == "not checked"
+    claims, _obs, data = edges.lesson_parts(None)
+    assert (
+        "relu_negzero_by_device" not in claims
+        and "gpu_edges_run" in data["missing"]["edges record"]
+    )
     assert claims["relu_nonzero_identical"].state == "holds"
+    c = get("cpu_vs_accelerator").run()
+    assert c.claims["relu_negzero_by_device"].state == "not checked"
+    assert "gpu_edges_run" in c.claims["relu_negzero_by_device"].reason
 
 
 def test_lessons_decide_the_claims():

@@ -65,7 +65,16 @@ def test_declared_claims_are_well_formed(name):
 
 
 def test_the_lessons_named_in_the_claims_issue_declare_their_claims():
-    for name in ("djl_normalization", "tf_vs_torch", "train_vs_eval"):
+    for name in (
+        "djl_normalization",
+        "tf_vs_torch",
+        "train_vs_eval",
+        "tf32",
+        "libtorch_vs_pytorch",
+        "distributed_reduction",
+        "gpu_determinism",
+        "cpu_vs_accelerator",
+    ):
         assert name in DECLARING, name
 
 

@@ -23,8 +23,8 @@ from ...dispatch.fingerprint import PATH_ENV
 from ...dispatch.fresh import each, fingerprint
 from ...memo import Memo
 from ...params import Options
-from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson
+from ...result import Comparison, Observation, Outcome
+from .._base import Lesson, declare_texts, settle
 
 HERE = "this-machine"
 CONFIGS = (HERE, *(s.name for s in SWITCHES))
@@ -107,6 +107,33 @@ def _paths(fp: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+_TEST = "tests/test_dispatch.py"
+#: The claims, as stated before measuring: the one about untouched libraries needs "an untouched
+#: library" (one that neither configuration's switch reaches, and that ran).
+CLAIMS = declare_texts(
+    {
+        "untouched_libraries_identical": "results of libraries the switches do not reach keep "
+        "their bits",
+        "differences_explained": "each result that differs between the two configurations is "
+        "explained by a difference compare() names in the two machines' descriptions",
+        "self_compare_empty": "comparing a configuration's fingerprint with itself reports no "
+        "difference",
+    },
+    by_key={"untouched_libraries_identical": ("an untouched library",)},
+    test=_TEST,
+)
+C = CLAIMS
+OBSERVATIONS = declare_texts(
+    {
+        "results_differ": "results whose bits differ between the two configurations",
+        "op_differs": "the op's libraries whose bits differ between the two configurations",
+        "paths": "the paths each configuration took",
+        "top_cause": "the most likely cause compare() names",
+    },
+    test=_TEST,
+)
+
+
 def compute(op: str, a: str, b: str) -> Comparison:
     _take_missing([a, b])  # both at once where neither is kept yet
     fa, fb = taken(a), taken(b)
@@ -140,28 +167,23 @@ def compute(op: str, a: str, b: str) -> Comparison:
         k for k, o in fa["ops"].items() if o["library"] in untouched and o["device"] == "cpu"
     ]
     same_untouched = all(k not in diff.differs for k in untouched_keys)
-    claims = {
-        "untouched_libraries_identical": Claim(
-            f"every result of a library neither configuration's switch reaches "
-            f"({', '.join(untouched)}) has the same bits under {a!r} and {b!r} "
-            f"({len(untouched_keys)} results)",
+    decided = {
+        "untouched_libraries_identical": C["untouched_libraries_identical"].claim(
             same_untouched,
-        )
-        if untouched and untouched_keys
-        else Claim.not_checked(
-            "results of libraries the switches do not reach keep their bits",
-            f"{a!r} and {b!r} between them reach every library that ran",
+            f" ({', '.join(untouched)}: {len(untouched_keys)} results, {a!r} vs {b!r})",
         ),
-        "differences_explained": Claim(
-            f"each of the {len(diff.rows)} results that differ between {a!r} and {b!r} is "
-            "explained by a difference compare() names in the two machines' descriptions",
-            not diff.unexplained,
+        "differences_explained": C["differences_explained"].claim(
+            not diff.unexplained, f" ({len(diff.rows)} differ, {a!r} vs {b!r})"
         ),
-        "self_compare_empty": Claim(
-            f"comparing {a!r}'s fingerprint with itself reports no difference",
-            not compare(fa, fa).rows,
-        ),
+        "self_compare_empty": C["self_compare_empty"].claim(not compare(fa, fa).rows, f" ({a!r})"),
     }
+    why = (
+        None
+        if untouched and untouched_keys
+        else f"{a!r} and {b!r} between them reach every library that ran. Fix: choose a pair "
+        "whose switches leave some library alone"
+    )
+    claims = settle(CLAIMS.values(), decided, lambda part: why)
     per_op = [r for r in diff.rows if r["op"] == op]
     observations = {
         "results_differ": Observation(
@@ -216,6 +238,8 @@ LESSON = Lesson(
         Options("b", "onednn-off", "the second configuration", choices=CONFIGS),
     ),
     compute=compute,
+    claims=CLAIMS,
+    observations=OBSERVATIONS,
     explanation=EXPLANATION,
     notebook="12_same_code_different_machine.ipynb",
     quick={"b": HERE},

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...params import Text
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson
+from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import record_param, resolve
 from . import articles, edges
@@ -30,9 +30,39 @@ only copies or zeroes numbers, so it is exact everywhere and serves as the contr
 side is "right": both are within rounding of the truth, in different directions.
 """
 
-RELU_RANDN = (
-    "on normal inputs (which never hold −0.0 or NaN) relu gives exactly max(x, 0), bit for "
-    "bit, on every device"
+#: The claims, as stated before measuring: comparing the CPU with the accelerator needs the
+#: live CPU side (torch) and an "accelerator" run in both modes (live, or the record); relu on
+#: normal inputs needs any "device runs"; the articles' and the relu edges' are theirs.
+CLAIMS = {
+    **declare_texts(
+        {
+            "relu_identical": "on normal inputs (which never hold −0.0 or NaN) relu gives "
+            "exactly max(x, 0), bit for bit, on every device",
+            "tenthousand_differs": "the CPU and the accelerator give different float32 sums of "
+            "10000 x float32(0.0001)",
+            "chain_drifts": "after the chain of matmuls every device has drifted from the exact "
+            "product, and the CPU and the accelerator disagree",
+            "conv_tf32_default": "the accelerator's default convolution differs from its "
+            "convolution with TF32 off",
+            "conv_tf32_error": "the accelerator's default convolution is over 100 times further "
+            "from the exact result than its convolution with TF32 off",
+        },
+        ("torch", "accelerator"),
+        {
+            "relu_identical": ("device runs",),
+            "conv_tf32_default": ("accelerator",),
+            "conv_tf32_error": ("accelerator",),
+        },
+        applies="a CPU beside an accelerator (live or recorded)",
+        test="tests/test_gpu_lessons.py",
+    ),
+    **articles.CLAIMS,
+    **edges.CLAIMS,
+}
+C = CLAIMS
+NO_ACCELERATOR = (
+    "no accelerator ran. Fix: pass an accelerator's device string, or device='recorded' for "
+    "the recorded GPU run"
 )
 OPS = ("sum_uniform", "sum_tenthousand", "chain", "conv", "relu")
 
@@ -176,9 +206,8 @@ def _article_claims(seed: int) -> dict[str, Claim]:
     """The articles' DirectML example, run through torch on this machine's CPU."""
     from ... import backends
 
-    why = backends.missing("torch")
-    if why:
-        return {k: Claim.not_checked(t, why) for k, t in articles.TEXTS.items()}
+    if missing_part(("torch",)):
+        return {}
     if seed not in _ARTICLES:
         _ARTICLES[seed] = articles.article_claims(backends.load("torch"), seed)[0]
     return dict(_ARTICLES[seed])
@@ -239,55 +268,29 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         if default is not None and strict is not None and conv_error[strict["label"]]
         else 0.0
     )
-    no_acc = (
-        "no accelerator ran: pass an accelerator's device string, or device='recorded' for "
-        "the recorded GPU run"
-    )
-
-    def both(text: str, holds: Any) -> Claim:
-        """A claim about the CPU and the accelerator: not checked when either is missing."""
-        if cpu is None:
-            return Claim.not_checked(text, f"the CPU side needs {cpu_missing}")
-        if default is None:
-            return Claim.not_checked(text, no_acc)
-        return Claim(text, bool(holds()))
-
-    def acc_only(text: str, holds: Any) -> Claim:
-        if default is None or strict is None:
-            return Claim.not_checked(text, no_acc)
-        return Claim(text, bool(holds()))
-
-    claims = {
-        "relu_identical": Claim(
-            RELU_RANDN,
+    decided: dict[str, Claim] = {}
+    if sides:
+        decided["relu_identical"] = C["relu_identical"].claim(
             all(sd["relu_mismatches"] == 0 for sd in sides)
-            and len({sd["relu_digest"] for sd in sides}) == 1,
+            and len({sd["relu_digest"] for sd in sides}) == 1
         )
-        if sides
-        else Claim.not_checked(RELU_RANDN, str(cpu_missing)),
-        "tenthousand_differs": both(
-            "the CPU and the accelerator give different float32 sums of 10000 x float32(0.0001)",
-            lambda: default["sum_tenthousand"] != cpu["sum_tenthousand"],
-        ),
-        "chain_drifts": both(
-            f"after {s['chain_steps']} matmuls every device has drifted from the exact product, "
-            "and the CPU and the accelerator disagree",
-            lambda: (
-                all(_drift(sd, tr)[-1] > 0 for sd in sides)
-                and not np.array_equal(default["chain"], cpu["chain"])
-            ),
-        ),
-        "conv_tf32_default": acc_only(
-            "the accelerator's default convolution differs from its convolution with TF32 off",
-            lambda: default["conv_digest"] != strict["conv_digest"],
-        ),
-        "conv_tf32_error": acc_only(
-            "the accelerator's default convolution is over 100 times further from the exact "
-            f"result than its convolution with TF32 off (here {tf32_ratio:.0f} times)",
-            lambda: tf32_ratio > 100,
-        ),
-    }
-    claims.update(_article_claims(int(s.get("seed", 0))))
+    if cpu is not None and default is not None:
+        decided["tenthousand_differs"] = C["tenthousand_differs"].claim(
+            default["sum_tenthousand"] != cpu["sum_tenthousand"]
+        )
+        decided["chain_drifts"] = C["chain_drifts"].claim(
+            all(_drift(sd, tr)[-1] > 0 for sd in sides)
+            and not np.array_equal(default["chain"], cpu["chain"]),
+            f" ({s['chain_steps']} matmuls)",
+        )
+    if default is not None and strict is not None:
+        decided["conv_tf32_default"] = C["conv_tf32_default"].claim(
+            default["conv_digest"] != strict["conv_digest"]
+        )
+        decided["conv_tf32_error"] = C["conv_tf32_error"].claim(
+            tf32_ratio > 100, f" (here {tf32_ratio:.0f} times)"
+        )
+    decided.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
     if cpu is not None and default is not None:
         # whether two orders of a long sum land on the same float depends on the CPU's
@@ -312,7 +315,13 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
             "common, not guaranteed",
         )
     edge_claims, edge_obs, edge_data = edges.lesson_parts(cpu_missing)
-    claims.update(edge_claims)
+    why = {
+        "torch": cpu_missing,
+        "accelerator": None if default is not None and strict is not None else NO_ACCELERATOR,
+        "device runs": None if sides else cpu_missing,
+        **edge_data.pop("missing"),
+    }
+    claims = settle(CLAIMS.values(), decided | edge_claims, lambda part: why.get(part))
     observations.update(edge_obs)
     data = {
         "relu_edges": edge_data,
@@ -377,6 +386,7 @@ LESSON = Lesson(
         record_param(),
     ),
     compute=compute,
+    claims=CLAIMS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="08_cpu_vs_accelerator.ipynb",

@@ -6,15 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from ...result import Claim
+from .._base import declare_texts
 
 N, STEPS, SEEDS = 64, 100, 3
 
-TEXTS = {
-    "directml_device_raises": "torch.device('directml') raises: the DirectML plugin's device "
-    "is 'privateuseone'",
-    "article_drift_is_other_matrices": "the article's 'drift' compares chains of different "
-    "random matrices: its gap dwarfs the rounding drift of one chain",
-}
+#: run through torch on this machine's CPU
+CLAIMS = declare_texts(
+    {
+        "directml_device_raises": "torch.device('directml') raises: the DirectML plugin's "
+        "device is 'privateuseone'",
+        "article_drift_is_other_matrices": "the article's 'drift' compares chains of different "
+        "random matrices: its gap dwarfs the rounding drift of one chain",
+    },
+    ("torch",),
+    test="tests/test_gpu_lessons.py",
+)
 
 
 def _chain(torch: Any, mats: list[Any], dtype: Any) -> Any:
@@ -46,18 +52,16 @@ def article_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, A
         drifts.append(float((a32 - a64).norm() / a64.norm()))
     ratio = min(g / d for g, d in zip(gaps, drifts, strict=True))
     claims = {
-        "directml_device_raises": Claim(
-            f"torch.device('directml') raises today ({raised or 'it did not raise'}); the "
-            f"DirectML plugin registers its device as {private!r} (torch_directml.device())",
+        "directml_device_raises": CLAIMS["directml_device_raises"].claim(
             bool(raised) and private == "privateuseone",
+            f" (today: {raised or 'it did not raise'}; torch_directml.device() is {private!r})",
         ),
-        "article_drift_is_other_matrices": Claim(
-            f"the article's example draws each device's {STEPS} matrices from that device's "
-            f"own generator, so its two chains multiply different matrices: their relative gap "
-            f"is {min(gaps):.3g} to {max(gaps):.3g}, while one chain's float32 rounding drift "
-            f"against the same matrices in float64 is {min(drifts):.2g} to {max(drifts):.2g} "
-            f"(at least {ratio:.3g} times smaller; {SEEDS} seeds, {N}×{N}): the gap is not drift",
+        "article_drift_is_other_matrices": CLAIMS["article_drift_is_other_matrices"].claim(
             ratio > 1e3,
+            f" (each device's {STEPS} matrices come from its own generator: the chains' "
+            f"relative gap is {min(gaps):.3g} to {max(gaps):.3g}, one chain's float32 drift "
+            f"against float64 {min(drifts):.2g} to {max(drifts):.2g}, at least {ratio:.3g} "
+            f"times smaller; {SEEDS} seeds, {N}×{N})",
         ),
     }
     data = {"article_drift": {"gap": gaps, "drift": drifts}, "directml_error": raised}

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base import declare_texts
 from .._gpu.small_records import header, read_all
 
 FORMAT = "fpexplore-relu-edges"
@@ -258,10 +259,32 @@ def _nonzero_rows(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]
     return [r for r in rows if r["edge"] not in ("+0.0", "-0.0", "NaN", "-NaN")]
 
 
+#: The relu edge claims: over every device here ("edge runs": this CPU live, or a record), from
+#: the record of a CPU and CUDA devices ("edges record"), on this CPU live (torch).
+CLAIMS = declare_texts(
+    {
+        "relu_nonzero_identical": "on every edge value but the zeros and NaNs (±inf, ±1, "
+        f"subnormals, the largest finite), all {len(OPS)} spellings of relu give the same bits "
+        "in every dtype, short and long tensors, on every device here",
+        "relu_negzero_by_device": "in the recorded run, relu(−0.0) is −0.0 on the CPU and +0.0 "
+        "on every CUDA device",
+        "where_drops_nan": "where(x > 0, x, 0) turns NaN into +0.0 while torch.relu keeps a NaN",
+    },
+    ("torch",),
+    {"relu_nonzero_identical": ("edge runs",), "relu_negzero_by_device": ("edges record",)},
+    test="tests/test_gpu_edges_seeding.py",
+)
+NO_RECORD = (
+    "no record of relu's edge values on a CPU and a CUDA device. Fix: record it on a GPU "
+    "machine: python3 benchmarks/gpu_edges_run.py data/gpu/edges"
+)
+
+
 def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, Any], dict]:
-    """The relu edge claims and observations of the CPU-vs-accelerator lesson: this CPU live,
-    every recorded device beside it. Returns (claims, observations, data)."""
-    from ...result import Claim, Observation
+    """The relu edge claims decided and the observations of the CPU-vs-accelerator lesson:
+    this CPU live, every recorded device beside it. Returns (claims, observations, data);
+    ``data["missing"]`` names the parts (of `CLAIMS`) this run lacks, with why."""
+    from ...result import Observation
 
     recs = recorded()
     sides: dict[str, Any] = {}
@@ -275,30 +298,20 @@ def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, A
         here = run_device("cpu")
         sides = {"cpu (live, this machine)": here, **sides}
     n_cases = len(DTYPES) * len(OPS) * 2 * len(EDGE_NAMES)
-    text_nonzero = (
-        "on every edge value but the zeros and NaNs (±inf, ±1, subnormals, the largest "
-        f"finite), all {len(OPS)} spellings of relu give the same bits in every dtype, short and "
-        f"long tensors, on every device here ({len(sides)})"
-    )
     recorded_sides = {k: v for k, v in sides.items() if "(recorded)" in k}
     cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
     rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
-    fix = "record it on a GPU machine: python3 benchmarks/gpu_edges_run.py data/gpu/edges"
     claims: dict[str, Any] = {}
     if sides:
-        claims["relu_nonzero_identical"] = Claim(text_nonzero, not _nonzero_rows(sides))
-    else:
-        claims["relu_nonzero_identical"] = Claim.not_checked(text_nonzero, str(torch_missing))
-    text_zero = "in the recorded run, relu(−0.0) is −0.0 on the CPU and +0.0 on every CUDA device"
+        claims["relu_nonzero_identical"] = CLAIMS["relu_nonzero_identical"].claim(
+            not _nonzero_rows(sides), f" ({len(sides)})"
+        )
     if cuda and rec_cpu:
         zeros = relu_neg_zero({**rec_cpu, **cuda})
-        claims["relu_negzero_by_device"] = Claim(
-            text_zero + f" ({', '.join(f'{k}: {v}' for k, v in zeros.items())})",
+        claims["relu_negzero_by_device"] = CLAIMS["relu_negzero_by_device"].claim(
             all(zeros[k] == "-0.0" for k in rec_cpu) and all(zeros[k] == "+0.0" for k in cuda),
+            f" ({', '.join(f'{k}: {v}' for k, v in zeros.items())})",
         )
-    else:
-        claims["relu_negzero_by_device"] = Claim.not_checked(text_zero, f"no record: {fix}")
-    text_where = "where(x > 0, x, 0) turns NaN into +0.0 while torch.relu keeps a NaN"
     if here is not None:
         i, j = EDGE_NAMES.index("NaN"), EDGE_NAMES.index("-NaN")
         a32 = {
@@ -307,16 +320,13 @@ def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, A
         }
         n = len(EDGE_NAMES)
         picks = [i, j, n + i, n + j]
-        claims["where_drops_nan"] = Claim(
-            text_where,
+        claims["where_drops_nan"] = CLAIMS["where_drops_nan"].claim(
             bool(
                 np.all(np.isnan(a32["torch.relu"][picks]))
                 and np.all(a32["where(x > 0, x, 0)"][picks] == 0)
                 and not np.any(np.signbit(a32["where(x > 0, x, 0)"][picks]))
             ),
         )
-    else:
-        claims["where_drops_nan"] = Claim.not_checked(text_where, str(torch_missing))
     observations: dict[str, Any] = {}
     if here is not None:
         observations["relu_negzero_here"] = Observation(
@@ -333,6 +343,10 @@ def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, A
             + ": NaN payloads and signs follow each kernel's vector path",
         )
     data = {
+        "missing": {
+            "edge runs": None if sides else torch_missing,
+            "edges record": None if cuda and rec_cpu else NO_RECORD,
+        },
         "cases_per_device": n_cases,
         "devices": list(sides),
         "neg_zero": relu_neg_zero(sides) if sides else {},

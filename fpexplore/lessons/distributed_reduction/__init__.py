@@ -10,7 +10,7 @@ import numpy as np
 
 from ...params import Interval
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson
+from .._base import Lesson, declare_texts, settle
 
 WORLDS = (1, 2, 4)
 BATCH = 8
@@ -81,6 +81,36 @@ def _f32(bits: list[int]) -> np.ndarray:
     return np.asarray(bits, dtype=np.uint32).view(np.float32)
 
 
+#: The claims, as stated before measuring: the gloo ones need torch (run live here), the NCCL
+#: ones the "nccl record" (made on a machine with four GPUs).
+CLAIMS = declare_texts(
+    {
+        "world_sizes_differ": "the plain float32 all-reduce gives different bits for world "
+        "sizes 1, 2 and 4",
+        "plain_not_exact": "at every world size some plain all-reduced elements are not the "
+        "correctly rounded exact sum",
+        "fixed_order_reproducible": "the fixed-order reduction gives the same bits at every "
+        "world size",
+        "fixed_order_not_exact": "reproducible is not exact: at every world size some "
+        "fixed-order elements are not the correctly rounded exact sum",
+        "float64_exact": "float64 accumulation gives the same bits at every world size, each "
+        "the correctly rounded exact sum",
+        "kahan_faithful": "the compensated all-reduce is within one ULP of the exact sum at "
+        "every world size",
+        "nccl_two_ranks_rank_ordered": "NCCL with two ranks returns exactly the rank-ordered "
+        "sum a + b at every message size, with every algorithm setting that ran (one "
+        "addition, which is commutative)",
+        "nccl_record_rechecked": "the recorded small-size results, compared again here with "
+        "fpexplore.truth's exact sum and with the rank-ordered sum, give the record's own "
+        "counts",
+    },
+    ("torch",),
+    {k: ("nccl record",) for k in ("nccl_two_ranks_rank_ordered", "nccl_record_rechecked")},
+    test="tests/test_distributed_reduction.py",
+)
+C = CLAIMS
+
+
 def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observation], str]:
     from ...errors import RecordError
     from . import nccl_record
@@ -88,13 +118,7 @@ def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observatio
     try:
         path, data = nccl_record.load()
     except RecordError as exc:
-        text = str(exc)
-        return (
-            {"error": text},
-            {"nccl_two_ranks_rank_ordered": Claim.not_checked(_TWO, text)},
-            {},
-            "",
-        )
+        return {"error": str(exc)}, {}, {}, ""
     rows = nccl_record.rows(data)
     ok2 = [r for r in rows if r["ok"] and r["world"] == 2]
     p = data["provenance"]
@@ -103,14 +127,12 @@ def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observatio
         f"torch {p['torch']}, {p['date'][:10]} — from {path.name}"
     )
     claims = {
-        "nccl_two_ranks_rank_ordered": Claim(
-            _TWO, bool(ok2) and all(r["n_differ_rank_ordered"] == 0 for r in ok2)
+        "nccl_two_ranks_rank_ordered": C["nccl_two_ranks_rank_ordered"].claim(
+            bool(ok2) and all(r["n_differ_rank_ordered"] == 0 for r in ok2)
         )
     }
     rechecked = nccl_record.recheck_bits(data)
-    claims["nccl_record_rechecked"] = Claim(
-        "the recorded small-size results, compared again here with fpexplore.truth's exact sum "
-        "and with the rank-ordered sum, give the record's own counts",
+    claims["nccl_record_rechecked"] = C["nccl_record_rechecked"].claim(
         bool(rechecked)
         and all(
             r["n_differ_exact"] == r["recorded_n_differ_exact"]
@@ -157,46 +179,26 @@ def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observatio
     )
 
 
-_TWO = (
-    "NCCL with two ranks returns exactly the rank-ordered sum a + b at every message size, "
-    "with every algorithm setting that ran (one addition, which is commutative)"
-)
-
-
 def compute(n: int, seed: int) -> Comparison:
     from ... import truth
     from ...errors import BackendUnavailable
 
     nccl, nccl_claims, nccl_obs, banner = _nccl_part()
-    texts = {
-        "world_sizes_differ": "the plain float32 all-reduce gives different bits for world "
-        "sizes 1, 2 and 4",
-        "plain_not_exact": "at every world size some plain all-reduced elements are not the "
-        "correctly rounded exact sum",
-        "fixed_order_reproducible": "the fixed-order reduction gives the same bits at every "
-        "world size",
-        "fixed_order_not_exact": "reproducible is not exact: at every world size some "
-        "fixed-order elements are not the correctly rounded exact sum",
-        "float64_exact": "float64 accumulation gives the same bits at every world size, each "
-        "the correctly rounded exact sum",
-        "kahan_faithful": "the compensated all-reduce is within one ULP of the exact sum at "
-        "every world size",
-    }
+    missing = {"torch": "", "nccl record": nccl.get("error", "")}
     params = {"n": n, "seed": seed}
     try:
         grads, out, version = _gloo(n, seed)
     except BackendUnavailable as exc:
-        reason = str(exc)
+        missing["torch"] = reason = str(exc)
         outcomes = tuple(
             Outcome.missing(f"gloo all_reduce, {w} rank(s)", "torch", reason) for w in WORLDS
         )
-        claims = {k: Claim.not_checked(t, reason) for k, t in texts.items()}
         return Comparison(
             "distributed_reduction",
             params,
             None,
             outcomes,
-            {**claims, **nccl_claims},
+            settle(CLAIMS.values(), nccl_claims, lambda part: missing.get(part) or None),
             {"nccl": nccl},
             EXPLANATION,
             nccl_obs,
@@ -227,21 +229,19 @@ def compute(n: int, seed: int) -> Comparison:
         return int((res[m][w].view(np.uint32) != exact.view(np.uint32)).sum())
 
     kahan_ok = all(o.error.faithful for o in outcomes if o.settings["method"] == "kahan")
-    claims = {
-        "world_sizes_differ": Claim(texts["world_sizes_differ"], not same("plain")),
-        "plain_not_exact": Claim(
-            texts["plain_not_exact"], all(n_not_exact("plain", w) > 0 for w in WORLDS)
-        ),
-        "fixed_order_reproducible": Claim(texts["fixed_order_reproducible"], same("fixed_order")),
-        "fixed_order_not_exact": Claim(
-            texts["fixed_order_not_exact"], all(n_not_exact("fixed_order", w) > 0 for w in WORLDS)
-        ),
-        "float64_exact": Claim(
-            texts["float64_exact"], same("float64") and n_not_exact("float64", 1) == 0
-        ),
-        "kahan_faithful": Claim(texts["kahan_faithful"], kahan_ok),
-        **nccl_claims,
+    decided = {
+        "world_sizes_differ": not same("plain"),
+        "plain_not_exact": all(n_not_exact("plain", w) > 0 for w in WORLDS),
+        "fixed_order_reproducible": same("fixed_order"),
+        "fixed_order_not_exact": all(n_not_exact("fixed_order", w) > 0 for w in WORLDS),
+        "float64_exact": same("float64") and n_not_exact("float64", 1) == 0,
+        "kahan_faithful": kahan_ok,
     }
+    claims = settle(
+        CLAIMS.values(),
+        {k: C[k].claim(v) for k, v in decided.items()} | nccl_claims,
+        lambda part: missing.get(part) or None,
+    )
     counts = {m: {w: n_not_exact(m, w) for w in WORLDS} for m in METHODS}
     differ = {
         f"{a} vs {b}": int(
@@ -333,6 +333,7 @@ LESSON = Lesson(
         Interval("seed", 0, "seed of the gradients", low=0, high=10_000, integer=True),
     ),
     compute=compute,
+    claims=CLAIMS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="11_determinism_and_distributed.ipynb",

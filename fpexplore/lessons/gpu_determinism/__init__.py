@@ -7,7 +7,7 @@ from typing import Any
 
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson
+from .._base import Lesson, declare_texts, settle
 from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve
 from . import linear_flag
@@ -44,49 +44,67 @@ def _ran_varies(row: dict[str, Any]) -> bool:
     return bool(row.get("raised")) or _varies(row)
 
 
-#: facts about CUDA devices (atomics racing, cuDNN's algorithms, ops that raise there): a run on
-#: a CPU has none of these parts, so they are "not checked" there, never failed
-CUDA_ONLY = (
-    "atomics_vary",
-    "cudnn_det_fixes_conv",
-    "cudnn_det_not_atomics",
-    "conv_varies_without_benchmark",
-    "conv_stable_with_benchmark",
-    "some_ops_raise",
-    "benchmark_adds_nothing_across_processes",
-)
-CPU_REASON = (
-    "a fact about CUDA devices (atomic adds racing, cuDNN's algorithms): this run is on the "
-    "CPU, which has neither. Run it on an NVIDIA GPU, or read the recorded run (device='auto' "
-    "on a machine without one)"
-)
+#: The claims, as stated before measuring. Facts about CUDA devices (atomics racing, cuDNN's
+#: algorithms, ops that raise there) need "cuda" (a CUDA device, live or recorded): a run on a
+#: CPU has none of these parts. The varying convolution needs the "full shapes" (cuDNN may
+#: pick deterministic algorithms for the quick ones), the probe of fresh processes needs
+#: "fresh processes" (processes ≥ 1).
+CLAIMS = {
+    **declare_texts(
+        {
+            "atomics_vary": "index_add_ gives more than one distinct result with the default flags",
+            "det_algos_fix_all": "under torch.use_deterministic_algorithms(True) every op that "
+            "ran gave the same bits in every run",
+            "cudnn_det_fixes_conv": "cudnn.deterministic = True makes every convolution output "
+            "identical run to run",
+            "cudnn_det_not_atomics": "cudnn.deterministic does not fix index_add_ (it only "
+            "governs cuDNN)",
+            "conv_varies_without_benchmark": "some convolution gradients vary run to run even "
+            "with cudnn.benchmark off",
+            "conv_stable_with_benchmark": "some convolution shapes stay deterministic even with "
+            "cudnn.benchmark on",
+            "some_ops_raise": "some ops raise under use_deterministic_algorithms(True) instead "
+            "of running nondeterministically",
+            "forward_stable": "every convolution forward pass gave the same bits in every run "
+            "under every setting",
+            "benchmark_adds_nothing_across_processes": "across fresh processes, cudnn.benchmark "
+            "made no convolution output vary that did not already vary within one process "
+            "without it",
+        },
+        ("cuda",),
+        {
+            "det_algos_fix_all": (),
+            "forward_stable": (),
+            "conv_varies_without_benchmark": ("cuda", "full shapes"),
+            "benchmark_adds_nothing_across_processes": ("fresh processes", "cuda"),
+        },
+        applies="CUDA devices (live or recorded)",
+        test="tests/test_gpu_lessons.py",
+    ),
+    linear_flag.CLAIM.key: linear_flag.CLAIM,
+}
+C = CLAIMS
+MISSING = {
+    "cuda": "a fact about CUDA devices (atomic adds racing, cuDNN's algorithms): this run is on "
+    "the CPU, which has neither. Fix: run it on an NVIDIA GPU, or read the recorded run "
+    "(device='auto' on a machine without one)",
+    "full shapes": "decided on the lesson's full convolution shapes only, where cuDNN picks "
+    "backward algorithms that add with atomics; for the small quick shapes its heuristics may "
+    "pick deterministic ones (they did on an H100). Fix: run with quick=False",
+    "fresh processes": "no fresh processes were run (processes=0). Fix: set processes ≥ 1",
+    "linear_flag record": linear_flag.MISSING,
+}
 
 
-QUICK_REASON = (
-    "decided on the lesson's full convolution shapes only, where cuDNN picks backward "
-    "algorithms that add with atomics; for the small quick shapes its heuristics may pick "
-    "deterministic ones (they did on an H100): run with quick=False"
-)
-
-
-def _claims(data: dict[str, Any], cuda: bool = True, quick: bool = False) -> dict[str, Claim]:
-    """The lesson's claims; on a CPU those in `CUDA_ONLY` are not checked, with the reason;
-    without fresh-process rows the one about fresh processes is not checked either, and
-    with quick shapes the one that needs a varying convolution."""
-    claims = _decide(data)
-    if quick and cuda:
-        key = "conv_varies_without_benchmark"
-        claims[key] = Claim.not_checked(claims[key].text, QUICK_REASON)
-    if not cuda:
-        for key in CUDA_ONLY:
-            claims[key] = Claim.not_checked(claims[key].text, CPU_REASON)
-    if not data["fresh_processes"]["rows"]:
-        key = "benchmark_adds_nothing_across_processes"
-        claims[key] = Claim.not_checked(
-            claims[key].text,
-            claims[key].reason or "no fresh processes were run (processes=0); set processes ≥ 1",
-        )
-    return claims
+def _missing(data: dict[str, Any], cuda: bool, quick: bool) -> Any:
+    """Why a part the claims need is missing from this run (None where it is present)."""
+    absent = {
+        "cuda": not cuda,
+        "full shapes": quick and cuda,
+        "fresh processes": not data["fresh_processes"]["rows"],
+        "linear_flag record": not data["linear_flag"],
+    }
+    return lambda part: MISSING[part] if absent.get(part) else None
 
 
 def _decide(data: dict[str, Any]) -> dict[str, Claim]:
@@ -105,49 +123,37 @@ def _decide(data: dict[str, Any]) -> dict[str, Claim]:
     fresh = data["fresh_processes"]["rows"]
     fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
     return {
-        "atomics_vary": Claim(
-            f"index_add_ gives more than one distinct result in {n} runs with the default flags",
-            bool(ia) and all(_varies(r) for r in ia),
+        "atomics_vary": C["atomics_vary"].claim(
+            bool(ia) and all(_varies(r) for r in ia), f" (in {n} runs)"
         ),
-        "det_algos_fix_all": Claim(
-            "under torch.use_deterministic_algorithms(True) every op that ran gave the same bits "
-            "in every run",
-            bool(det) and all(not _varies(r) for r in det),
+        "det_algos_fix_all": C["det_algos_fix_all"].claim(
+            bool(det) and all(not _varies(r) for r in det)
         ),
-        "cudnn_det_fixes_conv": Claim(
-            "cudnn.deterministic = True makes every convolution output identical run to run",
-            bool(conv_det) and all(not _varies(r) for r in conv_det),
+        "cudnn_det_fixes_conv": C["cudnn_det_fixes_conv"].claim(
+            bool(conv_det) and all(not _varies(r) for r in conv_det)
         ),
-        "cudnn_det_not_atomics": Claim(
-            "cudnn.deterministic does not fix index_add_ (it only governs cuDNN)",
-            bool(ia_cd) and all(_varies(r) for r in ia_cd),
+        "cudnn_det_not_atomics": C["cudnn_det_not_atomics"].claim(
+            bool(ia_cd) and all(_varies(r) for r in ia_cd)
         ),
-        "conv_varies_without_benchmark": Claim(
-            "some convolution gradients vary run to run even with cudnn.benchmark off",
-            bool(vary_default),
+        "conv_varies_without_benchmark": C["conv_varies_without_benchmark"].claim(
+            bool(vary_default)
         ),
-        "conv_stable_with_benchmark": Claim(
-            "some convolution shapes stay deterministic even with cudnn.benchmark on",
-            bool(stable_bench),
+        "conv_stable_with_benchmark": C["conv_stable_with_benchmark"].claim(bool(stable_bench)),
+        "some_ops_raise": C["some_ops_raise"].claim(
+            bool(raised), f" ({len(raised)} of {len(data['raises'])} probed)"
         ),
-        "some_ops_raise": Claim(
-            "some ops raise under use_deterministic_algorithms(True) instead of running "
-            f"nondeterministically ({len(raised)} of {len(data['raises'])} probed)",
-            bool(raised),
+        "forward_stable": C["forward_stable"].claim(
+            all(not _varies(r) for r in conv if r["output"] == "forward")
         ),
-        "forward_stable": Claim(
-            "every convolution forward pass gave the same bits in every run under every setting",
-            all(not _varies(r) for r in conv if r["output"] == "forward"),
-        ),
-        "benchmark_adds_nothing_across_processes": Claim(
-            "across fresh processes, cudnn.benchmark made no convolution output vary that did "
-            "not already vary within one process without it",
+        "benchmark_adds_nothing_across_processes": C[
+            "benchmark_adds_nothing_across_processes"
+        ].claim(
             bool(fresh_bench)
             and all(
                 f["distinct"] == 1
                 or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
                 for f in fresh_bench
-            ),
+            )
         ),
     }
 
@@ -254,13 +260,13 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             "quick": quick,
             "record": record,
         }
-        claims = _claims(
-            data,
-            cuda=src.device is None or src.device.type == "cuda",
-            quick=bool(src.live and quick),
-        )
         linear_claims, data["linear_flag"] = linear_flag.lesson_parts()
-        claims.update(linear_claims)
+        cuda = src.device is None or src.device.type == "cuda"
+        claims = settle(
+            CLAIMS.values(),
+            _decide(data) | linear_claims,
+            _missing(data, cuda, bool(src.live and quick)),
+        )
         return present.comparison(
             "gpu_determinism", src, params, _outcomes(data, src), claims, data, EXPLANATION
         )
@@ -386,6 +392,7 @@ LESSON = Lesson(
         record_param(),
     ),
     compute=compute,
+    claims=CLAIMS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="04_cudnn_determinism.ipynb",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import backends
+from .._base import ClaimSpec
 from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-linear-flag"
@@ -104,19 +105,27 @@ def recorded(directory: str | Path | None = None) -> dict[str, Any] | None:
     return newest("linear_flag", validate, directory)
 
 
+#: the claim this module decides, from the record (the "linear_flag record" part)
+CLAIM = ClaimSpec(
+    "linear_ignores_cudnn_flags",
+    "cudnn.deterministic and cudnn.benchmark leave a small nn.Linear MLP's output bit for "
+    "bit the same on CUDA (cuBLAS, not cuDNN), run after run",
+    ("linear_flag record",),
+    "CUDA devices (recorded)",
+    "tests/test_gpu_edges_seeding.py",
+)
+MISSING = (
+    "no nn.Linear record in data/gpu/linear_flag. Fix: record it on a GPU machine: python3 "
+    "benchmarks/gpu_edges_run.py OUTDIR"
+)
+
+
 def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
     """The claim that cuDNN's flags leave a small MLP's output alone on CUDA, from the record.
-    Returns (claims, data)."""
-    from ...result import Claim
-
-    text = (
-        "cudnn.deterministic and cudnn.benchmark leave a small nn.Linear MLP's output bit for "
-        "bit the same on CUDA (cuBLAS, not cuDNN), run after run"
-    )
+    Returns (claims, data): both empty without a record (`MISSING` says why)."""
     data = recorded()
     if data is None:
-        fix = "record it on a GPU machine: python3 benchmarks/gpu_edges_run.py OUTDIR"
-        return {"linear_ignores_cudnn_flags": Claim.not_checked(text, fix)}, {}
+        return {}, {}
     cuda = data["digests"]["cuda"]
     per_seed = {
         seed: {d for setting in SETTINGS for d in cuda[setting][seed]} for seed in cuda["default"]
@@ -131,11 +140,11 @@ def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
         "path": data["path"],
     }
     where = f"recorded on {data['card']}, {len(per_seed)} seeds × {len(SETTINGS)} settings"
-    claim = Claim(
-        f"{text} ({same} of {len(per_seed)} seeds identical; {where}, {data['runs']} runs each)",
+    claim = CLAIM.claim(
         same == len(per_seed),
+        f" ({same} of {len(per_seed)} seeds identical; {where}, {data['runs']} runs each)",
     )
-    return {"linear_ignores_cudnn_flags": claim}, summary
+    return {CLAIM.key: claim}, summary
 
 
 def judge_myth(c: Any) -> tuple[str, str, str]:

@@ -18,8 +18,8 @@ from ... import backends, metrics, orders
 from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson
-from . import exact, inputs, loops, sides
+from .._base import Lesson, declare_texts, settle
+from . import cuda_view, exact, inputs, loops, sides
 
 THREADS = (1, 2)
 OP_LABEL = {"mm": "mm", "grad": "grad", "mlp": "mlp", "sum": "sum"}
@@ -65,6 +65,37 @@ run to run, while torch.sum's fixed tree gives the same bits every time.
 """
 
 
+_BOTH = ("torch", "libtorch")
+#: The claims, as stated before measuring (each decided claim appends what it measured): the
+#: comparisons need both sides (Python's torch and the C++ program), the loop the C++ program,
+#: the thread count either side (the C++ one where both ran); the CUDA part's are `cuda_view`'s.
+CLAIMS = {
+    **declare_texts(
+        {
+            "mm_same_bits": "C++ torch::mm and Python torch.mm return the same bits",
+            "grad_same_bits": "the autograd gradient of (x @ x.T).sum() is the same bits in C++ "
+            "and Python",
+            "mlp_same_bits": "the MLP forward (linear, relu, linear) is the same bits in C++ and "
+            "Python",
+            "sum_same_bits": "C++ and Python sum(v) return the same bits",
+            "emulator_reproduces_sum": "orders.emulate(v, 'torch', threads) reproduces the C++ "
+            "sum (equal to Python's) bit for bit at 1 and at 2 threads",
+            "threads_explain_sum": "the thread count explains every difference in the sum: the 1- "
+            "and 2-thread sums differ exactly when the emulator's 1- and 2-thread orders differ",
+            "plain_loop_is_sequential": "the hand-written loop built without -ffast-math adds "
+            "left to right in float32: it equals the sequential emulator bit for bit",
+            "randn_same_bits": "torch::manual_seed + torch::randn in C++ gives the same bits as "
+            "torch.manual_seed; torch.randn in Python (and so does rand)",
+        },
+        _BOTH,
+        {"threads_explain_sum": ("torch",), "plain_loop_is_sequential": ("libtorch",)},
+        test="tests/test_libtorch_vs_pytorch.py",
+    ),
+    **cuda_view.CLAIMS,
+}
+C = CLAIMS
+
+
 def _measure_all(results: dict[tuple[str, str, int], np.ndarray], truths: dict[str, Any]) -> dict:
     """Error summaries, measured once per distinct result of each op."""
     cache: dict[tuple[str, bytes], Any] = {}
@@ -96,18 +127,18 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     observations: dict[str, Observation] = {}
     data: dict[str, Any] = {"threads": THREADS, "inputs": inp}
 
-    missing: list[tuple[str, str]] = []  # (what, reason with fix)
+    missing: dict[str, str] = {}  # why a side did not run, with its fix, by part
     try:
         torch = backends.load("torch")
         torch_version = torch.__version__
     except BackendUnavailable as exc:
         torch, torch_version = None, ""
-        missing.append(("Python (PyTorch)", str(exc)))
+        missing["torch"] = str(exc)
     try:
         cpp_res, cpp_meta = sides.cpp(inp, THREADS)
     except BackendUnavailable as exc:
         cpp_res, cpp_meta = None, {}
-        missing.append(("C++ (LibTorch)", str(exc)))
+        missing["libtorch"] = str(exc)
     py_res = sides.python(torch, inp, THREADS) if torch is not None else None
     cpp_version = cpp_meta.get("info", {}).get("torch_version", "")
     data["cpp"] = cpp_meta
@@ -128,7 +159,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             ):
                 name = f"{OP_LABEL[op]} · {side} · {t} thread{'s' * (t > 1)}"
                 if (side, op, t) not in results:
-                    reason = next((r for w, r in missing if w.startswith(side)), "")
+                    reason = missing.get(backend, "")
                     outcomes.append(Outcome.missing(name, backend, reason, settings={"threads": t}))
                     continue
                 other = results.get(("Python" if side == "C++" else "C++", op, t))
@@ -150,18 +181,11 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
                     )
                 )
     both = cpp_res is not None and py_res is not None
-    why_not = "; ".join(r for _, r in missing)
-    for op, text in (
-        ("mm", "C++ torch::mm and Python torch.mm return the same bits"),
-        ("grad", "the autograd gradient of (x @ x.T).sum() is the same bits in C++ and Python"),
-        ("mlp", "the MLP forward (linear, relu, linear) is the same bits in C++ and Python"),
-        ("sum", "C++ and Python sum(v) return the same bits"),
-    ):
-        text = f"{text} at 1 and at 2 threads, on the same input bits"
-        claims[f"{op}_same_bits"] = (
-            Claim(text, all(sides.same_bits(cpp_res[(op, t)], py_res[(op, t)]) for t in THREADS))
-            if both
-            else Claim.not_checked(text, why_not)
+    why_not = "; ".join(missing.values())
+    for op in sides.TORCH_OPS if both else ():
+        claims[f"{op}_same_bits"] = C[f"{op}_same_bits"].claim(
+            all(sides.same_bits(cpp_res[(op, t)], py_res[(op, t)]) for t in THREADS),
+            " at 1 and at 2 threads, on the same input bits",
         )
 
     # -- the sum: the thread count explains it, the emulator reproduces it
@@ -178,32 +202,16 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             )
         )
     ref = cpp_res if cpp_res is not None else py_res
-    text = (
-        "orders.emulate(v, 'torch', threads) reproduces the C++ sum (equal to Python's) bit for "
-        "bit at 1 and at 2 threads"
-    )
-    claims["emulator_reproduces_sum"] = (
-        Claim(
-            text,
+    if both:
+        claims["emulator_reproduces_sum"] = C["emulator_reproduces_sum"].claim(
             all(sides.same_bits(emulated[t], cpp_res[("sum", t)]) for t in THREADS)
-            and all(sides.same_bits(cpp_res[("sum", t)], py_res[("sum", t)]) for t in THREADS),
+            and all(sides.same_bits(cpp_res[("sum", t)], py_res[("sum", t)]) for t in THREADS)
         )
-        if both
-        else Claim.not_checked(text, why_not)
-    )
-    text = (
-        "the thread count explains every difference in the sum: the 1- and 2-thread sums differ "
-        "exactly when the emulator's 1- and 2-thread orders differ"
-    )
-    claims["threads_explain_sum"] = (
-        Claim(
-            text,
+    if ref is not None:
+        claims["threads_explain_sum"] = C["threads_explain_sum"].claim(
             (not sides.same_bits(ref[("sum", 1)], ref[("sum", 2)]))
-            == (not sides.same_bits(emulated[1], emulated[2])),
+            == (not sides.same_bits(emulated[1], emulated[2]))
         )
-        if ref is not None
-        else Claim.not_checked(text, why_not)
-    )
     data["sum_threads_differ"] = not sides.same_bits(emulated[1], emulated[2])
     observations["sum_threads_differ"] = Observation(
         f"sum of these {sum_length} elements differs between 1 and 2 threads",
@@ -245,16 +253,10 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
                 kind="emulator",
             )
         )
-    text = (
-        "the hand-written loop built without -ffast-math adds left to right in float32: it "
-        "equals the sequential emulator bit for bit"
-    )
-    claims["plain_loop_is_sequential"] = (
-        Claim(text, sides.same_bits(cpp_res[("loop_sum", 0)], loop_emu["loop_sum"]))
-        if cpp_res is not None
-        else Claim.not_checked(text, why_not)
-    )
     if cpp_res is not None:
+        claims["plain_loop_is_sequential"] = C["plain_loop_is_sequential"].claim(
+            sides.same_bits(cpp_res[("loop_sum", 0)], loop_emu["loop_sum"])
+        )
         plain, fast = cpp_res[("loop_sum", 0)], cpp_res[("loop_sum_fastmath", 0)]
         observations["fastmath_changes_loop"] = Observation(
             "-ffast-math changed the hand-written loop's result", not sides.same_bits(plain, fast)
@@ -266,15 +268,11 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
         )
 
     # -- RNG: torch::manual_seed + torch::randn vs torch.manual_seed + torch.randn
-    text = (
-        f"torch::manual_seed({seed}) + torch::randn({inputs.RNG_N}) in C++ gives the same bits "
-        f"as torch.manual_seed({seed}); torch.randn({inputs.RNG_N}) in Python (and so does rand)"
-    )
     if both:
         rng_same = all(sides.same_bits(cpp_res[(k, 0)], py_res[(k, 0)]) for k in ("randn", "rand"))
-        claims["randn_same_bits"] = Claim(text, rng_same)
-    else:
-        claims["randn_same_bits"] = Claim.not_checked(text, why_not)
+        claims["randn_same_bits"] = C["randn_same_bits"].claim(
+            rng_same, f" (seed {seed}, {inputs.RNG_N} numbers)"
+        )
     if ref is not None:
         capability = cpp_meta.get("info", {}).get("cpu_capability", "")
         if not capability and torch is not None:
@@ -307,11 +305,11 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             )
 
     # -- the custom CUDA kernels (live, or the recorded run)
-    from . import cuda_view  # here: `python -m ...cuda_kernels` then imports it only once
-
     cu = cuda_view.compare(cuda)
     outcomes.extend(cu.outcomes)
-    claims.update(cu.claims)
+    claims = settle(
+        CLAIMS.values(), claims | cu.claims, lambda part: missing.get(part) or cu.missing.get(part)
+    )
     observations.update(cu.observations)
     data["cuda"] = cu.data
     data["truths"] = truths
@@ -363,4 +361,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     notebook="09_libtorch_vs_pytorch.ipynb",
     quick={"size": 16, "sum_length": 1_000, "cuda": "recorded"},
+    claims=CLAIMS,
 )

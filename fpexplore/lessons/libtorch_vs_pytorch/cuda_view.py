@@ -16,6 +16,7 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...result import Claim, Observation, Outcome
+from .._base import declare_texts
 from . import cuda_kernels as ck
 
 LIVE_SIZES = (64, 256)
@@ -36,19 +37,33 @@ class CudaPart:
     claims: dict[str, Claim] = field(default_factory=dict)
     observations: dict[str, Observation] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    #: why a part the claims need is missing, with its fix, by part (`settle`)
+    missing: dict[str, str] = field(default_factory=dict)
 
 
-CLAIMS = {
-    "naive_kernel_is_fma_chain": "the naive CUDA kernel built with nvcc's defaults equals, bit for "
-    "bit, a CPU emulation doing one fused multiply-add per k step (acc = fma(a, b, acc))",
-    "nofma_kernel_is_plain_chain": "the same loop written with __fmul_rn/__fadd_rn equals a CPU "
-    "emulation rounding the product and the sum separately, bit for bit",
-    "fma_changes_bits": "FMA contraction alone changes the naive kernel's bits (fma vs no-fma "
-    "kernels differ at every size)",
-    "atomic_varies": "the atomicAdd reduction (every thread adds its element) gives more than "
-    "one bit pattern over repeated runs on the same input",
-    "torch_sum_repeatable": "torch.sum on the GPU gives the same bits in every run",
-}
+#: The CUDA part's claims: each needs the kernels' run ("cuda kernels": live, or the recorded
+#: one); checking the naive kernels bit for bit also needs the recorded inputs regenerated here.
+CLAIMS = declare_texts(
+    {
+        "naive_kernel_is_fma_chain": "the naive CUDA kernel built with nvcc's defaults equals, "
+        "bit for bit, a CPU emulation doing one fused multiply-add per k step (acc = fma(a, b, "
+        "acc))",
+        "nofma_kernel_is_plain_chain": "the same loop written with __fmul_rn/__fadd_rn equals a "
+        "CPU emulation rounding the product and the sum separately, bit for bit",
+        "fma_changes_bits": "FMA contraction alone changes the naive kernel's bits (fma vs no-fma "
+        "kernels differ at every size)",
+        "atomic_varies": "the atomicAdd reduction (every thread adds its element) gives more than "
+        "one bit pattern over repeated runs on the same input",
+        "torch_sum_repeatable": "torch.sum on the GPU gives the same bits in every run",
+    },
+    ("cuda kernels",),
+    {
+        "naive_kernel_is_fma_chain": ("cuda kernels", "kernel inputs"),
+        "nofma_kernel_is_plain_chain": ("cuda kernels", "kernel inputs"),
+    },
+    applies="CUDA devices (live, or the recorded run)",
+    test="tests/test_libtorch_vs_pytorch.py",
+)
 
 
 def live_possible() -> str | None:
@@ -135,8 +150,7 @@ def compare(cuda: str) -> CudaPart:
 def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) -> CudaPart:
     part = CudaPart()
     if data is None:
-        for key, text in CLAIMS.items():
-            part.claims[key] = Claim.not_checked(text, why_not)
+        part.missing["cuda kernels"] = why_not
         part.outcomes.append(Outcome.missing("CUDA kernels", "cuda", why_not, kind="recorded"))
         part.data = {"source": None, "banner": why_not}
         return part
@@ -187,18 +201,18 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                         note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
                     )
                 )
-    why_inputs = "the regenerated inputs differ from the recorded ones (numpy's generator changed)"
-    part.claims["naive_kernel_is_fma_chain"] = (
-        Claim(CLAIMS["naive_kernel_is_fma_chain"], bool(fma_ok) and all(fma_ok))
-        if inputs_ok
-        else Claim.not_checked(CLAIMS["naive_kernel_is_fma_chain"], why_inputs)
+    if not inputs_ok:
+        part.missing["kernel inputs"] = (
+            "the regenerated inputs differ from the recorded ones (numpy's generator changed). "
+            f"Fix: record the kernels again ({ck.RECORD_COMMAND} on a GPU)"
+        )
+    part.claims["naive_kernel_is_fma_chain"] = CLAIMS["naive_kernel_is_fma_chain"].claim(
+        bool(fma_ok) and all(fma_ok)
     )
-    part.claims["nofma_kernel_is_plain_chain"] = (
-        Claim(CLAIMS["nofma_kernel_is_plain_chain"], bool(plain_ok) and all(plain_ok))
-        if inputs_ok
-        else Claim.not_checked(CLAIMS["nofma_kernel_is_plain_chain"], why_inputs)
+    part.claims["nofma_kernel_is_plain_chain"] = CLAIMS["nofma_kernel_is_plain_chain"].claim(
+        bool(plain_ok) and all(plain_ok)
     )
-    part.claims["fma_changes_bits"] = Claim(CLAIMS["fma_changes_bits"], all(fma_differs))
+    part.claims["fma_changes_bits"] = CLAIMS["fma_changes_bits"].claim(all(fma_differs))
 
     s = exp["sum"]
     x = ck.sum_input(s["n"])
@@ -233,11 +247,11 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                 f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
             )
         )
-    part.claims["atomic_varies"] = Claim(
-        CLAIMS["atomic_varies"], s["variants"]["each_atomic"]["distinct"] > 1
+    part.claims["atomic_varies"] = CLAIMS["atomic_varies"].claim(
+        s["variants"]["each_atomic"]["distinct"] > 1
     )
-    part.claims["torch_sum_repeatable"] = Claim(
-        CLAIMS["torch_sum_repeatable"], s["variants"]["torch_sum"]["distinct"] == 1
+    part.claims["torch_sum_repeatable"] = CLAIMS["torch_sum_repeatable"].claim(
+        s["variants"]["torch_sum"]["distinct"] == 1
     )
     part.observations["block_atomic_distinct"] = Observation(
         "distinct results of the block-tree + atomicAdd sum",

@@ -19,8 +19,10 @@ from ...memo import Memo
 from ...params import Flag, Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
-from .._base import Lesson, declare_texts, settle
+from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import devices as _rng_devices
+from . import djl_layers as _djl_layers
+from . import layer as _layer
 from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
 from .djl_layers import djl_layers
@@ -56,19 +58,37 @@ TORCH_CLAIMS = declare_texts(
         "torch_rand_reproduced": "torch.rand is reproduced bit for bit from an independent "
         "MT19937 (float32 and float64)",
         "torch_randn_reproduced": "torch.randn is reproduced bit for bit (Box-Muller)",
-        "torch_numpy_share_words": "torch CPU and numpy RandomState draw the same MT19937 words",
+        "same_seed_different_numbers": "one seed gives a different first value in each "
+        "generator that ran",
+        "torch_numpy_share_words": "torch CPU and numpy RandomState draw the same MT19937 "
+        "words: the 19 bits both mappings keep from each word agree at every position",
         "python_stream_unrelated": "Python's random (seeded through init_by_array) shares no "
         "words with torch",
         "mappings_differ": "stacks keep different numbers of random bits per float",
         "cuda_differs_from_cpu": "torch CUDA gives other numbers than torch CPU",
     },
     ("torch",),
+    {
+        "torch_randn_reproduced": ("torch", "randn path"),
+        "same_seed_different_numbers": (),
+        "cuda_differs_from_cpu": ("torch", "cuda stream"),
+    },
     test=_TEST,
 )
 #: the DataLoader claims (the two-GPU one is an observation here, decided from a record)
-WORKER_CLAIMS = declare_texts(
-    {k: t for k, t in WORKER_TEXTS.items() if k != "seeding_two_gpus"}, ("torch",), test=_TEST
+WORKER_CLAIMS = declare_texts(WORKER_TEXTS, ("torch",), test=_TEST)
+WORKER_CLAIMS["seeding_two_gpus"] = ClaimSpec(
+    "seeding_two_gpus", WORKER_TEXTS["seeding_two_gpus"], test=_TEST, occasional=True
 )
+#: every claim, by the flag that includes it (None: always)
+CLAIMS_BY_FLAG = {
+    None: {**TORCH_CLAIMS, **WORKER_CLAIMS, **_rng_devices.CUDA_CLAIMS, **_multi_gpu.CLAIMS},
+    "tensorflow": _rng_stacks.TF_CLAIMS,
+    "java": {**_rng_stacks.JAVA_CLAIMS, **_rng_devices.DJL_CLAIMS, **_djl_layers.CLAIMS},
+    "weights": {**_layer.TORCH_CLAIMS, **_layer.KERAS_CLAIMS},
+}
+CLAIMS = {k: spec for specs in CLAIMS_BY_FLAG.values() for k, spec in specs.items()}
+C = CLAIMS
 
 
 def compute(
@@ -159,10 +179,8 @@ def compute(
         outcomes += l_outs
         claims.update(l_claims)
         djl_facts = {**djl_facts, **l_data}
-    if torch is None:
-        claims.update(settle(WORKER_CLAIMS.values(), {}))
-        w_loader: dict[str, Any] = {}
-    else:
+    w_loader: dict[str, Any] = {}
+    if torch is not None:
         w_claims_, w_loader = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
         claims.update(w_claims_)
 
@@ -176,8 +194,6 @@ def compute(
     }
     cuda = next(o for o in outcomes if o.implementation == "torch CUDA")
     claims.update(_claims(seed, n, same, firsts, shared, py_vals, real, bits, cuda))
-    claims.update(settle([s for s in TORCH_CLAIMS.values() if s.key in claims], claims))
-
     gpu_claims, gpu_data = _multi_gpu.lesson_parts()
     claims.update(gpu_claims)
     truth = None
@@ -186,6 +202,20 @@ def compute(
         w_outs, w_claims, truth, w_data = weight_init_outcomes(seed, tensorflow)
         outcomes += w_outs
         claims.update(w_claims)
+    flags = {None: True, "tensorflow": tensorflow, "java": java, "weights": weights}
+    path, said = _rng_stacks.emulated_path()
+    why = {
+        "randn path": said if path is None and n >= 16 else None,
+        "cpu path": said if path is None else None,
+        "cuda stream": None if cuda.ran else cuda.unavailable,
+        "two-GPU record": None if gpu_data else _multi_gpu.NO_RECORD,
+        "java int seed": None
+        if seed + _djl_layers.SEEDS <= 2**31
+        else f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is too big. Fix: "
+        f"choose a seed below {2**31 - _djl_layers.SEEDS}",
+    }
+    specs = [s for flag, group in CLAIMS_BY_FLAG.items() if flags[flag] for s in group.values()]
+    claims = settle(specs, claims, why.get)
 
     data = {
         "multi_gpu": gpu_data,
@@ -217,13 +247,14 @@ def compute(
 
 
 def _randn_claim(n: int, same: dict[str, bool]) -> Claim:
-    """randn reproduced on the path torch takes here (or not checked where it is not rebuilt)."""
-    path, said = _rng_stacks.emulated_path()
+    """randn reproduced on the path torch takes here (not checked, through `settle`, where
+    that path is not rebuilt: the "randn path" part)."""
+    _path, said = _rng_stacks.emulated_path()
     kernel = "16-wide float32 kernel" if n >= 16 else "per-pair float64 path"
-    text = f"torch.randn({n}) is reproduced bit for bit (Box-Muller, {kernel}"
-    if path is None and n >= 16:
-        return Claim.not_checked(text + ")", said)
-    return Claim(text + (f"; {said})" if n >= 16 else ")"), same["randn32"] and same["randn64"])
+    return C["torch_randn_reproduced"].claim(
+        same["randn32"] and same["randn64"],
+        f" (n = {n}, {kernel}" + (f"; {said})" if n >= 16 else ")"),
+    )
 
 
 def _claims(
@@ -243,31 +274,22 @@ def _claims(
     bits = {"torch CPU float32": 0, **bits}
     same = {"rand32": False, "rand64": False, "randn32": False, "randn64": False, **same}
     claims = {
-        "torch_rand_reproduced": Claim(
-            f"torch.manual_seed({seed}); torch.rand({n}) is reproduced bit for bit from an "
-            "independent MT19937 (float32 and float64)",
-            same["rand32"] and same["rand64"],
+        "torch_rand_reproduced": C["torch_rand_reproduced"].claim(
+            same["rand32"] and same["rand64"], f" (torch.manual_seed({seed}); torch.rand({n}))"
         ),
         "torch_randn_reproduced": _randn_claim(n, same),
-        "same_seed_different_numbers": Claim(
-            f"seed {seed} gives a different first value in each of the {len(firsts)} "
-            "generators that ran",
-            len(set(firsts.values())) == len(firsts),
+        "same_seed_different_numbers": C["same_seed_different_numbers"].claim(
+            len(set(firsts.values())) == len(firsts), f" (seed {seed}, {len(firsts)} generators)"
         ),
-        "torch_numpy_share_words": Claim(
-            "torch CPU and numpy RandomState draw the same MT19937 words: the 19 bits both "
-            "mappings keep from each word agree at every position",
-            bool(shared.all()),
+        "torch_numpy_share_words": C["torch_numpy_share_words"].claim(bool(shared.all())),
+        "python_stream_unrelated": C["python_stream_unrelated"].claim(
+            bool(shared_bits_agree(real["share32"], py_vals).mean() < 0.5)
         ),
-        "python_stream_unrelated": Claim(
-            "Python's random (seeded through init_by_array) shares no words with torch",
-            bool(shared_bits_agree(real["share32"], py_vals).mean() < 0.5),
-        ),
-        "mappings_differ": Claim(
-            "stacks keep different numbers of random bits per float: torch float32 "
-            f"{bits['torch CPU float32']}, numpy legacy {bits['numpy RandomState']}"
-            + (f", TensorFlow float32 {tf_bits}" if tf_bits is not None else ""),
+        "mappings_differ": C["mappings_differ"].claim(
             bits["torch CPU float32"] != bits["numpy RandomState"],
+            f": torch float32 {bits['torch CPU float32']}, numpy legacy "
+            f"{bits['numpy RandomState']}"
+            + (f", TensorFlow float32 {tf_bits}" if tf_bits is not None else ""),
         ),
     }
     if cuda.ran:
@@ -275,10 +297,9 @@ def _claims(
         gpu = np.asarray(cuda.value, dtype=np.float32).reshape(-1)
         m = min(gpu.size, np.asarray(real["rand32"]).size)
         cpu_bits = np.asarray(real["rand32"], dtype=np.float32)[:m].view(np.uint32)
-        claims["cuda_differs_from_cpu"] = Claim(
-            f"torch CUDA ({cuda.kind}, {cuda.device}) gives other numbers than torch CPU for "
-            f"seed {seed} (first {m} values)",
+        claims["cuda_differs_from_cpu"] = C["cuda_differs_from_cpu"].claim(
             bool((gpu[:m].view(np.uint32) != cpu_bits).any()),
+            f" ({cuda.kind}, {cuda.device}; seed {seed}, first {m} values)",
         )
     return claims
 
@@ -362,6 +383,7 @@ LESSON = Lesson(
         Flag("weights", True, "compare torch Linear and Keras Dense initialization"),
     ),
     compute=compute,
+    claims=CLAIMS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="02_rng_seeds.ipynb",

@@ -3,6 +3,7 @@ and DJL's libtorch stream against torch's and the independent MT19937."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,25 @@ def _emulator(seed: int, k: int, n: int, sm_count: int, where: str) -> Outcome:
     )
 
 
+#: torch CUDA's stream (live, or the recorded GPU run: the "cuda stream") against the emulator;
+#: the recording machine's CPU stream, stated only where the record is read
+CUDA_CLAIMS = declare_texts(
+    {
+        "cuda_philox_reproduced": "torch.rand(n, device='cuda') is reproduced bit for bit by "
+        "fpexplore's Philox4x32-10",
+        "record_cpu_matches_emulator": "torch CPU rand/randn recorded on the GPU machine equal "
+        "fpexplore's MT19937 run here, bit for bit (the recording machine's x86-64 CPU took "
+        "ATen's AVX2/AVX-512 path, whatever path this CPU takes)",
+    },
+    ("cuda stream",),
+    applies="CUDA devices (live or recorded)",
+    test="tests/test_rng_seeds.py",
+)
+CUDA_CLAIMS["record_cpu_matches_emulator"] = replace(
+    CUDA_CLAIMS["record_cpu_matches_emulator"], needs=(), occasional=True
+)
+
+
 def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], str]:
     """torch CUDA live when a GPU is present, else the recorded GPU run (its banner), else a
     missing outcome with the fix; the Philox emulator beside it, and the claims they support.
@@ -52,10 +72,8 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
             note=_PHILOX_NOTE + ", live",
         )
         claims = {
-            "cuda_philox_reproduced": Claim(
-                f"torch.rand({n}, device='cuda') for seed {seed} on {props.name} is reproduced "
-                "bit for bit by fpexplore's Philox4x32-10",
-                bool((_u32(vals) == _u32(emu)).all()),
+            "cuda_philox_reproduced": CUDA_CLAIMS["cuda_philox_reproduced"].claim(
+                bool((_u32(vals) == _u32(emu)).all()), f" (n = {n}, seed {seed}, {props.name})"
             )
         }
         return [real, _emulator(seed, k, n, props.multi_processor_count, where)], claims, where
@@ -91,10 +109,9 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
         device=rec.card,
         note=f"{_PHILOX_NOTE}; {rec.banner()}",
     )
-    claims["cuda_philox_reproduced"] = Claim(
-        f"the recorded torch.rand({exp['n']}, device='cuda') for seed {seed} ({rec.card}, "
-        f"{rec.date}) is reproduced bit for bit by fpexplore's Philox4x32-10",
+    claims["cuda_philox_reproduced"] = CUDA_CLAIMS["cuda_philox_reproduced"].claim(
         bool((bits == _u32(emu)).all()),
+        f" (recorded: n = {exp['n']}, seed {seed}, {rec.card}, {rec.date})",
     )
     return [recorded, _emulator(seed, k, int(exp["n"]), sm, rec.card)], claims, rec.banner()
 
@@ -123,12 +140,10 @@ def _check_record_cpu(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
         for s in exp["seeds"]
     )
     return {
-        "record_cpu_matches_emulator": Claim(
-            f"torch CPU rand/randn recorded on the GPU machine ({rec.card}, torch "
-            f"{rec.provenance['torch']}, seeds {', '.join(map(str, exp['seeds']))}) equal "
-            "fpexplore's MT19937 run here, bit for bit (the recording machine's x86-64 CPU "
-            "took ATen's AVX2/AVX-512 path, whatever path this CPU takes)",
+        "record_cpu_matches_emulator": CUDA_CLAIMS["record_cpu_matches_emulator"].claim(
             bool(same),
+            f" ({rec.card}, torch {rec.provenance['torch']}, seeds "
+            f"{', '.join(map(str, exp['seeds']))})",
         )
     }
 

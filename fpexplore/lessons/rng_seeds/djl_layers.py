@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...result import Claim, Outcome
+from .._base import declare_texts, settle
 
 SEEDS = 3  # seeds each claim is judged on: seed, seed + 1, ...
 DROP_SIZES = (20, 1000)  # below and above libtorch's vectorized width
@@ -16,15 +17,20 @@ P = 0.5
 LIN = (64, 64)  # inputs, units
 CONV = (8, 16)  # input channels, filters (3x3 kernels)
 
-TEXTS = {
-    "djl_dropout_matches_torch": "DJL's Dropout (PyTorch engine) draws the same mask as "
-    "torch.nn.functional.dropout for the same seed, bit for bit",
-    "djl_init_gaussian_fan_in": "DJL's default initializer for Linear and Conv2d is Xavier "
-    "Gaussian, fan-in, magnitude 2: weights = torch.normal(0, sqrt(2/fan_in)) for the seed, "
-    "bias 0",
-    "djl_init_not_torch": "DJL's default-initialized Linear/Conv2d weights are not torch's: "
-    "torch draws kaiming_uniform(a=sqrt(5)) = U(±1/sqrt(fan_in)) and a uniform bias",
-}
+#: each needs DJL and torch, and seeds that fit a Java int ("java int seed")
+CLAIMS = declare_texts(
+    {
+        "djl_dropout_matches_torch": "DJL's Dropout (PyTorch engine) draws the same mask as "
+        "torch.nn.functional.dropout for the same seed, bit for bit",
+        "djl_init_gaussian_fan_in": "DJL's default initializer for Linear and Conv2d is Xavier "
+        "Gaussian, fan-in, magnitude 2: weights = torch.normal(0, sqrt(2/fan_in)) for the "
+        "seed, bias 0",
+        "djl_init_not_torch": "DJL's default-initialized Linear/Conv2d weights are not torch's: "
+        "torch draws kaiming_uniform(a=sqrt(5)) = U(±1/sqrt(fan_in)) and a uniform bias",
+    },
+    ("djl", "torch", "java int seed"),
+    test="tests/test_rng_seeds.py",
+)
 
 
 def _u32(a: Any) -> np.ndarray:
@@ -107,32 +113,30 @@ def djl_layers(
             reason = str(exc)
     if reason is not None:
         rows = [Outcome.missing("DJL Linear default init", "djl", reason)]
-        return rows, {k: Claim.not_checked(t, reason) for k, t in TEXTS.items()}, {}
+        why = reason
+        return rows, settle(CLAIMS.values(), {}, lambda part: why), {}
     lin = r["first"]["linear"]
     seeds = f"seeds {seed}..{seed + SEEDS - 1}"
     n_out = sum(max(o, 0) for o in r["outside"])
     claims = {
-        "djl_dropout_matches_torch": Claim(
-            f"DJL's Dropout.dropout (PyTorch engine, p = {P}) and torch's F.dropout give the same "
-            f"mask for the same seed: {r['drop_same']} of {r['drop_total']} values bit-identical "
-            f"({seeds}, sizes {', '.join(map(str, DROP_SIZES))}): both are libtorch's "
-            "bernoulli_ on the default generator",
+        "djl_dropout_matches_torch": CLAIMS["djl_dropout_matches_torch"].claim(
             r["drop_same"] == r["drop_total"],
+            f" (p = {P}): {r['drop_same']} of {r['drop_total']} values bit-identical ({seeds}, "
+            f"sizes {', '.join(map(str, DROP_SIZES))}): both are libtorch's bernoulli_ on the "
+            "default generator",
         ),
-        "djl_init_gaussian_fan_in": Claim(
-            f"DJL's default initializer for Linear({LIN[0]}→{LIN[1]}) and Conv2d({CONV[0]}→"
-            f"{CONV[1]}, 3×3) is Xavier Gaussian, fan-in, magnitude 2: every weight equals "
-            f"torch.manual_seed(s); torch.normal(0, sqrt(2/fan_in)) bit for bit and the bias is "
-            f"0 ({seeds}; Linear σ = {lin['sigma']:.4g}, sample std {lin['djl_std']:.4g})",
+        "djl_init_gaussian_fan_in": CLAIMS["djl_init_gaussian_fan_in"].claim(
             bool(r["gauss_ok"]),
+            f" (Linear({LIN[0]}→{LIN[1]}), Conv2d({CONV[0]}→{CONV[1]}, 3×3), every weight bit "
+            f"for bit; {seeds}; Linear σ = {lin['sigma']:.4g}, sample std "
+            f"{lin['djl_std']:.4g})",
         ),
-        "djl_init_not_torch": Claim(
-            f"so DJL's default-initialized weights are not torch's for the same seed: "
-            f"{r['equal_torch']} of {r['weights']} weights equal; torch's nn.Linear/nn.Conv2d "
-            f"stay inside ±1/sqrt(fan_in) (kaiming_uniform a=√5, e.g. ±{lin['torch_bound']:.4g}) "
-            f"with a uniform bias ({lin['torch_bias_nonzero']} of {LIN[1]} nonzero), DJL's "
-            f"Gaussian puts {n_out} weights outside that bound and starts the bias at 0",
+        "djl_init_not_torch": CLAIMS["djl_init_not_torch"].claim(
             r["equal_torch"] == 0 and min(r["outside"]) > 0 and lin["torch_bias_nonzero"] > 0,
+            f": {r['equal_torch']} of {r['weights']} weights equal; torch's stay inside "
+            f"±{lin['torch_bound']:.4g} with {lin['torch_bias_nonzero']} of {LIN[1]} biases "
+            f"nonzero, DJL's Gaussian puts {n_out} weights outside that bound and starts the "
+            "bias at 0",
         ),
     }
     rows = [

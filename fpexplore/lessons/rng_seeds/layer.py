@@ -24,6 +24,7 @@ TORCH_CLAIMS = declare_texts(
         "torch_init_bound": "torch Linear draws from U(-1/sqrt(in), 1/sqrt(in))",
     },
     ("torch",),
+    {"torch_init_reproduced": ("torch", "cpu path")},  # the CPU path torch takes, rebuilt
     test="tests/test_rng_seeds.py",
 )
 KERAS_CLAIMS = declare_texts(
@@ -107,13 +108,9 @@ def _weight_init_outcomes(
     )
     outcomes = [torch_out]
     claims = {
-        "torch_init_reproduced": Claim(
-            "nn.Linear's weights and bias are the MT19937 stream through torch's uniform_ "
-            f"(reproduced bit for bit; {said})",
-            bool((w_emu == w).all() and (b_emu == b).all()),
-        )
-        if path is not None
-        else TORCH_CLAIMS["torch_init_reproduced"].not_checked(said),
+        "torch_init_reproduced": TORCH_CLAIMS["torch_init_reproduced"].claim(
+            bool((w_emu == w).all() and (b_emu == b).all()), f" ({said})"
+        ),
         "torch_init_bound": TORCH_CLAIMS["torch_init_bound"].claim(
             bool(np.abs(w).max() <= 1 / math.sqrt(IN) and np.abs(b).max() <= 1 / math.sqrt(IN)),
             f" = ±{1 / math.sqrt(IN):.4f}",

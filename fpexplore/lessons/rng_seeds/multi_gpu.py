@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import backends
+from .._base import declare_texts, settle
 from .._gpu.small_records import header, newest
 
 FORMAT = "fpexplore-gpu-seeding"
@@ -195,12 +196,9 @@ def verdicts(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
-    """The RNG lesson's claims about several GPUs, streams and host threads, decided from the
-    newest record (not checked, with the fix, without one). Returns (claims, data)."""
-    from ...result import Claim
-
-    texts = {
+#: the claims about several GPUs, streams and host threads, decided from the "two-GPU record"
+CLAIMS = declare_texts(
+    {
         "seed_reaches_every_gpu": "torch.manual_seed seeds every GPU: cuda:0 and cuda:1 draw "
         "the same stream",
         "current_device_seed_misses_others": "torch.cuda.manual_seed seeds the current device "
@@ -211,14 +209,23 @@ def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
         "host thread reproduce in every run",
         "thread_race_varies": "two host threads drawing at once, each on its own stream, get "
         "different draws from run to run, though the set of all draws stays the same",
-    }
+    },
+    ("two-GPU record",),
+    applies="machines with two CUDA GPUs (recorded)",
+    test="tests/test_gpu_edges_seeding.py",
+)
+NO_RECORD = (
+    "no record of two GPUs. Fix: run python3 benchmarks/gpu_edges_run.py OUTDIR on a machine "
+    "with two CUDA GPUs and keep OUTDIR/seeding.json in data/gpu/seeding"
+)
+
+
+def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The RNG lesson's claims about several GPUs, streams and host threads, decided from the
+    newest record (not checked, with the fix, without one). Returns (claims, data)."""
     data = recorded()
-    fix = (
-        "no record of two GPUs: run python3 benchmarks/gpu_edges_run.py OUTDIR on a machine "
-        "with two CUDA GPUs and keep OUTDIR/seeding.json in data/gpu/seeding"
-    )
     if data is None:
-        return {k: Claim.not_checked(t, fix) for k, t in texts.items()}, {}
+        return settle(CLAIMS.values(), {}, lambda part: NO_RECORD), {}
     v = verdicts(data)
     runs, d = v["runs"], v["distinct"]
     where = f"{len(data['cards'])} × {data['cards'][0]}, torch {data['torch']}, {runs} runs"
@@ -236,10 +243,10 @@ def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
         ),
     }
     claims = {}
-    for key, text in texts.items():
+    for key, spec in CLAIMS.items():
         holds, number = said[key]
         detail = "; ".join(x for x in (number, f"recorded: {where}") if x)
-        claims[key] = Claim(f"{text} ({detail})", bool(holds))
+        claims[key] = spec.claim(bool(holds), f" ({detail})")
     return claims, {**v, "cards": data["cards"], "torch": data["torch"], "path": data["path"]}
 
 

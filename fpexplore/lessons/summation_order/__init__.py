@@ -16,7 +16,7 @@ from ...errors import FpexploreError
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson
+from .._base import Lesson, declare_texts, missing_part, settle
 from . import bounds, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
 
@@ -159,6 +159,50 @@ class _Input:
         return self.emulated[key]
 
 
+def _key(name: str) -> str:
+    return {
+        "np.sum": "numpy",
+        "torch.sum": "torch",
+        "tf.reduce_sum": "tensorflow",
+        "DJL NDArray.sum": "djl",
+        "Java float loop": "java",
+    }[name]
+
+
+_TEST = "tests/test_summation_order.py"
+#: The claims, as stated before measuring. Each emulator claim needs its framework and that
+#: framework's run on this input (f"{framework} run": DJL and Java take no half formats); the
+#: layout claims need torch, the bounds theirs (`bounds.CLAIMS`). The rest are stated where the
+#: run meets their case (the all-equal input, an exact sum, torch on threads).
+CLAIMS = declare_texts(
+    {
+        **{
+            f"{_key(name)}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
+            for name, _backend, em, _runner in FRAMEWORKS
+        },
+        **layout.TEXTS,
+    },
+    ("torch",),
+    {f"{_key(name)}_emulated": (_key(name), f"{_key(name)} run") for name, *_ in FRAMEWORKS},
+    test=_TEST,
+)
+CLAIMS |= (
+    declare_texts(
+        {
+            "rounded_is_best": "no framework is closer to the exact sum than the correctly rounded "
+            "sum, which is within half an ULP of it",
+            "truth_not_nominal": "the exact sum of all-equal inputs is not n × the decimal value",
+            "tree_depth": "np.sum's pairwise tree grows like log2 n deep, a loop's like n",
+            "torch_threads_split": "emulate(x, 'torch', threads=T) gives torch.sum's bits on "
+            "T threads",
+        },
+        test=_TEST,
+        occasional=True,
+    )
+    | bounds.CLAIMS
+)
+
+
 #: inputs up to this size are kept in `_INPUTS` (a float64 input of this size is 8 MB)
 _KEEP_LIMIT = 1_000_000
 _INPUTS = Memo(keep=6)
@@ -170,9 +214,8 @@ def _layout_claims(seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
     """Storage offsets, strides and a residual block's association orders (torch)."""
     from ... import backends
 
-    why = backends.missing("torch")
-    if why:
-        return {k: Claim.not_checked(t, why) for k, t in layout.TEXTS.items()}, {}
+    if missing_part(("torch",)):
+        return {}, {}
     torch = backends.load("torch")
     c1, d1 = layout.layout_claims(torch, seed)
     c2, d2 = layout.residual_claims(torch, seed)
@@ -299,18 +342,11 @@ def _claims(
     claims: dict[str, Claim] = {}
     for name, _backend, emulator, _runner in FRAMEWORKS:
         fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
-        missing = [o.unavailable for o in (fw, em) if o is not None and not o.ran]
-        if missing:  # the framework (or its emulator) did not run here: say why
-            claims[f"{_key(name)}_emulated"] = Claim.not_checked(
-                f"emulate(x, {emulator!r}) reproduces {name} bit for bit", "; ".join(missing)
-            )
-            continue
-        if fw is None or em is None:
-            continue
+        if fw is None or em is None or not fw.ran or not em.ran:
+            continue  # not checked through `settle`: `_missing` says why
         t = em.settings.get("threads", 1)
-        claims[f"{_key(name)}_emulated"] = Claim(
-            f"emulate(x, {emulator!r}, threads={t}) reproduces {name} bit for bit",
-            _same_bits(_in_format(em.value, x.dtype), fw.value),
+        claims[f"{_key(name)}_emulated"] = CLAIMS[f"{_key(name)}_emulated"].claim(
+            _same_bits(_in_format(em.value, x.dtype), fw.value), f" (threads={t})"
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
     ran = [o for o in ran if np.isfinite(float(o.value))]
@@ -337,14 +373,15 @@ def _ulp(o: Outcome | None) -> float | None:
     return abs(u) if u is not None and np.isfinite(u) else None
 
 
-def _key(name: str) -> str:
-    return {
-        "np.sum": "numpy",
-        "torch.sum": "torch",
-        "tf.reduce_sum": "tensorflow",
-        "DJL NDArray.sum": "djl",
-        "Java float loop": "java",
-    }[name]
+def _missing(outcomes: list[Outcome]) -> Callable[[str], str | None]:
+    """Why a framework's run (f"{framework} run") is missing here: its row's or its
+    emulator's reason (None where both ran)."""
+    by_name = {o.implementation: o for o in outcomes}
+    why = {}
+    for name, _backend, emulator, _runner in FRAMEWORKS:
+        rows = (by_name.get(name), by_name.get(f"emulate {emulator}"))
+        why[f"{_key(name)} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
+    return lambda part: why.get(part) or None
 
 
 def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]:
@@ -386,9 +423,11 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     claims = _claims(x, distribution, n, dtype, truth, outcomes)
     by_name = {o.implementation: o for o in outcomes}
     exact = truth.exact if isinstance(truth.exact, Fraction) else None
-    claims.update(bounds.worst_case_claims(x, dtype, exact, by_name))
-    java_claims, java_numbers = bounds.java_claim(x, dtype, exact, by_name.get("Java float loop"))
-    low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name)
+    why: dict[str, str] = {}  # the bounds that could not be decided, by part (`settle`)
+    claims.update(bounds.worst_case_claims(x, dtype, exact, by_name, why))
+    java = by_name.get("Java float loop")
+    java_claims, java_numbers = bounds.java_claim(x, dtype, exact, java, why)
+    low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name, why)
     claims.update({**java_claims, **low_claims})
     claims.update(structure.depth_claim(n))
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
@@ -427,6 +466,8 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
         "for.\n" + EXPLANATION
     )
+    runs = _missing(outcomes)
+    claims = settle(CLAIMS.values(), claims, lambda part: why.get(part) or runs(part))
     return Comparison(
         "summation_order", params, truth, tuple(outcomes), claims, data, text, observations
     )
@@ -484,6 +525,7 @@ LESSON = Lesson(
         Interval("seed", 0, "random seed of the values", low=0, high=1_000_000, integer=True),
     ),
     compute=compute,
+    claims=CLAIMS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="01_summation_order.ipynb",

@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import formats
 from ...result import Claim, Outcome
+from .._base import declare_texts
 
 #: relative slack on bounds computed in float64 (Σ|x|, Σ|running sums|)
 SLACK = 1 + 1e-12
@@ -46,48 +47,90 @@ def _scale(x: np.ndarray) -> float:
     return float(np.sum(np.abs(x.astype(np.float64))))
 
 
-def _within(text: str, outcome: Outcome | None, exact: Fraction, bound: float) -> Claim:
-    """``|outcome - exact| <= bound``, or not checked (did not run, overflowed, no bound)."""
+#: The bound claims, as stated before measuring; each needs its result measured against its
+#: bound (the part named here: "not checked" where it did not run, overflowed or the bound is
+#: infinite). Each is decided where the run meets its case (an exact sum; a half format).
+PARTS = {
+    "sequential_within_bound": "sequential bound",
+    "pairwise_within_bound": "pairwise bound",
+    "java_running_sum_bound": "java bound",
+    "torch_wide_accumulator": "torch float32 accumulator",
+    "numpy_bfloat16_stalls": "np.sum in bfloat16",
+}
+CLAIMS = declare_texts(
+    {
+        "sequential_within_bound": "a left-to-right sum is within γ(n−1)·Σ|x| = "
+        "(n−1)·u/(1−(n−1)·u)·Σ|x| of the exact sum (u = 2^-p of the format)",
+        "pairwise_within_bound": "a pairwise tree is within γ(⌈log2 n⌉)·Σ|x| of the exact sum: "
+        "its error grows with the depth of the tree, not with n",
+        "java_running_sum_bound": "the Java loop's error is at most u·Σ|running sums|: each "
+        "addition rounds at the size of the running sum, so a sum that stays small "
+        "(cancelling signs) stays accurate",
+        "torch_wide_accumulator": "torch.sum adds a half format in a float32 accumulator and "
+        "rounds once: within γ(n−1) of float32 ·Σ|x| + u·|result| (u of the half format) of "
+        "the exact sum",
+        "numpy_bfloat16_stalls": "np.sum adds bfloat16 one term at a time in bfloat16 (8 "
+        "significant bits): once the running sum is 2^8 times a term, adding it changes "
+        "nothing, so |np.sum| never exceeds 1024·max|x| however many terms",
+    },
+    by_key={
+        **{k: (p,) for k, p in PARTS.items()},
+        "java_running_sum_bound": ("java", "java run", PARTS["java_running_sum_bound"]),
+    },
+    test="tests/test_summation_order.py",
+)
+
+
+def _within(outcome: Outcome | None, exact: Fraction, bound: float) -> tuple[bool | None, str]:
+    """(``|outcome - exact| <= bound``, the numbers), or (None, why it cannot be decided:
+    it did not run, it overflowed, the bound is infinite)."""
     if outcome is None:
-        return Claim.not_checked(text, "this run has no such result")
+        return None, "this run has no such result"
     if not outcome.ran:
-        return Claim.not_checked(text, outcome.unavailable)
+        return None, outcome.unavailable or ""
     err = _error(outcome.value, exact)
     if math.isnan(err):
-        return Claim.not_checked(
-            text, "the sum overflowed the format (the bounds assume no overflow)"
+        return None, (
+            "the sum overflowed the format (the bounds assume no overflow). Fix: choose a "
+            "smaller n or a wider dtype"
         )
     if math.isinf(bound):
-        return Claim.not_checked(
-            text, "the bound is infinite here (k·u ≥ 1): choose a smaller n or a wider dtype"
+        return (
+            None,
+            "the bound is infinite here (k·u ≥ 1). Fix: choose a smaller n or a wider dtype",
         )
-    return Claim(f"{text}: {err:.3g} ≤ {bound:.3g}", err <= bound * SLACK)
+    return err <= bound * SLACK, f": {err:.3g} ≤ {bound:.3g}"
+
+
+def _decide(
+    key: str, outcome: Outcome | None, exact: Fraction, bound: float, why: dict[str, str], note=""
+) -> dict[str, Claim]:
+    """Claim ``key`` decided against its bound; where it cannot be, ``why`` says so for its part."""
+    holds, said = _within(outcome, exact, bound)
+    if holds is None:
+        why[PARTS[key]] = said
+        return {}
+    return {key: CLAIMS[key].claim(holds, note + said)}
 
 
 def worst_case_claims(
-    x: np.ndarray, dtype: str, exact: Fraction | None, by_name: dict[str, Outcome]
+    x: np.ndarray,
+    dtype: str,
+    exact: Fraction | None,
+    by_name: dict[str, Outcome],
+    why: dict[str, str],
 ) -> dict[str, Claim]:
-    """The textbook bounds on this run's sequential and pairwise emulations."""
+    """The textbook bounds on this run's sequential and pairwise emulations (``why`` gets the
+    parts that could not be decided)."""
     n, u = int(x.size), unit_roundoff(dtype)
     if exact is None or n == 0:
         return {}
     scale = _scale(x)
     depth = math.ceil(math.log2(n)) if n > 1 else 0
+    seq, pair = by_name.get("emulate sequential"), by_name.get("emulate pairwise")
     return {
-        "sequential_within_bound": _within(
-            f"a left-to-right sum is within γ(n−1)·Σ|x| = {n - 1}·u/(1−{n - 1}·u)·Σ|x| of the "
-            "exact sum (u = 2^-p of the format)",
-            by_name.get("emulate sequential"),
-            exact,
-            gamma(n - 1, u) * scale,
-        ),
-        "pairwise_within_bound": _within(
-            f"a pairwise tree is within γ(⌈log2 n⌉)·Σ|x| = {depth}·u/(1−{depth}·u)·Σ|x| of "
-            "the exact sum: its error grows with the depth of the tree, not with n",
-            by_name.get("emulate pairwise"),
-            exact,
-            gamma(depth, u) * scale,
-        ),
+        **_decide("sequential_within_bound", seq, exact, gamma(n - 1, u) * scale, why),
+        **_decide("pairwise_within_bound", pair, exact, gamma(depth, u) * scale, why),
     }
 
 
@@ -100,20 +143,18 @@ def running_sum_bound(x: np.ndarray, dtype: str) -> float:
 
 
 def java_claim(
-    x: np.ndarray, dtype: str, exact: Fraction | None, java: Outcome | None
+    x: np.ndarray,
+    dtype: str,
+    exact: Fraction | None,
+    java: Outcome | None,
+    why: dict[str, str],
 ) -> tuple[dict[str, Claim], dict[str, float]]:
     """The Java loop's error against the running-sum bound, and the numbers behind it
     (relative to Σ|x|: the loop's error, its running-sum bound, the worst case (n−1)·u)."""
-    text = (
-        "the Java loop's error is at most u·Σ|running sums|: each addition rounds at the size "
-        "of the running sum, so a sum that stays small (cancelling signs) stays accurate"
-    )
-    if exact is None or java is None:
+    if exact is None or java is None or not java.ran:  # not run: not checked (`settle`)
         return {}, {}
-    if not java.ran:
-        return {"java_running_sum_bound": Claim.not_checked(text, java.unavailable)}, {}
     bound = running_sum_bound(x, dtype)
-    claim = _within(text, java, exact, bound)
+    claims = _decide("java_running_sum_bound", java, exact, bound, why)
     scale = _scale(x)
     numbers: dict[str, float] = {}
     if scale > 0:
@@ -122,11 +163,15 @@ def java_claim(
             "u·Σ|running sums| / Σ|x|": bound / scale,
             "(n−1)·u": (x.size - 1) * unit_roundoff(dtype),
         }
-    return {"java_running_sum_bound": claim}, numbers
+    return claims, numbers
 
 
 def low_precision_claims(
-    x: np.ndarray, dtype: str, exact: Fraction | None, by_name: dict[str, Outcome]
+    x: np.ndarray,
+    dtype: str,
+    exact: Fraction | None,
+    by_name: dict[str, Outcome],
+    why: dict[str, str],
 ) -> tuple[dict[str, Claim], dict[str, float]]:
     """For float16/bfloat16: torch's float32 accumulator bound and (bfloat16) np.sum's stall."""
     if dtype not in ("float16", "bfloat16") or exact is None or x.size == 0:
@@ -138,32 +183,21 @@ def low_precision_claims(
     torch_ = by_name.get("torch.sum")
     if torch_ is not None:
         result = abs(float(torch_.value)) if torch_.ran else 0.0
-        claims["torch_wide_accumulator"] = _within(
-            f"torch.sum adds {dtype} in a float32 accumulator and rounds once: within "
-            f"γ(n−1) of float32 ·Σ|x| + u·|result| (u of {dtype}) of the exact sum",
-            torch_,
-            exact,
-            gamma(n - 1, u32) * scale + u * result,
-        )
+        bound = gamma(n - 1, u32) * scale + u * result
+        claims |= _decide("torch_wide_accumulator", torch_, exact, bound, why, f" ({dtype})")
     if dtype == "bfloat16":
         top = float(np.max(np.abs(x.astype(np.float64))))
         # once |s| >= 2^e with 2^(e-8) > max|x| no term moves s: |s| < 2^e·(1 + 2^-7) <= 1024·max|x|
         stall = 2.0 ** (BF16_BITS + 2) * top
         numbers["stall limit 1024·max|x|"] = stall
         np_sum = by_name.get("np.sum")
-        text = (
-            "np.sum adds bfloat16 one term at a time in bfloat16 (8 significant bits): once the "
-            "running sum is 2^8 times a term, adding it changes nothing, so |np.sum| never "
-            "exceeds 1024·max|x| however many terms"
-        )
         if np_sum is None or not np_sum.ran:
-            claims["numpy_bfloat16_stalls"] = Claim.not_checked(
-                text, np_sum.unavailable if np_sum else "np.sum did not run"
+            why[PARTS["numpy_bfloat16_stalls"]] = (
+                np_sum.unavailable or "" if np_sum else "np.sum did not run"
             )
         else:
             got = abs(float(np_sum.value))
-            claims["numpy_bfloat16_stalls"] = Claim(
-                f"{text}: {got:.6g} ≤ {stall:.6g} (exact sum {float(exact):.6g})",
-                got <= stall,
+            claims["numpy_bfloat16_stalls"] = CLAIMS["numpy_bfloat16_stalls"].claim(
+                got <= stall, f": {got:.6g} ≤ {stall:.6g} (exact sum {float(exact):.6g})"
             )
     return claims, numbers

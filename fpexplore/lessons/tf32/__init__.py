@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson
+from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
@@ -44,6 +46,44 @@ def _pick(sizes: list[int], want: int) -> int:
     return want if want in sizes else max(s for s in sizes if s <= max(want, min(sizes)))
 
 
+#: the narrowest convolution the claim about cuDNN's default TF32 is decided on
+WIDE_CONV = 64
+
+_TEST = "tests/test_gpu_lessons.py"
+#: The claims, as stated before measuring (each decided claim appends what it measured). The
+#: card's claims need a "tf32 card" (a recorded run, or a live CUDA card of compute capability
+#: 8.0 or later); comparing with input rounding needs "matmul rows" at `cpu_live.SIZES`; the
+#: claim about cuDNN's default needs a "wide conv" (``WIDE_CONV`` channels or more).
+CLAIMS = declare_texts(
+    {
+        "tf32_costs_accuracy": "the TF32 matmul's relative error is over 100 times the fp32 one",
+        "matmul_default_is_fp32": "torch's default matmul gives the fp32 result at every size",
+        "conv_default_uses_tf32": "torch's default convolution gives the TF32 result, not the "
+        "fp32 one, for some channel counts",
+        "bf16_worst": "bf16 autocast has the largest error of all modes at every size",
+        "fp16_like_tf32": "fp16 autocast and TF32 matmul errors are within a factor of 3 of "
+        "each other at every size (both keep 10 fraction bits)",
+        "tf32_is_input_rounding": "the card's TF32 matmul error is the error of rounding its "
+        "inputs to TF32 alone, within 5 %: its products and float32 sums add almost nothing",
+        "autocast_rounds_output": "bf16 and fp16 autocast lose more than rounding their inputs "
+        "alone: autocast also rounds the output to 16 bits",
+        "cpu_ignores_allow_tf32": "torch.backends.cuda.matmul.allow_tf32 leaves a CPU matmul's "
+        "bits unchanged",
+    },
+    ("tf32 card",),
+    {
+        "conv_default_uses_tf32": ("tf32 card", "wide conv"),
+        "tf32_is_input_rounding": ("tf32 card", "matmul rows"),
+        "autocast_rounds_output": ("tf32 card", "matmul rows"),
+        "cpu_ignores_allow_tf32": ("torch",),
+    },
+    applies="TF32-capable GPUs (recorded or live)",
+    test=_TEST,
+)
+CLAIMS["cpu_ignores_allow_tf32"] = replace(CLAIMS["cpu_ignores_allow_tf32"], applies="CPUs")
+C = CLAIMS
+
+
 def _claims(data: dict[str, Any]) -> dict[str, Claim]:
     d = data["defaults"]
     size = data["focus_size"]
@@ -67,29 +107,19 @@ def _claims(data: dict[str, Any]) -> dict[str, Claim]:
         for r in _rows(data, "matmul", "TF32")
     )
     return {
-        "tf32_costs_accuracy": Claim(
-            f"at size {size}, the TF32 matmul's relative error is over 100 times the fp32 one "
-            f"(here {ratio:.0f} times)",
-            ratio > 100,
+        "tf32_costs_accuracy": C["tf32_costs_accuracy"].claim(
+            ratio > 100, f" (at size {size}: {ratio:.0f} times)"
         ),
-        "matmul_default_is_fp32": Claim(
-            f"torch's default matmul (allow_tf32 = {d.get('cuda.matmul.allow_tf32')}) gives the "
-            "fp32 result at every size",
+        "matmul_default_is_fp32": C["matmul_default_is_fp32"].claim(
             bool(mm_default) and all(same(r, "fp32 (TF32 off)") for r in mm_default),
+            f" (allow_tf32 = {d.get('cuda.matmul.allow_tf32')})",
         ),
-        "conv_default_uses_tf32": Claim(
-            f"torch's default convolution (cudnn.allow_tf32 = {d.get('cudnn.allow_tf32')}) gives "
-            "the TF32 result, not the fp32 one, for some channel counts",
+        "conv_default_uses_tf32": C["conv_default_uses_tf32"].claim(
             any(same(r, "TF32") and not same(r, "fp32 (TF32 off)") for r in conv_default),
+            f" (cudnn.allow_tf32 = {d.get('cudnn.allow_tf32')})",
         ),
-        "bf16_worst": Claim(
-            "bf16 autocast has the largest error of all modes at every size", bf16_worst
-        ),
-        "fp16_like_tf32": Claim(
-            "fp16 autocast and TF32 matmul errors are within a factor of 3 of each other at "
-            "every size (both keep 10 fraction bits)",
-            fp16_tf32,
-        ),
+        "bf16_worst": C["bf16_worst"].claim(bf16_worst),
+        "fp16_like_tf32": C["fp16_like_tf32"].claim(fp16_tf32),
     }
 
 
@@ -108,46 +138,43 @@ def _input_rounding_claims(data: dict[str, Any]) -> dict[str, Claim]:
     tf = [r for (_, m), r in ratios.items() if m == "TF32"]
     auto = [r for (_, m), r in ratios.items() if m != "TF32"]
     sizes = ", ".join(map(str, cpu_live.SIZES))
-    tf_text = (
-        "the card's TF32 matmul error is the error of rounding its inputs to TF32 alone, within "
-        f"5 % at sizes {sizes} (ratios {min(tf, default=0):.3f} to {max(tf, default=0):.3f}): "
-        "its products and float32 sums add almost nothing"
-    )
-    auto_text = (
-        "bf16 and fp16 autocast lose more than rounding their inputs alone at sizes "
-        f"{sizes}: autocast also rounds the output to 16 bits"
-    )
-    why = f"the run has no matmul rows at sizes {sizes}"
-    return {
-        "tf32_is_input_rounding": Claim(tf_text, all(0.95 < r < 1.05 for r in tf))
-        if tf
-        else Claim.not_checked(tf_text, why),
-        "autocast_rounds_output": Claim(auto_text, all(r > 1 for r in auto))
-        if auto
-        else Claim.not_checked(auto_text, why),
-    }
-
-
-def _card_claims(data: dict[str, Any], src: Any) -> dict[str, Claim]:
-    """What the lesson teaches about a CUDA card's modes; not checked on a live CPU run,
-    where the modes do not exist (TF32 and cuDNN are CUDA's)."""
-    claims = {**_claims(data), **_input_rounding_claims(data)}
-    why = _no_tf32(src)
-    if why:
-        return {k: Claim.not_checked(c.text, why) for k, c in claims.items()}
-    chans = {r["size"] for r in data["rows"] if r["op"] == "conv2d"}
-    if chans and max(chans) < WIDE_CONV:
-        claims["conv_default_uses_tf32"] = Claim.not_checked(
-            claims["conv_default_uses_tf32"].text,
-            f"only {', '.join(map(str, sorted(chans)))} channels ran: cuDNN's heuristics pick "
-            f"non-TF32 algorithms for such narrow convolutions on some cards (an H100 did); "
-            f"the claim is about {WIDE_CONV} channels and more: choose max_size ≥ {8 * WIDE_CONV}",
+    out = {}
+    if tf:
+        out["tf32_is_input_rounding"] = C["tf32_is_input_rounding"].claim(
+            all(0.95 < r < 1.05 for r in tf),
+            f" (sizes {sizes}: ratios {min(tf):.3f} to {max(tf):.3f})",
         )
-    return claims
+    if auto:
+        out["autocast_rounds_output"] = C["autocast_rounds_output"].claim(
+            all(r > 1 for r in auto), f" (sizes {sizes})"
+        )
+    return out
 
 
-#: the narrowest convolution the claim about cuDNN's default TF32 is decided on
-WIDE_CONV = 64
+def _missing(data: dict[str, Any], src: Any) -> Callable[[str], str | None]:
+    """Why a part the claims need is missing from this run, with its fix (None if present)."""
+    from . import cpu_live
+
+    def why(part: str) -> str | None:
+        if part == "tf32 card":
+            return _no_tf32(src) or None
+        if part == "matmul rows":
+            ran = {r["size"] for r in _rows(data, "matmul", "TF32")}
+            if ran.isdisjoint(cpu_live.SIZES):
+                sizes = ", ".join(map(str, cpu_live.SIZES))
+                return f"the run has no matmul rows at sizes {sizes}. Fix: run those sizes"
+        if part == "wide conv":
+            chans = {r["size"] for r in data["rows"] if r["op"] == "conv2d"}
+            if chans and max(chans) < WIDE_CONV:
+                return (
+                    f"only {', '.join(map(str, sorted(chans)))} channels ran: cuDNN's heuristics "
+                    "pick non-TF32 algorithms for such narrow convolutions on some cards (an "
+                    f"H100 did); the claim is about {WIDE_CONV} channels and more. Fix: choose "
+                    f"max_size ≥ {8 * WIDE_CONV}"
+                )
+        return None
+
+    return why
 
 
 def _no_tf32(src: Any) -> str:
@@ -158,13 +185,13 @@ def _no_tf32(src: Any) -> str:
         return ""
     if src.device.type == "cpu":
         return (
-            "this run is on a CPU, which has no TF32 or cuDNN modes: run on a CUDA card "
+            "this run is on a CPU, which has no TF32 or cuDNN modes. Fix: run on a CUDA card "
             "(--device cuda) or read a recorded run (--device recorded)"
         )
     if src.device.type != "cuda":
         return (
             f"TF32 is a mode of NVIDIA cards (Ampere and later); {src.label} is a "
-            f"{src.device.type} device: run on such a card or read a recorded run"
+            f"{src.device.type} device. Fix: run on such a card or read a recorded run"
         )
     from ...backends.torch_device import torch_module
 
@@ -172,7 +199,7 @@ def _no_tf32(src: Any) -> str:
     if major < 8:
         return (
             f"{src.label} has compute capability {major}.{minor}: TF32 exists from 8.0 "
-            "(Ampere) on, so its claims apply to such cards only; read a recorded run"
+            "(Ampere) on, so its claims apply to such cards only. Fix: read a recorded run"
         )
     return ""
 
@@ -182,10 +209,8 @@ def _cpu_flag_claim() -> dict[str, Claim]:
     from ... import backends
     from . import cpu_live
 
-    text = "torch.backends.cuda.matmul.allow_tf32 leaves a CPU matmul's bits unchanged"
-    why = backends.missing("torch")
-    if why is not None:
-        return {"cpu_ignores_allow_tf32": Claim.not_checked(text, why)}
+    if missing_part(C["cpu_ignores_allow_tf32"].needs):
+        return {}
     torch = backends.load("torch")
     inp = cpu_live._inputs(256)
     a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
@@ -198,7 +223,9 @@ def _cpu_flag_claim() -> dict[str, Claim]:
     finally:
         torch.backends.cuda.matmul.allow_tf32 = before
     same = off.view("uint32").tobytes() == on.view("uint32").tobytes()
-    return {"cpu_ignores_allow_tf32": Claim(text + " (256×256, float32)", same)}
+    return {
+        "cpu_ignores_allow_tf32": C["cpu_ignores_allow_tf32"].claim(same, " (256×256, float32)")
+    }
 
 
 def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
@@ -293,7 +320,11 @@ def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, 
         src,
         params,
         _outcomes(data, src) + ((missing_here,) if missing_here else ()),
-        {**_card_claims(data, src), **_cpu_flag_claim()},
+        settle(
+            CLAIMS.values(),
+            {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
+            _missing(data, src),
+        ),
         data,
         EXPLANATION,
     )
@@ -342,4 +373,5 @@ LESSON = Lesson(
     figure=figure,
     notebook="07_tf32.ipynb",
     quick={"max_size": 256},
+    claims=CLAIMS,
 )
