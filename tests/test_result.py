@@ -48,3 +48,23 @@ def test_unknown_names_list_what_exists():
     with pytest.raises(KeyError, match="rounded"):
         c.holds("nope")
     assert c.holds("rounded")
+
+
+def test_show_prints_observations_and_claims_wrapped_never_asserting(capsys):
+    from fpexplore.result import Claim, Comparison, Observation
+    from fpexplore.result.text_table import COLUMNS
+
+    c = Comparison(
+        "demo",
+        {},
+        None,
+        (),
+        claims={"fails": Claim("a claim that does not hold " * 4, False)},
+        observations={"seen": Observation("a long observation " * 8, 3)},
+    )
+    c.show("seen", "fails")  # a failing claim is printed, not raised
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("[observed] seen:") and any("[FAILS] fails" in x for x in out)
+    assert max(map(len, out)) <= COLUMNS
+    with pytest.raises(KeyError, match="seen, fails"):
+        c.show("nope")

@@ -156,6 +156,18 @@ class Comparison:
         """
         check_claims(self.lesson, self.claims, keys, self.observations)
 
+    def show(self, *keys: str) -> None:
+        """Print observations (or claims) ``keys`` the way `check` prints them, wrapped to a
+        notebook's width; nothing is asserted (an observation depends on the machine)."""
+        from .text_table import wrapped
+
+        for key in keys:
+            item = self.observations.get(key) or self.claims.get(key)
+            if item is None:
+                names = ", ".join([*self.observations, *self.claims])
+                raise KeyError(f"no observation or claim {key!r}; there are: {names}")
+            print(wrapped(item.line(key)))
+
     def rows(self) -> list[dict[str, str]]:
         """One display row per outcome (shared by the text table, HTML and widgets); the note
         says what an alarming number means (`fpexplore.result.html.meaning`)."""
