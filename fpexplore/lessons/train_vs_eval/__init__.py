@@ -92,24 +92,20 @@ def _dropout_run(
     # 1 / float32(1 - p), rounded once in float32 (not float32 of the double quotient)
     scale = np.float32(1) / np.float32(1 - p)
     frac, spread = kept.size / ones.size, 5 * np.sqrt(p * (1 - p) / ones.size)
-    distinct_train = len({r.tobytes() for r in train_runs})
-    distinct_eval = len({r.tobytes() for r in eval_runs})
+    modes = {"train": train_runs, "eval": eval_runs}
+    distinct = {mode: len({r.tobytes() for r in rs}) for mode, rs in modes.items()}
+    distinct_train, distinct_eval = distinct["train"], distinct["eval"]
     outcomes = [
-        Outcome(
-            "torch MLP with Dropout, train()",
-            "torch",
-            value=train_runs[0],
-            version=torch.__version__,
-            settings={"p": p},
-            note=f"{distinct_train} different outputs in {runs} runs",
-        ),
-        Outcome(
-            "torch MLP with Dropout, eval()",
-            "torch",
-            value=eval_runs[0],
-            version=torch.__version__,
-            settings={"p": p},
-            note=f"{distinct_eval} different output(s) in {runs} runs",
+        *(
+            Outcome(
+                f"torch MLP with Dropout, {mode}()",
+                "torch",
+                value=rs[0],
+                version=torch.__version__,
+                settings={"p": p},
+                note=f"{distinct[mode]} different output(s) in {runs} runs",
+            )
+            for mode, rs in modes.items()
         ),
         Outcome(
             "torch MLP without Dropout, copied weights",
