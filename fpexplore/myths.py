@@ -22,20 +22,42 @@ what the stand-in measured only as a comparison.
 from __future__ import annotations
 
 import html
-import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import WorkerError
+from .judging import (  # the verdicts are part of this module's API too
+    DEPENDS,
+    FAILS,
+    HOLDS,
+    NOT_MEASURED,
+    VERDICTS,
+    NotMeasured,
+    Rule,
+    Verdicts,
+    claim,
+    decide,
+    device_key,
+    differ_count,
+    first,
+    holds,
+    ratio,
+    value,
+)
 from .templates import stylesheet
 
 if TYPE_CHECKING:
     from .result import Comparison
 
 __all__ = [
+    "DEPENDS",
+    "FAILS",
+    "HOLDS",
     "MYTHS",
+    "NOT_MEASURED",
+    "VERDICTS",
     "Myth",
     "NotMeasured",
     "Verdict",
@@ -45,13 +67,6 @@ __all__ = [
     "lesson_catalog",
     "verdict_table",
 ]
-
-HOLDS, FAILS, DEPENDS, NOT_MEASURED = "holds", "does not hold", "depends", "not measured"
-VERDICTS = (HOLDS, FAILS, DEPENDS, NOT_MEASURED)
-
-
-class NotMeasured(Exception):
-    """A judge could not decide: a claim it reads is absent or was not checked in this run."""
 
 
 @dataclass(frozen=True)
@@ -135,59 +150,18 @@ def _split(cases: tuple[tuple[str, str], ...]) -> str:
 # -- reading a run ------------------------------------------------------------------------------
 
 
-def _claim(c: Comparison, key: str) -> bool:
-    """The state of claim ``key``; `NotMeasured` when it is absent or was not checked."""
-    claim = c.claims.get(key)
-    if claim is None:
-        raise NotMeasured(f"the {c.lesson} run has no claim {key!r}")
-    if claim.holds is None:
-        reason = getattr(claim, "reason", "") or "a part it needs is missing"
-        raise NotMeasured(f"{key} was not checked: {reason}")
-    return bool(claim.holds)
-
-
-def _value(c: Comparison, name: str) -> Any:
-    o = c.outcome(name)
-    if not o.ran:
-        raise NotMeasured(f"{name} did not run: {o.unavailable}")
-    return o.value
-
-
-def _first(values: Any) -> float:
-    import numpy as np
-
-    return float(np.asarray(values).ravel()[0])
-
-
 # -- the judges ---------------------------------------------------------------------------------
 #
 # Every judge has one shape: read the claims it rests on and the number that shows the verdict,
-# then the first rule whose claims hold gives the verdict and why (`_decide`).
-
-Verdicts = tuple[str, str, str]
-
-
-def _holds(c: Comparison, *keys: str) -> bool:
-    """Whether every claim ``keys`` held (`NotMeasured` at the first one absent or unchecked;
-    a failed one stops the reading, as ``and`` would)."""
-    return all(_claim(c, key) for key in keys)
-
-
-def _decide(number: str, *rules: tuple[bool, str, str], otherwise: tuple[str, str]) -> Verdicts:
-    """``(verdict, why, number)`` of the first rule ``(when, verdict, why)`` whose ``when`` is
-    true, else ``otherwise``'s ``(verdict, why)``."""
-    for when, verdict, why in rules:
-        if when:
-            return verdict, why, number
-    return (*otherwise, number)
+# then the first rule whose claims hold gives the verdict and why (`decide`).
 
 
 def _djl_sum(c: Comparison) -> Verdicts:
     djl, torch_, loop = (
-        _first(_value(c, n)) for n in ("DJL NDArray.sum", "torch.sum", "Java float loop")
+        first(value(c, n)) for n in ("DJL NDArray.sum", "torch.sum", "Java float loop")
     )
-    same = _holds(c, "djl_emulated", "torch_emulated") and djl == torch_  # both emulate torch
-    return _decide(
+    same = holds(c, "djl_emulated", "torch_emulated") and djl == torch_  # both emulate torch
+    return decide(
         f"DJL {djl:.9g}, torch {torch_:.9g}, Java loop {loop:.9g}",
         (same, FAILS, "DJL's sum is libtorch's: same reduction order, same bits"),
         otherwise=(HOLDS, "DJL and torch reduce in different orders here"),
@@ -196,15 +170,15 @@ def _djl_sum(c: Comparison) -> Verdicts:
 
 def _std(c: Comparison) -> Verdicts:
     classic = c.data.get("classic", {})
-    divisors = _holds(c, "std_ddof", "std_djl_population")
+    divisors = holds(c, "std_ddof", "std_djl_population")
     if "djl" not in classic or "torch" not in classic:
         raise NotMeasured("the std run has no DJL or no torch values")
-    return _decide(
-        f"first normalized value: torch (x.std(), N−1) {_first(classic['torch']):.7g}, DJL "
-        f"(idiom, N) {_first(classic['djl']):.7g}, torch x.std(correction=0) "
-        f"{_first(classic['torch_fixed']):.7g}",
+    return decide(
+        f"first normalized value: torch (x.std(), N−1) {first(classic['torch']):.7g}, DJL "
+        f"(idiom, N) {first(classic['djl']):.7g}, torch x.std(correction=0) "
+        f"{first(classic['torch_fixed']):.7g}",
         (
-            divisors and _holds(c, "std_fix"),
+            divisors and holds(c, "std_fix"),
             DEPENDS,
             "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; with the "
             "same divisor the results agree to 1 ULP",
@@ -223,11 +197,11 @@ def _varying(c: Comparison) -> list[str]:
 
 
 def _benchmark(c: Comparison) -> Verdicts:
-    varies = _claim(c, "atomics_vary") or _claim(c, "conv_varies_without_benchmark")
-    return _decide(
+    varies = claim(c, "atomics_vary") or claim(c, "conv_varies_without_benchmark")
+    return decide(
         f"{len(_varying(c))} recorded ops vary run to run with the default flags",
         (
-            varies and _holds(c, "benchmark_adds_nothing_across_processes"),
+            varies and holds(c, "benchmark_adds_nothing_across_processes"),
             FAILS,
             "ops vary with benchmark off (atomic adds, some cuDNN gradients); benchmark only "
             "picks the algorithm per process",
@@ -237,41 +211,9 @@ def _benchmark(c: Comparison) -> Verdicts:
     )
 
 
-def _device_key(data: Mapping[str, Any], word: str) -> str:
-    for key in data:
-        if word in key:
-            return key
-    raise NotMeasured(f"no {word} side in this run")
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """The judges' common shape: ``verdict`` (and ``why``) when every claim ``keys`` holds,
-    else ``otherwise``; ``number(c)`` is the measured number that shows it."""
-
-    keys: tuple[str, ...]
-    verdict: str
-    why: str
-    otherwise: tuple[str, str]
-    number: Callable[[Comparison], str]
-
-    def __call__(self, c: Comparison) -> Verdicts:
-        number = self.number(c)  # reads the outcomes first: NotMeasured if one did not run
-        return _decide(
-            number, (_holds(c, *self.keys), self.verdict, self.why), otherwise=self.otherwise
-        )
-
-
-def _differ_count(c: Comparison, a: str, b: str, what: str) -> str:
-    import numpy as np
-
-    x, y = np.asarray(_value(c, a)), np.asarray(_value(c, b))
-    return f"{int((x != y).sum())} of {x.size} outputs differ between {what}"
-
-
 def _chain_number(c: Comparison) -> str:
     drift = c.data["drift"]
-    cpu, gpu = _device_key(drift, "cpu (live"), _device_key(drift, "NVIDIA")
+    cpu, gpu = device_key(drift, "cpu (live"), device_key(drift, "NVIDIA")
     return (
         f"after {c.data['settings']['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
         f"CUDA {drift[gpu][-1]:.2g}"
@@ -280,17 +222,8 @@ def _chain_number(c: Comparison) -> str:
 
 def _conv_number(c: Comparison) -> str:
     err = c.data["conv_error"]
-    default, off = (err[_device_key(err, k)] for k in ("torch default", "TF32 off"))
-    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({_ratio(default, off)})"
-
-
-def _ratio(a: float, b: float) -> str:
-    """``a`` as a multiple of ``b``, or what happened when a ratio says nothing ("inf ×")."""
-    if b == 0:
-        return "both exact" if a == 0 else "the second is exact"
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return "one is not finite"
-    return f"{a / b:.0f}×"
+    default, off = (err[device_key(err, k)] for k in ("torch default", "TF32 off"))
+    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({ratio(default, off)})"
 
 
 def _djl_layers(c: Comparison) -> Mapping[str, Any]:
@@ -312,7 +245,7 @@ def _init_number(c: Comparison) -> str:
 
 # the weights a DJL model starts with come from its default initializer, not from a
 # randomUniform call: judged from the initializers (the raw uniform streams do match)
-_seed = _Rule(
+_seed = Rule(
     ("djl_init_gaussian_fan_in", "djl_init_not_torch"),
     HOLDS,
     "for default-initialized models: DJL's Linear/Conv2d start from Xavier Gaussian (fan-in, "
@@ -321,12 +254,12 @@ _seed = _Rule(
     (DEPENDS, "on the layer: DJL's default initializer matched torch's here"),
     _init_number,
 )
-_dropout = _Rule(
+_dropout = Rule(
     ("dropout_removed_equals_eval", "dropout_scaling"),
     FAILS,
     "eval() already is the model without dropout, bit for bit",
     (HOLDS, "eval() differs from the model without dropout"),
-    lambda c: _differ_count(
+    lambda c: differ_count(
         c,
         "torch MLP with Dropout, eval()",
         "torch MLP without Dropout, copied weights",
@@ -348,7 +281,7 @@ def _bn_runs_number(c: Comparison) -> str:
     )
 
 
-_batchnorm = _Rule(
+_batchnorm = Rule(
     ("bn_train_uses_batch_stats", "bn_train_repeats", "bn_forgotten_eval_moves_stats"),
     DEPENDS,
     "on what a run is: in train mode the same batch gives the same bits run after run, but a "
@@ -357,14 +290,14 @@ _batchnorm = _Rule(
     (HOLDS, "train mode gave different outputs for the same batch"),
     _bn_runs_number,
 )
-_chain = _Rule(
+_chain = Rule(
     ("chain_drifts",),
     FAILS,
     "every device drifts from the exact chain, CUDA too",
     (HOLDS, "CUDA stayed on the exact chain"),
     _chain_number,
 )
-_conv = _Rule(
+_conv = Rule(
     ("conv_tf32_default", "conv_tf32_error"),
     DEPENDS,
     "on TF32: cuDNN convolutions use it by default; with TF32 off the accelerator is as "
@@ -374,14 +307,16 @@ _conv = _Rule(
 )
 
 
-def _beside(module: str) -> Callable[[Comparison], Verdicts]:
-    """The judge that lives beside its lesson (``module.judge_myth``, ``module`` a lesson part
-    such as ``"rng_seeds.multi_gpu"``), read through the lessons registry when it runs."""
+def _beside(where: str) -> Callable[[Comparison], Verdicts]:
+    """The judge that lives beside its lesson: ``where`` is ``"part:function"`` (``part`` a
+    lesson module such as ``"train_vs_eval.judges"``; the function defaults to
+    ``judge_myth``), read through the lessons registry when it runs."""
+    module, _, name = where.partition(":")
 
     def judge_it(c: Comparison) -> Verdicts:
         from . import lessons
 
-        verdict, why, number = lessons.module(module).judge_myth(c)
+        verdict, why, number = getattr(lessons.module(module), name or "judge_myth")(c)
         if verdict == NOT_MEASURED:
             raise NotMeasured(why)
         return verdict, why, number
@@ -405,7 +340,7 @@ def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdict
         for side, e in zip(("C++", "Python"), errs, strict=True)
         if e is not None
     )
-    return _decide(
+    return decide(
         f"{what}: {'identical' if same else 'different'} bits at 1 and 2 threads"
         + (f"; max error {worst}" if worst else ""),
         (
@@ -418,25 +353,25 @@ def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdict
 
 
 def _libtorch_mm(c: Comparison) -> Verdicts:
-    return _same_bits_verdict(c, "mm", _claim(c, "mm_same_bits"), "mm")
+    return _same_bits_verdict(c, "mm", claim(c, "mm_same_bits"), "mm")
 
 
 def _libtorch_grad(c: Comparison) -> Verdicts:
-    same = _claim(c, "grad_same_bits")
+    same = claim(c, "grad_same_bits")
     return _same_bits_verdict(c, "grad", same, "gradient of (x @ x.T).sum()")
 
 
 def _cuda_kernel(c: Comparison) -> Verdicts:
-    fma = _claim(c, "naive_kernel_is_fma_chain")
-    atomic = _holds(c, "atomic_varies", "torch_sum_repeatable")
+    fma = claim(c, "naive_kernel_is_fma_chain")
+    atomic = holds(c, "atomic_varies", "torch_sum_repeatable")
     cu = c.data.get("cuda") or {}
     table = cu.get("matmul_table") or []
     same = [r["n"] for r in table if r["cublas == naive_fma"]]
     other = [r["n"] for r in table if not r["cublas == naive_fma"]]
     each = c.outcome("CUDA sum · atomicAdd each")
-    return _decide(
+    return decide(
         f"{cu.get('card', 'GPU')}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
-        f"n = {other or 'none'}; atomicAdd sum: {each.note or _first(each.value)}",
+        f"n = {other or 'none'}; atomicAdd sum: {each.note or first(each.value)}",
         (
             fma and atomic,
             DEPENDS,
@@ -452,9 +387,9 @@ def _gradient(c: Comparison) -> Verdicts:
     g = c.data.get("seed_gradients")
     if not g:
         raise NotMeasured("the tf_vs_torch run has no seed gradients")
-    return _decide(
+    return decide(
         f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}",
-        (_holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
+        (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
         (g["torch"] == g["tensorflow"] == 24, HOLDS, "both give 24"),
         otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
     )
@@ -470,9 +405,9 @@ def _softmax(c: Comparison) -> Verdicts:
     b = np.asarray(seed["tensorflow"], dtype=np.float32)
     differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
     why = seed.get("onednn_reason", "")
-    return _decide(
+    return decide(
         f"{differ} of {a.size} float32 values differ in their bits on this CPU ({why})",
-        (not _holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
+        (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
         otherwise=(
             DEPENDS,
             "on TensorFlow's CPU path: its oneDNN kernel (on by default only on CPUs with "
@@ -487,15 +422,15 @@ def _graph(c: Comparison) -> Verdicts:
     d = c.data
     if "divide_differ" not in d:
         raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
-    rewritten = _holds(c, "division_rewritten")
-    restored = _holds(c, "rewrite_off_is_eager")
-    bounded = _holds(c, "xla")
+    rewritten = holds(c, "division_rewritten")
+    restored = holds(c, "rewrite_off_is_eager")
+    bounded = holds(c, "xla")
     seeds = d["seeds"]
     differ = d["divide_differ"]
     n_seeds = len(seeds)
     xla_lse = len(d["xla_same_seeds"]["lse"])
     fn_lse = len(d["lse_function_same_seeds"])
-    return _decide(
+    return decide(
         "x / 3.0: tf.function differs from eager in "
         + ", ".join(f"{differ[s]}" for s in seeds)
         + f" of {d['divide_n']} elements (seeds {', '.join(map(str, seeds))}); "
@@ -521,20 +456,20 @@ def _lstm(c: Comparison) -> Verdicts:
     data = c.data.get("torch_keras_diff_by_step")
     if data is None:
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
-    mapped = _holds(c, "gate_order")
+    mapped = holds(c, "gate_order")
     grad = c.data.get("torch_keras_grad_diff")
     errs = c.data.get("grad_error_by_distance") or {}
     if grad is None or not errs:
         raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
     worst = {k: float(max(v)) for k, v in errs.items()}
-    return _decide(
+    return decide(
         f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
         f"differ by up to {grad:.3g} (relative to the largest), each within "
         f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
         f"{float(max(data)):.3g}",
         (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
         (
-            mapped and _holds(c, "gradients_rounding"),
+            mapped and holds(c, "gradients_rounding"),
             DEPENDS,
             "on the weight mapping: mapped right (gate order, both biases, recurrent "
             "activation), outputs and gradients differ only by rounding, within the lesson's "
@@ -546,7 +481,7 @@ def _lstm(c: Comparison) -> Verdicts:
 
 # -- claims 19-28: each reads its lesson's claims; the number is the run's own --------------
 
-_init = _Rule(
+_init = Rule(
     ("djl_init_gaussian_fan_in", "djl_init_not_torch", "keras_init_glorot"),
     HOLDS,
     "DJL: Xavier Gaussian, fan-in, magnitude 2, zero bias; torch: kaiming_uniform(a=√5), "
@@ -554,7 +489,7 @@ _init = _Rule(
     (DEPENDS, "on the layer: some defaults matched"),
     _init_number,
 )
-_djl_dropout = _Rule(
+_djl_dropout = Rule(
     ("djl_dropout_matches_torch",),
     FAILS,
     "for the pinned DJL/torch pair: both are libtorch's bernoulli_ on the seeded default "
@@ -565,7 +500,7 @@ _djl_dropout = _Rule(
         "identical"
     ),
 )
-_autograd_modes = _Rule(
+_autograd_modes = Rule(
     ("autograd_modes_same_bits",),
     FAILS,
     "grad mode only decides whether a graph is recorded; the forward kernels are the same",
@@ -578,9 +513,9 @@ _autograd_modes = _Rule(
 
 
 def _layout(c: Comparison) -> Verdicts:
-    offset, strides = _holds(c, "offset_same_bits"), _holds(c, "strides_change_bits")
+    offset, strides = holds(c, "offset_same_bits"), holds(c, "strides_change_bits")
     d = c.data["layout"]
-    return _decide(
+    return decide(
         f"offsets: {d['offset_same']} of {d['offset_tried']} same; stride-2 gelu: "
         f"{d['gelu_strided_differ']} of {d['gelu_strided_n']} differ",
         (
@@ -594,7 +529,7 @@ def _layout(c: Comparison) -> Verdicts:
     )
 
 
-_rrelu = _Rule(
+_rrelu = Rule(
     ("rrelu_train_varies", "rrelu_eval_fixed", "keras_noise_eval_identity"),
     FAILS,
     "only in train mode: eval() makes RReLU leaky_relu with the mean slope, and Keras's "
@@ -602,7 +537,7 @@ _rrelu = _Rule(
     (DEPENDS, "a noise layer in inference mode was not fixed"),
     lambda c: f"RReLU train: {c.data['rrelu_train_distinct']} distinct outputs; eval: 1",
 )
-_residual = _Rule(
+_residual = Rule(
     ("residual_orders_differ", "residual_orders_bounded"),
     HOLDS,
     "in the last bits: the two association orders round at different places; both stay inside "
@@ -617,7 +552,7 @@ _residual = _Rule(
 
 def _seeding(c: Comparison) -> Verdicts:
     extra = ""
-    workers = _holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
+    workers = holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
     gpus = c.claims.get("seeding_two_gpus")
     if gpus is None and c.claims.get("seed_reaches_every_gpu") is not None:
         recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
@@ -638,7 +573,7 @@ def _seeding(c: Comparison) -> Verdicts:
         if gpus.holds
         else "two GPUs or a second stream gave other streams"
     )
-    return _decide(
+    return decide(
         "DataLoader with 2 workers: reproduced bit for bit after manual_seed; " + gpu_why,
         (
             workers and gpus is not None and gpus.holds is False,
@@ -655,7 +590,7 @@ def _seeding(c: Comparison) -> Verdicts:
     )
 
 
-_control_flow = _Rule(
+_control_flow = Rule(
     ("if_without_tape", "control_flow_gradients_agree"),
     FAILS,
     "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
@@ -666,9 +601,9 @@ _control_flow = _Rule(
 
 
 def _higher_order(c: Comparison) -> Verdicts:
-    accurate = _holds(c, "higher_order_accurate")
+    accurate = holds(c, "higher_order_accurate")
     w = c.data["worst_u"]
-    return _decide(
+    return decide(
         f"{c.data['bits_differ']} of {c.data['compared']} values differ in bits; worst "
         f"{w['torch'] / 2.0**-24:.3g} u (torch), {w['tf'] / 2.0**-24:.3g} u (TensorFlow)",
         (
@@ -681,7 +616,7 @@ def _higher_order(c: Comparison) -> Verdicts:
     )
 
 
-_tolerances = _Rule(
+_tolerances = Rule(
     ("tolerances_differ",),
     HOLDS,
     "in float32: TensorFlow's pinv cuts at 10·max(m,n)·eps, ten times torch's and numpy's, "

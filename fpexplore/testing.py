@@ -211,6 +211,11 @@ def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> li
             problems.append(f"{where} FAILS: {claim.text} ({claim.reason})")
         elif claim.holds is None and not claim.reason.strip():
             problems.append(f"{where} is not checked and gives no reason")
+    if not isinstance(c.data, lesson.data):
+        problems.append(
+            f"{lesson.name} {params}: its data is a {type(c.data).__name__}, not the declared "
+            f"{getattr(lesson.data, '__name__', lesson.data)}"
+        )
     for kind, returned, declared in (
         ("claim", c.claims, lesson.claims),
         ("observation", c.observations, lesson.observations),

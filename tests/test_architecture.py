@@ -14,7 +14,18 @@ import fpexplore
 
 PKG = Path(fpexplore.__file__).resolve().parent
 #: Layers that must not import lessons or widgets (they sit below them).
-LOWER = ("backends", "records", "truth", "formats", "metrics", "orders", "rng", "jvm", "params")
+LOWER = (
+    "backends",
+    "records",
+    "truth",
+    "formats",
+    "metrics",
+    "orders",
+    "rng",
+    "jvm",
+    "params",
+    "judging",
+)
 #: Imported only by ``fpexplore/backends`` (everything else calls ``backends.load``).
 FRAMEWORKS = ("torch", "tensorflow", "keras", "tf_keras", "jpype")
 #: Modules that run as their own process and import their framework there, and why.

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import backends
 from ..params import Param, validate_all
-from ..result import Claim, Comparison
+from ..result import Claim, Comparison, NoData
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,10 @@ class Lesson:
     #: empty where a lesson has not declared them yet.
     claims: Mapping[str, ClaimSpec] = field(default_factory=dict)
     observations: Mapping[str, ClaimSpec] = field(default_factory=dict)
+    #: The type of ``Comparison.data`` (a frozen dataclass beside the lesson, or a tuple of
+    #: them where the data's shape depends on a parameter): what figures, notebooks, the myths'
+    #: judges and tests read by attribute.
+    data: type | tuple[type, ...] = NoData
 
     def run(self, /, **params: Any) -> Comparison:
         """Validate ``params`` against the declarations (defaults filled in) and run."""

@@ -121,6 +121,11 @@ class Observation:
 
 
 @dataclass(frozen=True)
+class NoData:
+    """The data of a comparison that carries nothing beyond its outcomes and claims."""
+
+
+@dataclass(frozen=True)
 class Comparison:
     """A lesson's result: truth, outcomes, the claims it checked, and data for its figures."""
 
@@ -129,7 +134,8 @@ class Comparison:
     truth: Truth | None
     outcomes: tuple[Outcome, ...]
     claims: Mapping[str, Claim] = field(default_factory=dict)
-    data: Mapping[str, Any] = field(default_factory=dict)
+    #: the lesson's typed data (`Lesson.data`, a frozen dataclass): what its figure draws
+    data: Any = field(default_factory=NoData)
     explanation: str = ""
     observations: Mapping[str, Observation] = field(default_factory=dict)
 
