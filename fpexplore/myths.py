@@ -35,16 +35,7 @@ from .judging import (  # the verdicts are part of this module's API too
     NOT_MEASURED,
     VERDICTS,
     NotMeasured,
-    Rule,
     Verdicts,
-    claim,
-    decide,
-    device_key,
-    differ_count,
-    first,
-    holds,
-    ratio,
-    value,
 )
 from .templates import stylesheet
 
@@ -147,164 +138,10 @@ def _split(cases: tuple[tuple[str, str], ...]) -> str:
     return text
 
 
-# -- reading a run ------------------------------------------------------------------------------
-
-
 # -- the judges ---------------------------------------------------------------------------------
 #
 # Every judge has one shape: read the claims it rests on and the number that shows the verdict,
 # then the first rule whose claims hold gives the verdict and why (`decide`).
-
-
-def _djl_sum(c: Comparison) -> Verdicts:
-    djl, torch_, loop = (
-        first(value(c, n)) for n in ("DJL NDArray.sum", "torch.sum", "Java float loop")
-    )
-    same = holds(c, "djl_emulated", "torch_emulated") and djl == torch_  # both emulate torch
-    return decide(
-        f"DJL {djl:.9g}, torch {torch_:.9g}, Java loop {loop:.9g}",
-        (same, FAILS, "DJL's sum is libtorch's: same reduction order, same bits"),
-        otherwise=(HOLDS, "DJL and torch reduce in different orders here"),
-    )
-
-
-def _std(c: Comparison) -> Verdicts:
-    classic = c.data.get("classic", {})
-    divisors = holds(c, "std_ddof", "std_djl_population")
-    if "djl" not in classic or "torch" not in classic:
-        raise NotMeasured("the std run has no DJL or no torch values")
-    return decide(
-        f"first normalized value: torch (x.std(), N−1) {first(classic['torch']):.7g}, DJL "
-        f"(idiom, N) {first(classic['djl']):.7g}, torch x.std(correction=0) "
-        f"{first(classic['torch_fixed']):.7g}",
-        (
-            divisors and holds(c, "std_fix"),
-            DEPENDS,
-            "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; with the "
-            "same divisor the results agree to 1 ULP",
-        ),
-        (divisors, HOLDS, "the divisors differ and no correction makes them agree"),
-        otherwise=(FAILS, "both divide by the same N"),
-    )
-
-
-def _varying(c: Comparison) -> list[str]:
-    return [
-        o.implementation
-        for o in c.outcomes
-        if o.ran and isinstance(o.value, str) and o.value.startswith("varies")
-    ]
-
-
-def _benchmark(c: Comparison) -> Verdicts:
-    varies = claim(c, "atomics_vary") or claim(c, "conv_varies_without_benchmark")
-    return decide(
-        f"{len(_varying(c))} recorded ops vary run to run with the default flags",
-        (
-            varies and holds(c, "benchmark_adds_nothing_across_processes"),
-            FAILS,
-            "ops vary with benchmark off (atomic adds, some cuDNN gradients); benchmark only "
-            "picks the algorithm per process",
-        ),
-        (varies, DEPENDS, "on the op: some vary without it, and benchmark adds variation"),
-        otherwise=(HOLDS, "nothing varied with benchmark off"),
-    )
-
-
-def _chain_number(c: Comparison) -> str:
-    drift = c.data["drift"]
-    cpu, gpu = device_key(drift, "cpu (live"), device_key(drift, "NVIDIA")
-    return (
-        f"after {c.data['settings']['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
-        f"CUDA {drift[gpu][-1]:.2g}"
-    )
-
-
-def _conv_number(c: Comparison) -> str:
-    err = c.data["conv_error"]
-    default, off = (err[device_key(err, k)] for k in ("torch default", "TF32 off"))
-    return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({ratio(default, off)})"
-
-
-def _djl_layers(c: Comparison) -> Mapping[str, Any]:
-    found = c.data.get("djl_layers")
-    if not found:
-        raise NotMeasured(f"the {c.lesson} run measured no DJL layers")
-    return found
-
-
-def _init_number(c: Comparison) -> str:
-    d = _djl_layers(c)
-    lin = d["linear"]
-    return (
-        f"DJL Linear: Gaussian σ {lin['sigma']:.4g}, bias 0; torch: U(±{lin['torch_bound']:.4g}), "
-        f"uniform bias; {d['weights_equal_torch']} of {d['weights']} weights equal, "
-        f"{d['outside_torch_bound']} outside torch's bound"
-    )
-
-
-# the weights a DJL model starts with come from its default initializer, not from a
-# randomUniform call: judged from the initializers (the raw uniform streams do match)
-_seed = Rule(
-    ("djl_init_gaussian_fan_in", "djl_init_not_torch"),
-    HOLDS,
-    "for default-initialized models: DJL's Linear/Conv2d start from Xavier Gaussian (fan-in, "
-    "magnitude 2, zero bias), torch's from kaiming_uniform(a=√5) with a uniform bias; the raw "
-    "randomUniform streams are libtorch's and match torch.rand bit for bit",
-    (DEPENDS, "on the layer: DJL's default initializer matched torch's here"),
-    _init_number,
-)
-_dropout = Rule(
-    ("dropout_removed_equals_eval", "dropout_scaling"),
-    FAILS,
-    "eval() already is the model without dropout, bit for bit",
-    (HOLDS, "eval() differs from the model without dropout"),
-    lambda c: differ_count(
-        c,
-        "torch MLP with Dropout, eval()",
-        "torch MLP without Dropout, copied weights",
-        "eval() and no dropout",
-    ),
-)
-
-
-def _bn_runs_number(c: Comparison) -> str:
-    runs = c.data.get("bn_runs")
-    if not runs:
-        raise NotMeasured("the train_vs_eval run has no repeated train-mode BatchNorm runs")
-    half = runs["train_half_batch_max_gap"]
-    return (
-        f"train mode, same batch, {runs['train_runs']} runs: "
-        f"{runs['train_same_batch_distinct']} distinct output(s)"
-        + (f"; same samples in half the batch: up to {half:.3g} apart" if half is not None else "")
-        + f"; eval() before vs after those calls: up to {runs['eval_before_after_max_gap']:.3g}"
-    )
-
-
-_batchnorm = Rule(
-    ("bn_train_uses_batch_stats", "bn_train_repeats", "bn_forgotten_eval_moves_stats"),
-    DEPENDS,
-    "on what a run is: in train mode the same batch gives the same bits run after run, but a "
-    "sample's output depends on the batch it comes in, and every forgotten train-mode call "
-    "moves the running statistics that eval() uses later",
-    (HOLDS, "train mode gave different outputs for the same batch"),
-    _bn_runs_number,
-)
-_chain = Rule(
-    ("chain_drifts",),
-    FAILS,
-    "every device drifts from the exact chain, CUDA too",
-    (HOLDS, "CUDA stayed on the exact chain"),
-    _chain_number,
-)
-_conv = Rule(
-    ("conv_tf32_default", "conv_tf32_error"),
-    DEPENDS,
-    "on TF32: cuDNN convolutions use it by default; with TF32 off the accelerator is as "
-    "accurate as the CPU",
-    (HOLDS, "the convolutions differ with TF32 off too"),
-    _conv_number,
-)
 
 
 def _beside(where: str) -> Callable[[Comparison], Verdicts]:
@@ -313,15 +150,18 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
     ``judge_myth``), read through the lessons registry when it runs."""
     module, _, name = where.partition(":")
 
-    def judge_it(c: Comparison) -> Verdicts:
+    def target() -> Callable[[Comparison], Verdicts]:
         from . import lessons
 
-        verdict, why, number = getattr(lessons.module(module), name or "judge_myth")(c)
+        return getattr(lessons.module(module), name or "judge_myth")
+
+    def judge_it(c: Comparison) -> Verdicts:
+        verdict, why, number = target()(c)
         if verdict == NOT_MEASURED:
             raise NotMeasured(why)
         return verdict, why, number
 
-    judge_it.module = module  # type: ignore[attr-defined]
+    judge_it.target = target  # type: ignore[attr-defined]
     return judge_it
 
 
@@ -333,304 +173,6 @@ _linear = _beside("gpu_determinism.linear_flag")
 _gpu_seed = _beside("rng_seeds.multi_gpu")
 
 
-def _same_bits_verdict(c: Comparison, op: str, same: bool, what: str) -> Verdicts:
-    errs = [c.outcome(f"{op} · {side} · 1 thread").error for side in ("C++", "Python")]
-    worst = ", ".join(
-        f"{side} {e.max_abs_ulp:.3g} ULP"
-        for side, e in zip(("C++", "Python"), errs, strict=True)
-        if e is not None
-    )
-    return decide(
-        f"{what}: {'identical' if same else 'different'} bits at 1 and 2 threads"
-        + (f"; max error {worst}" if worst else ""),
-        (
-            same,
-            FAILS,
-            "C++ and Python run the same libtorch kernels: the same bits at the same thread count",
-        ),
-        otherwise=(HOLDS, "C++ and Python gave different bits at the same thread count"),
-    )
-
-
-def _libtorch_mm(c: Comparison) -> Verdicts:
-    return _same_bits_verdict(c, "mm", claim(c, "mm_same_bits"), "mm")
-
-
-def _libtorch_grad(c: Comparison) -> Verdicts:
-    same = claim(c, "grad_same_bits")
-    return _same_bits_verdict(c, "grad", same, "gradient of (x @ x.T).sum()")
-
-
-def _cuda_kernel(c: Comparison) -> Verdicts:
-    fma = claim(c, "naive_kernel_is_fma_chain")
-    atomic = holds(c, "atomic_varies", "torch_sum_repeatable")
-    cu = c.data.get("cuda") or {}
-    table = cu.get("matmul_table") or []
-    same = [r["n"] for r in table if r["cublas == naive_fma"]]
-    other = [r["n"] for r in table if not r["cublas == naive_fma"]]
-    each = c.outcome("CUDA sum · atomicAdd each")
-    return decide(
-        f"{cu.get('card', 'GPU')}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
-        f"n = {other or 'none'}; atomicAdd sum: {each.note or first(each.value)}",
-        (
-            fma and atomic,
-            DEPENDS,
-            "on the kernel: a naive matmul is a k-order FMA chain, which cuBLAS also runs for "
-            "some shapes (same bits) and not others; an atomicAdd sum differs from torch.sum "
-            "and from itself run to run",
-        ),
-        otherwise=(HOLDS, "the custom kernels differ from torch's at every size"),
-    )
-
-
-def _gradient(c: Comparison) -> Verdicts:
-    g = c.data.get("seed_gradients")
-    if not g:
-        raise NotMeasured("the tf_vs_torch run has no seed gradients")
-    return decide(
-        f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}",
-        (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
-        (g["torch"] == g["tensorflow"] == 24, HOLDS, "both give 24"),
-        otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
-    )
-
-
-def _softmax(c: Comparison) -> Verdicts:
-    import numpy as np
-
-    seed = c.data.get("seed_example")
-    if not seed:
-        raise NotMeasured("the tf_vs_torch run has no softmax([1, 2, 3]) example")
-    a = np.asarray(seed["torch"], dtype=np.float32)
-    b = np.asarray(seed["tensorflow"], dtype=np.float32)
-    differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
-    why = seed.get("onednn_reason", "")
-    return decide(
-        f"{differ} of {a.size} float32 values differ in their bits on this CPU ({why})",
-        (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
-        otherwise=(
-            DEPENDS,
-            "on TensorFlow's CPU path: its oneDNN kernel (on by default only on CPUs with "
-            "AVX512_VNNI, AVX512_BF16, AVX_VNNI or AMX; TF_ENABLE_ONEDNN_OPTS switches it) "
-            "rounds differently in the last bits, Eigen's matches torch; both stay within "
-            "2 ULP of the exact softmax",
-        ),
-    )
-
-
-def _graph(c: Comparison) -> Verdicts:
-    d = c.data
-    if "divide_differ" not in d:
-        raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
-    rewritten = holds(c, "division_rewritten")
-    restored = holds(c, "rewrite_off_is_eager")
-    bounded = holds(c, "xla")
-    seeds = d["seeds"]
-    differ = d["divide_differ"]
-    n_seeds = len(seeds)
-    xla_lse = len(d["xla_same_seeds"]["lse"])
-    fn_lse = len(d["lse_function_same_seeds"])
-    return decide(
-        "x / 3.0: tf.function differs from eager in "
-        + ", ".join(f"{differ[s]}" for s in seeds)
-        + f" of {d['divide_n']} elements (seeds {', '.join(map(str, seeds))}); "
-        f"log-sum-exp: tf.function has eager's bits at {fn_lse} of {n_seeds} seeds, XLA at "
-        f"{xla_lse} of {n_seeds}; XLA's x / 3.0 at {len(d['xla_same_seeds']['div'])} of "
-        f"{n_seeds}",
-        (not bounded, HOLDS, "a graph mode is more than a few ULP from the exact value"),
-        (
-            rewritten and restored,
-            DEPENDS,
-            "on the graph: Grappler rewrites a division by a constant into a multiply by its "
-            "rounded reciprocal, so default tf.function changes the bits of x / 3.0 (about a "
-            f"third of them); with set_experimental_options({{'{d['rewrite_switch']}': False}}) "
-            "it gives eager's bits; a graph without such a rewrite (the log-sum-exp) keeps "
-            "eager's bits; XLA compiles its own fused loops, so whether its bits match "
-            "eager's is counted per seed; every mode stays within a few ULP of the exact value",
-        ),
-        otherwise=(HOLDS, "tf.function changes bits even with the rewrite off"),
-    )
-
-
-def _lstm(c: Comparison) -> Verdicts:
-    data = c.data.get("torch_keras_diff_by_step")
-    if data is None:
-        raise NotMeasured("the tf_vs_torch run has no LSTM steps")
-    mapped = holds(c, "gate_order")
-    grad = c.data.get("torch_keras_grad_diff")
-    errs = c.data.get("grad_error_by_distance") or {}
-    if grad is None or not errs:
-        raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
-    worst = {k: float(max(v)) for k, v in errs.items()}
-    return decide(
-        f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
-        f"differ by up to {grad:.3g} (relative to the largest), each within "
-        f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
-        f"{float(max(data)):.3g}",
-        (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
-        (
-            mapped and holds(c, "gradients_rounding"),
-            DEPENDS,
-            "on the weight mapping: mapped right (gate order, both biases, recurrent "
-            "activation), outputs and gradients differ only by rounding, within the lesson's "
-            "bound against the exact cell; mapped wrong, they differ by far more",
-        ),
-        otherwise=(HOLDS, "the gradients part beyond rounding"),
-    )
-
-
-# -- claims 19-28: each reads its lesson's claims; the number is the run's own --------------
-
-_init = Rule(
-    ("djl_init_gaussian_fan_in", "djl_init_not_torch", "keras_init_glorot"),
-    HOLDS,
-    "DJL: Xavier Gaussian, fan-in, magnitude 2, zero bias; torch: kaiming_uniform(a=√5), "
-    "uniform bias; Keras: glorot_uniform, zero bias: three distributions",
-    (DEPENDS, "on the layer: some defaults matched"),
-    _init_number,
-)
-_djl_dropout = Rule(
-    ("djl_dropout_matches_torch",),
-    FAILS,
-    "for the pinned DJL/torch pair: both are libtorch's bernoulli_ on the seeded default "
-    "generator, so the masks match bit for bit",
-    (HOLDS, "DJL's libtorch draws another mask for the same seed"),
-    lambda c: (
-        f"{_djl_layers(c)['dropout_same']} of {_djl_layers(c)['dropout_total']} mask values "
-        "identical"
-    ),
-)
-_autograd_modes = Rule(
-    ("autograd_modes_same_bits",),
-    FAILS,
-    "grad mode only decides whether a graph is recorded; the forward kernels are the same",
-    (HOLDS, "a forward gave other bits with autograd on"),
-    lambda c: (
-        f"same bits under grad, no_grad, inference_mode for "
-        f"{c.data['autograd_modes']['same']} of {c.data['autograd_modes']['seeds']} seeds"
-    ),
-)
-
-
-def _layout(c: Comparison) -> Verdicts:
-    offset, strides = holds(c, "offset_same_bits"), holds(c, "strides_change_bits")
-    d = c.data["layout"]
-    return decide(
-        f"offsets: {d['offset_same']} of {d['offset_tried']} same; stride-2 gelu: "
-        f"{d['gelu_strided_differ']} of {d['gelu_strided_n']} differ",
-        (
-            offset and strides,
-            DEPENDS,
-            "on strides, not on alignment: offset (misaligned) data gives the same bits, a "
-            "strided view takes another loop (scalar kernels, another reduction order)",
-        ),
-        (not offset, HOLDS, "an offset alone changed bits"),
-        otherwise=(FAILS, "neither offsets nor strides changed bits here"),
-    )
-
-
-_rrelu = Rule(
-    ("rrelu_train_varies", "rrelu_eval_fixed", "keras_noise_eval_identity"),
-    FAILS,
-    "only in train mode: eval() makes RReLU leaky_relu with the mean slope, and Keras's "
-    "GaussianNoise is the identity with training=False",
-    (DEPENDS, "a noise layer in inference mode was not fixed"),
-    lambda c: f"RReLU train: {c.data['rrelu_train_distinct']} distinct outputs; eval: 1",
-)
-_residual = Rule(
-    ("residual_orders_differ", "residual_orders_bounded"),
-    HOLDS,
-    "in the last bits: the two association orders round at different places; both stay inside "
-    "the rounding bound of the exact result",
-    (DEPENDS, "the orders gave the same bits, or one left the bound"),
-    lambda c: (
-        f"{c.data['residual']['differ']} of {c.data['residual']['total']} outputs differ; worst "
-        f"{c.data['residual']['worst_of_bound']:.2g} of the bound"
-    ),
-)
-
-
-def _seeding(c: Comparison) -> Verdicts:
-    extra = ""
-    workers = holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
-    gpus = c.claims.get("seeding_two_gpus")
-    if gpus is None and c.claims.get("seed_reaches_every_gpu") is not None:
-        recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
-        if all(r is not None and r.holds is not None for r in recorded):
-            from .result import Claim
-
-            gpus = Claim("recorded on two GPUs", all(r.holds for r in recorded))
-            race = c.claims.get("thread_race_varies")
-            if race is not None and race.holds:
-                extra = (
-                    " (recorded); only host threads racing for one generator got other "
-                    "draws each run (myth 8)"
-                )
-    gpu_why = (
-        "two GPUs and CUDA streams: not measurable here"
-        if gpus is None or gpus.holds is None  # no two CUDA devices in this run
-        else "two GPUs and a second stream: same streams" + extra
-        if gpus.holds
-        else "two GPUs or a second stream gave other streams"
-    )
-    return decide(
-        "DataLoader with 2 workers: reproduced bit for bit after manual_seed; " + gpu_why,
-        (
-            workers and gpus is not None and gpus.holds is False,
-            DEPENDS,
-            "workers reproduce, but the GPUs or streams did not",
-        ),
-        (
-            workers,
-            FAILS,
-            "for DataLoader workers: torch seeds each worker's torch, numpy and random from the "
-            "seeded base seed (worker_init_fn is not needed since torch 1.9)",
-        ),
-        otherwise=(HOLDS, "seeded DataLoader workers did not reproduce"),
-    )
-
-
-_control_flow = Rule(
-    ("if_without_tape", "control_flow_gradients_agree"),
-    FAILS,
-    "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
-    "gradients are identical",
-    (HOLDS, "the eager `if` or its gradient failed without a tape"),
-    lambda c: f"{len(c.data['points'])} points, gradients identical in all four ways",
-)
-
-
-def _higher_order(c: Comparison) -> Verdicts:
-    accurate = holds(c, "higher_order_accurate")
-    w = c.data["worst_u"]
-    return decide(
-        f"{c.data['bits_differ']} of {c.data['compared']} values differ in bits; worst "
-        f"{w['torch'] / 2.0**-24:.3g} u (torch), {w['tf'] / 2.0**-24:.3g} u (TensorFlow)",
-        (
-            accurate and c.data["bits_differ"] > 0,
-            DEPENDS,
-            "in the last bits only, as first derivatives do: both are close to the exact ones",
-        ),
-        (accurate, FAILS, "same bits and close to the exact derivatives"),
-        otherwise=(HOLDS, "a framework's higher derivative left the bound"),
-    )
-
-
-_tolerances = Rule(
-    ("tolerances_differ",),
-    HOLDS,
-    "in float32: TensorFlow's pinv cuts at 10·max(m,n)·eps, ten times torch's and numpy's, "
-    "so it drops the 1e-6 singular value they keep",
-    (FAILS, "the defaults agreed on this matrix"),
-    lambda c: (
-        "float32 pinv[2,2]: "
-        + ", ".join(
-            f"{lib} {c.data['tolerances']['float32'][f'{lib} pinv[2,2]']:.7g}"
-            for lib in ("numpy", "torch", "tf")
-        )
-    ),
-)
-
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
 #: the claims of shared/reference/claims-to-check.md, in its order
@@ -640,7 +182,7 @@ MYTHS: tuple[Myth, ...] = (
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
         "summation_order",
         "01_summation_order.ipynb",
-        _djl_sum,
+        _beside("summation_order.judges:djl_sum"),
         _SUM,
         "The-motivating-example:-10,000-×-float32(0.0001)",
         cases=({"n": 1000},),
@@ -650,7 +192,7 @@ MYTHS: tuple[Myth, ...] = (
         "The same seed (42) in DJL and PyTorch does not give the same random weights.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _seed,
+        _beside("rng_seeds.judges:seed"),
         {"seed": 42, "tensorflow": False, "weights": False},
         "More-claims-from-the-articles",
         cases=({"seed": 0}, {"seed": 7}),
@@ -661,7 +203,7 @@ MYTHS: tuple[Myth, ...] = (
         "differs.",
         "djl_normalization",
         "05_djl_vs_pytorch.ipynb",
-        _std,
+        _beside("djl_normalization.judges:std"),
         {"stage": "std"},
         "The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
     ),
@@ -678,7 +220,7 @@ MYTHS: tuple[Myth, ...] = (
         "`cudnn.benchmark` is what causes non-deterministic behaviour.",
         "gpu_determinism",
         "04_cudnn_determinism.ipynb",
-        _benchmark,
+        _beside("gpu_determinism.judges:benchmark"),
     ),
     Myth(
         6,
@@ -686,7 +228,7 @@ MYTHS: tuple[Myth, ...] = (
         "to reproduce.",
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
-        _dropout,
+        _beside("train_vs_eval.judges:dropout"),
         {},
         "1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
         cases=({"seed": 3}, {"batch": 32}),
@@ -696,7 +238,7 @@ MYTHS: tuple[Myth, ...] = (
         "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
-        _batchnorm,
+        _beside("train_vs_eval.judges:batchnorm"),
         {},
         "2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
         cases=({"seed": 3}, {"batch": 32}),
@@ -716,7 +258,7 @@ MYTHS: tuple[Myth, ...] = (
         "garbage collection and memory management.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
-        _libtorch_mm,
+        _beside("libtorch_vs_pytorch.judges:mm"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
@@ -725,7 +267,7 @@ MYTHS: tuple[Myth, ...] = (
         "LibTorch's autograd gives different gradients from PyTorch's.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
-        _libtorch_grad,
+        _beside("libtorch_vs_pytorch.judges:grad"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
@@ -734,7 +276,7 @@ MYTHS: tuple[Myth, ...] = (
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
         "libtorch_vs_pytorch",
         "09_libtorch_vs_pytorch.ipynb",
-        _cuda_kernel,
+        _beside("libtorch_vs_pytorch.judges:cuda_kernel"),
         {"cuda": "recorded"},
         "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
@@ -743,7 +285,7 @@ MYTHS: tuple[Myth, ...] = (
         "Chained matmuls drift on DirectML but not on CUDA.",
         "cpu_vs_accelerator",
         "08_cpu_vs_accelerator.ipynb",
-        _chain,
+        _beside("cpu_vs_accelerator.judges:chain"),
         not_here=(
             "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
             "GPU) runs here; the lesson run with device='privateuseone' there would measure it"
@@ -754,7 +296,7 @@ MYTHS: tuple[Myth, ...] = (
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
         "cpu_vs_accelerator",
         "08_cpu_vs_accelerator.ipynb",
-        _conv,
+        _beside("cpu_vs_accelerator.judges:conv"),
     ),
     Myth(
         14,
@@ -768,7 +310,7 @@ MYTHS: tuple[Myth, ...] = (
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _graph,
+        _beside("tf_vs_torch.judges:graph"),
         {"op": "graph_mode"},
         cases=({"seed": 7}, {"size": 1000}),
     ),
@@ -777,7 +319,7 @@ MYTHS: tuple[Myth, ...] = (
         "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _gradient,
+        _beside("tf_vs_torch.judges:gradient"),
         {"op": "autograd"},
     ),
     Myth(
@@ -785,7 +327,7 @@ MYTHS: tuple[Myth, ...] = (
         "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _softmax,
+        _beside("tf_vs_torch.judges:softmax"),
         {"op": "softmax"},
     ),
     Myth(
@@ -793,7 +335,7 @@ MYTHS: tuple[Myth, ...] = (
         "LSTM gradients differ between the frameworks over long sequences.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _lstm,
+        _beside("tf_vs_torch.judges:lstm"),
         {"op": "lstm"},
     ),
     Myth(
@@ -801,7 +343,7 @@ MYTHS: tuple[Myth, ...] = (
         "DJL's dropout masks differ from PyTorch's for the same seed.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _djl_dropout,
+        _beside("rng_seeds.judges:djl_dropout"),
         {"seed": 42, "tensorflow": False, "weights": False},
         "More-claims-from-the-articles",
     ),
@@ -810,7 +352,7 @@ MYTHS: tuple[Myth, ...] = (
         "DJL's default weight initialization differs from PyTorch's.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _init,
+        _beside("rng_seeds.judges:init"),
         {"seed": 42},
         "More-claims-from-the-articles",
     ),
@@ -819,7 +361,7 @@ MYTHS: tuple[Myth, ...] = (
         "Autograd being on changes a model's inference outputs.",
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
-        _autograd_modes,
+        _beside("train_vs_eval.judges:autograd_modes"),
         {},
         "More-claims-from-the-articles",
     ),
@@ -828,7 +370,7 @@ MYTHS: tuple[Myth, ...] = (
         "Memory layout, fragmentation or alignment changes results.",
         "summation_order",
         "01_summation_order.ipynb",
-        _layout,
+        _beside("summation_order.judges:layout"),
         _SUM,
         "More-claims-from-the-articles",
     ),
@@ -837,7 +379,7 @@ MYTHS: tuple[Myth, ...] = (
         "Noise-injecting activations (RReLU-style) make inference vary.",
         "train_vs_eval",
         "03_train_vs_eval.ipynb",
-        _rrelu,
+        _beside("train_vs_eval.judges:rrelu"),
         {},
         "More-claims-from-the-articles",
     ),
@@ -846,7 +388,7 @@ MYTHS: tuple[Myth, ...] = (
         "Layer execution order and skip connections change results.",
         "summation_order",
         "01_summation_order.ipynb",
-        _residual,
+        _beside("summation_order.judges:residual"),
         _SUM,
         "More-claims-from-the-articles",
     ),
@@ -855,7 +397,7 @@ MYTHS: tuple[Myth, ...] = (
         "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _seeding,
+        _beside("rng_seeds.judges:seeding"),
         {"seed": 42, "tensorflow": False, "weights": False},
         "More-claims-from-the-articles",
     ),
@@ -864,7 +406,7 @@ MYTHS: tuple[Myth, ...] = (
         "TensorFlow needs a GradientTape for a Python `if`.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _control_flow,
+        _beside("tf_vs_torch.judges:control_flow"),
         {"op": "control_flow"},
         "More-claims-from-the-articles",
     ),
@@ -873,7 +415,7 @@ MYTHS: tuple[Myth, ...] = (
         "Higher-order derivatives differ between the frameworks.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _higher_order,
+        _beside("tf_vs_torch.judges:higher_order"),
         {"op": "higher_order"},
         "More-claims-from-the-articles",
     ),
@@ -882,7 +424,7 @@ MYTHS: tuple[Myth, ...] = (
         "Default tolerances for near-singular matrices differ.",
         "tf_vs_torch",
         "06_tensorflow_vs_pytorch.ipynb",
-        _tolerances,
+        _beside("tf_vs_torch.judges:tolerances"),
         {"op": "tolerances"},
         "More-claims-from-the-articles",
     ),

@@ -132,11 +132,9 @@ def _stand_in(myth, holds, also=()):
 
 
 def _judge_keys(judge):
-    if hasattr(judge, "module"):  # a judge beside its lesson: the constants of its code
-        from fpexplore import lessons
-
-        return list(_all_constants(lessons.module(judge.module).judge_myth.__code__))
-    if hasattr(judge, "keys"):  # a `_Rule`: its claims, and what its number reads
+    if hasattr(judge, "target"):  # a judge beside its lesson
+        judge = judge.target()
+    if hasattr(judge, "keys"):  # a `judging.Rule`: its claims, and what its number reads
         return [*judge.keys, *_all_constants(judge.number.__code__)]
     return list(_all_constants(judge.__code__))
 

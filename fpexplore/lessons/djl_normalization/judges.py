@@ -1,0 +1,40 @@
+"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
+claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...judging import (
+    DEPENDS,
+    FAILS,
+    HOLDS,
+    NotMeasured,
+    Verdicts,
+    decide,
+    first,
+    holds,
+)
+
+if TYPE_CHECKING:
+    from ...result import Comparison
+
+
+def std(c: Comparison) -> Verdicts:
+    classic = c.data.get("classic", {})
+    divisors = holds(c, "std_ddof", "std_djl_population")
+    if "djl" not in classic or "torch" not in classic:
+        raise NotMeasured("the std run has no DJL or no torch values")
+    return decide(
+        f"first normalized value: torch (x.std(), N−1) {first(classic['torch']):.7g}, DJL "
+        f"(idiom, N) {first(classic['djl']):.7g}, torch x.std(correction=0) "
+        f"{first(classic['torch_fixed']):.7g}",
+        (
+            divisors and holds(c, "std_fix"),
+            DEPENDS,
+            "on the divisor: torch.std divides by N−1, DJL's idiom and np.std by N; with the "
+            "same divisor the results agree to 1 ULP",
+        ),
+        (divisors, HOLDS, "the divisors differ and no correction makes them agree"),
+        otherwise=(FAILS, "both divide by the same N"),
+    )

@@ -1,0 +1,158 @@
+"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
+claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...judging import (
+    DEPENDS,
+    FAILS,
+    HOLDS,
+    NotMeasured,
+    Rule,
+    Verdicts,
+    decide,
+    holds,
+)
+
+if TYPE_CHECKING:
+    from ...result import Comparison
+
+
+def gradient(c: Comparison) -> Verdicts:
+    g = c.data.get("seed_gradients")
+    if not g:
+        raise NotMeasured("the tf_vs_torch run has no seed gradients")
+    return decide(
+        f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}",
+        (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
+        (g["torch"] == g["tensorflow"] == 24, HOLDS, "both give 24"),
+        otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
+    )
+
+
+def softmax(c: Comparison) -> Verdicts:
+    import numpy as np
+
+    seed = c.data.get("seed_example")
+    if not seed:
+        raise NotMeasured("the tf_vs_torch run has no softmax([1, 2, 3]) example")
+    a = np.asarray(seed["torch"], dtype=np.float32)
+    b = np.asarray(seed["tensorflow"], dtype=np.float32)
+    differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
+    why = seed.get("onednn_reason", "")
+    return decide(
+        f"{differ} of {a.size} float32 values differ in their bits on this CPU ({why})",
+        (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
+        otherwise=(
+            DEPENDS,
+            "on TensorFlow's CPU path: its oneDNN kernel (on by default only on CPUs with "
+            "AVX512_VNNI, AVX512_BF16, AVX_VNNI or AMX; TF_ENABLE_ONEDNN_OPTS switches it) "
+            "rounds differently in the last bits, Eigen's matches torch; both stay within "
+            "2 ULP of the exact softmax",
+        ),
+    )
+
+
+def graph(c: Comparison) -> Verdicts:
+    d = c.data
+    if "divide_differ" not in d:
+        raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
+    rewritten = holds(c, "division_rewritten")
+    restored = holds(c, "rewrite_off_is_eager")
+    bounded = holds(c, "xla")
+    seeds = d["seeds"]
+    differ = d["divide_differ"]
+    n_seeds = len(seeds)
+    xla_lse = len(d["xla_same_seeds"]["lse"])
+    fn_lse = len(d["lse_function_same_seeds"])
+    return decide(
+        "x / 3.0: tf.function differs from eager in "
+        + ", ".join(f"{differ[s]}" for s in seeds)
+        + f" of {d['divide_n']} elements (seeds {', '.join(map(str, seeds))}); "
+        f"log-sum-exp: tf.function has eager's bits at {fn_lse} of {n_seeds} seeds, XLA at "
+        f"{xla_lse} of {n_seeds}; XLA's x / 3.0 at {len(d['xla_same_seeds']['div'])} of "
+        f"{n_seeds}",
+        (not bounded, HOLDS, "a graph mode is more than a few ULP from the exact value"),
+        (
+            rewritten and restored,
+            DEPENDS,
+            "on the graph: Grappler rewrites a division by a constant into a multiply by its "
+            "rounded reciprocal, so default tf.function changes the bits of x / 3.0 (about a "
+            f"third of them); with set_experimental_options({{'{d['rewrite_switch']}': False}}) "
+            "it gives eager's bits; a graph without such a rewrite (the log-sum-exp) keeps "
+            "eager's bits; XLA compiles its own fused loops, so whether its bits match "
+            "eager's is counted per seed; every mode stays within a few ULP of the exact value",
+        ),
+        otherwise=(HOLDS, "tf.function changes bits even with the rewrite off"),
+    )
+
+
+def lstm(c: Comparison) -> Verdicts:
+    data = c.data.get("torch_keras_diff_by_step")
+    if data is None:
+        raise NotMeasured("the tf_vs_torch run has no LSTM steps")
+    mapped = holds(c, "gate_order")
+    grad = c.data.get("torch_keras_grad_diff")
+    errs = c.data.get("grad_error_by_distance") or {}
+    if grad is None or not errs:
+        raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
+    worst = {k: float(max(v)) for k, v in errs.items()}
+    return decide(
+        f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
+        f"differ by up to {grad:.3g} (relative to the largest), each within "
+        f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
+        f"{float(max(data)):.3g}",
+        (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
+        (
+            mapped and holds(c, "gradients_rounding"),
+            DEPENDS,
+            "on the weight mapping: mapped right (gate order, both biases, recurrent "
+            "activation), outputs and gradients differ only by rounding, within the lesson's "
+            "bound against the exact cell; mapped wrong, they differ by far more",
+        ),
+        otherwise=(HOLDS, "the gradients part beyond rounding"),
+    )
+
+
+control_flow = Rule(
+    ("if_without_tape", "control_flow_gradients_agree"),
+    FAILS,
+    "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
+    "gradients are identical",
+    (HOLDS, "the eager `if` or its gradient failed without a tape"),
+    lambda c: f"{len(c.data['points'])} points, gradients identical in all four ways",
+)
+
+
+def higher_order(c: Comparison) -> Verdicts:
+    accurate = holds(c, "higher_order_accurate")
+    w = c.data["worst_u"]
+    return decide(
+        f"{c.data['bits_differ']} of {c.data['compared']} values differ in bits; worst "
+        f"{w['torch'] / 2.0**-24:.3g} u (torch), {w['tf'] / 2.0**-24:.3g} u (TensorFlow)",
+        (
+            accurate and c.data["bits_differ"] > 0,
+            DEPENDS,
+            "in the last bits only, as first derivatives do: both are close to the exact ones",
+        ),
+        (accurate, FAILS, "same bits and close to the exact derivatives"),
+        otherwise=(HOLDS, "a framework's higher derivative left the bound"),
+    )
+
+
+tolerances = Rule(
+    ("tolerances_differ",),
+    HOLDS,
+    "in float32: TensorFlow's pinv cuts at 10·max(m,n)·eps, ten times torch's and numpy's, "
+    "so it drops the 1e-6 singular value they keep",
+    (FAILS, "the defaults agreed on this matrix"),
+    lambda c: (
+        "float32 pinv[2,2]: "
+        + ", ".join(
+            f"{lib} {c.data['tolerances']['float32'][f'{lib} pinv[2,2]']:.7g}"
+            for lib in ("numpy", "torch", "tf")
+        )
+    ),
+)
