@@ -6,11 +6,13 @@ claims. A judge that returned a fixed verdict fails here.
 """
 
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
@@ -27,27 +29,57 @@ DATA = {
         "autograd_modes": {"same": 3, "seeds": 3},
         "rrelu_train_distinct": 5,
     },
-    "tf_vs_torch": {
-        "seed_gradients": {"torch": 192.0, "tensorflow": 192.0, "exact": 192},
-        "seed_example": {"torch": [0.09, 0.24, 0.67], "tensorflow": [0.09, 0.24, 0.67]},
-        "values": {k: [[1.5, 2.5], [3.5, 4.5]] for k in ("tf eager", "tf.function", "tf XLA")},
-        "torch_keras_diff_by_step": [1e-8, 3e-8],
-        "torch_keras_grad_diff": 2e-7,
-        "grad_error_by_distance": {"torch": [1e-7, 2e-7], "keras": [1e-7, 3e-7]},
-        "seeds": [0, 1, 2],
-        "divide_n": 16384,
-        "divide_differ": {0: 5450, 1: 5505, 2: 5478},
-        "xla_same_seeds": {"div": [], "lse": [0]},
-        "lse_function_same_seeds": [0, 1, 2],
-        "rewrite_switch": "constant_folding",
-        "length": 2,
-        "points": [1.0, -1.0],
-        "bits_differ": 3,
-        "compared": 48,
-        "worst_u": {"torch": 1e-7, "tf": 2e-7},
-        "tolerances": {
-            "float32": {"numpy pinv[2,2]": 1e6, "torch pinv[2,2]": 1e6, "tf pinv[2,2]": 0.0}
-        },
+    "tf_vs_torch": {  # by op: each section has its own data
+        "autograd": tvt.AutogradData(
+            seed_gradients=tvt.SeedGradients(torch=192.0, tensorflow=192.0, exact=Fraction(192)),
+            lengths=[1],
+            ulp_by_length={},
+            rel_by_length={},
+            seed_truth=None,
+        ),
+        "softmax": tvt.SoftmaxData(
+            seed_example=tvt.SeedExample(
+                torch=[0.09, 0.24, 0.67],
+                tensorflow=[0.09, 0.24, 0.67],
+                truth=None,
+                onednn=False,
+                onednn_reason="oneDNN off",
+                differ=0,
+            ),
+            x=np.ones(3),
+            max_abs_ulp={},
+            naive=np.ones(3),
+        ),
+        "graph_mode": tvt.GraphData(
+            values={},
+            max_abs_ulp={},
+            compile_error="",
+            seeds=[0, 1, 2],
+            divide_n=16384,
+            divide_differ={0: 5450, 1: 5505, 2: 5478},
+            divide_differ_arithmetic_off={},
+            lse_function_same_seeds=[0, 1, 2],
+            xla_same_seeds={"div": [], "lse": [0]},
+            lse_max_abs_ulp={},
+            rewrite_switch="constant_folding",
+        ),
+        "lstm": tvt.LstmData(
+            length=2,
+            h_error_by_step={},
+            grad_error_by_distance={"torch": [1e-7, 2e-7], "keras": [1e-7, 3e-7]},
+            torch_keras_diff_by_step=np.array([1e-8, 3e-8]),
+            torch_keras_grad_diff=2e-7,
+            recurrent_activation="sigmoid",
+        ),
+        "control_flow": tvt.ControlFlowData(points=[1.0, -1.0], gradients={}),
+        "higher_order": tvt.HigherOrderData(
+            higher_order=[], bits_differ=3, compared=48, worst_u={"torch": 1e-7, "tf": 2e-7}
+        ),
+        "tolerances": tvt.TolerancesData(
+            tolerances={
+                "float32": {"numpy pinv[2,2]": 1e6, "torch pinv[2,2]": 1e6, "tf pinv[2,2]": 0.0}
+            }
+        ),
     },
     "rng_seeds": {
         "djl_layers": {
@@ -126,9 +158,10 @@ def _stand_in(myth, holds, also=()):
         Outcome("relu of x — cpu", "test", value="0 of 10 differ from max(x, 0)"),
         Outcome("conv — gpu", "test", kind="recorded", value="varies; fixed by det_algos"),
     )
-    return StandIn(
-        myth.lesson, dict(myth.params), None, outcomes, claims, DATA.get(myth.lesson, {})
-    )
+    data = DATA.get(myth.lesson, {})
+    if myth.lesson == "tf_vs_torch":  # one data type per op
+        data = data[myth.params["op"]]
+    return StandIn(myth.lesson, dict(myth.params), None, outcomes, claims, data)
 
 
 def _judge_keys(judge):
@@ -262,7 +295,7 @@ def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
         "    out[f'claims{seed}'] = {k: c.holds for k, c in g.claims.items()}\n"
         "    out[f'v15_{seed}'] = myths.judge(by[15], g).verdict\n"
         "    d = g.data\n"
-        "    out[f'frac{seed}'] = [n / d['divide_n'] for n in d['divide_differ'].values()]\n"
+        "    out[f'frac{seed}'] = [n / d.divide_n for n in d.divide_differ.values()]\n"
         "out['v17'] = myths.judge(by[17], LESSON.run(op='softmax')).verdict\n"
         "print(json.dumps(out))\n"
     )

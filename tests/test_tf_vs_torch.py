@@ -73,8 +73,8 @@ def test_agree_switch_shows_the_fixed_rows(frameworks):
 
 def test_seed_gradient_is_exactly_192(frameworks):
     c = run(op="autograd", **FAST["autograd"])
-    g = c.data["seed_gradients"]
-    assert g["torch"] == g["tensorflow"] == 192.0 == float(g["exact"])
+    g = c.data.seed_gradients
+    assert g.torch == g.tensorflow == 192.0 == float(g.exact)
 
 
 def test_lstm_reference_matches_torch_in_float64(frameworks):

@@ -16,6 +16,7 @@ from ...params import Depends, Flag, Interval, Options
 from ...result import Comparison, Observation
 from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
+from .data import SectionData
 from .frameworks import load, raised, unavailable
 from .plot import figure
 
@@ -31,7 +32,6 @@ class Spec:
     claims: dict[str, ClaimSpec]
     dtypes: tuple[str, ...]
     size: tuple[int, int, int] | None  # default, low, high; None: size is not used
-    size_means: str
     text: str
 
 
@@ -50,7 +50,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(softmax.SOFTMAX_CLAIMS),
         _LOW,
         (8, 1, 4096),
-        "number of logits",
         softmax.SOFTMAX_TEXT,
     ),
     "log_softmax": Spec(
@@ -59,7 +58,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(softmax.SOFTMAX_CLAIMS),
         _LOW,
         (8, 1, 4096),
-        "number of logits",
         softmax.SOFTMAX_TEXT,
     ),
     "cross_entropy": Spec(
@@ -68,7 +66,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(softmax.CROSS_ENTROPY_CLAIMS),
         ("float32",),
         (10, 2, 1000),
-        "number of classes",
         softmax.CROSS_ENTROPY_TEXT,
     ),
     "gelu": Spec(
@@ -77,7 +74,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(activations.GELU_CLAIMS),
         ("float32",),
         (121, 2, 10_000),
-        "points on [-6, 6]",
         activations.GELU_TEXT,
     ),
     "layer_norm": Spec(
@@ -86,7 +82,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(norms.LAYER_NORM_CLAIMS),
         ("float32",),
         (64, 2, 1024),
-        "features per row",
         norms.LAYER_NORM_TEXT,
     ),
     "conv_same": Spec(
@@ -95,7 +90,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(conv.CONV_CLAIMS),
         ("float32",),
         (8, 4, 64),
-        "image side",
         conv.CONV_TEXT,
     ),
     "adam": Spec(
@@ -104,7 +98,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(adam.ADAM_CLAIMS),
         ("float32",),
         (16, 1, 1024),
-        "weights",
         adam.ADAM_TEXT,
     ),
     "autograd": Spec(
@@ -113,7 +106,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(autograd.AUTOGRAD_CLAIMS),
         ("float32",),
         None,
-        "unused",
         autograd.AUTOGRAD_TEXT,
     ),
     "lstm": Spec(
@@ -122,7 +114,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(lstm.LSTM_CLAIMS),
         ("float32",),
         None,
-        "unused",
         lstm.LSTM_TEXT,
     ),
     "graph_mode": Spec(
@@ -131,7 +122,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(graph.GRAPH_CLAIMS),
         ("float32",),
         (256, 1, 10_000),
-        "logits per row",
         graph.GRAPH_TEXT,
     ),
     "reduce_sum": Spec(
@@ -140,7 +130,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(reduction.REDUCE_SUM_CLAIMS),
         ("float32",),
         (300_000, 1, 1_000_000),
-        "elements",
         reduction.REDUCE_SUM_TEXT,
     ),
     "control_flow": Spec(
@@ -149,7 +138,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(calculus.CONTROL_FLOW_CLAIMS),
         ("float32",),
         None,
-        "unused",
         calculus.CONTROL_FLOW_TEXT,
     ),
     "higher_order": Spec(
@@ -158,7 +146,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(calculus.HIGHER_ORDER_CLAIMS),
         ("float32",),
         None,
-        "unused",
         calculus.HIGHER_ORDER_TEXT,
     ),
     "tolerances": Spec(
@@ -167,7 +154,6 @@ SECTIONS: dict[str, Spec] = {
         _declared(calculus.TOLERANCE_CLAIMS),
         ("float32",),
         None,
-        "unused",
         calculus.TOLERANCE_TEXT,
     ),
 }
@@ -209,12 +195,6 @@ def compute(
             raise
         except Exception as exc:  # a framework's kernel raised: say so, check nothing
             section = raised(exc, spec.rows, spec.claims)
-    data = {
-        "op": op,
-        "env": env,
-        "size_means": spec.size_means if spec.size else "not used by this op",
-        **section.data,
-    }
     observations = dict(section.observations)
     if env:
         observations["versions_threads"] = Observation(
@@ -226,7 +206,7 @@ def compute(
         section.truth,
         tuple(section.outcomes),
         settle(spec.claims.values(), section.claims),
-        data,
+        section.data,
         spec.text + "\n\n" + EXPLANATION,
         observations,
     )
@@ -238,7 +218,7 @@ EXPLANATION = (
     "certified by recomputing it at a higher precision. Where they disagree, the cause is a "
     "different default or a different formula, not a bug: the one-line change named in the "
     "claims makes them agree, checked in the same run bit for bit or within the stated ULP "
-    "bound. Versions and thread settings are in data['env']."
+    "bound. Versions and thread settings are the observation versions_threads."
 )
 
 
@@ -285,6 +265,7 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="06_tensorflow_vs_pytorch.ipynb",
+    data=SectionData,  # each op's own subclass (`.data`), or `NotRun`
     #: every section's claims (a key such as "fix_agrees" names each section's own fix)
     claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},
 )

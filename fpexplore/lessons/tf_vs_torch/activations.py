@@ -10,6 +10,7 @@ import numpy as np
 from ... import formats
 from ...result import Claim
 from ...truth import reference
+from .data import GeluData
 from .frameworks import (
     Frameworks,
     Section,
@@ -115,14 +116,14 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
             ),
         ),
     }
-    data = {
-        "x": x,
-        "values": got,
-        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
-        "keras_ops_vs_tanh_ulp": float(ops_vs_tanh.max_abs_ulp),
-        "formula_gap": gap,
-        "bound": bound,
-    }
+    data = GeluData(
+        x,
+        got,
+        {k: float(v.max_abs_ulp) for k, v in err.items()},
+        float(ops_vs_tanh.max_abs_ulp),
+        gap,
+        bound,
+    )
     rows = shown(
         outcomes,
         agree,

@@ -11,6 +11,7 @@ import numpy as np
 from ... import formats
 from ...result import Claim, Outcome
 from ...truth.certify import certified
+from .data import AdamData
 from .frameworks import Frameworks, Section, on_grid, rng, shown
 
 LR = 1e-3
@@ -216,15 +217,11 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
             bool(err["torch"].max() <= bound and fixed_within),
         ),
     }
-    data = {
-        "steps": sorted(res),
-        "max_abs_ulp": {
-            s: {k: float(np.abs(o.error.ulp).max()) for k, o in r["outcomes"].items()}
-            for s, r in res.items()
-        },
-        "w0": w0,
-        "gradients": grads,
+    ulps = {
+        s: {k: float(np.abs(o.error.ulp).max()) for k, o in r["outcomes"].items()}
+        for s, r in res.items()
     }
+    data = AdamData(sorted(res), ulps, w0, grads)
     rows = shown(last["outcomes"], agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, last["truth"], data)
 

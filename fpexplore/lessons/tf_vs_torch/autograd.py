@@ -11,6 +11,7 @@ import numpy as np
 from ...result import Claim
 from ...truth.certify import certified
 from ...truth.ops import make_truth
+from .data import AutogradData, SeedGradients
 from .frameworks import Frameworks, Section, on_grid, rng, same_bits, shown
 
 C = 0.25  # y <- y + C*sin(y + phi_k): each factor of the derivative lies in [1 - C, 1 + C]
@@ -141,13 +142,13 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
             ),
         ),
     }
-    data = {
-        "seed_gradients": {"torch": g_torch, "tensorflow": g_tf, "exact": exact},
-        "lengths": lengths,
-        "ulp_by_length": {k: v.tolist() for k, v in err.items()},
-        "rel_by_length": {k: v.tolist() for k, v in rel.items()},
-        "seed_truth": make_truth("d/dx (x**2)**3 at x = 2", exact),
-    }
+    data = AutogradData(
+        SeedGradients(g_torch, g_tf, exact),
+        lengths,
+        {k: v.tolist() for k, v in err.items()},
+        {k: v.tolist() for k, v in rel.items()},
+        make_truth("d/dx (x**2)**3 at x = 2", exact),
+    )
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
     return Section(rows, claims, truth, data)
 

@@ -11,6 +11,7 @@ import numpy as np
 from ...result import Claim, Observation
 from ...truth import Truth
 from ...truth.ops import make_truth
+from .data import ControlFlowData, HigherOrderData, TolerancesData
 from .frameworks import Frameworks, Section, on_grid, rng
 
 # -- control flow (claim 26) -------------------------------------------------------------------
@@ -90,7 +91,7 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
         fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], truth),
         fw.measured("torch", "torch autograd, Python if", arrays["torch"], truth),
     ]
-    data = {"points": xs.tolist(), "gradients": {k: v.tolist() for k, v in arrays.items()}}
+    data = ControlFlowData(xs.tolist(), {k: v.tolist() for k, v in arrays.items()})
     return Section(outcomes, claims, truth, data)
 
 
@@ -182,7 +183,7 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             f"{differ} of {total}",
         )
     }
-    data = {"higher_order": rows, "bits_differ": differ, "compared": total, "worst_u": worst}
+    data = HigherOrderData(rows, differ, total, worst)
     mp = np.empty(len(exact_all), dtype=object)
     mp[:] = exact_all
     truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)
@@ -272,7 +273,7 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
             {k: v for k, v in f32.items() if "lstsq" in k},
         )
     }
-    return Section(outcomes, claims, truth, {"tolerances": out}, observations)
+    return Section(outcomes, claims, truth, TolerancesData(out), observations)
 
 
 TOLERANCE_CLAIMS = {

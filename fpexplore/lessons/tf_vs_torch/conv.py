@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import truth as exact
 from ...result import Claim
+from .data import ConvData
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
 C_IN, C_OUT = 2, 3
@@ -164,12 +165,8 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
             _within(y2_fix, truth, b2) and _within(y2_tf, truth, b2),
         ),
     }
-    data = {
-        "pads_stride2": p2,
-        "extra": extra,
-        "refused": refused,
-        "outputs": {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf},
-    }
+    outputs = {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf}
+    data = ConvData(p2, extra, refused, outputs)
     rows = shown(outcomes, agree, ["torch fix", "tf"], ["torch sym", "tf"])
     return Section(rows, claims, truth, data)
 

@@ -13,6 +13,7 @@ from ... import backends, formats
 from ...errors import BackendUnavailable
 from ...result import Claim, Observation, Outcome
 from .._base import ClaimSpec, settle
+from .data import NotRun, SectionData
 
 
 @dataclass
@@ -82,8 +83,8 @@ class Section:
 
     outcomes: list[Outcome]
     claims: dict[str, Claim]
-    truth: Any = None
-    data: dict[str, Any] = field(default_factory=dict)
+    truth: Any
+    data: SectionData
     observations: dict[str, Observation] = field(default_factory=dict)
 
 
@@ -96,7 +97,7 @@ def unavailable(
     why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
     checked = settle(claims.values(), {}, lambda part: why if part == exc.backend else None)
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    return Section(outcomes, checked, None, {"missing": exc.backend, "fix": exc.fix})
+    return Section(outcomes, checked, None, NotRun(missing=exc.backend, fix=exc.fix))
 
 
 def raised(
@@ -117,7 +118,7 @@ def raised(
     )
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
     checked = {k: spec.not_checked(reason) for k, spec in claims.items()}
-    return Section(outcomes, checked, None, {"raised": f"{who}: {type(exc).__name__}"})
+    return Section(outcomes, checked, None, NotRun(raised=f"{who}: {type(exc).__name__}"))
 
 
 def shown(

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...result import Claim, Observation, Outcome
 from ...truth.certify import certified
+from .data import GraphData
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
 ROWS = 8
@@ -229,19 +230,19 @@ def run_graph(
             + f"; within {BOUND_ULP:g} ULP of the exact value ({err['torch.compile']:.3g})",
             err["torch.compile"] <= BOUND_ULP,
         )
-    data = {
-        "values": got,
-        "max_abs_ulp": err,
-        "compile_error": compiled,
-        "seeds": seeds,
-        "divide_n": DIVIDE_N,
-        "divide_differ": div_differ,
-        "divide_differ_arithmetic_off": arith_differ,
-        "lse_function_same_seeds": lse_fn_same,
-        "xla_same_seeds": xla_same,
-        "lse_max_abs_ulp": lse_err,
-        "rewrite_switch": REWRITE_SWITCH,
-    }
+    data = GraphData(
+        got,
+        err,
+        compiled,
+        seeds,
+        DIVIDE_N,
+        div_differ,
+        arith_differ,
+        lse_fn_same,
+        xla_same,
+        lse_err,
+        REWRITE_SWITCH,
+    )
     obs = {
         "xla_rows_differ": Observation(
             f"rows where XLA's log-sum-exp bits differ from eager's (seed {seed})",

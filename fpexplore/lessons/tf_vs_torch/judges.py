@@ -15,19 +15,20 @@ from ...judging import (
     decide,
     holds,
 )
+from .data import AutogradData, GraphData, LstmData, SoftmaxData
 
 if TYPE_CHECKING:
     from ...result import Comparison
 
 
 def gradient(c: Comparison) -> Verdicts:
-    g = c.data.get("seed_gradients")
-    if not g:
+    if not isinstance(c.data, AutogradData):
         raise NotMeasured("the tf_vs_torch run has no seed gradients")
+    g = c.data.seed_gradients
     return decide(
-        f"torch {g['torch']:g}, TensorFlow {g['tensorflow']:g}, exact 6·x⁵ = {g['exact']}",
+        f"torch {g.torch:g}, TensorFlow {g.tensorflow:g}, exact 6·x⁵ = {g.exact}",
         (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
-        (g["torch"] == g["tensorflow"] == 24, HOLDS, "both give 24"),
+        (g.torch == g.tensorflow == 24, HOLDS, "both give 24"),
         otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
     )
 
@@ -35,15 +36,15 @@ def gradient(c: Comparison) -> Verdicts:
 def softmax(c: Comparison) -> Verdicts:
     import numpy as np
 
-    seed = c.data.get("seed_example")
-    if not seed:
+    if not isinstance(c.data, SoftmaxData):
         raise NotMeasured("the tf_vs_torch run has no softmax([1, 2, 3]) example")
-    a = np.asarray(seed["torch"], dtype=np.float32)
-    b = np.asarray(seed["tensorflow"], dtype=np.float32)
+    seed = c.data.seed_example
+    a = np.asarray(seed.torch, dtype=np.float32)
+    b = np.asarray(seed.tensorflow, dtype=np.float32)
     differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
-    why = seed.get("onednn_reason", "")
     return decide(
-        f"{differ} of {a.size} float32 values differ in their bits on this CPU ({why})",
+        f"{differ} of {a.size} float32 values differ in their bits on this CPU "
+        f"({seed.onednn_reason})",
         (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
         otherwise=(
             DEPENDS,
@@ -57,22 +58,21 @@ def softmax(c: Comparison) -> Verdicts:
 
 def graph(c: Comparison) -> Verdicts:
     d = c.data
-    if "divide_differ" not in d:
+    if not isinstance(d, GraphData):
         raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
     rewritten = holds(c, "division_rewritten")
     restored = holds(c, "rewrite_off_is_eager")
     bounded = holds(c, "xla")
-    seeds = d["seeds"]
-    differ = d["divide_differ"]
+    seeds = d.seeds
     n_seeds = len(seeds)
-    xla_lse = len(d["xla_same_seeds"]["lse"])
-    fn_lse = len(d["lse_function_same_seeds"])
+    xla_lse = len(d.xla_same_seeds["lse"])
+    fn_lse = len(d.lse_function_same_seeds)
     return decide(
         "x / 3.0: tf.function differs from eager in "
-        + ", ".join(f"{differ[s]}" for s in seeds)
-        + f" of {d['divide_n']} elements (seeds {', '.join(map(str, seeds))}); "
+        + ", ".join(f"{d.divide_differ[s]}" for s in seeds)
+        + f" of {d.divide_n} elements (seeds {', '.join(map(str, seeds))}); "
         f"log-sum-exp: tf.function has eager's bits at {fn_lse} of {n_seeds} seeds, XLA at "
-        f"{xla_lse} of {n_seeds}; XLA's x / 3.0 at {len(d['xla_same_seeds']['div'])} of "
+        f"{xla_lse} of {n_seeds}; XLA's x / 3.0 at {len(d.xla_same_seeds['div'])} of "
         f"{n_seeds}",
         (not bounded, HOLDS, "a graph mode is more than a few ULP from the exact value"),
         (
@@ -80,7 +80,7 @@ def graph(c: Comparison) -> Verdicts:
             DEPENDS,
             "on the graph: Grappler rewrites a division by a constant into a multiply by its "
             "rounded reciprocal, so default tf.function changes the bits of x / 3.0 (about a "
-            f"third of them); with set_experimental_options({{'{d['rewrite_switch']}': False}}) "
+            f"third of them); with set_experimental_options({{'{d.rewrite_switch}': False}}) "
             "it gives eager's bits; a graph without such a rewrite (the log-sum-exp) keeps "
             "eager's bits; XLA compiles its own fused loops, so whether its bits match "
             "eager's is counted per seed; every mode stays within a few ULP of the exact value",
@@ -90,20 +90,16 @@ def graph(c: Comparison) -> Verdicts:
 
 
 def lstm(c: Comparison) -> Verdicts:
-    data = c.data.get("torch_keras_diff_by_step")
-    if data is None:
+    d = c.data
+    if not isinstance(d, LstmData):
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
     mapped = holds(c, "gate_order")
-    grad = c.data.get("torch_keras_grad_diff")
-    errs = c.data.get("grad_error_by_distance") or {}
-    if grad is None or not errs:
-        raise NotMeasured("the tf_vs_torch run has no LSTM gradients")
-    worst = {k: float(max(v)) for k, v in errs.items()}
+    worst = max(float(max(v)) for v in d.grad_error_by_distance.values())
     return decide(
-        f"input gradients over {c.data.get('length', len(data))} steps: torch and Keras "
-        f"differ by up to {grad:.3g} (relative to the largest), each within "
-        f"{max(worst.values()):.3g} of the exact gradient; h differs by up to "
-        f"{float(max(data)):.3g}",
+        f"input gradients over {d.length} steps: torch and Keras "
+        f"differ by up to {d.torch_keras_grad_diff:.3g} (relative to the largest), each within "
+        f"{worst:.3g} of the exact gradient; h differs by up to "
+        f"{float(max(d.torch_keras_diff_by_step)):.3g}",
         (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
         (
             mapped and holds(c, "gradients_rounding"),
@@ -122,18 +118,19 @@ control_flow = Rule(
     "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
     "gradients are identical",
     (HOLDS, "the eager `if` or its gradient failed without a tape"),
-    lambda c: f"{len(c.data['points'])} points, gradients identical in all four ways",
+    lambda c: f"{len(c.data.points)} points, gradients identical in all four ways",
 )
 
 
 def higher_order(c: Comparison) -> Verdicts:
     accurate = holds(c, "higher_order_accurate")
-    w = c.data["worst_u"]
+    d = c.data
+    w = d.worst_u
     return decide(
-        f"{c.data['bits_differ']} of {c.data['compared']} values differ in bits; worst "
+        f"{d.bits_differ} of {d.compared} values differ in bits; worst "
         f"{w['torch'] / 2.0**-24:.3g} u (torch), {w['tf'] / 2.0**-24:.3g} u (TensorFlow)",
         (
-            accurate and c.data["bits_differ"] > 0,
+            accurate and d.bits_differ > 0,
             DEPENDS,
             "in the last bits only, as first derivatives do: both are close to the exact ones",
         ),
@@ -151,7 +148,7 @@ tolerances = Rule(
     lambda c: (
         "float32 pinv[2,2]: "
         + ", ".join(
-            f"{lib} {c.data['tolerances']['float32'][f'{lib} pinv[2,2]']:.7g}"
+            f"{lib} {c.data.tolerances['float32'][f'{lib} pinv[2,2]']:.7g}"
             for lib in ("numpy", "torch", "tf")
         )
     ),

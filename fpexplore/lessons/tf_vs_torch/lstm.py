@@ -10,6 +10,7 @@ import numpy as np
 from ...result import Claim, Observation
 from ...truth.value import Truth
 from . import lstm_reference
+from .data import LstmData
 from .frameworks import Frameworks, Section, on_grid, rng, shown
 
 N_IN, HIDDEN = 3, 4
@@ -174,17 +175,15 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
             bool(diff_h.max() <= 2 * H_BOUND),
         ),
     }
-    data = {
-        "length": length,
-        "h_error_by_step": {k: v for k, v in e_h.items()},
-        "grad_error_by_distance": {k: v[::-1] for k, v in e_g.items()},
-        "torch_keras_diff_by_step": diff_h,
-        # |torch - Keras| of the input gradients, relative to the largest exact gradient
-        "torch_keras_grad_diff": float(
-            np.abs(np.asarray(d_t, np.float64) - np.asarray(d_k, np.float64)).max() / g_scale
-        ),
-        "recurrent_activation": rec_default,
-    }
+    grad_diff = np.abs(np.asarray(d_t, np.float64) - np.asarray(d_k, np.float64)).max()
+    data = LstmData(
+        length,
+        dict(e_h),
+        {k: v[::-1] for k, v in e_g.items()},
+        diff_h,
+        float(grad_diff / g_scale),
+        rec_default,
+    )
     obs = {
         "identical_steps": Observation("steps where torch's and Keras's h are bit-identical", same)
     }

@@ -9,6 +9,7 @@ import numpy as np
 from ... import formats
 from ...result import Claim
 from ...truth import reference
+from .data import LayerNormData
 from .frameworks import (
     Frameworks,
     Section,
@@ -111,12 +112,7 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             bool((err["keras fixed"] <= b).all() and (err["torch"] <= b).all()),
         ),
     }
-    data = {
-        "x": x,
-        "max_abs_ulp": {k: float(v.max()) for k, v in err.items()},
-        "bound": float(b.max()),
-        "row_variance": var,
-    }
+    data = LayerNormData(x, {k: float(v.max()) for k, v in err.items()}, float(b.max()), var)
     rows = shown(outcomes, agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, truth, data)
 

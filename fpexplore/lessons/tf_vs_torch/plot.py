@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...result import Comparison
+from .data import AutogradData, LstmData
 
 
 def error_vs_length(comparison: Comparison) -> Any:
@@ -15,32 +16,32 @@ def error_vs_length(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     d = comparison.data
-    if comparison.params["op"] == "lstm" and "h_error_by_step" in d:
+    if isinstance(d, LstmData):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
-        steps = np.arange(1, d["length"] + 1)
+        steps = np.arange(1, d.length + 1)
         for k, style in (("torch", "-"), ("keras", "--")):
-            a1.semilogy(steps, np.maximum(d["h_error_by_step"][k], 1e-12), style, label=k)
+            a1.semilogy(steps, np.maximum(d.h_error_by_step[k], 1e-12), style, label=k)
         a1.semilogy(
-            steps, np.maximum(d["torch_keras_diff_by_step"], 1e-12), ":", label="|torch - keras|"
+            steps, np.maximum(d.torch_keras_diff_by_step, 1e-12), ":", label="|torch - keras|"
         )
         a1.set_xlabel("step t")
         a1.set_ylabel("max |h_t - exact|")
         a1.legend()
         for k, style in (("torch", "-"), ("keras", "--")):
-            e = d["grad_error_by_distance"][k]
+            e = d.grad_error_by_distance[k]
             a2.semilogy(np.arange(len(e)), np.maximum(e, 1e-12), style, label=k)
         a2.set_xlabel("steps the gradient travelled back (L - t)")
         a2.set_ylabel("|d sum(h_L)/dx_t - exact| / max")
         a2.legend()
-        fig.suptitle(f"LSTM, {d['length']} steps, against the mpmath cell")
+        fig.suptitle(f"LSTM, {d.length} steps, against the mpmath cell")
         fig.tight_layout()
         return fig
-    if comparison.params["op"] == "autograd" and "rel_by_length" in d:
+    if isinstance(d, AutogradData):
         fig, ax = plt.subplots(figsize=(6.5, 3.6))
         for k, style in (("torch", "o-"), ("tf", "s--"), ("torch wide", "x:"), ("tf wide", "+:")):
-            ax.loglog(d["lengths"], np.maximum(d["rel_by_length"][k], 1e-12), style, label=k)
+            ax.loglog(d.lengths, np.maximum(d.rel_by_length[k], 1e-12), style, label=k)
         u = 2.0**-24
-        ax.loglog(d["lengths"], [8 * n * u for n in d["lengths"]], "k-", lw=0.8, label="8·L·u")
+        ax.loglog(d.lengths, [8 * n * u for n in d.lengths], "k-", lw=0.8, label="8·L·u")
         ax.set_xlabel("chain length L")
         ax.set_ylabel("relative error of dy_L/dx")
         ax.legend()

@@ -11,6 +11,7 @@ import numpy as np
 from ... import orders
 from ... import truth as exact
 from ...result import Claim, Observation, Outcome
+from .data import ReduceSumData
 from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits, shown
 
 THREADS = (1, 2, 4, 8)
@@ -104,14 +105,7 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             and e_wide <= ROUND_ONCE_BOUND,
         ),
     }
-    data = {
-        "torch_live": live,
-        "torch_emulated": emulated_torch,
-        "tf_emulated": emulated_tf,
-        "tf_live": tf_live,
-        "tf_matches_threads": tf_match,
-        "see_also": "notebooks/01_summation_order.ipynb and fpexplore.orders.emulate",
-    }
+    data = ReduceSumData(live, emulated_torch, emulated_tf, tf_live, tf_match)
     observations = {
         "torch_sums_by_threads": Observation(
             "torch.sum at 1, 2, 4, 8 threads", {t: float(v) for t, v in live.items()}

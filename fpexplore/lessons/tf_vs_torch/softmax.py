@@ -11,6 +11,7 @@ from ... import formats
 from ...dispatch import tensorflow_onednn
 from ...result import Claim, Observation, Outcome
 from ...truth import reference
+from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
     Frameworks,
     Section,
@@ -168,19 +169,8 @@ def run_softmax(
     }
     onednn, why = tensorflow_onednn()
     differ = n_different(s_torch, s_tf)
-    data = {
-        "seed_example": {
-            "torch": s_torch,
-            "tensorflow": s_tf,
-            "truth": seed_truth,
-            "onednn": onednn,
-            "onednn_reason": why,
-            "differ": differ,
-        },
-        "x": x,
-        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
-        "naive": naive,
-    }
+    seed_example = SeedExample(s_torch, s_tf, seed_truth, onednn, why, differ)
+    data = SoftmaxData(seed_example, x, {k: float(v.max_abs_ulp) for k, v in err.items()}, naive)
     obs = {
         "seed_bits": Observation(
             f"{op}([1, 2, 3]) in float32: the elements whose bits differ between torch and "
@@ -289,18 +279,9 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
         ),
     }
     shown = ["torch", "keras logits"] if agree else ["torch", "keras probs"]
-    data = {
-        "logits": logits,
-        "target": target,
-        "losses": {
-            "truth": t_hi,
-            "torch": y_torch,
-            "keras probs": y_probs,
-            "keras logits": y_logits,
-        },
-        "epsilon": eps,
-        "max_abs_ulp": {k: float(v.max_abs_ulp) for k, v in err.items()},
-    }
+    losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}
+    ulps = {k: float(v.max_abs_ulp) for k, v in err.items()}
+    data = CrossEntropyData(logits, target, losses, eps, ulps)
     return Section([outcomes[k] for k in shown], claims, truth, data)
 
 
