@@ -86,10 +86,8 @@ class Rule:
     number: Callable[[Comparison], str]
 
     def __call__(self, c: Comparison) -> Verdicts:
-        number = self.number(c)  # reads the outcomes first: NotMeasured if one did not run
-        return decide(
-            number, (holds(c, *self.keys), self.verdict, self.why), otherwise=self.otherwise
-        )
+        held = holds(c, *self.keys)  # NotMeasured first where a part was missing
+        return decide(self.number(c), (held, self.verdict, self.why), otherwise=self.otherwise)
 
 
 def differ_count(c: Comparison, a: str, b: str, what: str) -> str:
