@@ -123,30 +123,22 @@ def frame(
     ygrid: dict[float, str] | None = None,
     xlabel: str = "",
     ylabel: str = "",
+    grid: bool = True,
 ) -> list[str]:
-    """The axes of the plot area ``box`` (left, top, right, bottom): grid lines labelled at
-    the pixel positions of ``xgrid`` and ``ygrid``, the frame, the axis labels."""
+    """The axes of the plot area ``box`` (left, top, right, bottom): grid lines (``grid``)
+    or 4 px tick marks labelled at the pixel positions of ``xgrid`` and ``ygrid``, the
+    frame, the axis labels."""
     left, top, right, bottom = box
-    grid = {"stroke": "#000", "stroke_opacity": "0.12"}
-    out = [
-        line(x, top, x, bottom, **grid) + text(x, bottom + 14, s) for x, s in (xgrid or {}).items()
-    ]
+    style = {"stroke": "#000", "stroke_opacity": "0.12"} if grid else {"stroke": "#333"}
+    x0, x1, y0, y1 = (left, right, top, bottom) if grid else (left - 4, left, bottom, bottom + 4)
+    below, aside = (14, 5) if grid else (13, 3)  # the tick labels' distances from the lines
+    out = [line(x, y0, x, y1, **style) + text(x, y1 + below, s) for x, s in (xgrid or {}).items()]
     out += [
-        line(left, y, right, y, **grid) + text(left - 5, y + 3.5, s, "end")
+        line(x0, y, x1, y, **style) + text(x0 - aside, y + 3.5, s, "end")
         for y, s in (ygrid or {}).items()
     ]
-    out.append(
-        el(
-            "rect",
-            x=left,
-            y=top,
-            width=right - left,
-            height=bottom - top,
-            fill="none",
-            stroke="#000",
-            stroke_width="0.8",
-        )
-    )
+    rect = {"fill": "none", "stroke": "#000", "stroke_width": "0.8"}
+    out.append(el("rect", x=left, y=top, width=right - left, height=bottom - top, **rect))
     if xlabel:
         out.append(text((left + right) / 2, bottom + 36, xlabel, font_size=11))
     if ylabel:

@@ -3,7 +3,6 @@ and an explorer over the zoo (model, second implementation, plant)."""
 
 from __future__ import annotations
 
-import html
 import math
 from collections import OrderedDict
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import svg
+from ..templates import part
 from .report import DivergenceReport
 
 #: settings the explorer keeps (verdict and SVG figure per model, implementation and plant)
@@ -198,10 +198,6 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
     return svg.doc(width, height, *out, font_size=10)
 
 
-def _verdict(report: DivergenceReport) -> str:
-    return f"<b>{html.escape(report.verdict(), quote=False)}</b>"
-
-
 def nearby(
     setting: dict[str, Any],
     models: tuple[str, ...],
@@ -235,7 +231,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
 
     def picture(p: dict[str, Any]) -> tuple[str, str]:
         report = run_zoo(p["model"], p["against"], p["plant"])
-        return _verdict(report), plot_svg(report)
+        return part("bold", report.verdict()), plot_svg(report)
 
     ahead = Ahead(picture, shown, keep=KEPT)
     model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
@@ -267,7 +263,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         if key in shown:
             shown.move_to_end(key)
         else:
-            verdict.value = "<i>running…</i>"
+            verdict.value = part("running")
             try:
                 shown[key] = picture(p)
             except Exception as exc:  # any failure ends "running…" with an error panel
@@ -288,5 +284,5 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     plant_w.observe(redraw, names="value")
     hear(model_w, against_w, plant_w)  # a move delays the computing ahead of every view
     redraw()
-    title = w.HTML("<h3>Find the divergence: the zoo's models, layer by layer</h3>")
+    title = w.HTML(part("title", "Find the divergence: the zoo's models, layer by layer"))
     return w.VBox([title, w.HBox([model_w, plant_w]), against_w, verdict, image])

@@ -258,7 +258,7 @@ def explore(
         refit()
         params = {name: c.value for name, c in controls.items()}
         key = setting_key(params)
-        status.value = "<i>running…</i>"
+        status.value = part("running")
         try:
             if key in seen:
                 seen.move_to_end(key)

@@ -48,7 +48,7 @@ def _view(title: str, controls: list[Any], draw: Callable[[], str]) -> Any:
     out = w.HTML()
 
     def update(_: Any = None) -> None:
-        status.value = "<i>running…</i>"
+        status.value = part("running")
         try:
             out.value = draw()
             status.value = ""

@@ -94,7 +94,7 @@ def bits_view(
         }
         key = setting_key(params)
         if key not in seen:
-            status.value = "<i>running…</i>"
+            status.value = part("running")
         try:
             if key in seen:
                 seen.move_to_end(key)
