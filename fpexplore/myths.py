@@ -21,7 +21,6 @@ what the stand-in measured only as a comparison.
 
 from __future__ import annotations
 
-import html
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from .judging import (  # the verdicts are part of this module's API too
     NotMeasured,
     Verdicts,
 )
-from .templates import stylesheet
+from .templates import render
 
 if TYPE_CHECKING:
     from .result import Comparison
@@ -611,32 +610,6 @@ def command(args: Any) -> int:
     return 0
 
 
-_COLOURS = {HOLDS: "#2ca02c", FAILS: "#d62728", DEPENDS: "#ff9f1c", NOT_MEASURED: "#888888"}
-
-
 def verdict_table(verdicts: list[Verdict]) -> str:
     """The verdicts as an HTML table: claim, verdict (and on what), number, where measured."""
-    e = html.escape
-    rows = "".join(
-        "<tr>"
-        f"<td>{v.myth.number}</td><td>{e(v.myth.text)}</td>"
-        f"<td><b style='color:{_COLOURS[v.verdict]}'>{e(v.verdict)}</b><br>"
-        f"<small>{e(v.why)}</small>"
-        + (f"<br><small><i>cases: {e(v.split)}</i></small>" if v.split else "")
-        + "</td>"
-        f"<td>{e(v.number)}<br><small>{e(v.source)}</small></td>"
-        f"<td><a href='{e(v.link)}'>"
-        f"{e(v.myth.notebook.removesuffix('.ipynb').replace('_', ' '))}</a></td>"
-        "</tr>"
-        for v in verdicts
-    )
-    # automatic layout: a column is never narrower than its longest word, so no word breaks
-    # in the middle at 1000 px with JupyterLab's sidebar open; only the small print (a file
-    # name, a number with its source) may break anywhere
-    return (
-        stylesheet()
-        + f"<table class='fpx-myths' style='max-width:1000px;table-layout:auto;width:100%;"
-        "font-size:13px'>"
-        "<tr><th>#</th><th>claim</th><th>verdict</th><th>the number</th><th>measured in</th></tr>"
-        f"{rows}</table>"
-    )
+    return render("myths.html", verdicts=verdicts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import unescape
+
 import numpy as np
 import pytest
 
@@ -92,11 +94,11 @@ def test_widget_builds_and_redraws():
     title, controls, _against, verdict, _figure = box.children
     assert "Find the divergence" in title.value
     plant = controls.children[1]
-    assert "first divergence at layer 'drop'" in verdict.value
+    assert "first divergence at layer 'drop'" in unescape(verdict.value)
     plant.value = None  # no plant: agreement
     assert diverge.AGREE in verdict.value
     plant.value = "dropout"  # back to a setting shown before
-    assert "first divergence at layer 'drop'" in verdict.value
+    assert "first divergence at layer 'drop'" in unescape(verdict.value)
 
 
 def test_widget_plant_menu_never_blank_after_a_model_change():
@@ -111,4 +113,4 @@ def test_widget_plant_menu_never_blank_after_a_model_change():
     assert plant.index == 0 and plant.value is None
     assert diverge.AGREE in verdict.value
     plant.value = "dropout"
-    assert "first divergence at layer 'drop'" in verdict.value
+    assert "first divergence at layer 'drop'" in unescape(verdict.value)

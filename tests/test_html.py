@@ -65,7 +65,7 @@ def test_html_has_truth_first_one_row_per_outcome_and_tooltips():
     # the value's full digits are in the tooltip; the ULP bar has its colour class
     assert "title='0.3333333432674408'" in page
     assert fhtml.ULP_CLASSES["correct"][0] in page and fhtml.ULP_CLASSES["many"][0] in page
-    assert "outside the format&#x27;s range" in page  # inf ULP explained in the row
+    assert "outside the format&#39;s range" in page  # inf ULP explained in the row
     assert "reference row" in page
     assert "<details><summary>" in page and "Division rounds once" in page
     assert "<code>make djl</code>" in page

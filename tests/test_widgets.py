@@ -257,10 +257,10 @@ def test_float_bits_html_and_widget():
     box = float_bits("0.1")
     text, slider, out = box.children
     assert "binary64" in out.value and "1001100110011001100110011001100110011001100110011010" in (
-        out.value.replace("</span> ", "").replace('<span style="color:#2ca02c">', "")
+        out.value.replace("</span> ", "").replace('<span class="fpx-bit2">', "")
     )
     text.value = "not a number"
-    assert "The &#x27;text&#x27; parameter" in out.value  # the message, not a traceback
+    assert "The &#39;text&#39; parameter" in out.value  # the message, not a traceback
     slider.value = 1e-40
     assert text.value == repr(float(slider.value)) and "subnormal" in out.value
     assert np.isclose(float(text.value), 1e-40, rtol=1e-2)

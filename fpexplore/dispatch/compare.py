@@ -10,7 +10,6 @@ environment that reproduces the other machine's bits here).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,29 +87,9 @@ class Difference:
 
     def html(self) -> str:
         """The comparison as an HTML fragment (the report includes it)."""
-        esc = html.escape
-        head = (
-            f"<p><b>A</b> {esc(self.a_label)} · <b>B</b> {esc(self.b_label)}: "
-            f"{len(self.rows)} of {len(self.rows) + len(self.same)} results differ</p>"
-        )
-        rows = "".join(
-            f"<tr><td>{esc(r['key'])}</td><td>{esc(_ulp(r['ulp_a']))}</td>"
-            f"<td>{esc(_ulp(r['ulp_b']))}</td></tr>"
-            for r in self.rows
-        )
-        table = (
-            "<table><thead><tr><th>result</th><th>A: ULPs from truth</th>"
-            f"<th>B: ULPs from truth</th></tr></thead><tbody>{rows}</tbody></table>"
-            if rows
-            else ""
-        )
-        causes = "".join(
-            f"<li><b>{esc(c.name)}</b>: {esc(c.detail)} (explains {len(c.explains)})"
-            + (f"<br><code>{esc(c.confirm)}</code>" if c.confirm else "")
-            + "</li>"
-            for c in self.causes
-        )
-        return head + table + (f"<ol>{causes}</ol>" if causes else "")
+        from ..templates import render
+
+        return render("dispatch_compare.html", c=self, ulp=_ulp)
 
     def _repr_html_(self) -> str:
         return self.html()

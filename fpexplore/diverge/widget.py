@@ -3,13 +3,14 @@ and an explorer over the zoo (model, second implementation, plant)."""
 
 from __future__ import annotations
 
-import html
 import math
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
+from .. import svg
+from ..templates import part
 from .report import DivergenceReport
 
 #: settings the explorer keeps (verdict and SVG figure per model, implementation and plant)
@@ -110,153 +111,91 @@ _C = ("#1f77b4", "#ff7f0e", "#d62728")  # matplotlib's C0, C1, C3
 def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> str:
     """The figure of `plot` as SVG markup (the explorer's: the browser draws it, so a new
     setting costs the kernel no rendering and no PNG encoding)."""
-    rows = report.rows
-    n = max(len(rows), 1)
+    rows, first, floor = report.rows, report.first, 1e-3
     longest = max((len(r.name) for r in rows), default=1)
     left, right, top = 70, width - 12, 30
     bottom = height - int(20 + 0.707 * 5.2 * longest)
-    floor = 1e-3
     bound = [
         max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan) for r in rows
     ]
-    values = [floor, *(max(b, floor) for b in bound if math.isfinite(b))]
-    values += [max(r.diff_ulp, floor) for r in rows if math.isfinite(r.diff_ulp)]
-    for r in rows:
-        values += [max(s.max_ulp, floor) for s in (r.a, r.b) if s is not None]
-    first = report.first
-    lo = math.floor(math.log10(min(values)))
+    values = [floor, *(b for b in bound if math.isfinite(b))]
+    values += [r.diff_ulp for r in rows if math.isfinite(r.diff_ulp)]
+    values += [s.max_ulp for r in rows for s in (r.a, r.b) if s is not None]
+    lo = math.floor(math.log10(max(min(values), floor)))
     hi = math.ceil(math.log10(max(values)) + (1.7 if first is not None else 0.3))
-
-    def fx(i: float) -> float:
-        return left + (i + 0.5) / n * (right - left)
+    fx = svg.linear(-0.5, max(len(rows), 1) - 0.5, left, right)
+    scale = svg.linear(lo, lo + max(hi - lo, 1), bottom, top)
 
     def fy(v: float) -> float:
-        v = min(max(v, 10.0**lo), 10.0**hi)
-        return bottom - (math.log10(v) - lo) / max(hi - lo, 1) * (bottom - top)
+        return scale(math.log10(min(max(v, floor, 10.0**lo), 10.0**hi)))
 
-    esc = html.escape
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, sans-serif" font-size="10" '
-        'role="img" style="background:#fff;max-width:100%;height:auto">'
-    ]
-    title = report.label or " vs ".join(report.names)
     verdict = "agree within rounding" if report.agree else "diverge"
-    out.append(
-        f'<text x="{(left + right) / 2}" y="18" text-anchor="middle" font-size="12">'
-        f"{esc(title)} — {verdict}</text>"
-    )
+    title = f"{report.label or ' vs '.join(report.names)} — {verdict}"
     # at most about eight labelled decades, whatever the range (one per decade overlaps)
     every = max(1, math.ceil((hi - lo) / 8))
-    for k in range(lo - lo % every, hi + 1, every):
-        if k < lo:
-            continue
-        y = fy(10.0**k)
-        out.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#000" '
-            f'stroke-opacity="0.12"/><text x="{left - 5}" y="{y + 3.5:.1f}" '
-            f'text-anchor="end">1e{k}</text>'
-        )
+    ygrid = {fy(10.0**k): f"1e{k}" for k in svg.decades(10.0**lo, 10.0**hi, every)}
+    out = [svg.text((left + right) / 2, 18, title, font_size=12)]
+    out += svg.frame((left, top, right, bottom), ygrid=ygrid, ylabel=f"ULPs of {report.fmt}")
     if first is not None:
         i = rows.index(first)
         top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
-        x0, x1 = fx(i - 0.5), fx(i + 0.5)
-        ya, yt = fy(max(top_err, floor)), fy(max(top_err, floor) * 30)
+        x0, x1, xi = fx(i - 0.5), fx(i + 0.5), fx(i)
+        ya, yt = fy(top_err), fy(max(top_err, floor) * 30)
         # the label stays inside the plot at either end
         anchor, xt = (
             ("start", x0 + 2)
             if i == 0
             else ("end", x1 - 2)
             if i == len(rows) - 1
-            else ("middle", fx(i))
+            else ("middle", xi)
         )
-        out.append(
-            f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{bottom - top}" '
-            f'fill="{_C[2]}" fill-opacity="0.12"/>'
-            f'<text x="{xt:.1f}" y="{yt - 14:.1f}" text-anchor="{anchor}" fill="{_C[2]}">'
-            f"first divergence: {esc(first.name)}</text>"
-            f'<text x="{xt:.1f}" y="{yt - 2:.1f}" text-anchor="{anchor}" fill="{_C[2]}">'
-            f"({esc(', '.join(first.culprits(report.names)))})</text>"
-            f'<line x1="{fx(i):.1f}" y1="{yt + 2:.1f}" x2="{fx(i):.1f}" y2="{ya - 6:.1f}" '
-            f'stroke="{_C[2]}"/><path d="M{fx(i) - 3:.1f},{ya - 10:.1f} l3,5 l3,-5" '
-            f'fill="none" stroke="{_C[2]}"/>'
-        )
-    steps = []
-    for i, b in enumerate(bound):
-        if math.isfinite(b):
-            y = fy(max(b, floor))
-            steps.append(f"{fx(i - 0.5):.1f},{y:.1f} {fx(i + 0.5):.1f},{y:.1f}")
-    if steps:
-        out.append(f'<polyline points="{" ".join(steps)}" fill="none" stroke="#000"/>')
-    diff = " ".join(
-        f"{fx(i):.1f},{fy(max(r.diff_ulp, floor)):.1f}"
-        for i, r in enumerate(rows)
-        if math.isfinite(r.diff_ulp)
-    )
-    out.append(f'<polyline points="{diff}" fill="none" stroke="#808080" stroke-dasharray="2,3"/>')
-    for k, name in enumerate(report.names):
+        red = {"fill": _C[2]}
+        culprits = ", ".join(first.culprits(report.names))
+        out += [
+            svg.el(
+                "rect", x=x0, y=top, width=x1 - x0, height=bottom - top, fill_opacity="0.12", **red
+            ),
+            svg.text(xt, yt - 14, f"first divergence: {first.name}", anchor, **red),
+            svg.text(xt, yt - 2, f"({culprits})", anchor, **red),
+            svg.line(xi, yt + 2, xi, ya - 6, stroke=_C[2]),
+            svg.el("path", d=f"M{xi - 3:.1f},{ya - 10:.1f} l3,5 l3,-5", fill="none", stroke=_C[2]),
+        ]
+    steps = [
+        p
+        for i, b in enumerate(bound)
+        if math.isfinite(b)
+        for p in ((fx(i - 0.5), fy(b)), (fx(i + 0.5), fy(b)))
+    ]
+    out.append(svg.polyline(steps, stroke="#000"))
+    diff = [(fx(i), fy(r.diff_ulp)) for i, r in enumerate(rows) if math.isfinite(r.diff_ulp)]
+    dotted = {"stroke": "#808080", "stroke_dasharray": "2,3"}
+    out.append(svg.polyline(diff, **dotted))
+    for k, (name, shape) in enumerate(zip(report.names, "os", strict=True)):
         for i, r in enumerate(rows):
             side = r.a if k == 0 else r.b
-            if side is None:
-                continue
-            x, y = fx(i + (k - 0.5) * 0.15), fy(max(side.max_ulp, floor))
-            tip = (
-                f"{name} at {r.name}: adds {side.max_ulp:.3g} ULP, bound {side.bound_ulp:.3g}"
-                f" ({side.n_outside} of {side.n} elements outside)"
-            )
-            shape = (
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4"'
-                if k == 0
-                else f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8"'
-            )
-            out.append(f'<g><title>{esc(tip)}</title>{shape} fill="{_C[k]}"/></g>')
-    out.append(
-        f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" '
-        'fill="none" stroke="#000" stroke-width="0.8"/>'
-        f'<text transform="translate(16 {(top + bottom) / 2}) rotate(-90)" '
-        f'text-anchor="middle" font-size="11">ULPs of {esc(report.fmt)}</text>'
-    )
-    for i, r in enumerate(rows):
-        out.append(
-            f'<text transform="translate({fx(i) + 3:.1f} {bottom + 10}) rotate(-45)" '
-            f'text-anchor="end" font-size="9">{esc(r.name)}</text>'
-        )
-    legend = [
-        (
-            f'<circle cx="{left + 20}" cy="{{y}}" r="4" fill="{_C[0]}"/>',
-            f"{report.names[0]}: error it adds",
-        ),
-        (
-            f'<rect x="{left + 16}" y="{{y4}}" width="8" height="8" fill="{_C[1]}"/>',
-            f"{report.names[1]}: error it adds",
-        ),
-        (
-            f'<line x1="{left + 10}" y1="{{y}}" x2="{left + 30}" y2="{{y}}" stroke="#000"/>',
-            "a-priori bound",
-        ),
-        (
-            f'<line x1="{left + 10}" y1="{{y}}" x2="{left + 30}" y2="{{y}}" stroke="#808080" '
-            'stroke-dasharray="2,3"/>',
-            "|A − B| (inherited + added)",
-        ),
+            if side is not None:
+                tip = (
+                    f"{name} at {r.name}: adds {side.max_ulp:.3g} ULP, bound "
+                    f"{side.bound_ulp:.3g} ({side.n_outside} of {side.n} elements outside)"
+                )
+                at = fx(i + (k - 0.5) * 0.15), fy(side.max_ulp)
+                out.append(svg.tip(tip, svg.marker(shape, *at, 4, fill=_C[k])))
+    out += [
+        svg.text(fx(i) + 3, bottom + 10, r.name, "end", font_size=9, rotate=-45)
+        for i, r in enumerate(rows)
+    ]
+    legend: list[tuple[str, dict[str, object]]] = [
+        (f"{report.names[0]}: error it adds", {"shape": "o", "fill": _C[0]}),
+        (f"{report.names[1]}: error it adds", {"shape": "s", "fill": _C[1]}),
+        ("a-priori bound", {"stroke": "#000"}),
+        ("|A − B| (inherited + added)", dotted),
     ]
     # the legend in the upper corner away from the culprit's label
     dx = right - left - 210 if first is not None and rows.index(first) < len(rows) / 2 else 0
     out.append(
-        f'<g transform="translate({dx} 0)"><rect x="{left + 5}" y="{top + 5}" width="200" '
-        f'height="{len(legend) * 14 + 6}" fill="#fff" fill-opacity="0.85" stroke="#ccc"/>'
+        svg.el("g", *svg.legend_box(left + 5, top + 5, 192, legend), transform=f"translate({dx} 0)")
     )
-    for j, (mark, label) in enumerate(legend):
-        y = top + 15 + 14 * j
-        out.append(mark.format(y=y, y4=y - 4))
-        out.append(f'<text x="{left + 36}" y="{y + 3}" font-size="9">{esc(label)}</text>')
-    out.append("</g>")
-    out.append("</svg>")
-    return "".join(out)
-
-
-def _verdict(report: DivergenceReport) -> str:
-    return f"<b>{html.escape(report.verdict(), quote=False)}</b>"
+    return svg.doc(width, height, *out, font_size=10)
 
 
 def nearby(
@@ -292,7 +231,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
 
     def picture(p: dict[str, Any]) -> tuple[str, str]:
         report = run_zoo(p["model"], p["against"], p["plant"])
-        return _verdict(report), plot_svg(report)
+        return part("bold", report.verdict()), plot_svg(report)
 
     ahead = Ahead(picture, shown, keep=KEPT)
     model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
@@ -324,7 +263,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         if key in shown:
             shown.move_to_end(key)
         else:
-            verdict.value = "<i>running…</i>"
+            verdict.value = part("running")
             try:
                 shown[key] = picture(p)
             except Exception as exc:  # any failure ends "running…" with an error panel
@@ -345,5 +284,5 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     plant_w.observe(redraw, names="value")
     hear(model_w, against_w, plant_w)  # a move delays the computing ahead of every view
     redraw()
-    title = w.HTML("<h3>Find the divergence: the zoo's models, layer by layer</h3>")
+    title = w.HTML(part("title", "Find the divergence: the zoo's models, layer by layer"))
     return w.VBox([title, w.HBox([model_w, plant_w]), against_w, verdict, image])

@@ -14,12 +14,9 @@ Nothing here imports numpy until a comparison is rendered.
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from typing import TYPE_CHECKING, Any
-
-from ..templates import stylesheet
 
 if TYPE_CHECKING:
     from . import Comparison, Outcome
@@ -54,10 +51,6 @@ _MARK = {
     False: ("✘", "#d62728", "FAILS"),
     None: ("–", "#888", "not checked"),
 }
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def value_text(value: Any, limit: int | None = None) -> str:
@@ -186,17 +179,15 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     return abs_err, scale
 
 
-_NONE = "<span class='fpx-off'>—</span>"
-
-
-def _bar(outcome: Outcome, truth: Any = None) -> str:
+def _bar(outcome: Outcome, truth: Any = None) -> dict[str, Any] | str | None:
+    """The ULP cell: the bar's fill, colour, text and tooltip ("int" for integers, None
+    without an error)."""
     err = outcome.error
-    cls = ulp_class(outcome)
-    colour, what = ULP_CLASSES[cls]
     if err is None:
-        return _NONE
+        return None
     if _is_integer(outcome.value):
-        return "<span class='fpx-off' title='integer values: see the note'>n/a (integers)</span>"
+        return "int"
+    colour, what = ULP_CLASSES[ulp_class(outcome)]
     ulp = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp
     a = abs(ulp)
     from .numbers import ulp_event
@@ -215,74 +206,57 @@ def _bar(outcome: Outcome, truth: Any = None) -> str:
             f"; mean {err.mean_abs_ulp:.3g}, p99 {err.p99_abs_ulp:.3g} ULP; "
             f"{err.n_correctly_rounded} of {err.n} correctly rounded"
         )
-    return (
-        f"<span title='{_e(tip)}'><span class='fpx-bar'><span style='width:{100 * frac:.0f}%;"
-        f"background:{colour}'></span></span>{_e(text)}</span>"
-    )
+    return {"width": f"{100 * frac:.0f}%", "colour": colour, "text": text, "tip": tip}
 
 
-def _bits(outcome: Outcome) -> str:
+def _bits(outcome: Outcome) -> tuple[str, str] | None:
+    """The bits cell: the text and its tooltip ('' for none); None without an error."""
     err = outcome.error
     if err is None or _is_integer(outcome.value):
-        return _NONE
+        return None
     b = err.min_bits
     if math.isinf(b):
-        return "<span title='equal to the truth'>all</span>"
+        return "all", "equal to the truth"
     from .numbers import bits_cap, bits_text
 
-    shown = bits_text(b, err.fmt)
-    if b >= bits_cap(err.fmt):
-        return f"<span title='all {bits_cap(err.fmt)} bits of {_e(err.fmt)}'>{_e(shown)}</span>"
-    return _e(shown)
+    cap = bits_cap(err.fmt)
+    return bits_text(b, err.fmt), f"all {cap} bits of {err.fmt}" if b >= cap else ""
 
 
-def _value_cell(outcome: Outcome) -> str:
-    if not outcome.ran:
-        return "<span class='fpx-off'>not run</span>"
+def _value(outcome: Outcome) -> tuple[str, str]:
+    """The value cell: a verdict in words whole (``("", text)``), else the value shortened
+    and its longer text for the tooltip."""
     if isinstance(outcome.value, str):  # a verdict in words: whole, wrapped in its column
-        return f"<span class='fpx-s'>{_long_text(outcome.value)}</span>"
+        return "", outcome.value
     short = value_text(outcome.value)
-    full = value_text(outcome.value, limit=12)
     shown = short if len(short) <= VALUE_CHARS else short[: VALUE_CHARS - 1] + "…"
-    return f"<span class='fpx-v' title='{_e(full)}'>{_e(shown)}</span>"
+    return shown, value_text(outcome.value, limit=12)
 
 
-def _name_cell(outcome: Outcome) -> str:
+def _meta(outcome: Outcome) -> str:
     meta = [outcome.kind]
     if outcome.device and outcome.device != "cpu":
         meta.append(outcome.device)
     if outcome.version:
         meta.append(outcome.version)
-    return (
-        f"<b>{_e(outcome.implementation)}</b><br><span class='fpx-m'>{_e(' · '.join(meta))}</span>"
-    )
+    return " · ".join(meta)
 
 
-def _note_cell(outcome: Outcome, truth: Any) -> str:
-    if not outcome.ran:
-        return f"<span class='fpx-off'>{_code(outcome.unavailable or '')}</span>"
-    cells = []
-    if outcome.note:
-        cells.append(_long_text(outcome.note))
-    alarm = meaning(outcome, truth)
-    if alarm:
-        cells.append(f"<i>{_e(alarm)}</i>")
-    return "<br>".join(cells)
-
-
-def _long_text(text: str) -> str:
-    """``text`` as HTML: whole up to `NOTE_CHARS`; past that its start, the rest opening on a
-    click."""
+def _long(text: str) -> tuple[str, str]:
+    """``text`` whole up to `NOTE_CHARS` (``(text, "")``); past that its start and the rest,
+    which opens on a click."""
     if len(text) <= NOTE_CHARS:
-        return _code(text)
+        return text, ""
     cut = text.rfind(" ", 0, NOTE_CHARS - 20)
     cut = cut if cut > 0 else NOTE_CHARS - 20
-    return f"<details><summary>{_code(text[:cut])} …</summary>{_code(text[cut:])}</details>"
+    return text[:cut], text[cut:]
 
 
 def _code(text: str) -> str:
     """Escape ``text``; `backticked` parts become code."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(text))
+    from markupsafe import escape
+
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))
 
 
 def truth_text(truth: Any) -> tuple[str, str]:
@@ -384,27 +358,25 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
     With ``previous`` (the comparison shown before a widget update) the claims list shows only
     what changed. ``style=False`` leaves out the stylesheet (a page has it once).
     """
-    from ..templates import trusted
-
-    cells = [
-        (o.ran, [_name_cell(o), _value_cell(o), _bar(o, c.truth), _bits(o), _note_cell(o, c.truth)])
+    rows = [
+        (o, _meta(o), _value(o), _bar(o, c.truth), _bits(o), meaning(o, c.truth) if o.ran else "")
         for o in c.outcomes
-    ]  # fmt: skip
+    ]
     # the ULP and bits columns only where some row measured an error (recorded kernels and
     # counts have none: their notes get the width)
-    shown = [i not in (2, 3) or any(row[i] != _NONE for _, row in cells) for i in range(5)]
-    rows = [(ran, [trusted(x) for x, keep in zip(row, shown, strict=True) if keep])
-            for ran, row in cells]  # fmt: skip
+    ulp_column = any(row[3] is not None for row in rows)
+    bits_column = any(row[4] is not None for row in rows)
     text = (c.explanation or "").strip()
     return _render(
         "comparison.html",
         c,
         previous,
-        style=trusted(stylesheet()) if style else "",
+        style=style,
         truth=truth_text(c.truth) if c.truth is not None else None,
         rows=rows,
-        ulp_column=shown[2],
-        bits_column=shown[3],
+        ulp_column=ulp_column,
+        bits_column=bits_column,
+        long=_long,
         observations=[
             (key, getattr(o, "text", str(o)), getattr(o, "value", None))
             for key, o in dict(getattr(c, "observations", None) or {}).items()

@@ -1,7 +1,8 @@
 """The presentation layer's files: one stylesheet (``fpexplore.css``) for every HTML face, and
 the jinja2 templates of the pages (autoescaped). `stylesheet` is the ``<style>`` element to put
-once in a page or a widget's output; `render` fills a template; `trusted` marks HTML made
-elsewhere (a rendered comparison, markdown) so that a template puts it in unescaped."""
+once in a page or a widget's output; `render` fills a template, `part` one macro of
+``parts.html``; `trusted` marks HTML made elsewhere (a rendered comparison, markdown) so
+that a template puts it in unescaped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["css", "render", "stylesheet", "trusted"]
+__all__ = ["css", "part", "render", "stylesheet", "trusted"]
 
 
 @cache
@@ -47,3 +48,8 @@ def _environment() -> Any:
 def render(name: str, /, **context: Any) -> str:
     """The template ``name`` (a file of this folder) filled with ``context``."""
     return _environment().get_template(name).render(**context)
+
+
+def part(name: str, /, *args: Any, **kwargs: Any) -> str:
+    """The macro ``name`` of ``parts.html`` (a table, a bit strip, an error line) filled."""
+    return str(getattr(_environment().get_template("parts.html").module, name)(*args, **kwargs))

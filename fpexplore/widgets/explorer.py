@@ -11,7 +11,6 @@ swaps in a result already drawn.
 
 from __future__ import annotations
 
-import html
 import math
 from collections import OrderedDict
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from ..figures import figure_png
 from ..lessons import Lesson
 from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
 from ..result.html import comparison_html
+from ..templates import part, render
 
 #: results (comparison and picture) an explorer keeps, per parameter setting
 KEEP_RESULTS = 24
@@ -230,7 +230,7 @@ def explore(
     hear(*controls.values())  # a move delays the computing ahead of every view
     follows = {p.name: p.on for p in lesson.params if isinstance(p, Depends)}
     built_at = {name: controls[on].value for name, on in follows.items()}
-    title = w.HTML(f"<h3>{html.escape(lesson.title)}</h3><p>{html.escape(lesson.summary)}</p>")
+    title = w.HTML(part("title", lesson.title, lesson.summary))
     status = w.HTML()
     table = w.HTML()
     # a figure is a PNG (or SVG) updated in place, never a bare Figure
@@ -258,7 +258,7 @@ def explore(
         refit()
         params = {name: c.value for name, c in controls.items()}
         key = setting_key(params)
-        status.value = "<i>running…</i>"
+        status.value = part("running")
         try:
             if key in seen:
                 seen.move_to_end(key)
@@ -534,12 +534,7 @@ def limit_notice(exc: InvalidParameter) -> str:
     """A calm note for a setting whose controls are each in range but whose combination the
     lesson does not take (a crop larger than the image): what it takes here, and that the table
     still shows the last setting that ran."""
-    return (
-        f"<p class='fpx-limit' style='color:#8a6d00'>Not available with the other settings: "
-        f"{html.escape(exc.name)} must be {html.escape(exc.accepted)} (got "
-        f"{html.escape(str(exc.given))}). Move it back, or change the setting it depends on; "
-        "the table below still shows the last setting that ran.</p>"
-    )
+    return render("limit_notice.html", exc=exc)
 
 
 def error_panel(exc: BaseException) -> str:
@@ -548,14 +543,9 @@ def error_panel(exc: BaseException) -> str:
     import traceback
 
     if isinstance(exc, FpexploreError):
-        return f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+        return part("error_line", str(exc))
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
-    return (
-        "<div style='color:#d62728;border:1px solid #d62728;padding:4px 8px'>"
-        f"<b>{html.escape(type(exc).__name__)}</b>: {html.escape(str(exc))}"
-        "<details><summary>where (please report this: it is a bug in fpexplore)</summary>"
-        f"<pre>{html.escape(tb)}</pre></details></div>"
-    )
+    return part("error_panel", type(exc).__name__, str(exc), tb)
 
 
 def _show_figure(

@@ -10,7 +10,6 @@ against the exact decimal value you typed, the ULP size and the two neighbours.
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ import mpmath
 from .. import formats, metrics
 from ..errors import InvalidParameter
 from ..result import Claim, check_claims
-from ..templates import stylesheet
+from ..templates import part, render
 from ..truth.value import Truth
 from .float_bits_claims import DECIMAL, explanation_claims
 
@@ -34,8 +33,6 @@ ACCEPTED = (
 )
 _NUMBER = DECIMAL
 _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
-#: the colours of the three fields in the HTML view
-COLOURS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
 
 
 def parse_exact(text: str) -> Fraction | float:
@@ -236,50 +233,7 @@ def float_bits_html(rows: list[FloatBitsRow]) -> str:
     """The rows as a compact HTML table (fits a 1000 px output area): the three bit fields
     coloured and wrapped, the stored value with its kind and note, the exact decimal of the
     stored value in its tooltip, the error and its size in ULPs, the ULP and the neighbours."""
-
-    def coloured(r: FloatBitsRow) -> str:
-        return "".join(
-            f'<span style="color:{COLOURS[k]}">{getattr(r, k)}</span> '
-            for k in ("sign", "exponent", "mantissa")
-        )
-
-    def error(r: FloatBitsRow) -> str:
-        if r.exact:
-            return "0 <small>(exact)</small>"
-        return f"{html.escape(r.error)}<br><small>{r.ulp_error:+.3g} ulp</small>"
-
-    # the short columns in em, so that "binary16" and an error like -8.13802e-5 are never cut
-    # or run into their neighbours in a notebook 1000 px wide with the sidebar open; long
-    # numbers (neighbours, exact errors) may break anywhere rather than overflow
-    head = (
-        ("format", "6.2em"),
-        ("bits: sign exponent mantissa", "33%"),
-        ("stored value", "22%"),
-        ("error", "7em"),
-        ("ulp · neighbours", ""),
-    )
-    body = "".join(
-        "<tr>"
-        f"<td><b>{r.format}</b></td>"
-        f"<td style='font-family:monospace;font-size:11px;word-break:break-all'>{coloured(r)}</td>"
-        f"<td title='exact decimal: {html.escape(r.decimal)}'>{html.escape(r.shortest)} "
-        f"<small>({r.kind})</small>"
-        + (f"<br><small><i>{html.escape(r.note)}</i></small>" if r.note else "")
-        + f"</td><td>{error(r)}</td>"
-        f"<td>{r.ulp:.3g}<br><small>{html.escape(r.neighbours[0])} &lt; · &lt; "
-        f"{html.escape(r.neighbours[1])}</small></td>"
-        "</tr>"
-        for r in rows
-    )
-    cols = "".join(f"<col style='width:{w}'>" if w else "<col>" for _, w in head)
-    header = "".join(f"<th style='text-align:left'>{h}</th>" for h, _ in head)
-    return (
-        stylesheet()
-        + f"<table class='fpx-fb' style='table-layout:fixed;width:100%;max-width:1000px;"
-        f"font-size:13px;border-collapse:collapse'><colgroup>{cols}</colgroup><tr>{header}</tr>"
-        f"{body}</table>"
-        "<small>Hover a stored value for its exact decimal expansion.</small>"
-    )
+    return render("float_bits.html", rows=rows)
 
 
 def float_bits(value: str = "0.1") -> Any:
@@ -322,7 +276,7 @@ def float_bits(value: str = "0.1") -> Any:
         try:
             out.value = float_bits_html(float_bits_table(text.value))
         except InvalidParameter as exc:
-            out.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+            out.value = part("error_line", str(exc))
         if change is not None and not syncing:
             follow(text.value)
 

@@ -14,25 +14,12 @@ their CPU modules; results are cached per setting, so moving a control back is i
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import FpexploreError
-from ..templates import stylesheet
-
-
-def _table(head: list[str], rows: list[list[Any]], pick: int | None = None) -> str:
-    out = ["<table class='fpx-gpu'><tr>"]
-    out += [f"<th>{html.escape(h)}</th>" for h in head]
-    out.append("</tr>")
-    for i, row in enumerate(rows):
-        cls = " class='pick'" if i == pick else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row))
-        out.append("</tr>")
-    out.append("</table>")
-    return "".join(out)
+from ..templates import part, render
 
 
 def _card_model(label: str) -> str:
@@ -50,9 +37,9 @@ def _g(x: Any, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}g}"
 
 
-def _view(title: str, controls: list[Any], render: Callable[[], str]) -> Any:
+def _view(title: str, controls: list[Any], draw: Callable[[], str]) -> Any:
     """Title, controls in a wrapping row, a status line and an HTML output redrawn by
-    ``render`` on every control change ("running…" shown first)."""
+    ``draw`` on every control change ("running…" shown first)."""
     import ipywidgets as w
 
     from .explorer import hear
@@ -61,19 +48,19 @@ def _view(title: str, controls: list[Any], render: Callable[[], str]) -> Any:
     out = w.HTML()
 
     def update(_: Any = None) -> None:
-        status.value = "<i>running…</i>"
+        status.value = part("running")
         try:
-            out.value = stylesheet() + render()
+            out.value = draw()
             status.value = ""
         except FpexploreError as exc:
-            status.value = f"<p style='color:#d62728'>{html.escape(str(exc))}</p>"
+            status.value = part("error_line", str(exc))
 
     for c in controls:
         c.observe(update, names="value")
     hear(*controls)  # a move delays the computing ahead of other views
     update()
     row = w.HBox(controls, layout=w.Layout(flex_flow="row wrap"))
-    box = w.VBox([w.HTML(f"<h3>{html.escape(title)}</h3>"), row, status, out])
+    box = w.VBox([w.HTML(part("title", title)), row, status, out])
     box.update = update
     return box
 
@@ -145,7 +132,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     for t in threads:
         cpu_live.run_on_cpu(op.value[0], t)
 
-    def render() -> str:
+    def draw() -> str:
         data = runs(card.value).data
         other = _other(choices, card.value)
         odata = runs(other[1]).data if other else None
@@ -183,47 +170,25 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
                 )
             rows.append(cells)
         picked = row_of(data, flag.value)
-        if picked is None or picked.get("raised"):
-            said = f"under {flag.value}, this op raised on {data['card']}"
-        else:
-            said = (
-                f"under {flag.value}: {picked['distinct']} distinct result(s) in "
-                f"{picked['runs']} runs on {data['card']}"
-            )
-        parts = [
-            f"<p><b>{html.escape(said)}</b></p>",
-            f"<p>{html.escape(data['banner'])}</p>",
-            _table(head, rows, configs.index(flag.value)),
-        ]
+        same, live, worst = None, None, None
         if picked is not None and not picked.get("raised") and odata is not None:
             o = row_of(odata, flag.value)
             if o is not None and not o.get("raised") and picked["distinct"] == o["distinct"] == 1:
                 same = picked["digests"][0] == o["digests"][0]
-                parts.append(
-                    f"<p>Deterministic on both cards under <b>{html.escape(flag.value)}</b>, and "
-                    f"<b>{'the same' if same else 'different'} bits</b> on the two cards.</p>"
-                )
         if op.value[0] in cpu_live.OPS:
             live = cpu_live.run_on_cpu(op.value[0], n_threads.value)
-            worst = max(live["ulp_vs_truth_max"]) if live.get("ulp_vs_truth_max") else None
-            parts.append(
-                "<p><b>Live on this CPU</b> "
-                f"({_threads(live['threads'])}, {live['runs']} runs, the recorded inputs): "
-                f"{live['distinct']} distinct result(s); "
-                f"{'the same bits as' if live['same_as_one_thread'] else 'other bits than'} "
-                f"one thread; max |error| {_g(worst)} ULPs. The GPU flags do nothing here.</p>"
-            )
-        else:
-            parts.append(
-                "<p><i>The live CPU part runs the scatter-style ops (index_add_, scatter_add_, "
-                "index_put_, embedding_bag, interpolate, sum): pick one of them.</i></p>"
-            )
-        return "".join(parts)
+            worst = _g(max(live["ulp_vs_truth_max"]) if live.get("ulp_vs_truth_max") else None)
+        return render(
+            "gpu_determinism.html",
+            **{"flag": flag.value, "card": data["card"], "banner": data["banner"]},
+            **{"head": head, "rows": rows, "pick": configs.index(flag.value)},
+            **{"picked": picked, "same": same, "live": live, "worst": worst, "threads": _threads},
+        )
 
     return _view(
         "cuDNN and determinism flags: recorded cards, and this CPU live",
         [card, op, flag, n_threads],
-        render,
+        draw,
     )
 
 
@@ -261,7 +226,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             if r["op"] == op.value and r["size"] == size.value and not r.get("raised")
         }
 
-    def render() -> str:
+    def draw() -> str:
         data = runs(card.value).data
         other = _other(choices, card.value)
         here = rows_for(data)
@@ -286,25 +251,12 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             if op.value == "matmul"
             else f"conv2d, {size.value} channels"
         )
-        parts = [
-            f"<p>{html.escape(data['banner'])}</p><p><b>{what}</b></p>",
-            _table(head, rows, modes.index(mode.value)),
-        ]
         live_size = max(s for s in cpu_live.SIZES if s <= max(size.value, cpu_live.SIZES[0]))
         emulated = next((e for e, rm in cpu_live.RECORDED_MODE.items() if rm == mode.value), None)
         cpu = cpu_live.matmul_on_cpu(live_size, cpu_live.CPU_MODE, n_threads.value)
-        line = (
-            f"<p><b>Live on this CPU</b> ({live_size}x{live_size} matmul, the recorded inputs"
-            + (
-                ", the largest size run live"
-                if live_size != size.value or op.value != "matmul"
-                else ""
-            )
-            + f"): float32 by torch with {_threads(n_threads.value)}, relative error "
-            f"{_g(cpu['rel_error'])}"
-        )
+        emulated_error = recorded_error = None
         if emulated:
-            emu = cpu_live.matmul_on_cpu(live_size, emulated)
+            emulated_error = _g(cpu_live.matmul_on_cpu(live_size, emulated)["rel_error"])
             rec = next(
                 (
                     r
@@ -313,18 +265,23 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
                 ),
                 None,
             )
-            line += f"; {html.escape(emulated)}: {_g(emu['rel_error'])}" + (
-                f" (the card's {html.escape(mode.value)}: {_g(rec['rel_error'])})" if rec else ""
-            )
-        else:
-            line += "; this mode has no emulation (it is float32 arithmetic, or torch's default)"
-        parts.append(line + ".</p>")
-        return "".join(parts)
+            recorded_error = rec and _g(rec["rel_error"])
+        return render(
+            "gpu_tf32.html",
+            **{"banner": data["banner"], "what": what, "mode": mode.value},
+            **{"head": head, "rows": rows, "pick": modes.index(mode.value)},
+            **{"live_size": live_size, "threads": _threads(n_threads.value)},
+            largest=live_size != size.value or op.value != "matmul",
+            cpu_error=_g(cpu["rel_error"]),
+            emulated=emulated,
+            emulated_error=emulated_error,
+            recorded_error=recorded_error,
+        )
 
     return _view(
         "TF32 and autocast: recorded cards, and the modes emulated on this CPU",
         [card, op, size, mode, n_threads],
-        render,
+        draw,
     )
 
 
@@ -360,7 +317,7 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
 
     recorded: dict[str, Any] = {}
 
-    def render() -> str:
+    def draw() -> str:
         rec = record(card.value)
         e = rec.experiments["cpu_vs_accelerator"]
         if card.value not in recorded:
@@ -402,14 +359,10 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
             head = ["where", "relative error vs exact", "same bits as this CPU"]
             rows = [[name, _g(s[key]), "yes" if bits_equal(s) else "no"] for name, s in named]
             note = "relative error ||got − exact|| / ||exact||"
-        return (
-            f"<p>{html.escape(rec.banner())}</p>"
-            + _table(head, rows, 0)
-            + f"<p>{html.escape(note)}</p>"
-        )
+        return render("gpu_accelerator.html", banner=rec.banner(), head=head, rows=rows, note=note)
 
     return _view(
         "CPU vs accelerator: this CPU live beside a recorded card",
         [card, op, n_threads],
-        render,
+        draw,
     )

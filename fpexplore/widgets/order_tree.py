@@ -8,9 +8,9 @@ a left-to-right loop and a flat bush is a pairwise tree.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from .. import svg
 from ..errors import InvalidParameter
 from ..figures import figure_png
 
@@ -200,61 +200,46 @@ def _panel_svg(root: Any, title: str, x0: float, y0: float) -> list[str]:
     points, edges = layout(root)
     xs = [x for x, _y, _k in points] or [0.0]
     top = max([y for _x, y, _k in points] or [0.0])
-    lo, hi = min(xs) - 0.6, max(xs) + 0.6
     left, right, up, down = x0 + 40, x0 + PANEL_W - 10, y0 + 40, y0 + PANEL_H - 28
-
-    def px(x: float) -> float:
-        return left + (x - lo) / max(hi - lo, 1e-9) * (right - left)
-
-    def py(y: float) -> float:
-        return down - y / max(top, 1.0) * (down - up)
-
+    px = svg.linear(min(xs) - 0.6, max(xs) + 0.6, left, right)
+    py = svg.linear(0, max(top, 1.0), down, up)
+    mid = x0 + PANEL_W / 2
     out = [
-        f'<text x="{x0 + PANEL_W / 2}" y="{y0 + 14}" text-anchor="middle" font-size="11">'
-        f"{html.escape(title)}</text>"
-        f'<text x="{x0 + PANEL_W / 2}" y="{y0 + 28}" text-anchor="middle" font-size="10">'
-        f"{root.additions()} additions, depth {root.depth()}</text>"
-        f'<text transform="translate({x0 + 12} {(up + down) / 2}) rotate(-90)" '
-        'text-anchor="middle" font-size="9">addition level</text>'
-        f'<line x1="{left - 8}" y1="{up}" x2="{left - 8}" y2="{down}" stroke="#000" '
-        'stroke-width="0.8"/>'
+        svg.text(mid, y0 + 14, title, font_size=11),
+        svg.text(mid, y0 + 28, f"{root.additions()} additions, depth {root.depth()}", font_size=10),
+        svg.text(x0 + 12, (up + down) / 2, "addition level", font_size=9, rotate=-90),
+        svg.line(left - 8, up, left - 8, down, stroke="#000", stroke_width="0.8"),
     ]
-    for k in range(0, int(top) + 1, max(1, int(top) // 6 or 1)):
-        out.append(
-            f'<text x="{left - 11}" y="{py(k) + 3:.1f}" text-anchor="end" font-size="8">{k}</text>'
-        )
     out += [
-        f'<line x1="{px(a):.1f}" y1="{py(b):.1f}" x2="{px(c):.1f}" y2="{py(d):.1f}" '
-        'stroke="#8c8c8c" stroke-width="0.8"/>'
+        svg.text(left - 11, py(k) + 3, str(k), "end", font_size=8)
+        for k in range(0, int(top) + 1, max(1, int(top) // 6 or 1))
+    ]
+    out += [
+        svg.line(px(a), py(b), px(c), py(d), stroke="#8c8c8c", stroke_width="0.8")
         for a, b, c, d in edges
     ]
-    leaves = [(x, y, int(k[5:])) for x, y, k in points if k.startswith("leaf:")]
-    n = len(leaves)
+    n = sum(k.startswith("leaf:") for _x, _y, k in points)
     step = 1 if n <= 16 else 4 if n <= 32 else 8
     for x, y, k in points:
         cx, cy = px(x), py(y)
         if k == "sum":
             shade = int(200 * (1 - y / max(top, 1.0)))  # darker higher up the tree
             fill = f"rgb({shade},{80 + shade // 2},140)"
-            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{fill}"/>')
+            out.append(svg.el("circle", cx=cx, cy=cy, r=3, fill=fill))
         elif k.startswith("leaf:"):
             i = int(k[5:])
             out.append(
-                f'<rect x="{cx - 2.5:.1f}" y="{cy - 2.5:.1f}" width="5" height="5" '
-                f'fill="#1f77b4"><title>x{i}</title></rect>'
+                svg.tip(
+                    f"x{i}", tag="rect", x=cx - 2.5, y=cy - 2.5, width=5, height=5, fill="#1f77b4"
+                )
             )
             if i % step == 0 or i == n - 1:
-                out.append(
-                    f'<text x="{cx:.1f}" y="{cy + 13:.1f}" text-anchor="middle" '
-                    f'font-size="8">x{i}</text>'
-                )
+                out.append(svg.text(cx, cy + 13, f"x{i}", font_size=8))
         else:  # a constant (an accumulator's start)
-            out.append(
-                f'<path d="M{cx:.1f},{cy - 4:.1f} l4,4 l-4,4 l-4,-4 z" fill="#d62728">'
-                f"<title>{html.escape(k[6:])}</title></path>"
-                f'<text x="{cx:.1f}" y="{cy + 13:.1f}" text-anchor="middle" font-size="8" '
-                f'fill="#d62728">{html.escape(k[6:])}</text>'
-            )
+            red = {"fill": "#d62728"}
+            d = f"M{cx:.1f},{cy - 4:.1f} l4,4 l-4,4 l-4,-4 z"
+            out.append(svg.tip(k[6:], tag="path", d=d, **red))
+            out.append(svg.text(cx, cy + 13, k[6:], font_size=8, **red))
     return out
 
 
@@ -271,24 +256,16 @@ def tree_svg(
 
     n, threads = _check(n, threads)
     names, rows, cols = _panels(order, "order_tree.tree_svg")
-    width, height = PANEL_W * cols, PANEL_H * rows + 24
+    width = PANEL_W * cols
     suptitle = f"How {n} values are added ({threads} thread(s)" + (
         "; additions of +0.0 hidden)" if simplify else ")"
     )
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, sans-serif" role="img" '
-        'style="background:#fff;max-width:100%;height:auto">'
-        f"<title>{html.escape(suptitle)}</title>"
-        f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="12">'
-        f"{html.escape(suptitle)}</text>"
-    ]
+    out = [svg.text(width / 2, 16, suptitle, font_size=12)]
     for i, name in enumerate(names):
         root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
         title = f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}"
         out += _panel_svg(root, title, (i % cols) * PANEL_W, 24 + (i // cols) * PANEL_H)
-    out.append("</svg>")
-    return "".join(out)
+    return svg.doc(width, PANEL_H * rows + 24, *out, title=suptitle)
 
 
 def tree_orders() -> list[str]:

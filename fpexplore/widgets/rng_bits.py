@@ -7,18 +7,16 @@ milliseconds; a new seed reruns the lesson without the weight comparison.
 
 from __future__ import annotations
 
-import html
 from collections import OrderedDict
 from typing import Any
 
-from ..templates import stylesheet
+from ..templates import part, render
 
 #: the most values the view shows per stream (the k slider's maximum)
 MAX_K = 16
 _KEEP = 8  # lesson runs kept, newest last
 _TF = ("TensorFlow", "TensorFlow stateless")
 _JAVA = ("java.util.Random", "java.util.Random emulator", "DJL randomUniform")
-_COLOURS = ("#d62728", "#1f77b4", "#2ca02c")  # sign, exponent, mantissa
 
 
 class StreamCache:
@@ -42,13 +40,6 @@ class StreamCache:
         return c
 
 
-def _coloured(bits: str) -> str:
-    return " ".join(
-        f"<span style='color:{colour}'>{part}</span>"
-        for colour, part in zip(_COLOURS, bits.split(" "), strict=False)
-    )
-
-
 def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     """Both streams' first ``k`` values with their bits, and whether the streams are related."""
     from ..lessons.rng_seeds import relation
@@ -63,31 +54,9 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     rel = relation(
         comparison.outcomes, a, b, share32, bool(comparison.data.get("djl_uniform_equal"))
     )
-    body = "".join(
-        f"<tr><td>{html.escape(r['stream'])}</td><td>{r['i']}</td>"
-        f"<td style='font-family:monospace;font-size:11px;word-break:break-all'>"
-        f"{_coloured(r['bits'])}</td><td style='font-family:monospace'>"
-        f"{html.escape(r['value'])}</td></tr>"
-        for r in rows
-    )
-    missing = "".join(
-        f"<p style='color:#888'>{html.escape(o.implementation)}: {html.escape(o.unavailable)}</p>"
-        for o in comparison.outcomes
-        if not o.ran and o.implementation in picked
-    )
     related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
-    return (
-        stylesheet()
-        + f"<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
-        "font-size:13px'>"
-        "<colgroup><col style='width:20%'><col style='width:4%'><col style='width:56%'>"
-        "<col style='width:20%'></colgroup><tr><th style='text-align:left'>stream</th><th>i</th>"
-        "<th style='text-align:left'>bits: sign exponent mantissa</th>"
-        f"<th style='text-align:left'>value</th></tr>{body}</table>"
-        f"<p><b>Same random words?</b> {related} <small>({html.escape(rel['evidence'])}; "
-        f"{html.escape(rel['generator_a'])} vs {html.escape(rel['generator_b'])})</small></p>"
-        f"{missing}"
-    )
+    missing = [o for o in comparison.outcomes if not o.ran and o.implementation in picked]
+    return render("rng_bits.html", rows=rows, rel=rel, related=related, missing=missing)
 
 
 def bits_view(
@@ -125,7 +94,7 @@ def bits_view(
         }
         key = setting_key(params)
         if key not in seen:
-            status.value = "<i>running…</i>"
+            status.value = part("running")
         try:
             if key in seen:
                 seen.move_to_end(key)
@@ -134,10 +103,7 @@ def bits_view(
             out.value = seen[key]
             status.value = ""
         except Exception as exc:  # shown in the widget, which keeps working
-            status.value = (
-                f"<p style='color:#d62728'>{html.escape(type(exc).__name__)}: "
-                f"{html.escape(str(exc))}</p>"
-            )
+            status.value = part("error_line", f"{type(exc).__name__}: {exc}")
             return
         ahead.plan(_next_settings(params, streams, seed_box.max), first=change is None)
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import html
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
@@ -15,11 +14,9 @@ PLAIN = "[the answer's check ran; its numbers are collapsed]"
 
 def collapsed(text: str, summary: str = SUMMARY) -> dict[str, str]:
     """The mime bundle of ``text`` inside a closed ``<details>``."""
-    body = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
-    return {
-        "text/html": f"<details><summary>{html.escape(summary)}</summary>{body}</details>",
-        "text/plain": PLAIN,
-    }
+    from ..templates import part
+
+    return {"text/html": part("collapsed", summary, text), "text/plain": PLAIN}
 
 
 @contextmanager

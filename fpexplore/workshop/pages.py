@@ -7,7 +7,6 @@ cell that checks each, and numbers recorded on the reference machines, read from
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import re
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..page import render
-from ..templates import trusted
+from ..templates import part, trusted
 from .plan import NOTEBOOKS, Notebook, binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +47,7 @@ def _md(text: str) -> str:
     try:
         import mistune
     except ImportError:  # pragma: no cover - nbconvert brings it
-        return trusted(f"<pre>{html.escape(text)}</pre>")
+        return trusted(part("pre", text))
     return trusted(str(mistune.html(text)))
 
 

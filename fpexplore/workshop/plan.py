@@ -3,9 +3,10 @@ every slot is timed from the map."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..templates import render
 
 
 def binder_note() -> str:
@@ -171,45 +172,16 @@ PLANS: tuple[Plan, ...] = (
 def map_html(here: Path | None = None) -> str:
     """The index's map: every notebook, what it teaches, what it needs, how long it takes."""
     here = Path.cwd() if here is None else here
-    e = html.escape
-    rows = "".join(
-        f"<tr><td><a href='{e(nb.file)}'>{nb.key}</a></td><td>{e(nb.title)}</td>"
-        f"<td>{e(nb.what)}</td><td>{e(nb.needs)}</td>"
-        f"<td style='white-space:nowrap'>{nb.minutes} min ({nb.core} core)</td>"
-        f"<td>{'here' if (here / nb.file).exists() else 'being written'}</td></tr>"
-        for nb in NOTEBOOKS
-    )
-    return (
-        "<table style='max-width:1000px'><tr><th>#</th><th>notebook</th><th>what you learn</th>"
-        f"<th>needs</th><th>time (core)</th><th>status</th></tr>{rows}</table>"
-    )
-
-
-def _links(keys: tuple[str, ...], sep: str = ", ") -> str:
-    return sep.join(f"<a href='{notebook(k).file}'>{k}</a>" for k in keys)
+    notebooks = [(nb, (here / nb.file).exists()) for nb in NOTEBOOKS]
+    return render("workshop_map.html", notebooks=notebooks)
 
 
 def plan_html(plan: Plan) -> str:
     """One plan as a table whose times run from the map's estimates."""
     plan.check()
-    e = html.escape
-    rows, start = [], 0
+    slots, start = [], 0
     for s in plan.slots:
-        end = start + s.minutes
-        where = _links(s.notebooks, " / " if s.pick else ", ")
-        if s.index:
-            where = ", ".join(x for x in (where, "index") if x)
-        how = "" if not s.notebooks else f" <small>({s.time} time)</small>"
-        what = e(s.what) if s.what else "<i>(continued)</i>"
-        if s.break_minutes:
-            what, where = "<i>break</i>", ""
-        rows.append(f"<tr><td style='white-space:nowrap'>{start}–{end}</td><td>{what}{how}</td>"
-                    f"<td>{where}</td></tr>")  # fmt: skip
-        start = end
-    after = (
-        f"<p>Afterwards, at each one's own pace: {_links(plan.after)}.</p>" if plan.after else ""
-    )
-    return (
-        f"<p><b>{e(plan.title)}</b></p><table style='max-width:1000px'><tr><th>minutes</th>"
-        f"<th>what</th><th>notebooks</th></tr>{''.join(rows)}</table>{after}"
-    )
+        slots.append((s, start, start + s.minutes, [notebook(k) for k in s.notebooks]))
+        start += s.minutes
+    after = [notebook(k) for k in plan.after]
+    return render("workshop_plan.html", plan=plan, slots=slots, after=after)
