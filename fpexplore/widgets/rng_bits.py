@@ -60,9 +60,7 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     rows.sort(key=lambda r: (int(r["i"]), picked.index(r["stream"])))
     seed = comparison.params["seed"]
     share32 = TorchCPURandom(seed).rand(2 * max(32, MAX_K))  # torch's words, as the lesson does
-    rel = relation(
-        comparison.outcomes, a, b, share32, bool(comparison.data.get("djl_uniform_equal"))
-    )
+    rel = relation(comparison.outcomes, a, b, share32, bool(comparison.data.djl_uniform_equal))
     body = "".join(
         f"<tr><td>{html.escape(r['stream'])}</td><td>{r['i']}</td>"
         f"<td style='font-family:monospace;font-size:11px;word-break:break-all'>"
@@ -75,7 +73,7 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
         for o in comparison.outcomes
         if not o.ran and o.implementation in picked
     )
-    related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
+    related = {True: "yes", False: "no", None: "not measured"}[rel.related]
     return (
         stylesheet()
         + f"<table class='fpx-rb' style='table-layout:fixed;width:100%;max-width:1000px;"
@@ -84,8 +82,8 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
         "<col style='width:20%'></colgroup><tr><th style='text-align:left'>stream</th><th>i</th>"
         "<th style='text-align:left'>bits: sign exponent mantissa</th>"
         f"<th style='text-align:left'>value</th></tr>{body}</table>"
-        f"<p><b>Same random words?</b> {related} <small>({html.escape(rel['evidence'])}; "
-        f"{html.escape(rel['generator_a'])} vs {html.escape(rel['generator_b'])})</small></p>"
+        f"<p><b>Same random words?</b> {related} <small>({html.escape(rel.evidence)}; "
+        f"{html.escape(rel.generator_a)} vs {html.escape(rel.generator_b)})</small></p>"
         f"{missing}"
     )
 
