@@ -55,7 +55,7 @@ DATA = {
     },
     "rng_seeds": RngData(
         bits_per_float={"torch CPU float32": 24},
-        relation=Relation("MT19937", "MT19937", True, "32/32 values share bits"),
+        relation=Relation(True, "32/32 values share bits"),
         matches={"rand32": True},
         cuda_source="recorded",
         djl_layers=DjlLayers(

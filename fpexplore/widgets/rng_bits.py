@@ -51,7 +51,7 @@ def _coloured(bits: str) -> str:
 
 def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     """Both streams' first ``k`` values with their bits, and whether the streams are related."""
-    from ..lessons.rng_seeds import relation
+    from ..lessons.rng_seeds import GENERATORS, relation
     from ..lessons.rng_seeds.views import stream_table
     from ..rng import TorchCPURandom
 
@@ -83,7 +83,7 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
         "<th style='text-align:left'>bits: sign exponent mantissa</th>"
         f"<th style='text-align:left'>value</th></tr>{body}</table>"
         f"<p><b>Same random words?</b> {related} <small>({html.escape(rel.evidence)}; "
-        f"{html.escape(rel.generator_a)} vs {html.escape(rel.generator_b)})</small></p>"
+        f"{html.escape(GENERATORS[a])} vs {html.escape(GENERATORS[b])})</small></p>"
         f"{missing}"
     )
 

@@ -86,20 +86,12 @@ def live_possible() -> str | None:
 
 
 def _live() -> dict[str, Any]:
-    torch = backends.load("torch")
-
     from ...backends.torch_device import open_device, provenance
 
     dev = open_device("cuda")
-    mod, compile_s = ck.compile_kernels()
-    prov = {**provenance(dev), "nvcc": ck.nvcc_version()}
+    mod, _compile_s = ck.compile_kernels()
     return {
-        "provenance": prov,
-        "settings": {
-            "compile_s": compile_s,
-            "matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
-            "cuda_flags": list(ck.CUDA_FLAGS),
-        },
+        "provenance": {**provenance(dev), "nvcc": ck.nvcc_version()},
         "experiments": {
             "matmul": ck.run_matmul(mod, dev, LIVE_SIZES, say=lambda _m: None),
             "sum": ck.run_sum(mod, dev, ck.SUM_N, LIVE_RUNS, say=lambda _m: None),

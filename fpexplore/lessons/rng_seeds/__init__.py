@@ -311,24 +311,22 @@ def relation(
     values: torch CPU against numpy RandomState or Python random through the bits both keep of
     each word (`shared_bits_agree` on ``share32``, torch's stream at twice the length), any
     other pair by bit-equal values. DJL counts as torch CPU only where that was measured."""
-    generators = (GENERATORS[a], GENERATORS[b])
     vals = {o.implementation: np.asarray(o.value) for o in outcomes if o.ran}
     absent = [s for s in (a, b) if s not in vals]
     if absent:
-        return Relation(*generators, None, f"{' and '.join(absent)} did not run")
+        return Relation(None, f"{' and '.join(absent)} did not run")
     alias = {"DJL randomUniform": "torch CPU"} if djl_is_torch else {}
     x, y = alias.get(a, a), alias.get(b, b)
     note = "DJL randomUniform is torch CPU's stream (measured); " if x != a or y != b else ""
     if {x, y} in ({"torch CPU", "numpy RandomState"}, {"torch CPU", "Python random"}):
         agree = shared_bits_agree(share32, vals[y if x == "torch CPU" else x])
         return Relation(
-            *generators,
             bool(agree.all()),
             f"{note}{int(agree.sum())}/{agree.size} values share bits 5..23 of their MT19937 word",
         )
     m = min(vals[a].size, vals[b].size)
     eq = vals[a].ravel()[:m].astype(np.float64) == vals[b].ravel()[:m].astype(np.float64)
-    return Relation(*generators, bool(eq.all()), f"{note}{int(eq.sum())}/{m} values equal")
+    return Relation(bool(eq.all()), f"{note}{int(eq.sum())}/{m} values equal")
 
 
 EXPLANATION = (

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 class Relation:
     """Whether streams ``a`` and ``b`` come from the same random words (None: one did not run)."""
 
-    generator_a: str
-    generator_b: str
     related: bool | None
     evidence: str  # what was compared, and how much of it agreed
 

@@ -34,7 +34,6 @@ class TrainEvalData:
     kept_fraction: float | None = None  # of the activations one dropout call kept
     dropout_scale: float | None = None  # what the kept activations are multiplied by
     autograd_modes: AutogradModes | None = None
-    state_dict_error: str | None = None  # the article's load_state_dict error ('' if it loaded)
     rrelu_train_distinct: int | None = None  # distinct RReLU outputs in train mode
     bn_x: np.ndarray | None = None  # the BatchNorm layer's input
     bn_ulp: dict[str, float] | None = None  # max |error| in ULP, by framework and mode
