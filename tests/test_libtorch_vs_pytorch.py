@@ -109,7 +109,7 @@ def test_lesson_claims(lesson_run):
         "plain_loop_is_sequential",
     ):
         assert c.holds(key), c.claims[key]
-    assert c.data["sum_threads_differ"]  # the default input: 1 and 2 threads differ
+    assert c.data.sum_threads_differ  # the default input: 1 and 2 threads differ
     row = c.outcome("sum · C++ · 2 threads")
     assert row.error is not None and row.error.n == 1
     assert c.outcome("mm · Python · 1 thread").note == "same bits as the other language"
@@ -118,7 +118,7 @@ def test_lesson_claims(lesson_run):
 def test_cuda_part_from_the_record(lesson_run):
     c = lesson_run
     path, _ = cuda_kernels.load()
-    assert c.data["cuda"]["source"] == "recorded" and path.name in c.data["cuda"]["banner"]
+    assert c.data.cuda.source == "recorded" and path.name in c.data.cuda.banner
     for key in cuda_view.CLAIMS:
         assert c.holds(key), c.claims[key]
 

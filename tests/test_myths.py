@@ -12,23 +12,27 @@ import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
+from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
+from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
 from fpexplore.lessons.tf_vs_torch import data as tvt
+from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
     "djl_normalization": {
         "classic": {"torch": [-1.26], "numpy": [-1.41], "djl": [-1.41], "torch_fixed": [-1.41]}
     },
-    "train_vs_eval": {
-        "bn_runs": {
-            "train_same_batch_distinct": 1,
-            "train_runs": 3,
-            "train_half_batch_max_gap": 2.0,
-            "eval_before_after_max_gap": 3.0,
-        },
-        "autograd_modes": {"same": 3, "seeds": 3},
-        "rrelu_train_distinct": 5,
-    },
+    "train_vs_eval": TrainEvalData(
+        bn_runs=BnRuns(
+            train_same_batch_distinct=1,
+            train_runs=3,
+            train_half_batch_max_gap=2.0,
+            eval_before_after_max_gap=3.0,
+        ),
+        autograd_modes=AutogradModes(same=3, seeds=3),
+        rrelu_train_distinct=5,
+    ),
     "tf_vs_torch": {  # by op: each section has its own data
         "autograd": tvt.AutogradData(
             seed_gradients=tvt.SeedGradients(torch=192.0, tensorflow=192.0, exact=Fraction(192)),
@@ -81,27 +85,45 @@ DATA = {
             }
         ),
     },
-    "rng_seeds": {
-        "djl_layers": {
-            "dropout_same": 60,
-            "dropout_total": 60,
-            "weights": 10,
-            "weights_equal_torch": 0,
-            "outside_torch_bound": 5,
-            "linear": {"sigma": 0.17, "torch_bound": 0.125},
-        },
-        "multi_gpu": {
-            "runs": 6,
-            "cards": ["GPU", "GPU"],
-            "gpus_same_stream": True,
-            "streams_reproduce": True,
-            "distinct": {
+    "rng_seeds": RngData(
+        bits_per_float={"torch CPU float32": 24},
+        relation=Relation(True, "32/32 values share bits"),
+        matches={"rand32": True},
+        cuda_source="recorded",
+        djl_layers=DjlLayers(
+            dropout_same=60,
+            dropout_total=60,
+            weights=10,
+            weights_equal_torch=0,
+            outside_torch_bound=5,
+            sigma=0.17,
+            torch_bound=0.125,
+        ),
+        multi_gpu=MultiGpu(
+            cards=["GPU", "GPU"],
+            torch="2.x",
+            path="seeding.json",
+            runs=6,
+            distinct={
                 "cuda.manual_seed (current device only): cuda:1": 6,
                 "two host threads racing: thread 1": 6,
                 "two host threads racing: thread 2": 6,
             },
-        },
-    },
+            gpus_same_stream=True,
+            streams_reproduce=True,
+        ),
+    ),
+    "libtorch_vs_pytorch": LibtorchData(
+        threads=(1, 2),
+        inputs=libtorch_inputs.make(0, 16, 1_000),
+        sum_threads_differ=False,
+        cuda=CudaData(
+            source="recorded",
+            banner="RECORDED",
+            card="GPU",
+            matmul_table=[{"n": 64, "cublas == naive_fma": True}],
+        ),
+    ),
     "summation_order": {
         "layout": {
             "offset_same": 9,

@@ -22,8 +22,8 @@ def test_claims_hold_without_heavy_parts(seed):
         assert all("has seeds" in c.claims[k].reason for k in cuda), c.claims
         failed = []
     assert not failed, failed
-    assert c.data["matches"] == {"rand32": True, "rand64": True, "randn32": True, "randn64": True}
-    assert c.data["relation"]["related"] is True
+    assert c.data.matches == {"rand32": True, "rand64": True, "randn32": True, "randn64": True}
+    assert c.data.relation.related is True
 
 
 @pytest.mark.slow
@@ -44,7 +44,7 @@ def test_cuda_stream_recorded_with_banner_and_reproduced(seed):
     if cuda.kind == "recorded":
         rec = records.load()
         assert cuda.device == rec.card and rec.banner() in cuda.note
-        assert rec.card in c.data["cuda_source"] and rec.date in c.data["cuda_source"]
+        assert rec.card in c.data.cuda_source and rec.date in c.data.cuda_source
     else:
         assert cuda.kind == "framework"
     assert (cuda.value.view(np.uint32) == emu.value.view(np.uint32)).all()
@@ -71,7 +71,6 @@ def test_djl_stream_measured_against_torch_and_mt19937():
     assert c.outcome("DJL randomUniform").ran, c.outcome("DJL randomUniform").unavailable
     for key in ("djl_matches_torch_cpu", "djl_is_mt19937", "java_emulator_matches"):
         assert c.holds(key), c.claims[key].text
-    assert c.data["djl_same_uniform"] == c.data["djl_n"] == 100
     assert "100/100" in c.claims["djl_matches_torch_cpu"].text
     big = fpexplore.run("rng_seeds", seed=2**31, tensorflow=False, weights=False)
     assert "below 2**31" in big.outcome("DJL randomUniform").unavailable
@@ -88,7 +87,7 @@ def test_djl_stream_measured_against_torch_and_mt19937():
 )
 def test_relation_with_djl_is_measured(a, b, related):
     c = fpexplore.run("rng_seeds", seed=3, a=a, b=b, tensorflow=False, weights=False)
-    assert c.data["relation"]["related"] is related, c.data["relation"]
+    assert c.data.relation.related is related, c.data.relation
 
 
 def test_relation_of_unrelated_streams():
@@ -101,8 +100,8 @@ def test_relation_of_unrelated_streams():
         java=False,
         weights=False,
     )
-    assert c.data["relation"]["related"] is False
-    assert c.data["relation"]["evidence"].startswith("0/")
+    assert c.data.relation.related is False
+    assert c.data.relation.evidence.startswith("0/")
 
 
 def test_relation_of_streams_that_did_not_run():
@@ -115,8 +114,8 @@ def test_relation_of_streams_that_did_not_run():
         java=False,
         weights=False,
     )
-    assert c.data["relation"]["related"] is None
-    assert "TensorFlow did not run" in c.data["relation"]["evidence"]
+    assert c.data.relation.related is None
+    assert "TensorFlow did not run" in c.data.relation.evidence
 
 
 def test_figure_draws():
@@ -127,7 +126,7 @@ def test_figure_draws():
     fig = rng_seeds.LESSON.figure(c)
     labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
     assert "torch CUDA" in labels and "torch CUDA emulator" in labels
-    assert len(fig.axes[0].patches) == len(c.data["bits_per_float"])
+    assert len(fig.axes[0].patches) == len(c.data.bits_per_float)
 
 
 def test_bits_of_formats_fields():
@@ -175,7 +174,7 @@ def test_figure_svg_draws_every_value_and_a_colour_bar():
     svg = rng_seeds.figure_svg(c)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     shown = [o for o in c.outcomes if o.ran and np.ndim(o.value) == 1]
-    assert svg.count("<title>") == len(c.data["bits_per_float"]) + 5 * len(shown)
+    assert svg.count("<title>") == len(c.data.bits_per_float) + 5 * len(shown)
     for o in shown:
         assert f"{o.implementation}[4] = {float(np.asarray(o.value)[4])!r}" in svg
     for label in ("random bits per float (measured)", "first 5 values", "linearGradient", "value"):
@@ -220,11 +219,11 @@ def test_dataloader_worker_seeding():
     torch = pytest.importorskip("torch")
     from fpexplore.lessons.rng_seeds import workers
 
-    claims, data = workers.worker_claims(torch, 5)
+    claims, two_gpus = workers.worker_claims(torch, 5)
     assert all(c.holds for c in claims.values()), claims
     if torch.cuda.device_count() < 2:
         assert "seeding_two_gpus" not in claims
-        assert data["seeding_two_gpus"].startswith("not measurable here")
+        assert two_gpus.startswith("not measurable here")
 
 
 @pytest.mark.java
@@ -234,6 +233,6 @@ def test_djl_dropout_and_default_initializers():
     from fpexplore import backends
     from fpexplore.lessons.rng_seeds.djl_layers import djl_layers
 
-    _rows, claims, data = djl_layers(3, backends.missing("djl"), torch)
+    _rows, claims, layers = djl_layers(3, backends.missing("djl"), torch)
     assert all(c.holds for c in claims.values()), claims
-    assert data["djl_layers"]["weights_equal_torch"] == 0
+    assert layers.weights_equal_torch == 0

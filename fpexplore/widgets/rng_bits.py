@@ -42,7 +42,7 @@ class StreamCache:
 
 def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     """Both streams' first ``k`` values with their bits, and whether the streams are related."""
-    from ..lessons.rng_seeds import relation
+    from ..lessons.rng_seeds import GENERATORS, relation
     from ..lessons.rng_seeds.views import stream_table
     from ..rng import TorchCPURandom
 
@@ -51,12 +51,13 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     rows.sort(key=lambda r: (int(r["i"]), picked.index(r["stream"])))
     seed = comparison.params["seed"]
     share32 = TorchCPURandom(seed).rand(2 * max(32, MAX_K))  # torch's words, as the lesson does
-    rel = relation(
-        comparison.outcomes, a, b, share32, bool(comparison.data.get("djl_uniform_equal"))
-    )
-    related = {True: "yes", False: "no", None: "not measured"}[rel["related"]]
+    rel = relation(comparison.outcomes, a, b, share32, bool(comparison.data.djl_uniform_equal))
+    related = {True: "yes", False: "no", None: "not measured"}[rel.related]
     missing = [o for o in comparison.outcomes if not o.ran and o.implementation in picked]
-    return render("rng_bits.html", rows=rows, rel=rel, related=related, missing=missing)
+    names = (GENERATORS[a], GENERATORS[b])
+    return render(
+        "rng_bits.html", rows=rows, rel=rel, related=related, names=names, missing=missing
+    )
 
 
 def bits_view(

@@ -20,6 +20,7 @@ from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, settle
 from . import cuda_view, exact, inputs, loops, sides
+from .data import LibtorchData
 
 THREADS = (1, 2)
 OP_LABEL = {"mm": "mm", "grad": "grad", "mlp": "mlp", "sum": "sum"}
@@ -125,7 +126,6 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     outcomes: list[Outcome] = []
     claims: dict[str, Claim] = {}
     observations: dict[str, Observation] = {}
-    data: dict[str, Any] = {"threads": THREADS, "inputs": inp}
 
     missing: dict[str, str] = {}  # why a side did not run, with its fix, by part
     try:
@@ -141,14 +141,12 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
         missing["libtorch"] = str(exc)
     py_res = sides.python(torch, inp, THREADS) if torch is not None else None
     cpp_version = cpp_meta.get("info", {}).get("torch_version", "")
-    data["cpp"] = cpp_meta
 
     results: dict[tuple[str, str, int], np.ndarray] = {}
     for side, res in (("C++", cpp_res), ("Python", py_res)):
         if res is not None:
             results.update({(side, op, t): v for (op, t), v in res.items() if op in truths})
     errors = _measure_all(results, truths)
-    data["results"] = results
 
     # -- the four torch ops, both sides, both thread counts
     for op in sides.TORCH_OPS:
@@ -212,10 +210,10 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             (not sides.same_bits(ref[("sum", 1)], ref[("sum", 2)]))
             == (not sides.same_bits(emulated[1], emulated[2]))
         )
-    data["sum_threads_differ"] = not sides.same_bits(emulated[1], emulated[2])
+    sum_threads_differ = not sides.same_bits(emulated[1], emulated[2])
     observations["sum_threads_differ"] = Observation(
         f"sum of these {sum_length} elements differs between 1 and 2 threads",
-        data["sum_threads_differ"],
+        sum_threads_differ,
         "torch splits a sum over threads only above 32768 elements",
     )
     if ref is not None:
@@ -311,15 +309,13 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
         CLAIMS.values(), claims | cu.claims, lambda part: missing.get(part) or cu.missing.get(part)
     )
     observations.update(cu.observations)
-    data["cuda"] = cu.data
-    data["truths"] = truths
     return Comparison(
         lesson="libtorch_vs_pytorch",
         params=params,
         truth=None,
         outcomes=tuple(outcomes),
         claims=claims,
-        data=data,
+        data=LibtorchData(THREADS, inp, sum_threads_differ, cu.data),
         explanation=EXPLANATION,
         observations=observations,
     )
@@ -362,4 +358,5 @@ LESSON = Lesson(
     notebook="09_libtorch_vs_pytorch.ipynb",
     quick={"size": 16, "sum_length": 1_000, "cuda": "recorded"},
     claims=CLAIMS,
+    data=LibtorchData,
 )

@@ -18,6 +18,7 @@ from ...errors import RecordError
 from ...result import Claim, Observation, Outcome
 from .._base import declare_texts
 from . import cuda_kernels as ck
+from .data import CudaData
 
 LIVE_SIZES = (64, 256)
 SHORT = {
@@ -36,7 +37,7 @@ class CudaPart:
     outcomes: list[Outcome] = field(default_factory=list)
     claims: dict[str, Claim] = field(default_factory=dict)
     observations: dict[str, Observation] = field(default_factory=dict)
-    data: dict[str, Any] = field(default_factory=dict)
+    data: CudaData | None = None  # set by `_check`
     #: why a part the claims need is missing, with its fix, by part (`settle`)
     missing: dict[str, str] = field(default_factory=dict)
 
@@ -85,20 +86,12 @@ def live_possible() -> str | None:
 
 
 def _live() -> dict[str, Any]:
-    torch = backends.load("torch")
-
     from ...backends.torch_device import open_device, provenance
 
     dev = open_device("cuda")
-    mod, compile_s = ck.compile_kernels()
-    prov = {**provenance(dev), "nvcc": ck.nvcc_version()}
+    mod, _compile_s = ck.compile_kernels()
     return {
-        "provenance": prov,
-        "settings": {
-            "compile_s": compile_s,
-            "matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
-            "cuda_flags": list(ck.CUDA_FLAGS),
-        },
+        "provenance": {**provenance(dev), "nvcc": ck.nvcc_version()},
         "experiments": {
             "matmul": ck.run_matmul(mod, dev, LIVE_SIZES, say=lambda _m: None),
             "sum": ck.run_sum(mod, dev, ck.SUM_N, LIVE_RUNS, say=lambda _m: None),
@@ -152,7 +145,7 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
     if data is None:
         part.missing["cuda kernels"] = why_not
         part.outcomes.append(Outcome.missing("CUDA kernels", "cuda", why_not, kind="recorded"))
-        part.data = {"source": None, "banner": why_not}
+        part.data = CudaData(None, why_not)
         return part
     label = data["provenance"]["gpu_name"]
     exp = data["experiments"]
@@ -258,14 +251,5 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
         f"{s['variants']['block_atomic']['distinct']} in {s['runs']} runs",
         label,
     )
-    part.data = {
-        "source": kind,
-        "banner": banner,
-        "card": label,
-        "provenance": data["provenance"],
-        "settings": data.get("settings", {}),
-        "matmul_table": table,
-        "sum_table": sum_rows,
-        "sum_exact": exact_sum,
-    }
+    part.data = CudaData(kind, banner, label, table, sum_rows)
     return part

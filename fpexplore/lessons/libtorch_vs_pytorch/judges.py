@@ -51,13 +51,12 @@ def grad(c: Comparison) -> Verdicts:
 def cuda_kernel(c: Comparison) -> Verdicts:
     fma = claim(c, "naive_kernel_is_fma_chain")
     atomic = holds(c, "atomic_varies", "torch_sum_repeatable")
-    cu = c.data.get("cuda") or {}
-    table = cu.get("matmul_table") or []
-    same = [r["n"] for r in table if r["cublas == naive_fma"]]
-    other = [r["n"] for r in table if not r["cublas == naive_fma"]]
+    cu = c.data.cuda
+    same = [r["n"] for r in cu.matmul_table if r["cublas == naive_fma"]]
+    other = [r["n"] for r in cu.matmul_table if not r["cublas == naive_fma"]]
     each = c.outcome("CUDA sum · atomicAdd each")
     return decide(
-        f"{cu.get('card', 'GPU')}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
+        f"{cu.card or 'GPU'}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "
         f"n = {other or 'none'}; atomicAdd sum: {each.note or first(each.value)}",
         (
             fma and atomic,

@@ -11,7 +11,6 @@ and Keras, and only transferring the weights makes the layers agree.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import numpy as np
 
@@ -25,6 +24,7 @@ from . import djl_layers as _djl_layers
 from . import layer as _layer
 from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
+from .data import Relation, RngData
 from .djl_layers import djl_layers
 from .layer import weight_init_outcomes
 from .views import bits_of, figure, figure_svg, stream_table
@@ -160,7 +160,7 @@ def compute(
             np.random.Generator(np.random.PCG64(seed)).random(4096, dtype=np.float32)
         ),
     }
-    djl_facts: dict[str, Any] = {}
+    djl_equal = layers = None  # DJL randomUniform equals torch.rand; DJL's layers
     if tensorflow:
         tf_outs, tf_claims, tf_bits = _rng_stacks.tensorflow(seed, k)
         outcomes += tf_outs
@@ -168,20 +168,19 @@ def compute(
         bits.update(tf_bits)
     if java:
         j_outs, j_claims = _rng_stacks.java(seed, k)
-        d_outs, d_claims, djl_facts = _rng_devices.djl(seed, n, k)
+        d_outs, d_claims, djl_equal = _rng_devices.djl(seed, n, k)
         outcomes += j_outs + d_outs
         claims.update(j_claims)
         claims.update(d_claims)
         djl_missing = backends.missing("djl") or torch_missing
-        l_outs, l_claims, l_data = _DJL_LAYERS.get(
+        l_outs, l_claims, layers = _DJL_LAYERS.get(
             (seed, djl_missing), lambda: djl_layers(seed, djl_missing, torch)
         )
         outcomes += l_outs
         claims.update(l_claims)
-        djl_facts = {**djl_facts, **l_data}
-    w_loader: dict[str, Any] = {}
+    gpus_note = None  # why the live run cannot decide the two-GPU claim
     if torch is not None:
-        w_claims_, w_loader = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
+        w_claims_, gpus_note = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
         claims.update(w_claims_)
 
     shared = shared_bits_agree(real["share32"], legacy)
@@ -197,9 +196,8 @@ def compute(
     gpu_claims, gpu_data = _multi_gpu.lesson_parts()
     claims.update(gpu_claims)
     truth = None
-    w_data: dict[str, Any] = {}
     if weights:
-        w_outs, w_claims, truth, w_data = weight_init_outcomes(seed, tensorflow)
+        w_outs, w_claims, truth = weight_init_outcomes(seed, tensorflow)
         outcomes += w_outs
         claims.update(w_claims)
     flags = {None: True, "tensorflow": tensorflow, "java": java, "weights": weights}
@@ -217,29 +215,15 @@ def compute(
     specs = [s for flag, group in CLAIMS_BY_FLAG.items() if flags[flag] for s in group.values()]
     claims = settle(specs, claims, why.get)
 
-    data = {
-        "multi_gpu": gpu_data,
-        "k": k,
-        "bits_per_float": bits,
-        "shared_bits": shared,
-        "firsts": firsts,
-        "relation": relation(
-            outcomes, a, b, real["share32"], bool(djl_facts.get("djl_uniform_equal"))
-        ),
-        "matches": same,
-        "cuda_source": cuda_source,
-        **djl_facts,
-        **w_data,
-        **w_loader,
-    }
+    rel = relation(outcomes, a, b, real["share32"], bool(djl_equal))
+    data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers)
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
-    if "seeding_two_gpus" not in claims and w_loader:
-        live = w_loader["seeding_two_gpus"]
+    if gpus_note is not None:
         if gpu_data:
-            live += f"; decided from the recorded run instead ({gpu_data['path']})"
+            gpus_note += f"; decided from the recorded run instead ({gpu_data.path})"
         observations["seeding_two_gpus"] = Observation(
-            "manual_seed across two GPUs and CUDA streams", live
+            "manual_seed across two GPUs and CUDA streams", gpus_note
         )
     return Comparison(
         "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
@@ -322,39 +306,27 @@ def relation(
     b: str,
     share32: np.ndarray,
     djl_is_torch: bool,
-) -> dict[str, Any]:
+) -> Relation:
     """Whether streams ``a`` and ``b`` come from the same random words, measured on their
     values: torch CPU against numpy RandomState or Python random through the bits both keep of
     each word (`shared_bits_agree` on ``share32``, torch's stream at twice the length), any
     other pair by bit-equal values. DJL counts as torch CPU only where that was measured."""
-    out: dict[str, Any] = {
-        "a": a,
-        "b": b,
-        "generator_a": GENERATORS[a],
-        "generator_b": GENERATORS[b],
-    }
     vals = {o.implementation: np.asarray(o.value) for o in outcomes if o.ran}
     absent = [s for s in (a, b) if s not in vals]
     if absent:
-        return {**out, "related": None, "evidence": f"{' and '.join(absent)} did not run"}
+        return Relation(None, f"{' and '.join(absent)} did not run")
     alias = {"DJL randomUniform": "torch CPU"} if djl_is_torch else {}
     x, y = alias.get(a, a), alias.get(b, b)
     note = "DJL randomUniform is torch CPU's stream (measured); " if x != a or y != b else ""
     if {x, y} in ({"torch CPU", "numpy RandomState"}, {"torch CPU", "Python random"}):
         agree = shared_bits_agree(share32, vals[y if x == "torch CPU" else x])
-        return {
-            **out,
-            "related": bool(agree.all()),
-            "evidence": f"{note}{int(agree.sum())}/{agree.size} values share bits 5..23 of "
-            "their MT19937 word",
-        }
+        return Relation(
+            bool(agree.all()),
+            f"{note}{int(agree.sum())}/{agree.size} values share bits 5..23 of their MT19937 word",
+        )
     m = min(vals[a].size, vals[b].size)
     eq = vals[a].ravel()[:m].astype(np.float64) == vals[b].ravel()[:m].astype(np.float64)
-    return {
-        **out,
-        "related": bool(eq.all()),
-        "evidence": f"{note}{int(eq.sum())}/{m} values equal",
-    }
+    return Relation(bool(eq.all()), f"{note}{int(eq.sum())}/{m} values equal")
 
 
 EXPLANATION = (
@@ -384,6 +356,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    data=RngData,
     explanation=EXPLANATION,
     figure=figure,
     notebook="02_rng_seeds.ipynb",

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...result import Claim, Outcome
 from .._base import declare_texts, settle
+from .data import DjlLayers
 
 SEEDS = 3  # seeds each claim is judged on: seed, seed + 1, ...
 DROP_SIZES = (20, 1000)  # below and above libtorch's vectorized width
@@ -97,7 +98,7 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
 
 def djl_layers(
     seed: int, reason: str | None, torch: Any
-) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+) -> tuple[list[Outcome], dict[str, Claim], DjlLayers | None]:
     """The DJL layer claims (not checked with ``reason`` when DJL or torch is missing)."""
     from ...errors import BackendUnavailable, WorkerError
 
@@ -114,7 +115,7 @@ def djl_layers(
     if reason is not None:
         rows = [Outcome.missing("DJL Linear default init", "djl", reason)]
         why = reason
-        return rows, settle(CLAIMS.values(), {}, lambda part: why), {}
+        return rows, settle(CLAIMS.values(), {}, lambda part: why), None
     lin = r["first"]["linear"]
     seeds = f"seeds {seed}..{seed + SEEDS - 1}"
     n_out = sum(max(o, 0) for o in r["outside"])
@@ -154,14 +155,13 @@ def djl_layers(
             note=f"kaiming_uniform(a=√5): U(±{lin['torch_bound']:.4g}); bias uniform",
         ),
     ]
-    data = {
-        "djl_layers": {
-            "dropout_same": r["drop_same"],
-            "dropout_total": r["drop_total"],
-            "weights": r["weights"],
-            "weights_equal_torch": r["equal_torch"],
-            "outside_torch_bound": n_out,
-            "linear": {k: v for k, v in lin.items() if not isinstance(v, np.ndarray)},
-        }
-    }
-    return rows, claims, data
+    layers = DjlLayers(
+        r["drop_same"],
+        r["drop_total"],
+        r["weights"],
+        r["equal_torch"],
+        n_out,
+        lin["sigma"],
+        lin["torch_bound"],
+    )
+    return rows, claims, layers

@@ -3,8 +3,7 @@ claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...judging import (
     DEPENDS,
@@ -19,22 +18,22 @@ from ...judging import (
 
 if TYPE_CHECKING:
     from ...result import Comparison
+    from .data import DjlLayers
 
 
-def _djl_layers(c: Comparison) -> Mapping[str, Any]:
-    found = c.data.get("djl_layers")
-    if not found:
+def _djl_layers(c: Comparison) -> DjlLayers:
+    found = c.data.djl_layers
+    if found is None:
         raise NotMeasured(f"the {c.lesson} run measured no DJL layers")
     return found
 
 
 def _init_number(c: Comparison) -> str:
     d = _djl_layers(c)
-    lin = d["linear"]
     return (
-        f"DJL Linear: Gaussian σ {lin['sigma']:.4g}, bias 0; torch: U(±{lin['torch_bound']:.4g}), "
-        f"uniform bias; {d['weights_equal_torch']} of {d['weights']} weights equal, "
-        f"{d['outside_torch_bound']} outside torch's bound"
+        f"DJL Linear: Gaussian σ {d.sigma:.4g}, bias 0; torch: U(±{d.torch_bound:.4g}), "
+        f"uniform bias; {d.weights_equal_torch} of {d.weights} weights equal, "
+        f"{d.outside_torch_bound} outside torch's bound"
     )
 
 
@@ -68,8 +67,7 @@ djl_dropout = Rule(
     "generator, so the masks match bit for bit",
     (HOLDS, "DJL's libtorch draws another mask for the same seed"),
     lambda c: (
-        f"{_djl_layers(c)['dropout_same']} of {_djl_layers(c)['dropout_total']} mask values "
-        "identical"
+        f"{_djl_layers(c).dropout_same} of {_djl_layers(c).dropout_total} mask values identical"
     ),
 )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
@@ -57,20 +56,20 @@ _WEIGHTS = Memo(keep=8)
 
 def weight_init_outcomes(
     seed: int, tensorflow: bool
-) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
+) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
     """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth.
 
     Without torch: Unavailable rows and every weight claim not checked (truth None). Kept by
-    (seed, tensorflow): returns copies of the lists and dicts, the arrays are shared."""
-    outcomes, claims, truth, data = _WEIGHTS.get(
+    (seed, tensorflow): returns copies of the list and dict."""
+    outcomes, claims, truth = _WEIGHTS.get(
         (seed, tensorflow), lambda: _weight_init_outcomes(seed, tensorflow)
     )
-    return list(outcomes), dict(claims), truth, dict(data)
+    return list(outcomes), dict(claims), truth
 
 
 def _weight_init_outcomes(
     seed: int, tensorflow: bool
-) -> tuple[list[Outcome], dict[str, Claim], Truth | None, dict[str, Any]]:
+) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
     from ...rng.torch_cpu import linear_init
     from .stacks import emulated_path
 
@@ -84,7 +83,7 @@ def _weight_init_outcomes(
             for n in names
         ]
         specs = [*TORCH_CLAIMS.values(), *(KERAS_CLAIMS.values() if tensorflow else ())]
-        return rows, settle(specs, {}), None, {}
+        return rows, settle(specs, {}), None
     torch = backends.load("torch")
 
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
@@ -116,9 +115,8 @@ def _weight_init_outcomes(
             f" = ±{1 / math.sqrt(IN):.4f}",
         ),
     }
-    data: dict[str, Any] = {"torch_weight": w, "torch_bias": b, "x": x}
     if not tensorflow:
-        return outcomes, claims, truth, data
+        return outcomes, claims, truth
 
     why = backends.missing("tensorflow")
     if why is not None:
@@ -127,7 +125,7 @@ def _weight_init_outcomes(
             for n in ("Keras Dense, own init", "Keras Dense, torch weights")
         ]
         claims.update(settle(KERAS_CLAIMS.values(), {}))
-        return outcomes, claims, truth, data
+        return outcomes, claims, truth
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
 
     keras.utils.set_random_seed(seed)
@@ -190,15 +188,4 @@ def _weight_init_outcomes(
             ),
         }
     )
-    data.update(
-        {
-            "keras_kernel": kw,
-            "keras_bias": kb,
-            "ulp_torch": err_t,
-            "ulp_keras": err_k,
-            "ulp_keras_own": err_own,
-            "ulp_bound": bound,
-            "ulp_between": float(between.max()),
-        }
-    )
-    return outcomes, claims, truth, data
+    return outcomes, claims, truth

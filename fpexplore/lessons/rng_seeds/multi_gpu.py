@@ -27,6 +27,7 @@ from typing import Any
 from ... import backends
 from .._base import declare_texts, settle
 from .._gpu.small_records import header, newest
+from .data import MultiGpu
 
 FORMAT = "fpexplore-gpu-seeding"
 VERSION = 1
@@ -220,12 +221,12 @@ NO_RECORD = (
 )
 
 
-def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
+def lesson_parts() -> tuple[dict[str, Any], MultiGpu | None]:
     """The RNG lesson's claims about several GPUs, streams and host threads, decided from the
-    newest record (not checked, with the fix, without one). Returns (claims, data)."""
+    newest record (not checked, with the fix, without one), and what the record shows."""
     data = recorded()
     if data is None:
-        return settle(CLAIMS.values(), {}, lambda part: NO_RECORD), {}
+        return settle(CLAIMS.values(), {}, lambda part: NO_RECORD), None
     v = verdicts(data)
     runs, d = v["runs"], v["distinct"]
     where = f"{len(data['cards'])} × {data['cards'][0]}, torch {data['torch']}, {runs} runs"
@@ -247,7 +248,8 @@ def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
         holds, number = said[key]
         detail = "; ".join(x for x in (number, f"recorded: {where}") if x)
         claims[key] = spec.claim(bool(holds), f" ({detail})")
-    return claims, {**v, "cards": data["cards"], "torch": data["torch"], "path": data["path"]}
+    same, reproduce = v["gpus_same_stream"], v["streams_reproduce"]
+    return claims, MultiGpu(data["cards"], data["torch"], data["path"], runs, d, same, reproduce)
 
 
 def judge_myth(c: Any) -> tuple[str, str, str]:
@@ -262,13 +264,13 @@ def judge_myth(c: Any) -> tuple[str, str, str]:
     states = {k: c.claims[k].state if k in c.claims else "absent" for k in keys}
     if any(s == "not checked" or s == "absent" for s in states.values()):
         return "not measured", "needs the recorded run on two GPUs (data/gpu/seeding)", ""
-    d = c.data["multi_gpu"]
+    d = c.data.multi_gpu
     number = (
-        f"{d['runs']} fresh processes on {len(d['cards'])} × {d['cards'][0]}: manual_seed → "
-        f"cuda:0 and cuda:1 {'identical' if d['gpus_same_stream'] else 'different'}; two "
-        f"streams {'reproduce' if d['streams_reproduce'] else 'vary'}; cuda.manual_seed then "
-        f"cuda:1: {d['distinct'][PROBES[2]]} distinct; two racing host threads: "
-        f"{max(d['distinct'][PROBES[6]], d['distinct'][PROBES[7]])} distinct per thread"
+        f"{d.runs} fresh processes on {len(d.cards)} × {d.cards[0]}: manual_seed → "
+        f"cuda:0 and cuda:1 {'identical' if d.gpus_same_stream else 'different'}; two "
+        f"streams {'reproduce' if d.streams_reproduce else 'vary'}; cuda.manual_seed then "
+        f"cuda:1: {d.distinct[PROBES[2]]} distinct; two racing host threads: "
+        f"{max(d.distinct[PROBES[6]], d.distinct[PROBES[7]])} distinct per thread"
     )
     if states["seed_reaches_every_gpu"] == "holds" and states["streams_reproduce"] == "holds":
         return (

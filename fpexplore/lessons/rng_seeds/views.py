@@ -34,21 +34,25 @@ def stream_table(comparison: Comparison) -> list[dict[str, str]]:
     return rows
 
 
-def figure(comparison: Comparison) -> Any:
-    """Bits per float for each stack, and the first k values of every stream."""
-    import matplotlib.pyplot as plt
-
-    data = comparison.data
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
-    names = list(data["bits_per_float"])
-    ax1.barh(names, [data["bits_per_float"][k] for k in names], color="tab:blue")
-    ax1.set_xlabel("random bits per float (measured)")
-    ax1.invert_yaxis()
-    shown = [
+def _streams(comparison: Comparison) -> list[Any]:
+    """The outcomes that are streams of values (not the layers' outputs), in order."""
+    return [
         o
         for o in comparison.outcomes
         if o.ran and np.ndim(o.value) == 1 and not o.implementation.startswith(_NOT_STREAMS)
     ]
+
+
+def figure(comparison: Comparison) -> Any:
+    """Bits per float for each stack, and the first k values of every stream."""
+    import matplotlib.pyplot as plt
+
+    bits = comparison.data.bits_per_float
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    ax1.barh(list(bits), list(bits.values()), color="tab:blue")
+    ax1.set_xlabel("random bits per float (measured)")
+    ax1.invert_yaxis()
+    shown = _streams(comparison)
     for i, o in enumerate(shown):
         v = np.asarray(o.value, dtype=np.float64)
         ax2.scatter(
@@ -62,7 +66,7 @@ def figure(comparison: Comparison) -> Any:
             marker="s",
         )
     ax2.set_yticks(range(len(shown)), [o.implementation for o in shown])
-    ax2.set_xlabel(f"first {data['k']} values (colour = value in [0, 1))")
+    ax2.set_xlabel(f"first {comparison.params['k']} values (colour = value in [0, 1))")
     ax2.invert_yaxis()
     fig.suptitle(f"seed {comparison.params['seed']}: same seed, different numbers")
     fig.tight_layout()
@@ -104,7 +108,6 @@ def figure_svg(comparison: Comparison) -> str:
     import matplotlib
 
     cmap = matplotlib.colormaps["viridis"]
-    data = comparison.data
     parts = [
         _text(
             SVG_W / 2,
@@ -114,7 +117,7 @@ def figure_svg(comparison: Comparison) -> str:
         )
     ]
     # left: random bits per float
-    bits = data["bits_per_float"]
+    bits = comparison.data.bits_per_float
     names = list(bits)
     x0, y0, x1, y1 = _BITS_BOX
     top = max(8 * math.ceil(max(bits.values(), default=1) / 8), 8)
@@ -134,12 +137,8 @@ def figure_svg(comparison: Comparison) -> str:
             + _text(x, y1 + 17, str(v))
         )
     # right: the first k values of every stream, colour = value
-    shown = [
-        o
-        for o in comparison.outcomes
-        if o.ran and np.ndim(o.value) == 1 and not o.implementation.startswith(_NOT_STREAMS)
-    ]
-    k = int(data["k"])
+    shown = _streams(comparison)
+    k = int(comparison.params["k"])
     x0, y0, x1, y1 = _VALUES_BOX
     row, labels = _rows(_VALUES_BOX, [o.implementation for o in shown])
     parts += _frame(_VALUES_BOX, f"first {k} values (colour = value in [0, 1))") + labels

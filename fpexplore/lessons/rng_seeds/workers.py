@@ -90,9 +90,9 @@ def _two_gpus(torch: Any, seed: int) -> tuple[bool | None, str]:
     return ok, "cuda:0, cuda:1 and a second stream on cuda:0, 4096 values each"
 
 
-def worker_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
-    """The DataLoader claims; ``seeding_two_gpus`` only where two CUDA devices decide it (else
-    ``data["seeding_two_gpus"]`` says it is not measurable here)."""
+def worker_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], str | None]:
+    """The DataLoader claims; ``seeding_two_gpus`` only where two CUDA devices decide it, else
+    (the second item) why it is not measurable here."""
     seed = seed % 2**31
     runs = {
         "plain": [_load(torch, WORKERS, seed, False, False) for _ in range(2)],
@@ -133,13 +133,6 @@ def worker_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, An
         ),
     }
     if gpus is None:  # the place of the two-GPU record: said, never judged from a stand-in
-        data_gpus = f"not measurable here: {gpu_note.removeprefix('not measurable here: ')}"
-    else:
-        claims["seeding_two_gpus"] = Claim(TEXTS["seeding_two_gpus"] + f" ({gpu_note})", gpus)
-        data_gpus = "measured live"
-    data = {
-        "workers_first_run": first,
-        "workers_main_process": main,
-        "seeding_two_gpus": data_gpus,
-    }
-    return claims, data
+        return claims, gpu_note
+    claims["seeding_two_gpus"] = Claim(TEXTS["seeding_two_gpus"] + f" ({gpu_note})", gpus)
+    return claims, None

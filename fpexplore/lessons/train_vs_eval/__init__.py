@@ -22,6 +22,7 @@ from ...result import Claim, Comparison, Outcome
 from ...truth import reference
 from .._base import Lesson, declare_texts, settle
 from . import modes as _train_modes
+from .data import BnRuns, TrainEvalData
 from .figures import C, figure
 from .figures import figure_svg as figure_svg  # the explorer's SVG face
 
@@ -209,14 +210,12 @@ def _torch_bn_run(
         half = bn(torch.from_numpy(x[: n // 2])).numpy() if n >= 4 else None
         bn.eval()
         y_eval_after = bn(torch.from_numpy(x)).numpy()
-    runs = {
-        "train_same_batch_distinct": len({a.tobytes() for a in [y_train, *again]}),
-        "train_runs": 1 + RUNS_AGAIN,
-        "train_half_batch_max_gap": (
-            float(np.abs(half - y_train[: n // 2]).max()) if half is not None else None
-        ),
-        "eval_before_after_max_gap": float(np.abs(y_eval_after - y_eval).max()),
-    }
+    runs = BnRuns(
+        len({a.tobytes() for a in [y_train, *again]}),
+        1 + RUNS_AGAIN,
+        float(np.abs(half - y_train[: n // 2]).max()) if half is not None else None,
+        float(np.abs(y_eval_after - y_eval).max()),
+    )
     bm = x.mean(0, dtype=np.float64)
     bv_b, bv_u = x.var(0, dtype=np.float64), x.var(0, ddof=1, dtype=np.float64)
     exp_u = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_u
@@ -275,13 +274,13 @@ def _torch_bn_run(
         ),
         "bn_batch1_torch": C_["bn_batch1_torch"].claim(batch1 != "accepted", f": {batch1!r}"),
         "bn_train_repeats": C_["bn_train_repeats"].claim(
-            runs["train_same_batch_distinct"] == 1,
-            f" ({runs['train_runs']} runs): it is not random, it depends on the batch",
+            runs.train_same_batch_distinct == 1,
+            f" ({runs.train_runs} runs): it is not random, it depends on the batch",
         ),
         "bn_forgotten_eval_moves_stats": C_["bn_forgotten_eval_moves_stats"].claim(
-            runs["eval_before_after_max_gap"] > 0,
+            runs.eval_before_after_max_gap > 0,
             ": eval() afterwards gives other outputs (up to "
-            f"{runs['eval_before_after_max_gap']:.3g} apart)",
+            f"{runs.eval_before_after_max_gap:.3g} apart)",
         )
         if momentum > 0
         else C_["bn_forgotten_eval_moves_stats"].not_checked(
@@ -291,8 +290,6 @@ def _torch_bn_run(
     }
     data = {
         "bn_runs": runs,
-        "y_eval": y_eval,
-        "y_train": y_train,
         "e_eval": e_eval,
         "e_train": e_train,
         "running_mean": new_mean,
@@ -579,33 +576,32 @@ def _batchnorm_part(
         )
         outcomes += k_out
         claims.update(k_claims)
-    data: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # its `TrainEvalData` fields, by name
     if t is not None or k is not None:
         b_eval, b_train = _bounds(seed, batch, eps)
-        data = {
+        fields = {
             "bn_x": _bn_inputs(seed, batch)["x"],
             "bn_ulp": {},
-            "bn_bound": float(max(b_eval.max(), b_train.max())),
             "bn_bound_by_mode": {"eval": float(b_eval.max()), "train": float(b_train.max())},
         }
     if t is not None:
-        data["bn_ulp"].update(
+        fields["bn_ulp"].update(
             {"torch eval": float(t["e_eval"].max()), "torch train": float(t["e_train"].max())}
         )
-        data["torch_running_var"] = t["running_var"]
-        data["bn_runs"] = t["bn_runs"]
+        fields["torch_running_var"] = t["running_var"]
+        fields["bn_runs"] = t["bn_runs"]
     if k is not None:
-        data["bn_ulp"].update(
+        fields["bn_ulp"].update(
             {
                 "keras default": float(k["e_default"].max()),
                 "keras matched eval": float(k["e_eval"].max()),
                 "keras matched train": float(k["e_train"].max()),
             }
         )
-        data["keras_moving_var"] = k["moving_var"]
+        fields["keras_moving_var"] = k["moving_var"]
     if t is not None and k is not None:
         claims.update(_both_claims(momentum, eps, t, k, _bounds(seed, batch, eps)))
-    return outcomes, claims, data
+    return outcomes, claims, fields
 
 
 def _modes_part(
@@ -668,7 +664,7 @@ def compute(
         truth,
         tuple(d_out + b_out),
         settle(CLAIMS.values(), {**d_claims, **b_claims}),
-        {**d_data, **b_data},
+        TrainEvalData(**d_data, **b_data),
         EXPLANATION,
     )
 
@@ -709,4 +705,5 @@ LESSON = Lesson(
     notebook="03_train_vs_eval.ipynb",
     quick={"runs": 5, "batch": 4},
     claims=CLAIMS,
+    data=TrainEvalData,
 )

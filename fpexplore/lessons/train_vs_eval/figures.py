@@ -39,13 +39,13 @@ def figure(comparison: Comparison) -> Any:
     fig = plt.figure(figsize=(11, 3.6))
     ax1, ax2 = (fig.add_axes(rect) for rect in _PANELS)
     fig.suptitle(_title(comparison))
-    for ax, key in ((ax1, "train_runs"), (ax2, "bn_ulp")):
-        if key not in d:  # that part did not run: say why where its plot would be
+    for ax, part in ((ax1, d.train_runs), (ax2, d.bn_ulp)):
+        if part is None:  # that part did not run: say why where its plot would be
             why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
             ax.text(0.5, 0.5, "not run: " + why, ha="center", va="center", wrap=True, fontsize=8)
             ax.set_axis_off()
-    if "train_runs" in d:
-        runs = {m: d[f"{m}_runs"][:, 0, 0] for m in ("train", "eval")}
+    if d.train_runs is not None:
+        runs = {"train": d.train_runs[:, 0, 0], "eval": d.eval_runs[:, 0, 0]}
         lo = min(r.min() for r in runs.values()) - 1e-3
         hi = max(r.max() for r in runs.values()) + 1e-3
         bins = np.linspace(lo, hi, 30)
@@ -55,14 +55,14 @@ def figure(comparison: Comparison) -> Any:
         ax1.set_xlabel(f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})")
         ax1.set_ylabel("runs")
         ax1.legend()
-    if "bn_ulp" in d:
-        ulps = d["bn_ulp"]
+    if d.bn_ulp is not None:
+        ulps = d.bn_ulp
         names = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
         ax2.barh(names, [max(ulps[k], 1e-2) for k in names], color="tab:orange")
-        ax2.axvline(d["bn_bound_by_mode"][mode], color="k", ls="--", lw=1, label="rounding bound")
+        ax2.axvline(d.bn_bound_by_mode[mode], color="k", ls="--", lw=1, label="rounding bound")
         ax2.set_xscale("log")
         ax2.xaxis.set_minor_locator(NullLocator())  # decades only: no crowding, fewer ticks
-        top = max(d["bn_bound_by_mode"][mode], *(ulps[k] for k in names))
+        top = max(d.bn_bound_by_mode[mode], *(ulps[k] for k in names))
         ax2.set_xlim(0.5, 2 * top)
         ax2.set_xlabel(
             f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)", fontsize=9
@@ -117,8 +117,9 @@ def figure_svg(comparison: Comparison) -> str:
     parts = [_svg_text(SVG_W / 2, 18, _title(comparison), font_size="15")]
     why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
     (hx0, hy0, hx1, hy1), (bx0, by0, bx1, by1) = _SVG_PANELS
-    if "train_runs" in d:
-        runs = {m: d[f"{m}_runs"][:, 0, 0].astype(np.float64) for m in ("train", "eval")}
+    if d.train_runs is not None:
+        runs = {"train": d.train_runs, "eval": d.eval_runs}
+        runs = {m: r[:, 0, 0].astype(np.float64) for m, r in runs.items()}
         lo = min(r.min() for r in runs.values()) - 1e-3
         hi = max(r.max() for r in runs.values()) + 1e-3
         bins = np.linspace(lo, hi, 30)
@@ -159,10 +160,10 @@ def figure_svg(comparison: Comparison) -> str:
             )
     else:
         parts.append(_svg_text((hx0 + hx1) / 2, (hy0 + hy1) / 2, "not run: " + why))
-    if "bn_ulp" in d:
-        ulps = d["bn_ulp"]
+    if d.bn_ulp is not None:
+        ulps = d.bn_ulp
         names = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
-        bound = d["bn_bound_by_mode"][mode]
+        bound = d.bn_bound_by_mode[mode]
         right = 2 * max(bound, *(ulps[k] for k in names))
         llo, lhi = math.log10(0.5), math.log10(right)
 

@@ -33,15 +33,15 @@ dropout = Rule(
 
 
 def _bn_runs_number(c: Comparison) -> str:
-    runs = c.data.get("bn_runs")
-    if not runs:
+    runs = c.data.bn_runs
+    if runs is None:
         raise NotMeasured("the train_vs_eval run has no repeated train-mode BatchNorm runs")
-    half = runs["train_half_batch_max_gap"]
+    half = runs.train_half_batch_max_gap
     return (
-        f"train mode, same batch, {runs['train_runs']} runs: "
-        f"{runs['train_same_batch_distinct']} distinct output(s)"
+        f"train mode, same batch, {runs.train_runs} runs: "
+        f"{runs.train_same_batch_distinct} distinct output(s)"
         + (f"; same samples in half the batch: up to {half:.3g} apart" if half is not None else "")
-        + f"; eval() before vs after those calls: up to {runs['eval_before_after_max_gap']:.3g}"
+        + f"; eval() before vs after those calls: up to {runs.eval_before_after_max_gap:.3g}"
     )
 
 
@@ -63,7 +63,7 @@ autograd_modes = Rule(
     (HOLDS, "a forward gave other bits with autograd on"),
     lambda c: (
         f"same bits under grad, no_grad, inference_mode for "
-        f"{c.data['autograd_modes']['same']} of {c.data['autograd_modes']['seeds']} seeds"
+        f"{c.data.autograd_modes.same} of {c.data.autograd_modes.seeds} seeds"
     ),
 )
 
@@ -74,5 +74,5 @@ rrelu = Rule(
     "only in train mode: eval() makes RReLU leaky_relu with the mean slope, and Keras's "
     "GaussianNoise is the identity with training=False",
     (DEPENDS, "a noise layer in inference mode was not fixed"),
-    lambda c: f"RReLU train: {c.data['rrelu_train_distinct']} distinct outputs; eval: 1",
+    lambda c: f"RReLU train: {c.data.rrelu_train_distinct} distinct outputs; eval: 1",
 )

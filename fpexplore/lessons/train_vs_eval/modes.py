@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...result import Claim, Outcome
+from .data import AutogradModes
 
 MODE_SEEDS = 3  # the autograd-mode claim is judged on this many seeds of weights and inputs
 LOWER, UPPER = 1 / 8, 1 / 3  # torch's RReLU defaults
@@ -121,8 +122,7 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
         ),
     ]
     data = {
-        "autograd_modes": {"same": same, "seeds": tried},
-        "state_dict_error": raised,
+        "autograd_modes": AutogradModes(same, tried),
         "rrelu_train_distinct": len({_digest(r) for r in train}),
     }
     return outcomes, claims, data
