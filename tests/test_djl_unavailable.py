@@ -59,7 +59,7 @@ def test_lesson_without_jars_runs_every_stage_and_names_the_fix(no_jars):
                 assert claim.holds is None and "make djl" in claim.reason, key
             else:
                 assert claim.holds is True, key
-        assert "make djl" in comp.data["djl_unavailable"]
+        assert "make djl" in comp.data.djl_unavailable
     fig = lesson.figure(comp)  # no heat map without DJL: the figure says why
     assert "make djl" in fig.axes[0].texts[0].get_text()
 
