@@ -193,11 +193,12 @@ def _sums(side: dict[str, Any]) -> Sums:
     return Sums(float(side["sum_uniform"]), float(side["sum_tenthousand"]))
 
 
-def _drift(side: dict[str, Any], tr: dict[str, Any]) -> list[float]:
-    """Relative error ||x_k - truth_k|| / ||truth_k|| after each step of the chain."""
-    got = side["chain"].astype(np.float64)
+def _drift(side: dict[str, Any], tr: dict[str, Any], ref: Any = None) -> list[float]:
+    """||x_k - ref_k|| / ||truth_k|| after each step of the chain (``ref``: the truth's)."""
     t = tr["chain"]
-    num = np.sqrt(((got - t) ** 2).sum(axis=(1, 2)))
+    num = np.sqrt(
+        ((side["chain"].astype(np.float64) - (t if ref is None else ref)) ** 2).sum(axis=(1, 2))
+    )
     return (num / np.sqrt((t**2).sum(axis=(1, 2)))).tolist()
 
 
@@ -335,14 +336,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         steps=list(range(s["chain_steps"] + 1)),
         drift={sd["label"]: _drift(sd, tr) for sd in sides},
         gap={
-            sd["label"]: (
-                np.sqrt(
-                    ((sd["chain"].astype(np.float64) - cpu["chain"].astype(np.float64)) ** 2).sum(
-                        axis=(1, 2)
-                    )
-                )
-                / np.sqrt((tr["chain"] ** 2).sum(axis=(1, 2)))
-            ).tolist()
+            sd["label"]: _drift(sd, tr, cpu["chain"].astype(np.float64))
             for sd in (accs if cpu is not None else [])
         },
         sums={sd["label"]: _sums(sd) for sd in sides},

@@ -300,7 +300,7 @@ def lesson_parts(
     if torch_missing is None:
         here = run_device("cpu")
         sides = {"cpu (live, this machine)": here, **sides}
-    n_cases = len(DTYPES) * len(OPS) * 2 * len(EDGE_NAMES)
+    split = summary(sides)
     recorded_sides = {k: v for k, v in sides.items() if "(recorded)" in k}
     cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
     rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
@@ -337,20 +337,14 @@ def lesson_parts(
             relu_neg_zero({"cpu": here})["cpu"],
             "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",
         )
-        split = summary(sides)
         observations["relu_edges_split"] = Observation(
-            f"edge cases (of {n_cases} per device) where devices or spellings disagree",
+            f"edge cases (of {split['cases']} per device) where devices or spellings disagree",
             split["split"],
             "only on "
             + (", ".join(split["edges"]) or "no edge")
             + ": NaN payloads and signs follow each kernel's vector path",
         )
-    data = ReluEdges(
-        n_cases,
-        list(sides),
-        relu_neg_zero(sides) if sides else {},
-        summary(sides)["rows"] if sides else [],
-    )
+    data = ReluEdges(split["cases"], list(sides), relu_neg_zero(sides), split["rows"])
     missing = {
         "edge runs": None if sides else torch_missing,
         "edges record": None if cuda and rec_cpu else NO_RECORD,

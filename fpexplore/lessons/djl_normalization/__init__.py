@@ -255,11 +255,6 @@ CLAIMS["resize_uint8_wraps"] = replace(CLAIMS["resize_uint8_wraps"], occasional=
 STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
 
 
-def needs(key: str) -> tuple[str, ...]:
-    """The parts claim ``key`` needs (the rest compare DJL with torch/torchvision)."""
-    return CLAIMS[key].needs
-
-
 def _missing(djl: Any) -> Callable[[str], str | None]:
     """Why a part is missing: for DJL, why its worker did not start (the registry otherwise)."""
     return lambda part: djl if part == "djl" and isinstance(djl, str) else None
