@@ -202,12 +202,6 @@ def _drift(side: dict[str, Any], tr: dict[str, Any], ref: Any = None) -> list[fl
     return (num / np.sqrt((t**2).sum(axis=(1, 2)))).tolist()
 
 
-def _conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
-    """Relative error ||got - exact|| / ||exact|| of the sampled convolution outputs."""
-    got = np.asarray(side["conv"], dtype=np.float64)
-    return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
-
-
 def _article_claims(seed: int) -> dict[str, Claim]:
     """The articles' DirectML example, run through torch on this machine's CPU."""
     from ... import backends
@@ -268,7 +262,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     default = next((a for a in accs if a["mode"] == "torch default"), None)
     strict = next((a for a in accs if a["mode"] != "torch default"), None)
     rec_cpu = info.get("recorded_cpu")
-    conv_error = {sd["label"]: _conv_error(sd, tr) for sd in sides}
+    conv_error = {sd["label"]: acc.conv_error(sd, tr) for sd in sides}
     tf32_ratio = (
         conv_error[default["label"]] / conv_error[strict["label"]]
         if default is not None and strict is not None and conv_error[strict["label"]]
