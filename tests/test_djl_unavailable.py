@@ -42,7 +42,7 @@ def test_lesson_turns_missing_djl_into_outcome_missing(no_jars):
 
 def test_lesson_without_jars_runs_every_stage_and_names_the_fix(no_jars):
     from fpexplore.lessons import get
-    from fpexplore.lessons.djl_normalization import needs
+    from fpexplore.lessons.djl_normalization import CLAIMS
 
     lesson = get("djl_normalization")
     for stage in ("pipeline", "decode", "resize", "center_crop", "to_tensor", "normalize"):
@@ -55,11 +55,11 @@ def test_lesson_without_jars_runs_every_stage_and_names_the_fix(no_jars):
         djl_only += ("rounding_halves", "article_names")
         for key, claim in comp.claims.items():
             if key.startswith((*djl_only, "normalize_bit", "normalize_tf_bit")):
-                assert "djl" in needs(key), key
+                assert "djl" in CLAIMS[key].needs, key
                 assert claim.holds is None and "make djl" in claim.reason, key
             else:
                 assert claim.holds is True, key
-        assert "make djl" in comp.data["djl_unavailable"]
+        assert "make djl" in comp.data.djl_unavailable
     fig = lesson.figure(comp)  # no heat map without DJL: the figure says why
     assert "make djl" in fig.axes[0].texts[0].get_text()
 

@@ -94,11 +94,8 @@ def test_without_records_the_claims_are_not_checked(monkeypatch):
     assert shown is None
     assert all(c.state == "not checked" and "gpu_edges_run" in c.reason for c in claims.values())
     monkeypatch.setattr(edges, "recorded", lambda directory=None: [])
-    claims, _obs, data = edges.lesson_parts(None)
-    assert (
-        "relu_negzero_by_device" not in claims
-        and "gpu_edges_run" in data["missing"]["edges record"]
-    )
+    claims, _obs, _data, missing = edges.lesson_parts(None)
+    assert "relu_negzero_by_device" not in claims and "gpu_edges_run" in missing["edges record"]
     assert claims["relu_nonzero_identical"].state == "holds"
     c = get("cpu_vs_accelerator").run()
     assert c.claims["relu_negzero_by_device"].state == "not checked"

@@ -49,7 +49,7 @@ def recorded(request):
 
 def test_recorded_run_is_labelled_and_its_claims_hold(recorded):
     name, c = recorded
-    assert "RECORDED" in c.data["banner"] and "NVIDIA" in c.data["banner"]
+    assert "RECORDED" in c.data.banner and "NVIDIA" in c.data.banner
     assert any(o.kind == "recorded" for o in c.outcomes)
     for key in NARRATED[name]:
         assert c.holds(key), (key, c.claims[key].text)
@@ -58,7 +58,7 @@ def test_recorded_run_is_labelled_and_its_claims_hold(recorded):
 def test_the_same_figure_code_draws_recorded_runs(recorded):
     name, c = recorded
     fig = get(name).figure(c)
-    assert fig.axes and c.data["banner"][:40] in fig._suptitle.get_text()
+    assert fig.axes and c.data.banner[:40] in fig._suptitle.get_text()
     matplotlib.pyplot.close(fig)
 
 
@@ -114,17 +114,17 @@ def test_cpu_side_runs_live_beside_the_recorded_accelerator():
     c = fpexplore.run("cpu_vs_accelerator", device="recorded")
     live = [o for o in c.outcomes if o.kind == "framework"]
     assert live and all(o.device == "cpu" for o in live)
-    assert c.data["ran_on"][0] == "cpu (live)" and "recorded" in c.data["ran_on"][1]
+    assert c.data.ran_on[0] == "cpu (live)" and "recorded" in c.data.ran_on[1]
     chain = c.outcome(next(o.implementation for o in live if "chained" in o.implementation))
     assert chain.error is not None and chain.error.max_rel > 0
-    assert c.data["settings"]["conv"][1] >= 64  # where cuDNN's default conv uses TF32
-    errs = c.data["conv_error"]
+    assert c.data.settings["conv"][1] >= 64  # where cuDNN's default conv uses TF32
+    errs = c.data.conv_error
     assert min(errs.values()) > 0 and max(errs.values()) > 1e-4  # the TF32 conv, measured
 
 
 def test_cpu_only_says_so():
     c = fpexplore.run("cpu_vs_accelerator", device="cpu")
-    assert "CPU only" in c.data["banner"] and c.data["ran_on"] == ["cpu (live)"]
+    assert "CPU only" in c.data.banner and c.data.ran_on == ["cpu (live)"]
     assert c.holds("relu_identical") and not c.holds("tenthousand_differs")
 
 
@@ -153,10 +153,10 @@ def test_auto_runs_live_on_cuda_or_falls_back_to_the_record(name):
         kw = {"max_size": 256} if CUDA else {}
     c = fpexplore.run(name, **kw)
     if CUDA:
-        assert "LIVE" in c.data["banner"]
+        assert "LIVE" in c.data.banner
         assert all(o.kind == "framework" for o in c.outcomes)
     else:
-        assert "RECORDED" in c.data["banner"]
+        assert "RECORDED" in c.data.banner
         assert any(o.kind == "recorded" for o in c.outcomes)
     get(name).figure(c)
     matplotlib.pyplot.close("all")

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Sums
+from fpexplore.lessons.djl_normalization.data import Classic, DjlData
 from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
 from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
 from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
@@ -20,9 +22,9 @@ from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEva
 from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
-    "djl_normalization": {
-        "classic": {"torch": [-1.26], "numpy": [-1.41], "djl": [-1.41], "torch_fixed": [-1.41]}
-    },
+    "djl_normalization": DjlData(
+        classic=Classic([10.0], numpy=[-1.41], torch=[-1.26], torch_fixed=[-1.41], djl=[-1.41])
+    ),
     "train_vs_eval": TrainEvalData(
         bn_runs=BnRuns(
             train_same_batch_distinct=1,
@@ -142,20 +144,26 @@ DATA = {
         ],
         "linear_flag": {"seeds_same": 3, "seeds": 3, "runs": 3, "card": "GPU"},
     },
-    "cpu_vs_accelerator": {
-        "drift": {
+    "cpu_vs_accelerator": AcceleratorData(
+        banner="CPU: live. Accelerator: recorded",
+        ran_on=["cpu (live)", "NVIDIA H200 (recorded)"],
+        settings={"chain_steps": 100},
+        steps=[0, 1],
+        drift={
             "cpu (live, here)": [0.0, 2e-6],
             "NVIDIA H200 (recorded), torch default": [0, 3e-6],
         },
-        "conv_error": {"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
-        "settings": {"chain_steps": 100},
-        "relu_edges": {
-            "cases_per_device": 560,
-            "devices": ["cpu", "cuda:0"],
-            "neg_zero": {"cpu": "-0.0", "cuda:0": "+0.0"},
-            "split": [{"edge": "-0.0"}],
-        },
-    },
+        gap={"NVIDIA H200 (recorded), torch default": [0.0, 1e-6]},
+        sums={"cpu (live, here)": Sums(500.1, 1.0002)},
+        truth_sums=Sums(500.1, 1.0),
+        conv_error={"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
+        relu_edges=ReluEdges(
+            cases_per_device=560,
+            devices=["cpu", "cuda:0"],
+            neg_zero={"cpu": "-0.0", "cuda:0": "+0.0"},
+            split=[{"edge": "-0.0"}],
+        ),
+    ),
 }
 
 

@@ -12,6 +12,7 @@ from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import record_param, resolve
 from . import articles, edges
+from .data import AcceleratorData, Sums
 
 DEVICE_HELP = (
     "'auto' (live on CUDA when torch sees a GPU, else the recorded GPU run beside "
@@ -188,18 +189,17 @@ def _value(side: dict[str, Any], op: str) -> Any:
     return np.asarray(side["conv"], dtype=np.float32)
 
 
-def _drift(side: dict[str, Any], tr: dict[str, Any]) -> list[float]:
-    """Relative error ||x_k - truth_k|| / ||truth_k|| after each step of the chain."""
-    got = side["chain"].astype(np.float64)
+def _sums(side: dict[str, Any]) -> Sums:
+    return Sums(float(side["sum_uniform"]), float(side["sum_tenthousand"]))
+
+
+def _drift(side: dict[str, Any], tr: dict[str, Any], ref: Any = None) -> list[float]:
+    """||x_k - ref_k|| / ||truth_k|| after each step of the chain (``ref``: the truth's)."""
     t = tr["chain"]
-    num = np.sqrt(((got - t) ** 2).sum(axis=(1, 2)))
+    num = np.sqrt(
+        ((side["chain"].astype(np.float64) - (t if ref is None else ref)) ** 2).sum(axis=(1, 2))
+    )
     return (num / np.sqrt((t**2).sum(axis=(1, 2)))).tolist()
-
-
-def _conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
-    """Relative error ||got - exact|| / ||exact|| of the sampled convolution outputs."""
-    got = np.asarray(side["conv"], dtype=np.float64)
-    return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
 
 
 def _article_claims(seed: int) -> dict[str, Claim]:
@@ -262,7 +262,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     default = next((a for a in accs if a["mode"] == "torch default"), None)
     strict = next((a for a in accs if a["mode"] != "torch default"), None)
     rec_cpu = info.get("recorded_cpu")
-    conv_error = {sd["label"]: _conv_error(sd, tr) for sd in sides}
+    conv_error = {sd["label"]: acc.conv_error(sd, tr) for sd in sides}
     tf32_ratio = (
         conv_error[default["label"]] / conv_error[strict["label"]]
         if default is not None and strict is not None and conv_error[strict["label"]]
@@ -314,40 +314,30 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
             "CPUs differ in SIMD width, thread count and library kernels; equal bits are "
             "common, not guaranteed",
         )
-    edge_claims, edge_obs, edge_data = edges.lesson_parts(cpu_missing)
+    edge_claims, edge_obs, edge_data, edge_missing = edges.lesson_parts(cpu_missing)
     why = {
         "torch": cpu_missing,
         "accelerator": None if default is not None and strict is not None else NO_ACCELERATOR,
         "device runs": None if sides else cpu_missing,
-        **edge_data.pop("missing"),
+        **edge_missing,
     }
     claims = settle(CLAIMS.values(), decided | edge_claims, lambda part: why.get(part))
     observations.update(edge_obs)
-    data = {
-        "relu_edges": edge_data,
-        "settings": s,
-        "banner": info["banner"],
-        "ran_on": info["ran_on"],
-        "steps": list(range(s["chain_steps"] + 1)),
-        "drift": {sd["label"]: _drift(sd, tr) for sd in sides},
-        "gap": {
-            sd["label"]: (
-                np.sqrt(
-                    ((sd["chain"].astype(np.float64) - cpu["chain"].astype(np.float64)) ** 2).sum(
-                        axis=(1, 2)
-                    )
-                )
-                / np.sqrt((tr["chain"] ** 2).sum(axis=(1, 2)))
-            ).tolist()
+    data = AcceleratorData(
+        banner=info["banner"],
+        ran_on=info["ran_on"],
+        settings=s,
+        steps=list(range(s["chain_steps"] + 1)),
+        drift={sd["label"]: _drift(sd, tr) for sd in sides},
+        gap={
+            sd["label"]: _drift(sd, tr, cpu["chain"].astype(np.float64))
             for sd in (accs if cpu is not None else [])
         },
-        "sums": {
-            sd["label"]: {op: float(sd[op]) for op in ("sum_uniform", "sum_tenthousand")}
-            for sd in sides
-        },
-        "truth_sums": {op: tr[op] for op in ("sum_uniform", "sum_tenthousand")},
-        "conv_error": conv_error,
-    }
+        sums={sd["label"]: _sums(sd) for sd in sides},
+        truth_sums=_sums(tr),
+        conv_error=conv_error,
+        relu_edges=edge_data,
+    )
     return present.comparison(
         "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations
     )
@@ -358,22 +348,22 @@ def figure(comparison: Comparison) -> Any:
     between the CPU and each accelerator run."""
     import matplotlib.pyplot as plt
 
-    data = comparison.data
+    data: AcceleratorData = comparison.data
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
-    for label, curve in data["drift"].items():
-        ax.semilogy(data["steps"][1:], curve[1:], label=label)
+    for label, curve in data.drift.items():
+        ax.semilogy(data.steps[1:], curve[1:], label=label)
     ax.set_xlabel("matmul step")
     ax.set_ylabel("relative error vs exact")
     ax.set_title("chained matmuls: drift from the exact product", fontsize=10)
     ax.legend(fontsize=7)
-    for label, curve in data["gap"].items():
-        ax2.semilogy(data["steps"][1:], [max(v, 1e-17) for v in curve[1:]], label=label)
+    for label, curve in data.gap.items():
+        ax2.semilogy(data.steps[1:], [max(v, 1e-17) for v in curve[1:]], label=label)
     ax2.set_xlabel("matmul step")
     ax2.set_ylabel("||accelerator - CPU|| / ||exact||")
     ax2.set_title("distance between the CPU and the accelerator", fontsize=10)
-    if data["gap"]:
+    if data.gap:
         ax2.legend(fontsize=7)
-    return present.with_banner(fig, data["banner"], fontsize=8)
+    return present.with_banner(fig, data.banner, fontsize=8)
 
 
 LESSON = Lesson(
@@ -390,4 +380,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="08_cpu_vs_accelerator.ipynb",
+    data=AcceleratorData,
 )

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._base import declare_texts
 from .._gpu.small_records import header, read_all
+from .data import ReluEdges
 
 FORMAT = "fpexplore-relu-edges"
 VERSION = 1
@@ -280,10 +281,12 @@ NO_RECORD = (
 )
 
 
-def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, Any], dict]:
+def lesson_parts(
+    torch_missing: str | None,
+) -> tuple[dict[str, Any], dict[str, Any], ReluEdges, dict[str, str | None]]:
     """The relu edge claims decided and the observations of the CPU-vs-accelerator lesson:
-    this CPU live, every recorded device beside it. Returns (claims, observations, data);
-    ``data["missing"]`` names the parts (of `CLAIMS`) this run lacks, with why."""
+    this CPU live, every recorded device beside it. Returns (claims, observations, data,
+    missing): ``missing`` names the parts (of `CLAIMS`) this run lacks, with why."""
     from ...result import Observation
 
     recs = recorded()
@@ -297,7 +300,7 @@ def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, A
     if torch_missing is None:
         here = run_device("cpu")
         sides = {"cpu (live, this machine)": here, **sides}
-    n_cases = len(DTYPES) * len(OPS) * 2 * len(EDGE_NAMES)
+    split = summary(sides)
     recorded_sides = {k: v for k, v in sides.items() if "(recorded)" in k}
     cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
     rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
@@ -334,25 +337,19 @@ def lesson_parts(torch_missing: str | None) -> tuple[dict[str, Any], dict[str, A
             relu_neg_zero({"cpu": here})["cpu"],
             "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",
         )
-        split = summary(sides)
         observations["relu_edges_split"] = Observation(
-            f"edge cases (of {n_cases} per device) where devices or spellings disagree",
+            f"edge cases (of {split['cases']} per device) where devices or spellings disagree",
             split["split"],
             "only on "
             + (", ".join(split["edges"]) or "no edge")
             + ": NaN payloads and signs follow each kernel's vector path",
         )
-    data = {
-        "missing": {
-            "edge runs": None if sides else torch_missing,
-            "edges record": None if cuda and rec_cpu else NO_RECORD,
-        },
-        "cases_per_device": n_cases,
-        "devices": list(sides),
-        "neg_zero": relu_neg_zero(sides) if sides else {},
-        "split": summary(sides)["rows"] if sides else [],
+    data = ReluEdges(split["cases"], list(sides), relu_neg_zero(sides), split["rows"])
+    missing = {
+        "edge runs": None if sides else torch_missing,
+        "edges record": None if cuda and rec_cpu else NO_RECORD,
     }
-    return claims, observations, data
+    return claims, observations, data, missing
 
 
 def judge_myth(c: Any) -> tuple[str, str, str]:
@@ -363,11 +360,11 @@ def judge_myth(c: Any) -> tuple[str, str, str]:
     if any(v is None or v.holds is None for v in claims.values()):
         missing = [k for k, v in claims.items() if v is None or v.holds is None]
         return "not measured", "needs torch and the recorded GPU run: " + ", ".join(missing), ""
-    d = c.data["relu_edges"]
-    zeros = ", ".join(f"{k}: {v}" for k, v in d["neg_zero"].items())
-    split = sorted({r["edge"] for r in d["split"]})
+    d = c.data.relu_edges
+    zeros = ", ".join(f"{k}: {v}" for k, v in d.neg_zero.items())
+    split = sorted({r["edge"] for r in d.split})
     number = (
-        f"{d['cases_per_device']} edge cases per device on {len(d['devices'])} devices; they "
+        f"{d.cases_per_device} edge cases per device on {len(d.devices)} devices; they "
         f"split only on {', '.join(split) or 'none'}; relu(−0.0): {zeros}"
     )
     if not (claims["relu_identical"].holds and claims["relu_nonzero_identical"].holds):

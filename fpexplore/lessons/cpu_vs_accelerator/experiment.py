@@ -149,6 +149,12 @@ def run_side(dev: Any, inp: dict[str, Any], mode: str = "torch default") -> dict
     return res
 
 
+def conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
+    """Relative error ||got - exact|| / ||exact|| of the sampled convolution outputs."""
+    got = np.asarray(side["conv"], dtype=np.float64)
+    return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
+
+
 def side_to_json(side: dict[str, Any]) -> dict[str, Any]:
     """A side as JSON: sums as float32 bits and values, arrays packed."""
     out = {k: side[k] for k in ("device", "mode", "conv_digest", "relu_digest")}

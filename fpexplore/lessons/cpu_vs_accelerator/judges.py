@@ -19,16 +19,16 @@ if TYPE_CHECKING:
 
 
 def _chain_number(c: Comparison) -> str:
-    drift = c.data["drift"]
+    drift = c.data.drift
     cpu, gpu = device_key(drift, "cpu (live"), device_key(drift, "NVIDIA")
     return (
-        f"after {c.data['settings']['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
+        f"after {c.data.settings['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
         f"CUDA {drift[gpu][-1]:.2g}"
     )
 
 
 def _conv_number(c: Comparison) -> str:
-    err = c.data["conv_error"]
+    err = c.data.conv_error
     default, off = (err[device_key(err, k)] for k in ("torch default", "TF32 off"))
     return f"conv error: CUDA default {default:.2g}, TF32 off {off:.2g} ({ratio(default, off)})"
 

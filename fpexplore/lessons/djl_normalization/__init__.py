@@ -25,6 +25,7 @@ from ...truth.value import Truth
 from .._base import Lesson, declare_texts, missing_part, settle
 from . import pipelines as P
 from . import stages as S
+from .data import DjlData
 from .figure_svg import figure_svg as figure_svg
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
@@ -159,7 +160,6 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
         )
         data["heat"] = P.heat(runs["djl (as written)"]["normalize"], tv["normalize"])
         data["heat_title"] = "|DJL (as written) - torchvision| after Normalize"
-        data["heat_fixed"] = P.heat(runs["djl (fixed)"]["normalize"], tv["normalize"])
     if p["stage"] != "pipeline":
         return None, [], claims, data  # type: ignore[return-value]
     truth = S.once(_pipeline_truth(tv, p))
@@ -255,11 +255,6 @@ CLAIMS["resize_uint8_wraps"] = replace(CLAIMS["resize_uint8_wraps"], occasional=
 STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
 
 
-def needs(key: str) -> tuple[str, ...]:
-    """The parts claim ``key`` needs (the rest compare DJL with torch/torchvision)."""
-    return CLAIMS[key].needs
-
-
 def _missing(djl: Any) -> Callable[[str], str | None]:
     """Why a part is missing: for DJL, why its worker did not start (the registry otherwise)."""
     return lambda part: djl if part == "djl" and isinstance(djl, str) else None
@@ -333,25 +328,25 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     data["heat_title"] = shown_data.get("heat_title", "")
     data["djl_unavailable"] = djl if isinstance(djl, str) else None
     claims = settle(CLAIMS.values(), claims, _missing(djl))
-    data["runs"] = runs
+    d = DjlData(**data)
     return Comparison(
-        "djl_normalization", p, truth, outcomes, claims, data, EXPLANATION, _observations(data)
+        "djl_normalization", p, truth, outcomes, claims, d, EXPLANATION, _observations(d)
     )
 
 
-def _observations(data: dict[str, Any]) -> dict[str, Observation]:
+def _observations(data: DjlData) -> dict[str, Observation]:
     """What depends on the libtorch builds: whether DJL's resize matches torch's to the bit."""
-    bits = data.get("resize_bit_equal")
+    bits = data.resize_bit_equal
     if not bits:
         return {}
-    n, of = bits["values differing"], bits["values"]
+    n = bits.differing
     versions = _versions()
     return {
         "resize_bit_equal": Observation(
-            f"DJL's float32 resize vs this torch's interpolate, bit for bit ({bits['scale']})",
+            f"DJL's float32 resize vs this torch's interpolate, bit for bit ({bits.scale})",
             "bit-identical"
             if n == 0
-            else f"{n} of {of} values differ, by at most {bits['max ULP']:.0f} ULP",
+            else f"{n} of {bits.values} values differ, by at most {bits.max_ulp:.0f} ULP",
             f"{versions['djl']} vs torch {versions['torch']}: depends on the two libtorch "
             "builds and the scale; builds that sum the filter taps in another order part in "
             "the last bits, and an antialiased downscale by s sums about s times more taps",
@@ -364,24 +359,25 @@ def figure(comparison: Comparison) -> Any:
     the std stage); `figure_svg` draws the same as SVG markup for the explorer."""
     import matplotlib.pyplot as plt
 
-    heat = comparison.data.get("heat")
+    data: DjlData = comparison.data
+    heat = data.heat
     fig, ax = plt.subplots(figsize=(5, 4))
-    if comparison.params["stage"] == "std" and "classic" in comparison.data:
-        c = comparison.data["classic"]
-        xs = np.arange(len(c["x"]))
-        for i, key in enumerate(k for k in ("torch", "numpy", "djl", "torch_fixed") if k in c):
-            ax.bar(xs + 0.2 * i, c[key], width=0.2, label=key)
-        ax.set_xticks(xs + 0.3, [f"{v:g}" for v in c["x"]])
+    if comparison.params["stage"] == "std" and data.classic is not None:
+        c = data.classic
+        xs = np.arange(len(c.x))
+        for i, (key, vals) in enumerate(c.bars().items()):
+            ax.bar(xs + 0.2 * i, vals, width=0.2, label=key)
+        ax.set_xticks(xs + 0.3, [f"{v:g}" for v in c.x])
         ax.set_title("(x - mean) / std for x = [10, 20, 30, 40, 50]")
         ax.legend()
     elif heat is None:
-        why = comparison.data.get("djl_unavailable") or "the two arrays differ in shape"
+        why = data.djl_unavailable or "the two arrays differ in shape"
         ax.text(0.5, 0.5, f"no heat map: {why}", ha="center", va="center", wrap=True)
         ax.set_axis_off()
     else:
         im = ax.imshow(heat, cmap="magma")
         fig.colorbar(im, ax=ax)
-        ax.set_title(comparison.data.get("heat_title", ""), fontsize=9)
+        ax.set_title(data.heat_title, fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -408,4 +404,5 @@ LESSON = Lesson(
     figure=figure,
     notebook="05_djl_vs_pytorch.ipynb",
     claims=CLAIMS,
+    data=DjlData,
 )

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import html
 import io
-from typing import Any
 
 import numpy as np
 
 from ...figures import data_uri
 from ...result import Comparison
+from .data import Classic, DjlData
 
 W, H = 520, 420
 #: heat map and colour bar boxes: (x0, y0, x1, y1)
@@ -93,9 +93,10 @@ def _heat(heat: np.ndarray, title: str) -> list[str]:
     return parts
 
 
-def _classic(c: dict[str, Any]) -> list[str]:
-    keys = [k for k in ("torch", "numpy", "djl", "torch_fixed") if k in c]
-    vals = np.array([np.asarray(c[k], dtype=np.float64) for k in keys])
+def _classic(c: Classic) -> list[str]:
+    bars = c.bars()
+    keys = list(bars)
+    vals = np.array([np.asarray(v, dtype=np.float64) for v in bars.values()])
     x0, y0, x1, y1 = _BARS
     top = float(np.abs(vals).max()) * 1.1 or 1.0
     mid = (y0 + y1) / 2
@@ -103,7 +104,7 @@ def _classic(c: dict[str, Any]) -> list[str]:
     def py(v: float) -> float:
         return mid - v / top * (y1 - y0) / 2
 
-    n = len(c["x"])
+    n = len(c.x)
     slot = (x1 - x0) / n
     parts = [
         _text(W / 2, 20, "(x - mean) / std for x = [10, 20, 30, 40, 50]", size=13),
@@ -113,7 +114,7 @@ def _classic(c: dict[str, Any]) -> list[str]:
         _text(x0 - 40, mid, "normalized value", transform=f"rotate(-90 {x0 - 40} {mid})"),
     ]
     bw = slot * 0.8 / len(keys)
-    for i, xv in enumerate(c["x"]):
+    for i, xv in enumerate(c.x):
         parts.append(_text(x0 + slot * (i + 0.5), y1 + 16, f"{float(xv):g}", size=11))
         for j, k in enumerate(keys):
             v = float(vals[j, i])
@@ -137,15 +138,14 @@ def _classic(c: dict[str, Any]) -> list[str]:
 def figure_svg(comparison: Comparison) -> str:
     """`figure` as SVG markup: the heat map of the shown stage's difference with its colour
     bar (the classic example's bars for the std stage; a note where there is no heat map)."""
-    data = comparison.data
-    heat = data.get("heat")
-    if comparison.params["stage"] == "std" and "classic" in data:
-        parts = _classic(data["classic"])
-    elif heat is None:
-        why = data.get("djl_unavailable") or "the two arrays differ in shape"
+    data: DjlData = comparison.data
+    if comparison.params["stage"] == "std" and data.classic is not None:
+        parts = _classic(data.classic)
+    elif data.heat is None:
+        why = data.djl_unavailable or "the two arrays differ in shape"
         parts = [_text(W / 2, H / 2, f"no heat map: {why}")]
     else:
-        parts = _heat(heat, data.get("heat_title", ""))
+        parts = _heat(data.heat, data.heat_title)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
         f'viewBox="0 0 {W} {H}" font-family="sans-serif">{"".join(parts)}</svg>'

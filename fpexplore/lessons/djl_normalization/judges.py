@@ -21,14 +21,14 @@ if TYPE_CHECKING:
 
 
 def std(c: Comparison) -> Verdicts:
-    classic = c.data.get("classic", {})
+    classic = c.data.classic
     divisors = holds(c, "std_ddof", "std_djl_population")
-    if "djl" not in classic or "torch" not in classic:
+    if classic is None or classic.djl is None or classic.torch is None:
         raise NotMeasured("the std run has no DJL or no torch values")
     return decide(
-        f"first normalized value: torch (x.std(), N−1) {first(classic['torch']):.7g}, DJL "
-        f"(idiom, N) {first(classic['djl']):.7g}, torch x.std(correction=0) "
-        f"{first(classic['torch_fixed']):.7g}",
+        f"first normalized value: torch (x.std(), N−1) {first(classic.torch):.7g}, DJL "
+        f"(idiom, N) {first(classic.djl):.7g}, torch x.std(correction=0) "
+        f"{first(classic.torch_fixed):.7g}",
         (
             divisors and holds(c, "std_fix"),
             DEPENDS,

@@ -9,6 +9,7 @@ import numpy as np
 from .... import backends
 from ....result import Claim, Outcome
 from ....truth.value import Truth
+from ..data import Levels
 
 Thunks = list[Callable[[], Outcome]]
 StageResult = tuple[Truth, Thunks, dict[str, Claim], dict[str, Any]]
@@ -52,15 +53,10 @@ def missing(name: str, reason: str) -> Callable[[], Outcome]:
     return partial(Outcome.missing, name, "djl", reason)
 
 
-def levels(got: np.ndarray, exact: np.ndarray, where: np.ndarray | None = None) -> dict:
-    """Error in grey levels against the exact values: max |error|, mean, min and max signed
-    error (over the pixels in ``where`` if given)."""
+def levels(got: np.ndarray, exact: np.ndarray, where: np.ndarray | None = None) -> Levels:
+    """Error in grey levels against the exact values (over the pixels in ``where`` if
+    given)."""
     err = np.asarray(got, dtype=np.float64) - exact
     if where is not None:
         err = err[where]
-    return {
-        "max_abs_levels": float(np.abs(err).max()),
-        "mean_levels": float(err.mean()),
-        "min_levels": float(err.min()),
-        "max_levels": float(err.max()),
-    }
+    return Levels(float(np.abs(err).max()), float(err.mean()), float(err.min()), float(err.max()))

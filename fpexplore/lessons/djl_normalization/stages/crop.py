@@ -27,7 +27,7 @@ def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageR
         "numpy: slicing at the floor offset": resized[ft : ft + crop, fl : fl + crop],
     }
     claims: dict[str, Claim] = {}
-    data: dict[str, Any] = {"offsets": off, "crop_input_shape": (h, w)}
+    data: dict[str, Any] = {"offsets": off}
     if isinstance(djl, str):
         return truth, [*rows(values, truth, versions), missing("djl: CenterCrop", djl)], {}, data
     d = djl.center_crop(resized, crop, crop)

@@ -11,6 +11,7 @@ from ....result import Claim
 from ....truth import Truth, once, reference
 from .. import pipelines as P
 from .. import reference as T
+from ..data import BitEqual, Wrapped
 from .common import StageResult, Thunks, levels, missing, nearest, optional, rows
 
 _RESIZE_TRUTHS = Memo(keep=8)
@@ -85,8 +86,8 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
         else:
             claims["antialias_matters"] = Claim(
                 text,
-                lv["tensorflow default"]["max_abs_levels"] > 5
-                and lv["tensorflow antialias"]["max_abs_levels"] < 1.0,
+                lv["tensorflow default"].max_abs_levels > 5
+                and lv["tensorflow antialias"].max_abs_levels < 1.0,
             )
     if isinstance(djl, str):
         extra.append(missing("djl: ResizeShort (uint8)", djl))
@@ -101,7 +102,6 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
         "djl: float32 then round() (the fix)": d_fix,
         **values,
     }
-    data["djl_square_shape"] = square.shape
     data["heat"] = P.heat(d_u8, tv_pil)
     data["heat_title"] = "|DJL ResizeShort uint8 - torchvision Resize(PIL)| (levels)"
     claims["resize_square"] = Claim(
@@ -124,16 +124,14 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     )
     differ = d_f32 != t_float
     scale = max(h / oh, w / ow)
-    data["resize_bit_equal"] = {
-        "values differing": int(differ.sum()),
-        "values": int(d_f32.size),
-        "max ULP": float(
-            (np.abs(d_f32 - t_float)[differ] / np.spacing(np.abs(t_float[differ]))).max()
-        )
+    data["resize_bit_equal"] = BitEqual(
+        int(differ.sum()),
+        int(d_f32.size),
+        float((np.abs(d_f32 - t_float)[differ] / np.spacing(np.abs(t_float[differ]))).max())
         if differ.any()
         else 0.0,
-        "scale": f"{'down' if scale > 1 else 'up'}scale ×{max(scale, 1 / scale):.3g}",
-    }
+        f"{'down' if scale > 1 else 'up'}scale ×{max(scale, 1 / scale):.3g}",
+    )
     inside = (d_f32 >= 0) & (d_f32 < 256) & (exact >= 0) & (exact <= 255)
     claims["resize_uint8_truncates"] = Claim(
         "on uint8 input DJL casts the float result back by truncation: its output is the "
@@ -143,7 +141,7 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     wrapped = (d_f32 <= -1) | (d_f32 >= 256)
     if wrapped.any():
         err = np.abs(d_u8.astype(np.float64) - exact)[wrapped]
-        data["wrapped"] = {"count": int(wrapped.sum()), "max_error_levels": float(err.max())}
+        data["wrapped"] = Wrapped(int(wrapped.sum()), float(err.max()))
         claims["resize_uint8_wraps"] = Claim(
             f"{interp} overshoots: {int(wrapped.sum())} values of DJL's float resize fall "
             "outside (-1, 256), and its uint8 cast wraps them (trunc modulo 256) instead of "
@@ -170,8 +168,8 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
         claims["rounding_halves_error"] = Claim(
             "truncation only rounds down: its errors lie in (-1, 0] level (up to float32 "
             "noise); rounding keeps every in-range pixel within 0.5 level of the exact resize",
-            t_in["max_levels"] <= 1e-3
-            and t_in["min_levels"] > -1 - 1e-3
-            and r_in["max_abs_levels"] < 0.5 + 1e-3,
+            t_in.max_levels <= 1e-3
+            and t_in.min_levels > -1 - 1e-3
+            and r_in.max_abs_levels < 0.5 + 1e-3,
         )
     return truth, rows(values, truth, versions) + extra, claims, data

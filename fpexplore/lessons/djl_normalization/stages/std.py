@@ -9,6 +9,7 @@ from .... import backends
 from ....result import Claim, Outcome
 from .. import pipelines as P
 from .. import reference as T
+from ..data import Classic
 from .common import StageResult, optional
 
 CLASSIC = np.array([10, 20, 30, 40, 50], dtype=np.float32)
@@ -92,7 +93,7 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
             f"is {', '.join(here)} (no std: hence the idiom above)",
             gone == list(ARTICLE_NAMES) and here == list(PRESENT_NAMES),
         )
-    return truth, [partial(lambda o: o, o) for o in outs], claims, {"classic": classic}
+    return truth, [partial(lambda o: o, o) for o in outs], claims, {"classic": Classic(**classic)}
 
 
 #: names the articles' DJL code uses, as Class or Class#method, and what 0.36 has instead

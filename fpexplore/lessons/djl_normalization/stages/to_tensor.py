@@ -23,25 +23,25 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
     npf = cropped.transpose(2, 0, 1).astype(np.float32) / np.float32(255)
     values = {"torchvision: ToTensor": tv, "numpy: x.astype(float32) / 255": npf}
     claims: dict[str, Claim] = {}
-    data: dict[str, Any] = {}
     extra: Thunks = []
     tfc = None
     if tf is None:
         why = backends.missing("tensorflow") or ""
         extra.append(missing("tensorflow: convert_image_dtype", why))
     else:
-        tfc, tf_claims, n_bad, tf_values = _tf_to_tensor(tf, cropped, tv)
+        tfc, tf_claims, tf_values = _tf_to_tensor(tf, cropped, tv)
         values.update(tf_values)
         claims.update(tf_claims)
-        data["convert_image_dtype_off_levels"] = n_bad
     if isinstance(djl, str):
         extra.append(missing("djl: ToTensor", djl))
-        return truth, rows(values, truth, versions) + extra, claims, data
+        return truth, rows(values, truth, versions) + extra, claims, {}
     d = djl.to_tensor(cropped)
     values = {"djl: ToTensor": d, **values}
-    data["heat"] = P.heat(d, tfc if tfc is not None else tv)
     other = "TF convert_image_dtype" if tfc is not None else "torchvision ToTensor"
-    data["heat_title"] = f"|DJL ToTensor - {other}| (float32)"
+    data = {
+        "heat": P.heat(d, tfc if tfc is not None else tv),
+        "heat_title": f"|DJL ToTensor - {other}| (float32)",
+    }
     rounded = np.asarray(truth.round("binary32"), dtype=np.float32)
     claims["to_tensor_bit_equal"] = Claim(
         "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are bit-identical and "
@@ -51,7 +51,7 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
     return truth, rows(values, truth, versions) + extra, claims, data
 
 
-def _tf_to_tensor(tf: Any, cropped: np.ndarray, tv: np.ndarray) -> tuple[Any, dict, int, dict]:
+def _tf_to_tensor(tf: Any, cropped: np.ndarray, tv: np.ndarray) -> tuple[Any, dict, dict]:
     """TensorFlow's two ToTensor spellings and their claims."""
     tfc = tf.transpose(
         tf.image.convert_image_dtype(tf.constant(cropped), tf.float32), (2, 0, 1)
@@ -78,4 +78,4 @@ def _tf_to_tensor(tf: Any, cropped: np.ndarray, tv: np.ndarray) -> tuple[Any, di
             bool(np.array_equal(tfd, tv)),
         ),
     }
-    return tfc, claims, n_bad, values
+    return tfc, claims, values
