@@ -11,6 +11,10 @@ import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.gpu_determinism import DeterminismData
+from fpexplore.lessons.gpu_determinism.linear_flag import LinearFlag
+from fpexplore.lessons.summation_order import SummationData
+from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.result import Claim, Comparison, Outcome
 
 DATA = {
@@ -70,24 +74,42 @@ DATA = {
             },
         },
     },
-    "summation_order": {
-        "layout": {
-            "offset_same": 9,
-            "offset_tried": 9,
-            "gelu_strided_differ": 2,
-            "gelu_strided_n": 8,
-        },
-        "residual": {"differ": 4, "total": 16, "worst_of_bound": 0.03},
-    },
-    "gpu_determinism": {
-        "rows": [
+    "summation_order": SummationData(
+        x_head=[],
+        explained_by={},
+        threads={},
+        running_sum={},
+        low_precision={},
+        tree_depth={},
+        threads_split={},
+        current={},
+        curves=dict,
+        layout=Layout(
+            offset_same=9,
+            offset_tried=9,
+            gelu_strided_differ=2,
+            gelu_strided_n=8,
+            gelu_single_differ=1,
+            transposed_sum_differ=3,
+        ),
+        residual=Residual(differ=4, total=16, worst_of_bound=0.03),
+    ),
+    "gpu_determinism": DeterminismData(
+        configs={"default": {}, "cudnn.deterministic": {}},
+        n_runs=3,
+        rows=[
             {"op": op, "case": "c", "output": "result", "config": config, "distinct": 1}
             | {"digests": ["ab12"], "raised": None}
             for op in ("index_add_", "sum (control)", "conv2d")
             for config in ("default", "cudnn.deterministic")
         ],
-        "linear_flag": {"seeds_same": 3, "seeds": 3, "runs": 3, "card": "GPU"},
-    },
+        raises=[],
+        fresh_processes={"rows": []},
+        source="recorded",
+        banner="",
+        card="GPU",
+        linear_flag=LinearFlag("GPU", "", runs=3, seeds=3, seeds_same=3, path=""),
+    ),
     "cpu_vs_accelerator": {
         "drift": {
             "cpu (live, here)": [0.0, 2e-6],

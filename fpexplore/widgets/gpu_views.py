@@ -130,12 +130,12 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     runs = _Runs("gpu_determinism")
     first = runs(card.value).data
     ops: list[tuple[str, tuple[str, str, str]]] = []
-    for r in first["rows"]:
+    for r in first.rows:
         key = (r["op"], r["case"], r["output"])
         label = r["op"] if r["op"] != "conv2d" else f"conv2d {r['case']} · {r['output']}"
         if key not in [k for _, k in ops]:
             ops.append((label, key))
-    configs = list(first["configs"])
+    configs = list(first.configs)
     op = _dropdown("op", ops, next(k for _, k in ops if k[0] == "index_add_"))
     flag = _dropdown("flag set", [(c, c) for c in configs])
     n_threads = _dropdown("CPU threads", [(str(t), t) for t in threads])
@@ -150,11 +150,11 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
         other = _other(choices, card.value)
         odata = runs(other[1]).data if other else None
 
-        def row_of(d: dict[str, Any], config: str) -> dict[str, Any] | None:
+        def row_of(d: Any, config: str) -> dict[str, Any] | None:
             return next(
                 (
                     r
-                    for r in d["rows"]
+                    for r in d.rows
                     if (r["op"], r["case"], r["output"]) == op.value and r["config"] == config
                 ),
                 None,
@@ -184,15 +184,15 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
             rows.append(cells)
         picked = row_of(data, flag.value)
         if picked is None or picked.get("raised"):
-            said = f"under {flag.value}, this op raised on {data['card']}"
+            said = f"under {flag.value}, this op raised on {data.card}"
         else:
             said = (
                 f"under {flag.value}: {picked['distinct']} distinct result(s) in "
-                f"{picked['runs']} runs on {data['card']}"
+                f"{picked['runs']} runs on {data.card}"
             )
         parts = [
             f"<p><b>{html.escape(said)}</b></p>",
-            f"<p>{html.escape(data['banner'])}</p>",
+            f"<p>{html.escape(data.banner)}</p>",
             _table(head, rows, configs.index(flag.value)),
         ]
         if picked is not None and not picked.get("raised") and odata is not None:
@@ -236,11 +236,11 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
     card, choices = _card_control()
     runs = _Runs("tf32")
     data0 = runs(card.value).data
-    modes = list(data0["modes"])
+    modes = list(data0.modes)
     op = _dropdown("op", [("matmul", "matmul"), ("conv2d", "conv2d")])
 
     def sizes(which: str) -> list[int]:
-        return sorted({r["size"] for r in runs(card.value).data["rows"] if r["op"] == which})
+        return sorted({r["size"] for r in runs(card.value).data.rows if r["op"] == which})
 
     size = _dropdown("size", [(str(s), s) for s in sizes("matmul")], 512)
     mode = _dropdown("precision mode", [(m, m) for m in modes], "TF32")
@@ -254,10 +254,10 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
 
     op.observe(on_op, names="value")
 
-    def rows_for(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    def rows_for(d: Any) -> dict[str, dict[str, Any]]:
         return {
             r["mode"]: r
-            for r in d["rows"]
+            for r in d.rows
             if r["op"] == op.value and r["size"] == size.value and not r.get("raised")
         }
 
@@ -287,7 +287,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             else f"conv2d, {size.value} channels"
         )
         parts = [
-            f"<p>{html.escape(data['banner'])}</p><p><b>{what}</b></p>",
+            f"<p>{html.escape(data.banner)}</p><p><b>{what}</b></p>",
             _table(head, rows, modes.index(mode.value)),
         ]
         live_size = max(s for s in cpu_live.SIZES if s <= max(size.value, cpu_live.SIZES[0]))
@@ -308,7 +308,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             rec = next(
                 (
                     r
-                    for r in data["rows"]
+                    for r in data.rows
                     if r["op"] == "matmul" and r["size"] == live_size and r["mode"] == mode.value
                 ),
                 None,

@@ -42,24 +42,6 @@ def _log_scale(lo: float, hi: float, a: float, b: float):
     return f
 
 
-def _ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
-    """y limits holding every curve, both bounds up to the largest n and the run's markers."""
-    values = [v for ys in growth["errors"].values() for v in ys]
-    values += list(current["errors"].values())
-    pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    u = growth["unit_roundoff"]
-    x_max = _x_max()
-    low = min([*pos, u / 100])
-    high = max([*pos, (x_max - 1) * u])
-    return low / 3, high * 3
-
-
-def _x_max() -> int:
-    from ..lessons.summation_order.growth import X_MAX
-
-    return X_MAX
-
-
 def _marker(shape: str, x: float, y: float, colour: str, tip: str) -> str:
     r = 5.0
     style = f'fill="none" stroke="{colour}" stroke-width="1.6"'
@@ -95,11 +77,13 @@ def _decades(lo: float, hi: float) -> list[int]:
 
 def growth_svg(comparison: Any) -> str:
     """The error-growth figure of a summation comparison as an ``<svg>`` element."""
-    growth, current = comparison.data["growth"], comparison.data["current"]
+    from ..lessons.summation_order.growth import X_MAX, ylim
+
+    growth, current = comparison.data.growth, comparison.data.current
     p = comparison.params
     ns = [float(n) for n in growth["n"]]
-    x_lo, x_hi = ns[0] / 1.5, _x_max() * 1.5
-    y_lo, y_hi = _ylim(growth, current)
+    x_lo, x_hi = ns[0] / 1.5, X_MAX * 1.5
+    y_lo, y_hi = ylim(growth, current)
     fx = _log_scale(x_lo, x_hi, LEFT, RIGHT)
     fy = _log_scale(y_lo, y_hi, BOTTOM, TOP)
     out: list[str] = [

@@ -17,7 +17,7 @@ def comparison(
     params: Mapping[str, Any],
     outcomes: Iterable[Outcome],
     claims: Mapping[str, Claim],
-    data: Mapping[str, Any],
+    data: Any,
     explanation: str,
     observations: Mapping[str, Observation] | None = None,
 ) -> Comparison:
