@@ -40,8 +40,8 @@ def test_claims_hold_live_with_gloo(comparison):
 
 def test_rank_ordered_partials_are_what_was_summed(comparison):
     """The gathered partial sums, added in rank order, are at most a few ULP from exact."""
-    r = comparison.data["results"]["rank_ordered"][4]
-    assert sums.ulp_distance(r, comparison.data["exact"]).max() < 2**12
+    r = comparison.data.results["rank_ordered"][4]
+    assert sums.ulp_distance(r, comparison.data.exact).max() < 2**12
 
 
 def test_exact_rounding_matches_truth():
@@ -87,15 +87,15 @@ def test_nccl_record_validates_and_rechecks():
 def test_notebook_11s_facts_about_the_gloo_run(comparison):
     """What notebook 11's answers show: at 2 ranks the plain all-reduce is the rank-ordered
     sum, and the fixed order is reproducible but not exact at any world size."""
-    res = comparison.data["results"]
+    res = comparison.data.results
     assert np.array_equal(res["plain"][2], res["rank_ordered"][2])
-    assert all(v > 0 for v in comparison.data["not_exact"]["fixed_order"].values())
+    assert all(v > 0 for v in comparison.data.not_exact["fixed_order"].values())
 
 
 def test_notebook_11s_facts_about_the_nccl_record(comparison):
     """The recorded NCCL run: the default setting is the ring element for element, Tree with
     four ranks is the reverse chain, and the default differs from rank order at four ranks."""
-    rows = [r for r in comparison.data["nccl"]["rows"] if r["ok"]]
+    rows = [r for r in comparison.data.nccl.rows if r["ok"]]
     by = {(r["algo"], r["world"], r["size"]): r for r in rows}
     default = {k[1:]: r for k, r in by.items() if k[0] == "default"}
     assert all(r["n_equal_order"] == by[("Ring", *k)]["n_equal_order"] for k, r in default.items())

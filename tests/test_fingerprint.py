@@ -175,9 +175,9 @@ def test_folder_errors(tmp_path):
 def test_lesson_claims_hold_and_lookups_are_kept():
     c = fpexplore.run("cpu_dispatch", op="randn", a="this-machine", b="aten-default")
     c.check()
-    assert c.observations["results_differ"].value == len(c.data["diff"].rows)
+    assert c.observations["results_differ"].value == len(c.data.diff.rows)
     again = fpexplore.run("cpu_dispatch", op="exp", a="aten-default", b="this-machine")
-    assert again.data["a"] is c.data["b"]  # a lookup, not a new process
+    assert again.data.a is c.data.b  # a lookup, not a new process
 
 
 def test_missing_frameworks_are_named_and_the_rest_still_runs(tmp_path):

@@ -127,7 +127,7 @@ def test_linear_flag_record_and_claim():
     assert data is not None and "cuda" in data["digests"]
     claims, summary = linear_flag.lesson_parts()
     assert claims["linear_ignores_cudnn_flags"].state == "holds"
-    assert summary["seeds_same"] == summary["seeds"] == len(linear_flag.SEEDS)
+    assert summary.seeds_same == summary.seeds == len(linear_flag.SEEDS)
     # this CPU computes the same MLP: its bits under every setting equal each other
     digests = {linear_flag.probe("cpu", s, 0) for s in linear_flag.SETTINGS}
     assert len(digests) == 1

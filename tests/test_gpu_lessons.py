@@ -64,15 +64,15 @@ def test_the_same_figure_code_draws_recorded_runs(recorded):
 
 def test_determinism_numbers_come_from_the_rows():
     c = fpexplore.run("gpu_determinism", device="recorded")
-    rows = [r for r in c.data["rows"] if r["op"] == "index_add_" and r["config"] == "default"]
+    rows = [r for r in c.data.rows if r["op"] == "index_add_" and r["config"] == "default"]
     assert rows[0]["distinct"] > 1 and rows[0]["max_abs_diff"] > 0
     det = next(
         r
-        for r in c.data["rows"]
+        for r in c.data.rows
         if r["op"] == "index_add_" and r["config"] == "use_deterministic_algorithms"
     )
     assert det["distinct"] == 1 and det["max_abs_diff"] == 0
-    raised = [p for p in c.data["raises"] if p["raised"]]
+    raised = [p for p in c.data.raises if p["raised"]]
     assert all("deterministic" in p["message"] for p in raised)
     from fpexplore.lessons.gpu_determinism import rows_table
 
@@ -81,20 +81,18 @@ def test_determinism_numbers_come_from_the_rows():
     assert "fixed by cudnn.det" in table and "sum (control)" not in table
     ia = c.outcome("index_add_ (1000000 float32 values into 100 bins)")
     assert ia.value == "varies; fixed by det_algos" and "default 10" in ia.note
-    for p in c.data["raises"]:
+    for p in c.data.raises:
         got = c.outcome(f"{p['op']} under use_deterministic_algorithms(True)").value
         assert got == ("raises" if p["raised"] else "runs")
 
 
 def test_record_is_picked_by_card_or_file_name():
     c = fpexplore.run("tf32", device="recorded", record="h200")
-    assert "H200" in c.data["banner"] and c.params["record"] == "h200"
+    assert "H200" in c.data.banner and c.params["record"] == "h200"
     newest = fpexplore.run("tf32", device="recorded")
     assert (
-        newest.data["banner"]
-        == fpexplore.run("tf32", device="recorded", record=records.available()[0].name).data[
-            "banner"
-        ]
+        newest.data.banner
+        == fpexplore.run("tf32", device="recorded", record=records.available()[0].name).data.banner
     )
     with pytest.raises(InvalidParameter, match=r"'record'.*'newest'.*nvidia-h200.*'no-such-card'"):
         fpexplore.run("cpu_vs_accelerator", device="recorded", record="no-such-card")
@@ -102,12 +100,12 @@ def test_record_is_picked_by_card_or_file_name():
 
 def test_tf32_reads_defaults_and_measures_every_mode():
     c = fpexplore.run("tf32", device="recorded")
-    assert {"cuda.matmul.allow_tf32", "cudnn.allow_tf32"} <= set(c.data["defaults"])
-    assert len(c.outcomes) == 2 * len(c.data["modes"])
+    assert {"cuda.matmul.allow_tf32", "cudnn.allow_tf32"} <= set(c.data.defaults)
+    assert len(c.outcomes) == 2 * len(c.data.modes)
     fp32 = c.outcome("1024x1024 matmul, fp32 (TF32 off): relative error").value
     tf32 = c.outcome("1024x1024 matmul, TF32: relative error").value
     assert fp32 < 1e-5 < tf32
-    assert c.data["defaults_here"]["cudnn.allow_tf32"] in (True, False)  # read on this machine
+    assert c.data.defaults_here["cudnn.allow_tf32"] in (True, False)  # read on this machine
 
 
 def test_cpu_side_runs_live_beside_the_recorded_accelerator():
@@ -141,7 +139,7 @@ def test_device_must_be_a_string():
 
 def test_determinism_live_on_cpu_quick_is_deterministic():
     c = fpexplore.run("gpu_determinism", device="cpu", quick=True, runs=2, processes=0)
-    assert c.data["source"] == "framework"
+    assert c.data.source == "framework"
     assert c.holds("det_algos_fix_all") and not c.holds("atomics_vary")
 
 

@@ -14,9 +14,13 @@ import pytest
 from fpexplore import myths
 from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Sums
 from fpexplore.lessons.djl_normalization.data import Classic, DjlData
+from fpexplore.lessons.gpu_determinism import DeterminismData
+from fpexplore.lessons.gpu_determinism.linear_flag import LinearFlag
 from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
 from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
 from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
+from fpexplore.lessons.summation_order import SummationData
+from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
@@ -126,24 +130,42 @@ DATA = {
             matmul_table=[{"n": 64, "cublas == naive_fma": True}],
         ),
     ),
-    "summation_order": {
-        "layout": {
-            "offset_same": 9,
-            "offset_tried": 9,
-            "gelu_strided_differ": 2,
-            "gelu_strided_n": 8,
-        },
-        "residual": {"differ": 4, "total": 16, "worst_of_bound": 0.03},
-    },
-    "gpu_determinism": {
-        "rows": [
+    "summation_order": SummationData(
+        x_head=[],
+        explained_by={},
+        threads={},
+        running_sum={},
+        low_precision={},
+        tree_depth={},
+        threads_split={},
+        current={},
+        curves=dict,
+        layout=Layout(
+            offset_same=9,
+            offset_tried=9,
+            gelu_strided_differ=2,
+            gelu_strided_n=8,
+            gelu_single_differ=1,
+            transposed_sum_differ=3,
+        ),
+        residual=Residual(differ=4, total=16, worst_of_bound=0.03),
+    ),
+    "gpu_determinism": DeterminismData(
+        configs={"default": {}, "cudnn.deterministic": {}},
+        n_runs=3,
+        rows=[
             {"op": op, "case": "c", "output": "result", "config": config, "distinct": 1}
             | {"digests": ["ab12"], "raised": None}
             for op in ("index_add_", "sum (control)", "conv2d")
             for config in ("default", "cudnn.deterministic")
         ],
-        "linear_flag": {"seeds_same": 3, "seeds": 3, "runs": 3, "card": "GPU"},
-    },
+        raises=[],
+        fresh_processes={"rows": []},
+        source="recorded",
+        banner="",
+        card="GPU",
+        linear_flag=LinearFlag("GPU", "", runs=3, seeds=3, seeds_same=3, path=""),
+    ),
     "cpu_vs_accelerator": AcceleratorData(
         banner="CPU: live. Accelerator: recorded",
         ran_on=["cpu (live)", "NVIDIA H200 (recorded)"],
@@ -308,12 +330,14 @@ def test_rows_show_the_number_their_claim_is_about():
 def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
     """Myths 15 and 17, live, in a fresh process under each TF_ENABLE_ONEDNN_OPTS: the same
     verdicts, every graph-mode claim holding, at two seeds."""
+    import importlib.util
     import json
     import os
     import subprocess
     import sys
 
-    pytest.importorskip("tensorflow")
+    if importlib.util.find_spec("tensorflow") is None:  # never imported here: a fresh process
+        pytest.skip("TensorFlow is not installed")
     code = (
         "import json\n"
         "from fpexplore import myths\n"

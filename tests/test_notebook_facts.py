@@ -48,7 +48,7 @@ def gpu_determinism():
 
 def test_deterministic_is_not_exact_in_the_record(gpu_determinism):
     """04: use_deterministic_algorithms gives the same bits every run, not the exact sums."""
-    rows = gpu_determinism.data["rows"]
+    rows = gpu_determinism.data.rows
     det = next(
         r for r in rows if r["op"] == "index_add_" and r["config"] == "use_deterministic_algorithms"
     )
@@ -89,9 +89,7 @@ def test_tf32_record_error_flat_and_the_exact_entry():
 
     data = fpexplore.run("tf32").data
     rows = {
-        (r["size"], r["mode"]): r
-        for r in data["rows"]
-        if r["op"] == "matmul" and not r.get("raised")
+        (r["size"], r["mode"]): r for r in data.rows if r["op"] == "matmul" and not r.get("raised")
     }
     sizes = sorted({n for n, _ in rows})
     tf_err = [rows[(n, "TF32")]["rel_error"] for n in sizes]

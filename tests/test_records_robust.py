@@ -55,4 +55,4 @@ def test_a_lesson_reads_the_good_record_beside_bad_ones(good, tmp_path, monkeypa
     monkeypatch.setattr(records, "gpu_dir", lambda: tmp_path)
     with pytest.warns(records.RecordWarning, match="deep.json"):
         c = get("tf32").run(device="recorded")
-    assert c.data["source"] == "recorded"
+    assert c.data.source == "recorded"

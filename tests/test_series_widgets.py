@@ -108,7 +108,7 @@ def _growth_comparison():
     }
     current = {"n": 500, "errors": {"np.sum": 2e-8, "torch.sum": 2e-8, "Java float loop": 3e-6}}
     params = {"distribution": "uniform", "dtype": "float32"}
-    return SimpleNamespace(data={"growth": growth, "current": current}, params=params)
+    return SimpleNamespace(data=SimpleNamespace(growth=growth, current=current), params=params)
 
 
 def test_summation_figure_as_svg_marks_each_distinct_result_once():

@@ -37,7 +37,7 @@ def test_classic_example():
     assert all(c.holds(k) for k in _emulated_claims(c))
     # the reference row is the correctly rounded exact sum: within half an ULP
     assert abs(c.outcome(REFERENCE).error.ulp_scalar) <= 0.5
-    assert "numpy" in c.data["explained_by"]["np.sum"]
+    assert "numpy" in c.data.explained_by["np.sum"]
     assert "np.sum" in c.outcome("emulate numpy").note  # both ways: the emulator's row too
     assert c.outcome("emulate numpy").settings["order"].startswith("np.sum")
 
@@ -171,7 +171,7 @@ def test_recorded_cuda_outcome_has_card_and_date_or_says_how_to_record():
 @needs_torch_tf
 def test_error_growth_figure_and_bounds():
     c = LESSON.run(distribution="uniform", n=1_000, dtype="float32", threads=1)
-    g = c.data["growth"]
+    g = c.data.growth
     assert g["n"] == list(growth.NS) and set(g["errors"]) == set(growth.ORDERS)
     u = growth.unit_roundoff("float32")
     ns = np.asarray(g["n"], dtype=float)
@@ -184,7 +184,7 @@ def test_error_growth_figure_and_bounds():
     assert (pw[ok] <= np.ceil(np.log2(ns[ok])) * u).all()
     assert seq[-1] > 10 * pw[-1]  # a long left-to-right sum loses to the pairwise tree
     # the current run's errors use the same measure
-    cur = c.data["current"]
+    cur = c.data.current
     assert cur["n"] == 1_000 and math.isfinite(cur["errors"]["np.sum"])
     fig = LESSON.figure(c)
     (ax,) = fig.axes
@@ -289,7 +289,7 @@ def test_a_bound_fails_when_the_error_exceeds_it():
 def test_bfloat16_stalls_in_numpy_not_in_torch():
     c = LESSON.run(distribution="uniform", n=10_000, dtype="bfloat16")
     c.check("numpy_bfloat16_stalls", "torch_wide_accumulator")
-    stall, exact = (c.data["low_precision"][k] for k in ("stall limit 1024·max|x|", "exact sum"))
+    stall, exact = (c.data.low_precision[k] for k in ("stall limit 1024·max|x|", "exact sum"))
     assert abs(float(c.outcome("np.sum").value)) <= stall < exact  # stalled far below the sum
     assert "numpy_bfloat16_stalls" not in LESSON.run(n=100, dtype="float16").claims
     assert "torch_wide_accumulator" not in LESSON.run(n=100, dtype="float32").claims
@@ -314,7 +314,7 @@ def test_java_loop_within_its_running_sum_bound():
         pytest.fail(f"DJL cannot run here: {backends.get('djl').missing()}; run: make djl")
     c = LESSON.run(distribution="alternating", n=100_000, dtype="float32")
     c.check("java_running_sum_bound")
-    numbers = c.data["running_sum"]
+    numbers = c.data.running_sum
     assert numbers["loop error / Σ|x|"] <= numbers["u·Σ|running sums| / Σ|x|"] < numbers["(n−1)·u"]
 
 
@@ -343,12 +343,12 @@ def test_torch_threads_split_claim_and_observation():
     one = LESSON.run(distribution="uniform", n=100_000, dtype="float32", threads=1, seed=0)
     assert "torch_threads_split" not in one.claims
     two.check("torch_threads_split", "tree_depth")
-    split = two.data["threads_split"]
+    split = two.data.threads_split
     assert split["chunks"] == 2
     changed = float(two.outcome("torch.sum").value) != float(one.outcome("torch.sum").value)
     assert two.observations["torch_threads_change_bits"].value == changed == split["bits changed"]
     small = LESSON.run(distribution="uniform", n=1000, dtype="float32", threads=2, seed=0)
-    assert small.data["threads_split"]["chunks"] == 1
+    assert small.data.threads_split["chunks"] == 1
     assert not small.observations["torch_threads_change_bits"].value
 
 
@@ -379,7 +379,7 @@ def test_layout_and_residual_claims_hold():
     torch = pytest.importorskip("torch")
     from fpexplore.lessons.summation_order import layout
 
-    claims, data = layout.layout_claims(torch, 11)
+    claims, found = layout.layout_claims(torch, 11)
     more, _ = layout.residual_claims(torch, 11)
     assert all(c.holds for c in {**claims, **more}.values()), {**claims, **more}
-    assert data["layout"]["offset_same"] == data["layout"]["offset_tried"]
+    assert found.offset_same == found.offset_tried

@@ -117,12 +117,12 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     runs = _Runs("gpu_determinism")
     first = runs(card.value).data
     ops: list[tuple[str, tuple[str, str, str]]] = []
-    for r in first["rows"]:
+    for r in first.rows:
         key = (r["op"], r["case"], r["output"])
         label = r["op"] if r["op"] != "conv2d" else f"conv2d {r['case']} · {r['output']}"
         if key not in [k for _, k in ops]:
             ops.append((label, key))
-    configs = list(first["configs"])
+    configs = list(first.configs)
     op = _dropdown("op", ops, next(k for _, k in ops if k[0] == "index_add_"))
     flag = _dropdown("flag set", [(c, c) for c in configs])
     n_threads = _dropdown("CPU threads", [(str(t), t) for t in threads])
@@ -137,11 +137,11 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
         other = _other(choices, card.value)
         odata = runs(other[1]).data if other else None
 
-        def row_of(d: dict[str, Any], config: str) -> dict[str, Any] | None:
+        def row_of(d: Any, config: str) -> dict[str, Any] | None:
             return next(
                 (
                     r
-                    for r in d["rows"]
+                    for r in d.rows
                     if (r["op"], r["case"], r["output"]) == op.value and r["config"] == config
                 ),
                 None,
@@ -180,7 +180,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
             worst = _g(max(live["ulp_vs_truth_max"]) if live.get("ulp_vs_truth_max") else None)
         return render(
             "gpu_determinism.html",
-            **{"flag": flag.value, "card": data["card"], "banner": data["banner"]},
+            **{"flag": flag.value, "card": data.card, "banner": data.banner},
             **{"head": head, "rows": rows, "pick": configs.index(flag.value)},
             **{"picked": picked, "same": same, "live": live, "worst": worst, "threads": _threads},
         )
@@ -201,11 +201,11 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
     card, choices = _card_control()
     runs = _Runs("tf32")
     data0 = runs(card.value).data
-    modes = list(data0["modes"])
+    modes = list(data0.modes)
     op = _dropdown("op", [("matmul", "matmul"), ("conv2d", "conv2d")])
 
     def sizes(which: str) -> list[int]:
-        return sorted({r["size"] for r in runs(card.value).data["rows"] if r["op"] == which})
+        return sorted({r["size"] for r in runs(card.value).data.rows if r["op"] == which})
 
     size = _dropdown("size", [(str(s), s) for s in sizes("matmul")], 512)
     mode = _dropdown("precision mode", [(m, m) for m in modes], "TF32")
@@ -219,10 +219,10 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
 
     op.observe(on_op, names="value")
 
-    def rows_for(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    def rows_for(d: Any) -> dict[str, dict[str, Any]]:
         return {
             r["mode"]: r
-            for r in d["rows"]
+            for r in d.rows
             if r["op"] == op.value and r["size"] == size.value and not r.get("raised")
         }
 
@@ -260,7 +260,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             rec = next(
                 (
                     r
-                    for r in data["rows"]
+                    for r in data.rows
                     if r["op"] == "matmul" and r["size"] == live_size and r["mode"] == mode.value
                 ),
                 None,
@@ -268,7 +268,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
             recorded_error = rec and _g(rec["rel_error"])
         return render(
             "gpu_tf32.html",
-            **{"banner": data["banner"], "what": what, "mode": mode.value},
+            **{"banner": data.banner, "what": what, "mode": mode.value},
             **{"head": head, "rows": rows, "pick": modes.index(mode.value)},
             **{"live_size": live_size, "threads": _threads(n_threads.value)},
             largest=live_size != size.value or op.value != "matmul",

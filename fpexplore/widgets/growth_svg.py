@@ -37,27 +37,15 @@ def _positive(v: Any) -> bool:
     return v is not None and math.isfinite(v) and v > 0
 
 
-def _ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
-    """y limits holding every curve, both bounds up to the largest n and the run's markers."""
-    values = [v for ys in growth["errors"].values() for v in ys]
-    pos = [v for v in [*values, *current["errors"].values()] if _positive(v)]
-    u = growth["unit_roundoff"]
-    return min([*pos, u / 100]) / 3, max([*pos, (_x_max() - 1) * u]) * 3
-
-
-def _x_max() -> int:
-    from ..lessons.summation_order.growth import X_MAX
-
-    return X_MAX
-
-
 def growth_svg(comparison: Any) -> str:
     """The error-growth figure of a summation comparison as an ``<svg>`` element."""
-    growth, current = comparison.data["growth"], comparison.data["current"]
+    from ..lessons.summation_order.growth import X_MAX, ylim
+
+    growth, current = comparison.data.growth, comparison.data.current
     name = f"Error growth: {comparison.params['distribution']}, {comparison.params['dtype']}"
     ns = [float(n) for n in growth["n"]]
-    x_lo, x_hi = ns[0] / 1.5, _x_max() * 1.5
-    y_lo, y_hi = _ylim(growth, current)
+    x_lo, x_hi = ns[0] / 1.5, X_MAX * 1.5
+    y_lo, y_hi = ylim(growth, current)
     fx, fy = svg.log(x_lo, x_hi, LEFT, RIGHT), svg.log(y_lo, y_hi, BOTTOM, TOP)
     out = svg.frame(
         (LEFT, TOP, RIGHT, BOTTOM),

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...dispatch import SWITCHES, switch
 from ...dispatch.battery import OP_NOTES, OPS, truths
-from ...dispatch.compare import compare
+from ...dispatch.compare import Difference, compare
 from ...dispatch.fingerprint import PATH_ENV
 from ...dispatch.fresh import each, fingerprint
 from ...memo import Memo
@@ -29,6 +30,18 @@ from .._base import Lesson, declare_texts, settle
 HERE = "this-machine"
 CONFIGS = (HERE, *(s.name for s in SWITCHES))
 LIBRARIES = ("numpy", "torch", "tensorflow", "libtorch", "djl")
+
+
+@dataclass(frozen=True)
+class DispatchData:
+    """One op under two configurations: both fingerprints and what differs."""
+
+    op: str
+    a: dict[str, Any]  # the first configuration's fingerprint
+    b: dict[str, Any]  # the second configuration's fingerprint
+    diff: Difference
+    note: str  # what the op is (`OP_NOTES`)
+
 
 EXPLANATION = """\
 Each configuration is the same Python, the same library versions and the same input bits; only
@@ -214,7 +227,7 @@ def compute(op: str, a: str, b: str) -> Comparison:
         observations["top_cause"] = Observation(
             f"the most likely cause compare() names: {top.name}: {top.detail}", top.name
         )
-    data = {"op": op, "a": fa, "b": fb, "diff": diff, "note": OP_NOTES[op]}
+    data = DispatchData(op, fa, fb, diff, OP_NOTES[op])
     text = f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION
     return Comparison(
         "cpu_dispatch",
@@ -240,6 +253,7 @@ LESSON = Lesson(
     compute=compute,
     claims=CLAIMS,
     observations=OBSERVATIONS,
+    data=DispatchData,
     explanation=EXPLANATION,
     notebook="12_same_code_different_machine.ipynb",
     quick={"b": HERE},

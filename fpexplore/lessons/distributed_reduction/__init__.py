@@ -4,6 +4,7 @@ bits; the exact sum; three fixes verified. NCCL on four GPUs shown from a record
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,31 @@ METHODS = {
     "fixed_order": "fixed-order (tree-aligned) reduction",
     "kahan": "Kahan (Neumaier) compensated all-reduce",
 }
+
+
+@dataclass(frozen=True)
+class NcclPart:
+    """The NCCL record's rows and banner, or why there is no record."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    banner: str = ""
+    path: str = ""
+    rechecked: list[dict[str, Any]] = field(default_factory=list)  # `nccl_record.recheck_bits`
+    error: str = ""  # why there is no record, with its fix
+
+
+@dataclass(frozen=True)
+class ReductionData:
+    """The gloo sums by method and world size (None without torch) and the NCCL part."""
+
+    nccl: NcclPart
+    n: int | None = None
+    not_exact: dict[str, dict[int, int]] | None = None  # elements != exact, by method and world
+    differ: dict[str, int] | None = None  # plain: elements that differ, by pair of worlds
+    grads: np.ndarray | None = None  # the per-sample gradients (BATCH x n)
+    results: dict[str, dict[int, np.ndarray]] | None = None  # by method and world
+    exact: np.ndarray | None = None  # the exact sum, rounded to float32
+
 
 EXPLANATION = """\
 Data-parallel training splits a batch over ranks; each rank sums the per-sample gradients of
@@ -111,14 +137,14 @@ CLAIMS = declare_texts(
 C = CLAIMS
 
 
-def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observation], str]:
+def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
     from ...errors import RecordError
     from . import nccl_record
 
     try:
         path, data = nccl_record.load()
     except RecordError as exc:
-        return {"error": str(exc)}, {}, {}, ""
+        return NcclPart(error=str(exc)), {}, {}
     rows = nccl_record.rows(data)
     ok2 = [r for r in rows if r["ok"] and r["world"] == 2]
     p = data["provenance"]
@@ -171,20 +197,15 @@ def _nccl_part() -> tuple[dict[str, Any], dict[str, Claim], dict[str, Observatio
             "from the rank-ordered sum / from the correctly rounded exact sum",
             f"{r['n_differ_rank_ordered']} / {r['n_differ_exact']} of {r['n']}",
         )
-    return (
-        {"rows": rows, "banner": banner, "path": str(path), "rechecked": rechecked},
-        claims,
-        obs,
-        banner,
-    )
+    return NcclPart(rows, banner, str(path), rechecked), claims, obs
 
 
 def compute(n: int, seed: int) -> Comparison:
     from ... import truth
     from ...errors import BackendUnavailable
 
-    nccl, nccl_claims, nccl_obs, banner = _nccl_part()
-    missing = {"torch": "", "nccl record": nccl.get("error", "")}
+    nccl, nccl_claims, nccl_obs = _nccl_part()
+    missing = {"torch": "", "nccl record": nccl.error}
     params = {"n": n, "seed": seed}
     try:
         grads, out, version = _gloo(n, seed)
@@ -199,7 +220,7 @@ def compute(n: int, seed: int) -> Comparison:
             None,
             outcomes,
             settle(CLAIMS.values(), nccl_claims, lambda part: missing.get(part) or None),
-            {"nccl": nccl},
+            ReductionData(nccl),
             EXPLANATION,
             nccl_obs,
         )
@@ -264,16 +285,7 @@ def compute(n: int, seed: int) -> Comparison:
         ),
         **nccl_obs,
     }
-    data = {
-        "n": n,
-        "not_exact": counts,
-        "differ": differ,
-        "grads": grads,
-        "results": res,
-        "exact": exact,
-        "nccl": nccl,
-        "banner": banner,
-    }
+    data = ReductionData(nccl, n, counts, differ, grads, res, exact)
     return Comparison(
         "distributed_reduction", params, t, tuple(outcomes), claims, data, EXPLANATION, obs
     )
@@ -288,21 +300,21 @@ def figure(comparison: Comparison) -> Any:
     # one panel above the other: readable in a notebook 1000 px wide with the sidebar open
     fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.5))
     ax = axes[0]
-    if "not_exact" in d:
+    if d.not_exact is not None:
         width = 0.2
         tallest = 0
         for i, m in enumerate(METHODS):
-            ys = [d["not_exact"][m][w] for w in WORLDS]
+            ys = [d.not_exact[m][w] for w in WORLDS]
             tallest = max(tallest, *ys)
             ax.bar(np.arange(len(WORLDS)) + (i - 1.5) * width, ys, width, label=METHODS[m])
         ax.set_xticks(range(len(WORLDS)), [f"{w} rank(s)" for w in WORLDS])
-        ax.set_ylabel(f"elements ≠ exact sum (of {d['n']})")
+        ax.set_ylabel(f"elements ≠ exact sum (of {d.n})")
         # the legend sits in headroom above the tallest bar, never over a bar
         ax.set_ylim(0, max(tallest, 1) * 1.5)
         ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
     ax.set_title("gloo on this CPU (live)", fontsize=10)
     ax = axes[1]
-    rows = [r for r in d["nccl"].get("rows", []) if r["ok"]]
+    rows = [r for r in d.nccl.rows if r["ok"]]
     for algo in sorted({r["algo"] for r in rows}):
         for w in sorted({r["world"] for r in rows}):
             pts = sorted(
@@ -314,7 +326,7 @@ def figure(comparison: Comparison) -> Any:
                 ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")
     ax.set_xlabel("message size (float32 elements)")
     ax.set_ylabel("fraction ≠ rank-ordered sum")
-    ax.set_title(d["nccl"].get("banner") or "no NCCL record", fontsize=8, wrap=True)
+    ax.set_title(d.nccl.banner or "no NCCL record", fontsize=8, wrap=True)
     if rows:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     fig.tight_layout()
@@ -337,5 +349,6 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="11_determinism_and_distributed.ipynb",
+    data=ReductionData,
     quick={"n": 256},
 )

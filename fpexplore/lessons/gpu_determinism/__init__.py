@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 from ...params import Flag, Interval
@@ -31,8 +32,20 @@ in float32 ULPs on sampled entries: deterministic does not mean more accurate.
 """
 
 
-def _rows_for(data: dict[str, Any], op: str, output: str | None = None) -> list[dict[str, Any]]:
-    return [r for r in data["rows"] if r["op"] == op and (output is None or r["output"] == output)]
+@dataclass(frozen=True)
+class DeterminismData:
+    """A run (live or recorded): each op's run-to-run spread under each flag setting."""
+
+    configs: dict[str, dict[str, bool]]  # the flag settings, by name
+    n_runs: int
+    rows: list[dict[str, Any]]  # one per op, output, case and flag setting
+    raises: list[dict[str, Any]]  # ops probed under use_deterministic_algorithms(True)
+    fresh_processes: dict[str, Any]  # the cudnn.benchmark probe across fresh processes
+    source: str  # the outcomes' kind: "framework" (live) or "recorded"
+    banner: str
+    card: str
+    cublas_probe: list[dict[str, Any]] | None = None  # cuBLAS under each workspace config
+    linear_flag: linear_flag.LinearFlag | None = None  # None without its record
 
 
 def _varies(row: dict[str, Any]) -> bool:
@@ -96,31 +109,31 @@ MISSING = {
 }
 
 
-def _missing(data: dict[str, Any], cuda: bool, quick: bool) -> Any:
+def _missing(data: DeterminismData, cuda: bool, quick: bool) -> Any:
     """Why a part the claims need is missing from this run (None where it is present)."""
     absent = {
         "cuda": not cuda,
         "full shapes": quick and cuda,
-        "fresh processes": not data["fresh_processes"]["rows"],
-        "linear_flag record": not data["linear_flag"],
+        "fresh processes": not data.fresh_processes["rows"],
+        "linear_flag record": data.linear_flag is None,
     }
     return lambda part: MISSING[part] if absent.get(part) else None
 
 
-def _decide(data: dict[str, Any]) -> dict[str, Claim]:
-    rows = data["rows"]
-    n = data["n_runs"]
+def _decide(data: DeterminismData) -> dict[str, Claim]:
+    rows = data.rows
+    n = data.n_runs
     by = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
     conv = [r for r in rows if r["op"] == "conv2d"]
     keys = {(r["op"], r["case"], r["output"]) for r in rows}
-    ia = [r for r in _rows_for(data, "index_add_") if r["config"] == "default"]
-    ia_cd = [r for r in _rows_for(data, "index_add_") if r["config"] == "cudnn.deterministic"]
+    ia = [r for r in rows if r["op"] == "index_add_" and r["config"] == "default"]
+    ia_cd = [r for r in rows if r["op"] == "index_add_" and r["config"] == "cudnn.deterministic"]
     det = [r for r in rows if r["config"] == "use_deterministic_algorithms"]
     conv_det = [r for r in conv if r["config"] == "cudnn.deterministic"]
     stable_bench = [k for k in keys if k[0] == "conv2d" and not _varies(by[(*k, "benchmark")])]
     vary_default = [k for k in keys if k[0] == "conv2d" and _varies(by[(*k, "default")])]
-    raised = [p["op"] for p in data["raises"] if p["raised"]]
-    fresh = data["fresh_processes"]["rows"]
+    raised = [p["op"] for p in data.raises if p["raised"]]
+    fresh = data.fresh_processes["rows"]
     fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
     return {
         "atomics_vary": C["atomics_vary"].claim(
@@ -140,7 +153,7 @@ def _decide(data: dict[str, Any]) -> dict[str, Claim]:
         ),
         "conv_stable_with_benchmark": C["conv_stable_with_benchmark"].claim(bool(stable_bench)),
         "some_ops_raise": C["some_ops_raise"].claim(
-            bool(raised), f" ({len(raised)} of {len(data['raises'])} probed)"
+            bool(raised), f" ({len(raised)} of {len(data.raises)} probed)"
         ),
         "forward_stable": C["forward_stable"].claim(
             all(not _varies(r) for r in conv if r["output"] == "forward")
@@ -180,14 +193,14 @@ def fixes(cells: dict[str, dict[str, Any]]) -> str:
     return text + (f"; raises under {', '.join(raised)}" if raised else "")
 
 
-def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
+def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     """Which flag fixes which op (one outcome per op output and case), then which ops raise
     under use_deterministic_algorithms(True)."""
     prov = src.record.provenance if not src.live else {}
     version = prov.get("torch", "") if prov else _torch_version()
     kw = {"kind": src.kind, "version": version, "device": src.label}
     keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-    for r in data["rows"]:
+    for r in data.rows:
         keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
     out = []
     for (op, output, case), cells in keyed.items():
@@ -201,12 +214,12 @@ def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
                 f"{what} ({case})",
                 "torch",
                 value=fixes(cells),
-                settings={"runs": data["n_runs"]},
-                note=f"distinct results in {data['n_runs']} runs: {counts}",
+                settings={"runs": data.n_runs},
+                note=f"distinct results in {data.n_runs} runs: {counts}",
                 **kw,
             )
         )
-    for p in data["raises"]:
+    for p in data.raises:
         out.append(
             Outcome(
                 f"{p['op']} under use_deterministic_algorithms(True)",
@@ -248,19 +261,26 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
                 f" (bounded on a CPU: quick shapes, {runs} runs, {processes} fresh process"
                 f"{'es' if processes != 1 else ''})"
             )
-        data = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
+        run = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
     else:
-        data = src.record.experiments["determinism"]
+        run = src.record.experiments["determinism"]
     with src.reading("determinism"):
-        data = {**data, "source": src.kind, "banner": src.banner + bounded, "card": src.label}
+        linear_claims, linear = linear_flag.lesson_parts()
+        data = DeterminismData(
+            **{k: run[k] for k in ("configs", "n_runs", "rows", "raises", "fresh_processes")},
+            source=src.kind,
+            banner=src.banner + bounded,
+            card=src.label,
+            cublas_probe=run.get("cublas_probe"),
+            linear_flag=linear,
+        )
         params = {
             "device": device,
-            "runs": data["n_runs"],
+            "runs": data.n_runs,
             "processes": processes,
             "quick": quick,
             "record": record,
         }
-        linear_claims, data["linear_flag"] = linear_flag.lesson_parts()
         cuda = src.device is None or src.device.type == "cuda"
         claims = settle(
             CLAIMS.values(),
@@ -276,9 +296,9 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     """Which flag fixes which op: op, output, case, the distinct results (or 'raises') under
     each configuration, and the verdict."""
     data = comparison.data
-    configs = list(data["configs"])
+    configs = list(data.configs)
     keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-    for r in data["rows"]:
+    for r in data.rows:
         keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
     # two lines per op (its name, then its counts and verdict) so that the table fits a
     # notebook 1000 px wide with the sidebar open
@@ -311,13 +331,13 @@ def figure(comparison: Comparison) -> Any:
     import numpy as np
 
     data = comparison.data
-    configs = list(data["configs"])
+    configs = list(data.configs)
     keys: list[tuple[str, str, str]] = []
-    for r in data["rows"]:
+    for r in data.rows:
         k = (r["op"], r["output"], r["case"])
         if k not in keys:
             keys.append(k)
-    cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data["rows"]}
+    cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data.rows}
     grid = np.zeros((len(keys), len(configs)))
     # the heat map above the run-by-run plot, 6.5 in wide: its labels stay readable in a
     # notebook 1000 px wide with the sidebar open (a 14 in wide figure shrank them to 3 px)
@@ -345,7 +365,7 @@ def figure(comparison: Comparison) -> Any:
         cmap="Reds",
         aspect="auto",
         vmin=0,
-        vmax=max(2, data["n_runs"]),
+        vmax=max(2, data.n_runs),
     )
     ax.set_xticks(
         range(len(configs)), [_short(c) for c in configs], rotation=25, ha="right", fontsize=10
@@ -355,7 +375,7 @@ def figure(comparison: Comparison) -> Any:
         [_label_cut(f"{op} {out} | {case}", 36) for op, out, case in keys],
         fontsize=10,
     )
-    ax.set_title(f"distinct results in {data['n_runs']} runs — {data['card']}", fontsize=9)
+    ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
     for c in ("default", "use_deterministic_algorithms"):
         r = cells.get(
             ("index_add_", "result", next((k[2] for k in keys if k[0] == "index_add_"), ""), c)
@@ -369,7 +389,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")
     ax2.set_title("index_add_: one bin, run after run", fontsize=9)
     ax2.legend(fontsize=8)
-    return present.with_banner(fig, data["banner"])
+    return present.with_banner(fig, data.banner)
 
 
 LESSON = Lesson(
@@ -396,5 +416,6 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="04_cudnn_determinism.ipynb",
+    data=DeterminismData,
     quick={"quick": True, "runs": 2, "processes": 0},
 )

@@ -13,6 +13,7 @@ import hashlib
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,18 @@ FORMAT = "fpexplore-linear-flag"
 VERSION = 1
 SETTINGS = ("default", "cudnn.deterministic", "cudnn.benchmark")
 SEEDS = (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class LinearFlag:
+    """The recorded nn.Linear run under cuDNN's flags, summed up (`lesson_parts`)."""
+
+    card: str
+    torch: str
+    runs: int  # fresh processes per seed and setting
+    seeds: int
+    seeds_same: int  # seeds whose bits were the same under every setting
+    path: str
 
 
 def probe(device: str, setting: str, seed: int) -> str:
@@ -120,25 +133,20 @@ MISSING = (
 )
 
 
-def lesson_parts() -> tuple[dict[str, Any], dict[str, Any]]:
+def lesson_parts() -> tuple[dict[str, Any], LinearFlag | None]:
     """The claim that cuDNN's flags leave a small MLP's output alone on CUDA, from the record.
-    Returns (claims, data): both empty without a record (`MISSING` says why)."""
+    Returns (claims, data): {} and None without a record (`MISSING` says why)."""
     data = recorded()
     if data is None:
-        return {}, {}
+        return {}, None
     cuda = data["digests"]["cuda"]
     per_seed = {
         seed: {d for setting in SETTINGS for d in cuda[setting][seed]} for seed in cuda["default"]
     }
     same = sum(len(v) == 1 for v in per_seed.values())
-    summary = {
-        "card": data["card"],
-        "torch": data["torch"],
-        "runs": data["runs"],
-        "seeds": len(per_seed),
-        "seeds_same": same,
-        "path": data["path"],
-    }
+    summary = LinearFlag(
+        data["card"], data["torch"], data["runs"], len(per_seed), same, data["path"]
+    )
     where = f"recorded on {data['card']}, {len(per_seed)} seeds × {len(SETTINGS)} settings"
     claim = CLAIM.claim(
         same == len(per_seed),
@@ -153,10 +161,10 @@ def judge_myth(c: Any) -> tuple[str, str, str]:
     claim = c.claims.get("linear_ignores_cudnn_flags")
     if claim is None or claim.holds is None:
         return "not measured", "needs the recorded nn.Linear run (data/gpu/linear_flag)", ""
-    d = c.data["linear_flag"]
+    d = c.data.linear_flag
     number = (
-        f"{d['seeds_same']} of {d['seeds']} seeds: the same bits with the flag off, on and with "
-        f"benchmark on, {d['runs']} fresh processes each ({d['card']})"
+        f"{d.seeds_same} of {d.seeds} seeds: the same bits with the flag off, on and with "
+        f"benchmark on, {d.runs} fresh processes each ({d.card})"
     )
     if claim.holds:
         return (

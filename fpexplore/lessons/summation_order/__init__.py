@@ -5,7 +5,8 @@ reproduces each framework's result bit for bit, and the exact sum says who is cl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
+import functools
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -53,24 +54,28 @@ frameworks' results to the last bit, which is how we know the order is the whole
 """
 
 
-class LazyData(Mapping):
-    """The comparison's figure data; entries given as functions are computed on first access
-    (the error-growth curves cost seconds the first time, so a run that draws no figure never
-    pays for them)."""
+@dataclasses.dataclass(frozen=True)
+class SummationData:
+    """One sum's findings; ``growth`` (the error curves) is computed on first access."""
 
-    def __init__(self, values: dict[str, Any], later: dict[str, Callable[[], Any]]) -> None:
-        self._values, self._later = dict(values), dict(later)
+    x_head: list[float]  # the first eight inputs
+    explained_by: dict[str, list[str]]  # per framework result: the emulators with its bits
+    threads: dict[str, int]  # the threads each framework ran on
+    running_sum: dict[str, float]  # the Java loop against its running-sum bound (`bounds`)
+    low_precision: dict[str, float]  # float16/bfloat16: the numbers behind their bounds
+    tree_depth: dict[str, int]  # additions on the longest path: a loop's, np.sum's, its bound
+    threads_split: dict[str, Any]  # torch on two threads or more (`structure.threads_findings`)
+    current: dict[str, Any]  # this run's errors, the figure's markers (`growth.point`)
+    curves: Callable[[], dict[str, Any]] = dataclasses.field(
+        repr=False, compare=False
+    )  # gives `growth`
+    layout: layout.Layout | None = None  # None without torch
+    residual: layout.Residual | None = None  # None without torch
 
-    def __getitem__(self, key: str) -> Any:
-        if key not in self._values and key in self._later:
-            self._values[key] = self._later.pop(key)()
-        return self._values[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([*self._values, *self._later])
-
-    def __len__(self) -> int:
-        return len(self._values) + len(self._later)
+    @functools.cached_property
+    def growth(self) -> dict[str, Any]:
+        """The error-growth curves (`growth.curves`), seconds to compute the first time."""
+        return self.curves()
 
 
 class _Measurer:
@@ -210,16 +215,18 @@ _INPUTS = Memo(keep=6)
 _LAYOUT = Memo(keep=6)
 
 
-def _layout_claims(seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
+def _layout_claims(
+    seed: int,
+) -> tuple[dict[str, Claim], layout.Layout | None, layout.Residual | None]:
     """Storage offsets, strides and a residual block's association orders (torch)."""
     from ... import backends
 
     if missing_part(("torch",)):
-        return {}, {}
+        return {}, None, None
     torch = backends.load("torch")
-    c1, d1 = layout.layout_claims(torch, seed)
-    c2, d2 = layout.residual_claims(torch, seed)
-    return {**c1, **c2}, {**d1, **d2}
+    c1, found = layout.layout_claims(torch, seed)
+    c2, residual = layout.residual_claims(torch, seed)
+    return {**c1, **c2}, found, residual
 
 
 def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
@@ -433,27 +440,26 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     observations = {**_agreement(x, outcomes), **observations}
     claims.update(split_claims)
-    layout_claims, layout_data = _LAYOUT.get(seed, lambda: _layout_claims(seed))
+    layout_claims, found, residual = _LAYOUT.get(seed, lambda: _layout_claims(seed))
     claims.update(layout_claims)
-    data = LazyData(
-        {
-            **layout_data,
-            "x_head": x[:8].astype(np.float64).tolist(),
-            "explained_by": explained,
-            "threads": ran_threads,
-            "running_sum": java_numbers,
-            "low_precision": low_numbers,
-            "tree_depth": {
-                "sequential": max(n - 1, 0),
-                "numpy": structure.numpy_depth(n) if n else 0,
-                "numpy bound": structure.numpy_depth_bound(n) if n else 0,
-            },
-            "threads_split": split_numbers,
-            "current": growth.point(
-                x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
-            ),
+    data = SummationData(
+        x_head=x[:8].astype(np.float64).tolist(),
+        explained_by=explained,
+        threads=ran_threads,
+        running_sum=java_numbers,
+        low_precision=low_numbers,
+        tree_depth={
+            "sequential": max(n - 1, 0),
+            "numpy": structure.numpy_depth(n) if n else 0,
+            "numpy bound": structure.numpy_depth_bound(n) if n else 0,
         },
-        {"growth": lambda: growth.curves(distribution, dtype, threads)},
+        threads_split=split_numbers,
+        current=growth.point(
+            x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
+        ),
+        curves=functools.partial(growth.curves, distribution, dtype, threads),
+        layout=found,
+        residual=residual,
     )
     params = {
         "distribution": distribution,
@@ -530,4 +536,5 @@ LESSON = Lesson(
     figure=figure,
     notebook="01_summation_order.ipynb",
     quick={"n": 1000},
+    data=SummationData,
 )

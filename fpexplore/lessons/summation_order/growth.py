@@ -82,16 +82,22 @@ def curves(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
             tmp.replace(path)
         except OSError:  # a read-only checkout still works, just without the disk cache
             pass
-    data = _restore_nans(data)
+    data["errors"] = {
+        k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()
+    }
     _memory[key] = data
     return data
 
 
-def _restore_nans(data: dict[str, Any]) -> dict[str, Any]:
-    data["errors"] = {
-        k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()
-    }
-    return data
+def ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
+    """y limits holding every curve, both bounds up to n = X_MAX and this run's markers."""
+    values = [v for ys in growth["errors"].values() for v in ys]
+    values += list(current["errors"].values())
+    pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    u = growth["unit_roundoff"]
+    low = min([*pos, u / 100])
+    high = max([*pos, (X_MAX - 1) * u])
+    return low / 3, high * 3
 
 
 def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:

@@ -35,10 +35,10 @@ def djl_sum(c: Comparison) -> Verdicts:
 
 def layout(c: Comparison) -> Verdicts:
     offset, strides = holds(c, "offset_same_bits"), holds(c, "strides_change_bits")
-    d = c.data["layout"]
+    d = c.data.layout
     return decide(
-        f"offsets: {d['offset_same']} of {d['offset_tried']} same; stride-2 gelu: "
-        f"{d['gelu_strided_differ']} of {d['gelu_strided_n']} differ",
+        f"offsets: {d.offset_same} of {d.offset_tried} same; stride-2 gelu: "
+        f"{d.gelu_strided_differ} of {d.gelu_strided_n} differ",
         (
             offset and strides,
             DEPENDS,
@@ -57,7 +57,7 @@ residual = Rule(
     "the rounding bound of the exact result",
     (DEPENDS, "the orders gave the same bits, or one left the bound"),
     lambda c: (
-        f"{c.data['residual']['differ']} of {c.data['residual']['total']} outputs differ; worst "
-        f"{c.data['residual']['worst_of_bound']:.2g} of the bound"
+        f"{c.data.residual.differ} of {c.data.residual.total} outputs differ; worst "
+        f"{c.data.residual.worst_of_bound:.2g} of the bound"
     ),
 )

@@ -4,6 +4,7 @@ the exact result (claim 24)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +29,28 @@ TEXTS = {
     "the exact result",
 }
 
+
+@dataclass(frozen=True)
+class Layout:
+    """Storage offsets and strides against an aligned, contiguous copy (`layout`)."""
+
+    offset_same: int  # cases where an offset view gave the copy's bits
+    offset_tried: int
+    gelu_strided_differ: int  # gelu values of a stride-2 view that differ from its copy's
+    gelu_strided_n: int
+    gelu_single_differ: int  # one-element gelus that differ from the same value in a long one
+    transposed_sum_differ: int  # row sums of a transposed view that differ from its copy's
+
+
+@dataclass(frozen=True)
+class Residual:
+    """A residual block added in two association orders (`layout.residual_claims`)."""
+
+    differ: int  # float32 outputs whose bits differ between the orders
+    total: int
+    worst_of_bound: float  # the largest error, as a fraction of the rounding bound
+
+
 _OPS: dict[str, Any] = {
     "sum": lambda t, a: t.sum(a),
     "dot": lambda t, a: t.dot(a, a),
@@ -40,7 +63,7 @@ def _bits(a: Any) -> bytes:
     return np.ascontiguousarray(a.numpy()).tobytes()
 
 
-def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
+def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
     same = tried = 0
     single = single_tried = 0
     strided_elem = strided_sum = strided_n = 0
@@ -92,17 +115,7 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, An
             strided_elem > 0 and strided_sum > 0,
         ),
     }
-    data = {
-        "layout": {
-            "offset_same": same,
-            "offset_tried": tried,
-            "gelu_strided_differ": strided_elem,
-            "gelu_strided_n": strided_n,
-            "gelu_single_differ": single,
-            "transposed_sum_differ": strided_sum,
-        }
-    }
-    return claims, data
+    return claims, Layout(same, tried, strided_elem, strided_n, single, strided_sum)
 
 
 def _exact(x: np.ndarray, hw: Any, b: np.ndarray) -> np.ndarray:
@@ -112,7 +125,7 @@ def _exact(x: np.ndarray, hw: Any, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, Any]]:
+def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Residual]:
     differ = total = 0
     worst, inside = 0.0, True
     u = 2.0**-24
@@ -155,4 +168,4 @@ def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], dict[str, 
             inside,
         ),
     }
-    return claims, {"residual": {"differ": differ, "total": total, "worst_of_bound": worst}}
+    return claims, Residual(differ, total, worst)

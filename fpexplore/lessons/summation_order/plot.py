@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from .growth import NS, X_MAX, _signature
+from .growth import NS, X_MAX, _signature, ylim
 
 #: figures kept for reuse by `draw` (a redraw then only moves this run's markers), newest last
 _FIGURES: dict[tuple[Any, ...], Any] = {}
@@ -104,17 +104,6 @@ def _log_axes(ax: Any) -> None:
         axis.set_minor_locator(NullLocator())
 
 
-def _ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
-    """y limits holding every curve, both bounds up to n = X_MAX and this run's markers."""
-    values = [v for ys in growth["errors"].values() for v in ys]
-    values += list(current["errors"].values())
-    pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    u = growth["unit_roundoff"]
-    low = min([*pos, u / 100])
-    high = max([*pos, (X_MAX - 1) * u])
-    return low / 3, high * 3
-
-
 class RunMarkers:
     """This run's results on the figure: one marker per distinct error (outcomes with the same
     result share it) and a legend naming them. ``animated`` ones are left to `QuickCanvas`."""
@@ -194,7 +183,7 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
     and unless ``fresh``, the figure drawn last for the same curves is reused with its markers
     moved, and its `QuickCanvas` redraws only them; an earlier return value changes too.
     """
-    growth, current = comparison.data["growth"], comparison.data["current"]
+    growth, current = comparison.data.growth, comparison.data.current
     p = comparison.params
     key = (p["distribution"], p["dtype"], growth["threads"], _signature())
     own = ax is None and not fresh
@@ -205,7 +194,7 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
         ylo, yhi = run.ax.get_ylim()
         errs = [e for e in current["errors"].values() if math.isfinite(e) and e > 0]
         if any(not ylo <= e <= yhi for e in errs):  # limits change only when needed
-            run.ax.set_ylim(*_ylim(growth, current))
+            run.ax.set_ylim(*ylim(growth, current))
         return fig
     if ax is None:
         from matplotlib.figure import Figure
@@ -229,7 +218,7 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
     run.update(current)
     _log_axes(ax)
     ax.set_xlim(NS[0] / 1.5, X_MAX * 1.5)  # fixed: moving markers never rescale the axes
-    ax.set_ylim(*_ylim(growth, current))
+    ax.set_ylim(*ylim(growth, current))
     ax.set_xlabel("n (number of terms)")
     ax.set_ylabel("|sum - exact| / Σ|x|")
     ax.set_title(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...params import Options
@@ -27,18 +27,29 @@ the exact dot products of the very float32 inputs: the relative error is
 """
 
 
-def _rows(data: dict[str, Any], op: str, mode: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class TF32Data:
+    """A run (live or recorded): each op's error by size and precision mode."""
+
+    defaults: dict[str, Any]  # torch's TF32 settings where it ran
+    modes: list[str]
+    rows: list[dict[str, Any]]  # one per op, size and mode
+    source: str  # the outcomes' kind: "framework" (live) or "recorded"
+    banner: str
+    card: str
+    focus_size: int  # the matmul size the outcomes show
+    focus_channels: int  # the conv channel count the outcomes show
+    defaults_here: dict[str, Any]  # this machine's torch, read now ({} without torch)
+
+
+def _rows(data: TF32Data, op: str, mode: str) -> list[dict[str, Any]]:
     return sorted(
-        (
-            r
-            for r in data["rows"]
-            if r["op"] == op and r["mode"] == mode and r.get("raised") is None
-        ),
+        (r for r in data.rows if r["op"] == op and r["mode"] == mode and r.get("raised") is None),
         key=lambda r: r["size"],
     )
 
 
-def _at(data: dict[str, Any], op: str, mode: str, size: int) -> dict[str, Any] | None:
+def _at(data: TF32Data, op: str, mode: str, size: int) -> dict[str, Any] | None:
     return next((r for r in _rows(data, op, mode) if r["size"] == size), None)
 
 
@@ -84,9 +95,9 @@ CLAIMS["cpu_ignores_allow_tf32"] = replace(CLAIMS["cpu_ignores_allow_tf32"], app
 C = CLAIMS
 
 
-def _claims(data: dict[str, Any]) -> dict[str, Claim]:
-    d = data["defaults"]
-    size = data["focus_size"]
+def _claims(data: TF32Data) -> dict[str, Claim]:
+    d = data.defaults
+    size = data.focus_size
     fp32, tf = _at(data, "matmul", "fp32 (TF32 off)", size), _at(data, "matmul", "TF32", size)
     ratio = tf["rel_error"] / fp32["rel_error"] if fp32 and tf and fp32["rel_error"] else 0.0
     mm_default = _rows(data, "matmul", "torch default")
@@ -123,7 +134,7 @@ def _claims(data: dict[str, Any]) -> dict[str, Claim]:
     }
 
 
-def _input_rounding_claims(data: dict[str, Any]) -> dict[str, Claim]:
+def _input_rounding_claims(data: TF32Data) -> dict[str, Claim]:
     """The card's matmul errors against rounding the inputs alone, emulated exactly here
     (`cpu_live`: the same inputs, rounded to TF32/bfloat16/float16, multiplied exactly)."""
     from . import cpu_live
@@ -151,7 +162,7 @@ def _input_rounding_claims(data: dict[str, Any]) -> dict[str, Claim]:
     return out
 
 
-def _missing(data: dict[str, Any], src: Any) -> Callable[[str], str | None]:
+def _missing(data: TF32Data, src: Any) -> Callable[[str], str | None]:
     """Why a part the claims need is missing from this run, with its fix (None if present)."""
     from . import cpu_live
 
@@ -164,7 +175,7 @@ def _missing(data: dict[str, Any], src: Any) -> Callable[[str], str | None]:
                 sizes = ", ".join(map(str, cpu_live.SIZES))
                 return f"the run has no matmul rows at sizes {sizes}. Fix: run those sizes"
         if part == "wide conv":
-            chans = {r["size"] for r in data["rows"] if r["op"] == "conv2d"}
+            chans = {r["size"] for r in data.rows if r["op"] == "conv2d"}
             if chans and max(chans) < WIDE_CONV:
                 return (
                     f"only {', '.join(map(str, sorted(chans)))} channels ran: cuDNN's heuristics "
@@ -228,11 +239,11 @@ def _cpu_flag_claim() -> dict[str, Claim]:
     }
 
 
-def _outcomes(data: dict[str, Any], src: Any) -> tuple[Outcome, ...]:
+def _outcomes(data: TF32Data, src: Any) -> tuple[Outcome, ...]:
     out = []
     version = src.record.provenance["torch"] if not src.live else torch_version()
-    for op, size in (("matmul", data["focus_size"]), ("conv2d", data["focus_channels"])):
-        for mode in data["modes"]:
+    for op, size in (("matmul", data.focus_size), ("conv2d", data.focus_channels)):
+        for mode in data.modes:
             r = _at(data, op, mode, size)
             what = f"{size}x{size} matmul" if op == "matmul" else f"conv2d {size} ch"
             if r is None:
@@ -293,28 +304,30 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
             )
         sizes = tuple(s for s in MATMUL_SIZES if s <= cap)
         channels = tuple(c for c in CONV_CHANNELS if c <= ccap)
-        data = run_tf32(src.device, sizes=sizes, channels=channels)
+        run = run_tf32(src.device, sizes=sizes, channels=channels)
     else:
-        data = src.record.experiments["tf32"]
+        run = src.record.experiments["tf32"]
     with src.reading("tf32"):
         return _comparison(
-            data, src, bounded, {"device": device, "max_size": max_size, "record": record}
+            run, src, bounded, {"device": device, "max_size": max_size, "record": record}
         )
 
 
-def _comparison(data: dict[str, Any], src: Any, bounded: str, params: dict[str, Any]) -> Comparison:
+def _comparison(run: dict[str, Any], src: Any, bounded: str, params: dict[str, Any]) -> Comparison:
     defaults_here, missing_here = _defaults_here()
-    sizes = sorted({r["size"] for r in data["rows"] if r["op"] == "matmul"})
-    chans = sorted({r["size"] for r in data["rows"] if r["op"] == "conv2d"})
-    data = {
-        **data,
-        "source": src.kind,
-        "banner": src.banner + bounded,
-        "card": src.label,
-        "focus_size": _pick(sizes, 1024),
-        "focus_channels": _pick(chans, 256),
-        "defaults_here": defaults_here,  # this machine's torch, read now ({} without torch)
-    }
+    sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
+    chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
+    data = TF32Data(
+        run["defaults"],
+        run["modes"],
+        run["rows"],
+        src.kind,
+        src.banner + bounded,
+        src.label,
+        _pick(sizes, 1024),
+        _pick(chans, 256),
+        defaults_here,
+    )
     return present.comparison(
         "tf32",
         src,
@@ -340,7 +353,7 @@ def figure(comparison: Comparison) -> Any:
         (axes[0], "matmul", "matrix size n (n x n times n x n)"),
         (axes[1], "conv2d", "reduction length 9 x channels"),
     ):
-        for mode in data["modes"]:
+        for mode in data.modes:
             rows = _rows(data, op, mode)
             xs = [r["size"] if op == "matmul" else r["k"] for r in rows]
             style = "--" if mode == "torch default" else "-"
@@ -350,7 +363,7 @@ def figure(comparison: Comparison) -> Any:
         ax.set_title(op, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8)
-    return present.with_banner(fig, data["banner"])
+    return present.with_banner(fig, data.banner)
 
 
 LESSON = Lesson(
@@ -372,6 +385,7 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     notebook="07_tf32.ipynb",
+    data=TF32Data,
     quick={"max_size": 256},
     claims=CLAIMS,
 )
