@@ -5,6 +5,8 @@ for frameworks (`fpexplore.backends`) and for lessons (`fpexplore.lessons`), and
 from __future__ import annotations
 
 import ast
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 import fpexplore
 
 PKG = Path(fpexplore.__file__).resolve().parent
+ROOT = PKG.parent
 #: Layers that must not import lessons or widgets (they sit below them).
 LOWER = (
     "backends",
@@ -303,3 +306,38 @@ def test_one_stylesheet():
     ]
     assert styled == []
     assert f".fpx{{max-width:{MAX_WIDTH_PX}px;" in css()
+
+
+def test_every_lesson_declares_typed_data():
+    """Each lesson's `Comparison.data` is a frozen dataclass it declares (`Lesson.data`)."""
+    import dataclasses
+
+    from fpexplore import lessons
+    from fpexplore.result import NoData
+
+    for name, lesson in lessons.all_lessons().items():
+        types = lesson.data if isinstance(lesson.data, tuple) else (lesson.data,)
+        assert lesson.data is not NoData, f"{name} declares no data type"
+        for t in types:
+            is_frozen = dataclasses.is_dataclass(t) and t.__dataclass_params__.frozen
+            assert is_frozen or any(dataclasses.is_dataclass(sub) for sub in t.__subclasses__()), (
+                f"{name}: {t.__name__} is not a frozen dataclass (or the base of some)"
+            )
+
+
+_KEY_READ = re.compile(r"\.data\s*(\[|\.get\()")
+
+
+def test_lesson_data_is_read_by_attribute():
+    """No notebook, judge, figure or test reads a comparison's data by string key."""
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "code" and _KEY_READ.search(src):
+                found.append(f"{path.name}: {_KEY_READ.search(src).group(0)}")
+    for path in sorted((ROOT / "fpexplore" / "lessons").rglob("*.py")):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _KEY_READ.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not found, found

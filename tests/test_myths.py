@@ -401,3 +401,20 @@ def test_every_myth_links_a_heading_of_its_notebook():
         (m.number, m.anchor) for m in myths.MYTHS if m.anchor and m.anchor not in ids(m.notebook)
     ]
     assert not broken
+
+
+@pytest.mark.parametrize("myth", JUDGED, ids=lambda m: f"myth{m.number}")
+def test_a_run_missing_its_parts_is_not_measured(myth):
+    """A run whose framework, Java or GPU was missing (claims not checked, no data of its
+    own) is "not measured", never a crash in its judge."""
+    from fpexplore.result import NoData
+
+    missing = _stand_in(myth, True)
+    missing = replace(
+        missing,
+        claims={
+            k: Claim.not_checked(c.text, "torch is missing") for k, c in missing.claims.items()
+        },
+        data=NoData(),
+    )
+    assert myths.judge(myth, missing).verdict == myths.NOT_MEASURED

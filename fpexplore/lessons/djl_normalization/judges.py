@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 def std(c: Comparison) -> Verdicts:
+    divisors = holds(c, "std_ddof", "std_djl_population")  # not measured without DJL
     classic = c.data.classic
-    divisors = holds(c, "std_ddof", "std_djl_population")
     if classic is None or classic.djl is None or classic.torch is None:
         raise NotMeasured("the std run has no DJL or no torch values")
     return decide(
