@@ -183,15 +183,8 @@ class DeterminismReport:
             one = len(set(r["hashes"])) == 1 and r.get("raised") is None
             r["same_as_default"] = (r["hashes"][0] == base_hash) if one and base_hash else None
         results = tuple(FlagResult(**r) for r in rows)
-        return cls(
-            d["target"],
-            d["device"],
-            d["backward"],
-            d["runs"],
-            d["torch"],
-            results,
-            dict(d.get("env", {})),
-        )
+        head = (d[k] for k in _REPORT_FIELDS[:-1])  # target, device, backward, runs, torch
+        return cls(*head, results, dict(d.get("env", {})))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -505,21 +498,13 @@ def check(
             base_ms = med
             base_hash = hashes[0] if len(set(hashes)) == 1 else None  # else: nothing to match
         distinct = len(set(hashes))
-        results.append(
-            FlagResult(
-                name=name,
-                flags=dict(FLAG_SETS[name]),
-                runs=len(hashes),
-                distinct=distinct,
-                same_as_default=None
-                if base_hash is None or raised is not None or distinct != 1
-                else hashes[0] == base_hash,
-                median_ms=med,
-                relative_time=med / base_ms if base_ms and raised is None else None,
-                raised=raised,
-                hashes=tuple(hashes),
-            )
-        )
+        results.append(FlagResult(
+            name=name, flags=dict(FLAG_SETS[name]), runs=len(hashes), distinct=distinct,
+            same_as_default=None if base_hash is None or raised is not None or distinct != 1
+            else hashes[0] == base_hash,
+            median_ms=med, relative_time=med / base_ms if base_ms and raised is None else None,
+            raised=raised, hashes=tuple(hashes),
+        ))  # fmt: skip
     env = {k: os.environ.get(k) for k in ("CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS")}
     return DeterminismReport(label, device, backward, runs, torch.__version__, tuple(results), env)
 

@@ -34,8 +34,7 @@ class UnknownParameter(InvalidParameter):
         self.name, self.given, self.known = name, given, known
         self.accepted = f"one of the parameters {listed}"
         ValueError.__init__(
-            self,
-            f"{where or 'this'} has no parameter {shown(name)}; its parameters are {listed}",
+            self, f"{where or 'this'} has no parameter {shown(name)}; its parameters are {listed}"
         )
 
 

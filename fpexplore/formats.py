@@ -24,24 +24,9 @@ import numpy as np
 from .errors import InvalidInput, InvalidParameter, shown
 
 __all__ = [
-    "FORMATS",
-    "Fields",
-    "Format",
-    "bit_string",
-    "bits",
-    "classify",
-    "fields",
-    "from_bits",
-    "get",
-    "names",
-    "next_down",
-    "next_up",
-    "round_array",
-    "round_bits",
-    "round_exact",
-    "to_grid",
-    "ulp",
-]
+    "FORMATS", "Fields", "Format", "bit_string", "bits", "classify", "fields", "from_bits", "get",
+    "names", "next_down", "next_up", "round_array", "round_bits", "round_exact", "to_grid", "ulp",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -108,37 +93,24 @@ class Format:
         )
 
 
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format(
-            "binary16",
-            5,
-            10,
-            15,
-            np.dtype(np.float16),
-            np.dtype(np.float16),
-            ("float16", "half", "fp16", "f16", "f2", "e"),
-        ),
-        Format("bfloat16", 8, 7, 127, None, np.dtype(np.float32), ("bf16",)),
-        Format("tf32", 8, 10, 127, None, np.dtype(np.float32), ("tensorfloat32",)),
+        Format("binary16", 5, 10, 15, _F16, _F16, ("float16", "half", "fp16", "f16", "f2", "e")),
+        Format("bfloat16", 8, 7, 127, None, _F32, ("bf16",)),
+        Format("tf32", 8, 10, 127, None, _F32, ("tensorfloat32",)),
         Format(
             "binary32",
             8,
             23,
             127,
-            np.dtype(np.float32),
-            np.dtype(np.float32),
+            _F32,
+            _F32,
             ("float32", "single", "fp32", "f32", "float", "f4", "f"),
         ),
         Format(
-            "binary64",
-            11,
-            52,
-            1023,
-            np.dtype(np.float64),
-            np.dtype(np.float64),
-            ("float64", "double", "fp64", "f64", "f8", "d"),
+            "binary64", 11, 52, 1023, _F64, _F64, ("float64", "double", "fp64", "f64", "f8", "d")
         ),
     )
 }
@@ -426,14 +398,12 @@ def from_bits(pattern: Any, fmt: Any) -> Any:
     p = _array(pattern, "from_bits", "pattern")
     if p.dtype == object:
         vals = p.reshape(-1).tolist()
-        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in vals):
-            raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
-        if any(v < 0 or v >> f.width for v in vals):
+        ints = (isinstance(v, int | np.integer) and not isinstance(v, bool) for v in vals)
+        if not all(ints) or any(v < 0 or v >> f.width for v in vals):
             raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
         p = np.array(vals, dtype=np.uint64).reshape(p.shape)
-    if p.dtype.kind not in "iu":
-        raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
-    if np.any(p < 0) or (f.width < 64 and np.any(p.astype(np.uint64) >> np.uint64(f.width))):
+    ok = p.dtype.kind in "iu" and not np.any(p < 0)
+    if not ok or (f.width < 64 and np.any(p.astype(np.uint64) >> np.uint64(f.width))):
         raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
     if f.name in ("bfloat16", "tf32"):
         v = (p.astype(np.uint32) << np.uint32(32 - f.width)).view(np.float32)

@@ -184,12 +184,6 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
 # measuring
 
 
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
 def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
     """Error of ``got`` (scalar or array, any supported dtype) against ``truth``.
 
@@ -241,24 +235,15 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         p99 = mean = 0.0
     shape = () if scalar else g.shape
     return ErrorSummary(
-        fmt=f.name,
-        n=n,
-        max_abs_ulp=float(np.max(abs_ulp, initial=0.0)),
+        fmt=f.name, n=n, max_abs_ulp=float(np.max(abs_ulp, initial=0.0)),
         ulp_scalar=float(ulp_err.ravel()[0]) if scalar else None,
-        mean_abs_ulp=mean,
-        p99_abs_ulp=p99,
-        max_rel=float(np.max(rel, initial=0.0)),
+        mean_abs_ulp=mean, p99_abs_ulp=p99, max_rel=float(np.max(rel, initial=0.0)),
         min_bits=float(np.min(bits, initial=math.inf)),
-        correctly_rounded=bool(cr.all()),
-        faithful=bool(faithful.all()),
-        n_correctly_rounded=int(cr.sum()),
-        n_faithful=int(faithful.sum()),
-        ulp=ulp_err.reshape(shape),
-        rel=rel.reshape(shape),
-        bits=bits.reshape(shape),
-        correctly_rounded_each=cr.reshape(shape),
-        faithful_each=faithful.reshape(shape),
-    )
+        correctly_rounded=bool(cr.all()), faithful=bool(faithful.all()),
+        n_correctly_rounded=int(cr.sum()), n_faithful=int(faithful.sum()),
+        ulp=ulp_err.reshape(shape), rel=rel.reshape(shape), bits=bits.reshape(shape),
+        correctly_rounded_each=cr.reshape(shape), faithful_each=faithful.reshape(shape),
+    )  # fmt: skip
 
 
 _MARGIN_BITS = 42  # a truth known to 2**-42 of the error, the value and ulp(got) suffices
@@ -301,6 +286,8 @@ def _tighten(
 
 
 def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Format):
+    from .truth.expansion import _two_sum
+
     fin = np.isfinite(g) & np.isfinite(hi)
     all_finite = bool(fin.all()) and bool(np.isfinite(lo).all())
     if all_finite:  # the usual case: no masking, and no pass over the non-finite rules
@@ -565,11 +552,7 @@ def _measure_nonfinite(
 
 
 def _measure_exactly(
-    truth: Truth,
-    g: np.ndarray,
-    f: formats.Format,
-    idx: np.ndarray,
-    out: tuple[np.ndarray, ...],
+    truth: Truth, g: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple[np.ndarray, ...]
 ) -> None:
     """Exact ULP error, relative error, bits and rounding flags for the elements ``idx``."""
     ulp_err, rel, bits, cr, faithful = out

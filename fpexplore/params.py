@@ -183,12 +183,7 @@ class Text(Param):
 
     def validate(self, value: Any, where: str = "") -> Any:
         value = _scalar(value)
-        if (
-            not isinstance(value, str)
-            or not value
-            or len(value) > MAX_TEXT
-            or not value.isprintable()
-        ):
+        if not (isinstance(value, str) and 0 < len(value) <= MAX_TEXT and value.isprintable()):
             raise InvalidParameter(self.name, value, self.accepted(), where)
         return value
 

@@ -65,14 +65,19 @@ def package_data_dir() -> Path:
     return Path(os.fspath(root)) if isinstance(root, os.PathLike) else PACKAGE_DIR / "data"
 
 
-def data_dir() -> Path:
-    """``$FPEXPLORE_DATA``, else the checkout's ``data/``, else the package's own data."""
+def _own_data() -> Path | None:
+    """``$FPEXPLORE_DATA``, else the checkout's ``data/``; None for an installed package."""
     env = os.environ.get("FPEXPLORE_DATA")
     if env:
         return Path(env)
     if in_checkout() and (REPO_DIR / "data").is_dir():
         return REPO_DIR / "data"
-    return package_data_dir()
+    return None
+
+
+def data_dir() -> Path:
+    """``$FPEXPLORE_DATA``, else the checkout's ``data/``, else the package's own data."""
+    return _own_data() or package_data_dir()
 
 
 def user_data_dir() -> Path:
@@ -91,12 +96,7 @@ RECORDINGS_HELP = (
 def recordings_dir() -> Path:
     """Where ``fpexplore record-gpu`` writes by default (never inside an installed package):
     ``$FPEXPLORE_DATA/gpu``, else the checkout's ``data/gpu``, else ``user_data_dir()/gpu``."""
-    env = os.environ.get("FPEXPLORE_DATA")
-    if env:
-        return Path(env) / "gpu"
-    if in_checkout() and (REPO_DIR / "data").is_dir():
-        return REPO_DIR / "data" / "gpu"
-    return user_data_dir() / "gpu"
+    return (_own_data() or user_data_dir()) / "gpu"
 
 
 def gpu_record_dirs() -> list[Path]:

@@ -34,16 +34,9 @@ from . import formats
 from .errors import InvalidInput, InvalidParameter, UnknownParameter
 
 __all__ = [
-    "ERF_ULPS",
-    "FUNC_ULPS",
-    "OPS",
-    "Advice",
-    "advise",
-    "gamma",
-    "layer_bound",
-    "probabilistic_gamma",
-    "unit_roundoff",
-]
+    "ERF_ULPS", "FUNC_ULPS", "OPS", "Advice", "advise", "gamma", "layer_bound",
+    "probabilistic_gamma", "unit_roundoff",
+]  # fmt: skip
 
 FUNC_ULPS = 4  # relative error allowed for one elementary function, in units of u
 #: Absolute error allowed for erf inside a GELU kernel, in units of u: torch's CPU GELU uses a
@@ -441,24 +434,13 @@ def _check_size(size: Any, op: str) -> int:
     return n
 
 
-def _check_seed(seed: Any) -> int:
-    try:
-        n = -1 if isinstance(seed, bool | np.bool_) else operator.index(seed)
-    except TypeError:
-        n = -1
-    if n < 0:
-        raise InvalidParameter("seed", seed, "a non-negative int", "tolerance.advise")
-    return n
-
-
 def _check_fmt(fmt: Any) -> str:
     ok = ("float16", "bfloat16", "float32", "float64")
     try:
         name = formats.get(fmt).name
     except Exception:
         name = ""
-    names = {"binary16": "float16", "bfloat16": "bfloat16"}
-    name = names.get(name, {"binary32": "float32", "binary64": "float64"}.get(name, ""))
+    name = {"binary16": "float16", "binary32": "float32", "binary64": "float64"}.get(name, name)
     if name not in ok:
         raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), "tolerance.advise")
     return name
@@ -531,13 +513,7 @@ def _run_torch(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[Any, str
     from . import backends
 
     torch = backends.load("torch")
-    dt = {
-        "float16": torch.float16,
-        "bfloat16": torch.bfloat16,
-        "float32": torch.float32,
-        "float64": torch.float64,
-    }[fmt]
-    t = {k: torch.from_numpy(v).to(dt) for k, v in data.items()}
+    t = {k: torch.from_numpy(v).to(getattr(torch, fmt)) for k, v in data.items()}
     f = torch.nn.functional
     with torch.no_grad():
         out = {
@@ -570,7 +546,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     op = _check_op(op)
     fmt = _check_fmt(fmt)
     n = _check_size(size, op)
-    raw = _sample(op, n, _check_seed(seed))
+    raw = _sample(op, n, _count(seed, "tolerance.advise", "seed"))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     terms = _terms(op, n)
     reduction = op in ("sum", "dot", "matmul", "conv2d")
@@ -609,44 +585,25 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
             "result: atol covers results that cancel, and grows with the data's scale"
         )
     return Advice(
-        op=op,
-        fmt=fmt,
-        size=n,
-        size_meaning=_SIZE_MEANING[op],
-        terms=terms,
-        accumulation=acc,
-        gamma=g,
-        gamma_probabilistic=gp,
-        rtol=rtol,
-        atol=atol,
-        rtol_probabilistic=rtol * scale,
-        atol_probabilistic=atol * scale,
-        measured_max_abs=measured[0],
-        measured_max_rel=measured[1],
-        measured_max_ulp=measured[2],
-        bound_max_abs=bmax,
-        within_bound=within,
-        implementation=impl,
-        note=note,
-    )
+        op=op, fmt=fmt, size=n, size_meaning=_SIZE_MEANING[op], terms=terms, accumulation=acc,
+        gamma=g, gamma_probabilistic=gp, rtol=rtol, atol=atol,
+        rtol_probabilistic=rtol * scale, atol_probabilistic=atol * scale,
+        measured_max_abs=measured[0], measured_max_rel=measured[1], measured_max_ulp=measured[2],
+        bound_max_abs=bmax, within_bound=within, implementation=impl, note=note,
+    )  # fmt: skip
+
+
+_LAYER_BOUNDS = {
+    "dot": dot_bound, "rounding": rounding_bound, "normalize": normalize_bound,
+    "softmax": softmax_bound, "gelu": gelu_bound, "function": function_bound,
+}  # fmt: skip
 
 
 def layer_bound(kind: str, **kw: Any) -> np.ndarray:
     """Dispatch used by `fpexplore.diverge`: the per-element bound of a layer ``kind``."""
-    fn = (
-        {
-            "dot": dot_bound,
-            "rounding": rounding_bound,
-            "normalize": normalize_bound,
-            "softmax": softmax_bound,
-            "gelu": gelu_bound,
-            "function": function_bound,
-        }.get(kind)
-        if isinstance(kind, str)
-        else None
-    )
+    fn = _LAYER_BOUNDS.get(kind) if isinstance(kind, str) else None
     if fn is None:
-        raise InvalidParameter("kind", kind, "dot, rounding, normalize, softmax, gelu, function")
+        raise InvalidParameter("kind", kind, ", ".join(_LAYER_BOUNDS))
     where = f"tolerance.layer_bound({kind!r})"
     sig = inspect.signature(fn).parameters
     for name in kw:

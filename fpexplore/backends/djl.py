@@ -244,13 +244,8 @@ def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = 
                 "size", size, "an int, or a (height, width) pair of ints", "djl.resize"
             )
         h, w = _size("height", size[0]), _size("width", size[1])
-        return _array(
-            "resize",
-            x=_image(image),
-            width=w,
-            height=h,
-            interpolation=_interp(interpolation) if interpolation else None,
-        )
+        how = _interp(interpolation) if interpolation else None
+        return _array("resize", x=_image(image), width=w, height=h, interpolation=how)
     s = _size("size", size)
     if interpolation is None:
         return _array("resize", x=_image(image), width=s)
@@ -262,13 +257,8 @@ def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = 
 def resize_short(image: Any, short_edge: int, interpolation: str = "bilinear") -> np.ndarray:
     """``ResizeShort(shortEdge, -1, interpolation)``: the short edge becomes ``short_edge``,
     keeping the aspect ratio (torchvision's ``Resize(int)``)."""
-    return _array(
-        "resize_short",
-        x=_image(image),
-        short_edge=_size("short_edge", short_edge),
-        long_edge=-1,
-        interpolation=_interp(interpolation),
-    )
+    edge, how = _size("short_edge", short_edge), _interp(interpolation)
+    return _array("resize_short", x=_image(image), short_edge=edge, long_edge=-1, interpolation=how)
 
 
 def center_crop(image: Any, width: int, height: int) -> np.ndarray:
@@ -294,14 +284,7 @@ def crop(image: Any, left: int, top: int, width: int, height: int) -> np.ndarray
         raise InvalidParameter(
             "left/top/width/height", (left, top, width, height), f"a box inside the {w}x{h} image"
         )
-    return _array(
-        "crop",
-        x=_image(image),
-        left=int(left),
-        top=int(top),
-        width=_size("width", width),
-        height=_size("height", height),
-    )
+    return _array("crop", x=_image(image), left=left, top=top, width=width, height=height)
 
 
 def to_float32(x: Any) -> np.ndarray:
@@ -350,13 +333,10 @@ def seed_streams(seed: int, n: int) -> dict[str, Any]:
     torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
     djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)
     out: dict[str, Any] = {
-        "torch_version": torch.__version__,
-        "djl": version(),
-        "torch_uniform": torch_uniform,
-        "djl_uniform": djl_uniform,
-        "torch_normal": torch_normal,
-        "djl_normal": djl_normal,
-    }
+        "torch_version": torch.__version__, "djl": version(),
+        "torch_uniform": torch_uniform, "djl_uniform": djl_uniform,
+        "torch_normal": torch_normal, "djl_normal": djl_normal,
+    }  # fmt: skip
     for kind in ("uniform", "normal"):
         a, b = out[f"torch_{kind}"], out[f"djl_{kind}"]
         diff = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))

@@ -109,6 +109,27 @@ def _require() -> Path:
     return exe
 
 
+def _save(folder: Path, prefix: str, arrays: Sequence[np.ndarray]) -> list[str]:
+    """Write ``arrays`` as float32 ``.npy`` files named ``{prefix}{j}.npy``; their paths."""
+    names = []
+    for j, arr in enumerate(arrays):
+        name = folder / f"{prefix}{j}.npy"
+        np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
+        names.append(str(name))
+    return names
+
+
+def _reports(cmd: list[str], timeout: float) -> list[dict[str, Any]]:
+    """Run the program with ``cmd``: the JSON lines it printed, or `WorkerError`."""
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
+    if out.returncode != 0:
+        raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
 def info(timeout: float = 60.0) -> dict[str, Any]:
     """What the program reports of its libtorch: version, threads, MKL/oneDNN, CPU path."""
     out = subprocess.run(
@@ -141,11 +162,7 @@ def run_with_info(
         folder = Path(tmp)
         lines = []
         for i, job in enumerate(jobs):
-            names = []
-            for j, arr in enumerate(job.inputs):
-                name = folder / f"in{i}_{j}.npy"
-                np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
-                names.append(str(name))
+            names = _save(folder, f"in{i}_", job.inputs)
             fields = [
                 job.op,
                 f"threads={int(job.threads)}",
@@ -158,19 +175,7 @@ def run_with_info(
                 fields.append("in=" + ",".join(names))
             lines.append(" ".join(fields))
         (folder / "jobs.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        try:
-            out = subprocess.run(
-                [str(exe), "run", str(folder / "jobs.txt")],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
-        if out.returncode != 0:
-            raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
-        head, *reports = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        head, *reports = _reports([str(exe), "run", str(folder / "jobs.txt")], timeout)
         results = []
         for i, job in enumerate(jobs):
             job.ran = reports[i] if i < len(reports) else {}
@@ -193,21 +198,11 @@ def run_script(
         raise InvalidParameter("model", str(model), "an existing TorchScript file", "run_script")
     with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
         folder = Path(tmp)
-        names = []
-        for j, arr in enumerate(inputs):
-            name = folder / f"in{j}.npy"
-            np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
-            names.append(str(name))
+        names = _save(folder, "in", inputs)
         cmd = [str(exe), "script", str(path), str(folder / "out"), str(int(threads))]
         if names:
             cmd.append(",".join(names))
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            raise WorkerError(f"the LibTorch program ran past {timeout:g} s") from None
-        if out.returncode != 0:
-            raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
-        head, ran = [json.loads(line) for line in out.stdout.splitlines() if line.strip()][:2]
+        head, ran = _reports(cmd, timeout)[:2]
         results = [
             np.load(folder / f"out{i}.npy", allow_pickle=False) for i in range(ran["outputs"])
         ]

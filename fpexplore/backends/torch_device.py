@@ -182,41 +182,23 @@ def provenance(dev: Any) -> dict[str, Any]:
 
     torch = torch_module()
     info: dict[str, Any] = {
-        "device": str(dev),
-        "device_type": dev.type,
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-        "mpmath": mpmath.__version__,
-        "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()}",
-        "machine": platform.machine(),
-        "cpu": platform.processor() or platform.machine(),
+        "device": str(dev), "device_type": dev.type, "torch": torch.__version__,
+        "numpy": np.__version__, "mpmath": mpmath.__version__,
+        "python": platform.python_version(), "os": f"{platform.system()} {platform.release()}",
+        "machine": platform.machine(), "cpu": platform.processor() or platform.machine(),
         "cpu_threads": torch.get_num_threads(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "cuda": torch.version.cuda,
-        "cudnn": None,
-        "gpu_name": None,
-        "sm_count": None,
-        "compute_capability": None,
-        "total_memory_bytes": None,
-        "driver": None,
+        "cuda": torch.version.cuda, "cudnn": None, "gpu_name": None, "sm_count": None,
+        "compute_capability": None, "total_memory_bytes": None, "driver": None,
         "cuda_driver_api": None,
-        "env": {
-            k: os.environ.get(k)
-            for k in (
-                "CUBLAS_WORKSPACE_CONFIG",
-                "CUDA_VISIBLE_DEVICES",
-                "NVIDIA_TF32_OVERRIDE",
-                "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
-            )
-        },
-    }
-    try:
-        info["cudnn"] = (
-            torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-        )
-    except Exception:
-        info["cudnn"] = None
+        "env": {k: os.environ.get(k) for k in (
+            "CUBLAS_WORKSPACE_CONFIG", "CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
+            "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+        )},
+    }  # fmt: skip
+    with contextlib.suppress(Exception):
+        if torch.backends.cudnn.is_available():
+            info["cudnn"] = torch.backends.cudnn.version()
     if dev.type == "cuda":
         props = torch.cuda.get_device_properties(dev)
         info.update(
@@ -228,6 +210,4 @@ def provenance(dev: Any) -> dict[str, Any]:
         )
         with contextlib.suppress(Exception):
             info["cuda_driver_api"] = int(torch._C._cuda_getDriverVersion())
-    else:
-        info["gpu_name"] = None
     return info

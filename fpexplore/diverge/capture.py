@@ -166,10 +166,8 @@ def capture_keras(
     index: list[tuple[str, list[int], int]] = []
     for key, src, dst in plan:
         ins = src.input if isinstance(src.input, list | tuple) else [src.input]
-        ii = []
-        for t in ins:
-            ii.append(len(tensors))
-            tensors.append(t)
+        ii = list(range(len(tensors), len(tensors) + len(ins)))
+        tensors += ins
         index.append((key, ii, len(tensors)))
         tensors.append(dst.output)
     probe = keras.Model(model.inputs, tensors)

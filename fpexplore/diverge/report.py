@@ -14,7 +14,6 @@ import hashlib
 import math
 import textwrap
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -23,6 +22,7 @@ import numpy as np
 
 from .. import formats, metrics
 from ..errors import InvalidInput, InvalidParameter
+from ..memo import Memo
 from ..result import Claim, Observation, check_claims
 from .capture import Capture
 from .specs import LayerSpec, spec_of
@@ -318,8 +318,7 @@ def _nonfinite(a: np.ndarray) -> int:
     return int(np.count_nonzero(~np.isfinite(a))) if a.dtype.kind in "fc" else 0
 
 
-_TRUTHS: OrderedDict[str, Any] = OrderedDict()  # recent layer truths, by content digest
-_TRUTHS_KEPT = 256
+_TRUTHS = Memo(keep=256)  # recent layer truths, by content digest
 
 
 def _digest(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> str:
@@ -341,18 +340,10 @@ def layer_truth(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[in
     """The truth of ``spec`` on ``inputs``; the most recent ones are kept (same definition, same
     input bits: same truth), so a second comparison of a model reuses them."""
     key = _digest(spec, inputs, shape)
-    if key in _TRUTHS:
-        _TRUTHS.move_to_end(key)
-        return _TRUTHS[key]
-    t = spec.truth(list(inputs), shape)
-    _TRUTHS[key] = t
-    while len(_TRUTHS) > _TRUTHS_KEPT:
-        _TRUTHS.popitem(last=False)
-    return t
+    return _TRUTHS.get(key, lambda: spec.truth(list(inputs), shape))
 
 
-_SIDES: OrderedDict[str, Side] = OrderedDict()  # recent measurements, by truth and output bits
-_SIDES_KEPT = 512
+_SIDES = Memo(keep=512)  # recent measurements, by truth and output bits
 
 
 def _measure(spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray, fmt: str) -> Side:
@@ -362,15 +353,7 @@ def _measure(spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray
     h = hashlib.sha256(_digest(spec, inputs, output.shape).encode())
     h.update(f"{fmt}|{output.dtype.str}".encode())
     h.update(np.ascontiguousarray(output).tobytes())
-    key = h.hexdigest()
-    if key in _SIDES:
-        _SIDES.move_to_end(key)
-        return _SIDES[key]
-    side = _measure_once(spec, inputs, output, fmt)
-    _SIDES[key] = side
-    while len(_SIDES) > _SIDES_KEPT:
-        _SIDES.popitem(last=False)
-    return side
+    return _SIDES.get(h.hexdigest(), lambda: _measure_once(spec, inputs, output, fmt))
 
 
 def _measure_once(
@@ -464,21 +447,9 @@ def compare(
         bad_in = tuple(any(_nonfinite(i) for i in t.inputs) for t in (ta, tb))
         extra = {"nonfinite": bad, "nonfinite_input": any(bad_in)}
         if spec is None:
-            rows.append(
-                LayerRow(
-                    key,
-                    "?",
-                    "no reference definition",
-                    ta.output.shape,
-                    1,
-                    None,
-                    None,
-                    diff,
-                    in_diff,
-                    "not checked: no truth for this op",
-                    **extra,
-                )
-            )
+            note = "not checked: no truth for this op"
+            row = (key, "?", "no reference definition", ta.output.shape, 1, None, None)
+            rows.append(LayerRow(*row, diff, in_diff, note, **extra))
             continue
         if progress:
             progress(f"{key}: {spec.describe()}")
@@ -494,27 +465,10 @@ def compare(
                 sides.append(None)
                 continue
             sides.append(_measure(spec, tap.inputs, tap.output, fmt))
-        rows.append(
-            LayerRow(
-                key,
-                spec.kind,
-                spec.describe(),
-                tuple(ta.output.shape),
-                spec.terms(list(ta.inputs)),
-                sides[0],
-                sides[1],
-                diff,
-                in_diff,
-                "not checked: NaN/inf in " + ", ".join(skipped) if skipped else "",
-                **extra,
-            )
-        )
+        note = "not checked: NaN/inf in " + ", ".join(skipped) if skipped else ""
+        row = (key, spec.kind, spec.describe(), tuple(ta.output.shape), spec.terms(list(ta.inputs)))
+        rows.append(LayerRow(*row, sides[0], sides[1], diff, in_diff, note, **extra))
+    seconds = time.perf_counter() - t0
     return DivergenceReport(
-        names,
-        (a.version, b.version),
-        fmt,
-        tuple(rows),
-        time.perf_counter() - t0,
-        label,
-        expected,
+        names, (a.version, b.version), fmt, tuple(rows), seconds, label, expected
     )

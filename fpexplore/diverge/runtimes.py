@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .capture import Capture
-from .export import Export, export_taps, file_format_version
+from .export import export_taps, file_format_version
 
 #: The newest TorchScript file format libtorch reads (``kMaxSupportedFileFormatVersion`` in
 #: caffe2/serialize/versions.h; 0xA in the installed torch's headers). The zoo's exports are
@@ -31,10 +31,6 @@ DJL_MAX_FILE_FORMAT = 0xA
 
 def _inputs(inputs: tuple[Any, ...]) -> list[np.ndarray]:
     return [np.ascontiguousarray(np.asarray(x)) for x in inputs]
-
-
-def _export(model: Any, xs: list[np.ndarray], folder: Path) -> Export:
-    return export_taps(model, xs, folder / "model.pt")
 
 
 def capture_djl(model: Any, *inputs: Any, name: str = "DJL", timeout: float = 300.0) -> Capture:
@@ -52,7 +48,7 @@ def capture_djl(model: Any, *inputs: Any, name: str = "DJL", timeout: float = 30
     djl.require()
     xs = _inputs(inputs)
     with tempfile.TemporaryDirectory(prefix="fpx-djl-") as tmp:
-        exp = _export(model, xs, Path(tmp))
+        exp = export_taps(model, xs, Path(tmp) / "model.pt")
         version = file_format_version(exp.path)
         if version > DJL_MAX_FILE_FORMAT:
             raise BackendUnavailable(
@@ -84,7 +80,7 @@ def capture_libtorch(
     libtorch_program._require()
     xs = _inputs(inputs)
     with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
-        exp = _export(model, xs, Path(tmp))
+        exp = export_taps(model, xs, Path(tmp) / "model.pt")
         arrays, ran = libtorch_program.run_script(exp.path, xs, threads, timeout)
     version = f"LibTorch {ran.get('torch_version', '?')} (C++, TorchScript)"
     return Capture(name, version, exp.taps(arrays))

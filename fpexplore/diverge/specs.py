@@ -21,22 +21,9 @@ from ..truth.ops import make_truth
 from ..truth.value import Truth
 
 KINDS = (
-    "linear",
-    "conv2d",
-    "batch_norm",
-    "layer_norm",
-    "relu",
-    "gelu",
-    "tanh",
-    "sigmoid",
-    "softmax",
-    "identity",
-    "flatten",
-    "add",
-    "matmul",
-    "scale",
-    "mean_pool",
-)
+    "linear", "conv2d", "batch_norm", "layer_norm", "relu", "gelu", "tanh", "sigmoid",
+    "softmax", "identity", "flatten", "add", "matmul", "scale", "mean_pool",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -191,8 +178,8 @@ class LayerSpec:
             shp = (1, -1) + (1,) * (x.ndim - 2)
             m = p["mean"].astype(np.float64).reshape(shp)
             sig = np.sqrt(p["var"].astype(np.float64) + p["eps"]).reshape(shp)
-            w = _or_ones(p["weight"], m.shape)
-            b = _or_zeros(p["bias"], m.shape)
+            w = _or(p["weight"], 1.0, m.shape)
+            b = _or(p["bias"], 0.0, m.shape)
             return tolerance.normalize_bound(x, m, sig, w.reshape(shp), b.reshape(shp), fmt)
         if k == "layer_norm":
             nd = len(p["normalized_shape"])
@@ -200,8 +187,8 @@ class LayerSpec:
             m = x.mean(axis=axes, keepdims=True)
             sig = np.sqrt(x.var(axis=axes, keepdims=True) + p["eps"])
             ma = np.abs(x).mean(axis=axes, keepdims=True)
-            w = _or_ones(p["weight"], p["normalized_shape"])
-            b = _or_zeros(p["bias"], p["normalized_shape"])
+            w = _or(p["weight"], 1.0, p["normalized_shape"])
+            b = _or(p["bias"], 0.0, p["normalized_shape"])
             n = self.terms(inputs)
             return tolerance.normalize_bound(x, m, sig, w, b, fmt, n, ma)
         if k == "softmax":
@@ -258,12 +245,8 @@ def _conv_f64(xp: np.ndarray, w: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
-def _or_ones(v: Any, shape: Any) -> np.ndarray:
-    return np.ones(shape) if v is None else v.astype(np.float64)
-
-
-def _or_zeros(v: Any, shape: Any) -> np.ndarray:
-    return np.zeros(shape) if v is None else v.astype(np.float64)
+def _or(v: Any, fill: float, shape: Any) -> np.ndarray:
+    return np.full(shape, fill) if v is None else v.astype(np.float64)
 
 
 def _fractions(a: np.ndarray) -> np.ndarray:
@@ -282,10 +265,7 @@ def _reshaped(t: Truth, shape: tuple[int, ...], label: str) -> Truth:
     if t.is_exact:
         return Truth(label, exact=np.asarray(t.exact).reshape(shape), input_format=t.input_format)
     return Truth(
-        label,
-        mp=np.asarray(t.mp()).reshape(shape),
-        digits=t.digits,
-        input_format=t.input_format,
+        label, mp=np.asarray(t.mp()).reshape(shape), digits=t.digits, input_format=t.input_format
     )
 
 
@@ -323,43 +303,22 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
             pads = (ph, ph, pw, pw)
         if getattr(module, "padding_mode", "zeros") != "zeros":
             return None
-        return LayerSpec(
-            name,
-            "conv2d",
-            {
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "stride": _pair(module.stride),
-                "padding": pads,
-                "dilation": _pair(module.dilation),
-                "groups": module.groups,
-            },
-        )
+        return LayerSpec(name, "conv2d", {
+            "weight": _np(module.weight), "bias": _np(module.bias), "stride": _pair(module.stride),
+            "padding": pads, "dilation": _pair(module.dilation), "groups": module.groups,
+        })  # fmt: skip
     if t in ("BatchNorm1d", "BatchNorm2d"):
         if module.running_mean is None:
             return None
-        return LayerSpec(
-            name,
-            "batch_norm",
-            {
-                "mean": _np(module.running_mean),
-                "var": _np(module.running_var),
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "eps": float(module.eps),
-            },
-        )
+        return LayerSpec(name, "batch_norm", {
+            "mean": _np(module.running_mean), "var": _np(module.running_var),
+            "weight": _np(module.weight), "bias": _np(module.bias), "eps": float(module.eps),
+        })  # fmt: skip
     if t == "LayerNorm":
-        return LayerSpec(
-            name,
-            "layer_norm",
-            {
-                "normalized_shape": tuple(module.normalized_shape),
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "eps": float(module.eps),
-            },
-        )
+        return LayerSpec(name, "layer_norm", {
+            "normalized_shape": tuple(module.normalized_shape), "weight": _np(module.weight),
+            "bias": _np(module.bias), "eps": float(module.eps),
+        })  # fmt: skip
     if t == "GELU":
         return LayerSpec(name, "gelu", {"approximate": module.approximate})
     if t == "Softmax":

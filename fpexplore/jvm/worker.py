@@ -72,13 +72,9 @@ class Java:
     def bits(self, nd: Any) -> dict[str, Any]:
         dtype = str(nd.getDataType().asNumpy())
         names = {
-            "<f4": "float32",
-            "<f8": "float64",
-            "|u1": "uint8",
-            "<i4": "int32",
-            "<i8": "int64",
+            "<f4": "float32", "<f8": "float64", "|u1": "uint8", "<i4": "int32", "<i8": "int64",
             "|i1": "int8",
-        }
+        }  # fmt: skip
         raw = bytes(memoryview(self.Fpx.toBytes(nd)))
         return {
             "dtype": names.get(dtype, dtype),
@@ -192,16 +188,11 @@ class Ops:
     ) -> dict[str, Any]:
         from ai.djl.modality.cv.transform import Resize  # type: ignore[import-not-found]
 
-        if height is None and interpolation is None:
-            t = Resize(int(width))
-        elif interpolation is None:
-            t = Resize(int(width), int(height))
+        if interpolation is None:
+            t = Resize(int(width)) if height is None else Resize(int(width), int(height))
         else:
-            t = Resize(
-                int(width),
-                int(height if height is not None else width),
-                self._interp(interpolation),
-            )
+            h = int(height if height is not None else width)
+            t = Resize(int(width), h, self._interp(interpolation))
         return self._unary(x, lambda a, m: t.transform(a))
 
     def resize_short(
@@ -367,11 +358,7 @@ class Ops:
                 ran = time.perf_counter()
                 arrays = [self.j.bits(out.get(i)) for i in range(int(out.size()))]
                 out.close()
-        return {
-            "outputs": arrays,
-            "load_s": loaded - t0,
-            "run_s": ran - loaded,
-        }
+        return {"outputs": arrays, "load_s": loaded - t0, "run_s": ran - loaded}
 
     def sleep(self, seconds: float) -> float:
         self.j.Fpx.sleep(int(seconds * 1000))

@@ -36,12 +36,7 @@ PER_THREAD_CYCLES = 100_000
 # (float16), 148100 (bfloat16). The first three fit 11/64 per byte loaded + 10/P per add;
 # bfloat16 (cast to float32 first) fits 363/256. The reference's "258,462" for float32 (the
 # textbook 11/64 per byte + 1/P, 0.8125 per element) does not hold for TensorFlow 2.21.
-COST_PER_ELEMENT = {
-    "float32": 1.9375,
-    "float64": 3.875,
-    "float16": 1.59375,
-    "bfloat16": 1.41796875,
-}
+COST_PER_ELEMENT = {"float32": 1.9375, "float64": 3.875, "float16": 1.59375, "bfloat16": 1.41796875}
 
 
 def cost_threads(n: int, dtype_name: str, max_threads: int) -> int:

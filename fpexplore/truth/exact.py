@@ -125,16 +125,7 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-# -- range-independent exact sums of whole arrays -----------------------------------------------
-#
-# Every finite float is a multiple of the unit of its exponent field E (2**(max(E, 1) - bias -
-# mbits)) and below 2**(mbits + 1) such units. Values that share (sign, E) are therefore summed
-# exactly by float64 as long as the partial sums stay below 2**53 units: one ``np.bincount``
-# over the (sign, E) field of the bit pattern does it for a whole chunk, whatever the exponent
-# range. float32 values (24 bits) go in as they are; float64 values (53 bits) are split into a
-# high part (the top 26 bits, by masking the pattern) and a low part (x - high, 27 bits), both
-# multiples of their bin's unit. float32 chunks whose values all lie within 78 binades take a
-# faster path (the sigma trick: one float64 add and one int64 sum per level; see `sum_f32`).
+# -- range-independent exact sums of whole arrays (see the module docstring) ----------------
 
 _CHUNK = 1 << 16  # float64 elements per chunk
 _F32_FLUSH = 1 << 28  # elements per float32 bin accumulator: 2**24 units * 2**28 < 2**53
@@ -356,13 +347,7 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
     return _dyadic(*flush(total))
 
 
-# -- exact dot products of float32 vectors ------------------------------------------------------
-#
-# The product of two float32 values is exact in float64 (48-bit significands, exponents in
-# [-298, 256], never subnormal). Per chunk of products, their largest magnitude (below 2**E) and
-# smallest nonzero one (at least 2**e, so every product is a multiple of 2**(e - 47)) give the
-# span; within 153 binades the chunk is summed by one to three sigma levels of 51 binades each,
-# wider chunks in bins of their float64 (sign, exponent field) as uint64 significands.
+# -- exact dot products of float32 vectors (see the module docstring and `dot_f32`) ---------
 
 _DOT_CHUNK = 1 << 17  # products per chunk
 _BIN_BLOCK = 1 << 16  # significands (below 2**48) added to uint64 bins between flushes

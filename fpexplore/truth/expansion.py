@@ -52,11 +52,7 @@ def fractions(parts: Sequence[np.ndarray]) -> np.ndarray:
 
 def approx(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hi, lo, margin): hi = fl(hi + lo), and |value - (hi + lo)| <= margin elementwise."""
-    s = np.array(parts[0], dtype=np.float64, copy=True)
-    errs = []
-    for p in parts[1:]:
-        s, e = _two_sum(s, p)
-        errs.append(e)
+    *errs, s = _vecsum([np.array(parts[0], dtype=np.float64, copy=True), *parts[1:]])
     if not errs:
         z = np.zeros_like(s)
         return s, z, z
@@ -193,7 +189,6 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
         if f.mbits < 52:
             return _round_interval(hi, np.abs(lo) + margin, f)
         return _round64_interval(hi, lo, margin)
-    lazy: list[np.ndarray] = []
     with np.errstate(over="ignore", invalid="ignore"):
         hi_up = np.nextafter(hi, np.inf)
         hi_dn = np.nextafter(hi, -np.inf)
@@ -219,9 +214,7 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
         out = hi.copy()
         near &= ~hard
         idx = np.flatnonzero(near.ravel())
-        if idx.size and bound is not None:
-            lazy.append(idx)
-        elif idx.size:
+        if idx.size:
             h = hi.reshape(-1)[idx]
             hu, hd = hi_up.reshape(-1)[idx], hi_dn.reshape(-1)[idx]
             sub = [p[idx] for p in flat_parts]
@@ -248,20 +241,13 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
             r_dn = np.asarray(formats.round_array(hi_dn, f), np.float64)
         mid = (r_up != r_dn) & ~known & ~hard
         idx = np.flatnonzero(mid.ravel())
-        if idx.size and bound is not None:
-            lazy.append(idx)
-        elif idx.size:
+        if idx.size:
             sub = [p[idx] for p in flat_parts]
             sg, ok = signs([*sub, -hi.reshape(-1)[idx]])
             r = np.where(sg > 0, r_up.reshape(-1)[idx], r_dn.reshape(-1)[idx])
             out.reshape(-1)[idx] = np.where(sg == 0, out.reshape(-1)[idx], r)
             hard.reshape(-1)[idx[~ok]] = True
     idx = np.flatnonzero(hard.ravel())
-    if bound is not None:
-        if lazy:
-            hard.reshape(-1)[np.concatenate(lazy)] = True
-            idx = np.flatnonzero(hard.ravel())
-        return out.astype(np.float64), idx
     if idx.size:
         flat = out.reshape(-1)
         sub = [p[idx] for p in flat_parts]

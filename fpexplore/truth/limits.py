@@ -31,12 +31,7 @@ def _gib(n: float) -> str:
 
 
 def check(
-    where: str,
-    *,
-    nbytes: float = 0,
-    flops: float = 0,
-    products: float = 0,
-    what: str = "",
+    where: str, *, nbytes: float = 0, flops: float = 0, products: float = 0, what: str = ""
 ) -> None:
     """Raise `InvalidInput` naming the limit when a computation would exceed it."""
     tail = f" ({what})" if what else ""

@@ -422,18 +422,10 @@ def conv2d(
         return full[0] if squeeze else full
 
     if all(parts is not None for parts, _ in results):
-        n_parts = max(len(parts) for parts, _ in results)
-        expansion = []
-        for j in range(n_parts):
-            expansion.append(
-                place(
-                    [
-                        parts[j] if j < len(parts) else np.zeros_like(parts[0])
-                        for parts, _ in results
-                    ],
-                    np.float64,
-                )
-            )
+        expansion = [
+            place([p[j] if j < len(p) else np.zeros_like(p[0]) for p, _ in results], np.float64)
+            for j in range(max(len(p) for p, _ in results))
+        ]
         return Truth(label, expansion=expansion, input_format=fmt)
     out = place([fractions(p) if p is not None else v for p, v in results], object)
     return make_truth(label, out, fmt)

@@ -58,29 +58,16 @@ def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
 # Row i of ``a`` is the polynomial sum_p D_p[i] * X**p scaled by 2**(E_i - beta), X = 2**-beta,
 # with integer digit matrices |D_p| <= 2**beta (column j of ``b`` likewise). The exact product
 # is the polynomial product: coefficient s is sum_{p+q=s} D_p @ G_q, an integer matrix in unit
-# 2**(E_i + F_j - (s + 2) * beta). A row spanning R bits needs about R / beta levels, so a
-# product of rows spanning the whole float32 range (277 bits) takes (277 / 22)**2 ~ 160 BLAS
-# calls done pair by pair. Karatsuba's identity (P_lo + X**h P_hi)(Q_lo + X**h Q_hi) =
+# 2**(E_i + F_j - (s + 2) * beta). Karatsuba's identity (P_lo + X**h P_hi)(Q_lo + X**h Q_hi) =
 # L + X**h (M - L - H) + X**2h H with L = P_lo Q_lo, H = P_hi Q_hi, M = (P_lo + P_hi)(Q_lo +
-# Q_hi) trades a product for digit growth; since Karatsuba only adds disjoint levels, one bound
-# covers every value formed whatever the depth: k * T_a * T_b <= 2**53, T being the largest sum
-# of an element's digit magnitudes (`digit_total`: a 24-bit element touches at most 3 levels).
-# `plan` then picks beta and the recursion with the fewest BLAS calls: for rows spanning the
-# whole range, beta = 21 (k = 256) or 20 (k = 1024), 14 levels a side and 75 calls instead of
-# 169 or 196 pair by pair. Every intermediate is an integer matrix below 2**53 in magnitude,
-# so float64 BLAS and the additions that combine the products are exact in any order, with
-# or without FMA.
-#
-# The floor of this approach: a BLAS call is exact only over terms that share one unit at each
-# output, and the unit can follow the rows of ``a`` and the columns of ``b`` but not their
-# elements. With element exponents independent and spread over the whole range, every digit
-# pair (p, q) holds nonzero products at nearly every output, so no pair can be skipped or
-# compacted away (a level's nonzeros are scattered over every row and column): the work is
-# that of about (R / beta)**1.6 dense products (R = 277 bits, beta <= (53 - log2 k - 2) / 2),
-# 75 of them for the full float32 range against the float64 baseline's one. Narrow rows
-# (normal, uniform, log-normal data: 2 or 3 levels) take 3 to 7. `fpexplore.truth.matmul`
-# therefore computes wide products level by level instead (`fpexplore.truth.levels`): a
-# rounding or an error measurement needs only the top levels for nearly every output.
+# Q_hi) trades a product for digit growth; `plan` picks beta and the recursion with the fewest
+# BLAS calls whose bound keeps every intermediate an integer below 2**53, so float64 BLAS and
+# the additions that combine the products are exact in any order, with or without FMA. Rows
+# spanning the whole float32 range (277 bits) take 75 calls; narrow rows (normal, uniform,
+# log-normal data: 2 or 3 levels) 3 to 7. A BLAS call is exact only over terms that share one
+# unit at each output, which follows rows and columns but not elements, so no digit pair can
+# be skipped: `fpexplore.truth.matmul` computes wide products level by level instead
+# (`fpexplore.truth.levels`), as a rounding needs only the top levels for nearly every output.
 
 _EXACT = 2.0**53
 
@@ -150,10 +137,6 @@ def digit_total(beta: int, levels: int, mbits: int = 24) -> float:
     return 2.0**beta + (c - 1) * 2.0 ** (beta - 1)
 
 
-def _leaf_bound(np_: int, nq: int, k: int, a: float, b: float) -> float:
-    return min(np_, nq) * k * a * b
-
-
 @functools.lru_cache(maxsize=1 << 16)
 def _cost(np_: int, nq: int, cut: int) -> int:
     """BLAS calls of `polymul` for digit polynomials of np_ and nq levels."""
@@ -181,7 +164,7 @@ def _bound(np_: int, nq: int, cut: int, k: int, a: float, b: float) -> float:
     """
     if np_ == 0 or nq == 0:
         return 0.0
-    own = _leaf_bound(np_, nq, k, a, b)
+    own = min(np_, nq) * k * a * b
     if min(np_, nq) <= cut:
         return own
     h = (max(np_, nq) + 1) // 2

@@ -21,28 +21,14 @@ from ..errors import InvalidInput, InvalidParameter
 from .certify import certified, check_prec
 from .exact import row_sums
 from .inputs import as_float_array, wider
-from .ops import conv2d, make_truth, product_terms  # conv2d is exact: re-exported
+from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
 from .value import Truth
 
 __all__ = [
-    "batch_norm",
-    "center_crop",
-    "conv2d",
-    "cross_entropy",
-    "erf",
-    "exp",
-    "gelu",
-    "layer_norm",
-    "log",
-    "log_softmax",
-    "normalize",
-    "resize_bilinear",
-    "sigmoid",
-    "softmax",
-    "std",
-    "tanh",
+    "batch_norm", "center_crop", "conv2d", "cross_entropy", "erf", "exp", "gelu", "layer_norm",
+    "log", "log_softmax", "normalize", "resize_bilinear", "sigmoid", "softmax", "std", "tanh",
     "var",
-]
+]  # fmt: skip
 
 DEFAULT_PREC = 113
 
@@ -72,10 +58,6 @@ def _map(fn: Any, arr: np.ndarray) -> np.ndarray:
     for i, v in np.ndenumerate(arr):
         out[i] = fn(v)
     return out
-
-
-def _desc(a: np.ndarray, fmt: str) -> str:
-    return f"{fmt}[{'x'.join(map(str, a.shape))}]"
 
 
 def _axis(axis: Any, ndim: int, where: str) -> int:
@@ -351,26 +333,65 @@ def _param_array(v: Any, name: str, shape: tuple[int, ...], where: str) -> tuple
     return a, f
 
 
-def _affine_norm(
-    x: np.ndarray,
+def _stats(n: int, s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact means and biased variances from `_moments` (NaN where the data is not finite)."""
+    mean = np.empty(s1.shape, dtype=object)
+    v = np.empty(s1.shape, dtype=object)
+    for i in np.ndindex(s1.shape):
+        mean[i] = s1[i] / n if isinstance(s1[i], Fraction) else math.nan
+        v[i] = _var_exact(n, s1[i], s2[i], 0)
+    return mean, v
+
+
+def _params(
+    weight: Any,
+    bias: Any,
+    shape: tuple[int, ...],
+    bshape: tuple[int, ...],
+    arr: np.ndarray,
+    fmt: str,
+    where: str,
+) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """``weight`` and ``bias`` (of ``shape``; None when not given) as mpf arrays reshaped to
+    ``bshape`` and broadcast to ``arr``, and ``fmt`` widened to theirs."""
+    out = []
+    for name, v in (("weight", weight), ("bias", bias)):
+        if v is None:
+            out.append(None)
+            continue
+        a, f = _param_array(v, name, shape, where)
+        fmt = wider(fmt, f)
+        out.append(np.broadcast_to(_mp_array(a).reshape(bshape), arr.shape))
+    return out[0], out[1], fmt
+
+
+def _normalized(
+    label: str,
+    arr: np.ndarray,
+    fmt: str,
     mean: np.ndarray,
     var_: np.ndarray,
     eps: float,
     weight: np.ndarray | None,
     bias: np.ndarray | None,
-) -> Any:
-    """(x - mean) / sqrt(var + eps) * weight + bias; all object arrays broadcast together."""
-    out = np.empty(x.shape, dtype=object)
-    epsm = mpmath.mpf(eps)
-    for i in np.ndindex(x.shape):
-        m, v = mean[i], var_[i]
-        r = (x[i] - _to_mp(m)) / mpmath.sqrt(_to_mp(v) + epsm)
-        if weight is not None:
-            r = r * weight[i]
-        if bias is not None:
-            r = r + bias[i]
-        out[i] = r
-    return out
+    prec: int,
+) -> Truth:
+    """(x - mean) / sqrt(var + eps) * weight + bias, certified; all broadcast to ``arr``."""
+    xs = _mp_array(arr)
+
+    def compute(_: int) -> Any:
+        out = np.empty(arr.shape, dtype=object)
+        epsm = mpmath.mpf(eps)
+        for i in np.ndindex(arr.shape):
+            r = (xs[i] - _to_mp(mean[i])) / mpmath.sqrt(_to_mp(var_[i]) + epsm)
+            if weight is not None:
+                r = r * weight[i]
+            if bias is not None:
+                r = r + bias[i]
+            out[i] = r
+        return out
+
+    return certified(label, compute, prec, fmt)
 
 
 def layer_norm(
@@ -398,32 +419,12 @@ def layer_norm(
             where,
         )
     e = _float_param(eps, "eps", where)
-    axes = tuple(range(arr.ndim - k, arr.ndim))
-    n, s1, s2 = _moments(arr, axes)
-    lead = s1.shape
-    mean = np.empty(lead, dtype=object)
-    v = np.empty(lead, dtype=object)
-    for i in np.ndindex(lead):
-        mean[i] = s1[i] / n if isinstance(s1[i], Fraction) else math.nan
-        v[i] = _var_exact(n, s1[i], s2[i], 0)
-    bshape = (*lead, *([1] * k))
-    mean_b = np.broadcast_to(mean.reshape(bshape), arr.shape)
-    var_b = np.broadcast_to(v.reshape(bshape), arr.shape)
-    w = b = None
-    if weight is not None:
-        wa, fw = _param_array(weight, "weight", ns, where)
-        fmt = wider(fmt, fw)
-        w = np.broadcast_to(_mp_array(wa), arr.shape)
-    if bias is not None:
-        ba, fb = _param_array(bias, "bias", ns, where)
-        fmt = wider(fmt, fb)
-        b = np.broadcast_to(_mp_array(ba), arr.shape)
-    xs = _mp_array(arr)
-
-    def compute(_: int) -> Any:
-        return _affine_norm(xs, mean_b, var_b, e, w, b)
-
-    return certified(f"layer_norm({_desc(arr, fmt)}, {ns})", compute, p, fmt)
+    n, s1, s2 = _moments(arr, tuple(range(arr.ndim - k, arr.ndim)))
+    mean, v = _stats(n, s1, s2)
+    bshape = (*s1.shape, *([1] * k))
+    mean, v = (np.broadcast_to(t.reshape(bshape), arr.shape) for t in (mean, v))
+    w, b, fmt = _params(weight, bias, ns, ns, arr, fmt, where)
+    return _normalized(f"layer_norm({_desc(arr, fmt)}, {ns})", arr, fmt, mean, v, e, w, b, p)
 
 
 def batch_norm(
@@ -451,13 +452,7 @@ def batch_norm(
     e = _float_param(eps, "eps", where)
     bshape = (1, c) + (1,) * (arr.ndim - 2)
     if training:
-        axes = (0, *range(2, arr.ndim))
-        n, s1, s2 = _moments(arr, axes)
-        mean = np.array(
-            [s1[i] / n if isinstance(s1[i], Fraction) else math.nan for i in range(c)],
-            dtype=object,
-        )
-        v = np.array([_var_exact(n, s1[i], s2[i], 0) for i in range(c)], dtype=object)
+        mean, v = _stats(*_moments(arr, (0, *range(2, arr.ndim))))
     else:
         if running_mean is None or running_var is None:
             raise InvalidInput(
@@ -468,24 +463,10 @@ def batch_norm(
         rv, f2 = _param_array(running_var, "running_var", (c,), where)
         fmt = wider(fmt, wider(f1, f2))
         mean, v = _mp_array(rm), _mp_array(rv)
-    mean_b = np.broadcast_to(mean.reshape(bshape), arr.shape)
-    var_b = np.broadcast_to(v.reshape(bshape), arr.shape)
-    w = b = None
-    if weight is not None:
-        wa, fw = _param_array(weight, "weight", (c,), where)
-        fmt = wider(fmt, fw)
-        w = np.broadcast_to(_mp_array(wa).reshape(bshape), arr.shape)
-    if bias is not None:
-        ba, fb = _param_array(bias, "bias", (c,), where)
-        fmt = wider(fmt, fb)
-        b = np.broadcast_to(_mp_array(ba).reshape(bshape), arr.shape)
-    xs = _mp_array(arr)
-
-    def compute(_: int) -> Any:
-        return _affine_norm(xs, mean_b, var_b, e, w, b)
-
-    mode = "train" if training else "eval"
-    return certified(f"batch_norm[{mode}]({_desc(arr, fmt)})", compute, p, fmt)
+    mean, v = (np.broadcast_to(t.reshape(bshape), arr.shape) for t in (mean, v))
+    w, b, fmt = _params(weight, bias, (c,), bshape, arr, fmt, where)
+    label = f"batch_norm[{'train' if training else 'eval'}]({_desc(arr, fmt)})"
+    return _normalized(label, arr, fmt, mean, v, e, w, b, p)
 
 
 def _finite(a: np.ndarray, name: str, where: str) -> None:
@@ -546,13 +527,16 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
 # -- bilinear resize ----------------------------------------------------------------------------
 
 
+def _scale(n_in: int, n_out: int, align_corners: bool) -> Fraction:
+    if align_corners:
+        return Fraction(n_in - 1, n_out - 1) if n_out > 1 else Fraction(0)
+    return Fraction(n_in, n_out)
+
+
 def _linear_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int, Fraction]]:
     """torch upsample_bilinear2d (CPU) source positions and weights, in exact arithmetic."""
     rows: list[dict[int, Fraction]] = []
-    if align_corners:
-        scale = Fraction(n_in - 1, n_out - 1) if n_out > 1 else Fraction(0)
-    else:
-        scale = Fraction(n_in, n_out)
+    scale = _scale(n_in, n_out, align_corners)
     for i in range(n_out):
         src = scale * i if align_corners else max(scale * (i + Fraction(1, 2)) - Fraction(1, 2), 0)
         x0 = math.floor(src)
@@ -567,10 +551,7 @@ def _linear_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int
 
 def _aa_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int, Fraction]]:
     """torch _upsample_bilinear2d_aa (triangle filter widened by the scale when shrinking)."""
-    if align_corners:
-        scale = Fraction(n_in - 1, n_out - 1) if n_out > 1 else Fraction(0)
-    else:
-        scale = Fraction(n_in, n_out)
+    scale = _scale(n_in, n_out, align_corners)
     support = scale if scale >= 1 else Fraction(1)
     invscale = 1 / scale if scale >= 1 else Fraction(1)
     rows: list[dict[int, Fraction]] = []
