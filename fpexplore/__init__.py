@@ -26,10 +26,26 @@ from .result.text_table import wrapped
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendUnavailable", "Claim", "ClaimFailed", "ClaimNotChecked", "Comparison", "FpexploreError",
-    "InvalidInput", "InvalidParameter", "NotEmulated", "Observation", "Outcome", "PrecisionError",
-    "RecordError", "WorkerError", "catalog", "compare", "fingerprint", "run", "wrapped",
-]  # fmt: skip
+    "BackendUnavailable",
+    "Claim",
+    "ClaimFailed",
+    "ClaimNotChecked",
+    "Comparison",
+    "FpexploreError",
+    "InvalidInput",
+    "InvalidParameter",
+    "NotEmulated",
+    "Observation",
+    "Outcome",
+    "PrecisionError",
+    "RecordError",
+    "WorkerError",
+    "catalog",
+    "compare",
+    "fingerprint",
+    "run",
+    "wrapped",
+]
 
 
 def catalog() -> dict[str, Any]:

@@ -113,32 +113,63 @@ _RECORD_GPU_DESCRIPTION = (
 )
 
 COMMANDS: tuple[Command, ...] = (
-    Command(("setup", "djl"),
-            "resolve the pinned DJL jars, compile the helpers, warm the JVM worker (make djl)",
-            _djl, "fpexplore.jvm.setup:command"),
-    Command(("setup", "libtorch"), "build the LibTorch (C++) comparison program (make libtorch)",
-            _libtorch, "fpexplore.backends.libtorch.build:command"),
-    Command(("setup", "widgets"),
-            "fetch the pinned widget manager bundle that exported pages inline (make widgets-js)",
-            _nothing, "fpexplore.widget_bundle:command"),
-    Command(("record", "gpu"), "run every GPU experiment and record it (to data/gpu in a checkout)",
-            _gpu, "fpexplore.recorder:command", _RECORD_GPU_DESCRIPTION),
-    Command(("record", "cuda-kernels"),
-            "record the hand-written CUDA reduction kernels against torch (needs nvcc and a GPU)",
-            _cuda_kernels, "fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels:command"),
-    Command(("record", "nccl"),
-            "record all-reduce sums over world sizes and NCCL algorithms (needs GPUs)",
-            _nccl, "fpexplore.lessons.distributed_reduction.nccl_record:command"),
-    Command(("warm",),
-            "compute the summation explorer's error-growth curves once into the cache (make warm)",
-            _warm, "fpexplore.warm:command"),
-    Command(("workshop",),
-            "the workshop kit: a handout and facilitator notes per notebook, from the notebooks "
-            "and the recorded runs; --slides adds each lesson's exported page (make slides)",
-            _workshop, "fpexplore.workshop.pages:command"),
-    Command(("myths",), "judge every myth of the index by running its lesson; text or --json",
-            _myths, "fpexplore.myths:command"),
-)  # fmt: skip
+    Command(
+        ("setup", "djl"),
+        "resolve the pinned DJL jars, compile the helpers, warm the JVM worker (make djl)",
+        _djl,
+        "fpexplore.jvm.setup:command",
+    ),
+    Command(
+        ("setup", "libtorch"),
+        "build the LibTorch (C++) comparison program (make libtorch)",
+        _libtorch,
+        "fpexplore.backends.libtorch.build:command",
+    ),
+    Command(
+        ("setup", "widgets"),
+        "fetch the pinned widget manager bundle that exported pages inline (make widgets-js)",
+        _nothing,
+        "fpexplore.widget_bundle:command",
+    ),
+    Command(
+        ("record", "gpu"),
+        "run every GPU experiment and record it (to data/gpu in a checkout)",
+        _gpu,
+        "fpexplore.recorder:command",
+        _RECORD_GPU_DESCRIPTION,
+    ),
+    Command(
+        ("record", "cuda-kernels"),
+        "record the hand-written CUDA reduction kernels against torch (needs nvcc and a GPU)",
+        _cuda_kernels,
+        "fpexplore.lessons.libtorch_vs_pytorch.cuda_kernels:command",
+    ),
+    Command(
+        ("record", "nccl"),
+        "record all-reduce sums over world sizes and NCCL algorithms (needs GPUs)",
+        _nccl,
+        "fpexplore.lessons.distributed_reduction.nccl_record:command",
+    ),
+    Command(
+        ("warm",),
+        "compute the summation explorer's error-growth curves once into the cache (make warm)",
+        _warm,
+        "fpexplore.warm:command",
+    ),
+    Command(
+        ("workshop",),
+        "the workshop kit: a handout and facilitator notes per notebook, from the notebooks "
+        "and the recorded runs; --slides adds each lesson's exported page (make slides)",
+        _workshop,
+        "fpexplore.workshop.pages:command",
+    ),
+    Command(
+        ("myths",),
+        "judge every myth of the index by running its lesson; text or --json",
+        _myths,
+        "fpexplore.myths:command",
+    ),
+)
 
 #: old command names that still work: name -> the command they are
 ALIASES = {"record-gpu": ("record", "gpu")}

@@ -498,13 +498,21 @@ def check(
             base_ms = med
             base_hash = hashes[0] if len(set(hashes)) == 1 else None  # else: nothing to match
         distinct = len(set(hashes))
-        results.append(FlagResult(
-            name=name, flags=dict(FLAG_SETS[name]), runs=len(hashes), distinct=distinct,
-            same_as_default=None if base_hash is None or raised is not None or distinct != 1
-            else hashes[0] == base_hash,
-            median_ms=med, relative_time=med / base_ms if base_ms and raised is None else None,
-            raised=raised, hashes=tuple(hashes),
-        ))  # fmt: skip
+        results.append(
+            FlagResult(
+                name=name,
+                flags=dict(FLAG_SETS[name]),
+                runs=len(hashes),
+                distinct=distinct,
+                same_as_default=None
+                if base_hash is None or raised is not None or distinct != 1
+                else hashes[0] == base_hash,
+                median_ms=med,
+                relative_time=med / base_ms if base_ms and raised is None else None,
+                raised=raised,
+                hashes=tuple(hashes),
+            )
+        )
     env = {k: os.environ.get(k) for k in ("CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS")}
     return DeterminismReport(label, device, backward, runs, torch.__version__, tuple(results), env)
 

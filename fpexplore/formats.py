@@ -24,9 +24,24 @@ import numpy as np
 from .errors import InvalidInput, InvalidParameter, shown
 
 __all__ = [
-    "FORMATS", "Fields", "Format", "bit_string", "bits", "classify", "fields", "from_bits", "get",
-    "names", "next_down", "next_up", "round_array", "round_bits", "round_exact", "to_grid", "ulp",
-]  # fmt: skip
+    "FORMATS",
+    "Fields",
+    "Format",
+    "bit_string",
+    "bits",
+    "classify",
+    "fields",
+    "from_bits",
+    "get",
+    "names",
+    "next_down",
+    "next_up",
+    "round_array",
+    "round_bits",
+    "round_exact",
+    "to_grid",
+    "ulp",
+]
 
 
 @dataclass(frozen=True)

@@ -235,15 +235,24 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         p99 = mean = 0.0
     shape = () if scalar else g.shape
     return ErrorSummary(
-        fmt=f.name, n=n, max_abs_ulp=float(np.max(abs_ulp, initial=0.0)),
+        fmt=f.name,
+        n=n,
+        max_abs_ulp=float(np.max(abs_ulp, initial=0.0)),
         ulp_scalar=float(ulp_err.ravel()[0]) if scalar else None,
-        mean_abs_ulp=mean, p99_abs_ulp=p99, max_rel=float(np.max(rel, initial=0.0)),
+        mean_abs_ulp=mean,
+        p99_abs_ulp=p99,
+        max_rel=float(np.max(rel, initial=0.0)),
         min_bits=float(np.min(bits, initial=math.inf)),
-        correctly_rounded=bool(cr.all()), faithful=bool(faithful.all()),
-        n_correctly_rounded=int(cr.sum()), n_faithful=int(faithful.sum()),
-        ulp=ulp_err.reshape(shape), rel=rel.reshape(shape), bits=bits.reshape(shape),
-        correctly_rounded_each=cr.reshape(shape), faithful_each=faithful.reshape(shape),
-    )  # fmt: skip
+        correctly_rounded=bool(cr.all()),
+        faithful=bool(faithful.all()),
+        n_correctly_rounded=int(cr.sum()),
+        n_faithful=int(faithful.sum()),
+        ulp=ulp_err.reshape(shape),
+        rel=rel.reshape(shape),
+        bits=bits.reshape(shape),
+        correctly_rounded_each=cr.reshape(shape),
+        faithful_each=faithful.reshape(shape),
+    )
 
 
 _MARGIN_BITS = 42  # a truth known to 2**-42 of the error, the value and ulp(got) suffices

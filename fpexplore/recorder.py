@@ -45,9 +45,12 @@ def record_gpu(
     prov = env.provenance(dev)
     cublas_given = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
     seeds = {
-        "determinism": 0, "tf32": 0, "cpu_vs_accelerator": 0, "rng": list(rng_exp.SEEDS),
+        "determinism": 0,
+        "tf32": 0,
+        "cpu_vs_accelerator": 0,
+        "rng": list(rng_exp.SEEDS),
         "sum": "per case",
-    }  # fmt: skip
+    }
     n_runs = n_runs or (3 if quick else 10)
     processes = processes or (2 if quick else 4)
     timings: dict[str, float] = {}
@@ -64,10 +67,17 @@ def record_gpu(
     cublas = timed("cublas_probe", lambda: raise_probe.probe_cublas(dev))
     if cublas_given is None:
         os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
-    det = timed("determinism", lambda: determinism.run_determinism(
-        dev, n_runs=n_runs, quick=quick, seed=seeds["determinism"], processes=processes,
-        progress=say,
-    ))  # fmt: skip
+    det = timed(
+        "determinism",
+        lambda: determinism.run_determinism(
+            dev,
+            n_runs=n_runs,
+            quick=quick,
+            seed=seeds["determinism"],
+            processes=processes,
+            progress=say,
+        ),
+    )
     det["cublas_probe"] = cublas
     experiments["determinism"] = det
     experiments["tf32"] = timed(
@@ -93,14 +103,17 @@ def record_gpu(
         "version": VERSION,
         "provenance": {**prov, "fpexplore": __version__},
         "settings": {
-            "quick": quick, "n_runs": n_runs, "processes": processes, "seeds": seeds,
+            "quick": quick,
+            "n_runs": n_runs,
+            "processes": processes,
+            "seeds": seeds,
             "command": f"fpexplore record-gpu --device {device}" + (" --quick" if quick else ""),
             "determinism_tf32": "off",
             "cublas_workspace_config_after_probe": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
         },
         "experiments": experiments,
         "timings_s": timings,
-    }  # fmt: skip
+    }
     data = json.loads(json.dumps(data, allow_nan=True))  # plain JSON types only
     validate(data, "the new record")
     folder = Path(out_dir) if out_dir is not None else recordings_dir()

@@ -50,10 +50,21 @@ _SCHEMA: dict[str, Any] = {
     "format": str,
     "version": int,
     "provenance": {
-        "device": str, "device_type": str, "torch": str, "numpy": str, "mpmath": str,
-        "python": str, "date": str, "cuda": _OPT_STR, "cudnn": _OPT_INT, "gpu_name": _OPT_STR,
-        "sm_count": _OPT_INT, "compute_capability": _OPT_STR, "total_memory_bytes": _OPT_INT,
-        "driver": _OPT_STR, "env": dict,
+        "device": str,
+        "device_type": str,
+        "torch": str,
+        "numpy": str,
+        "mpmath": str,
+        "python": str,
+        "date": str,
+        "cuda": _OPT_STR,
+        "cudnn": _OPT_INT,
+        "gpu_name": _OPT_STR,
+        "sm_count": _OPT_INT,
+        "compute_capability": _OPT_STR,
+        "total_memory_bytes": _OPT_INT,
+        "driver": _OPT_STR,
+        "env": dict,
     },
     "settings": {"quick": bool, "seeds": dict, "command": str},
     "experiments": {
@@ -81,12 +92,16 @@ _SCHEMA: dict[str, Any] = {
             ],
         },
         "rng": {
-            "seeds": [int], "n": int, "cuda_rand_bits": dict, "cuda_randn_bits": dict,
-            "cpu_rand_bits": dict, "cpu_randn_bits": dict,
+            "seeds": [int],
+            "n": int,
+            "cuda_rand_bits": dict,
+            "cuda_randn_bits": dict,
+            "cpu_rand_bits": dict,
+            "cpu_randn_bits": dict,
         },
         "sum": {"cases": [{"name": str, "input": dict, "cuda_bits": int, "cpu_bits": int}]},
     },
-}  # fmt: skip
+}
 
 
 def _check(value: Any, schema: Any, where: str) -> None:

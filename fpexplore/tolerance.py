@@ -34,9 +34,16 @@ from . import formats
 from .errors import InvalidInput, InvalidParameter, UnknownParameter
 
 __all__ = [
-    "ERF_ULPS", "FUNC_ULPS", "OPS", "Advice", "advise", "gamma", "layer_bound",
-    "probabilistic_gamma", "unit_roundoff",
-]  # fmt: skip
+    "ERF_ULPS",
+    "FUNC_ULPS",
+    "OPS",
+    "Advice",
+    "advise",
+    "gamma",
+    "layer_bound",
+    "probabilistic_gamma",
+    "unit_roundoff",
+]
 
 FUNC_ULPS = 4  # relative error allowed for one elementary function, in units of u
 #: Absolute error allowed for erf inside a GELU kernel, in units of u: torch's CPU GELU uses a
@@ -585,18 +592,36 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
             "result: atol covers results that cancel, and grows with the data's scale"
         )
     return Advice(
-        op=op, fmt=fmt, size=n, size_meaning=_SIZE_MEANING[op], terms=terms, accumulation=acc,
-        gamma=g, gamma_probabilistic=gp, rtol=rtol, atol=atol,
-        rtol_probabilistic=rtol * scale, atol_probabilistic=atol * scale,
-        measured_max_abs=measured[0], measured_max_rel=measured[1], measured_max_ulp=measured[2],
-        bound_max_abs=bmax, within_bound=within, implementation=impl, note=note,
-    )  # fmt: skip
+        op=op,
+        fmt=fmt,
+        size=n,
+        size_meaning=_SIZE_MEANING[op],
+        terms=terms,
+        accumulation=acc,
+        gamma=g,
+        gamma_probabilistic=gp,
+        rtol=rtol,
+        atol=atol,
+        rtol_probabilistic=rtol * scale,
+        atol_probabilistic=atol * scale,
+        measured_max_abs=measured[0],
+        measured_max_rel=measured[1],
+        measured_max_ulp=measured[2],
+        bound_max_abs=bmax,
+        within_bound=within,
+        implementation=impl,
+        note=note,
+    )
 
 
 _LAYER_BOUNDS = {
-    "dot": dot_bound, "rounding": rounding_bound, "normalize": normalize_bound,
-    "softmax": softmax_bound, "gelu": gelu_bound, "function": function_bound,
-}  # fmt: skip
+    "dot": dot_bound,
+    "rounding": rounding_bound,
+    "normalize": normalize_bound,
+    "softmax": softmax_bound,
+    "gelu": gelu_bound,
+    "function": function_bound,
+}
 
 
 def layer_bound(kind: str, **kw: Any) -> np.ndarray:

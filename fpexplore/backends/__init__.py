@@ -242,23 +242,47 @@ _REGISTRY: dict[str, Backend] = {
     for b in (
         Backend("numpy", "numpy", ("numpy",), "pip install numpy", "NumPy (always present)"),
         _Torch("torch", "torch", ("torch",), FIX_SETUP, "PyTorch (CPU and any device string)"),
-        Backend("torchvision", "torchvision", ("torchvision",), FIX_SETUP,
-                "torchvision (image transforms for PyTorch)"),
-        _TensorFlow("tensorflow", "tensorflow", ("tensorflow-cpu", "tensorflow"), FIX_SETUP,
-                    "TensorFlow / Keras"),
+        Backend(
+            "torchvision",
+            "torchvision",
+            ("torchvision",),
+            FIX_SETUP,
+            "torchvision (image transforms for PyTorch)",
+        ),
+        _TensorFlow(
+            "tensorflow",
+            "tensorflow",
+            ("tensorflow-cpu", "tensorflow"),
+            FIX_SETUP,
+            "TensorFlow / Keras",
+        ),
         _Keras("keras", "keras", ("keras",), FIX_SETUP, "Keras 3 (on TensorFlow)"),
-        _Java("java", "jpype", ("jpype1",),
-              fix_here("install a Java 17 runtime (java on PATH), then: pip install -e '.[djl]'"),
-              "java.util.Random on a JVM, through the JPype worker process"),
-        _DJL("djl", "jpype", ("jpype1",),
-             fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
-             "Deep Java Library through a JPype worker process"),
-        _LibTorch("libtorch", "", (),
-                  fix_here("make libtorch   (builds the C++ program with CMake; "
-                           "needs cmake and a C++ compiler)"),
-                  "a C++ program linked against the torch wheel's libtorch"),
+        _Java(
+            "java",
+            "jpype",
+            ("jpype1",),
+            fix_here("install a Java 17 runtime (java on PATH), then: pip install -e '.[djl]'"),
+            "java.util.Random on a JVM, through the JPype worker process",
+        ),
+        _DJL(
+            "djl",
+            "jpype",
+            ("jpype1",),
+            fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
+            "Deep Java Library through a JPype worker process",
+        ),
+        _LibTorch(
+            "libtorch",
+            "",
+            (),
+            fix_here(
+                "make libtorch   (builds the C++ program with CMake; "
+                "needs cmake and a C++ compiler)"
+            ),
+            "a C++ program linked against the torch wheel's libtorch",
+        ),
     )
-}  # fmt: skip
+}
 
 
 def names() -> tuple[str, ...]:

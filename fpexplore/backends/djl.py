@@ -333,10 +333,13 @@ def seed_streams(seed: int, n: int) -> dict[str, Any]:
     torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
     djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)
     out: dict[str, Any] = {
-        "torch_version": torch.__version__, "djl": version(),
-        "torch_uniform": torch_uniform, "djl_uniform": djl_uniform,
-        "torch_normal": torch_normal, "djl_normal": djl_normal,
-    }  # fmt: skip
+        "torch_version": torch.__version__,
+        "djl": version(),
+        "torch_uniform": torch_uniform,
+        "djl_uniform": djl_uniform,
+        "torch_normal": torch_normal,
+        "djl_normal": djl_normal,
+    }
     for kind in ("uniform", "normal"):
         a, b = out[f"torch_{kind}"], out[f"djl_{kind}"]
         diff = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))

@@ -182,20 +182,35 @@ def provenance(dev: Any) -> dict[str, Any]:
 
     torch = torch_module()
     info: dict[str, Any] = {
-        "device": str(dev), "device_type": dev.type, "torch": torch.__version__,
-        "numpy": np.__version__, "mpmath": mpmath.__version__,
-        "python": platform.python_version(), "os": f"{platform.system()} {platform.release()}",
-        "machine": platform.machine(), "cpu": platform.processor() or platform.machine(),
+        "device": str(dev),
+        "device_type": dev.type,
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "mpmath": mpmath.__version__,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+        "machine": platform.machine(),
+        "cpu": platform.processor() or platform.machine(),
         "cpu_threads": torch.get_num_threads(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "cuda": torch.version.cuda, "cudnn": None, "gpu_name": None, "sm_count": None,
-        "compute_capability": None, "total_memory_bytes": None, "driver": None,
+        "cuda": torch.version.cuda,
+        "cudnn": None,
+        "gpu_name": None,
+        "sm_count": None,
+        "compute_capability": None,
+        "total_memory_bytes": None,
+        "driver": None,
         "cuda_driver_api": None,
-        "env": {k: os.environ.get(k) for k in (
-            "CUBLAS_WORKSPACE_CONFIG", "CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
-            "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
-        )},
-    }  # fmt: skip
+        "env": {
+            k: os.environ.get(k)
+            for k in (
+                "CUBLAS_WORKSPACE_CONFIG",
+                "CUDA_VISIBLE_DEVICES",
+                "NVIDIA_TF32_OVERRIDE",
+                "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+            )
+        },
+    }
     with contextlib.suppress(Exception):
         if torch.backends.cudnn.is_available():
             info["cudnn"] = torch.backends.cudnn.version()

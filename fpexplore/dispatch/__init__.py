@@ -15,6 +15,13 @@ from .paths import onednn_state, tensorflow_onednn, torch_capability
 from .switches import SWITCHES, Switch, applicable, switch
 
 __all__ = [
-    "SWITCHES", "Switch", "applicable", "cpu_flags", "cpu_model", "onednn_state", "switch",
-    "tensorflow_onednn", "torch_capability",
-]  # fmt: skip
+    "SWITCHES",
+    "Switch",
+    "applicable",
+    "cpu_flags",
+    "cpu_model",
+    "onednn_state",
+    "switch",
+    "tensorflow_onednn",
+    "torch_capability",
+]

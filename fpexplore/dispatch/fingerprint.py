@@ -24,9 +24,21 @@ FORMAT = "fpexplore-fingerprint"
 VERSION = 1
 #: the CPU flags that decide a library's path (the rest of /proc/cpuinfo's flags are noise)
 PATH_FLAGS = (
-    "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
-    "avx512_fp16", *ONEDNN_DEFAULT_FLAGS, "asimd", "sve", "sve2",
-)  # fmt: skip
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512_fp16",
+    *ONEDNN_DEFAULT_FLAGS,
+    "asimd",
+    "sve",
+    "sve2",
+)
 #: environment variables that pick a path: every switch's, and MKL's and OpenBLAS's own
 PATH_ENV = tuple(
     sorted(
@@ -42,18 +54,25 @@ def describe() -> dict[str, Any]:
 
     flags = cpu_flags()
     machine: dict[str, Any] = {
-        "cpu": cpu_model(), "arch": platform.machine(), "system": platform.system(),
-        "cpu_flags": sorted(f for f in PATH_FLAGS if f in flags), "cores": os.cpu_count(),
-        "python": platform.python_version(), "fpexplore": __version__,
-        "env": {k: os.environ[k] for k in PATH_ENV if k in os.environ}, "numpy": _numpy_paths(),
-    }  # fmt: skip
+        "cpu": cpu_model(),
+        "arch": platform.machine(),
+        "system": platform.system(),
+        "cpu_flags": sorted(f for f in PATH_FLAGS if f in flags),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "fpexplore": __version__,
+        "env": {k: os.environ[k] for k in PATH_ENV if k in os.environ},
+        "numpy": _numpy_paths(),
+    }
     if backends.missing("torch") is None:
         torch = backends.load("torch")
         machine["torch"] = {
-            "version": torch.__version__, "capability": torch_capability(),
-            "threads": torch.get_num_threads(), "mkl": bool(torch.backends.mkl.is_available()),
+            "version": torch.__version__,
+            "capability": torch_capability(),
+            "threads": torch.get_num_threads(),
+            "mkl": bool(torch.backends.mkl.is_available()),
             "mkldnn": bool(torch.backends.mkldnn.is_available()),
-        }  # fmt: skip
+        }
         machine["cards"] = _cards(torch)
     if backends.missing("tensorflow") is None:
         tf = backends.load("tensorflow")
@@ -94,12 +113,17 @@ def _cards(torch: Any) -> list[dict[str, Any]]:
     cards = []
     for n in range(torch.cuda.device_count()):
         p = torch.cuda.get_device_properties(n)
-        cards.append({
-            "device": f"cuda:{n}", "name": p.name, "capability": f"{p.major}.{p.minor}",
-            "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
-            "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
-            "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
-        })  # fmt: skip
+        cards.append(
+            {
+                "device": f"cuda:{n}",
+                "name": p.name,
+                "capability": f"{p.major}.{p.minor}",
+                "cuda": torch.version.cuda,
+                "cudnn": torch.backends.cudnn.version(),
+                "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
+                "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
+            }
+        )
     return cards
 
 
@@ -123,10 +147,14 @@ def take(label: str = "", values: bool = False) -> dict[str, Any]:
         for r in results
     }
     return {
-        "format": FORMAT, "version": VERSION, "label": label or platform.node() or "this machine",
-        "machine": describe(), "ops": ops, "unavailable": unavailable,
+        "format": FORMAT,
+        "version": VERSION,
+        "label": label or platform.node() or "this machine",
+        "machine": describe(),
+        "ops": ops,
+        "unavailable": unavailable,
         "seconds": round(time.monotonic() - t0, 2),
-    }  # fmt: skip
+    }
 
 
 def _values(a: Any) -> dict[str, Any]:

@@ -12,8 +12,13 @@ from .cpu import cpu_flags
 #: TensorFlow turns oneDNN on by default on x86-64 Linux only where the CPU has one of these
 #: (tensorflow/core/util/util.cc, IsMKLEnabled: the int8/bfloat16 instructions oneDNN uses)
 ONEDNN_DEFAULT_FLAGS = (
-    "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16",
-)  # fmt: skip
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx_vnni",
+    "amx_tile",
+    "amx_int8",
+    "amx_bf16",
+)
 
 
 def onednn_state(

@@ -27,9 +27,22 @@ from .runtimes import capture_djl, capture_libtorch
 from .specs import LayerSpec, spec_of
 
 __all__ = [
-    "AGREE", "Capture", "DivergenceReport", "LayerRow", "LayerSpec", "Side", "Tap", "capture_djl",
-    "capture_keras", "capture_libtorch", "capture_torch", "compare", "plot", "run_zoo", "spec_of",
-]  # fmt: skip
+    "AGREE",
+    "Capture",
+    "DivergenceReport",
+    "LayerRow",
+    "LayerSpec",
+    "Side",
+    "Tap",
+    "capture_djl",
+    "capture_keras",
+    "capture_libtorch",
+    "capture_torch",
+    "compare",
+    "plot",
+    "run_zoo",
+    "spec_of",
+]
 
 AGAINST = ("torch", "keras", "djl", "libtorch")
 

@@ -21,9 +21,22 @@ from ..truth.ops import make_truth
 from ..truth.value import Truth
 
 KINDS = (
-    "linear", "conv2d", "batch_norm", "layer_norm", "relu", "gelu", "tanh", "sigmoid",
-    "softmax", "identity", "flatten", "add", "matmul", "scale", "mean_pool",
-)  # fmt: skip
+    "linear",
+    "conv2d",
+    "batch_norm",
+    "layer_norm",
+    "relu",
+    "gelu",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "identity",
+    "flatten",
+    "add",
+    "matmul",
+    "scale",
+    "mean_pool",
+)
 
 
 @dataclass(frozen=True)
@@ -303,22 +316,43 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
             pads = (ph, ph, pw, pw)
         if getattr(module, "padding_mode", "zeros") != "zeros":
             return None
-        return LayerSpec(name, "conv2d", {
-            "weight": _np(module.weight), "bias": _np(module.bias), "stride": _pair(module.stride),
-            "padding": pads, "dilation": _pair(module.dilation), "groups": module.groups,
-        })  # fmt: skip
+        return LayerSpec(
+            name,
+            "conv2d",
+            {
+                "weight": _np(module.weight),
+                "bias": _np(module.bias),
+                "stride": _pair(module.stride),
+                "padding": pads,
+                "dilation": _pair(module.dilation),
+                "groups": module.groups,
+            },
+        )
     if t in ("BatchNorm1d", "BatchNorm2d"):
         if module.running_mean is None:
             return None
-        return LayerSpec(name, "batch_norm", {
-            "mean": _np(module.running_mean), "var": _np(module.running_var),
-            "weight": _np(module.weight), "bias": _np(module.bias), "eps": float(module.eps),
-        })  # fmt: skip
+        return LayerSpec(
+            name,
+            "batch_norm",
+            {
+                "mean": _np(module.running_mean),
+                "var": _np(module.running_var),
+                "weight": _np(module.weight),
+                "bias": _np(module.bias),
+                "eps": float(module.eps),
+            },
+        )
     if t == "LayerNorm":
-        return LayerSpec(name, "layer_norm", {
-            "normalized_shape": tuple(module.normalized_shape), "weight": _np(module.weight),
-            "bias": _np(module.bias), "eps": float(module.eps),
-        })  # fmt: skip
+        return LayerSpec(
+            name,
+            "layer_norm",
+            {
+                "normalized_shape": tuple(module.normalized_shape),
+                "weight": _np(module.weight),
+                "bias": _np(module.bias),
+                "eps": float(module.eps),
+            },
+        )
     if t == "GELU":
         return LayerSpec(name, "gelu", {"approximate": module.approximate})
     if t == "Softmax":

@@ -38,10 +38,13 @@ PLANTS: dict[str, tuple[str, ...]] = {
 # the layer each plant first changes: what the divergence finder must point at
 PLANTED_LAYER: dict[tuple[str, str], str] = {
     ("mlp", "dropout"): "drop",
-    ("cnn", "epsilon"): "bn1", ("cnn", "padding"): "conv2", ("cnn", "dropout"): "drop",
-    ("transformer", "epsilon"): "ln1", ("transformer", "gelu"): "gelu",
+    ("cnn", "epsilon"): "bn1",
+    ("cnn", "padding"): "conv2",
+    ("cnn", "dropout"): "drop",
+    ("transformer", "epsilon"): "ln1",
+    ("transformer", "gelu"): "gelu",
     ("transformer", "dropout"): "drop",
-}  # fmt: skip
+}
 DROPOUT_P = 0.25
 SEQ, WIDTH = 8, 16
 

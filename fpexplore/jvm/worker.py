@@ -72,9 +72,13 @@ class Java:
     def bits(self, nd: Any) -> dict[str, Any]:
         dtype = str(nd.getDataType().asNumpy())
         names = {
-            "<f4": "float32", "<f8": "float64", "|u1": "uint8", "<i4": "int32", "<i8": "int64",
+            "<f4": "float32",
+            "<f8": "float64",
+            "|u1": "uint8",
+            "<i4": "int32",
+            "<i8": "int64",
             "|i1": "int8",
-        }  # fmt: skip
+        }
         raw = bytes(memoryview(self.Fpx.toBytes(nd)))
         return {
             "dtype": names.get(dtype, dtype),

@@ -53,37 +53,66 @@ def _tensorflow(x, threads, key, dtype_name):
 ORDERS: dict[str, Order] = {
     order.name: order
     for order in (
-        Order("numpy", "np.sum: pairwise blocks of 128 with 8 accumulators (one contiguous chunk)",
-              lambda x, threads, key, dtype_name: numpy_sum(x, dtype_name), framework=True),
-        Order("torch",
-              "torch.sum on CPU: cascade sum over 8-lane vectors, 4 streams, thread chunks",
-              lambda x, threads, key, dtype_name: torch_sum(x, threads, dtype_name),
-              framework=True, uses_threads=True),
-        Order("tensorflow",
-              "tf.reduce_sum on CPU: Eigen's tree of 8192-element leaves, packets, thread shards",
-              _tensorflow, framework=True, uses_threads=True),
-        Order("java", "a Java float (or double) loop: sequential from +0.0",
-              _values_only(textbook.java_loop), framework=True),
+        Order(
+            "numpy",
+            "np.sum: pairwise blocks of 128 with 8 accumulators (one contiguous chunk)",
+            lambda x, threads, key, dtype_name: numpy_sum(x, dtype_name),
+            framework=True,
+        ),
+        Order(
+            "torch",
+            "torch.sum on CPU: cascade sum over 8-lane vectors, 4 streams, thread chunks",
+            lambda x, threads, key, dtype_name: torch_sum(x, threads, dtype_name),
+            framework=True,
+            uses_threads=True,
+        ),
+        Order(
+            "tensorflow",
+            "tf.reduce_sum on CPU: Eigen's tree of 8192-element leaves, packets, thread shards",
+            _tensorflow,
+            framework=True,
+            uses_threads=True,
+        ),
+        Order(
+            "java",
+            "a Java float (or double) loop: sequential from +0.0",
+            _values_only(textbook.java_loop),
+            framework=True,
+        ),
         Order("sequential", "left to right in the input format", _values_only(textbook.sequential)),
-        Order("reversed", "right to left in the input format",
-              _values_only(textbook.reversed_order)),
-        Order("sorted", "left to right after sorting by increasing magnitude",
-              lambda x, threads, key, dtype_name: textbook.sorted_ascending(x, key),
-              uses_values=True),
-        Order("sorted_desc", "left to right after sorting by decreasing magnitude",
-              lambda x, threads, key, dtype_name: textbook.sorted_descending(x, key),
-              uses_values=True),
-        Order("pairwise",
-              "textbook recursive pairwise: sum of the two halves, down to single elements",
-              _values_only(textbook.pairwise)),
+        Order(
+            "reversed", "right to left in the input format", _values_only(textbook.reversed_order)
+        ),
+        Order(
+            "sorted",
+            "left to right after sorting by increasing magnitude",
+            lambda x, threads, key, dtype_name: textbook.sorted_ascending(x, key),
+            uses_values=True,
+        ),
+        Order(
+            "sorted_desc",
+            "left to right after sorting by decreasing magnitude",
+            lambda x, threads, key, dtype_name: textbook.sorted_descending(x, key),
+            uses_values=True,
+        ),
+        Order(
+            "pairwise",
+            "textbook recursive pairwise: sum of the two halves, down to single elements",
+            _values_only(textbook.pairwise),
+        ),
         Order("kahan", "Kahan's compensated sum in the input format", _values_only(textbook.kahan)),
-        Order("neumaier", "Neumaier's compensated sum (Kahan-Babuska) in the input format",
-              _values_only(textbook.neumaier)),
-        Order("float64",
-              "left to right in a float64 accumulator, rounded once to the input format",
-              _values_only(textbook.float64_accumulation)),
+        Order(
+            "neumaier",
+            "Neumaier's compensated sum (Kahan-Babuska) in the input format",
+            _values_only(textbook.neumaier),
+        ),
+        Order(
+            "float64",
+            "left to right in a float64 accumulator, rounded once to the input format",
+            _values_only(textbook.float64_accumulation),
+        ),
     )
-}  # fmt: skip
+}
 
 
 def names() -> list[str]:

@@ -19,10 +19,20 @@ from .philox import torch_cuda_rand
 from .torch_cpu import TorchCPURandom, float32_from_u32, float64_from_u32_pairs
 
 __all__ = [
-    "MT19937", "JavaRandom", "TorchCPURandom", "float32_from_u32", "float64_from_u32_pairs",
-    "init_by_array", "init_genrand", "numpy_legacy_random", "python_random", "random_bits",
-    "shared_bits_agree", "torch_cuda_rand", "torch_rand",
-]  # fmt: skip
+    "MT19937",
+    "JavaRandom",
+    "TorchCPURandom",
+    "float32_from_u32",
+    "float64_from_u32_pairs",
+    "init_by_array",
+    "init_genrand",
+    "numpy_legacy_random",
+    "python_random",
+    "random_bits",
+    "shared_bits_agree",
+    "torch_cuda_rand",
+    "torch_rand",
+]
 
 
 def torch_rand(seed: int, n: int, dtype: str = "float32") -> np.ndarray:

@@ -25,10 +25,24 @@ from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re
 from .value import Truth
 
 __all__ = [
-    "batch_norm", "center_crop", "conv2d", "cross_entropy", "erf", "exp", "gelu", "layer_norm",
-    "log", "log_softmax", "normalize", "resize_bilinear", "sigmoid", "softmax", "std", "tanh",
+    "batch_norm",
+    "center_crop",
+    "conv2d",
+    "cross_entropy",
+    "erf",
+    "exp",
+    "gelu",
+    "layer_norm",
+    "log",
+    "log_softmax",
+    "normalize",
+    "resize_bilinear",
+    "sigmoid",
+    "softmax",
+    "std",
+    "tanh",
     "var",
-]  # fmt: skip
+]
 
 DEFAULT_PREC = 113
 

@@ -136,10 +136,16 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     cxx = compiler()
     configure = [
-        "cmake", "-S", str(SOURCE_DIR), "-B", str(out), *gen, f"-DCMAKE_CXX_COMPILER={cxx}",
+        "cmake",
+        "-S",
+        str(SOURCE_DIR),
+        "-B",
+        str(out),
+        *gen,
+        f"-DCMAKE_CXX_COMPILER={cxx}",
         f"-DTORCH_CMAKE_PREFIX={torch.utils.cmake_prefix_path}",
         f"-DTORCH_CXX11_ABI={int(torch.compiled_with_cxx11_abi())}",
-    ]  # fmt: skip
+    ]
     compile_ = ["cmake", "--build", str(out), "--parallel", str(jobs or os.cpu_count() or 1)]
     log: list[str] = []
     t0 = time.perf_counter()
