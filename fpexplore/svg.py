@@ -1,7 +1,7 @@
 """The figures that the browser draws: SVG elements (attributes and text escaped), the root
 element, scales, decade ticks, a frame with its labels, markers and a legend box. Every
-hand-written plotter (the explorer's growth figure, the divergence figure, the order trees)
-draws through these."""
+hand-written plotter (the explorer's growth figure, the divergence figure, the order trees,
+the lessons' explorer figures) draws through these."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from html import escape
 
 __all__ = [
+    "colour_bar",
     "decades",
     "doc",
     "el",
@@ -143,6 +144,31 @@ def frame(
         out.append(text((left + right) / 2, bottom + 36, xlabel, font_size=11))
     if ylabel:
         out.append(text(16, (top + bottom) / 2, ylabel, font_size=11, rotate=-90))
+    return out
+
+
+def colour_bar(
+    box: tuple[float, float, float, float],
+    colours: list[str],
+    ticks: dict[float, str],
+    label: str = "",
+    name: str = "fpx-bar",
+) -> list[str]:
+    """A vertical colour bar filling ``box`` (left, top, right, bottom) from ``colours[0]``
+    at the bottom to ``colours[-1]`` at the top (a gradient of id ``name``), its ``ticks``
+    labelled right of it at their pixel heights, and ``label`` beyond them."""
+    left, top, right, bottom = box
+    n = max(len(colours) - 1, 1)
+    stops = [el("stop", offset=f"{i / n:.2f}", stop_color=c) for i, c in enumerate(colours[::-1])]
+    shade = el("linearGradient", *stops, id=name, x1=0, y1=0, x2=0, y2=1)
+    fill = {"fill": f"url(#{name})", "stroke": "#333", "stroke_width": 0.5}
+    out = [
+        el("defs", shade),
+        el("rect", x=left, y=top, width=right - left, height=bottom - top, **fill),
+    ]
+    out += [text(right + 5, y + 4, s, "start") for y, s in ticks.items()]
+    if label:
+        out.append(text(right + 44, (top + bottom) / 2, label, rotate=-90))
     return out
 
 

@@ -3,12 +3,11 @@ matplotlib figure for pages and as SVG for the explorer."""
 
 from __future__ import annotations
 
-import html
-import math
 from typing import Any
 
 import numpy as np
 
+from ... import svg
 from ...result import Comparison
 
 C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
@@ -21,6 +20,37 @@ def _title(comparison: Comparison) -> str:
     if batch >= 2:
         return f"{mode} mode, batch {batch}"
     return f"{mode} mode, dropout batch {batch} (BatchNorm rows: batch 2 × {C} features)"
+
+
+def _why(comparison: Comparison) -> str:
+    """What stands where a part that did not run would be drawn."""
+    return "not run: " + "; ".join(
+        sorted({o.unavailable for o in comparison.outcomes if not o.ran})
+    )
+
+
+def _histograms(comparison: Comparison) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """output[0, 0] of the dropout MLP over the runs, per mode, and the counts' bin edges."""
+    d = comparison.data
+    runs = {"train": d.train_runs, "eval": d.eval_runs}
+    runs = {m: r[:, 0, 0].astype(np.float64) for m, r in runs.items()}
+    lo = min(r.min() for r in runs.values()) - 1e-3
+    hi = max(r.max() for r in runs.values()) + 1e-3
+    bins = np.linspace(lo, hi, 30)
+    return {m: np.histogram(r, bins=bins)[0] for m, r in runs.items()}, bins
+
+
+def _run_label(comparison: Comparison) -> str:
+    n, p = len(comparison.data.train_runs), comparison.params["p"]
+    return f"output[0, 0] over {n} runs (p={p:g})"
+
+
+def _bn_rows(comparison: Comparison) -> tuple[list[str], float, float]:
+    """The mode's BatchNorm rows, its rounding bound and the right end of the ULP axis."""
+    d, mode = comparison.data, comparison.params["mode"]
+    names = [k for k in d.bn_ulp if mode in k or (mode == "eval" and k == "keras default")]
+    bound = d.bn_bound_by_mode[mode]
+    return names, bound, 2 * max(bound, *(d.bn_ulp[k] for k in names))
 
 
 #: where the two panels sit in the figure (left, bottom, width, height as fractions): fixed,
@@ -41,29 +71,22 @@ def figure(comparison: Comparison) -> Any:
     fig.suptitle(_title(comparison))
     for ax, part in ((ax1, d.train_runs), (ax2, d.bn_ulp)):
         if part is None:  # that part did not run: say why where its plot would be
-            why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
-            ax.text(0.5, 0.5, "not run: " + why, ha="center", va="center", wrap=True, fontsize=8)
+            ax.text(0.5, 0.5, _why(comparison), ha="center", va="center", wrap=True, fontsize=8)
             ax.set_axis_off()
     if d.train_runs is not None:
-        runs = {"train": d.train_runs[:, 0, 0], "eval": d.eval_runs[:, 0, 0]}
-        lo = min(r.min() for r in runs.values()) - 1e-3
-        hi = max(r.max() for r in runs.values()) + 1e-3
-        bins = np.linspace(lo, hi, 30)
+        counts, bins = _histograms(comparison)
         for m, alpha, colour in ((other, 0.25, "grey"), (mode, 0.8, "tab:blue")):
-            counts, _ = np.histogram(runs[m], bins=bins)  # one step patch, not 29 bars
-            ax1.stairs(counts, bins, fill=True, alpha=alpha, color=colour, label=f"{m}()")
-        ax1.set_xlabel(f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})")
+            ax1.stairs(counts[m], bins, fill=True, alpha=alpha, color=colour, label=f"{m}()")
+        ax1.set_xlabel(_run_label(comparison))
         ax1.set_ylabel("runs")
         ax1.legend()
     if d.bn_ulp is not None:
-        ulps = d.bn_ulp
-        names = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
-        ax2.barh(names, [max(ulps[k], 1e-2) for k in names], color="tab:orange")
-        ax2.axvline(d.bn_bound_by_mode[mode], color="k", ls="--", lw=1, label="rounding bound")
+        names, bound, right = _bn_rows(comparison)
+        ax2.barh(names, [max(d.bn_ulp[k], 1e-2) for k in names], color="tab:orange")
+        ax2.axvline(bound, color="k", ls="--", lw=1, label="rounding bound")
         ax2.set_xscale("log")
         ax2.xaxis.set_minor_locator(NullLocator())  # decades only: no crowding, fewer ticks
-        top = max(d.bn_bound_by_mode[mode], *(ulps[k] for k in names))
-        ax2.set_xlim(0.5, 2 * top)
+        ax2.set_xlim(0.5, right)
         ax2.set_xlabel(
             f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)", fontsize=9
         )
@@ -78,126 +101,73 @@ SVG_W, SVG_H = 960, 320
 _SVG_PANELS = ((60, 40, 400, 270), (580, 40, 920, 270))
 
 
-def _svg_text(x: float, y: float, text: str, anchor: str = "middle", **attrs: Any) -> str:
-    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{html.escape(text)}</text>'
+def _svg_histograms(comparison: Comparison) -> list[str]:
+    from matplotlib.ticker import MaxNLocator
+
+    mode = comparison.params["mode"]
+    other = "eval" if mode == "train" else "train"
+    counts, bins = _histograms(comparison)
+    top = max(int(c.max()) for c in counts.values()) * 1.05
+    box = x0, y0, x1, y1 = _SVG_PANELS[0]
+    px, py = svg.linear(bins[0], bins[-1], x0, x1), svg.linear(0, top, y1, y0)
+    xticks = MaxNLocator(nbins=6).tick_values(bins[0], bins[-1])
+    yticks = MaxNLocator(nbins=5, integer=True).tick_values(0, top)
+    parts = svg.frame(
+        box,
+        {px(v): f"{v:.3g}" for v in xticks if bins[0] <= v <= bins[-1]},
+        {py(v): f"{v:g}" for v in yticks if v <= top},
+        _run_label(comparison),
+        "runs",
+        grid=False,
+    )
+    styles = ((other, "#888", 0.3), (mode, "#1f77b4", 0.8))
+    for m, colour, alpha in styles:
+        for a, b, c in zip(bins, bins[1:], counts[m].tolist(), strict=False):
+            if c:
+                where = {"x": px(a), "y": py(c), "width": px(b) - px(a), "height": py(0) - py(c)}
+                tip = f"{m}(): {c} runs in [{a:.4g}, {b:.4g})"
+                parts.append(svg.tip(tip, tag="rect", fill=colour, fill_opacity=alpha, **where))
+    entries = [(f"{m}()", {"shape": "s", "fill": c, "fill_opacity": a}) for m, c, a in styles]
+    return parts + svg.legend_box(x1 - 92, y0 + 4, 80, entries, font_size=12)
 
 
-def _svg_axes(box: tuple[int, int, int, int], xlabel: str, ylabel: str = "") -> list[str]:
-    x0, y0, x1, y1 = box
-    out = [
-        f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" fill="none" '
-        'stroke="#333" stroke-width="0.8"/>',
-        _svg_text((x0 + x1) / 2, y1 + 38, xlabel),
-    ]
-    if ylabel:
-        out.append(
-            f'<text x="{x0 - 42}" y="{(y0 + y1) / 2:.1f}" text-anchor="middle" '
-            f'transform="rotate(-90 {x0 - 42} {(y0 + y1) / 2:.1f})">{html.escape(ylabel)}</text>'
-        )
-    return out
-
-
-def _svg_tick(x: float, y: float, label: str, vertical: bool = True) -> str:
-    if vertical:  # a tick under the x axis
-        line = f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 4}" stroke="#333"/>'
-        return line + _svg_text(x, y + 17, label)
-    line = f'<line x1="{x - 4}" y1="{y:.1f}" x2="{x}" y2="{y:.1f}" stroke="#333"/>'
-    return line + _svg_text(x - 7, y + 4, label, anchor="end")
+def _svg_bn(comparison: Comparison) -> list[str]:
+    ulps = comparison.data.bn_ulp
+    names, bound, right = _bn_rows(comparison)
+    box = x0, y0, x1, y1 = _SVG_PANELS[1]
+    bx = svg.log(0.5, right, x0, x1)
+    row = (y1 - y0) / max(len(names), 1)
+    xticks = {
+        bx(10.0**e): f"1e{e}" if abs(e) > 2 else f"{10.0**e:g}" for e in svg.decades(0.5, right)
+    }
+    yticks = {y0 + (i + 0.5) * row: k for i, k in enumerate(names)}
+    mode = comparison.params["mode"]
+    xlabel = f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)"
+    parts = svg.frame(box, xticks, yticks, xlabel, grid=False)
+    for i, k in enumerate(names):
+        where = {"x": x0, "y": y0 + (i + 0.1) * row, "height": row * 0.8}
+        width = bx(max(ulps[k], 0.5)) - x0
+        tip = f"{k}: {ulps[k]:.3g} ULP"
+        parts.append(svg.tip(tip, tag="rect", width=width, fill="#ff7f0e", **where))
+    dashed = {"stroke": "#000", "stroke_dasharray": "5 3"}
+    tip = f"rounding bound: {bound:.3g} ULP"
+    parts.append(svg.tip(tip, tag="line", x1=bx(bound), y1=y0, x2=bx(bound), y2=y1, **dashed))
+    entries = [("rounding bound", dashed)]
+    return parts + svg.legend_box(x1 - 131, y0 + 2, 120, entries, font_size=12)
 
 
 def figure_svg(comparison: Comparison) -> str:
     """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): the same
     two panels, written in a millisecond and drawn by the browser, instead of a matplotlib
     figure rasterized and PNG-encoded in the kernel on every move."""
-    from matplotlib.ticker import MaxNLocator
-
-    d, mode = comparison.data, comparison.params["mode"]
-    other = "eval" if mode == "train" else "train"
-    parts = [_svg_text(SVG_W / 2, 18, _title(comparison), font_size="15")]
-    why = "; ".join(sorted({o.unavailable for o in comparison.outcomes if not o.ran}))
-    (hx0, hy0, hx1, hy1), (bx0, by0, bx1, by1) = _SVG_PANELS
-    if d.train_runs is not None:
-        runs = {"train": d.train_runs, "eval": d.eval_runs}
-        runs = {m: r[:, 0, 0].astype(np.float64) for m, r in runs.items()}
-        lo = min(r.min() for r in runs.values()) - 1e-3
-        hi = max(r.max() for r in runs.values()) + 1e-3
-        bins = np.linspace(lo, hi, 30)
-        counts = {m: np.histogram(runs[m], bins=bins)[0] for m in runs}
-        top = max(int(c.max()) for c in counts.values()) * 1.05
-
-        def px(v: float) -> float:
-            return hx0 + (v - lo) / (hi - lo) * (hx1 - hx0)
-
-        def py(c: float) -> float:
-            return hy1 - c / top * (hy1 - hy0)
-
-        parts += _svg_axes(
-            _SVG_PANELS[0],
-            f"output[0, 0] over {runs[mode].size} runs (p={comparison.params['p']:g})",
-            "runs",
-        )
-        for m, colour, alpha in ((other, "#888", 0.3), (mode, "#1f77b4", 0.8)):
-            for i, c in enumerate(counts[m]):
-                if c:
-                    parts.append(
-                        f'<rect x="{px(bins[i]):.1f}" y="{py(c):.1f}" '
-                        f'width="{px(bins[i + 1]) - px(bins[i]):.1f}" height="{py(0) - py(c):.1f}" '
-                        f'fill="{colour}" fill-opacity="{alpha}"><title>{m}(): {c} runs in '
-                        f"[{bins[i]:.4g}, {bins[i + 1]:.4g})</title></rect>"
-                    )
-        for v in MaxNLocator(nbins=6).tick_values(lo, hi):
-            if lo <= v <= hi:
-                parts.append(_svg_tick(px(v), hy1, f"{v:.3g}"))
-        for v in MaxNLocator(nbins=5, integer=True).tick_values(0, top):
-            if v <= top:
-                parts.append(_svg_tick(hx0, py(v), f"{v:g}", vertical=False))
-        for j, (m, colour, alpha) in enumerate(((other, "#888", 0.3), (mode, "#1f77b4", 0.8))):
-            y = hy0 + 14 + 18 * j
-            parts.append(
-                f'<rect x="{hx1 - 80}" y="{y - 9}" width="18" height="10" fill="{colour}" '
-                f'fill-opacity="{alpha}"/>' + _svg_text(hx1 - 56, y, f"{m}()", anchor="start")
-            )
-    else:
-        parts.append(_svg_text((hx0 + hx1) / 2, (hy0 + hy1) / 2, "not run: " + why))
-    if d.bn_ulp is not None:
-        ulps = d.bn_ulp
-        names = [k for k in ulps if mode in k or (mode == "eval" and k == "keras default")]
-        bound = d.bn_bound_by_mode[mode]
-        right = 2 * max(bound, *(ulps[k] for k in names))
-        llo, lhi = math.log10(0.5), math.log10(right)
-
-        def bx(v: float) -> float:
-            return bx0 + (math.log10(max(v, 0.5)) - llo) / (lhi - llo) * (bx1 - bx0)
-
-        parts += _svg_axes(
-            _SVG_PANELS[1], f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)"
-        )
-        row = (by1 - by0) / max(len(names), 1)
-        for i, k in enumerate(names):
-            y = by0 + i * row
-            width = bx(max(ulps[k], 1e-2)) - bx0
-            parts.append(
-                f'<rect x="{bx0}" y="{y + row * 0.1:.1f}" width="{width:.1f}" '
-                f'height="{row * 0.8:.1f}" fill="#ff7f0e"><title>{html.escape(k)}: '
-                f"{ulps[k]:.3g} ULP</title></rect>"
-            )
-            parts.append(_svg_tick(bx0, y + row / 2, k, vertical=False))
-        for e in range(math.ceil(llo), math.floor(lhi) + 1):
-            parts.append(_svg_tick(bx(10.0**e), by1, f"1e{e}" if abs(e) > 2 else f"{10.0**e:g}"))
-        parts.append(
-            f'<line x1="{bx(bound):.1f}" y1="{by0}" x2="{bx(bound):.1f}" y2="{by1}" stroke="#000" '
-            f'stroke-dasharray="5 3"><title>rounding bound: {bound:.3g} ULP</title></line>'
-        )
-        parts.append(
-            f'<line x1="{bx1 - 125}" y1="{by0 + 12}" x2="{bx1 - 105}" y2="{by0 + 12}" '
-            'stroke="#000" stroke-dasharray="5 3"/>'
-            + _svg_text(bx1 - 99, by0 + 16, "rounding bound", anchor="start")
-        )
-    else:
-        parts.append(_svg_text((bx0 + bx1) / 2, (by0 + by1) / 2, "not run: " + why))
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SVG_W}" height="{SVG_H}" '
-        f'viewBox="0 0 {SVG_W} {SVG_H}" style="max-width:100%;height:auto" '
-        f'font-family="DejaVu Sans, sans-serif" font-size="12">{"".join(parts)}</svg>'
-    )
+    d = comparison.data
+    parts = [svg.text(SVG_W / 2, 18, _title(comparison), font_size=15)]
+    for (x0, y0, x1, y1), part, draw in (
+        (_SVG_PANELS[0], d.train_runs, _svg_histograms),
+        (_SVG_PANELS[1], d.bn_ulp, _svg_bn),
+    ):
+        if part is None:
+            parts.append(svg.text((x0 + x1) / 2, (y0 + y1) / 2, _why(comparison)))
+        else:
+            parts += draw(comparison)
+    return svg.doc(SVG_W, SVG_H, *parts, font_size=12)
