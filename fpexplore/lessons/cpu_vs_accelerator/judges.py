@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 12 and 13, judged from this lesson's run: matmul chains drift on every device; cuDNN
+convolutions use TF32 by default (`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

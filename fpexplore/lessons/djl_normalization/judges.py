@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myth 3, judged from the std stage: torch.std divides by N−1, DJL's idiom by N
+(`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myth 5, judged from the recorded runs: which ops vary with cudnn.benchmark off
+(`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

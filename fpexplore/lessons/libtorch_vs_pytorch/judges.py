@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 9-11: C++ and Python run the same libtorch kernels; custom CUDA kernels against
+torch's (`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

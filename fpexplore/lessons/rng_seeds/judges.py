@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 2, 19, 20 and 25: DJL's and torch's seeded layers and initializers, and seeded
+DataLoader workers (`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 1, 22 and 24: DJL's sum, memory layout and residual association orders
+(`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 

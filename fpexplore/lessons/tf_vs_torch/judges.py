@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 15-18 and 26-28: graph mode, gradients, softmax, LSTM, control flow, higher
+derivatives and pinv tolerances, TensorFlow against torch (`fpexplore.judging`)."""
 
 from __future__ import annotations
 

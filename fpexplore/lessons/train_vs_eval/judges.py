@@ -1,5 +1,5 @@
-"""The myths this lesson's runs judge (`fpexplore.myths` names them): each reads the run's
-claims and numbers and returns ``(verdict, why, number)`` (`fpexplore.judging`)."""
+"""Myths 6, 7, 21 and 23: dropout and BatchNorm in train and eval mode, autograd modes and
+noise layers (`fpexplore.judging` has the shape of a judge)."""
 
 from __future__ import annotations
 
