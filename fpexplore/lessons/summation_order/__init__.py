@@ -317,15 +317,12 @@ def _recorded_outcome(x: np.ndarray, truth: Any) -> Outcome:
     return _summation_recorded.outcome(RECORDED, x, truth)
 
 
-OBSERVATIONS = {
-    **declare_texts(
-        {
-            "frameworks_differ": "distinct results (bit patterns) among the stacks that ran",
-            "some_framework_inexact": "stacks that miss the correctly rounded exact sum",
-        }
-    ),
-    structure.THREADS_CHANGE_BITS.key: structure.THREADS_CHANGE_BITS,
-}
+OBSERVATIONS = declare_texts(
+    {
+        "frameworks_differ": "distinct results (bit patterns) among the stacks that ran",
+        "some_framework_inexact": "stacks that miss the correctly rounded exact sum",
+    }
+) | {structure.THREADS_CHANGE_BITS.key: structure.THREADS_CHANGE_BITS}
 
 
 def _agreement(x: np.ndarray, outcomes: list[Outcome]) -> dict[str, Observation]:
