@@ -220,12 +220,11 @@ def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> li
         ("claim", c.claims, lesson.claims),
         ("observation", c.observations, lesson.observations),
     ):
-        if declared:
-            problems += [
-                f"{lesson.name} {params}: {kind} {k!r} is not declared on the lesson"
-                for k in returned
-                if k not in declared
-            ]
+        problems += [
+            f"{lesson.name} {params}: {kind} {k!r} is not declared on the lesson"
+            for k in returned
+            if k not in declared
+        ]
     for face, render in (
         ("_repr_html_", c._repr_html_),
         ("table", c.table),

@@ -84,6 +84,7 @@ def test_every_claim_returned_is_declared_and_hidden_needs_are_not_checked(name)
     params = {**lesson.defaults(), **lesson.quick}
     c = lesson.run(**params)
     assert set(c.claims) <= set(lesson.claims), set(c.claims) - set(lesson.claims)
+    assert set(c.observations) <= set(lesson.observations), c.observations.keys()
     assert not hidden_problems(lesson, params)
 
 

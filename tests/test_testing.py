@@ -7,8 +7,9 @@ import pytest
 
 from fpexplore.errors import InvalidParameter
 from fpexplore.lessons import Lesson
+from fpexplore.lessons._base import ClaimSpec
 from fpexplore.params import Flag, Interval, Options
-from fpexplore.result import Claim, Comparison
+from fpexplore.result import Claim, Comparison, Observation
 from fpexplore.testing import LessonContractError, bad_values, check_lesson, valid_draws
 
 PARAMS = (
@@ -19,7 +20,8 @@ PARAMS = (
 
 
 def _lesson(compute, params=PARAMS) -> Lesson:
-    return Lesson("toy", "Toy", "A toy lesson.", params, compute)
+    claims = {"pos": ClaimSpec("pos", "n is positive")}
+    return Lesson("toy", "Toy", "A toy lesson.", params, compute, claims=claims)
 
 
 def _good(n, kind, fast):
@@ -43,6 +45,17 @@ def test_a_failing_claim_is_named():
 
     with pytest.raises(LessonContractError, match="claim 'pos' FAILS"):
         check_lesson(_lesson(compute), draws=3)
+
+
+def test_an_undeclared_observation_is_named():
+    def compute(n, kind, fast):
+        c = _good(n, kind, fast)
+        return Comparison(
+            "toy", c.params, None, (), c.claims, observations={"seen": Observation("x", 1)}
+        )
+
+    with pytest.raises(LessonContractError, match="observation 'seen' is not declared"):
+        check_lesson(_lesson(compute), draws=1)
 
 
 def test_a_claim_not_checked_without_reason_is_named():
@@ -92,7 +105,7 @@ def test_check_lesson_refuses_bad_arguments():
 def test_declared_claims_undeclared_keys_and_hidden_needs():
     """A lesson that declares its claims: one that settles them passes; one that returns an
     undeclared claim, or decides a claim whose part is hidden, is named."""
-    from fpexplore.lessons._base import ClaimSpec, settle
+    from fpexplore.lessons._base import settle
 
     specs = {"pos": ClaimSpec("pos", "n is positive", ("torch",))}
 

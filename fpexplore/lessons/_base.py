@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import backends
 from ..params import Param, validate_all
-from ..result import Claim, Comparison, NoData
+from ..result import Claim, Comparison, NoData, Observation
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ class ClaimSpec:
 
     def not_checked(self, reason: str) -> Claim:
         return Claim.not_checked(self.text, reason)
+
+    def observe(self, value: Any, note: str = "", measured: str = "") -> Observation:
+        """This observation made: its text followed by ``measured``, with its ``value``."""
+        return Observation(self.text + measured, value, note)
 
 
 def declare_texts(
@@ -102,6 +106,12 @@ def settle(
     return out | {k: c for k, c in decided.items() if k not in declared}
 
 
+def not_checked_by_run(specs: Iterable[ClaimSpec], reason: str) -> dict[str, Claim]:
+    """Every claim of ``specs`` "not checked" for ``reason``: something that happened in the
+    run (a framework raised inside its kernel), where `settle` answers for missing parts."""
+    return {spec.key: spec.not_checked(reason) for spec in specs}
+
+
 @dataclass(frozen=True)
 class Lesson:
     """A discrepancy lesson. ``compute(**validated_params)`` does the work and returns a
@@ -119,8 +129,8 @@ class Lesson:
     notebook: str = ""
     #: Cheap parameter values for smoke runs and the contract tests (the defaults otherwise).
     quick: Mapping[str, Any] = field(default_factory=dict)
-    #: The claims the lesson states and the observations it shows (`ClaimSpec`), by key;
-    #: empty where a lesson has not declared them yet.
+    #: The claims the lesson states and the observations it shows (`ClaimSpec`), by key
+    #: (no observations: it shows none).
     claims: Mapping[str, ClaimSpec] = field(default_factory=dict)
     observations: Mapping[str, ClaimSpec] = field(default_factory=dict)
     #: The type of ``Comparison.data`` (a frozen dataclass beside the lesson, or a tuple of

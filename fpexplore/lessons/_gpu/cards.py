@@ -14,6 +14,14 @@ from typing import Any
 import numpy as np
 
 from ... import records
+from .._base import ClaimSpec
+
+#: what differs from another recorded card, shown beside a recorded run (`other_card`)
+OTHER_CARD = ClaimSpec(
+    "other_card",
+    "what differs from the newest record of another card",
+    applies="where a recorded GPU run is shown and another card is recorded",
+)
 
 #: provenance fields worth comparing between two cards
 CARD_FIELDS = (
@@ -219,8 +227,6 @@ def other_card(src: Any) -> dict[str, Any]:
     """For a lesson showing a recorded run: an observation saying what differs from the
     newest record of another card (computed from both files); empty when the run is live or
     only one card is recorded."""
-    from ...result import Observation
-
     record = getattr(src, "record", None)
     if record is None or getattr(src, "live", False):
         return {}
@@ -231,11 +237,10 @@ def other_card(src: Any) -> dict[str, Any]:
             continue
         if other.card != record.card:
             d = _differences_of_files(str(record.path), str(path), _mtimes(record.path, path))
-            return {
-                "other_card": Observation(
-                    f"what differs between {record.card} and {other.card} (both recorded)",
-                    "; ".join(summary(d)),
-                    f"{d['files'][0]} vs {d['files'][1]}",
-                )
-            }
+            seen = OTHER_CARD.observe(
+                "; ".join(summary(d)),
+                f"{d['files'][0]} vs {d['files'][1]}",
+                f": {record.card} vs {other.card}",
+            )
+            return {OTHER_CARD.key: seen}
     return {}

@@ -8,7 +8,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...result import Claim, Comparison, Observation, Outcome
-from .cards import other_card
+from .cards import OTHER_CARD, other_card
+
+#: what a GPU lesson may observe beside its own findings (`comparison`)
+OBSERVATIONS = {OTHER_CARD.key: OTHER_CARD}
 
 
 def comparison(

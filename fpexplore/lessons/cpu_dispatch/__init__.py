@@ -24,7 +24,7 @@ from ...dispatch.fingerprint import PATH_ENV
 from ...dispatch.fresh import each, fingerprint
 from ...memo import Memo
 from ...params import Options
-from ...result import Comparison, Observation, Outcome
+from ...result import Comparison, Outcome
 from .._base import Lesson, declare_texts, settle
 
 HERE = "this-machine"
@@ -198,34 +198,31 @@ def compute(op: str, a: str, b: str) -> Comparison:
     )
     claims = settle(CLAIMS.values(), decided, lambda part: why)
     per_op = [r for r in diff.rows if r["op"] == op]
+    spec = OBSERVATIONS
     observations = {
-        "results_differ": Observation(
-            f"results (of {len(diff.rows) + len(diff.same)}) whose bits differ between {a!r} "
-            f"and {b!r}" + (f": {', '.join(diff.differs)}" if diff.rows else ""),
+        "results_differ": spec["results_differ"].observe(
             len(diff.rows),
+            measured=f" ({len(diff.rows) + len(diff.same)} results, {a!r} vs {b!r})"
+            + (f": {', '.join(diff.differs)}" if diff.rows else ""),
         ),
-        "op_differs": Observation(
-            f"{op}: libraries whose bits differ between the two configurations"
+        "op_differs": spec["op_differs"].observe(
+            len(per_op),
+            measured=f" ({op})"
             + "".join(
                 f"; {r['key'].split(':')[0]} {r['ulp_a']:.3g} vs {r['ulp_b']:.3g} ULP from the "
                 "truth"
                 for r in per_op
                 if r["ulp_a"] is not None and r["ulp_b"] is not None
             ),
-            len(per_op),
         ),
-        "paths": Observation(
-            f"the paths each configuration took: {a!r} vs {b!r}",
-            {
-                a: _paths(fa),
-                b: _paths(fb),
-            },
+        "paths": spec["paths"].observe(
+            {a: _paths(fa), b: _paths(fb)}, measured=f": {a!r} vs {b!r}"
         ),
     }
     if diff.causes:
         top = diff.causes[0]
-        observations["top_cause"] = Observation(
-            f"the most likely cause compare() names: {top.name}: {top.detail}", top.name
+        observations["top_cause"] = spec["top_cause"].observe(
+            top.name, measured=f": {top.name}: {top.detail}"
         )
     data = DispatchData(op, fa, fb, diff, OP_NOTES[op])
     text = f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION

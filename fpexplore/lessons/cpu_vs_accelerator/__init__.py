@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...params import Text
-from ...result import Claim, Comparison, Observation, Outcome
+from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import record_param, resolve
@@ -61,6 +61,15 @@ CLAIMS = {
     **edges.CLAIMS,
 }
 C = CLAIMS
+SEEN = declare_texts(
+    {
+        "sum_differs": "the CPU and the accelerator give different float32 sums",
+        "cpu_matches_recording_cpu": "this machine's CPU gives the same bits as the recording "
+        "machine's CPU for every op",
+    },
+    by_key={"sum_differs": ("torch", "accelerator")},
+)
+OBSERVATIONS = {**SEEN, **edges.OBSERVATIONS, **present.OBSERVATIONS}
 NO_ACCELERATOR = (
     "no accelerator ran. Fix: pass an accelerator's device string, or device='recorded' for "
     "the recorded GPU run"
@@ -295,10 +304,10 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     if cpu is not None and default is not None:
         # whether two orders of a long sum land on the same float depends on the CPU's
         # vector width and thread count: observed, not claimed
-        observations["sum_differs"] = Observation(
-            f"the CPU and the accelerator give different float32 sums of {s['sum_n']} values",
+        observations["sum_differs"] = SEEN["sum_differs"].observe(
             bool(default["sum_uniform"] != cpu["sum_uniform"]),
             f"CPU {float(cpu['sum_uniform'])!r}, accelerator {float(default['sum_uniform'])!r}",
+            f" ({s['sum_n']} values)",
         )
     if rec_cpu is not None:
         same = cpu is not None and (
@@ -308,8 +317,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
             )
             and rec_cpu["conv_digest"] == cpu["conv_digest"]
         )
-        observations["cpu_matches_recording_cpu"] = Observation(
-            "this machine's CPU gives the same bits as the recording machine's CPU for every op",
+        observations["cpu_matches_recording_cpu"] = SEEN["cpu_matches_recording_cpu"].observe(
             "not measured" if cpu is None else same,
             "CPUs differ in SIMD width, thread count and library kernels; equal bits are "
             "common, not guaranteed",
@@ -377,6 +385,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="08_cpu_vs_accelerator.ipynb",

@@ -262,6 +262,13 @@ def _nonzero_rows(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]
 
 #: The relu edge claims: over every device here ("edge runs": this CPU live, or a record), from
 #: the record of a CPU and CUDA devices ("edges record"), on this CPU live (torch).
+OBSERVATIONS = declare_texts(
+    {
+        "relu_negzero_here": "torch.relu(−0.0) in float32 on this CPU",
+        "relu_edges_split": "edge cases where devices or spellings disagree",
+    },
+    ("torch",),
+)
 CLAIMS = declare_texts(
     {
         "relu_nonzero_identical": "on every edge value but the zeros and NaNs (±inf, ±1, "
@@ -287,8 +294,6 @@ def lesson_parts(
     """The relu edge claims decided and the observations of the CPU-vs-accelerator lesson:
     this CPU live, every recorded device beside it. Returns (claims, observations, data,
     missing): ``missing`` names the parts (of `CLAIMS`) this run lacks, with why."""
-    from ...result import Observation
-
     recs = recorded()
     sides: dict[str, Any] = {}
     for rec in recs:
@@ -332,17 +337,16 @@ def lesson_parts(
         )
     observations: dict[str, Any] = {}
     if here is not None:
-        observations["relu_negzero_here"] = Observation(
-            "torch.relu(−0.0) in float32 on this CPU",
+        observations["relu_negzero_here"] = OBSERVATIONS["relu_negzero_here"].observe(
             relu_neg_zero({"cpu": here})["cpu"],
             "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",
         )
-        observations["relu_edges_split"] = Observation(
-            f"edge cases (of {split['cases']} per device) where devices or spellings disagree",
+        observations["relu_edges_split"] = OBSERVATIONS["relu_edges_split"].observe(
             split["split"],
             "only on "
             + (", ".join(split["edges"]) or "no edge")
             + ": NaN payloads and signs follow each kernel's vector path",
+            f" (of {split['cases']} per device)",
         )
     data = ReluEdges(split["cases"], list(sides), relu_neg_zero(sides), split["rows"])
     missing = {

@@ -136,6 +136,25 @@ CLAIMS = declare_texts(
 )
 C = CLAIMS
 
+#: The observations: the gloo ones need torch (run live here), the NCCL ones the record.
+OBSERVATIONS = declare_texts(
+    {
+        "plain_pairs_differ": "elements where the plain all-reduce differs between world sizes",
+        "gloo_vs_rank_ordered": "elements where gloo's 4-rank all-reduce equals the rank-ordered "
+        "sum ((p0 + p1) + p2) + p3 of the partial sums",
+        "kahan_reproducible": "the compensated all-reduce gives the same bits at every world size",
+        "nccl_ring_orders": "elements of the 3- and 4-rank NCCL results that equal the float32 "
+        "sum in some ring order (rank order or a rotation of it, either direction)",
+        "nccl_commonest_order": "the one summation order that matches most elements",
+        "nccl_failed": "the NCCL runs that failed, with their error",
+        "nccl_differ": "NCCL elements that differ from the rank-ordered sum / from the correctly "
+        "rounded exact sum, by algorithm, ranks and size",
+    },
+    ("nccl record",),
+    {k: ("torch",) for k in ("plain_pairs_differ", "gloo_vs_rank_ordered", "kahan_reproducible")},
+)
+S = OBSERVATIONS
+
 
 def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
     from ...errors import RecordError
@@ -168,9 +187,7 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
     )
     okw = [r for r in rows if r["ok"] and r["world"] > 2]
     obs = {
-        "nccl_ring_orders": Observation(
-            "elements of the 3- and 4-rank NCCL results that equal the float32 sum in some ring "
-            "order (rank order or a rotation of it, either direction)",
+        "nccl_ring_orders": S["nccl_ring_orders"].observe(
             f"{sum(r['n_explained_by_some_order'] for r in okw)} of {sum(r['n'] for r in okw)}",
         )
     }
@@ -180,23 +197,22 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
         if r["size"] == largest:
             order, count = max(r["n_equal_order"].items(), key=lambda kv: kv[1])
             best[f"{r['algo']}, {r['world']} ranks"] = f"{order}: {count / r['n']:.1%}"
-    obs["nccl_commonest_order"] = Observation(
-        f"the one summation order that matches most elements, at {largest} floats", best
+    obs["nccl_commonest_order"] = S["nccl_commonest_order"].observe(
+        best, measured=f", at {largest} floats"
     )
-    for r in rows:
-        key = f"nccl_{r['algo']}_w{r['world']}" + (f"_{r['size']}" if r["ok"] else "")
-        if not r["ok"]:
-            obs[key] = Observation(
-                f"NCCL {r['algo']} with {r['world']} ranks", "failed", r["error"][:200]
-            )
-            continue
-        if r["size"] not in (min(data["settings"]["sizes"]), max(data["settings"]["sizes"])):
-            continue
-        obs[key] = Observation(
-            f"NCCL {r['algo']}, {r['world']} ranks, {r['size']} floats: elements that differ "
-            "from the rank-ordered sum / from the correctly rounded exact sum",
-            f"{r['n_differ_rank_ordered']} / {r['n_differ_exact']} of {r['n']}",
-        )
+    ends = (min(data["settings"]["sizes"]), largest)
+    if failed := {
+        f"{r['algo']}, {r['world']} ranks": r["error"][:200] for r in rows if not r["ok"]
+    }:
+        obs["nccl_failed"] = S["nccl_failed"].observe(failed)
+    obs["nccl_differ"] = S["nccl_differ"].observe(
+        {
+            f"{r['algo']}, {r['world']} ranks, {r['size']} floats": f"{r['n_differ_rank_ordered']}"
+            f" / {r['n_differ_exact']} of {r['n']}"
+            for r in rows
+            if r["ok"] and r["size"] in ends
+        }
+    )
     return NcclPart(rows, banner, str(path), rechecked), claims, obs
 
 
@@ -271,18 +287,11 @@ def compute(n: int, seed: int) -> Comparison:
         for a, b in ((1, 2), (1, 4), (2, 4))
     }
     obs = {
-        "plain_pairs_differ": Observation(
-            f"elements (of {n}) where the plain all-reduce differs between world sizes", differ
-        ),
-        "gloo_vs_rank_ordered": Observation(
-            "elements where gloo's 4-rank all-reduce equals the rank-ordered sum "
-            "((p0 + p1) + p2) + p3 of the partial sums",
+        "plain_pairs_differ": S["plain_pairs_differ"].observe(differ, measured=f" (of {n})"),
+        "gloo_vs_rank_ordered": S["gloo_vs_rank_ordered"].observe(
             int((res["plain"][4].view(np.uint32) == res["rank_ordered"][4].view(np.uint32)).sum()),
         ),
-        "kahan_reproducible": Observation(
-            "the compensated all-reduce gives the same bits at every world size",
-            same("kahan"),
-        ),
+        "kahan_reproducible": S["kahan_reproducible"].observe(same("kahan")),
         **nccl_obs,
     }
     data = ReductionData(nccl, n, counts, differ, grads, res, exact)
@@ -346,6 +355,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="11_determinism_and_distributed.ipynb",

@@ -413,6 +413,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    observations=present.OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="04_cudnn_determinism.ipynb",

@@ -95,6 +95,27 @@ CLAIMS = {
     **cuda_view.CLAIMS,
 }
 C = CLAIMS
+#: The observations (what depends on the CPU, the compiler and the card), as stated before
+#: measuring; the CUDA part's are `cuda_view`'s.
+OBSERVATIONS = {
+    **declare_texts(
+        {
+            "sum_threads_differ": "sum of these elements differs between 1 and 2 threads",
+            **{
+                f"{op}_threads_differ": f"{OP_TEXT[op]} differs between 1 and 2 threads here"
+                for op in ("mm", "grad", "mlp")
+            },
+            "fastmath_changes_loop": "-ffast-math changed the hand-written loop's result",
+            "fastmath_is_4_lanes": "the -ffast-math loop equals the 4-lane emulator (GCC on "
+            "x86-64 SSE)",
+            "randn_rebuilt": "fpexplore.rng's rebuild of torch's CPU generator gives the same "
+            "randn bits",
+        },
+        by_key={"fastmath_changes_loop": ("libtorch",), "fastmath_is_4_lanes": ("libtorch",)},
+    ),
+    **cuda_view.OBSERVATIONS,
+}
+S = OBSERVATIONS
 
 
 def _measure_all(results: dict[tuple[str, str, int], np.ndarray], truths: dict[str, Any]) -> dict:
@@ -211,15 +232,14 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             == (not sides.same_bits(emulated[1], emulated[2]))
         )
     sum_threads_differ = not sides.same_bits(emulated[1], emulated[2])
-    observations["sum_threads_differ"] = Observation(
-        f"sum of these {sum_length} elements differs between 1 and 2 threads",
+    observations["sum_threads_differ"] = S["sum_threads_differ"].observe(
         sum_threads_differ,
         "torch splits a sum over threads only above 32768 elements",
+        f" ({sum_length} elements)",
     )
     if ref is not None:
         for op in ("mm", "grad", "mlp"):
-            observations[f"{op}_threads_differ"] = Observation(
-                f"{OP_TEXT[op]} differs between 1 and 2 threads here",
+            observations[f"{op}_threads_differ"] = S[f"{op}_threads_differ"].observe(
                 not sides.same_bits(ref[(op, 1)], ref[(op, 2)]),
                 "depends on the CPU, MKL/oneDNN and the shapes",
             )
@@ -256,11 +276,10 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             sides.same_bits(cpp_res[("loop_sum", 0)], loop_emu["loop_sum"])
         )
         plain, fast = cpp_res[("loop_sum", 0)], cpp_res[("loop_sum_fastmath", 0)]
-        observations["fastmath_changes_loop"] = Observation(
-            "-ffast-math changed the hand-written loop's result", not sides.same_bits(plain, fast)
+        observations["fastmath_changes_loop"] = S["fastmath_changes_loop"].observe(
+            not sides.same_bits(plain, fast)
         )
-        observations["fastmath_is_4_lanes"] = Observation(
-            "the -ffast-math loop equals the 4-lane emulator (GCC on x86-64 SSE)",
+        observations["fastmath_is_4_lanes"] = S["fastmath_is_4_lanes"].observe(
             sides.same_bits(fast, loop_emu["loop_sum_fastmath"]),
             "another compiler, -march or CPU vectorizes differently",
         )
@@ -296,8 +315,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
                     settings={"seed": seed},
                 )
             )
-            observations["randn_rebuilt"] = Observation(
-                "fpexplore.rng's rebuild of torch's CPU generator gives the same randn bits",
+            observations["randn_rebuilt"] = S["randn_rebuilt"].observe(
                 sides.same_bits(emu, ref[("randn", 0)]),
                 f"CPU path {capability or 'unknown'}",
             )
@@ -358,5 +376,6 @@ LESSON = Lesson(
     notebook="09_libtorch_vs_pytorch.ipynb",
     quick={"size": 16, "sum_length": 1_000, "cuda": "recorded"},
     claims=CLAIMS,
+    observations=OBSERVATIONS,
     data=LibtorchData,
 )

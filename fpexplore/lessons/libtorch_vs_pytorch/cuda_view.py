@@ -66,6 +66,15 @@ CLAIMS = declare_texts(
     test="tests/test_libtorch_vs_pytorch.py",
 )
 
+OBSERVATIONS = declare_texts(
+    {
+        "cublas_equals_naive": "cuBLAS gives the naive FMA kernel's bits, by n",
+        "block_atomic_distinct": "distinct results of the block-tree + atomicAdd sum",
+    },
+    ("cuda kernels",),
+    applies="where a CUDA device or a recorded GPU run exists",
+)
+
 
 def live_possible() -> str | None:
     """Why the kernels cannot run live here (None when they can)."""
@@ -151,6 +160,7 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
     exp = data["experiments"]
     table = []
     fma_ok, plain_ok, fma_differs, inputs_ok = [], [], [], True
+    cublas: dict[int, bool] = {}
     for row in exp["matmul"]:
         n, var = row["n"], row["variants"]
         a, b = ck.mm_inputs(n)
@@ -165,18 +175,13 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                 ck.digest(ck.plain_chain(a[rows], b)) == var["naive_nofma"]["rows_digest"]
             )
         fma_differs.append(var["naive_fma"]["digest"] != var["naive_nofma"]["digest"])
-        cublas_same = var["cublas"]["digest"] == var["naive_fma"]["digest"]
-        part.observations[f"cublas_equals_naive_{n}"] = Observation(
-            f"cuBLAS gives the naive FMA kernel's bits at n = {n}",
-            cublas_same,
-            f"{label}; cuBLAS picks its kernel by shape and card",
-        )
+        cublas[n] = var["cublas"]["digest"] == var["naive_fma"]["digest"]
         table.append(
             {
                 "n": n,
                 **{f"{k} max ulp": v["error"]["max_abs_ulp"] for k, v in var.items()},
                 **{f"{k} ms": v["ms"] for k, v in var.items()},
-                "cublas == naive_fma": cublas_same,
+                "cublas == naive_fma": cublas[n],
                 "truth rows": "all" if row["truth_rows"] == "all" else len(row["truth_rows"]),
             }
         )
@@ -246,10 +251,11 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
     part.claims["torch_sum_repeatable"] = CLAIMS["torch_sum_repeatable"].claim(
         s["variants"]["torch_sum"]["distinct"] == 1
     )
-    part.observations["block_atomic_distinct"] = Observation(
-        "distinct results of the block-tree + atomicAdd sum",
-        f"{s['variants']['block_atomic']['distinct']} in {s['runs']} runs",
-        label,
+    part.observations["cublas_equals_naive"] = OBSERVATIONS["cublas_equals_naive"].observe(
+        cublas, f"{label}; cuBLAS picks its kernel by shape and card"
+    )
+    part.observations["block_atomic_distinct"] = OBSERVATIONS["block_atomic_distinct"].observe(
+        f"{s['variants']['block_atomic']['distinct']} in {s['runs']} runs", label
     )
     part.data = CudaData(kind, banner, label, table, sum_rows)
     return part

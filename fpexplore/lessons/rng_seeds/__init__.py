@@ -16,7 +16,7 @@ import numpy as np
 
 from ...memo import Memo
 from ...params import Flag, Interval, Options
-from ...result import Claim, Comparison, Observation, Outcome
+from ...result import Claim, Comparison, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import devices as _rng_devices
@@ -222,9 +222,7 @@ def compute(
     if gpus_note is not None:
         if gpu_data:
             gpus_note += f"; decided from the recorded run instead ({gpu_data.path})"
-        observations["seeding_two_gpus"] = Observation(
-            "manual_seed across two GPUs and CUDA streams", gpus_note
-        )
+        observations["seeding_two_gpus"] = OBSERVED.observe(gpus_note)
     return Comparison(
         "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
     )
@@ -340,6 +338,12 @@ EXPLANATION = (
     "device or CPU instruction set can still give different normals."
 )
 
+OBSERVED = ClaimSpec(
+    "seeding_two_gpus",
+    "manual_seed across two GPUs and CUDA streams",
+    applies="where the live run cannot decide the two-GPU claim",
+)
+
 LESSON = Lesson(
     name="rng_seeds",
     title="Same seed, different numbers: random streams across stacks",
@@ -356,6 +360,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    observations={OBSERVED.key: OBSERVED},
     data=RngData,
     explanation=EXPLANATION,
     figure=figure,

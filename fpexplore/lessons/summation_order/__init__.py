@@ -317,6 +317,14 @@ def _recorded_outcome(x: np.ndarray, truth: Any) -> Outcome:
     return _summation_recorded.outcome(RECORDED, x, truth)
 
 
+OBSERVATIONS = declare_texts(
+    {
+        "frameworks_differ": "distinct results (bit patterns) among the stacks that ran",
+        "some_framework_inexact": "stacks that miss the correctly rounded exact sum",
+    }
+) | {structure.THREADS_CHANGE_BITS.key: structure.THREADS_CHANGE_BITS}
+
+
 def _agreement(x: np.ndarray, outcomes: list[Outcome]) -> dict[str, Observation]:
     """How many distinct results the frameworks gave, and how many miss the correctly
     rounded sum: facts about this input and this machine's paths (one value, or values whose
@@ -330,14 +338,11 @@ def _agreement(x: np.ndarray, outcomes: list[Outcome]) -> dict[str, Observation]
         if ref is not None and not _same_bits(o.value, _in_format(ref, x.dtype))
     ]
     return {
-        "frameworks_differ": Observation(
-            f"distinct results (bit patterns) among the {len(ran)} stacks that ran",
-            len({_bits(o.value) for o in ran}),
+        "frameworks_differ": OBSERVATIONS["frameworks_differ"].observe(
+            len({_bits(o.value) for o in ran}), measured=f" ({len(ran)} ran)"
         ),
-        "some_framework_inexact": Observation(
-            "stacks that miss the correctly rounded exact sum"
-            + (f": {', '.join(inexact)}" if inexact else ""),
-            len(inexact),
+        "some_framework_inexact": OBSERVATIONS["some_framework_inexact"].observe(
+            len(inexact), measured=f": {', '.join(inexact)}" if inexact else ""
         ),
     }
 
@@ -532,6 +537,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
     notebook="01_summation_order.ipynb",

@@ -24,6 +24,7 @@ from ... import formats
 from ...orders.numpy_sum import BLOCK, UNROLL
 from ...orders.torch_sum import GRAIN_SIZE
 from ...result import Claim, Observation, Outcome
+from .._base import ClaimSpec
 
 #: the deepest block: 127 elements, 15 rows into each accumulator (14 additions), 3 levels to
 #: combine the 8 accumulators, 7 leftovers added one by one
@@ -41,6 +42,15 @@ def numpy_depth(n: int) -> int:
     half = n // 2
     left = half - half % UNROLL
     return 1 + max(numpy_depth(left), numpy_depth(n - left))
+
+
+#: observed where torch.sum ran on two threads or more (`threads_findings`)
+THREADS_CHANGE_BITS = ClaimSpec(
+    "torch_threads_change_bits",
+    "splitting across threads changes torch.sum's bits for this input",
+    ("torch",),
+    applies="where torch runs on two threads or more",
+)
 
 
 def numpy_depth_bound(n: int) -> int:
@@ -103,10 +113,8 @@ def threads_findings(
         f"torch.sum with {t} threads {how}: emulate(x, 'torch', threads={t}) gives its bits",
         _bits(split) == _bits(torch_.value),
     )
-    observation = Observation(
-        f"splitting across {t} threads changes torch.sum's bits for this input",
-        changed,
-        f"1 thread {single}, {t} threads {split}",
+    observation = THREADS_CHANGE_BITS.observe(
+        changed, f"1 thread {single}, {t} threads {split}", f" ({t} threads)"
     )
     return {"torch_threads_split": claim}, {"torch_threads_change_bits": observation}, numbers
 

@@ -388,4 +388,5 @@ LESSON = Lesson(
     data=TF32Data,
     quick={"max_size": 256},
     claims=CLAIMS,
+    observations=present.OBSERVATIONS,
 )

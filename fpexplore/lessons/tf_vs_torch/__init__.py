@@ -13,11 +13,11 @@ from typing import Any
 
 from ...errors import BackendUnavailable, FpexploreError
 from ...params import Depends, Flag, Interval, Options
-from ...result import Comparison, Observation
+from ...result import Comparison
 from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
 from .data import SectionData
-from .frameworks import load, raised, unavailable
+from .frameworks import OBSERVATIONS, load, raised, unavailable
 from .plot import figure
 
 
@@ -197,9 +197,7 @@ def compute(
             section = raised(exc, spec.rows, spec.claims)
     observations = dict(section.observations)
     if env:
-        observations["versions_threads"] = Observation(
-            "versions and thread settings of this run", env
-        )
+        observations["versions_threads"] = OBSERVATIONS["versions_threads"].observe(env)
     return Comparison(
         "tf_vs_torch",
         params,
@@ -268,4 +266,5 @@ LESSON = Lesson(
     data=SectionData,  # each op's own subclass (`.data`), or `NotRun`
     #: every section's claims (a key such as "fix_agrees" names each section's own fix)
     claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},
+    observations=OBSERVATIONS,
 )

@@ -8,11 +8,11 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim, Observation
+from ...result import Claim
 from ...truth import Truth
 from ...truth.ops import make_truth
 from .data import ControlFlowData, HigherOrderData, TolerancesData
-from .frameworks import Frameworks, Section, on_grid, rng
+from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng
 
 # -- control flow (claim 26) -------------------------------------------------------------------
 
@@ -177,10 +177,8 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
         ),
     }
     observations = {
-        "higher_order_bits_differ": Observation(
-            "values whose bits differ between torch and TensorFlow (their exp/sin/tanh kernels "
-            "round differently)",
-            f"{differ} of {total}",
+        "higher_order_bits_differ": OBSERVATIONS["higher_order_bits_differ"].observe(
+            f"{differ} of {total}"
         )
     }
     data = HigherOrderData(rows, differ, total, worst)
@@ -267,10 +265,8 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         ),
     ]
     observations = {
-        "lstsq_float32": Observation(
-            "lstsq's x[2] for b = 1 in float32 (TensorFlow solves the normal equations by "
-            "Cholesky: no cut-off)",
-            {k: v for k, v in f32.items() if "lstsq" in k},
+        "lstsq_float32": OBSERVATIONS["lstsq_float32"].observe(
+            {k: v for k, v in f32.items() if "lstsq" in k}
         )
     }
     return Section(outcomes, claims, truth, TolerancesData(out), observations)

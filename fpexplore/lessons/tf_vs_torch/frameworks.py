@@ -12,7 +12,7 @@ import numpy as np
 from ... import backends, formats
 from ...errors import BackendUnavailable
 from ...result import Claim, Observation, Outcome
-from .._base import ClaimSpec, settle
+from .._base import ClaimSpec, declare_texts, not_checked_by_run, settle
 from .data import NotRun, SectionData
 
 
@@ -77,6 +77,31 @@ def load() -> Frameworks:
     return Frameworks(torch, backends.load("tensorflow"), backends.load("keras"))
 
 
+#: What the sections observe (each where it runs): findings that depend on the CPU, the
+#: thread pools and the versions.
+OBSERVATIONS = declare_texts(
+    {
+        "versions_threads": "versions and thread settings of this run",
+        "seed_bits": "elements of the op on [1, 2, 3] in float32 whose bits differ between "
+        "torch and TensorFlow on this CPU",
+        "bits_differ": "elements of the op whose bits differ between torch and TensorFlow",
+        "identical_steps": "steps where torch's and Keras's h are bit-identical",
+        "torch_sums_by_threads": "torch.sum at 1, 2, 4, 8 threads",
+        "tf_pool_matches": "thread counts whose Eigen emulation equals this TensorFlow's sum",
+        "higher_order_bits_differ": "values whose bits differ between torch and TensorFlow "
+        "(their exp/sin/tanh kernels round differently)",
+        "lstsq_float32": "lstsq's x[2] for b = 1 in float32 (TensorFlow solves the normal "
+        "equations by Cholesky: no cut-off)",
+        "xla_rows_differ": "rows where XLA's log-sum-exp bits differ from eager's",
+        "lse_function_same_seeds": "seeds where default tf.function's log-sum-exp has eager's bits",
+        "divide_differ_arithmetic_off": "x / 3.0 elements (by seed) that differ from eager with "
+        "only the arithmetic optimizer off: it is not the switch",
+        "xla_divide_same_seeds": "seeds where XLA's x / 3.0 has eager's bits",
+    },
+    ("torch", "tensorflow"),
+)
+
+
 @dataclass
 class Section:
     """What one section (one value of ``op``) found."""
@@ -117,7 +142,7 @@ def raised(
         "a framework error under these settings, not a verdict on the claim"
     )
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    checked = {k: spec.not_checked(reason) for k, spec in claims.items()}
+    checked = not_checked_by_run(claims.values(), reason)
     return Section(outcomes, checked, None, NotRun(raised=f"{who}: {type(exc).__name__}"))
 
 

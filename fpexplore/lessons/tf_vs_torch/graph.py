@@ -11,9 +11,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim, Observation, Outcome
+from ...result import Claim, Outcome
 from ...truth.certify import certified
 from .data import GraphData
+from .frameworks import OBSERVATIONS as SEEN
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
 ROWS = 8
@@ -244,21 +245,12 @@ def run_graph(
         REWRITE_SWITCH,
     )
     obs = {
-        "xla_rows_differ": Observation(
-            f"rows where XLA's log-sum-exp bits differ from eager's (seed {seed})",
-            int((got["tf XLA"] != got["tf eager"]).sum()),
+        "xla_rows_differ": SEEN["xla_rows_differ"].observe(
+            int((got["tf XLA"] != got["tf eager"]).sum()), measured=f" (seed {seed})"
         ),
-        "lse_function_same_seeds": Observation(
-            "seeds where default tf.function's log-sum-exp has eager's bits", lse_fn_same
-        ),
-        "divide_differ_arithmetic_off": Observation(
-            "x / 3.0 elements (by seed) that differ from eager with only the arithmetic "
-            "optimizer off: it is not the switch",
-            arith_differ,
-        ),
-        "xla_divide_same_seeds": Observation(
-            "seeds where XLA's x / 3.0 has eager's bits", xla_same["div"]
-        ),
+        "lse_function_same_seeds": SEEN["lse_function_same_seeds"].observe(lse_fn_same),
+        "divide_differ_arithmetic_off": SEEN["divide_differ_arithmetic_off"].observe(arith_differ),
+        "xla_divide_same_seeds": SEEN["xla_divide_same_seeds"].observe(xla_same["div"]),
     }
     rows = shown(
         outcomes,

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from ...result import Claim, Observation
+from ...result import Claim
 from ...truth.value import Truth
 from . import lstm_reference
 from .data import LstmData
-from .frameworks import Frameworks, Section, on_grid, rng, shown
+from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng, shown
 
 N_IN, HIDDEN = 3, 4
 #: agreement with the exact cell that rounding in float32 keeps, at every step up to 1000:
@@ -184,9 +184,7 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         float(grad_diff / g_scale),
         rec_default,
     )
-    obs = {
-        "identical_steps": Observation("steps where torch's and Keras's h are bit-identical", same)
-    }
+    obs = {"identical_steps": OBSERVATIONS["identical_steps"].observe(same)}
     rows = shown(
         outcomes,
         agree,

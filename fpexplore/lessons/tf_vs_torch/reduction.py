@@ -10,9 +10,9 @@ import numpy as np
 
 from ... import orders
 from ... import truth as exact
-from ...result import Claim, Observation, Outcome
+from ...result import Claim, Outcome
 from .data import ReduceSumData
-from .frameworks import Frameworks, Section, from_tf, on_grid, rng, same_bits, shown
+from .frameworks import OBSERVATIONS, Frameworks, Section, from_tf, on_grid, rng, same_bits, shown
 
 THREADS = (1, 2, 4, 8)
 ROUND_ONCE_BOUND = 0.5 + 2.0**-12
@@ -107,12 +107,10 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     }
     data = ReduceSumData(live, emulated_torch, emulated_tf, tf_live, tf_match)
     observations = {
-        "torch_sums_by_threads": Observation(
-            "torch.sum at 1, 2, 4, 8 threads", {t: float(v) for t, v in live.items()}
+        "torch_sums_by_threads": OBSERVATIONS["torch_sums_by_threads"].observe(
+            {t: float(v) for t, v in live.items()}
         ),
-        "tf_pool_matches": Observation(
-            "thread counts whose Eigen emulation equals this TensorFlow's sum", tf_match
-        ),
+        "tf_pool_matches": OBSERVATIONS["tf_pool_matches"].observe(tf_match),
     }
     rows = shown(
         outcomes,

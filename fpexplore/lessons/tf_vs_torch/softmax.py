@@ -9,10 +9,11 @@ import numpy as np
 
 from ... import formats
 from ...dispatch import tensorflow_onednn
-from ...result import Claim, Observation, Outcome
+from ...result import Claim, Outcome
 from ...truth import reference
 from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
+    OBSERVATIONS,
     Frameworks,
     Section,
     from_tf,
@@ -172,17 +173,16 @@ def run_softmax(
     seed_example = SeedExample(s_torch, s_tf, seed_truth, onednn, why, differ)
     data = SoftmaxData(seed_example, x, {k: float(v.max_abs_ulp) for k, v in err.items()}, naive)
     obs = {
-        "seed_bits": Observation(
-            f"{op}([1, 2, 3]) in float32: the elements whose bits differ between torch and "
-            f"TensorFlow on this CPU (TensorFlow {e_seed['tensorflow'].max_abs_ulp:.3g} ULP from "
-            f"the exact value, torch {e_seed['torch'].max_abs_ulp:.3g}). {why}; "
+        "seed_bits": OBSERVATIONS["seed_bits"].observe(
+            differ,
+            f"TensorFlow {e_seed['tensorflow'].max_abs_ulp:.3g} ULP from the exact value, "
+            f"torch {e_seed['torch'].max_abs_ulp:.3g}. {why}; "
             f"TF_ENABLE_ONEDNN_OPTS={0 if onednn else 1} switches it "
             f"{'off' if onednn else 'on'} in a fresh process",
-            differ,
+            f" ({op})",
         ),
-        "bits_differ": Observation(
-            f"elements of {op} in {dtype} whose bits differ between torch and TensorFlow",
-            n_different(y_torch, y_tf),
+        "bits_differ": OBSERVATIONS["bits_differ"].observe(
+            n_different(y_torch, y_tf), measured=f" ({op} in {dtype})"
         ),
     }
     return Section([outcomes[k] for k in shown], claims, truth, data, obs)

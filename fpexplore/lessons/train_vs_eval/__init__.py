@@ -281,11 +281,6 @@ def _torch_bn_run(
             runs.eval_before_after_max_gap > 0,
             ": eval() afterwards gives other outputs (up to "
             f"{runs.eval_before_after_max_gap:.3g} apart)",
-        )
-        if momentum > 0
-        else C_["bn_forgotten_eval_moves_stats"].not_checked(
-            "not meaningful at momentum=0: torch's update (1-m)*old + m*batch keeps the "
-            "running statistics as they are, so a train-mode call cannot move them",
         ),
     }
     data = {
@@ -467,24 +462,23 @@ def _both_claims(
         "keras_moving_mean_matches": C_["keras_moving_mean_matches"].claim(
             bool(np.allclose(k["moving_mean"], t["running_mean"], rtol=1e-6, atol=1e-7)),
         ),
-        "keras_moving_var_biased": _moving_var_claim(momentum, t, k),
+        "keras_moving_var_biased": C_["keras_moving_var_biased"].claim(
+            bool(
+                np.allclose(k["moving_var"], t["expected_var_biased"], rtol=1e-6)
+                and not np.allclose(k["moving_var"], t["running_var"], rtol=1e-6)
+            ),
+            ": it still differs from torch's running_var",
+        ),
     }
 
 
-def _moving_var_claim(momentum: float, t: dict[str, Any], k: dict[str, Any]) -> Claim:
-    spec = C_["keras_moving_var_biased"]
-    if momentum == 0:  # no update: both keep their initial value, whatever variance they use
-        return spec.not_checked(
-            "momentum 0 leaves the moving statistics at their initial values, so no update "
-            "shows which variance is used; pick a momentum above 0",
-        )
-    return spec.claim(
-        bool(
-            np.allclose(k["moving_var"], t["expected_var_biased"], rtol=1e-6)
-            and not np.allclose(k["moving_var"], t["running_var"], rtol=1e-6)
-        ),
-        ": it still differs from torch's running_var",
-    )
+#: parts a momentum of 0 lacks (no update: the statistics keep their initial values), with why
+NO_UPDATE = {
+    "a momentum above 0": "not meaningful at momentum=0: torch's update (1-m)*old + m*batch "
+    "keeps the running statistics as they are, so a train-mode call cannot move them",
+    "a moving-statistics update": "momentum 0 leaves the moving statistics at their initial "
+    "values, so no update shows which variance is used; pick a momentum above 0",
+}
 
 
 #: The claims, as stated before measuring (each decided claim appends what it measured); each
@@ -513,6 +507,7 @@ TORCH_BN_CLAIMS = declare_texts(
         "bn_forgotten_eval_moves_stats": "forgotten train-mode calls move the running statistics",
     },
     _T,
+    {"bn_forgotten_eval_moves_stats": (*_T, "a momentum above 0")},
     test=_TEST,
 )
 KERAS_BN_CLAIMS = declare_texts(
@@ -534,6 +529,7 @@ BOTH_BN_CLAIMS = declare_texts(
         "keras_moving_var_biased": "Keras's moving_variance uses the biased batch variance",
     },
     (*_T, *_K),
+    {"keras_moving_var_biased": (*_T, *_K, "a moving-statistics update")},
     test=_TEST,
 )
 #: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
@@ -663,7 +659,11 @@ def compute(
         params,
         truth,
         tuple(d_out + b_out),
-        settle(CLAIMS.values(), {**d_claims, **b_claims}),
+        settle(
+            CLAIMS.values(),
+            {**d_claims, **b_claims},
+            lambda part: NO_UPDATE.get(part) if momentum == 0 else None,
+        ),
         TrainEvalData(**d_data, **b_data),
         EXPLANATION,
     )

@@ -73,22 +73,12 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     if tf is not None and aa and (h > oh or w > ow):
         lv["tensorflow default"] = levels(tf_plain, exact)
         lv["tensorflow antialias"] = levels(tf_aa, exact)
-        text = (
+        claims["antialias_matters"] = Claim(
             "downscaling without antialias (TensorFlow's default) errs by many levels against "
-            "the antialiased resize; antialias=True brings TensorFlow within a level"
+            "the antialiased resize; antialias=True brings TensorFlow within a level",
+            lv["tensorflow default"].max_abs_levels > 5
+            and lv["tensorflow antialias"].max_abs_levels < 1.0,
         )
-        if str(p.get("image", "")).startswith("gradient"):  # nothing for aliasing to fold
-            claims["antialias_matters"] = Claim.not_checked(
-                text,
-                "a smooth gradient has no detail finer than the new pixel spacing, so skipping "
-                "the antialias filter loses little there; pick a texture or edges image",
-            )
-        else:
-            claims["antialias_matters"] = Claim(
-                text,
-                lv["tensorflow default"].max_abs_levels > 5
-                and lv["tensorflow antialias"].max_abs_levels < 1.0,
-            )
     if isinstance(djl, str):
         extra.append(missing("djl: ResizeShort (uint8)", djl))
         return truth, rows(values, truth, versions) + extra, claims, data
