@@ -131,15 +131,9 @@ class _Refusing(argparse.ArgumentParser):
         raise InvalidParameter("arguments", " ".join(self.given), message)
 
 
-def _param_help(p: Any) -> str:
-    default = f"by {p.on}" if getattr(p, "on", "") else repr(p.default)  # a Depends: per case
-    text = f"{p.help} [{p.kind}; {p.accepted()}; default: {default}]"
-    return text.replace("%", "%%").replace("`", "")
-
-
 def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
     """The command-line options of ``lesson``, generated from its declared parameters."""
-    from .params import Flag
+    from .params import Flag, help_line
 
     parser = _Refusing(
         prog=f"fpexplore run {lesson.name}",
@@ -151,7 +145,7 @@ def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
     for p in lesson.params:
         names = [f"--{p.name}"] + ([f"--{p.name.replace('_', '-')}"] if "_" in p.name else [])
         extra: dict[str, Any] = {"nargs": "?", "const": "true"} if isinstance(p, Flag) else {}
-        group.add_argument(*names, dest=p.name, metavar="VALUE", help=_param_help(p), **extra)
+        group.add_argument(*names, dest=p.name, metavar="VALUE", help=help_line(p), **extra)
     other = parser.add_argument_group("options")
     other.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     other.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -252,7 +246,6 @@ def _add_tool_commands(sub: Any) -> None:
     from . import tools_cli
 
     tools_cli.add_commands(sub)
-    _COMMANDS.update(tools_cli.COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

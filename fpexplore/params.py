@@ -246,6 +246,13 @@ class Depends(Param):
         raise InvalidParameter(self.name, value, self.accepted(), where)
 
 
+def help_line(p: Param) -> str:
+    """``p``'s command-line help: its text, kind, what it accepts and its default."""
+    default = f"by {p.on}" if isinstance(p, Depends) else repr(p.default)  # per case
+    text = f"{p.help} [{p.kind}; {p.accepted()}; default: {default}]"
+    return text.replace("%", "%%").replace("`", "")
+
+
 def resolved(params: tuple[Param, ...], values: Any) -> tuple[Param, ...]:
     """``params`` with each `Depends` replaced by its case for ``values`` (the other's default
     where ``values`` lacks it): plain declarations, as a widget or a grid needs them."""

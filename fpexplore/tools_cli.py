@@ -1,172 +1,258 @@
 """Command-line faces of the tools for your own models: ``fpexplore diverge``, ``fpexplore
 tolerance``, ``fpexplore check-determinism``, and for your own machines: ``fpexplore
-fingerprint`` and ``fpexplore compare`` (registered by `fpexplore.cli`)."""
+fingerprint`` and ``fpexplore compare`` (registered by `fpexplore.cli`).
+
+Each tool declares its parameters as a lesson does (`fpexplore.params`); its command line is
+generated from them and every value given is parsed and validated by its declaration."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from .errors import InvalidParameter
+from .params import Depends, Flag, Interval, Options, Param, Text, help_line
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool's command: ``positional`` parameters are given bare, in order, the others as
+    ``--name value`` and a `Flag` as a bare switch; one left out is its default (None: not
+    asked for). ``does`` is called with every parameter by name."""
+
+    name: str
+    help: str
+    params: tuple[Param, ...]
+    does: Callable[..., int]
+    positional: tuple[str, ...] = ()
+
+    def add_to(self, sub: Any) -> None:
+        parser = sub.add_parser(self.name, help=self.help)
+        for p in self.params:
+            text = help_line(p) if p.default is not None else f"{p.help} [{p.accepted()}]"
+            option = f"--{p.name.replace('_', '-')}"
+            if p.name in self.positional:
+                parser.add_argument(p.name, metavar=p.name.upper(), help=text)
+            elif isinstance(p, Flag):
+                parser.add_argument(option, dest=p.name, action="store_true", help=p.help)
+            else:
+                parser.add_argument(option, dest=p.name, metavar="VALUE", help=text)
+        parser.set_defaults(_command=self)
+
+    def run(self, args: argparse.Namespace) -> int:
+        where, values = f"fpexplore {self.name}", {}
+        for p in self.params:
+            given = getattr(args, p.name)
+            try:
+                if isinstance(p, Depends):  # the case its other parameter's value picks
+                    case = p.case(values[p.on])
+                    given = case.default if given is None else case.parse(given)
+                    values[p.name] = p.validate_case(values[p.on], given, where)
+                elif isinstance(given, str):
+                    values[p.name] = p.validate(p.parse(given), where)
+                else:
+                    values[p.name] = given if isinstance(p, Flag) else p.default
+            except InvalidParameter as exc:  # named as it is spelled on the command line
+                name = p.name if p.name in self.positional else f"--{p.name.replace('_', '-')}"
+                raise InvalidParameter(name, exc.given, exc.accepted, where) from None
+        return self.does(**values)
+
+
+def _json_flag() -> Flag:
+    return Flag("json", False, "print JSON for scripts")
+
+
+def _tools() -> tuple[Tool, ...]:
+    """The tools' declarations (read when the command line is built)."""
+    from .determinism_check import FLAG_SETS
+    from .diverge import AGAINST
+    from .diverge.zoo import MODELS, PLANTS
+    from .tolerance import OPS, SIZES
+
+    plants = tuple(sorted({p for ps in PLANTS.values() for p in ps}))
+    sizes = tuple(  # default 1024, or the nearest size the op takes
+        (
+            op,
+            Interval(
+                "size", min(max(1024 // step * step, low), high), low=low, high=high, integer=True
+            ),
+        )
+        for op, (low, high, step) in SIZES.items()
+    )
+    steps = "; ".join(f"{op} takes multiples of {s}" for op, (_, _, s) in SIZES.items() if s > 1)
+    file = "a file name"
+    return (
+        Tool(
+            "diverge",
+            "compare a zoo model in two implementations layer by layer against the exact "
+            "result; name the first layer where they part",
+            (
+                Options("model", "mlp", "the zoo model", choices=MODELS),
+                Options(
+                    "against",
+                    "torch",
+                    "the second implementation: a torch variant, the Keras build with the same "
+                    "weights, or the torch model's TorchScript export run by DJL (djl) or by the "
+                    "C++ LibTorch program (libtorch)",
+                    choices=AGAINST,
+                ),
+                Options("plant", None, "put one mistake into the second one", choices=plants),
+                _json_flag(),
+                Text("plot", None, "also save the error plot", f"{file} (PNG)"),
+            ),
+            _diverge,
+            positional=("model",),
+        ),
+        Tool(
+            "tolerance",
+            "a-priori error bound, measured error and the rtol/atol to use for an op, format "
+            "and size",
+            (
+                Options("op", "sum", "the operation", choices=OPS),
+                Options(
+                    "fmt", "float32", "the format", ("float16", "bfloat16", "float32", "float64")
+                ),
+                Depends("size", 1024, f"reduction length (see the output); {steps}", "op", sizes),
+                _json_flag(),
+            ),
+            _tolerance,
+            positional=("op",),
+        ),
+        Tool(
+            "check-determinism",
+            "run a forward (and backward) K times under flag sets; which make it "
+            "deterministic, at what cost (exit status 1 when the target raised under every "
+            "flag set)",
+            (
+                Text("target", "", "what runs", "script.py[:function] or package.module:function"),
+                Interval("runs", 5, "runs per flag set", low=2, high=1000, integer=True),
+                Text("device", "cpu", "torch device string", "a torch device, e.g. cpu or cuda"),
+                Flag("backward", False, "hash the gradients too"),
+                Text(
+                    "flags",
+                    None,
+                    "comma-separated flag sets (default: all)",
+                    "some of " + ", ".join(FLAG_SETS),
+                ),
+                Flag("no_seed", False, "do not seed torch before each run"),
+                _json_flag(),
+            ),
+            _check_determinism,
+            positional=("target",),
+        ),
+        Tool(
+            "fingerprint",
+            "this machine's numerical fingerprint: a fixed battery's bits and exact-truth "
+            "errors, and the path each library takes (seconds, no network)",
+            (
+                Text("out", None, "write it here (or print)", f"{file} (.json)"),
+                Text("label", "", "a name for this machine in class tables"),
+            ),
+            _fingerprint,
+        ),
+        Tool(
+            "compare",
+            "two fingerprints: which results differ, how far each is from the truth, and the "
+            "likely causes, ranked",
+            (
+                Text("a", "", "one fingerprint", f"{file} (.json)"),
+                Text("b", "", "the other fingerprint", f"{file} (.json)"),
+                _json_flag(),
+                Text("html", None, "also write an HTML page", f"{file} (.html)"),
+            ),
+            _compare,
+            positional=("a", "b"),
+        ),
+    )
 
 
 def add_commands(sub: Any) -> None:
-    """Add the three subcommands to the ``fpexplore`` parser's subparsers."""
-    from .diverge import AGAINST
-    from .diverge.zoo import MODELS, PLANTS
-
-    plants = sorted({p for ps in PLANTS.values() for p in ps})
-    d = sub.add_parser(
-        "diverge",
-        help="compare a zoo model in two implementations layer by layer against the exact "
-        "result; name the first layer where they part",
-    )
-    d.add_argument("model", choices=MODELS)
-    d.add_argument(
-        "--against",
-        default="torch",
-        choices=AGAINST,
-        help="the second implementation (default: torch): a torch variant, the Keras build with "
-        "the same weights, or the torch model's TorchScript export run by DJL (djl) or by the "
-        "C++ LibTorch program (libtorch)",
-    )
-    d.add_argument(
-        "--plant",
-        default=None,
-        choices=plants,
-        help="put one mistake into the second implementation",
-    )
-    d.add_argument("--json", action="store_true", help="print JSON for scripts")
-    d.add_argument("--plot", default=None, metavar="PNG", help="also save the error plot")
-
-    t = sub.add_parser(
-        "tolerance",
-        help="a-priori error bound, measured error and the "
-        "rtol/atol to use for an op, format and size",
-    )
-    from .tolerance import OPS, size_help
-
-    t.add_argument("op", choices=OPS)
-    t.add_argument("--fmt", default="float32", help="float16, bfloat16, float32 or float64")
-    t.add_argument(
-        "--size",
-        type=int,
-        default=1024,
-        help="reduction length (see the output); accepted per op: " + size_help(),
-    )
-    t.add_argument("--json", action="store_true", help="print JSON for scripts")
-
-    c = sub.add_parser(
-        "check-determinism",
-        help="run a forward (and backward) K times under "
-        "flag sets; which make it deterministic, at what cost (exit status 1 when the target "
-        "raised under every flag set)",
-    )
-    c.add_argument("target", help="script.py[:function] or package.module:function")
-    c.add_argument("--runs", type=int, default=5, help="runs per flag set (default 5)")
-    c.add_argument("--device", default="cpu", help="torch device string (default: cpu)")
-    c.add_argument("--backward", action="store_true", help="hash the gradients too")
-    c.add_argument(
-        "--flags", default=None, help="comma-separated flag sets (default: all): " + _flag_names()
-    )
-    c.add_argument("--no-seed", action="store_true", help="do not seed torch before each run")
-    c.add_argument("--json", action="store_true", help="print JSON for scripts")
-
-    f = sub.add_parser(
-        "fingerprint",
-        help="this machine's numerical fingerprint: a fixed battery's bits and exact-truth "
-        "errors, and the path each library takes (seconds, no network)",
-    )
-    f.add_argument("--out", default=None, metavar="NAME.json", help="write it here (or print)")
-    f.add_argument("--label", default="", help="a name for this machine in class tables")
-    m = sub.add_parser(
-        "compare",
-        help="two fingerprints: which results differ, how far each is from the truth, and the "
-        "likely causes, ranked",
-    )
-    m.add_argument("a", metavar="A.json")
-    m.add_argument("b", metavar="B.json")
-    m.add_argument("--json", action="store_true", help="print JSON for scripts")
-    m.add_argument("--html", default=None, metavar="OUT.html", help="also write an HTML page")
+    """Add the tools' subcommands to the ``fpexplore`` parser's subparsers."""
+    for tool in _tools():
+        tool.add_to(sub)
 
 
-def _flag_names() -> str:
-    from .determinism_check import FLAG_SETS
-
-    return ", ".join(FLAG_SETS)
+def _print(result: Any, as_json: bool) -> None:
+    print(json.dumps(result.to_dict(), indent=2) if as_json else result.table())
 
 
-def _diverge(args: argparse.Namespace) -> int:
+def _diverge(model: str, against: str, plant: str | None, json: bool, plot: str | None) -> int:
     from . import diverge
     from .paths import check_out
 
-    if args.plot is not None:
-        check_out(args.plot, "--plot", "fpexplore diverge")
-    report = diverge.run_zoo(args.model, args.against, args.plant)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
-    if args.plot is not None:
+    if plot is not None:
+        check_out(plot, "--plot", "fpexplore diverge")
+    report = diverge.run_zoo(model, against, plant)
+    _print(report, json)
+    if plot is not None:
         fig = diverge.plot(report)
-        kind = os.path.splitext(args.plot)[1][1:].lower()
+        kind = os.path.splitext(plot)[1][1:].lower()
         if kind not in fig.canvas.get_supported_filetypes():
             kind = "png"  # the name is kept as given: no ".png" appended to it
-        fig.savefig(args.plot, dpi=110, format=kind)
+        fig.savefig(plot, dpi=110, format=kind)
     return 0
 
 
-def _tolerance(args: argparse.Namespace) -> int:
+def _tolerance(op: str, fmt: str, size: int, json: bool) -> int:
     from . import tolerance
 
-    advice = tolerance.advise(args.op, args.fmt, args.size)
-    print(json.dumps(advice.to_dict(), indent=2) if args.json else advice.text())
+    advice = tolerance.advise(op, fmt, size)
+    print(_dumps(advice.to_dict()) if json else advice.text())
     return 0
 
 
-def _check_determinism(args: argparse.Namespace) -> int:
+def _check_determinism(
+    target: str,
+    runs: int,
+    device: str,
+    backward: bool,
+    flags: str | None,
+    no_seed: bool,
+    json: bool,
+) -> int:
     from . import determinism_check
 
-    flags = None if args.flags is None else [f.strip() for f in args.flags.split(",") if f]
     report = determinism_check.check(
-        args.target,
-        runs=args.runs,
-        flag_sets=flags,
-        device=args.device,
-        backward=args.backward,
-        seed=None if args.no_seed else 0,
+        target,
+        runs=runs,
+        flag_sets=None if flags is None else [f.strip() for f in flags.split(",") if f],
+        device=device,
+        backward=backward,
+        seed=None if no_seed else 0,
     )
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    _print(report, json)
     return 0 if report.ran() else 1  # no flag set ran: the target raised under each
 
 
-def _fingerprint(args: argparse.Namespace) -> int:
+def _fingerprint(out: str | None, label: str) -> int:
     from .dispatch import fingerprint
 
-    return fingerprint.main_take(args.out, args.label)
+    return fingerprint.main_take(out, label)
 
 
-def _compare(args: argparse.Namespace) -> int:
+def _compare(a: str, b: str, json: bool, html: str | None) -> int:
     from dataclasses import asdict
 
     from .dispatch import fingerprint
     from .dispatch.compare import compare
     from .paths import check_out
 
-    if args.html is not None:
-        check_out(args.html, "--html", "fpexplore compare")
-    diff = compare(fingerprint.load(args.a), fingerprint.load(args.b))
-    print(json.dumps(asdict(diff), indent=2) if args.json else diff.text())
-    if args.html is not None:
+    if html is not None:
+        check_out(html, "--html", "fpexplore compare")
+    diff = compare(fingerprint.load(a), fingerprint.load(b))
+    print(_dumps(asdict(diff)) if json else diff.text())
+    if html is not None:
         from .page import document
 
-        check_out(args.html, "--html", "fpexplore compare").write_text(
+        check_out(html, "--html", "fpexplore compare").write_text(
             document("fpexplore compare", diff.html()), encoding="utf-8"
         )
     return 0
 
 
-COMMANDS = {
-    "diverge": _diverge,
-    "tolerance": _tolerance,
-    "check-determinism": _check_determinism,
-    "fingerprint": _fingerprint,
-    "compare": _compare,
-}
+def _dumps(value: Any) -> str:
+    return json.dumps(value, indent=2)

@@ -59,3 +59,29 @@ def test_explanation_printed_unless_brief(capsys):
     assert code == 0 and "Why:" in out and first in out
     code, out, _ = _out(capsys, "run", "gpu_determinism", "--device", "recorded", "--brief")
     assert code == 0 and "Why:" not in out and first not in out
+
+
+def _tools():
+    from fpexplore import tools_cli
+
+    return tools_cli._tools()
+
+
+@pytest.mark.parametrize("tool", _tools(), ids=lambda t: t.name)
+def test_a_tools_command_line_is_its_declaration(tool, capsys):
+    """Every declared parameter is on the tool's command line with its help, and an option
+    given a value outside its declaration is refused naming the option and what it accepts,
+    before anything runs."""
+    with pytest.raises(SystemExit):
+        cli.main([tool.name, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    declared = {p.name: p for p in tool.params}
+    bare = [declared[name].default or "x" for name in tool.positional]  # valid where it can be
+    for p in tool.params:
+        assert (p.name.upper() if p.name in tool.positional else p.name.replace("_", "-")) in text
+        if p.name in tool.positional or not isinstance(p, Interval | Options):
+            continue
+        args = [tool.name, *bare, f"--{p.name}", "999999999999"]
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err
+        assert f"'--{p.name}'" in err and p.accepted()[:20] in err, err
