@@ -224,10 +224,7 @@ def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
     axes = _reduce_axes(axis, arr.ndim, where)
     n, s1, s2 = _moments(arr, axes)
     d = _check_ddof(ddof, n, where)
-    out = np.empty(s1.shape, dtype=object)
-    for i in np.ndindex(s1.shape):
-        out[i] = _var_exact(n, s1[i], s2[i], d)
-    val = out if out.ndim else out[()]
+    val = np.frompyfunc(lambda a, b: _var_exact(n, a, b, d), 2, 1)(s1, s2)
     return make_truth(f"var({_desc(arr, fmt)}, ddof={d}, axis={axis})", val, fmt)
 
 
@@ -349,12 +346,9 @@ def _param_array(v: Any, name: str, shape: tuple[int, ...], where: str) -> tuple
 
 def _stats(n: int, s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact means and biased variances from `_moments` (NaN where the data is not finite)."""
-    mean = np.empty(s1.shape, dtype=object)
-    v = np.empty(s1.shape, dtype=object)
-    for i in np.ndindex(s1.shape):
-        mean[i] = s1[i] / n if isinstance(s1[i], Fraction) else math.nan
-        v[i] = _var_exact(n, s1[i], s2[i], 0)
-    return mean, v
+    mean = np.frompyfunc(lambda a: a / n if isinstance(a, Fraction) else math.nan, 1, 1)(s1)
+    v = np.frompyfunc(lambda a, b: _var_exact(n, a, b, 0), 2, 1)(s1, s2)
+    return np.asarray(mean, dtype=object), np.asarray(v, dtype=object)
 
 
 def _params(
@@ -488,6 +482,17 @@ def _finite(a: np.ndarray, name: str, where: str) -> None:
         raise InvalidInput(f"{where}: '{name}' must be finite (it holds NaN or infinity).")
 
 
+def _per_channel(v: Any, name: str, c: int, where: str) -> np.ndarray:
+    """``v`` as ``c`` finite values (one value is repeated)."""
+    a = as_float_array(v, name, where)[0].reshape(-1)
+    if a.size == 1:
+        a = np.repeat(a, c)
+    if a.shape != (c,):
+        raise InvalidInput(f"{where}: '{name}' must have 1 or {c} values; got {a.size}.")
+    _finite(a, name, where)
+    return a
+
+
 def normalize(x: Any, mean: Any, std: Any) -> Truth:
     """Exact ``(x - mean[c]) / std[c]`` per channel, for (C, H, W) or (N, C, H, W) input.
 
@@ -501,17 +506,7 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
             f"{where}: 'x' must have shape (C, H, W) or (N, C, H, W); got {arr.shape}."
         )
     c = arr.shape[-3]
-    ms, ss = [], []
-    for name, v in (("mean", mean), ("std", std)):
-        a, _ = as_float_array(v, name, where)
-        a = a.reshape(-1)
-        if a.size == 1:
-            a = np.repeat(a, c)
-        if a.shape != (c,):
-            raise InvalidInput(f"{where}: '{name}' must have 1 or {c} values; got {a.size}.")
-        _finite(a, name, where)
-        (ms if name == "mean" else ss).append(a)
-    m, s = ms[0], ss[0]
+    m, s = (_per_channel(v, name, c, where) for name, v in (("mean", mean), ("std", std)))
     if (s == 0).any():
         raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
     _finite(arr, "x", where)
