@@ -12,6 +12,7 @@ from typing import Any
 
 def add_commands(sub: Any) -> None:
     """Add the three subcommands to the ``fpexplore`` parser's subparsers."""
+    from .determinism_check import FLAG_SETS
     from .diverge import AGAINST
     from .diverge.zoo import MODELS, PLANTS
 
@@ -67,7 +68,9 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--device", default="cpu", help="torch device string (default: cpu)")
     c.add_argument("--backward", action="store_true", help="hash the gradients too")
     c.add_argument(
-        "--flags", default=None, help="comma-separated flag sets (default: all): " + _flag_names()
+        "--flags",
+        default=None,
+        help="comma-separated flag sets (default: all): " + ", ".join(FLAG_SETS),
     )
     c.add_argument("--no-seed", action="store_true", help="do not seed torch before each run")
     c.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -88,12 +91,6 @@ def add_commands(sub: Any) -> None:
     m.add_argument("b", metavar="B.json")
     m.add_argument("--json", action="store_true", help="print JSON for scripts")
     m.add_argument("--html", default=None, metavar="OUT.html", help="also write an HTML page")
-
-
-def _flag_names() -> str:
-    from .determinism_check import FLAG_SETS
-
-    return ", ".join(FLAG_SETS)
 
 
 def _diverge(args: argparse.Namespace) -> int:
