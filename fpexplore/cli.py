@@ -28,19 +28,18 @@ def _since_start() -> float:
 def _doctor(args: argparse.Namespace) -> int:
     from . import backends
 
-    rows = []
     infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start()))
-    for info in infos:
-        rows.append(
-            (
-                info.name,
-                "yes" if info.available else "NO",
-                info.version or "—",
-                ", ".join(info.devices) or "—",
-                "—" if info.threads is None else str(info.threads),
-                (info.fix and f"fix: {info.fix}") or info.detail,
-            )
+    rows = [
+        (
+            info.name,
+            "yes" if info.available else "NO",
+            info.version or "—",
+            ", ".join(info.devices) or "—",
+            "—" if info.threads is None else str(info.threads),
+            (info.fix and f"fix: {info.fix}") or info.detail,
         )
+        for info in infos
+    ]
     head = ("backend", "available", "version", "devices", "threads", "")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:

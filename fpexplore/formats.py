@@ -459,6 +459,9 @@ def classify(x: Any, fmt: Any) -> Any:
 # spacing and neighbours
 
 
+_ULP_ACCEPTS = "a number (float, int, Fraction, mpmath value) or a float array"
+
+
 def ulp(x: Any, fmt: Any) -> Any:
     """Spacing of ``fmt`` at ``x``: 2**(max(floor(log2|x|), emin) - mantissa bits).
 
@@ -469,12 +472,10 @@ def ulp(x: Any, fmt: Any) -> Any:
     """
     f = get(fmt)
     if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        raise InvalidParameter(
-            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
-        )
+        raise InvalidParameter("x", x, _ULP_ACCEPTS, "formats.ulp")
     if isinstance(x, np.integer):
         x = int(x)
-    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+    if isinstance(x, Fraction | int):  # a bool was refused above
         v = abs(Fraction(x))
         if v == 0:
             return f.min_subnormal
@@ -483,14 +484,12 @@ def ulp(x: Any, fmt: Any) -> Any:
     if hasattr(x, "_mpf_"):
         x = float(x)
     a = _array(x, "ulp")
-    if a.dtype.kind not in "f" or isinstance(x, bool):
+    if a.dtype.kind != "f":
         if a.dtype.kind in "iu":
             return ulp(np.array(a.astype(object)), f) if a.ndim else ulp(int(a), f)
         if a.dtype == object and a.ndim:
             return np.array([ulp(v, f) for v in a.reshape(-1)], dtype=np.float64).reshape(a.shape)
-        raise InvalidParameter(
-            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
-        )
+        raise InvalidParameter("x", x, _ULP_ACCEPTS, "formats.ulp")
     a = np.abs(a.astype(np.float64))
     finite = np.isfinite(a) & (a > 0)
     lead = np.frexp(np.where(finite, a, 1.0))[1].astype(np.int64) - 1

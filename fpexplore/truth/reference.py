@@ -22,7 +22,7 @@ from .certify import certified, check_prec
 from .exact import row_sums
 from .inputs import as_float_array, wider
 from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
-from .value import Truth
+from .value import Truth, object_map
 
 __all__ = [
     "batch_norm",
@@ -52,12 +52,8 @@ DEFAULT_PREC = 113
 
 def _mp_array(a: np.ndarray) -> np.ndarray:
     """Object array of mpf equal to the float values (exact: floats have <= 53 bits)."""
-    out = np.empty(a.shape, dtype=object)
-    flat = out.reshape(-1)
     with mpmath.workprec(64):
-        for i, v in enumerate(a.reshape(-1).tolist()):
-            flat[i] = mpmath.mpf(v)
-    return out
+        return object_map(mpmath.mpf, a)
 
 
 def _to_mp(v: Any) -> Any:
@@ -65,13 +61,6 @@ def _to_mp(v: Any) -> Any:
     if isinstance(v, Fraction):
         return mpmath.mpf(v.numerator) / v.denominator
     return mpmath.mpf(v)
-
-
-def _map(fn: Any, arr: np.ndarray) -> np.ndarray:
-    out = np.empty(arr.shape, dtype=object)
-    for i, v in np.ndenumerate(arr):
-        out[i] = fn(v)
-    return out
 
 
 def _axis(axis: Any, ndim: int, where: str) -> int:
@@ -104,7 +93,7 @@ def _elementwise(name: str, fn: Any, x: Any, prec: int, keeps_zero_sign: bool = 
     neg_zero = np.signbit(arr) & (arr == 0) if keeps_zero_sign else None
 
     def compute(_: int) -> Any:
-        out = _map(fn, xs)
+        out = object_map(fn, xs)
         if neg_zero is not None and neg_zero.any():
             out[neg_zero] = -0.0
         return out if out.ndim else out[()]
@@ -224,7 +213,8 @@ def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
     axes = _reduce_axes(axis, arr.ndim, where)
     n, s1, s2 = _moments(arr, axes)
     d = _check_ddof(ddof, n, where)
-    val = np.frompyfunc(lambda a, b: _var_exact(n, a, b, d), 2, 1)(s1, s2)
+    out = object_map(lambda a, b: _var_exact(n, a, b, d), s1, s2)
+    val = out if out.ndim else out[()]
     return make_truth(f"var({_desc(arr, fmt)}, ddof={d}, axis={axis})", val, fmt)
 
 
@@ -237,7 +227,7 @@ def std(x: Any, ddof: int = 0, axis: Any = None, prec: int = DEFAULT_PREC) -> Tr
 
     def compute(_: int) -> Any:
         if isinstance(vals, np.ndarray):
-            return _map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
+            return object_map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
         return _real(mpmath.sqrt(_to_mp(vals)))
 
     return certified(v.label.replace("var(", "std(", 1), compute, p, v.input_format)
@@ -346,9 +336,8 @@ def _param_array(v: Any, name: str, shape: tuple[int, ...], where: str) -> tuple
 
 def _stats(n: int, s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact means and biased variances from `_moments` (NaN where the data is not finite)."""
-    mean = np.frompyfunc(lambda a: a / n if isinstance(a, Fraction) else math.nan, 1, 1)(s1)
-    v = np.frompyfunc(lambda a, b: _var_exact(n, a, b, 0), 2, 1)(s1, s2)
-    return np.asarray(mean, dtype=object), np.asarray(v, dtype=object)
+    mean = object_map(lambda a: a / n if isinstance(a, Fraction) else math.nan, s1)
+    return mean, object_map(lambda a, b: _var_exact(n, a, b, 0), s1, s2)
 
 
 def _params(
@@ -388,16 +377,14 @@ def _normalized(
     xs = _mp_array(arr)
 
     def compute(_: int) -> Any:
-        out = np.empty(arr.shape, dtype=object)
         epsm = mpmath.mpf(eps)
-        for i in np.ndindex(arr.shape):
-            r = (xs[i] - _to_mp(mean[i])) / mpmath.sqrt(_to_mp(var_[i]) + epsm)
-            if weight is not None:
-                r = r * weight[i]
-            if bias is not None:
-                r = r + bias[i]
-            out[i] = r
-        return out
+
+        def one(x: Any, m: Any, v: Any, w: Any, b: Any) -> Any:
+            r = (x - _to_mp(m)) / mpmath.sqrt(_to_mp(v) + epsm)
+            r = r if w is None else r * w
+            return r if b is None else r + b
+
+        return object_map(one, xs, mean, var_, weight, bias)
 
     return certified(label, compute, prec, fmt)
 
