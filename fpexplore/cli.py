@@ -28,19 +28,18 @@ def _since_start() -> float:
 def _doctor(args: argparse.Namespace) -> int:
     from . import backends
 
-    rows = []
     infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start()))
-    for info in infos:
-        rows.append(
-            (
-                info.name,
-                "yes" if info.available else "NO",
-                info.version or "—",
-                ", ".join(info.devices) or "—",
-                "—" if info.threads is None else str(info.threads),
-                (info.fix and f"fix: {info.fix}") or info.detail,
-            )
+    rows = [
+        (
+            info.name,
+            "yes" if info.available else "NO",
+            info.version or "—",
+            ", ".join(info.devices) or "—",
+            "—" if info.threads is None else str(info.threads),
+            (info.fix and f"fix: {info.fix}") or info.detail,
         )
+        for info in infos
+    ]
     head = ("backend", "available", "version", "devices", "threads", "")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
@@ -148,10 +147,15 @@ def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
         group.add_argument(*names, dest=p.name, metavar="VALUE", help=help_line(p), **extra)
     other = parser.add_argument_group("options")
     other.add_argument("-h", "--help", action="store_true", help="show this help and exit")
-    other.add_argument("--json", action="store_true", help="print JSON for scripts")
-    other.add_argument("--brief", action="store_true", help="leave out the explanation")
-    other.add_argument("--wide", action="store_true", help="every table column in full")
+    _add_output_options(other)
     return parser
+
+
+def _add_output_options(parser: Any) -> None:
+    """``--json``, ``--brief`` and ``--wide`` of ``fpexplore run``."""
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    parser.add_argument("--brief", action="store_true", help="leave out the explanation")
+    parser.add_argument("--wide", action="store_true", help="every table column in full")
 
 
 def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
@@ -199,9 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("lesson", nargs="?")
     run.add_argument("-h", "--help", action="store_true")
-    run.add_argument("--json", action="store_true", help="print JSON for scripts")
-    run.add_argument("--brief", action="store_true", help="leave out the explanation")
-    run.add_argument("--wide", action="store_true", help="every table column in full")
+    _add_output_options(run)
     from . import commands
 
     commands.add_commands(sub)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +59,6 @@ def _libtorch(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="rebuild even if up to date")
     p.add_argument("--stamp", help="file to touch once the program is built and up to date")
     p.add_argument("--strict", action="store_true", help="exit 1 when tools are missing")
-
-
-def _nothing(_: argparse.ArgumentParser) -> None:
-    return None
 
 
 def _gpu(p: argparse.ArgumentParser) -> None:
@@ -128,7 +124,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("setup", "widgets"),
         "fetch the pinned widget manager bundle that exported pages inline (make widgets-js)",
-        _nothing,
+        lambda _: None,
         "fpexplore.widget_bundle:command",
     ),
     Command(
@@ -182,10 +178,9 @@ def get(*words: str) -> Command:
     raise KeyError(" ".join(words))
 
 
-def add_commands(sub: Any) -> dict[str, Any]:
-    """Add every command to the ``fpexplore`` subparsers; returns {dest key: Command}."""
+def add_commands(sub: Any) -> None:
+    """Add every command to the ``fpexplore`` subparsers."""
     groups: dict[str, Any] = {}
-    table: dict[str, Any] = {}
     for c in COMMANDS:
         desc = c.description or c.help[0].upper() + c.help[1:] + "."
         if len(c.words) == 1:
@@ -202,18 +197,8 @@ def add_commands(sub: Any) -> dict[str, Any]:
             p = groups[head].add_parser(tail, help=c.help, description=desc)
         c.add_arguments(p)
         p.set_defaults(_command=c)
-        table[c.name] = c
     for old, words in ALIASES.items():
         c = get(*words)
         p = sub.add_parser(old, help=f"the same as `fpexplore {c.name}`", description=c.description)
         c.add_arguments(p)
         p.set_defaults(_command=c)
-    return table
-
-
-def main(words: Sequence[str], argv: Sequence[str] | None = None, prog: str = "") -> int:
-    """Parse ``argv`` for the command ``words`` alone (``python -m MODULE``), run it."""
-    c = get(*words)
-    p = argparse.ArgumentParser(prog=prog or f"fpexplore {c.name}", description=c.help)
-    c.add_arguments(p)
-    return c.run(p.parse_args(None if argv is None else list(argv)))

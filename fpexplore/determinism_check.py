@@ -439,14 +439,14 @@ def check(
         not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
     ):
         raise InvalidParameter("seed", seed, "None or an integer in [0, 2**64)", WHERE)
-    if flag_sets is not None and (
-        not isinstance(flag_sets, list | tuple) or not all(isinstance(n, str) for n in flag_sets)
+    names = list(FLAG_SETS) if flag_sets is None else flag_sets
+    if (
+        not isinstance(names, list | tuple)
+        or not names
+        or not all(isinstance(n, str) and n in FLAG_SETS for n in names)
     ):
         raise InvalidParameter("flag_sets", flag_sets, "names from: " + ", ".join(FLAG_SETS), WHERE)
-    names = list(FLAG_SETS) if flag_sets is None else list(flag_sets)
-    unknown = [n for n in names if n not in FLAG_SETS]
-    if unknown or not names:
-        raise InvalidParameter("flag_sets", flag_sets, "names from: " + ", ".join(FLAG_SETS), WHERE)
+    names = list(names)
     if "default" in names:
         names.remove("default")
     names.insert(0, "default")

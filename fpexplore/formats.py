@@ -198,13 +198,17 @@ def _refuse_non_numbers(x: Any, where: str, name: str = "x") -> None:
 # exact rounding (integers all the way)
 
 
+def floor_log2(n: int, d: int = 1) -> int:
+    """``floor(log2(n/d))`` for positive integers, exactly."""
+    e = n.bit_length() - d.bit_length()  # floor(log2(n/d)) is e or e - 1
+    return e - 1 if (n << max(0, -e)) < (d << max(0, e)) else e
+
+
 def _round_ratio(n: int, d: int, f: Format) -> float:
     """n/d (n >= 0, d > 0) correctly rounded to ``f``, returned as a float64 on f's grid."""
     if n == 0:
         return 0.0
-    e = n.bit_length() - d.bit_length()  # floor(log2(n/d)) is e or e - 1
-    if (n << max(0, -e)) < (d << max(0, e)):
-        e -= 1
+    e = floor_log2(n, d)
     if e > f.emax:
         return math.inf
     if e < f.emin - f.mbits - 1:  # below half the smallest subnormal
@@ -224,59 +228,29 @@ def _round_ratio(n: int, d: int, f: Format) -> float:
 
 def _round_scalar(value: Any, f: Format) -> float:
     """One exact value rounded to ``f`` as a float64 (NaN, infinities and -0.0 kept)."""
-    if isinstance(value, np.floating) and value.dtype.itemsize > 8:  # long double: its own bits
+    if isinstance(value, float | np.floating):  # a long double by its own bits
         if not np.isfinite(value) or value == 0:
             return float(value)
-        n, d = value.as_integer_ratio()
-        return math.copysign(_round_ratio(abs(int(n)), int(d), f), -1.0 if n < 0 else 1.0)
-    if isinstance(value, float | np.floating):
-        v = float(value)
-        if not math.isfinite(v) or v == 0:
-            return v
-        n, d = v.as_integer_ratio()
-        return math.copysign(_round_ratio(abs(n), d, f), v)
-    if isinstance(value, int | np.integer) and not isinstance(value, bool):
-        iv = int(value)
-        return math.copysign(_round_ratio(abs(iv), 1, f), -1.0 if iv < 0 else 1.0)
-    if isinstance(value, Fraction):
-        sign = -1.0 if value < 0 else 1.0  # float(value) may overflow
-        return math.copysign(_round_ratio(abs(value.numerator), value.denominator, f), sign)
-    mpf = _mpf_parts(value)
-    if mpf is not None:
-        return mpf(f)
-    raise InvalidInput(
-        f"round_exact: 'value' must be a Fraction, int, float, an mpmath number, or an object "
-        f"array of those; got {shown(value)} of type {type(value).__name__}."
-    )
-
-
-def _mpf_parts(value: Any):
-    """A rounding closure for an mpmath ``mpf`` (None for other types)."""
-    raw = getattr(value, "_mpf_", None)
-    if raw is None:
-        return None
-    import mpmath
-
-    if mpmath.isnan(value):
-        return lambda f: math.nan
-    if mpmath.isinf(value):
-        return lambda f: math.copysign(math.inf, float(value))
-    sign, man, exp, bc = raw
-    man = int(man)
-    if man == 0:
-        return lambda f: 0.0
-
-    def rnd(f: Format) -> float:
-        lead = exp + bc - 1
-        if lead > f.emax + 1:
-            r = math.inf
-        elif lead < f.emin - f.mbits - 2:
-            r = 0.0
-        else:
-            r = _round_ratio(man << exp, 1, f) if exp >= 0 else _round_ratio(man, 1 << -exp, f)
-        return -r if sign else r
-
-    return rnd
+        n, d = map(int, value.as_integer_ratio())
+    elif isinstance(value, int | np.integer) and not isinstance(value, bool):
+        n, d = int(value), 1
+    elif isinstance(value, Fraction):  # float(value) may overflow
+        n, d = value.numerator, value.denominator
+    elif (raw := getattr(value, "_mpf_", None)) is not None:  # an mpmath mpf
+        sign, man, exp, bc = raw
+        if not man:  # zero, inf or NaN
+            return float(value)
+        if exp + bc - 1 > f.emax + 1:
+            return -math.inf if sign else math.inf
+        if exp + bc - 1 < f.emin - f.mbits - 2:
+            return -0.0 if sign else 0.0
+        n, d = (-1) ** sign * (int(man) << max(exp, 0)), 1 << max(-exp, 0)
+    else:
+        raise InvalidInput(
+            f"round_exact: 'value' must be a Fraction, int, float, an mpmath number, or an "
+            f"object array of those; got {shown(value)} of type {type(value).__name__}."
+        )
+    return math.copysign(_round_ratio(abs(n), d, f), -1.0 if n < 0 else 1.0)
 
 
 def round_exact(value: Any, fmt: Any = "binary64") -> Any:
@@ -485,6 +459,9 @@ def classify(x: Any, fmt: Any) -> Any:
 # spacing and neighbours
 
 
+_ULP_ACCEPTS = "a number (float, int, Fraction, mpmath value) or a float array"
+
+
 def ulp(x: Any, fmt: Any) -> Any:
     """Spacing of ``fmt`` at ``x``: 2**(max(floor(log2|x|), emin) - mantissa bits).
 
@@ -495,32 +472,24 @@ def ulp(x: Any, fmt: Any) -> Any:
     """
     f = get(fmt)
     if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        raise InvalidParameter(
-            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
-        )
+        raise InvalidParameter("x", x, _ULP_ACCEPTS, "formats.ulp")
     if isinstance(x, np.integer):
         x = int(x)
-    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+    if isinstance(x, Fraction | int):  # a bool was refused above
         v = abs(Fraction(x))
         if v == 0:
             return f.min_subnormal
-        n, d = v.numerator, v.denominator
-        e = n.bit_length() - d.bit_length()
-        if (n << max(0, -e)) < (d << max(0, e)):
-            e -= 1
-        e = max(e, f.emin) - f.mbits
+        e = max(floor_log2(v.numerator, v.denominator), f.emin) - f.mbits
         return math.ldexp(1.0, e) if e <= 1023 else math.inf  # inf: beyond float64's range
     if hasattr(x, "_mpf_"):
         x = float(x)
     a = _array(x, "ulp")
-    if a.dtype.kind not in "f" or isinstance(x, bool):
+    if a.dtype.kind != "f":
         if a.dtype.kind in "iu":
             return ulp(np.array(a.astype(object)), f) if a.ndim else ulp(int(a), f)
         if a.dtype == object and a.ndim:
             return np.array([ulp(v, f) for v in a.reshape(-1)], dtype=np.float64).reshape(a.shape)
-        raise InvalidParameter(
-            "x", x, "a number (float, int, Fraction, mpmath value) or a float array", "formats.ulp"
-        )
+        raise InvalidParameter("x", x, _ULP_ACCEPTS, "formats.ulp")
     a = np.abs(a.astype(np.float64))
     finite = np.isfinite(a) & (a > 0)
     lead = np.frexp(np.where(finite, a, 1.0))[1].astype(np.int64) - 1

@@ -379,22 +379,12 @@ def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
     v = abs(v)
     if v == 0:
         return Fraction(f.min_subnormal)
-    n, d = v.numerator, v.denominator
-    e = n.bit_length() - d.bit_length()
-    if (n << max(0, -e)) < (d << max(0, e)):
-        e -= 1
-    e = max(e, f.emin) - f.mbits
-    return Fraction(2) ** e
+    return Fraction(2) ** (max(formats.floor_log2(v.numerator, v.denominator), f.emin) - f.mbits)
 
 
-def _exact_element(truth: Truth, i: int) -> Fraction | None:
-    """Element ``i`` of the truth as an exact Fraction (None when it is not finite)."""
-    parts = truth.parts_at(np.array([i]))
-    if parts is not None:
-        return _exact_elements(truth, np.array([i]), parts)[0]
-    # the held values themselves: an mp() view would round them to the truth's precision
-    src = truth.exact if truth.is_exact else truth.held
-    v = np.asarray(src, dtype=object).ravel()[i]
+def _exact_value(v: Any) -> Fraction | None:
+    """A held value (Fraction, int, float or mpmath number) as an exact Fraction (None when it
+    is not finite)."""
     if isinstance(v, Fraction | int):
         return Fraction(v)
     raw = getattr(v, "_mpf_", None)
@@ -446,11 +436,7 @@ def _decide_exactly(
         if math.isinf(got):
             faithful[i] = (t > Fraction(f.max)) if got > 0 else (t < -Fraction(f.max))
             continue
-        lower = Fraction(down) if math.isfinite(down) else None
-        upper = Fraction(up) if math.isfinite(up) else None
-        faithful[i] = t == Fraction(got) or (
-            (lower is None or lower < t) and (upper is None or t < upper)
-        )
+        faithful[i] = t == Fraction(got) or _between(down, t, up)
 
 
 def _beyond_float64(truth: Truth, hi: np.ndarray) -> np.ndarray:
@@ -513,12 +499,9 @@ def _exact_elements(
         from .truth.expansion import fractions
 
         return list(fractions(parts))
-    return [_exact_element(truth, int(i)) for i in idx.tolist()]
-
-
-def _log2_fraction(q: Fraction) -> float:
-    """log2 of a positive Fraction, accurate for any magnitude."""
-    return math.log2(q.numerator) - math.log2(q.denominator)
+    # the held values themselves: an mp() view would round them to the truth's precision
+    held = np.asarray(truth.held, dtype=object).ravel()
+    return [_exact_value(held[i]) for i in idx.tolist()]
 
 
 def _measure_nonfinite(
@@ -601,9 +584,12 @@ def _measure_exactly(
                 rel[i] = float(r)
             except OverflowError:
                 rel[i] = math.inf
-            bits[i] = min(cap, max(0.0, -_log2_fraction(r)))
+            bits[i] = min(cap, max(0.0, math.log2(r.denominator) - math.log2(r.numerator)))
         up = float(formats.next_up(np.float64(got), f))
         down = float(formats.next_down(np.float64(got), f))
-        lower = Fraction(down) if math.isfinite(down) else None
-        upper = Fraction(up) if math.isfinite(up) else None
-        faithful[i] = d == 0 or ((lower is None or lower < t) and (upper is None or t < upper))
+        faithful[i] = d == 0 or _between(down, t, up)
+
+
+def _between(down: float, t: Fraction, up: float) -> bool:
+    """``down < t < up``, an infinite bound holding every finite ``t``."""
+    return (math.isinf(down) or Fraction(down) < t) and (math.isinf(up) or t < Fraction(up))

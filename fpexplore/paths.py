@@ -102,11 +102,8 @@ def recordings_dir() -> Path:
 def gpu_record_dirs() -> list[Path]:
     """The folders GPU records are read from, first one first: ``$FPEXPLORE_DATA/gpu`` or the
     checkout's ``data/gpu``, then the user's recordings, then the package's own records."""
-    out = [recordings_dir()]
-    for folder in (user_data_dir() / "gpu", package_data_dir() / "gpu"):
-        if folder not in out:
-            out.append(folder)
-    return out
+    folders = (recordings_dir(), user_data_dir() / "gpu", package_data_dir() / "gpu")
+    return list(dict.fromkeys(folders))
 
 
 def check_out(out: object, option: str = "out", where: str = "") -> Path:

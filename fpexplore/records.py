@@ -336,15 +336,12 @@ def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     skipped with a `RecordWarning` naming it and saying why.
     """
     folders = [Path(directory)] if directory is not None else gpu_dirs()
-    names: set[str] = set()  # a file name found in an earlier folder hides a later one
-    paths = []
+    paths: dict[str, Path] = {}  # a file name found in an earlier folder hides a later one
     for folder in folders:
         for path in sorted(folder.glob("*.json")):
-            if path.name not in names:
-                names.add(path.name)
-                paths.append(path)
+            paths.setdefault(path.name, path)
     found = []
-    for path in paths:
+    for path in paths.values():
         try:
             data = _read(path)
         except RecordError as exc:

@@ -85,10 +85,9 @@ def probabilistic_gamma(n: int, fmt: Any = "float32", lam: float = 5.0) -> float
     where = "tolerance.probabilistic_gamma"
     n = _count(n, where)
     f = formats.get(fmt)
-    if isinstance(lam, bool | np.bool_) or not isinstance(lam, int | float | np.number):
-        raise InvalidParameter("lam", lam, "a positive finite float", where)
+    real = isinstance(lam, int | float | np.number) and not isinstance(lam, bool | np.bool_)
     try:
-        lam_ = float(lam)
+        lam_ = float(lam) if real else math.nan
     except (OverflowError, TypeError, ValueError):
         lam_ = math.nan
     if not (math.isfinite(lam_) and lam_ > 0):
@@ -143,9 +142,7 @@ def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any, exact: np.ndarray | None = 
     acc = accumulation_format(fmt)
     if acc == formats.get(fmt).name:
         return _g(n, fmt) * s + underflow(fmt, n)
-    inner = _g(n, acc) * s
-    e = np.abs(np.asarray(exact if exact is not None else s, dtype=np.float64))
-    return inner + unit_roundoff(fmt) * _SAFETY * (e + inner) + underflow(fmt)
+    return widen(_g(n, acc) * s, np.asarray(exact if exact is not None else s, np.float64), fmt)
 
 
 def rounding_bound(exact: np.ndarray, fmt: Any, roundings: int = 1) -> np.ndarray:
@@ -470,10 +467,6 @@ def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
     return {"x": rng.standard_normal(min(size, 4096)) * 3}
 
 
-def _terms(op: str, size: int) -> int:
-    return {"sum": size, "dot": size, "matmul": size, "conv2d": size}.get(op, 1)
-
-
 def _bound_and_truth(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[Any, np.ndarray]:
     """The exact/certified truth of ``op`` on ``data`` and its per-element a-priori bound."""
     from . import truth
@@ -482,14 +475,11 @@ def _bound_and_truth(op: str, data: dict[str, np.ndarray], fmt: str) -> tuple[An
     def approx(t: Any) -> np.ndarray:
         return np.asarray(t.split()[0], dtype=np.float64)
 
-    if op == "sum":
+    if op in ("sum", "dot"):
         x = data["x"]
-        t = truth.sum(x)
-        return t, dot_bound(np.sum(np.abs(x)), x.size, fmt, approx(t))
-    if op == "dot":
-        x, y = data["x"], data["y"]
-        t = truth.dot(x, y)
-        return t, dot_bound(np.sum(np.abs(x * y)), x.size, fmt, approx(t))
+        t = truth.sum(x) if op == "sum" else truth.dot(x, data["y"])
+        terms = x if op == "sum" else x * data["y"]
+        return t, dot_bound(np.sum(np.abs(terms)), x.size, fmt, approx(t))
     if op == "matmul":
         a, b = data["a"], data["b"]
         t = truth.matmul(a, b)
@@ -555,8 +545,8 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     n = _check_size(size, op)
     raw = _sample(op, n, _count(seed, "tolerance.advise", "seed"))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
-    terms = _terms(op, n)
     reduction = op in ("sum", "dot", "matmul", "conv2d")
+    terms = n if reduction else 1
     acc = accumulation_format(fmt) if reduction else formats.get(fmt).name
     g = gamma(terms, acc)
     gp = probabilistic_gamma(terms, acc)

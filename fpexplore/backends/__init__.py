@@ -136,14 +136,12 @@ class _TensorFlow(Backend):
         return quiet_import(self.module)
 
     def probe(self) -> BackendInfo:
-        if not self.available():
-            return super().probe()
+        info = super().probe()
+        if not info.available:
+            return info
         # The -cpu distribution has no GPU support: no need to import TensorFlow to know.
         cpu_only = _has_dist("tensorflow-cpu") and not _has_dist("tensorflow")
-        devices = ("CPU",) if cpu_only else ("CPU", "GPU if CUDA is set up")
-        return BackendInfo(
-            self.name, True, self.version(), devices, os.cpu_count(), self.description
-        )
+        return replace(info, devices=("CPU",) if cpu_only else ("CPU", "GPU if CUDA is set up"))
 
 
 class _Keras(Backend):
@@ -175,17 +173,7 @@ class _Java(Backend):
         return importlib.import_module("fpexplore.jvm.client")
 
     def probe(self) -> BackendInfo:
-        reason = self.missing()
-        ok = reason is None
-        return BackendInfo(
-            self.name,
-            ok,
-            self.version(),
-            ("cpu",) if ok else (),
-            None,
-            reason or self.description,
-            "" if ok else self.fix,
-        )
+        return replace(super().probe(), threads=None, detail=self.missing() or self.description)
 
 
 class _DJL(_Java):

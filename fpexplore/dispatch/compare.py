@@ -132,15 +132,13 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
     if oa is not None and ob is not None and oa != ob:
         why_a = _get(ma, "tensorflow", "onednn_reason") or ""
         why_b = _get(mb, "tensorflow", "onednn_reason") or ""
+        v, out = (1, "A-onednn") if ob else (0, "A-no-onednn")
         add(
             "TensorFlow's oneDNN kernels",
             f"A: {why_a}; B: {why_b}",
             tf_cpu,
-            f"rerun with TF_ENABLE_ONEDNN_OPTS={1 if ob else 0} on A to confirm "
-            "(TF_ENABLE_ONEDNN_OPTS=1 fpexplore fingerprint --out A-onednn.json)"
-            if ob
-            else "rerun with TF_ENABLE_ONEDNN_OPTS=0 on A to confirm "
-            "(TF_ENABLE_ONEDNN_OPTS=0 fpexplore fingerprint --out A-no-onednn.json)",
+            f"rerun with TF_ENABLE_ONEDNN_OPTS={v} on A to confirm "
+            f"(TF_ENABLE_ONEDNN_OPTS={v} fpexplore fingerprint --out {out}.json)",
         )
     ca, cb = _get(ma, "torch", "capability"), _get(mb, "torch", "capability")
     if ca and cb and ca != cb:

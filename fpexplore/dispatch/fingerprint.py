@@ -110,21 +110,19 @@ def _numpy_paths() -> dict[str, Any]:
 def _cards(torch: Any) -> list[dict[str, Any]]:
     if not torch.cuda.is_available():
         return []
-    cards = []
-    for n in range(torch.cuda.device_count()):
-        p = torch.cuda.get_device_properties(n)
-        cards.append(
-            {
-                "device": f"cuda:{n}",
-                "name": p.name,
-                "capability": f"{p.major}.{p.minor}",
-                "cuda": torch.version.cuda,
-                "cudnn": torch.backends.cudnn.version(),
-                "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
-                "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
-            }
-        )
-    return cards
+    props = [torch.cuda.get_device_properties(n) for n in range(torch.cuda.device_count())]
+    return [
+        {
+            "device": f"cuda:{n}",
+            "name": p.name,
+            "capability": f"{p.major}.{p.minor}",
+            "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(),
+            "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
+            "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
+        }
+        for n, p in enumerate(props)
+    ]
 
 
 def take(label: str = "", values: bool = False) -> dict[str, Any]:

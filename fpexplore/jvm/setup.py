@@ -30,12 +30,11 @@ class SetupError(RuntimeError):
 
 
 def _tool(name: str) -> str:
+    java_home = os.environ.get("JAVA_HOME")
     found = shutil.which(name)
+    if found is None and java_home and Path(java_home, "bin", name).exists():
+        found = str(Path(java_home, "bin", name))
     if found is None:
-        java_home = os.environ.get("JAVA_HOME")
-        candidate = Path(java_home, "bin", name) if java_home else None
-        if candidate is not None and candidate.exists():
-            return str(candidate)
         raise SetupError(f"'{name}' was not found on PATH: {INSTALL_HINT}.")
     return found
 
@@ -155,16 +154,11 @@ def warm_worker() -> dict:
 
 def du(path: Path) -> int:
     """Bytes on disk under ``path`` (hard links counted once)."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
+    blocks = {}
     for p in [path, *path.rglob("*")]:
         st = p.lstat()
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            continue
-        seen.add(key)
-        total += st.st_blocks * 512
-    return total
+        blocks[st.st_dev, st.st_ino] = st.st_blocks * 512
+    return sum(blocks.values())
 
 
 def command(args: argparse.Namespace) -> int:

@@ -1,18 +1,12 @@
 """Exact sums of float arrays with vectorized integer and float64 arithmetic.
 
-Whole arrays (`sum_f32`, `sum_f64`): a cost that does not depend on the exponent range.
-Every finite float is a multiple of the unit of its (sign, exponent field) and below
-2**(mantissa bits + 1) such units, so float64 sums the values of one bin exactly; one
-``np.bincount`` per chunk does all bins at once. float32 chunks within 78 binades take the
-sigma trick instead (one float64 add and one int64 sum per level, one or two levels).
-
-Dot products of float32 vectors (`dot_f32`): the products are exact in float64 (48-bit
-significands); per chunk, one to three sigma levels of 51 binades, or for wider chunks bins of
-the products' (sign, exponent field) with their significands added as uint64 (``np.add.at``).
-
-Rows (`row_sums`, with optional exponent offsets for split float64 products): mantissas that
-share an exponent are added per row (``np.bincount`` over exponent buckets, exact while every
-bucket stays below 2**53), and the few bucket totals combined as Python integers.
+Whole arrays (`sum_f32`, `sum_f64`) and dot products of float32 vectors (`dot_f32`) at a
+cost that does not depend on the exponent range: every finite float is a multiple of the unit
+of its (sign, exponent field) and below 2**(mantissa bits + 1) such units, so float64 sums
+the values of one bin exactly; narrow chunks take the sigma trick instead (each function says
+how). Rows (`row_sums`): mantissas that share an exponent are added per row (``np.bincount``
+over exponent buckets, exact while every bucket stays below 2**53), and the few bucket totals
+combined as Python integers.
 
 Results are dyadic rationals, returned as ``fractions.Fraction``. Non-finite terms follow
 IEEE 754: any NaN, or +inf together with -inf, gives NaN; otherwise an infinity wins. Such

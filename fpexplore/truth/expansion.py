@@ -10,10 +10,11 @@ arithmetic for the elements the bound cannot decide (ties, values next to a roun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from .exact import _dyadic
 
 
 def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,15 +39,11 @@ def fractions(parts: Sequence[np.ndarray]) -> np.ndarray:
         m, e = np.frexp(np.asarray(p, dtype=np.float64).ravel())
         mans.append((m * 2.0**53).astype(np.int64).tolist())
         exps.append((e.astype(np.int64) - 53).tolist())
-    out = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=object)
-    for i in range(out.size):
+    out = np.empty(count, dtype=object)
+    for i in range(count):
         terms = [(ms[i], es[i]) for ms, es in zip(mans, exps, strict=True) if ms[i]]
-        if not terms:
-            out[i] = Fraction(0)
-            continue
-        emin = min(e for _, e in terms)
-        n = sum(m << (e - emin) for m, e in terms)
-        out[i] = Fraction(n << emin) if emin >= 0 else Fraction(n, 1 << -emin)
+        emin = min((e for _, e in terms), default=0)
+        out[i] = _dyadic(sum(m << (e - emin) for m, e in terms), emin)
     return out.reshape(shape)
 
 
@@ -56,16 +53,10 @@ def approx(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndar
     if not errs:
         z = np.zeros_like(s)
         return s, z, z
-    t = np.zeros_like(s)
-    tabs = np.zeros_like(s)
-    for e in errs:
-        t += e
-        tabs += np.abs(e)
-    hi, lo = _two_sum(s, t)
+    hi, lo = _two_sum(s, sum(errs, np.zeros_like(s)))
     # recursive summation of L terms errs by at most (L - 1) * 2**-53 * sum|e| (additions
     # that underflow are exact); a factor of 4 covers the rounding of this bound itself
-    margin = tabs * (len(errs) * 2.0**-51)
-    return hi, lo, margin
+    return hi, lo, sum(map(np.abs, errs), np.zeros_like(s)) * (len(errs) * 2.0**-51)
 
 
 def _vecsum(parts: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -101,14 +92,10 @@ def signs(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
                 break
             cur = _vecsum(cur)
             s = cur[-1]
-            err = np.zeros_like(s)
-            for e in cur[:-1]:
-                err += np.abs(e)
+            err = sum(map(np.abs, cur[:-1]), np.zeros_like(s))
             # the float sum of |e| errs by at most L * 2**-53 of itself, plus underflow
             err = err * (1 + len(cur) * 2.0**-52) + 2.0**-1074 * len(cur)
-            nonzero = np.zeros(s.shape, dtype=bool)
-            for e in cur:
-                nonzero |= e != 0
+            nonzero = np.any([e != 0 for e in cur], axis=0)
             bad = ~(np.isfinite(s) & np.isfinite(err))  # overflow: left to the caller
             done = ((np.abs(s) > err) | ~nonzero) & ~bad
             if done.any() or bad.any():

@@ -16,7 +16,7 @@ from .exact import dot_f32, row_sums, sum_f32, sum_f64
 from .expansion import fractions
 from .inputs import as_float_array, wider
 from .levels import LeveledProduct
-from .value import Truth
+from .value import Truth, object_map
 
 
 def _exact_mp(v: Fraction | float) -> Any:
@@ -33,10 +33,7 @@ def make_truth(label: str, values: Any, fmt: str | None = None) -> Truth:
     if isinstance(values, np.ndarray):
         if all(isinstance(v, Fraction) for v in values.flat):
             return Truth(label, exact=values, input_format=fmt)
-        out = np.empty(values.shape, dtype=object)
-        for i, v in np.ndenumerate(values):
-            out[i] = _exact_mp(v)
-        return Truth(label, mp=out, digits=math.inf, input_format=fmt)
+        return Truth(label, mp=object_map(_exact_mp, values), digits=math.inf, input_format=fmt)
     if isinstance(values, Fraction):
         return Truth(label, exact=values, input_format=fmt)
     return Truth(label, mp=mpmath.mpf(values), digits=math.inf, input_format=fmt)
@@ -99,12 +96,11 @@ def mean(x: Any, axis: int | None = None) -> Truth:
             "pass a non-empty array."
         )
     s = _sums(arr, ax)
-    if isinstance(s, np.ndarray):
-        out = np.empty(s.shape, dtype=object)
-        for i, v in np.ndenumerate(s):
-            out[i] = v / n if isinstance(v, Fraction) else v
-    else:
-        out = s / n if isinstance(s, Fraction) else s
+
+    def div(v: Any) -> Any:
+        return v / n if isinstance(v, Fraction) else v
+
+    out = object_map(div, s) if isinstance(s, np.ndarray) else div(s)
     return make_truth(f"mean({_desc(arr, fmt)}, axis={axis})", out, fmt)
 
 

@@ -22,7 +22,7 @@ from .certify import certified, check_prec
 from .exact import row_sums
 from .inputs import as_float_array, wider
 from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
-from .value import Truth
+from .value import Truth, object_map
 
 __all__ = [
     "batch_norm",
@@ -52,12 +52,8 @@ DEFAULT_PREC = 113
 
 def _mp_array(a: np.ndarray) -> np.ndarray:
     """Object array of mpf equal to the float values (exact: floats have <= 53 bits)."""
-    out = np.empty(a.shape, dtype=object)
-    flat = out.reshape(-1)
     with mpmath.workprec(64):
-        for i, v in enumerate(a.reshape(-1).tolist()):
-            flat[i] = mpmath.mpf(v)
-    return out
+        return object_map(mpmath.mpf, a)
 
 
 def _to_mp(v: Any) -> Any:
@@ -65,13 +61,6 @@ def _to_mp(v: Any) -> Any:
     if isinstance(v, Fraction):
         return mpmath.mpf(v.numerator) / v.denominator
     return mpmath.mpf(v)
-
-
-def _map(fn: Any, arr: np.ndarray) -> np.ndarray:
-    out = np.empty(arr.shape, dtype=object)
-    for i, v in np.ndenumerate(arr):
-        out[i] = fn(v)
-    return out
 
 
 def _axis(axis: Any, ndim: int, where: str) -> int:
@@ -104,7 +93,7 @@ def _elementwise(name: str, fn: Any, x: Any, prec: int, keeps_zero_sign: bool = 
     neg_zero = np.signbit(arr) & (arr == 0) if keeps_zero_sign else None
 
     def compute(_: int) -> Any:
-        out = _map(fn, xs)
+        out = object_map(fn, xs)
         if neg_zero is not None and neg_zero.any():
             out[neg_zero] = -0.0
         return out if out.ndim else out[()]
@@ -224,9 +213,7 @@ def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
     axes = _reduce_axes(axis, arr.ndim, where)
     n, s1, s2 = _moments(arr, axes)
     d = _check_ddof(ddof, n, where)
-    out = np.empty(s1.shape, dtype=object)
-    for i in np.ndindex(s1.shape):
-        out[i] = _var_exact(n, s1[i], s2[i], d)
+    out = object_map(lambda a, b: _var_exact(n, a, b, d), s1, s2)
     val = out if out.ndim else out[()]
     return make_truth(f"var({_desc(arr, fmt)}, ddof={d}, axis={axis})", val, fmt)
 
@@ -240,7 +227,7 @@ def std(x: Any, ddof: int = 0, axis: Any = None, prec: int = DEFAULT_PREC) -> Tr
 
     def compute(_: int) -> Any:
         if isinstance(vals, np.ndarray):
-            return _map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
+            return object_map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
         return _real(mpmath.sqrt(_to_mp(vals)))
 
     return certified(v.label.replace("var(", "std(", 1), compute, p, v.input_format)
@@ -349,12 +336,8 @@ def _param_array(v: Any, name: str, shape: tuple[int, ...], where: str) -> tuple
 
 def _stats(n: int, s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact means and biased variances from `_moments` (NaN where the data is not finite)."""
-    mean = np.empty(s1.shape, dtype=object)
-    v = np.empty(s1.shape, dtype=object)
-    for i in np.ndindex(s1.shape):
-        mean[i] = s1[i] / n if isinstance(s1[i], Fraction) else math.nan
-        v[i] = _var_exact(n, s1[i], s2[i], 0)
-    return mean, v
+    mean = object_map(lambda a: a / n if isinstance(a, Fraction) else math.nan, s1)
+    return mean, object_map(lambda a, b: _var_exact(n, a, b, 0), s1, s2)
 
 
 def _params(
@@ -394,16 +377,14 @@ def _normalized(
     xs = _mp_array(arr)
 
     def compute(_: int) -> Any:
-        out = np.empty(arr.shape, dtype=object)
         epsm = mpmath.mpf(eps)
-        for i in np.ndindex(arr.shape):
-            r = (xs[i] - _to_mp(mean[i])) / mpmath.sqrt(_to_mp(var_[i]) + epsm)
-            if weight is not None:
-                r = r * weight[i]
-            if bias is not None:
-                r = r + bias[i]
-            out[i] = r
-        return out
+
+        def one(x: Any, m: Any, v: Any, w: Any, b: Any) -> Any:
+            r = (x - _to_mp(m)) / mpmath.sqrt(_to_mp(v) + epsm)
+            r = r if w is None else r * w
+            return r if b is None else r + b
+
+        return object_map(one, xs, mean, var_, weight, bias)
 
     return certified(label, compute, prec, fmt)
 
@@ -488,6 +469,17 @@ def _finite(a: np.ndarray, name: str, where: str) -> None:
         raise InvalidInput(f"{where}: '{name}' must be finite (it holds NaN or infinity).")
 
 
+def _per_channel(v: Any, name: str, c: int, where: str) -> np.ndarray:
+    """``v`` as ``c`` finite values (one value is repeated)."""
+    a = as_float_array(v, name, where)[0].reshape(-1)
+    if a.size == 1:
+        a = np.repeat(a, c)
+    if a.shape != (c,):
+        raise InvalidInput(f"{where}: '{name}' must have 1 or {c} values; got {a.size}.")
+    _finite(a, name, where)
+    return a
+
+
 def normalize(x: Any, mean: Any, std: Any) -> Truth:
     """Exact ``(x - mean[c]) / std[c]`` per channel, for (C, H, W) or (N, C, H, W) input.
 
@@ -501,17 +493,7 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
             f"{where}: 'x' must have shape (C, H, W) or (N, C, H, W); got {arr.shape}."
         )
     c = arr.shape[-3]
-    ms, ss = [], []
-    for name, v in (("mean", mean), ("std", std)):
-        a, _ = as_float_array(v, name, where)
-        a = a.reshape(-1)
-        if a.size == 1:
-            a = np.repeat(a, c)
-        if a.shape != (c,):
-            raise InvalidInput(f"{where}: '{name}' must have 1 or {c} values; got {a.size}.")
-        _finite(a, name, where)
-        (ms if name == "mean" else ss).append(a)
-    m, s = ms[0], ss[0]
+    m, s = (_per_channel(v, name, c, where) for name, v in (("mean", mean), ("std", std)))
     if (s == 0).any():
         raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
     _finite(arr, "x", where)

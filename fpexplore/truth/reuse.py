@@ -1,34 +1,12 @@
 """Truths that measure many outcomes: an exact truth whose float64 split is computed once
 (`once`), and an elementwise truth computed once per distinct input value (`by_value`)."""
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .value import Truth
-
-
-def _split_one(v: Any) -> tuple[float, float, bool]:
-    """`Truth.split_known` of one Fraction (or int) in integer arithmetic: int / int is
-    correctly rounded, as float(Fraction) is, and the rest is exact integers, so the three
-    values are the same at a fifth of the cost."""
-    n, d = v.numerator, v.denominator
-    try:
-        h = n / d
-    except OverflowError:
-        return (math.inf if n > 0 else -math.inf), 0.0, False
-    a, b = h.as_integer_ratio()
-    rn, rd = n * b - a * d, d * b
-    if rn == 0:
-        return h, 0.0, True
-    lo = rn / rd
-    la, lb = lo.as_integer_ratio()
-    return h, lo, rn * lb == la * rd
-
-
-_split_rational = np.frompyfunc(_split_one, 1, 3)
 
 
 class _Once(Truth):
@@ -39,12 +17,7 @@ class _Once(Truth):
 
     def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._known is None:
-            exact = self.exact
-            if isinstance(exact, np.ndarray) and exact.size:
-                hi, lo, known = _split_rational(exact)
-                self._known = (hi.astype(np.float64), lo.astype(np.float64), known.astype(bool))
-            else:
-                self._known = super().split_known()
+            self._known = super().split_known()
         return tuple(a.copy() for a in self._known)  # type: ignore[return-value]
 
 
