@@ -11,7 +11,10 @@ swaps in a result already drawn.
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -36,6 +39,15 @@ AHEAD_IDLE_S = 3.0
 AHEAD_IN_CELL_S = 4.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
+#: the controls that do not update while dragged; their neighbours are computed ahead first
+_STEPPED = (
+    "IntSlider",
+    "FloatSlider",
+    "FloatLogSlider",
+    "SelectionSlider",
+    "BoundedIntText",
+    "BoundedFloatText",
+)
 
 
 @dataclass(frozen=True)
@@ -63,15 +75,7 @@ class ControlSpec:
         }
         if self.options:
             kw["options"] = [(str(o), o) for o in self.options]
-        if self.widget in (
-            "IntSlider",
-            "FloatSlider",
-            "FloatLogSlider",
-            "SelectionSlider",
-            "Text",
-            "BoundedIntText",
-            "BoundedFloatText",
-        ):
+        if self.widget in (*_STEPPED, "Text"):
             kw["continuous_update"] = False
         if self.widget == "SelectionSlider":
             kw["options"] = list(self.options)
@@ -116,65 +120,31 @@ def _float_slider(low: float, high: float, value: float) -> dict[str, Any]:
 def control_for(param: Param, value: Any = None) -> ControlSpec:
     """The control of one declared parameter, set to ``value`` (default: its default)."""
     value = param.default if value is None else value
-    desc, tip = param.name, param.help
+    if isinstance(param, Interval):
+        value = int(value) if param.integer else float(value)
+
+    def spec(widget: str, tooltip: str = param.help, **kw: Any) -> ControlSpec:
+        return ControlSpec(param.name, widget, value, param.name, tooltip, **kw)
+
     if isinstance(param, Flag):
-        return ControlSpec(param.name, "Checkbox", value, desc, tip, settings={"indent": False})
+        return spec("Checkbox", settings={"indent": False})
     if isinstance(param, Options):
-        return ControlSpec(param.name, "Dropdown", value, desc, tip, options=param.choices)
+        return spec("Dropdown", options=param.choices)
     if isinstance(param, Text):
-        return ControlSpec(param.name, "Text", value, desc, tip or param.pattern_help)
+        return spec("Text", param.help or param.pattern_help)
     if isinstance(param, Interval):
         low, high = param.low, param.high
         if param.integer:
             low, high = int(low), int(high)
             if param.log and low >= 1:
-                return ControlSpec(
-                    param.name,
-                    "SelectionSlider",
-                    int(value),
-                    desc,
-                    tip,
-                    options=_log_ints(low, high, int(value)),
-                )
+                return spec("SelectionSlider", options=_log_ints(low, high, value))
             if high - low > SLIDER_SPAN:
-                return ControlSpec(
-                    param.name,
-                    "BoundedIntText",
-                    int(value),
-                    desc,
-                    tip,
-                    settings={"min": low, "max": high},
-                )
-            return ControlSpec(
-                param.name,
-                "IntSlider",
-                int(value),
-                desc,
-                tip,
-                settings={"min": low, "max": high, "step": 1},
-            )
+                return spec("BoundedIntText", settings={"min": low, "max": high})
+            return spec("IntSlider", settings={"min": low, "max": high, "step": 1})
         if param.log and low > 0:
-            return ControlSpec(
-                param.name,
-                "FloatLogSlider",
-                float(value),
-                desc,
-                tip,
-                settings={
-                    "base": 10,
-                    "min": math.log10(low),
-                    "max": math.log10(high),
-                    "step": 0.01,
-                },
-            )
-        return ControlSpec(
-            param.name,
-            "FloatSlider",
-            float(value),
-            desc,
-            tip,
-            settings=_float_slider(low, high, float(value)),
-        )
+            log_range = {"min": math.log10(low), "max": math.log10(high)}
+            return spec("FloatLogSlider", settings={"base": 10, **log_range, "step": 0.01})
+        return spec("FloatSlider", settings=_float_slider(low, high, value))
     raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
 
 
@@ -291,15 +261,7 @@ def explore(
     for c in controls.values():
         c.observe(update, names="value")
     row = w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap"))
-    box = w.VBox(
-        [
-            title,
-            row,
-            status,
-            table,
-            plot,
-        ]
-    )
+    box = w.VBox([title, row, status, table, plot])
     box.state = state  # the last comparison, for notebooks that want the numbers
     update()
     return box
@@ -369,17 +331,6 @@ def neighbours(
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
 
 
-#: the controls whose neighbours are computed ahead first in each round
-_STEPPED = (
-    "IntSlider",
-    "FloatSlider",
-    "FloatLogSlider",
-    "SelectionSlider",
-    "BoundedIntText",
-    "BoundedFloatText",
-)
-
-
 def _notches(at: float, low: float, high: float, step: float) -> list[float]:
     """A float slider's next notch up, then down, from ``at``: both one ``step`` from ``at``
     and on the slider's grid (``low`` + k ``step``, where the browser puts a value that is
@@ -418,18 +369,13 @@ class Ahead:
         self.later: list[dict[str, Any]] = []
         self.done_later = 0
         self.pending = False
-        self.loop: Any = None
         try:
-            import asyncio
-
-            self.loop = asyncio.get_running_loop()  # the kernel's loop; none outside a kernel
+            self.loop: Any = asyncio.get_running_loop()  # the kernel's; none outside a kernel
         except RuntimeError:
-            return
+            self.loop = None
 
     def plan(self, settings: list[dict[str, Any]], first: bool) -> None:
         """Compute ``settings`` ahead, nearest first (those not computed or queued yet)."""
-        import time
-
         if self.loop is None:
             return
         _activity[0] = time.monotonic()
@@ -463,8 +409,6 @@ class Ahead:
             self.loop.call_later(max(delay, 0.01), self._step)
 
     def _step(self) -> None:
-        import time
-
         self.pending = False
         if not _heard[0]:  # no browser has moved a control yet (a headless run): nothing to await
             self._schedule(AHEAD_IDLE_S)
@@ -500,8 +444,6 @@ def hear(*controls: Any) -> None:
 
 
 def _moved(_: Any = None) -> None:
-    import time
-
     _activity[0] = time.monotonic()
     if _in_cell[0] is False:
         _heard[0] = True
@@ -540,8 +482,6 @@ def limit_notice(exc: InvalidParameter) -> str:
 def error_panel(exc: BaseException) -> str:
     """HTML for an error: the package's own errors as their message; anything else with its
     type and the last lines of its traceback (a bug to report)."""
-    import traceback
-
     if isinstance(exc, FpexploreError):
         return part("error_line", str(exc))
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
