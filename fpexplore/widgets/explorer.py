@@ -12,6 +12,7 @@ swaps in a result already drawn.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 import traceback
@@ -392,16 +393,22 @@ class Ahead:
                 queued.add(k)
         self._schedule(AHEAD_IDLE_S)
 
-    def _one(self, params: dict[str, Any]) -> None:
+    def get(self, params: dict[str, Any]) -> Any:
+        """What the view shows at ``params``: the kept result, else computed now and kept."""
         key = setting_key(params)
         if key in self.seen:
-            return
-        try:
+            self.seen.move_to_end(key)
+        else:
             self.seen[key] = self.compute(params)
-        except Exception:  # a setting that fails shows its error when the student picks it
-            return
-        while len(self.seen) > self.keep:
-            self.seen.popitem(last=False)
+            while len(self.seen) > self.keep:
+                self.seen.popitem(last=False)
+        return self.seen[key]
+
+    def _one(self, params: dict[str, Any]) -> None:
+        if setting_key(params) not in self.seen:
+            # a setting that fails shows its error when the student picks it
+            with contextlib.suppress(Exception):
+                self.get(params)
 
     def _schedule(self, delay: float) -> None:
         if not self.pending and self.later and self.done_later < AHEAD_MAX:

@@ -14,6 +14,7 @@ their CPU modules; results are cached per setting, so moving a control back is i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -88,19 +89,11 @@ def _card_control() -> tuple[Any, list[tuple[str, str]]]:
     return _dropdown("card", choices), choices
 
 
-class _Runs:
+def _runs(lesson: str) -> Callable[[str], Any]:
     """Lesson comparisons per record, computed once each."""
+    import fpexplore
 
-    def __init__(self, lesson: str) -> None:
-        self.lesson = lesson
-        self._cache: dict[str, Any] = {}
-
-    def __call__(self, record: str) -> Any:
-        if record not in self._cache:
-            import fpexplore
-
-            self._cache[record] = fpexplore.run(self.lesson, device="recorded", record=record)
-        return self._cache[record]
+    return functools.cache(lambda record: fpexplore.run(lesson, device="recorded", record=record))
 
 
 def _other(choices: list[tuple[str, str]], key: str) -> tuple[str, str] | None:
@@ -114,7 +107,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     from ..lessons.gpu_determinism import cpu_live
 
     card, choices = _card_control()
-    runs = _Runs("gpu_determinism")
+    runs = _runs("gpu_determinism")
     first = runs(card.value).data
     ops: list[tuple[str, tuple[str, str, str]]] = []
     for r in first.rows:
@@ -199,7 +192,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
     from ..lessons.tf32 import cpu_live
 
     card, choices = _card_control()
-    runs = _Runs("tf32")
+    runs = _runs("tf32")
     data0 = runs(card.value).data
     modes = list(data0.modes)
     op = _dropdown("op", [("matmul", "matmul"), ("conv2d", "conv2d")])
@@ -304,25 +297,17 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
     card, _ = _card_control()
     op = _dropdown("op", list(_ACC_OPS))
     n_threads = _dropdown("CPU threads", [(str(t), t) for t in threads])
-    recs: dict[str, Any] = {}
+    record = functools.cache(lambda key: load(find(key)))
+    recorded = functools.cache(lambda key: cpu_live.recorded_sides(record(key)))
     for key in {k for _, k in card.options}:  # every thread count once, up front
-        settings = load(find(key)).experiments["cpu_vs_accelerator"]["settings"]
+        settings = record(key).experiments["cpu_vs_accelerator"]["settings"]
         for t in threads:
             cpu_live.cpu_side(settings, t)
-
-    def record(key: str) -> Any:
-        if key not in recs:
-            recs[key] = load(find(key))
-        return recs[key]
-
-    recorded: dict[str, Any] = {}
 
     def draw() -> str:
         rec = record(card.value)
         e = rec.experiments["cpu_vs_accelerator"]
-        if card.value not in recorded:
-            recorded[card.value] = cpu_live.recorded_sides(rec)
-        sides = recorded[card.value]
+        sides = recorded(card.value)
         _, tr = cpu_live.prepare(e["settings"])
         live = cpu_live.cpu_side(e["settings"], n_threads.value)
         key = op.value

@@ -293,14 +293,12 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     import ipywidgets as w
 
-    from .explorer import Ahead, hear, setting_key
-
-    seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+    from .explorer import Ahead, hear
 
     def picture(p: dict[str, Any]) -> str:
         return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
-    ahead = Ahead(picture, seen, keep=TREES_KEPT)
+    ahead = Ahead(picture, OrderedDict(), keep=TREES_KEPT)
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
     which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
         options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
@@ -312,14 +310,7 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     def redraw(change: Any = None) -> None:
         p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
-        key = setting_key(p)
-        if key in seen:
-            seen.move_to_end(key)
-        else:
-            seen[key] = picture(p)
-        image.value = seen[key]
-        while len(seen) > TREES_KEPT:
-            seen.popitem(last=False)
+        image.value = ahead.get(p)
         names = [v for _, v in which.options]
         i = names.index(p["order"])
         near = [  # every control's step forward, then back
@@ -335,13 +326,8 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
         control.observe(redraw, "value")
     hear(n_slider, which, thread_menu)  # a move delays the computing ahead of every view
     redraw()
-    return w.VBox(
-        [
-            w.HTML("<b>Show me the order</b>: the addition tree of each framework"),
-            w.HBox([n_slider, which, thread_menu]),
-            image,
-        ]
-    )
+    title = w.HTML("<b>Show me the order</b>: the addition tree of each framework")
+    return w.VBox([title, w.HBox([n_slider, which, thread_menu]), image])
 
 
 def summation_explorer() -> Any:

@@ -93,15 +93,10 @@ def bits_view(
             "a": a_menu.value,
             "b": b_menu.value,
         }
-        key = setting_key(params)
-        if key not in seen:
+        if setting_key(params) not in seen:
             status.value = part("running")
         try:
-            if key in seen:
-                seen.move_to_end(key)
-            else:
-                seen[key] = _html(cache, **params)
-            out.value = seen[key]
+            out.value = ahead.get(params)
             status.value = ""
         except Exception as exc:  # shown in the widget, which keeps working
             status.value = part("error_line", f"{type(exc).__name__}: {exc}")
