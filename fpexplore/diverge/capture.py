@@ -7,7 +7,7 @@ as float numpy arrays in torch's layout (channels first), so two implementations
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,11 +69,8 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
     handles = []
     running: list[str] = []  # the modules entered and not yet left: the last one raised
 
-    def enter(layer: str):
-        def pre_hook(module: Any, args: tuple[Any, ...]) -> None:
-            running.append(layer)
-
-        return pre_hook
+    def enter(layer: str) -> Callable[[Any, Any], None]:
+        return lambda module, args: running.append(layer)
 
     def leave(module: Any, args: tuple[Any, ...], output: Any) -> None:
         if running:

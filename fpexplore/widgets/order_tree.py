@@ -72,10 +72,8 @@ def layout(
             points.append((x, y, "sum"))
     if values and values[0][0] is None:  # a lone constant (an empty sum)
         values[0][0], values[0][2], values[0][3] = 0.0, 0.0, 0.0
-    for entry in pending_consts:
-        points.append((entry[0], entry[1], entry[4]))
-    for entry in _leaf_entries(root):
-        points.append(entry)
+    points += [(e[0], e[1], e[4]) for e in pending_consts]
+    points += [(float(i), 0.0, f"leaf:{i}") for i in root.leaves()]
     return points, edges
 
 
@@ -91,10 +89,6 @@ def _place_consts(left: list[Any], right: list[Any]) -> None:
             e[2] = e[3] = e[0]
 
 
-def _leaf_entries(root: Any) -> list[tuple[float, float, str]]:
-    return [(float(i), 0.0, f"leaf:{i}") for i in root.leaves()]
-
-
 def draw_tree(root: Any, ax: Any, title: str = "") -> None:
     """Draw one addition tree on a matplotlib axes."""
     points, edges = layout(root)
@@ -106,6 +100,7 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
     if sums:
         xs, ys = zip(*sums, strict=True)
         ax.scatter(xs, ys, s=14, c=ys, cmap="viridis", zorder=2)
+    below = {"xytext": (0, -9), "textcoords": "offset points", "ha": "center", "va": "top"}
     if leaves:
         xs, ys, _ = zip(*leaves, strict=True)
         ax.scatter(xs, ys, s=10, color="tab:blue", marker="s", zorder=3)
@@ -113,27 +108,10 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
         step = 1 if n <= 16 else 4 if n <= 32 else 8
         for x, _y, i in leaves:
             if i % step == 0 or i == n - 1:
-                ax.annotate(
-                    f"x{i}",
-                    (x, 0),
-                    xytext=(0, -9),
-                    textcoords="offset points",
-                    ha="center",
-                    va="top",
-                    fontsize=6,
-                )
+                ax.annotate(f"x{i}", (x, 0), fontsize=6, **below)
     for x, y, text in consts:
         ax.scatter([x], [y], s=18, color="tab:red", marker="D", zorder=3)
-        ax.annotate(
-            text,
-            (x, y),
-            xytext=(0, -9),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-            fontsize=6,
-            color="tab:red",
-        )
+        ax.annotate(text, (x, y), fontsize=6, color="tab:red", **below)
     depth = root.depth()
     ax.set_title(f"{title}\n{root.additions()} additions, depth {depth}", fontsize=9)
     ax.set_ylabel("addition level", fontsize=8)
