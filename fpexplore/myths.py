@@ -94,10 +94,7 @@ class Myth:
     def case_params(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, parameters) of every case: the default run first, then ``cases``."""
         base = dict(self.params)
-        out = [(_label(base, {}), base)]
-        for extra in self.cases:
-            out.append((_label(base, extra), {**base, **extra}))
-        return out
+        return [(_label(base, extra), {**base, **extra}) for extra in ({}, *self.cases)]
 
 
 def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
@@ -496,15 +493,10 @@ def judge_all(
         for label, params in myth.case_params():
             found = run_case(myth.lesson, params)
             if isinstance(found, Exception):
-                v = Verdict(
-                    myth,
-                    NOT_MEASURED,
-                    f"the lesson run failed: {type(found).__name__}: {found}",
-                    "",
-                )
+                failed = f"the lesson run failed: {type(found).__name__}: {found}"
+                judged.append((label, Verdict(myth, NOT_MEASURED, failed, "")))
             else:
-                v = judge(myth, found)
-            judged.append((label, v))
+                judged.append((label, judge(myth, found)))
         out.append(_combine(myth, judged))
     return out
 

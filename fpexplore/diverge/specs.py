@@ -65,7 +65,6 @@ class LayerSpec:
             return f"scale ×{p['factor']:g}"
         return self.kind
 
-    # -- sizes
     def terms(self, inputs: list[np.ndarray]) -> int:
         """The number of terms each output element sums (1 for elementwise layers)."""
         p = self.params
@@ -82,7 +81,6 @@ class LayerSpec:
             return int(np.prod(p["normalized_shape"]))
         return 1
 
-    # -- truth
     def truth(self, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> Truth:
         """The exact/certified result of this layer on ``inputs`` (float arrays, torch layout)."""
         fn = getattr(self, f"_truth_{self.kind}")
@@ -162,7 +160,6 @@ class LayerSpec:
         t = truth.mean(x.reshape(x.shape[0] * x.shape[1], -1), axis=1)
         return _reshaped(t, out_shape, f"{self.name}: mean over H, W")
 
-    # -- bounds
     def bound(self, inputs: list[np.ndarray], exact: np.ndarray, fmt: str) -> np.ndarray:
         """Per-element a-priori bound on |computed - exact| (float64, the output's shape)."""
         p, k = self.params, self.kind

@@ -130,23 +130,18 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
         other = _other(choices, card.value)
         odata = runs(other[1]).data if other else None
 
-        def row_of(d: Any, config: str) -> dict[str, Any] | None:
-            return next(
-                (
-                    r
-                    for r in d.rows
-                    if (r["op"], r["case"], r["output"]) == op.value and r["config"] == config
-                ),
-                None,
-            )
+        def by_config(d: Any) -> dict[str, dict[str, Any]]:
+            """The rows of the picked op, by flag set (one each)."""
+            return {r["config"]: r for r in d.rows if (r["op"], r["case"], r["output"]) == op.value}
+
+        here, there = by_config(data), by_config(odata) if odata else {}
 
         head = ["flag set", "distinct", "max diff (ULPs)", "max |error| (ULPs)"]
         if other:
             head.append(f"distinct on {_card_model(other[0])}")
         rows = []
         for config in configs:
-            r = row_of(data, config)
-            o = row_of(odata, config) if odata else None
+            r, o = here.get(config), there.get(config)
             if r is None or r.get("raised"):
                 cells = [config, "raises", "—", "—"]
             else:
@@ -162,10 +157,10 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
                     "raises" if o is None or o.get("raised") else f"{o['distinct']} of {o['runs']}"
                 )
             rows.append(cells)
-        picked = row_of(data, flag.value)
+        picked = here.get(flag.value)
         same, live, worst = None, None, None
         if picked is not None and not picked.get("raised") and odata is not None:
-            o = row_of(odata, flag.value)
+            o = there.get(flag.value)
             if o is not None and not o.get("raised") and picked["distinct"] == o["distinct"] == 1:
                 same = picked["digests"][0] == o["digests"][0]
         if op.value[0] in cpu_live.OPS:
