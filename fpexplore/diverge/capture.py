@@ -141,15 +141,10 @@ def capture_keras(
         raise InvalidParameter("model", model, "a Keras model (with .layers)", "capture_keras")
     layers = [la for la in model.layers if type(la).__name__ != "InputLayer"]
     by_name = {la.name: la for la in layers}
+    known = f"layer names of the model ({', '.join(by_name)})"
     for key, (first, last) in groups.items():
-        for n in (first, last):
-            if n not in by_name:
-                raise InvalidParameter(
-                    "groups",
-                    {key: (first, last)},
-                    f"layer names of the model ({', '.join(by_name)})",
-                    "capture_keras",
-                )
+        if first not in by_name or last not in by_name:
+            raise InvalidParameter("groups", {key: (first, last)}, known, "capture_keras")
     inside = {n for f, la in groups.values() for n in (f, la)}
     plan: list[tuple[str, Any, Any]] = []  # (name, layer giving inputs, layer giving output)
     for la in layers:

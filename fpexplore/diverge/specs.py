@@ -300,7 +300,7 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
     kind = getattr(module, "fpx_kind", None)
     t = type(module).__name__
     if kind is not None:
-        return LayerSpec(name, kind, dict(module.fpx_params()))
+        return LayerSpec(name, kind, dict(getattr(module, "fpx_params", dict)()))
     if t == "Linear":
         return LayerSpec(name, "linear", {"weight": _np(module.weight), "bias": _np(module.bias)})
     if t == "Conv2d":

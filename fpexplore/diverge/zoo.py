@@ -177,9 +177,6 @@ def _torch_parts() -> dict[str, Any]:
     class Add(nn.Module):
         fpx_kind = "add"
 
-        def fpx_params(self) -> dict[str, Any]:
-            return {}
-
         def forward(self, a: Any, b: Any) -> Any:
             return a + b
 
@@ -198,9 +195,6 @@ def _torch_parts() -> dict[str, Any]:
 
     class MeanPool(nn.Module):
         fpx_kind = "mean_pool"
-
-        def fpx_params(self) -> dict[str, Any]:
-            return {}
 
         def forward(self, x: Any) -> Any:
             return x.mean(dim=(2, 3))

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
 from ..figures import figure_png
-from ..lessons import Lesson
+from ..lessons import Lesson, get
 from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
 from ..result.html import comparison_html
 from ..templates import part, render
@@ -168,14 +168,6 @@ def _specs(lesson: Lesson, values: dict[str, Any]) -> tuple[ControlSpec, ...]:
     return tuple(specs)
 
 
-def _lesson(lesson_or_name: Lesson | str) -> Lesson:
-    if isinstance(lesson_or_name, Lesson):
-        return lesson_or_name
-    from ..lessons import get
-
-    return get(lesson_or_name)
-
-
 def explore(
     lesson_or_name: Lesson | str,
     *,
@@ -191,7 +183,7 @@ def explore(
     """
     import ipywidgets as w
 
-    lesson = _lesson(lesson_or_name)
+    lesson = lesson_or_name if isinstance(lesson_or_name, Lesson) else get(lesson_or_name)
     specs = {s.name: s for s in controls_for(lesson, **overrides)}
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
@@ -239,11 +231,13 @@ def explore(
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
             status.value = ""
-            if svg is not None:
-                png = svg(comparison) if png is None else png
+            if png is None and svg is not None:
+                png = svg(comparison)
+            elif png is None and lesson.figure is not None:
+                state["figure"] = lesson.figure(comparison)
+                png = figure_png(state["figure"])
+            if png is not None:  # in place: the browser swaps one picture, no output is cleared
                 plot.value, plot.layout.display = png, ""
-            elif lesson.figure is not None:
-                png = _show_figure(lesson, comparison, plot, state, png)
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
                 seen.popitem(last=False)
@@ -298,7 +292,7 @@ def neighbours(
     round sliders and number boxes before menus and checkboxes (what a student moves most,
     and mostly a change that keeps the figure's curves: computed ahead in the cell first)."""
     per_control: list[list[dict[str, Any]]] = []
-    for spec in specs:
+    for spec in sorted(specs, key=lambda s: s.widget not in _STEPPED):  # stable: in order
         control, value = controls[spec.name], params[spec.name]
         values: list[Any] = []
         if spec.widget == "Checkbox":
@@ -322,12 +316,6 @@ def neighbours(
                 for x in _notches(at, control.min, control.max, control.step)
             ]
         per_control.append([{**params, spec.name: v} for v in values])
-    per_control = [
-        c
-        for _, c in sorted(
-            enumerate(per_control), key=lambda ic: (specs[ic[0]].widget not in _STEPPED, ic[0])
-        )
-    ]
     rounds = max((len(c) for c in per_control), default=0)
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
 
@@ -493,18 +481,3 @@ def error_panel(exc: BaseException) -> str:
         return part("error_line", str(exc))
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
     return part("error_panel", type(exc).__name__, str(exc), tb)
-
-
-def _show_figure(
-    lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any], png: bytes | None = None
-) -> bytes:
-    """Put the lesson's figure into the ``plot`` Image widget as PNG bytes (in place: the
-    browser swaps one image, no output area is cleared, no formatter is needed). ``png``: the
-    picture drawn before for this comparison. Returns the PNG bytes shown."""
-    if png is None:
-        fig = lesson.figure(comparison)
-        state["figure"] = fig
-        png = figure_png(fig)
-    plot.value = png
-    plot.layout.display = ""
-    return png

@@ -146,12 +146,8 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
                 cells = [config, "raises", "—", "—"]
             else:
                 worst = max(r["ulp_vs_truth_max"]) if r.get("ulp_vs_truth_max") else None
-                cells = [
-                    config,
-                    f"{r['distinct']} of {r['runs']}",
-                    _g(r["max_ulp_diff"]),
-                    _g(worst),
-                ]
+                distinct = f"{r['distinct']} of {r['runs']}"
+                cells = [config, distinct, _g(r["max_ulp_diff"]), _g(worst)]
             if other:
                 cells.append(
                     "raises" if o is None or o.get("raised") else f"{o['distinct']} of {o['runs']}"
@@ -225,12 +221,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
         rows = []
         for m in modes:
             r, o = here.get(m), there.get(m)
-            cells = [
-                m,
-                _g(r and r["rel_error"]),
-                _g(r and r["median_abs_ulp32"]),
-                _g(r and r["ms"]),
-            ]
+            cells = [m, *(_g(r and r[k]) for k in ("rel_error", "median_abs_ulp32", "ms"))]
             if other:
                 cells += [_g(o and o["rel_error"]), _g(o and o["ms"])]
             rows.append(cells)
