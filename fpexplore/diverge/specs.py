@@ -52,8 +52,7 @@ class LayerSpec:
         if self.kind == "linear":
             return f"linear {p['weight'].shape[1]}→{p['weight'].shape[0]}"
         if self.kind == "conv2d":
-            w = p["weight"]
-            pad = p["padding"]
+            w, pad = p["weight"], p["padding"]
             return f"conv2d {w.shape[1]}→{w.shape[0]} k{w.shape[2]} s{p['stride'][0]} pad {pad}"
         if self.kind in ("batch_norm", "layer_norm"):
             return f"{self.kind} eps={p['eps']:g}"
@@ -260,11 +259,9 @@ def _or(v: Any, fill: float, shape: Any) -> np.ndarray:
 
 
 def _fractions(a: np.ndarray) -> np.ndarray:
-    out = np.empty(a.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(a.reshape(-1).tolist()):
-        flat[i] = Fraction(v)
-    return out
+    out = np.empty(a.size, dtype=object)
+    out[:] = [Fraction(v) for v in a.reshape(-1).tolist()]
+    return out.reshape(a.shape)
 
 
 def _exact_elementwise(values: np.ndarray, label: str) -> Truth:
