@@ -364,14 +364,9 @@ def keras_model(model: str, plant: str | None = None) -> tuple[Any, dict[str, tu
         out = layers.Add(name="res2")([r1, dense("fc2", d)(drop(g))])
         built += [(ln1, w["ln1"]), (ln2, w["ln2"])]
     m = keras.Model(x, out, name=f"zoo_{model}")
+    layouts = {"Dense": (1, 0), "Conv2D": (2, 3, 1, 0)}  # torch's weight axes in Keras's order
     for la, ps in built:
-        kind = type(la).__name__
-        if kind == "Dense":
-            la.set_weights([ps["weight"].T.copy(), ps["bias"]])
-        elif kind == "Conv2D":
-            la.set_weights([ps["weight"].transpose(2, 3, 1, 0).copy(), ps["bias"]])
-        elif kind == "BatchNormalization":
-            la.set_weights([ps["weight"], ps["bias"], ps["mean"], ps["var"]])
-        else:  # LayerNormalization
-            la.set_weights([ps["weight"], ps["bias"]])
+        axes = layouts.get(type(la).__name__)
+        weight = ps["weight"].transpose(axes).copy() if axes else ps["weight"]
+        la.set_weights([weight, *(ps[k] for k in ("bias", "mean", "var") if k in ps)])
     return m, groups

@@ -122,6 +122,11 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
         ax.spines[side].set_visible(False)
 
 
+def _heading(n: int, threads: int, simplify: bool) -> str:
+    hidden = "; additions of +0.0 hidden" if simplify else ""
+    return f"How {n} values are added ({threads} thread(s){hidden})"
+
+
 def _panels(order: str | None, where: str) -> tuple[list[str], int, int]:
     """The orders to draw (the four framework orders for ``None``), checked, and their grid:
     two columns when there is more than one."""
@@ -161,11 +166,7 @@ def draw(
         draw_tree(root, ax, f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}")
     for ax in axes[len(names) :]:
         ax.set_visible(False)
-    fig.suptitle(
-        f"How {n} values are added ({threads} thread(s)"
-        + ("; additions of +0.0 hidden)" if simplify else ")"),
-        fontsize=10,
-    )
+    fig.suptitle(_heading(n, threads, simplify), fontsize=10)
     return fig
 
 
@@ -235,9 +236,7 @@ def tree_svg(
     n, threads = _check(n, threads)
     names, rows, cols = _panels(order, "order_tree.tree_svg")
     width = PANEL_W * cols
-    suptitle = f"How {n} values are added ({threads} thread(s)" + (
-        "; additions of +0.0 hidden)" if simplify else ")"
-    )
+    suptitle = _heading(n, threads, simplify)
     out = [svg.text(width / 2, 16, suptitle, font_size=12)]
     for i, name in enumerate(names):
         root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
