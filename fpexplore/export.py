@@ -70,15 +70,11 @@ def _pick_vary(lesson: Lesson, vary: str | None, values: dict[str, Any]) -> Para
     depends on another's value: the case that applies)."""
     params = resolved(lesson.params, values)
     if vary is not None:
-        found = [p for p in params if p.name == vary]
-        if not found:
-            raise InvalidParameter(
-                "vary",
-                vary,
-                "one of " + ", ".join(p.name for p in lesson.params),
-                f"lesson '{lesson.name}'",
-            )
-        return found[0]
+        for p in params:
+            if p.name == vary:
+                return p
+        known = "one of " + ", ".join(p.name for p in lesson.params)
+        raise InvalidParameter("vary", vary, known, f"lesson '{lesson.name}'")
     for p in params:
         if isinstance(p, Options | Flag) and 1 < len(grid(p, p.default)) <= MAX_POINTS:
             return p
@@ -111,14 +107,12 @@ def _interactive(
 
     from . import widget_bundle
 
-    views = []
-    for v in tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False):
-        views.append(w.HTML(_view(lesson, settle(lesson.params, {**params, param.name: v}))))
-    labels = [_label(v) for v in values]
+    shown = tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False)
+    views = [w.HTML(_view(lesson, settle(lesson.params, {**params, param.name: v}))) for v in shown]
     start = values.index(params[param.name])
     kind = w.Dropdown if isinstance(param, Options | Flag) else w.SelectionSlider
     control = kind(
-        options=labels,
+        options=[_label(v) for v in values],
         index=start,
         description=param.name,
         tooltip=param.help,

@@ -1,29 +1,21 @@
 """Myths, measured: claims commonly made about framework discrepancies, judged by lesson runs.
 
 Each `Myth` names the lesson run that measures it and a judge: a function of that run's
-`Comparison` that returns the verdict ("holds", "does not hold" or "depends"), what it depends on
-or why, and the measured number that shows it. Judges read the lesson's claims (facts the lesson
-asserts live) and take their numbers from the run; no verdict is stored anywhere. A myth whose
-lesson is not in the catalog yet, or whose claims this run could not check, gets the verdict
-"not measured" with the reason.
+`Comparison` that returns the verdict, what it depends on or why, and the measured number that
+shows it; no verdict is stored anywhere. A myth whose lesson is missing, or whose claims this run
+could not check, is "not measured" with the reason.
 
-`judge_all()` runs each needed lesson once per distinct parameter set and returns one `Verdict`
-per myth, in the order of ``shared/reference/claims-to-check.md``; `verdict_table()` renders them
-for the index notebook. A lesson that measures a myth adds its claim keys to the myth's judge here.
-
-A myth that generalizes is judged over several cases (`Myth.cases`: other seeds and sizes; the
-lessons add the special inputs, such as −0.0 for relu or a division by a constant for graph
-mode, inside each run): the same verdict in every case is that verdict, a verdict that changes
-is "depends", and `Verdict.split` says which cases went which way. A myth about a device that
-cannot run here (`Myth.not_here`) is "not measured" with what would measure it; its row shows
-what the stand-in measured only as a comparison.
+`judge_all()` judges every myth over its cases (`Myth.cases`): the same verdict in every case is
+that verdict, one that changes is "depends" (`Verdict.split` says which cases went which way).
+A myth about a device that cannot run here (`Myth.not_here`) is "not measured" with what would
+measure it. `verdict_table()` renders the verdicts for the index notebook.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .errors import WorkerError
@@ -102,10 +94,7 @@ class Myth:
     def case_params(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, parameters) of every case: the default run first, then ``cases``."""
         base = dict(self.params)
-        out = [(_label(base, {}), base)]
-        for extra in self.cases:
-            out.append((_label(base, extra), {**base, **extra}))
-        return out
+        return [(_label(base, extra), {**base, **extra}) for extra in ({}, *self.cases)]
 
 
 def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
@@ -116,31 +105,22 @@ def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
 
 
 def _split(cases: tuple[tuple[str, str], ...]) -> str:
-    if len(cases) < 2:
-        return ""
     judged = [(c, v) for c, v in cases if v != NOT_MEASURED]
+    if len(cases) < 2 or not judged:
+        return ""
     counts: dict[str, list[str]] = {}
     for c, v in judged:
         counts.setdefault(v, []).append(c)
-    if not counts:
-        return ""
     first = max(counts, key=lambda v: len(counts[v]))
     text = f"{first} in {len(counts[first])} of {len(judged)} cases"
     others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
-    unmeasured = [c for c, v in cases if v == NOT_MEASURED]
     if others:
         text += "; " + "; ".join(others)
     else:
         text += " (" + ", ".join(c for c, _ in judged) + ")"
-    if unmeasured:
+    if unmeasured := [c for c, v in cases if v == NOT_MEASURED]:
         text += f"; not measured: {', '.join(unmeasured)}"
     return text
-
-
-# -- the judges ---------------------------------------------------------------------------------
-#
-# Every judge has one shape: read the claims it rests on and the number that shows the verdict,
-# then the first rule whose claims hold gives the verdict and why (`decide`).
 
 
 def _beside(where: str) -> Callable[[Comparison], Verdicts]:
@@ -164,14 +144,7 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
     return judge_it
 
 
-# relu on the edge values (−0.0, NaNs, infinities, subnormals) on this CPU and the recorded GPUs
-_relu = _beside("cpu_vs_accelerator.edges")
-# the article's small nn.Linear MLP under cuDNN's flags (recorded on a GPU)
-_linear = _beside("gpu_determinism.linear_flag")
-# one seed across two GPUs, streams and racing host threads (recorded on two GPUs)
-_gpu_seed = _beside("rng_seeds.multi_gpu")
-
-
+_RNG = {"seed": 42, "tensorflow": False, "weights": False}
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
 #: the claims of shared/reference/claims-to-check.md, in its order
@@ -192,7 +165,7 @@ MYTHS: tuple[Myth, ...] = (
         "rng_seeds",
         "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seed"),
-        {"seed": 42, "tensorflow": False, "weights": False},
+        _RNG,
         "More-claims-from-the-articles",
         cases=({"seed": 0}, {"seed": 7}),
     ),
@@ -212,7 +185,7 @@ MYTHS: tuple[Myth, ...] = (
         "on one input.",
         "gpu_determinism",
         "04_cudnn_determinism.ipynb",
-        _linear,
+        _beside("gpu_determinism.linear_flag"),  # recorded on a GPU
     ),
     Myth(
         5,
@@ -247,8 +220,8 @@ MYTHS: tuple[Myth, ...] = (
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
         "rng_seeds",
         "02_rng_seeds.ipynb",
-        _gpu_seed,
-        {"seed": 42, "tensorflow": False, "weights": False},
+        _beside("rng_seeds.multi_gpu"),  # recorded on two GPUs
+        _RNG,
         "3.-Devices-and-CPU-kernels",
     ),
     Myth(
@@ -302,7 +275,7 @@ MYTHS: tuple[Myth, ...] = (
         "ReLU can differ between backends.",
         "cpu_vs_accelerator",
         "08_cpu_vs_accelerator.ipynb",
-        _relu,
+        _beside("cpu_vs_accelerator.edges"),  # this CPU and the recorded GPUs
     ),
     Myth(
         15,
@@ -343,7 +316,7 @@ MYTHS: tuple[Myth, ...] = (
         "rng_seeds",
         "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:djl_dropout"),
-        {"seed": 42, "tensorflow": False, "weights": False},
+        _RNG,
         "More-claims-from-the-articles",
     ),
     Myth(
@@ -397,7 +370,7 @@ MYTHS: tuple[Myth, ...] = (
         "rng_seeds",
         "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seeding"),
-        {"seed": 42, "tensorflow": False, "weights": False},
+        _RNG,
         "More-claims-from-the-articles",
     ),
     Myth(
@@ -456,47 +429,30 @@ def judge(myth: Myth, comparison: Comparison) -> Verdict:
     return Verdict(myth, verdict, why, number, _source(comparison))
 
 
-def _catalog() -> Mapping[str, Any]:
-    """The lesson catalog by name (the lessons registry's), with any lesson module that fails
-    to import as None (a run of the broken one then reports why)."""
-    from . import lessons
-
-    found = lessons.all_lessons()
-    return {**dict.fromkeys(lessons.broken()), **found}
-
-
 def lesson_catalog() -> Mapping[str, Any]:
-    """The lessons present, by name (robust to a lesson that does not import yet)."""
-    return _catalog()
-
-
-def _run_one(lesson: str, **params: Any) -> Comparison:
-    """Run one lesson through the registry (which imports its own module first: a broken
-    sibling lesson cannot stop it)."""
+    """The lessons present, by name; a lesson module that fails to import is None (a run of
+    it then reports why)."""
     from . import lessons
 
-    return lessons.run(lesson, **params)
+    return {**dict.fromkeys(lessons.broken()), **lessons.all_lessons()}
 
 
 def _combine(myth: Myth, judged: list[tuple[str, Verdict]]) -> Verdict:
     """One verdict from the verdicts of every case: the same everywhere, or "depends" with
     the cases on each side."""
     cases = tuple((label, v.verdict) for label, v in judged)
-    base = judged[0][1]
     measured = [(label, v) for label, v in judged if v.verdict != NOT_MEASURED]
-    if len(judged) == 1 or not measured:
-        return Verdict(myth, base.verdict, base.why, base.number, base.source, cases)
-    first = measured[0][1]
+    first = (measured or judged)[0][1]
     kinds: dict[str, list[tuple[str, Verdict]]] = {}
     for label, v in measured:
         kinds.setdefault(v.verdict, []).append((label, v))
-    if len(kinds) == 1:
-        return Verdict(myth, first.verdict, first.why, first.number, first.source, cases)
+    if len(kinds) < 2:
+        return replace(first, cases=cases)
     why = "the verdict changes with the case: " + "; ".join(
         f"{verdict} for {', '.join(label for label, _ in group)} ({group[0][1].why})"
         for verdict, group in kinds.items()
     )
-    return Verdict(myth, DEPENDS, why, first.number, first.source, cases)
+    return replace(first, verdict=DEPENDS, why=why, cases=cases)
 
 
 def judge_all(
@@ -510,9 +466,10 @@ def judge_all(
     lesson is not in the catalog are "not measured: lesson not written yet"; myths whose
     device cannot run here (`Myth.not_here`) are "not measured" with what would measure them.
     """
-    if run is None:
-        run = _run_one
-    known = _catalog()
+    from . import lessons
+
+    run = run or lessons.run  # imports the lesson's own module first
+    known = lesson_catalog()
     runs: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
 
     def run_case(lesson: str, params: dict[str, Any]) -> Any:
@@ -536,15 +493,10 @@ def judge_all(
         for label, params in myth.case_params():
             found = run_case(myth.lesson, params)
             if isinstance(found, Exception):
-                v = Verdict(
-                    myth,
-                    NOT_MEASURED,
-                    f"the lesson run failed: {type(found).__name__}: {found}",
-                    "",
-                )
+                failed = f"the lesson run failed: {type(found).__name__}: {found}"
+                judged.append((label, Verdict(myth, NOT_MEASURED, failed, "")))
             else:
-                v = judge(myth, found)
-            judged.append((label, v))
+                judged.append((label, judge(myth, found)))
         out.append(_combine(myth, judged))
     return out
 
@@ -575,7 +527,7 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
             d["why"],
             d["number_text"],
             d["source"],
-            tuple(tuple(c) for c in d.get("cases", ())),
+            tuple(map(tuple, d.get("cases", ()))),
         )
         for d in json.loads(done.stdout)
     ]

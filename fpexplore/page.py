@@ -36,10 +36,8 @@ def figure(lesson: Lesson, comparison: Comparison) -> dict[str, str] | None:
 def comparison_html(comparison: Comparison) -> str:
     """The comparison (truth, table, claims, observations, explanation), everything unfolded:
     a page is read or printed, not clicked through. The page carries the stylesheet."""
-    try:
-        from .result.html import comparison_html as html
-    except ImportError:  # the plain rendering of the comparison itself
-        return comparison._repr_html_()
+    from .result.html import comparison_html as html
+
     return html(comparison, style=False).replace("<details>", "<details open>")
 
 

@@ -69,14 +69,12 @@ def _record_variants(lessons: dict[str, Lesson]) -> list[tuple[Lesson, dict[str,
     parameter: the newest record is already shown by the lessons' default run."""
     from . import records
 
-    older = records.available()[1:]
-    out = []
-    for path in older:
-        for lesson in lessons.values():
-            names = [p.name for p in lesson.params]
-            if "record" in names:
-                out.append((lesson, {"record": path.name}, path.stem))
-    return out
+    return [
+        (lesson, {"record": path.name}, path.stem)
+        for path in records.available()[1:]
+        for lesson in lessons.values()
+        if any(p.name == "record" for p in lesson.params)
+    ]
 
 
 def run_lessons(
@@ -105,12 +103,6 @@ def run_lessons(
         bar.set_postfix_str(lesson.name + (f" on {label}" if label else ""))
         runs.append(_run_one(lesson, params, label))
     return runs
-
-
-def _backends() -> list[Any]:
-    from . import backends
-
-    return backends.probe_all()
 
 
 def _records() -> list[dict[str, Any]]:
@@ -171,6 +163,7 @@ def _fingerprint() -> dict[str, Any]:
 
 def build(runs: list[LessonRun]) -> str:
     """The report page of ``runs`` (see `run_lessons`) on this machine."""
+    from .backends import probe_all
     from .records import RECORD_FIX
 
     totals = {"holds": 0, "fails": 0, "not checked": 0}
@@ -183,7 +176,7 @@ def build(runs: list[LessonRun]) -> str:
         totals=totals,
         not_run=sum(r.comparison is None for r in runs),
         machine=page.machine(),
-        backends=_backends(),
+        backends=probe_all(),
         fingerprint=_fingerprint(),
         records=_records(),
         record_fix=RECORD_FIX,

@@ -272,7 +272,7 @@ def test_lessons_not_written_are_marked(monkeypatch):
         same = [m for m in JUDGED if m.lesson == lesson]
         return _stand_in(same[0], True, also=same[1:])
 
-    monkeypatch.setattr(myths, "_catalog", lambda: {"train_vs_eval": object()})
+    monkeypatch.setattr(myths, "lesson_catalog", lambda: {"train_vs_eval": object()})
     verdicts = myths.judge_all(run=fake_run)
     # one run per distinct case, shared by both of its myths
     cases = {tuple(sorted(p.items())) for m in JUDGED[5:7] for _, p in m.case_params()}
@@ -302,7 +302,7 @@ def test_a_verdict_that_changes_across_cases_depends_and_shows_the_split(monkeyp
     def fake_run(lesson, **params):
         return _stand_in(myth, params != failing)
 
-    monkeypatch.setattr(myths, "_catalog", lambda: {"train_vs_eval": object()})
+    monkeypatch.setattr(myths, "lesson_catalog", lambda: {"train_vs_eval": object()})
     (v,) = myths.judge_all((myth,), run=fake_run)
     label = myth.case_params()[1][0]
     n = len(myth.case_params())

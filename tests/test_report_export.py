@@ -99,7 +99,7 @@ def test_report_command_fails_only_on_a_crash(tmp_path, monkeypatch) -> None:
     broken = _raises(ValueError("a bug"))
     lessons = {"toy": TOY, "broken": broken}
     monkeypatch.setattr("fpexplore.lessons.get", lessons.__getitem__)
-    monkeypatch.setattr(report, "_backends", list)
+    monkeypatch.setattr("fpexplore.backends.probe_all", list)
 
     import argparse
 

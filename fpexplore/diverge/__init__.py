@@ -88,5 +88,4 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
 
     if not isinstance(report, DivergenceReport):
         raise InvalidParameter("report", report, "a DivergenceReport (from compare)", "plot")
-
     return _plot(report, ax)

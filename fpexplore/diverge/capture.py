@@ -7,7 +7,7 @@ as float numpy arrays in torch's layout (channels first), so two implementations
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,11 +69,8 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
     handles = []
     running: list[str] = []  # the modules entered and not yet left: the last one raised
 
-    def enter(layer: str):
-        def pre_hook(module: Any, args: tuple[Any, ...]) -> None:
-            running.append(layer)
-
-        return pre_hook
+    def enter(layer: str) -> Callable[[Any, Any], None]:
+        return lambda module, args: running.append(layer)
 
     def leave(module: Any, args: tuple[Any, ...], output: Any) -> None:
         if running:
@@ -144,15 +141,10 @@ def capture_keras(
         raise InvalidParameter("model", model, "a Keras model (with .layers)", "capture_keras")
     layers = [la for la in model.layers if type(la).__name__ != "InputLayer"]
     by_name = {la.name: la for la in layers}
+    known = f"layer names of the model ({', '.join(by_name)})"
     for key, (first, last) in groups.items():
-        for n in (first, last):
-            if n not in by_name:
-                raise InvalidParameter(
-                    "groups",
-                    {key: (first, last)},
-                    f"layer names of the model ({', '.join(by_name)})",
-                    "capture_keras",
-                )
+        if first not in by_name or last not in by_name:
+            raise InvalidParameter("groups", {key: (first, last)}, known, "capture_keras")
     inside = {n for f, la in groups.values() for n in (f, la)}
     plan: list[tuple[str, Any, Any]] = []  # (name, layer giving inputs, layer giving output)
     for la in layers:

@@ -219,18 +219,10 @@ class DivergenceReport:
         lines = [head]
         notes: list[str] = []
         for r in self.rows:
-            lines.append(
-                (
-                    r.name,
-                    str(r.terms),
-                    _f(r.a.max_ulp if r.a else math.nan),
-                    _f(r.b.max_ulp if r.b else math.nan),
-                    _f(r.a.use if r.a else math.nan),
-                    _f(r.b.use if r.b else math.nan),
-                    _f(r.diff_ulp),
-                    _f(r.input_diff_ulp),
-                )
-            )
+            ulp = [s.max_ulp if s else math.nan for s in (r.a, r.b)]
+            use = [s.use if s else math.nan for s in (r.a, r.b)]
+            numbers = (*ulp, *use, r.diff_ulp, r.input_diff_ulp)
+            lines.append((r.name, str(r.terms), *map(_f, numbers)))
             mark = "◀ " + ", ".join(r.culprits(self.names)) if r.parted else r.note
             notes.append(f"{mark} ({r.description})" if mark else "")
         widths = [max(len(row[i]) for row in [groups, *lines]) for i in range(len(head))]
@@ -418,11 +410,9 @@ def compare(
     if specs is None:
         src = a if a.modules else b
         specs = {n: s for n, m in src.modules.items() if (s := spec_of(n, m)) is not None}
-    names = (
-        (a.implementation, b.implementation)
-        if a.implementation != b.implementation
-        else (a.implementation + " A", b.implementation + " B")
-    )
+    names = (a.implementation, b.implementation)
+    if names[0] == names[1]:
+        names = (names[0] + " A", names[1] + " B")
     expected = None
     if expect is not None:
         if not (isinstance(expect, tuple | list) and len(expect) == 2):
@@ -453,18 +443,14 @@ def compare(
             continue
         if progress:
             progress(f"{key}: {spec.describe()}")
-        sides = []
-        skipped = []
+        sides, skipped = [], []
         for name, tap, n_bad, in_bad in zip(names, (ta, tb), bad, bad_in, strict=True):
-            if tap.output.dtype.kind != "f":
-                sides.append(None)
-                continue
-            if n_bad or in_bad:  # no exact result to measure against: reported, not measured
+            floats = tap.output.dtype.kind == "f"
+            if floats and (n_bad or in_bad):  # no exact result to measure against: reported
                 where = "input" if in_bad else f"{n_bad} of {tap.output.size}"
                 skipped.append(f"{name} ({where})")
-                sides.append(None)
-                continue
-            sides.append(_measure(spec, tap.inputs, tap.output, fmt))
+            measured = floats and not (n_bad or in_bad)
+            sides.append(_measure(spec, tap.inputs, tap.output, fmt) if measured else None)
         note = "not checked: NaN/inf in " + ", ".join(skipped) if skipped else ""
         row = (key, spec.kind, spec.describe(), tuple(ta.output.shape), spec.terms(list(ta.inputs)))
         rows.append(LayerRow(*row, sides[0], sides[1], diff, in_diff, note, **extra))

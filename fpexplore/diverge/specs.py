@@ -52,8 +52,7 @@ class LayerSpec:
         if self.kind == "linear":
             return f"linear {p['weight'].shape[1]}→{p['weight'].shape[0]}"
         if self.kind == "conv2d":
-            w = p["weight"]
-            pad = p["padding"]
+            w, pad = p["weight"], p["padding"]
             return f"conv2d {w.shape[1]}→{w.shape[0]} k{w.shape[2]} s{p['stride'][0]} pad {pad}"
         if self.kind in ("batch_norm", "layer_norm"):
             return f"{self.kind} eps={p['eps']:g}"
@@ -65,7 +64,6 @@ class LayerSpec:
             return f"scale ×{p['factor']:g}"
         return self.kind
 
-    # -- sizes
     def terms(self, inputs: list[np.ndarray]) -> int:
         """The number of terms each output element sums (1 for elementwise layers)."""
         p = self.params
@@ -82,7 +80,6 @@ class LayerSpec:
             return int(np.prod(p["normalized_shape"]))
         return 1
 
-    # -- truth
     def truth(self, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> Truth:
         """The exact/certified result of this layer on ``inputs`` (float arrays, torch layout)."""
         fn = getattr(self, f"_truth_{self.kind}")
@@ -162,7 +159,6 @@ class LayerSpec:
         t = truth.mean(x.reshape(x.shape[0] * x.shape[1], -1), axis=1)
         return _reshaped(t, out_shape, f"{self.name}: mean over H, W")
 
-    # -- bounds
     def bound(self, inputs: list[np.ndarray], exact: np.ndarray, fmt: str) -> np.ndarray:
         """Per-element a-priori bound on |computed - exact| (float64, the output's shape)."""
         p, k = self.params, self.kind
@@ -263,11 +259,9 @@ def _or(v: Any, fill: float, shape: Any) -> np.ndarray:
 
 
 def _fractions(a: np.ndarray) -> np.ndarray:
-    out = np.empty(a.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(a.reshape(-1).tolist()):
-        flat[i] = Fraction(v)
-    return out
+    out = np.empty(a.size, dtype=object)
+    out[:] = [Fraction(v) for v in a.reshape(-1).tolist()]
+    return out.reshape(a.shape)
 
 
 def _exact_elementwise(values: np.ndarray, label: str) -> Truth:
@@ -303,7 +297,7 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
     kind = getattr(module, "fpx_kind", None)
     t = type(module).__name__
     if kind is not None:
-        return LayerSpec(name, kind, dict(module.fpx_params()))
+        return LayerSpec(name, kind, dict(getattr(module, "fpx_params", dict)()))
     if t == "Linear":
         return LayerSpec(name, "linear", {"weight": _np(module.weight), "bias": _np(module.bias)})
     if t == "Conv2d":

@@ -259,19 +259,13 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         if swapping[0]:
             return
         p = {"model": model_w.value, "against": against_w.value, "plant": plant_w.value}
-        key = setting_key(p)
-        if key in shown:
-            shown.move_to_end(key)
-        else:
+        if setting_key(p) not in shown:
             verdict.value = part("running")
-            try:
-                shown[key] = picture(p)
-            except Exception as exc:  # any failure ends "running…" with an error panel
-                verdict.value = error_panel(exc)
-                return
-        verdict.value, image.value = shown[key]
-        while len(shown) > KEPT:
-            shown.popitem(last=False)
+        try:
+            verdict.value, image.value = ahead.get(p)
+        except Exception as exc:  # any failure ends "running…" with an error panel
+            verdict.value = error_panel(exc)
+            return
         ahead.plan(
             nearby(p, zoo.MODELS, zoo.PLANTS, tuple(against_w.options)), first=change is None
         )

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter
+from .specs import conv_pads
 
 MODELS = ("mlp", "cnn", "transformer")
 PLANTS: dict[str, tuple[str, ...]] = {
@@ -81,19 +82,14 @@ def _f32(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
 
 
-def _linear(rng: np.random.Generator, n_in: int, n_out: int) -> dict[str, np.ndarray]:
-    s = 1 / np.sqrt(n_in)
+def _linear(
+    rng: np.random.Generator, n_in: int, n_out: int, kernel: tuple[int, ...] = ()
+) -> dict[str, np.ndarray]:
+    """A Linear layer's (or with ``kernel``, a convolution's) uniform torch-style init."""
+    s = 1 / np.sqrt(n_in * np.prod(kernel))
     return {
-        "weight": _f32(rng.uniform(-s, s, (n_out, n_in))),
+        "weight": _f32(rng.uniform(-s, s, (n_out, n_in, *kernel))),
         "bias": _f32(rng.uniform(-s, s, n_out)),
-    }
-
-
-def _conv(rng: np.random.Generator, c_in: int, c_out: int) -> dict[str, np.ndarray]:
-    s = 1 / np.sqrt(c_in * 9)
-    return {
-        "weight": _f32(rng.uniform(-s, s, (c_out, c_in, 3, 3))),
-        "bias": _f32(rng.uniform(-s, s, c_out)),
     }
 
 
@@ -121,9 +117,9 @@ def _weights(model: str) -> dict[str, dict[str, np.ndarray]]:
         }
     if model == "cnn":
         return {
-            "conv1": _conv(rng, 3, 8),
+            "conv1": _linear(rng, 3, 8, (3, 3)),
             "bn1": _norm(rng, 8, True),
-            "conv2": _conv(rng, 8, 16),
+            "conv2": _linear(rng, 8, 16, (3, 3)),
             "bn2": _norm(rng, 16, True),
             "fc": _linear(rng, 16, 10),
         }
@@ -181,9 +177,6 @@ def _torch_parts() -> dict[str, Any]:
     class Add(nn.Module):
         fpx_kind = "add"
 
-        def fpx_params(self) -> dict[str, Any]:
-            return {}
-
         def forward(self, a: Any, b: Any) -> Any:
             return a + b
 
@@ -203,9 +196,6 @@ def _torch_parts() -> dict[str, Any]:
     class MeanPool(nn.Module):
         fpx_kind = "mean_pool"
 
-        def fpx_params(self) -> dict[str, Any]:
-            return {}
-
         def forward(self, x: Any) -> Any:
             return x.mean(dim=(2, 3))
 
@@ -213,15 +203,10 @@ def _torch_parts() -> dict[str, Any]:
         """A convolution padded as TensorFlow pads 'same' (the extra row/column at the end)."""
 
         def forward(self, x: Any) -> Any:
-            pads = []
-            for dim, k, s in (
-                (x.shape[3], self.kernel_size[1], self.stride[1]),
-                (x.shape[2], self.kernel_size[0], self.stride[0]),
-            ):
-                o = -(-dim // s)
-                total = max((o - 1) * s + k - dim, 0)
-                pads += [total // 2, total - total // 2]
-            return functional.conv2d(functional.pad(x, pads), self.weight, self.bias, self.stride)
+            p = {"padding": "same_tf", "weight": self.weight, "stride": self.stride}
+            top, bottom, left, right = conv_pads({**p, "dilation": (1, 1)}, x.shape)
+            x = functional.pad(x, [left, right, top, bottom])
+            return functional.conv2d(x, self.weight, self.bias, self.stride)
 
     class MLP(nn.Module):
         def __init__(self) -> None:
@@ -379,14 +364,9 @@ def keras_model(model: str, plant: str | None = None) -> tuple[Any, dict[str, tu
         out = layers.Add(name="res2")([r1, dense("fc2", d)(drop(g))])
         built += [(ln1, w["ln1"]), (ln2, w["ln2"])]
     m = keras.Model(x, out, name=f"zoo_{model}")
+    layouts = {"Dense": (1, 0), "Conv2D": (2, 3, 1, 0)}  # torch's weight axes in Keras's order
     for la, ps in built:
-        kind = type(la).__name__
-        if kind == "Dense":
-            la.set_weights([ps["weight"].T.copy(), ps["bias"]])
-        elif kind == "Conv2D":
-            la.set_weights([ps["weight"].transpose(2, 3, 1, 0).copy(), ps["bias"]])
-        elif kind == "BatchNormalization":
-            la.set_weights([ps["weight"], ps["bias"], ps["mean"], ps["var"]])
-        else:  # LayerNormalization
-            la.set_weights([ps["weight"], ps["bias"]])
+        axes = layouts.get(type(la).__name__)
+        weight = ps["weight"].transpose(axes).copy() if axes else ps["weight"]
+        la.set_weights([weight, *(ps[k] for k in ("bias", "mean", "var") if k in ps)])
     return m, groups

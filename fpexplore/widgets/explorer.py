@@ -11,7 +11,11 @@ swaps in a result already drawn.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
+import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -19,7 +23,7 @@ from typing import Any
 
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
 from ..figures import figure_png
-from ..lessons import Lesson
+from ..lessons import Lesson, get
 from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
 from ..result.html import comparison_html
 from ..templates import part, render
@@ -36,6 +40,15 @@ AHEAD_IDLE_S = 3.0
 AHEAD_IN_CELL_S = 4.0
 #: an integer interval wider than this gets a number box instead of a linear slider
 SLIDER_SPAN = 10_000
+#: the controls that do not update while dragged; their neighbours are computed ahead first
+_STEPPED = (
+    "IntSlider",
+    "FloatSlider",
+    "FloatLogSlider",
+    "SelectionSlider",
+    "BoundedIntText",
+    "BoundedFloatText",
+)
 
 
 @dataclass(frozen=True)
@@ -63,15 +76,7 @@ class ControlSpec:
         }
         if self.options:
             kw["options"] = [(str(o), o) for o in self.options]
-        if self.widget in (
-            "IntSlider",
-            "FloatSlider",
-            "FloatLogSlider",
-            "SelectionSlider",
-            "Text",
-            "BoundedIntText",
-            "BoundedFloatText",
-        ):
+        if self.widget in (*_STEPPED, "Text"):
             kw["continuous_update"] = False
         if self.widget == "SelectionSlider":
             kw["options"] = list(self.options)
@@ -116,65 +121,31 @@ def _float_slider(low: float, high: float, value: float) -> dict[str, Any]:
 def control_for(param: Param, value: Any = None) -> ControlSpec:
     """The control of one declared parameter, set to ``value`` (default: its default)."""
     value = param.default if value is None else value
-    desc, tip = param.name, param.help
+    if isinstance(param, Interval):
+        value = int(value) if param.integer else float(value)
+
+    def spec(widget: str, tooltip: str = param.help, **kw: Any) -> ControlSpec:
+        return ControlSpec(param.name, widget, value, param.name, tooltip, **kw)
+
     if isinstance(param, Flag):
-        return ControlSpec(param.name, "Checkbox", value, desc, tip, settings={"indent": False})
+        return spec("Checkbox", settings={"indent": False})
     if isinstance(param, Options):
-        return ControlSpec(param.name, "Dropdown", value, desc, tip, options=param.choices)
+        return spec("Dropdown", options=param.choices)
     if isinstance(param, Text):
-        return ControlSpec(param.name, "Text", value, desc, tip or param.pattern_help)
+        return spec("Text", param.help or param.pattern_help)
     if isinstance(param, Interval):
         low, high = param.low, param.high
         if param.integer:
             low, high = int(low), int(high)
             if param.log and low >= 1:
-                return ControlSpec(
-                    param.name,
-                    "SelectionSlider",
-                    int(value),
-                    desc,
-                    tip,
-                    options=_log_ints(low, high, int(value)),
-                )
+                return spec("SelectionSlider", options=_log_ints(low, high, value))
             if high - low > SLIDER_SPAN:
-                return ControlSpec(
-                    param.name,
-                    "BoundedIntText",
-                    int(value),
-                    desc,
-                    tip,
-                    settings={"min": low, "max": high},
-                )
-            return ControlSpec(
-                param.name,
-                "IntSlider",
-                int(value),
-                desc,
-                tip,
-                settings={"min": low, "max": high, "step": 1},
-            )
+                return spec("BoundedIntText", settings={"min": low, "max": high})
+            return spec("IntSlider", settings={"min": low, "max": high, "step": 1})
         if param.log and low > 0:
-            return ControlSpec(
-                param.name,
-                "FloatLogSlider",
-                float(value),
-                desc,
-                tip,
-                settings={
-                    "base": 10,
-                    "min": math.log10(low),
-                    "max": math.log10(high),
-                    "step": 0.01,
-                },
-            )
-        return ControlSpec(
-            param.name,
-            "FloatSlider",
-            float(value),
-            desc,
-            tip,
-            settings=_float_slider(low, high, float(value)),
-        )
+            log_range = {"min": math.log10(low), "max": math.log10(high)}
+            return spec("FloatLogSlider", settings={"base": 10, **log_range, "step": 0.01})
+        return spec("FloatSlider", settings=_float_slider(low, high, value))
     raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
 
 
@@ -197,14 +168,6 @@ def _specs(lesson: Lesson, values: dict[str, Any]) -> tuple[ControlSpec, ...]:
     return tuple(specs)
 
 
-def _lesson(lesson_or_name: Lesson | str) -> Lesson:
-    if isinstance(lesson_or_name, Lesson):
-        return lesson_or_name
-    from ..lessons import get
-
-    return get(lesson_or_name)
-
-
 def explore(
     lesson_or_name: Lesson | str,
     *,
@@ -220,7 +183,7 @@ def explore(
     """
     import ipywidgets as w
 
-    lesson = _lesson(lesson_or_name)
+    lesson = lesson_or_name if isinstance(lesson_or_name, Lesson) else get(lesson_or_name)
     specs = {s.name: s for s in controls_for(lesson, **overrides)}
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
@@ -268,11 +231,13 @@ def explore(
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
             status.value = ""
-            if svg is not None:
-                png = svg(comparison) if png is None else png
+            if png is None and svg is not None:
+                png = svg(comparison)
+            elif png is None and lesson.figure is not None:
+                state["figure"] = lesson.figure(comparison)
+                png = figure_png(state["figure"])
+            if png is not None:  # in place: the browser swaps one picture, no output is cleared
                 plot.value, plot.layout.display = png, ""
-            elif lesson.figure is not None:
-                png = _show_figure(lesson, comparison, plot, state, png)
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
                 seen.popitem(last=False)
@@ -291,15 +256,7 @@ def explore(
     for c in controls.values():
         c.observe(update, names="value")
     row = w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap"))
-    box = w.VBox(
-        [
-            title,
-            row,
-            status,
-            table,
-            plot,
-        ]
-    )
+    box = w.VBox([title, row, status, table, plot])
     box.state = state  # the last comparison, for notebooks that want the numbers
     update()
     return box
@@ -335,7 +292,7 @@ def neighbours(
     round sliders and number boxes before menus and checkboxes (what a student moves most,
     and mostly a change that keeps the figure's curves: computed ahead in the cell first)."""
     per_control: list[list[dict[str, Any]]] = []
-    for spec in specs:
+    for spec in sorted(specs, key=lambda s: s.widget not in _STEPPED):  # stable: in order
         control, value = controls[spec.name], params[spec.name]
         values: list[Any] = []
         if spec.widget == "Checkbox":
@@ -359,25 +316,8 @@ def neighbours(
                 for x in _notches(at, control.min, control.max, control.step)
             ]
         per_control.append([{**params, spec.name: v} for v in values])
-    per_control = [
-        c
-        for _, c in sorted(
-            enumerate(per_control), key=lambda ic: (specs[ic[0]].widget not in _STEPPED, ic[0])
-        )
-    ]
     rounds = max((len(c) for c in per_control), default=0)
     return [c[i] for i in range(rounds) for c in per_control if i < len(c)]
-
-
-#: the controls whose neighbours are computed ahead first in each round
-_STEPPED = (
-    "IntSlider",
-    "FloatSlider",
-    "FloatLogSlider",
-    "SelectionSlider",
-    "BoundedIntText",
-    "BoundedFloatText",
-)
 
 
 def _notches(at: float, low: float, high: float, step: float) -> list[float]:
@@ -418,18 +358,13 @@ class Ahead:
         self.later: list[dict[str, Any]] = []
         self.done_later = 0
         self.pending = False
-        self.loop: Any = None
         try:
-            import asyncio
-
-            self.loop = asyncio.get_running_loop()  # the kernel's loop; none outside a kernel
+            self.loop: Any = asyncio.get_running_loop()  # the kernel's; none outside a kernel
         except RuntimeError:
-            return
+            self.loop = None
 
     def plan(self, settings: list[dict[str, Any]], first: bool) -> None:
         """Compute ``settings`` ahead, nearest first (those not computed or queued yet)."""
-        import time
-
         if self.loop is None:
             return
         _activity[0] = time.monotonic()
@@ -446,16 +381,22 @@ class Ahead:
                 queued.add(k)
         self._schedule(AHEAD_IDLE_S)
 
-    def _one(self, params: dict[str, Any]) -> None:
+    def get(self, params: dict[str, Any]) -> Any:
+        """What the view shows at ``params``: the kept result, else computed now and kept."""
         key = setting_key(params)
         if key in self.seen:
-            return
-        try:
+            self.seen.move_to_end(key)
+        else:
             self.seen[key] = self.compute(params)
-        except Exception:  # a setting that fails shows its error when the student picks it
-            return
-        while len(self.seen) > self.keep:
-            self.seen.popitem(last=False)
+            while len(self.seen) > self.keep:
+                self.seen.popitem(last=False)
+        return self.seen[key]
+
+    def _one(self, params: dict[str, Any]) -> None:
+        if setting_key(params) not in self.seen:
+            # a setting that fails shows its error when the student picks it
+            with contextlib.suppress(Exception):
+                self.get(params)
 
     def _schedule(self, delay: float) -> None:
         if not self.pending and self.later and self.done_later < AHEAD_MAX:
@@ -463,8 +404,6 @@ class Ahead:
             self.loop.call_later(max(delay, 0.01), self._step)
 
     def _step(self) -> None:
-        import time
-
         self.pending = False
         if not _heard[0]:  # no browser has moved a control yet (a headless run): nothing to await
             self._schedule(AHEAD_IDLE_S)
@@ -500,8 +439,6 @@ def hear(*controls: Any) -> None:
 
 
 def _moved(_: Any = None) -> None:
-    import time
-
     _activity[0] = time.monotonic()
     if _in_cell[0] is False:
         _heard[0] = True
@@ -540,24 +477,7 @@ def limit_notice(exc: InvalidParameter) -> str:
 def error_panel(exc: BaseException) -> str:
     """HTML for an error: the package's own errors as their message; anything else with its
     type and the last lines of its traceback (a bug to report)."""
-    import traceback
-
     if isinstance(exc, FpexploreError):
         return part("error_line", str(exc))
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
     return part("error_panel", type(exc).__name__, str(exc), tb)
-
-
-def _show_figure(
-    lesson: Lesson, comparison: Any, plot: Any, state: dict[str, Any], png: bytes | None = None
-) -> bytes:
-    """Put the lesson's figure into the ``plot`` Image widget as PNG bytes (in place: the
-    browser swaps one image, no output area is cleared, no formatter is needed). ``png``: the
-    picture drawn before for this comparison. Returns the PNG bytes shown."""
-    if png is None:
-        fig = lesson.figure(comparison)
-        state["figure"] = fig
-        png = figure_png(fig)
-    plot.value = png
-    plot.layout.display = ""
-    return png

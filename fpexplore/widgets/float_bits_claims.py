@@ -119,7 +119,7 @@ def explanation_claims(text: str, value: Fraction | float, rows: Sequence[Any]) 
     v = Fraction(value)
     a = abs(v)
     fs = [(r, formats.get(r.format)) for r in rows]
-    claims = {
+    return {
         "exact_where_predicted": _exact_claim(text, a, fs),
         "nearest": _nearest_claim(text, v, fs),
         "ties_to_even": _ties_claim(text, a, fs),
@@ -129,7 +129,6 @@ def explanation_claims(text: str, value: Fraction | float, rows: Sequence[Any]) 
         "neighbours": _neighbours_claim(text, v, fs),
         "numpy_agrees": _numpy_claim(text, value, fs),
     }
-    return claims
 
 
 def _exact_claim(text: str, a: Fraction, fs: list) -> Claim:

@@ -153,13 +153,9 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
         err = metrics.measure(stored_np, truth, fmt=f)
         kind = formats.classify(stored_np, f)
         if isinstance(value, Fraction) and math.isfinite(stored):
-            diff = Fraction(stored) - value
+            d = Fraction(stored) - value
             with mpmath.workdps(30):
-                error = (
-                    "0"
-                    if diff == 0
-                    else mpmath.nstr(mpmath.mpf(diff.numerator) / diff.denominator, 6)
-                )
+                error = mpmath.nstr(mpmath.mpf(d.numerator) / d.denominator, 6) if d else "0"
         elif (
             math.isnan(stored) and isinstance(value, float) and math.isnan(value)
         ) or stored == value:

@@ -14,6 +14,7 @@ their CPU modules; results are cached per setting, so moving a control back is i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -88,19 +89,11 @@ def _card_control() -> tuple[Any, list[tuple[str, str]]]:
     return _dropdown("card", choices), choices
 
 
-class _Runs:
+def _runs(lesson: str) -> Callable[[str], Any]:
     """Lesson comparisons per record, computed once each."""
+    import fpexplore
 
-    def __init__(self, lesson: str) -> None:
-        self.lesson = lesson
-        self._cache: dict[str, Any] = {}
-
-    def __call__(self, record: str) -> Any:
-        if record not in self._cache:
-            import fpexplore
-
-            self._cache[record] = fpexplore.run(self.lesson, device="recorded", record=record)
-        return self._cache[record]
+    return functools.cache(lambda record: fpexplore.run(lesson, device="recorded", record=record))
 
 
 def _other(choices: list[tuple[str, str]], key: str) -> tuple[str, str] | None:
@@ -114,7 +107,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     from ..lessons.gpu_determinism import cpu_live
 
     card, choices = _card_control()
-    runs = _Runs("gpu_determinism")
+    runs = _runs("gpu_determinism")
     first = runs(card.value).data
     ops: list[tuple[str, tuple[str, str, str]]] = []
     for r in first.rows:
@@ -137,42 +130,33 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
         other = _other(choices, card.value)
         odata = runs(other[1]).data if other else None
 
-        def row_of(d: Any, config: str) -> dict[str, Any] | None:
-            return next(
-                (
-                    r
-                    for r in d.rows
-                    if (r["op"], r["case"], r["output"]) == op.value and r["config"] == config
-                ),
-                None,
-            )
+        def by_config(d: Any) -> dict[str, dict[str, Any]]:
+            """The rows of the picked op, by flag set (one each)."""
+            return {r["config"]: r for r in d.rows if (r["op"], r["case"], r["output"]) == op.value}
+
+        here, there = by_config(data), by_config(odata) if odata else {}
 
         head = ["flag set", "distinct", "max diff (ULPs)", "max |error| (ULPs)"]
         if other:
             head.append(f"distinct on {_card_model(other[0])}")
         rows = []
         for config in configs:
-            r = row_of(data, config)
-            o = row_of(odata, config) if odata else None
+            r, o = here.get(config), there.get(config)
             if r is None or r.get("raised"):
                 cells = [config, "raises", "—", "—"]
             else:
                 worst = max(r["ulp_vs_truth_max"]) if r.get("ulp_vs_truth_max") else None
-                cells = [
-                    config,
-                    f"{r['distinct']} of {r['runs']}",
-                    _g(r["max_ulp_diff"]),
-                    _g(worst),
-                ]
+                distinct = f"{r['distinct']} of {r['runs']}"
+                cells = [config, distinct, _g(r["max_ulp_diff"]), _g(worst)]
             if other:
                 cells.append(
                     "raises" if o is None or o.get("raised") else f"{o['distinct']} of {o['runs']}"
                 )
             rows.append(cells)
-        picked = row_of(data, flag.value)
+        picked = here.get(flag.value)
         same, live, worst = None, None, None
         if picked is not None and not picked.get("raised") and odata is not None:
-            o = row_of(odata, flag.value)
+            o = there.get(flag.value)
             if o is not None and not o.get("raised") and picked["distinct"] == o["distinct"] == 1:
                 same = picked["digests"][0] == o["digests"][0]
         if op.value[0] in cpu_live.OPS:
@@ -199,7 +183,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
     from ..lessons.tf32 import cpu_live
 
     card, choices = _card_control()
-    runs = _Runs("tf32")
+    runs = _runs("tf32")
     data0 = runs(card.value).data
     modes = list(data0.modes)
     op = _dropdown("op", [("matmul", "matmul"), ("conv2d", "conv2d")])
@@ -237,12 +221,7 @@ def tf32_view(threads: tuple[int, ...] = (1, 2, 4)) -> Any:
         rows = []
         for m in modes:
             r, o = here.get(m), there.get(m)
-            cells = [
-                m,
-                _g(r and r["rel_error"]),
-                _g(r and r["median_abs_ulp32"]),
-                _g(r and r["ms"]),
-            ]
+            cells = [m, *(_g(r and r[k]) for k in ("rel_error", "median_abs_ulp32", "ms"))]
             if other:
                 cells += [_g(o and o["rel_error"]), _g(o and o["ms"])]
             rows.append(cells)
@@ -304,25 +283,17 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
     card, _ = _card_control()
     op = _dropdown("op", list(_ACC_OPS))
     n_threads = _dropdown("CPU threads", [(str(t), t) for t in threads])
-    recs: dict[str, Any] = {}
+    record = functools.cache(lambda key: load(find(key)))
+    recorded = functools.cache(lambda key: cpu_live.recorded_sides(record(key)))
     for key in {k for _, k in card.options}:  # every thread count once, up front
-        settings = load(find(key)).experiments["cpu_vs_accelerator"]["settings"]
+        settings = record(key).experiments["cpu_vs_accelerator"]["settings"]
         for t in threads:
             cpu_live.cpu_side(settings, t)
-
-    def record(key: str) -> Any:
-        if key not in recs:
-            recs[key] = load(find(key))
-        return recs[key]
-
-    recorded: dict[str, Any] = {}
 
     def draw() -> str:
         rec = record(card.value)
         e = rec.experiments["cpu_vs_accelerator"]
-        if card.value not in recorded:
-            recorded[card.value] = cpu_live.recorded_sides(rec)
-        sides = recorded[card.value]
+        sides = recorded(card.value)
         _, tr = cpu_live.prepare(e["settings"])
         live = cpu_live.cpu_side(e["settings"], n_threads.value)
         key = op.value

@@ -72,10 +72,8 @@ def layout(
             points.append((x, y, "sum"))
     if values and values[0][0] is None:  # a lone constant (an empty sum)
         values[0][0], values[0][2], values[0][3] = 0.0, 0.0, 0.0
-    for entry in pending_consts:
-        points.append((entry[0], entry[1], entry[4]))
-    for entry in _leaf_entries(root):
-        points.append(entry)
+    points += [(e[0], e[1], e[4]) for e in pending_consts]
+    points += [(float(i), 0.0, f"leaf:{i}") for i in root.leaves()]
     return points, edges
 
 
@@ -91,10 +89,6 @@ def _place_consts(left: list[Any], right: list[Any]) -> None:
             e[2] = e[3] = e[0]
 
 
-def _leaf_entries(root: Any) -> list[tuple[float, float, str]]:
-    return [(float(i), 0.0, f"leaf:{i}") for i in root.leaves()]
-
-
 def draw_tree(root: Any, ax: Any, title: str = "") -> None:
     """Draw one addition tree on a matplotlib axes."""
     points, edges = layout(root)
@@ -106,6 +100,7 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
     if sums:
         xs, ys = zip(*sums, strict=True)
         ax.scatter(xs, ys, s=14, c=ys, cmap="viridis", zorder=2)
+    below = {"xytext": (0, -9), "textcoords": "offset points", "ha": "center", "va": "top"}
     if leaves:
         xs, ys, _ = zip(*leaves, strict=True)
         ax.scatter(xs, ys, s=10, color="tab:blue", marker="s", zorder=3)
@@ -113,27 +108,10 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
         step = 1 if n <= 16 else 4 if n <= 32 else 8
         for x, _y, i in leaves:
             if i % step == 0 or i == n - 1:
-                ax.annotate(
-                    f"x{i}",
-                    (x, 0),
-                    xytext=(0, -9),
-                    textcoords="offset points",
-                    ha="center",
-                    va="top",
-                    fontsize=6,
-                )
+                ax.annotate(f"x{i}", (x, 0), fontsize=6, **below)
     for x, y, text in consts:
         ax.scatter([x], [y], s=18, color="tab:red", marker="D", zorder=3)
-        ax.annotate(
-            text,
-            (x, y),
-            xytext=(0, -9),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-            fontsize=6,
-            color="tab:red",
-        )
+        ax.annotate(text, (x, y), fontsize=6, color="tab:red", **below)
     depth = root.depth()
     ax.set_title(f"{title}\n{root.additions()} additions, depth {depth}", fontsize=9)
     ax.set_ylabel("addition level", fontsize=8)
@@ -142,6 +120,11 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
     ax.margins(x=0.04, y=0.08)
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
+
+
+def _heading(n: int, threads: int, simplify: bool) -> str:
+    hidden = "; additions of +0.0 hidden" if simplify else ""
+    return f"How {n} values are added ({threads} thread(s){hidden})"
 
 
 def _panels(order: str | None, where: str) -> tuple[list[str], int, int]:
@@ -183,11 +166,7 @@ def draw(
         draw_tree(root, ax, f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}")
     for ax in axes[len(names) :]:
         ax.set_visible(False)
-    fig.suptitle(
-        f"How {n} values are added ({threads} thread(s)"
-        + ("; additions of +0.0 hidden)" if simplify else ")"),
-        fontsize=10,
-    )
+    fig.suptitle(_heading(n, threads, simplify), fontsize=10)
     return fig
 
 
@@ -257,9 +236,7 @@ def tree_svg(
     n, threads = _check(n, threads)
     names, rows, cols = _panels(order, "order_tree.tree_svg")
     width = PANEL_W * cols
-    suptitle = f"How {n} values are added ({threads} thread(s)" + (
-        "; additions of +0.0 hidden)" if simplify else ")"
-    )
+    suptitle = _heading(n, threads, simplify)
     out = [svg.text(width / 2, 16, suptitle, font_size=12)]
     for i, name in enumerate(names):
         root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
@@ -293,14 +270,12 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     import ipywidgets as w
 
-    from .explorer import Ahead, hear, setting_key
-
-    seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+    from .explorer import Ahead, hear
 
     def picture(p: dict[str, Any]) -> str:
         return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
-    ahead = Ahead(picture, seen, keep=TREES_KEPT)
+    ahead = Ahead(picture, OrderedDict(), keep=TREES_KEPT)
     n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
     which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
         options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
@@ -312,14 +287,7 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     def redraw(change: Any = None) -> None:
         p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
-        key = setting_key(p)
-        if key in seen:
-            seen.move_to_end(key)
-        else:
-            seen[key] = picture(p)
-        image.value = seen[key]
-        while len(seen) > TREES_KEPT:
-            seen.popitem(last=False)
+        image.value = ahead.get(p)
         names = [v for _, v in which.options]
         i = names.index(p["order"])
         near = [  # every control's step forward, then back
@@ -335,13 +303,8 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
         control.observe(redraw, "value")
     hear(n_slider, which, thread_menu)  # a move delays the computing ahead of every view
     redraw()
-    return w.VBox(
-        [
-            w.HTML("<b>Show me the order</b>: the addition tree of each framework"),
-            w.HBox([n_slider, which, thread_menu]),
-            image,
-        ]
-    )
+    title = w.HTML("<b>Show me the order</b>: the addition tree of each framework")
+    return w.VBox([title, w.HBox([n_slider, which, thread_menu]), image])
 
 
 def summation_explorer() -> Any:

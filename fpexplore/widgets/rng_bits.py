@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from ..memo import Memo
 from ..templates import part, render
 
 #: the most values the view shows per stream (the k slider's maximum)
@@ -23,21 +24,14 @@ class StreamCache:
     """Lesson runs by (seed, tensorflow, java), at most `_KEEP` of them."""
 
     def __init__(self) -> None:
-        self._runs: OrderedDict[tuple[int, bool, bool], Any] = OrderedDict()
+        self._runs = Memo(keep=_KEEP)
 
     def get(self, seed: int, tensorflow: bool, java: bool) -> Any:
-        key = (seed, tensorflow, java)
-        if key in self._runs:
-            self._runs.move_to_end(key)
-            return self._runs[key]
         from .. import lessons
 
         params = {"k": MAX_K, "n": 64, "tensorflow": tensorflow, "java": java, "weights": False}
-        c = lessons.run("rng_seeds", seed=seed, **params)
-        self._runs[key] = c
-        while len(self._runs) > _KEEP:
-            self._runs.popitem(last=False)
-        return c
+        key = (seed, tensorflow, java)
+        return self._runs.get(key, lambda: lessons.run("rng_seeds", seed=seed, **params))
 
 
 def view_html(comparison: Any, a: str, b: str, k: int) -> str:
@@ -93,15 +87,10 @@ def bits_view(
             "a": a_menu.value,
             "b": b_menu.value,
         }
-        key = setting_key(params)
-        if key not in seen:
+        if setting_key(params) not in seen:
             status.value = part("running")
         try:
-            if key in seen:
-                seen.move_to_end(key)
-            else:
-                seen[key] = _html(cache, **params)
-            out.value = seen[key]
+            out.value = ahead.get(params)
             status.value = ""
         except Exception as exc:  # shown in the widget, which keeps working
             status.value = part("error_line", f"{type(exc).__name__}: {exc}")

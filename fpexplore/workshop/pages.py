@@ -109,12 +109,8 @@ def handout_html(nb: Notebook, notebooks: Path | None = None) -> str:
                  commands=commands(nb), questions=qs)  # fmt: skip
 
 
-def _fingerprints(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text()) for p in sorted((root / "data/fingerprints").glob("*.json"))]
-
-
-def _gpu_records(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text()) for p in sorted((root / "data/gpu").glob("*.json"))]
+def _records(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
 
 
 _NOT_RESULTS = {"settings", "seeds", "input_digests", "configs", "defaults", "device", "n"}
@@ -129,9 +125,7 @@ def _scalars(d: Any, prefix: str = "", limit: int = 10) -> list[tuple[str, Any]]
             out += _scalars(v, f"{prefix}.{k}" if prefix else str(k), limit - len(out))
             if len(out) >= limit:
                 break
-    elif isinstance(d, bool | str) or d is None:
-        pass
-    elif isinstance(d, int | float):
+    elif isinstance(d, int | float) and not isinstance(d, bool):
         out.append((prefix, d))
     return out[:limit]
 
@@ -204,13 +198,13 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
     """What the reference machines recorded for this notebook (HTML), read from the records."""
     sections = []
     ops = OPS.get(nb.key, ())
-    prints = _fingerprints(root)
+    prints = _records(root / "data/fingerprints")
     if ops and prints:
         keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
         rows = [(k, *(_op_cell(f["ops"].get(k)) for f in prints)) for k in keys]
         sections.append(_table(("op", *(f.get("label", "?") for f in prints)), rows))
     exp = GPU_EXPERIMENT.get(nb.key)
-    for rec in _gpu_records(root) if exp else []:
+    for rec in _records(root / "data/gpu") if exp else []:
         prov = rec.get("provenance", {})
         table = _SUMMARIES.get(exp, _generic)(rec.get("experiments", {}).get(exp) or {})
         card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"

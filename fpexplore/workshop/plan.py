@@ -91,10 +91,7 @@ INDEX_MINUTES = {"intro": 10, "myths": 5}
 
 def notebook(key: str) -> Notebook:
     """The notebook whose file starts with ``key`` ("00" … "12")."""
-    for nb in NOTEBOOKS:
-        if nb.key == key:
-            return nb
-    raise KeyError(key)
+    return {nb.key: nb for nb in NOTEBOOKS}[key]
 
 
 @dataclass(frozen=True)
