@@ -632,15 +632,7 @@ def compute(
     truth = None
     if b_data:  # the reference of the mode in front
         truth = _bn_truth(seed, batch, eps, mode == "train")
-    params = {
-        "mode": mode,
-        "batch": batch,
-        "momentum": momentum,
-        "eps": eps,
-        "p": p,
-        "runs": runs,
-        "seed": seed,
-    }
+    params = dict(mode=mode, batch=batch, momentum=momentum, eps=eps, p=p, runs=runs, seed=seed)
     return Comparison(
         "train_vs_eval",
         params,
