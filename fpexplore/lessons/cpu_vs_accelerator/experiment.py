@@ -138,8 +138,7 @@ def run_side(dev: Any, inp: dict[str, Any], mode: str = "torch default") -> dict
             x = x @ t(m)
             states.append(x.cpu().numpy())
         res["chain"] = np.array(states, dtype=np.float32)
-        y = F.conv2d(t(inp["conv_x"]), t(inp["conv_w"]), padding=1)
-        y = y.cpu().numpy()
+        y = F.conv2d(t(inp["conv_x"]), t(inp["conv_w"]), padding=1).cpu().numpy()
         res["conv"] = y[tuple(inp["conv_idx"].T)]
         res["conv_digest"] = digest(y)
         r = torch.relu(t(inp["relu_x"])).cpu().numpy()
@@ -168,10 +167,7 @@ def side_to_json(side: dict[str, Any]) -> dict[str, Any]:
 
 
 def side_from_json(d: dict[str, Any]) -> dict[str, Any]:
-    out = dict(d)
-    out["chain"] = unpack(d["chain"])
-    out["conv"] = unpack(d["conv"])
-    return out
+    return {**d, "chain": unpack(d["chain"]), "conv": unpack(d["conv"])}
 
 
 def run_accelerator(
