@@ -103,14 +103,8 @@ def record(
         stuck = False
         for w in worlds:
             if stuck:  # a setting that hung once is not given the time to hang again
-                runs.append(
-                    {
-                        "algo": algo,
-                        "world": w,
-                        "ok": False,
-                        "error": "skipped: a smaller world size timed out with this setting",
-                    }
-                )
+                skipped = "skipped: a smaller world size timed out with this setting"
+                runs.append({"algo": algo, "world": w, "ok": False, "error": skipped})
                 continue
             job = {
                 "mode": "sizes",
