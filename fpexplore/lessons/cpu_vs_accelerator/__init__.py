@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -213,16 +214,16 @@ def _drift(side: dict[str, Any], tr: dict[str, Any], ref: Any = None) -> list[fl
 
 def _article_claims(seed: int) -> dict[str, Claim]:
     """The articles' DirectML example, run through torch on this machine's CPU."""
-    from ... import backends
-
     if missing_part(("torch",)):
         return {}
-    if seed not in _ARTICLES:
-        _ARTICLES[seed] = articles.article_claims(backends.load("torch"), seed)[0]
-    return dict(_ARTICLES[seed])
+    return dict(_articles(seed))
 
 
-_ARTICLES: dict[int, dict[str, Claim]] = {}
+@functools.cache
+def _articles(seed: int) -> dict[str, Claim]:
+    from ... import backends
+
+    return articles.article_claims(backends.load("torch"), seed)[0]
 
 
 def compute(device: str, record: str) -> Comparison:
@@ -239,13 +240,12 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     tr = acc.truth(inp)
     sides, info = _sides(src, inp, tr)
     truths = _truths(tr)
-    outcomes = []
     cpu_missing = info.get("cpu_missing")
-    if cpu_missing:
-        for op in OPS:
-            outcomes.append(
-                Outcome.missing(f"{_op_label(op, s)} — cpu (live)", "torch", cpu_missing)
-            )
+    outcomes = [
+        Outcome.missing(f"{_op_label(op, s)} — cpu (live)", "torch", cpu_missing)
+        for op in OPS
+        if cpu_missing
+    ]
     for op in OPS:
         for side in sides:
             impl = f"{_op_label(op, s)} — {side['label']}"

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import backends
 from .._base import declare_texts
 from .._gpu.small_records import header, read_all
 from .data import ReluEdges
@@ -46,42 +47,21 @@ EDGE_NAMES = (
 LONG = 4099  # a length no vector width divides: the tail goes through the scalar path
 
 
-def _torch() -> Any:
-    from ... import backends
-
-    return backends.load("torch")
-
-
 _BITS = {"float32": 32, "float64": 64, "float16": 16, "bfloat16": 16}
 
 
 def _edge_values(dtype: str) -> list[float]:
-    torch = _torch()
-
+    torch = backends.load("torch")
     info = torch.finfo(getattr(torch, dtype))
     tiny_sub = info.smallest_normal * info.eps  # 2**(emin - p + 1)
-    return [
-        0.0,
-        -0.0,
-        math.nan,
-        -math.nan,
-        math.inf,
-        -math.inf,
-        tiny_sub,
-        -tiny_sub,
-        info.smallest_normal,
-        -info.smallest_normal,
-        info.max,
-        -info.max,
-        1.0,
-        -1.0,
-    ]
+    # each value, then its negation: the order of EDGE_NAMES
+    magnitudes = (0.0, math.nan, math.inf, tiny_sub, info.smallest_normal, info.max, 1.0)
+    return [v for m in magnitudes for v in (m, -m)]
 
 
 def _bits(t: Any) -> list[int]:
     """The bit patterns of a 1-d tensor, as ints (NaN signs kept)."""
-    torch = _torch()
-
+    torch = backends.load("torch")
     width = {torch.float32: torch.int32, torch.float64: torch.int64}.get(t.dtype, torch.int16)
     raw = t.detach().cpu().contiguous().view(width).tolist()
     mask = (1 << (8 * t.element_size())) - 1
@@ -102,8 +82,7 @@ def _spellings(torch: Any) -> dict[str, Any]:
 def run_device(device: str) -> dict[str, Any]:
     """Every spelling on every edge value in every dtype on ``device``: output bits, short and
     long (the edge values at the end of a tensor of length `LONG`)."""
-    torch = _torch()
-
+    torch = backends.load("torch")
     dev = torch.device(device)
     out: dict[str, Any] = {}
     for dtype in DTYPES:
@@ -125,14 +104,11 @@ def run_device(device: str) -> dict[str, Any]:
 
 def record(devices: list[str]) -> dict[str, Any]:
     """A JSON-ready record of `run_device` on each device, with where it ran."""
-    torch = _torch()
-
-    names = {}
-    for d in devices:
-        if d.startswith("cuda"):
-            names[d] = torch.cuda.get_device_name(torch.device(d))
-        else:
-            names[d] = "CPU"
+    torch = backends.load("torch")
+    names = {
+        d: torch.cuda.get_device_name(torch.device(d)) if d.startswith("cuda") else "CPU"
+        for d in devices
+    }
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -146,7 +122,6 @@ def record(devices: list[str]) -> dict[str, Any]:
 
 def validate(data: Any, source: str) -> dict[str, Any]:
     """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
-
     bad = header(data, FORMAT, VERSION, source)
     devices = data.get("devices")
     if not isinstance(devices, Mapping) or not devices:
@@ -202,16 +177,9 @@ def disagreements(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]
                 for i, edge in enumerate(EDGE_NAMES):
                     seen = {d: v[i] for d, v in per_dev.items()}
                     if len(set(seen.values())) > 1:
+                        outputs = {d: f"{_sign_word(b, dtype)}0x{b:x}" for d, b in seen.items()}
                         rows.append(
-                            {
-                                "dtype": dtype,
-                                "op": op,
-                                "edge": edge,
-                                "length": part,
-                                "outputs": {
-                                    d: f"{_sign_word(b, dtype)}0x{b:x}" for d, b in seen.items()
-                                },
-                            }
+                            dict(dtype=dtype, op=op, edge=edge, length=part, outputs=outputs)
                         )
     return rows
 
@@ -299,8 +267,7 @@ def lesson_parts(
     for rec in recs:
         for dev, rows in rec["devices"].items():
             where = "the GPU machine's cpu" if dev == "cpu" else f"{rec['cards'].get(dev)} {dev}"
-            label = f"{where} (recorded)"
-            sides[label] = rows
+            sides[f"{where} (recorded)"] = rows
     here = None
     if torch_missing is None:
         here = run_device("cpu")

@@ -105,10 +105,7 @@ def truth(inp: dict[str, Any]) -> dict[str, Any]:
         scale = Fraction(2) ** e
         states.append(np.array([[float(v * scale) for v in row] for row in x]))
     out["chain"] = np.array(states)
-    final = np.empty(x.shape, dtype=object)
-    for i, v in np.ndenumerate(x):
-        final[i] = Fraction(v) * Fraction(2) ** e
-    out["chain_exact_final"] = final
+    out["chain_exact_final"] = x * Fraction(2) ** e
     cx = np.pad(inp["conv_x"], ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
     w = inp["conv_w"].astype(np.float64)
     terms = np.stack([cx[n, :, y : y + 3, z : z + 3] * w[o] for n, o, y, z in inp["conv_idx"]])
@@ -138,8 +135,7 @@ def run_side(dev: Any, inp: dict[str, Any], mode: str = "torch default") -> dict
             x = x @ t(m)
             states.append(x.cpu().numpy())
         res["chain"] = np.array(states, dtype=np.float32)
-        y = F.conv2d(t(inp["conv_x"]), t(inp["conv_w"]), padding=1)
-        y = y.cpu().numpy()
+        y = F.conv2d(t(inp["conv_x"]), t(inp["conv_w"]), padding=1).cpu().numpy()
         res["conv"] = y[tuple(inp["conv_idx"].T)]
         res["conv_digest"] = digest(y)
         r = torch.relu(t(inp["relu_x"])).cpu().numpy()
@@ -168,10 +164,7 @@ def side_to_json(side: dict[str, Any]) -> dict[str, Any]:
 
 
 def side_from_json(d: dict[str, Any]) -> dict[str, Any]:
-    out = dict(d)
-    out["chain"] = unpack(d["chain"])
-    out["conv"] = unpack(d["conv"])
-    return out
+    return {**d, "chain": unpack(d["chain"]), "conv": unpack(d["conv"])}
 
 
 def run_accelerator(

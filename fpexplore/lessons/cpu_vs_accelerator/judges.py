@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import (
-    DEPENDS,
-    FAILS,
-    HOLDS,
-    Rule,
-    device_key,
-    ratio,
-)
+from ...judging import DEPENDS, FAILS, HOLDS, Rule, device_key, ratio
 
 if TYPE_CHECKING:
     from ...result import Comparison

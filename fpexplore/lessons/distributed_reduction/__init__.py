@@ -243,27 +243,25 @@ def compute(n: int, seed: int) -> Comparison:
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
     res = {m: {w: _f32(out[str(w)][m]) for w in WORLDS} for m in (*METHODS, "rank_ordered")}
-    outcomes = []
-    for m, label in METHODS.items():
-        for w in WORLDS:
-            outcomes.append(
-                Outcome.measured(
-                    f"{label}, {w} rank(s)",
-                    "torch",
-                    res[m][w],
-                    t,
-                    version=version,
-                    settings={"world size": w, "method": m, "backend": "gloo"},
-                )
-            )
+    bits = {m: {w: v.view(np.uint32) for w, v in by_world.items()} for m, by_world in res.items()}
+    outcomes = [
+        Outcome.measured(
+            f"{label}, {w} rank(s)",
+            "torch",
+            res[m][w],
+            t,
+            version=version,
+            settings={"world size": w, "method": m, "backend": "gloo"},
+        )
+        for m, label in METHODS.items()
+        for w in WORLDS
+    ]
 
     def same(m: str) -> bool:
-        return all(
-            np.array_equal(res[m][w].view(np.uint32), res[m][1].view(np.uint32)) for w in WORLDS
-        )
+        return all(np.array_equal(bits[m][w], bits[m][1]) for w in WORLDS)
 
     def n_not_exact(m: str, w: int) -> int:
-        return int((res[m][w].view(np.uint32) != exact.view(np.uint32)).sum())
+        return int((bits[m][w] != exact.view(np.uint32)).sum())
 
     kahan_ok = all(o.error.faithful for o in outcomes if o.settings["method"] == "kahan")
     decided = {
@@ -281,15 +279,13 @@ def compute(n: int, seed: int) -> Comparison:
     )
     counts = {m: {w: n_not_exact(m, w) for w in WORLDS} for m in METHODS}
     differ = {
-        f"{a} vs {b}": int(
-            (res["plain"][a].view(np.uint32) != res["plain"][b].view(np.uint32)).sum()
-        )
+        f"{a} vs {b}": int((bits["plain"][a] != bits["plain"][b]).sum())
         for a, b in ((1, 2), (1, 4), (2, 4))
     }
     obs = {
         "plain_pairs_differ": S["plain_pairs_differ"].observe(differ, measured=f" (of {n})"),
         "gloo_vs_rank_ordered": S["gloo_vs_rank_ordered"].observe(
-            int((res["plain"][4].view(np.uint32) == res["rank_ordered"][4].view(np.uint32)).sum()),
+            int((bits["plain"][4] == bits["rank_ordered"][4]).sum())
         ),
         "kahan_reproducible": S["kahan_reproducible"].observe(same("kahan")),
         **nccl_obs,

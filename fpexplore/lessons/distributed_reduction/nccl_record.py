@@ -37,13 +37,7 @@ VERSION = 1
 FOLDER = "nccl"  # under data/gpu: kept apart from the per-GPU lesson records
 RECORD_FIX = "fpexplore record nccl --out data/gpu/nccl   (on a machine with 2 or more CUDA GPUs)"
 ALGOS = ("default", "Ring", "Tree")
-_REQUIRED = {
-    "format": str,
-    "version": int,
-    "provenance": dict,
-    "settings": dict,
-    "runs": list,
-}
+_REQUIRED = {"format": str, "version": int, "provenance": dict, "settings": dict, "runs": list}
 _RUN = {"algo": str, "world": int, "ok": bool}
 
 
@@ -109,14 +103,8 @@ def record(
         stuck = False
         for w in worlds:
             if stuck:  # a setting that hung once is not given the time to hang again
-                runs.append(
-                    {
-                        "algo": algo,
-                        "world": w,
-                        "ok": False,
-                        "error": "skipped: a smaller world size timed out with this setting",
-                    }
-                )
+                skipped = "skipped: a smaller world size timed out with this setting"
+                runs.append({"algo": algo, "world": w, "ok": False, "error": skipped})
                 continue
             job = {
                 "mode": "sizes",
@@ -233,25 +221,11 @@ def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     """One flat row per (algorithm, world size, message size); failed runs carry the error."""
     out = []
     for run in data["runs"]:
+        head = {"algo": run["algo"], "world": run["world"], "ok": run["ok"]}
         if not run["ok"]:
-            out.append(
-                {
-                    "algo": run["algo"],
-                    "world": run["world"],
-                    "ok": False,
-                    "error": run.get("error", ""),
-                }
-            )
-            continue
-        for s in run["sizes"]:
-            out.append(
-                {
-                    "algo": run["algo"],
-                    "world": run["world"],
-                    "ok": True,
-                    **{k: v for k, v in s.items() if k != "bits"},
-                }
-            )
+            out.append({**head, "error": run.get("error", "")})
+        for s in run["sizes"] if run["ok"] else []:
+            out.append({**head, **{k: v for k, v in s.items() if k != "bits"}})
     return out
 
 
@@ -267,7 +241,7 @@ def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
         for s in run.get("sizes", []) if run["ok"] else []:
             if "bits" not in s:
                 continue
-            got = np.asarray(s["bits"], dtype=np.uint32).view(np.float32)
+            got = np.asarray(s["bits"], dtype=np.uint32)
             d = np.stack([sums.rank_data(seed, r, s["size"]) for r in range(run["world"])])
             exact = np.asarray(truth.sum(d, axis=0).round("float32"), dtype=np.float32)
             ordered = sums.orders(d)["rank order"]
@@ -276,10 +250,8 @@ def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
                     "algo": run["algo"],
                     "world": run["world"],
                     "size": s["size"],
-                    "n_differ_exact": int((got.view(np.uint32) != exact.view(np.uint32)).sum()),
-                    "n_differ_rank_ordered": int(
-                        (got.view(np.uint32) != ordered.view(np.uint32)).sum()
-                    ),
+                    "n_differ_exact": int((got != exact.view(np.uint32)).sum()),
+                    "n_differ_rank_ordered": int((got != ordered.view(np.uint32)).sum()),
                     "recorded_n_differ_exact": s["n_differ_exact"],
                     "recorded_n_differ_rank_ordered": s["n_differ_rank_ordered"],
                 }

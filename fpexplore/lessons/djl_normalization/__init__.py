@@ -43,17 +43,13 @@ PARAMS = (
 
 
 def _versions() -> dict[str, str]:
-    from ...backends import get
-
-    return {name: get(name).version() for name in ("torch", "tensorflow", "djl", "numpy")}
+    return {name: backends.get(name).version() for name in ("torch", "tensorflow", "djl", "numpy")}
 
 
 def _djl() -> Any:
     """The DJL backend module, or the reason it cannot run (with the fixing command)."""
-    from ...backends import load
-
     try:
-        mod = load("djl")
+        mod = backends.load("djl")
         mod.require()
         return mod
     except BackendUnavailable as exc:
@@ -67,10 +63,7 @@ def _pipelines(p: dict, djl: Any) -> dict[str, dict[str, Any]]:
     path = images.path(p["image"])
     args = (path, p["size"], p["crop"], p["interpolation"])
     tv = P.torchvision_pipeline(*args)
-    runs = {
-        "torchvision": tv,
-        "numpy": P.numpy_pipeline(tv["decode"], tv["resize"], p["crop"]),
-    }
+    runs = {"torchvision": tv, "numpy": P.numpy_pipeline(tv["decode"], tv["resize"], p["crop"])}
     if not backends.missing("tensorflow"):
         runs["tensorflow"] = P.tensorflow_pipeline(*args)
     if not isinstance(djl, str):

@@ -5,16 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import (
-    DEPENDS,
-    FAILS,
-    HOLDS,
-    NotMeasured,
-    Verdicts,
-    decide,
-    first,
-    holds,
-)
+from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Verdicts, decide, first, holds
 
 if TYPE_CHECKING:
     from ...result import Comparison

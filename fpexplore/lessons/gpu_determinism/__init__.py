@@ -10,7 +10,7 @@ from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, settle
 from .._gpu import present
-from .._gpu.source import device_param, record_param, resolve
+from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
 
 EXPLANATION = """\
@@ -184,26 +184,30 @@ def _short(config: str) -> str:
 
 def fixes(cells: dict[str, dict[str, Any]]) -> str:
     """Which flag settings make one op's result identical run to run, from its rows."""
-    if not any(_varies(r) for r in cells.values()):
-        raised = [_short(c) for c, r in cells.items() if r.get("raised")]
-        return "deterministic" + (f"; raises under {', '.join(raised)}" if raised else "")
-    fixed = [_short(c) for c, r in cells.items() if c != "default" and not _ran_varies(r)]
     raised = [_short(c) for c, r in cells.items() if r.get("raised")]
-    text = "varies; fixed by " + (", ".join(fixed) if fixed else "nothing")
-    return text + (f"; raises under {', '.join(raised)}" if raised else "")
+    raises = f"; raises under {', '.join(raised)}" if raised else ""
+    if not any(_varies(r) for r in cells.values()):
+        return "deterministic" + raises
+    fixed = [_short(c) for c, r in cells.items() if c != "default" and not _ran_varies(r)]
+    return "varies; fixed by " + (", ".join(fixed) if fixed else "nothing") + raises
+
+
+def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, dict[str, Any]]]:
+    """The rows by (op, output, case), in order of first appearance, then by config."""
+    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
+    return keyed
 
 
 def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     """Which flag fixes which op (one outcome per op output and case), then which ops raise
     under use_deterministic_algorithms(True)."""
     prov = src.record.provenance if not src.live else {}
-    version = prov.get("torch", "") if prov else _torch_version()
+    version = prov.get("torch", "") if prov else torch_version()
     kw = {"kind": src.kind, "version": version, "device": src.label}
-    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-    for r in data.rows:
-        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
     out = []
-    for (op, output, case), cells in keyed.items():
+    for (op, output, case), cells in _keyed(data.rows).items():
         counts = " · ".join(
             f"{_short(c)} {'raises' if r.get('raised') else r['distinct']}"
             for c, r in cells.items()
@@ -231,12 +235,6 @@ def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
             )
         )
     return tuple(out)
-
-
-def _torch_version() -> str:
-    from .._gpu.source import torch_version
-
-    return torch_version()
 
 
 #: A live run on a CPU is bounded: small shapes, at most this many runs and fresh processes
@@ -297,9 +295,6 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     each configuration, and the verdict."""
     data = comparison.data
     configs = list(data.configs)
-    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
-    for r in data.rows:
-        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
     # two lines per op (its name, then its counts and verdict) so that the table fits a
     # notebook 1000 px wide with the sidebar open
     from ...result.text_table import COLUMNS
@@ -307,7 +302,7 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     w = max(7, *(len(_short(c)) + 1 for c in configs))
     head = "    " + "".join(f"{_short(c):>{w}}" for c in configs)
     lines = ["op / output / case: verdict", head, "-" * len(head)]
-    for (op, output, case), cells in keyed.items():
+    for (op, output, case), cells in _keyed(data.rows).items():
         if only_varying and not any(_varies(r) for r in cells.values()):
             continue
         counts = [
@@ -332,11 +327,7 @@ def figure(comparison: Comparison) -> Any:
 
     data = comparison.data
     configs = list(data.configs)
-    keys: list[tuple[str, str, str]] = []
-    for r in data.rows:
-        k = (r["op"], r["output"], r["case"])
-        if k not in keys:
-            keys.append(k)
+    keys = list(_keyed(data.rows))
     cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data.rows}
     grid = np.zeros((len(keys), len(configs)))
     # the heat map above the run-by-run plot, 6.5 in wide: its labels stay readable in a

@@ -35,7 +35,7 @@ CONFIGS: dict[str, dict[str, bool]] = {
     "use_deterministic_algorithms": {"deterministic_algorithms": True},
 }
 
-# name: (N, C_in, C_out, H, W, kernel, stride, padding, groups)
+CONV_CASE_FIELDS = ("N", "C_in", "C_out", "H", "W", "kernel", "stride", "padding", "groups")
 CONV_CASES: dict[str, tuple[int, ...]] = {
     "3x3, 3->16 ch, 32x32, batch 8": (8, 3, 16, 32, 32, 3, 1, 1, 1),
     "3x3, 64->64 ch, 56x56, batch 32": (32, 64, 64, 56, 56, 3, 1, 1, 1),
@@ -195,8 +195,7 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
     bins = a["bins"]
 
     def index_add() -> np.ndarray:
-        out = torch.zeros(bins, device=dev).index_add_(0, idx, src)
-        return to_numpy(out)
+        return to_numpy(torch.zeros(bins, device=dev).index_add_(0, idx, src))
 
     def scatter_add() -> np.ndarray:
         return to_numpy(torch.zeros(bins, device=dev).scatter_add_(0, idx, src))
@@ -254,19 +253,19 @@ def _measure(
 ) -> dict[str, Any]:
     """Run-to-run spread of ``results`` and, at the sampled entries, their ULPs vs the truth."""
     row = run_spread(results)
-    if sample is not None:
-        where, truth = sample
-        pos = tuple(np.array(where).T)
-        errs = [metrics.measure(r[pos], truth).ulp for r in results]
-        row["ulp_vs_truth_max"] = [float(np.max(np.abs(e))) for e in errs]
-        row["ulp_vs_truth_median"] = [float(np.median(np.abs(e))) for e in errs]
-        row["ulp_vs_truth_first"] = [float(e[0]) for e in errs]
-        row["samples"] = len(where)
-    else:
-        row["ulp_vs_truth_max"] = None
-        row["ulp_vs_truth_median"] = None
-        row["ulp_vs_truth_first"] = None
-        row["samples"] = 0
+    if sample is None:
+        return (
+            row
+            | dict.fromkeys(("ulp_vs_truth_max", "ulp_vs_truth_median", "ulp_vs_truth_first"))
+            | {"samples": 0}
+        )
+    where, truth = sample
+    pos = tuple(np.array(where).T)
+    errs = [metrics.measure(r[pos], truth).ulp for r in results]
+    row["ulp_vs_truth_max"] = [float(np.max(np.abs(e))) for e in errs]
+    row["ulp_vs_truth_median"] = [float(np.median(np.abs(e))) for e in errs]
+    row["ulp_vs_truth_first"] = [float(e[0]) for e in errs]
+    row["samples"] = len(where)
     return row
 
 
@@ -347,17 +346,7 @@ def run_determinism(
         "seed": seed,
         "tf32": "off (conv and matmul) for these runs",
         "conv_cases": {k: list(v) for k, v in cases.items()},
-        "conv_case_fields": [
-            "N",
-            "C_in",
-            "C_out",
-            "H",
-            "W",
-            "kernel",
-            "stride",
-            "padding",
-            "groups",
-        ],
+        "conv_case_fields": list(CONV_CASE_FIELDS),
         "rows": rows,
         "raises": raises,
         "fresh_processes": fresh,
@@ -425,24 +414,9 @@ def fresh_process_probe(device: str, *, quick: bool, seed: int, processes: int) 
         if p.returncode == 0 and line:
             runs.append(json.loads(line[-1].split(" ", 1)[1]))
         else:
-            errors.append((se or so).strip().splitlines()[-1:] or [f"exit {p.returncode}"])
+            errors.append(((se or so).strip().splitlines() or [f"exit {p.returncode}"])[-1])
     rows = []
-    if runs:
-        for key in runs[0]:
-            case, output, config = key.split("|")
-            ds = [r[key] for r in runs]
-            rows.append(
-                {
-                    "case": case,
-                    "output": output,
-                    "config": config,
-                    "processes": len(ds),
-                    "distinct": len(set(ds)),
-                }
-            )
-    return {
-        "processes": processes,
-        "completed": len(runs),
-        "errors": [e[0] for e in errors],
-        "rows": rows,
-    }
+    for key in runs[0] if runs else ():
+        row = dict(zip(("case", "output", "config"), key.split("|"), strict=True))
+        rows.append(row | {"processes": len(runs), "distinct": len({r[key] for r in runs})})
+    return {"processes": processes, "completed": len(runs), "errors": errors, "rows": rows}

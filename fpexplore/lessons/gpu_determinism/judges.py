@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import (
-    DEPENDS,
-    FAILS,
-    HOLDS,
-    Verdicts,
-    claim,
-    decide,
-    holds,
-)
+from ...judging import DEPENDS, FAILS, HOLDS, Verdicts, claim, decide, holds
 
 if TYPE_CHECKING:
     from ...result import Comparison

@@ -23,7 +23,6 @@ from . import cuda_view, exact, inputs, loops, sides
 from .data import LibtorchData
 
 THREADS = (1, 2)
-OP_LABEL = {"mm": "mm", "grad": "grad", "mlp": "mlp", "sum": "sum"}
 OP_TEXT = {
     "mm": "mm(a, b)",
     "grad": "the gradient of (x @ x.T).sum()",
@@ -176,7 +175,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
                 ("C++", "libtorch", cpp_version),
                 ("Python", "torch", torch_version),
             ):
-                name = f"{OP_LABEL[op]} · {side} · {t} thread{'s' * (t > 1)}"
+                name = f"{op} · {side} · {t} thread{'s' * (t > 1)}"
                 if (side, op, t) not in results:
                     reason = missing.get(backend, "")
                     outcomes.append(Outcome.missing(name, backend, reason, settings={"threads": t}))
@@ -316,8 +315,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
                 )
             )
             observations["randn_rebuilt"] = S["randn_rebuilt"].observe(
-                sides.same_bits(emu, ref[("randn", 0)]),
-                f"CPU path {capability or 'unknown'}",
+                sides.same_bits(emu, ref[("randn", 0)]), f"CPU path {capability or 'unknown'}"
             )
 
     # -- the custom CUDA kernels (live, or the recorded run)

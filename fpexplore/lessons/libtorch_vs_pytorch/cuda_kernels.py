@@ -331,12 +331,7 @@ def run_sum(mod: Any, dev: Any, n: int = SUM_N, runs: int = RUNS, say: Any = pri
         vals = [fn().cpu().numpy().reshape(()) for _ in range(runs)]
         b = [int(v.view(np.uint32)) for v in vals]
         ulps = [float(metrics.measure(v, exact).ulp_scalar) for v in vals]
-        out["variants"][name] = {
-            "bits": b,
-            "distinct": len(set(b)),
-            "ms": ms,
-            "ulp_errors": ulps,
-        }
+        out["variants"][name] = {"bits": b, "distinct": len(set(b)), "ms": ms, "ulp_errors": ulps}
         say(
             f"sum {name}: {len(set(b))} distinct in {runs} runs, "
             f"ulp {min(ulps):.3g}..{max(ulps):.3g}"
@@ -399,15 +394,9 @@ def record(
 # ----------------------------------------------------------------------------- records
 def dumps(data: dict[str, Any]) -> str:
     """JSON with one key a line, and each list of numbers (bit patterns) on one line."""
-    text = json.dumps(data, indent=1)
-    return (
-        re.sub(
-            r"\[(?:\s*-?[\d.e+-]+,)+\s*-?[\d.e+-]+\s*\]",
-            lambda m: re.sub(r"\s+", "", m.group(0)),
-            text,
-        )
-        + "\n"
-    )
+    numbers = r"\[(?:\s*-?[\d.e+-]+,)+\s*-?[\d.e+-]+\s*\]"
+    text = re.sub(numbers, lambda m: re.sub(r"\s+", "", m.group(0)), json.dumps(data, indent=1))
+    return text + "\n"
 
 
 def record_dir() -> Path:

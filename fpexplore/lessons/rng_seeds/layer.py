@@ -43,10 +43,8 @@ KERAS_CLAIMS = declare_texts(
 def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
     """x @ w.T + b exactly (float32 inputs: the products and sums are dyadic rationals)."""
     prod = matmul(x, np.ascontiguousarray(w.T)).exact
-    out = np.empty(prod.shape, dtype=object)
-    for (i, j), v in np.ndenumerate(prod):
-        out[i, j] = v + Fraction(float(b[j]))
-    return Truth("x @ W.T + b (torch's weights), exact", exact=out)
+    bias = np.array([Fraction(float(v)) for v in b], dtype=object)
+    return Truth("x @ W.T + b (torch's weights), exact", exact=prod + bias)
 
 
 #: the weight comparison by (seed, TensorFlow included): it does not depend on the streams'

@@ -180,22 +180,14 @@ def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dic
             note="tf.random.stateless_uniform(seed=[seed, 0])",
         ),
     ]
-    claims = {
-        "tf_global_seed_is_stateful": Claim(
-            "after tf.random.set_seed, each tf.random.uniform call continues the stream; "
-            "re-seeding repeats it",
-            bool((first == again).all() and not (first[:k] == second[:k]).all()),
+    holds = {
+        "tf_global_seed_is_stateful": bool(
+            (first == again).all() and not (first[:k] == second[:k]).all()
         ),
-        "tf_op_seed_with_global": Claim(
-            "the same op seed under a different global seed gives different numbers",
-            bool(not (op_a == op_b).all()),
-        ),
-        "tf_stateless_repeats": Claim(
-            "tf.random.stateless_uniform returns the same numbers for the same seed pair, "
-            "with no hidden state",
-            bool((s1 == s2).all()),
-        ),
+        "tf_op_seed_with_global": bool(not (op_a == op_b).all()),
+        "tf_stateless_repeats": bool((s1 == s2).all()),
     }
+    claims = {key: TF_CLAIMS[key].claim(h) for key, h in holds.items()}
     bits = {"TensorFlow float32": random_bits(s1), "TensorFlow float64": random_bits(s64)}
     return outcomes, claims, bits
 

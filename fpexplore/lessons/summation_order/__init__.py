@@ -118,8 +118,6 @@ def _in_format(value: Any, dtype: np.dtype) -> Any:
 
 #: the runners that take the thread count; the others give the same result for any count
 _THREAD_RUNNERS = ("run_torch", "run_tensorflow", "run_djl")
-#: the runners that call the JVM worker (float32/float64 only)
-_JVM_RUNNERS = ("run_djl", "run_java_loop")
 
 
 class _Input:
@@ -164,14 +162,14 @@ class _Input:
         return self.emulated[key]
 
 
-def _key(name: str) -> str:
-    return {
-        "np.sum": "numpy",
-        "torch.sum": "torch",
-        "tf.reduce_sum": "tensorflow",
-        "DJL NDArray.sum": "djl",
-        "Java float loop": "java",
-    }[name]
+#: each framework's name in its claim keys
+_KEY = {
+    "np.sum": "numpy",
+    "torch.sum": "torch",
+    "tf.reduce_sum": "tensorflow",
+    "DJL NDArray.sum": "djl",
+    "Java float loop": "java",
+}
 
 
 _TEST = "tests/test_summation_order.py"
@@ -182,13 +180,13 @@ _TEST = "tests/test_summation_order.py"
 CLAIMS = declare_texts(
     {
         **{
-            f"{_key(name)}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
+            f"{_KEY[name]}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
             for name, _backend, em, _runner in FRAMEWORKS
         },
         **layout.TEXTS,
     },
     ("torch",),
-    {f"{_key(name)}_emulated": (_key(name), f"{_key(name)} run") for name, *_ in FRAMEWORKS},
+    {f"{_KEY[name]}_emulated": (_KEY[name], f"{_KEY[name]} run") for name, *_ in FRAMEWORKS},
     test=_TEST,
 )
 CLAIMS |= (
@@ -236,17 +234,11 @@ def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
     return _INPUTS.get(key, lambda: _Input(distribution, n, dtype, seed))
 
 
-def _half_format_refusal(name: str, backend: str, runner: str, dtype: np.dtype) -> Outcome:
-    why = (
-        "DJL's transfer carries float32/float64 only"
-        if runner == "run_djl"
-        else "Java has no float16/bfloat16 arithmetic type"
-    )
-    return Outcome.missing(
-        name,
-        backend,
-        f"not run for {dtype.name}: {why}; choose dtype float32 or float64 to run it.",
-    )
+#: why a JVM runner takes no float16/bfloat16
+_NO_HALF = {
+    "run_djl": "DJL's transfer carries float32/float64 only",
+    "run_java_loop": "Java has no float16/bfloat16 arithmetic type",
+}
 
 
 def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[str, Any]]:
@@ -255,8 +247,9 @@ def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[
     x, measure = inp.x, inp.measure
     outcomes, ran_threads = [], {}
     for name, backend, _emulator, runner in FRAMEWORKS:
-        if runner in _JVM_RUNNERS and x.dtype.itemsize == 2:
-            outcomes.append(_half_format_refusal(name, backend, runner, x.dtype))
+        if runner in _NO_HALF and x.dtype.itemsize == 2:
+            why = f"{_NO_HALF[runner]}; choose dtype float32 or float64 to run it."
+            outcomes.append(Outcome.missing(name, backend, f"not run for {x.dtype.name}: {why}"))
             continue
         ran = inp.run(runner, threads)
         if isinstance(ran, FpexploreError):
@@ -265,12 +258,7 @@ def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[
         ran_threads[name] = ran.threads
         outcomes.append(
             measure(
-                name,
-                backend,
-                ran.value,
-                version=ran.version,
-                settings=ran.settings,
-                note=ran.note,
+                name, backend, ran.value, version=ran.version, settings=ran.settings, note=ran.note
             )
         )
     return outcomes, ran_threads
@@ -309,12 +297,6 @@ def _emulator_outcomes(inp: _Input, threads: int, ran_threads: dict[str, int]) -
             )
         )
     return outcomes
-
-
-def _recorded_outcome(x: np.ndarray, truth: Any) -> Outcome:
-    from . import recorded as _summation_recorded
-
-    return _summation_recorded.outcome(RECORDED, x, truth)
 
 
 OBSERVATIONS = declare_texts(
@@ -357,7 +339,7 @@ def _claims(
         if fw is None or em is None or not fw.ran or not em.ran:
             continue  # not checked through `settle`: `_missing` says why
         t = em.settings.get("threads", 1)
-        claims[f"{_key(name)}_emulated"] = CLAIMS[f"{_key(name)}_emulated"].claim(
+        claims[f"{_KEY[name]}_emulated"] = CLAIMS[f"{_KEY[name]}_emulated"].claim(
             _same_bits(_in_format(em.value, x.dtype), fw.value), f" (threads={t})"
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
@@ -392,7 +374,7 @@ def _missing(outcomes: list[Outcome]) -> Callable[[str], str | None]:
     why = {}
     for name, _backend, emulator, _runner in FRAMEWORKS:
         rows = (by_name.get(name), by_name.get(f"emulate {emulator}"))
-        why[f"{_key(name)} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
+        why[f"{_KEY[name]} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
     return lambda part: why.get(part) or None
 
 
@@ -412,15 +394,14 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
 
 def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> Comparison:
     """Sum one array with every framework, every emulator and exactly; see the module doc."""
-    from . import growth
+    from . import growth, recorded
 
     inp = _input(distribution, n, dtype, seed)
     x, truth, measure = inp.x, inp.truth, inp.measure
     frameworks, ran_threads = _framework_outcomes(inp, threads)
     emulators = _emulator_outcomes(inp, threads, ran_threads)
     if inp.recorded is None:
-        inp.recorded = _recorded_outcome(x, truth)
-    recorded = inp.recorded
+        inp.recorded = recorded.outcome(RECORDED, x, truth)
     rounded = truth.round(dtype)
     reference = measure(
         REFERENCE,
@@ -429,7 +410,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         kind="reference",
         note="the best any order can give in this format",
     )
-    outcomes = [*frameworks, recorded, reference, *emulators]
+    outcomes = [*frameworks, inp.recorded, reference, *emulators]
     explained = _explained(outcomes, x.dtype)
     outcomes = [_with_explanation(o, explained) for o in outcomes]
     claims = _claims(x, distribution, n, dtype, truth, outcomes)
@@ -466,13 +447,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         layout=found,
         residual=residual,
     )
-    params = {
-        "distribution": distribution,
-        "n": n,
-        "dtype": dtype,
-        "threads": threads,
-        "seed": seed,
-    }
+    params = dict(distribution=distribution, n=n, dtype=dtype, threads=threads, seed=seed)
     text = (
         f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
         "for.\n" + EXPLANATION

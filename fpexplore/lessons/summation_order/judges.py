@@ -5,17 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import (
-    DEPENDS,
-    FAILS,
-    HOLDS,
-    Rule,
-    Verdicts,
-    decide,
-    first,
-    holds,
-    value,
-)
+from ...judging import DEPENDS, FAILS, HOLDS, Rule, Verdicts, decide, first, holds, value
 
 if TYPE_CHECKING:
     from ...result import Comparison

@@ -67,6 +67,7 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
     same = tried = 0
     single = single_tried = 0
     strided_elem = strided_sum = strided_n = 0
+    gelu = torch.nn.functional.gelu
     for s in range(seed, seed + SEEDS):
         base = np.random.Generator(np.random.PCG64(s)).standard_normal(2048 + 16) * 3
         t = torch.from_numpy(base.astype(np.float32))
@@ -80,19 +81,13 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
                     tried += 1
                     same += _bits(op(torch, view)) == _bits(op(torch, copy))
         # elementwise on one element (scalar loop) vs the same value inside a long tensor
-        full = torch.nn.functional.gelu(t).numpy()
+        full = gelu(t).numpy()
         for i in range(64):
             single_tried += 1
-            single += (
-                torch.nn.functional.gelu(t[i : i + 1]).numpy()[0].tobytes() != full[i].tobytes()
-            )
+            single += gelu(t[i : i + 1]).numpy()[0].tobytes() != full[i].tobytes()
         # strides: every second element, and a transposed matrix
         strided = t[:2048:2]
-        strided_elem += int(
-            (torch.nn.functional.gelu(strided) != torch.nn.functional.gelu(strided.contiguous()))
-            .sum()
-            .item()
-        )
+        strided_elem += int((gelu(strided) != gelu(strided.contiguous())).sum().item())
         strided_n += strided.numel()
         m = t[:2048].reshape(32, 64).t()
         strided_sum += int((m.sum(1) != m.contiguous().sum(1)).sum().item())
@@ -118,11 +113,8 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
     return claims, Layout(same, tried, strided_elem, strided_n, single, strided_sum)
 
 
-def _exact(x: np.ndarray, hw: Any, b: np.ndarray) -> np.ndarray:
-    out = np.empty(x.shape, dtype=object)
-    for (i, j), v in np.ndenumerate(hw):
-        out[i, j] = Fraction(float(x[i, j])) + Fraction(float(b[j])) + v
-    return out
+#: float arrays to exact Fractions, element by element
+_fractions = np.vectorize(lambda v: Fraction(float(v)), otypes=[object])
 
 
 def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Residual]:
@@ -140,18 +132,11 @@ def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Residual]:
         c = torch.addmm(xt + bt, ht, wt.t()).numpy()  # (x + b) + h Wᵀ
         differ += int((a.view(np.uint32) != c.view(np.uint32)).sum())
         total += a.size
-        exact = _exact(x, matmul(h, np.ascontiguousarray(w.T)).exact, b)
+        exact = _fractions(x) + _fractions(b) + matmul(h, np.ascontiguousarray(w.T)).exact
         mag = np.abs(x) + np.abs(b) + np.abs(h).astype(np.float64) @ np.abs(w.T).astype(np.float64)
         bound = (H + 2) * u * mag  # every addition and product rounds once, relative to |terms|
         for y in (a, c):
-            err = np.abs(
-                np.array(
-                    [
-                        [float(Fraction(float(v)) - e) for v, e in zip(r, er, strict=True)]
-                        for r, er in zip(y, exact, strict=True)
-                    ]
-                )
-            )
+            err = np.abs((_fractions(y) - exact).astype(np.float64))
             inside &= bool((err <= bound).all())
             worst = max(worst, float((err / bound).max()))
     claims = {

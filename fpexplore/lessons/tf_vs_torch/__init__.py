@@ -30,9 +30,9 @@ class Spec:
     run: Callable[..., Any]
     rows: tuple[tuple[str, str], ...]
     claims: dict[str, ClaimSpec]
-    dtypes: tuple[str, ...]
-    size: tuple[int, int, int] | None  # default, low, high; None: size is not used
     text: str
+    size: tuple[int, int, int] | None = None  # default, low, high; None: size is not used
+    dtypes: tuple[str, ...] = ("float32",)
 
 
 _LOW = ("float32", "float16", "bfloat16")
@@ -48,112 +48,95 @@ SECTIONS: dict[str, Spec] = {
         lambda fw, **kw: softmax.run_softmax(fw, "softmax", **kw),
         (("torch F.softmax", "torch"), ("tf.nn.softmax", "tensorflow")),
         _declared(softmax.SOFTMAX_CLAIMS),
-        _LOW,
-        (8, 1, 4096),
         softmax.SOFTMAX_TEXT,
+        (8, 1, 4096),
+        _LOW,
     ),
     "log_softmax": Spec(
         lambda fw, **kw: softmax.run_softmax(fw, "log_softmax", **kw),
         (("torch F.log_softmax", "torch"), ("tf.nn.log_softmax", "tensorflow")),
         _declared(softmax.SOFTMAX_CLAIMS),
-        _LOW,
-        (8, 1, 4096),
         softmax.SOFTMAX_TEXT,
+        (8, 1, 4096),
+        _LOW,
     ),
     "cross_entropy": Spec(
         softmax.run_cross_entropy,
         (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
         _declared(softmax.CROSS_ENTROPY_CLAIMS),
-        ("float32",),
-        (10, 2, 1000),
         softmax.CROSS_ENTROPY_TEXT,
+        (10, 2, 1000),
     ),
     "gelu": Spec(
         activations.run_gelu,
         (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
         _declared(activations.GELU_CLAIMS),
-        ("float32",),
-        (121, 2, 10_000),
         activations.GELU_TEXT,
+        (121, 2, 10_000),
     ),
     "layer_norm": Spec(
         norms.run_layer_norm,
         (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
         _declared(norms.LAYER_NORM_CLAIMS),
-        ("float32",),
-        (64, 2, 1024),
         norms.LAYER_NORM_TEXT,
+        (64, 2, 1024),
     ),
     "conv_same": Spec(
         conv.run_conv,
         (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
         _declared(conv.CONV_CLAIMS),
-        ("float32",),
-        (8, 4, 64),
         conv.CONV_TEXT,
+        (8, 4, 64),
     ),
     "adam": Spec(
         adam.run_adam,
         (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
         _declared(adam.ADAM_CLAIMS),
-        ("float32",),
-        (16, 1, 1024),
         adam.ADAM_TEXT,
+        (16, 1, 1024),
     ),
     "autograd": Spec(
         autograd.run_autograd,
         (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
         _declared(autograd.AUTOGRAD_CLAIMS),
-        ("float32",),
-        None,
         autograd.AUTOGRAD_TEXT,
     ),
     "lstm": Spec(
         lstm.run_lstm,
         (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
         _declared(lstm.LSTM_CLAIMS),
-        ("float32",),
-        None,
         lstm.LSTM_TEXT,
     ),
     "graph_mode": Spec(
         graph.run_graph,
         (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
         _declared(graph.GRAPH_CLAIMS),
-        ("float32",),
-        (256, 1, 10_000),
         graph.GRAPH_TEXT,
+        (256, 1, 10_000),
     ),
     "reduce_sum": Spec(
         reduction.run_reduce_sum,
         (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
         _declared(reduction.REDUCE_SUM_CLAIMS),
-        ("float32",),
-        (300_000, 1, 1_000_000),
         reduction.REDUCE_SUM_TEXT,
+        (300_000, 1, 1_000_000),
     ),
     "control_flow": Spec(
         calculus.run_control_flow,
         (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
         _declared(calculus.CONTROL_FLOW_CLAIMS),
-        ("float32",),
-        None,
         calculus.CONTROL_FLOW_TEXT,
     ),
     "higher_order": Spec(
         calculus.run_higher_order,
         (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
         _declared(calculus.HIGHER_ORDER_CLAIMS),
-        ("float32",),
-        None,
         calculus.HIGHER_ORDER_TEXT,
     ),
     "tolerances": Spec(
         calculus.run_tolerances,
         (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
         _declared(calculus.TOLERANCE_CLAIMS),
-        ("float32",),
-        None,
         calculus.TOLERANCE_TEXT,
     ),
 }

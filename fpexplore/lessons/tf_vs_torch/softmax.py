@@ -36,16 +36,13 @@ SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
 def _torch_op(fw: Frameworks, op: str) -> Any:
-    f = fw.torch.nn.functional
-    return (
-        (lambda t: f.softmax(t, dim=-1))
-        if op == "softmax"
-        else (lambda t: f.log_softmax(t, dim=-1))
-    )
+    """torch's ``op`` ("softmax" or "log_softmax") over the last axis."""
+    fn = getattr(fw.torch.nn.functional, op)
+    return lambda t: fn(t, dim=-1)
 
 
 def _tf_op(fw: Frameworks, op: str) -> Any:
-    return fw.tf.nn.softmax if op == "softmax" else fw.tf.nn.log_softmax
+    return getattr(fw.tf.nn, op)
 
 
 def _wide_torch(fw: Frameworks, op: str, t: Any) -> Any:
@@ -61,7 +58,7 @@ def _wide_tf(fw: Frameworks, op: str, t: Any) -> Any:
 
 
 def _truth(op: str, x: np.ndarray) -> Any:
-    return reference.softmax(x) if op == "softmax" else reference.log_softmax(x)
+    return getattr(reference, op)(x)
 
 
 def run_softmax(
@@ -90,10 +87,9 @@ def run_softmax(
         e = np.exp(x.astype(np.float32))
         naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
     ts, tfs = fw.torch_settings(), fw.tf_settings()
-    fname = f"F.{op}" if op == "softmax" else "F.log_softmax"
     outcomes = {
         "torch": Outcome.measured(
-            f"torch {fname}({dtype})", "torch", y_torch, truth, version=env["torch"], settings=ts
+            f"torch F.{op}({dtype})", "torch", y_torch, truth, version=env["torch"], settings=ts
         ),
         "tf": Outcome.measured(
             f"tf.nn.{op}({dtype})",
@@ -104,7 +100,7 @@ def run_softmax(
             settings=tfs,
         ),
         "torch wide": Outcome.measured(
-            f"torch {fname} in float64, rounded once",
+            f"torch F.{op} in float64, rounded once",
             "torch",
             w_torch,
             truth,

@@ -9,8 +9,8 @@ momentum conventions and epsilons. Every statement is checked on the run's own n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -48,28 +48,26 @@ def rounding_bound(
     return BOUND_OPS * 2.0**-24 * size / ulp + 1
 
 
-@contextmanager
-def _one_thread(torch: Any) -> Iterator[None]:
-    """torch on one intra-op thread while the lesson's tiny tensors are computed (they are
+def _one_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(torch, ...)`` run with torch on one intra-op thread (the lesson's tiny tensors are
     far below torch's grain size, so the results are the same): right after TensorFlow ran,
     torch's second thread waits for a core that TensorFlow's threads still hold, and one
     BatchNorm call on 8 x 6 values took 300-500 ms instead of 0.3 ms on a busy 2-core machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
+
+    @functools.wraps(fn)
+    def run(torch: Any, *args: Any) -> Any:
+        n = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn(torch, *args)
+        finally:
+            torch.set_num_threads(n)
+
+    return run
 
 
+@_one_thread
 def _dropout_part(
-    torch: Any, seed: int, batch: int, p: float, runs: int
-) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
-    with _one_thread(torch):
-        return _dropout_run(torch, seed, batch, p, runs)
-
-
-def _dropout_run(
     torch: Any, seed: int, batch: int, p: float, runs: int
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     torch.manual_seed(seed)
@@ -178,17 +176,11 @@ def _split_once(truth: Any) -> Any:
     return truth
 
 
+@_one_thread
 def _torch_bn(
     torch: Any, seed: int, batch: int, momentum: float, eps: float
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """torch's BatchNorm1d in both modes and its running-statistics update (needs torch only)."""
-    with _one_thread(torch):
-        return _torch_bn_run(torch, seed, batch, momentum, eps)
-
-
-def _torch_bn_run(
-    torch: Any, seed: int, batch: int, momentum: float, eps: float
-) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     v = _bn_inputs(seed, batch)
     x, run_mean, run_var = v["x"], v["run_mean"], v["run_var"]
     bn = torch.nn.BatchNorm1d(C, eps=eps, momentum=momentum)
@@ -321,7 +313,7 @@ def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
     not depend on any BatchNorm control)."""
 
     def make() -> tuple[np.ndarray, Any]:
-        keras = _keras()
+        keras = backends.load("keras")
         layer = _keras_layer(keras, _bn_inputs(seed, batch))
         y = np.asarray(layer(_bn_inputs(seed, batch)["x"], training=False))
         own = metrics.measure(y, _bn_truth(seed, batch, 1e-3, False))
@@ -330,16 +322,12 @@ def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
     return _PARTS.get(("keras default", seed, batch), make)
 
 
-def _keras() -> Any:
-    return backends.load("keras")
-
-
 def _keras_bn(
     seed: int, batch: int, momentum: float, eps: float
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """Keras's BatchNormalization with its defaults and with torch's settings matched, and
     what needs only Keras and the reference (needs TensorFlow only)."""
-    keras = _keras()
+    keras = backends.load("keras")
     v = _bn_inputs(seed, batch)
     x, gamma, beta = v["x"], v["gamma"], v["beta"]
     truth_eval = _bn_truth(seed, batch, eps, False)
@@ -596,7 +584,7 @@ def _batchnorm_part(
         )
         fields["keras_moving_var"] = k["moving_var"]
     if t is not None and k is not None:
-        claims.update(_both_claims(momentum, eps, t, k, _bounds(seed, batch, eps)))
+        claims.update(_both_claims(momentum, eps, t, k, (b_eval, b_train)))
     return outcomes, claims, fields
 
 
@@ -610,15 +598,14 @@ def _modes_part(
     if torch_missing:
         outcomes = [Outcome.missing("torch F.rrelu", "torch", torch_missing)]
     else:
-        torch = backends.load("torch")
-        with _one_thread(torch):
-            outcomes, claims, data = _train_modes.torch_part(torch, seed, runs)
+        torch_part = _one_thread(_train_modes.torch_part)
+        outcomes, claims, data = torch_part(backends.load("torch"), seed, runs)
     k_out: list[Outcome] = []
     k_claims: dict[str, Claim] = {}
     if tf_missing:
         k_out = [Outcome.missing("Keras GaussianNoise", "tensorflow", tf_missing)]
     else:
-        k_out, k_claims = _train_modes.keras_part(_keras(), seed, runs)
+        k_out, k_claims = _train_modes.keras_part(backends.load("keras"), seed, runs)
     return outcomes + k_out, {**claims, **k_claims}, data
 
 
@@ -645,15 +632,7 @@ def compute(
     truth = None
     if b_data:  # the reference of the mode in front
         truth = _bn_truth(seed, batch, eps, mode == "train")
-    params = {
-        "mode": mode,
-        "batch": batch,
-        "momentum": momentum,
-        "eps": eps,
-        "p": p,
-        "runs": runs,
-        "seed": seed,
-    }
+    params = dict(mode=mode, batch=batch, momentum=momentum, eps=eps, p=p, runs=runs, seed=seed)
     return Comparison(
         "train_vs_eval",
         params,

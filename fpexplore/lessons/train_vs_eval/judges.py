@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import (
-    DEPENDS,
-    FAILS,
-    HOLDS,
-    NotMeasured,
-    Rule,
-    differ_count,
-)
+from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Rule, differ_count
 
 if TYPE_CHECKING:
     from ...result import Comparison
