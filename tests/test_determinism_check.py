@@ -75,7 +75,7 @@ def test_cli_faces(capsys):
     assert cli.main(["diverge", "mlp", "--plant", "dropout"]) == 0
     assert "first divergence at layer 'drop'" in capsys.readouterr().out
     assert cli.main(["tolerance", "dot", "--size", "0"]) == 2
-    assert "'size'" in capsys.readouterr().err
+    assert "'--size'" in capsys.readouterr().err  # named as it is typed
 
 
 class _Node:
