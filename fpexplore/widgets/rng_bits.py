@@ -33,6 +33,10 @@ class StreamCache:
         key = (seed, tensorflow, java)
         return self._runs.get(key, lambda: lessons.run("rng_seeds", seed=seed, **params))
 
+    def __contains__(self, key: tuple[int, bool, bool]) -> bool:
+        """Whether the run for ``(seed, tensorflow, java)`` is kept."""
+        return key in self._runs
+
 
 def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     """Both streams' first ``k`` values with their bits, and whether the streams are related."""
