@@ -1,5 +1,5 @@
-"""Lines of the package's Python at a git revision: all lines, and code lines (no blank,
-comment-only or docstring lines).
+"""Lines of the package at a git revision: its Python's lines and code lines (no blank,
+comment-only or docstring lines), and the lines of its other files (templates, C++, Java).
 
     python3 benchmarks/count_lines.py [REV]      # default HEAD
 """
@@ -27,23 +27,30 @@ def _docstring_lines(src: str) -> set[int]:
     return lines
 
 
-def count(rev: str = "HEAD") -> tuple[int, int, int]:
-    """(files, all lines, code lines) of ``fpexplore/*.py`` at ``rev``."""
+def count(rev: str = "HEAD") -> tuple[int, int, int, int]:
+    """(Python files, their lines, their code lines, lines of the other files) of
+    ``fpexplore/`` at ``rev``."""
     names = subprocess.check_output(["git", "ls-tree", "-r", "--name-only", rev, "fpexplore"])
-    files = [f for f in names.decode().split() if f.endswith(".py")]
-    total = code = 0
+    files = names.decode().split()
+    total = code = other = 0
     for f in files:
         src = subprocess.check_output(["git", "show", f"{rev}:{f}"]).decode()
+        if not f.endswith(".py"):
+            other += src.count("\n")
+            continue
         total += src.count("\n")
         doc, seen = _docstring_lines(src), set()
         for tok in tokenize.generate_tokens(io.StringIO(src).readline):
             if tok.type not in SKIP and tok.type != tokenize.ENDMARKER:
                 seen.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in doc)
         code += len(seen)
-    return len(files), total, code
+    return sum(f.endswith(".py") for f in files), total, code, other
 
 
 if __name__ == "__main__":
     rev = sys.argv[1] if len(sys.argv) > 1 else "HEAD"
-    files, total, code = count(rev)
-    print(f"{rev}: {files} files, {total} lines, {code} code lines")
+    files, total, code, other = count(rev)
+    print(
+        f"{rev}: {files} Python files, {total} lines, {code} code lines; "
+        f"other files {other} lines; all {total + other} lines"
+    )
