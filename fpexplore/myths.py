@@ -80,7 +80,6 @@ class Myth:
     number: int
     text: str
     lesson: str
-    notebook: str
     judge: Callable[[Comparison], tuple[str, str, str]] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     anchor: str = ""  # the heading id of the notebook section that measures it
@@ -90,6 +89,13 @@ class Myth:
     #: where the device or stack the claim names cannot run here: what would measure it (the
     #: row then says "not measurable here" instead of judging a stand-in)
     not_here: str = ""
+
+    @property
+    def notebook(self) -> str:
+        """The notebook that narrates its lesson, from the series' map."""
+        from .workshop.plan import NOTEBOOKS
+
+        return next(nb.file for nb in NOTEBOOKS if nb.lesson == self.lesson)
 
     def case_params(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, parameters) of every case: the default run first, then ``cases``."""
@@ -153,7 +159,6 @@ MYTHS: tuple[Myth, ...] = (
         1,
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:djl_sum"),
         _SUM,
         "The-motivating-example:-10,000-×-float32(0.0001)",
@@ -163,7 +168,6 @@ MYTHS: tuple[Myth, ...] = (
         2,
         "The same seed (42) in DJL and PyTorch does not give the same random weights.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seed"),
         _RNG,
         "More-claims-from-the-articles",
@@ -174,7 +178,6 @@ MYTHS: tuple[Myth, ...] = (
         "DJL and PyTorch compute mean and standard deviation differently, so normalized data "
         "differs.",
         "djl_normalization",
-        "05_djl_vs_pytorch.ipynb",
         _beside("djl_normalization.judges:std"),
         {"stage": "std"},
         "The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
@@ -184,14 +187,12 @@ MYTHS: tuple[Myth, ...] = (
         "Setting `cudnn.deterministic = True` changes the output of a small `nn.Linear` model "
         "on one input.",
         "gpu_determinism",
-        "04_cudnn_determinism.ipynb",
         _beside("gpu_determinism.linear_flag"),  # recorded on a GPU
     ),
     Myth(
         5,
         "`cudnn.benchmark` is what causes non-deterministic behaviour.",
         "gpu_determinism",
-        "04_cudnn_determinism.ipynb",
         _beside("gpu_determinism.judges:benchmark"),
     ),
     Myth(
@@ -199,27 +200,22 @@ MYTHS: tuple[Myth, ...] = (
         "If training baked dropout into the weights, inference must remove the dropout layers "
         "to reproduce.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:dropout"),
-        {},
-        "1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
+        anchor="1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
         cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         7,
         "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:batchnorm"),
-        {},
-        "2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
+        anchor="2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
         cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         8,
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.multi_gpu"),  # recorded on two GPUs
         _RNG,
         "3.-Devices-and-CPU-kernels",
@@ -229,7 +225,6 @@ MYTHS: tuple[Myth, ...] = (
         "LibTorch and PyTorch give different `mm` results because of the Python interpreter, "
         "garbage collection and memory management.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:mm"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
@@ -238,7 +233,6 @@ MYTHS: tuple[Myth, ...] = (
         10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:grad"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
@@ -247,7 +241,6 @@ MYTHS: tuple[Myth, ...] = (
         11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:cuda_kernel"),
         {"cuda": "recorded"},
         "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
@@ -256,7 +249,6 @@ MYTHS: tuple[Myth, ...] = (
         12,
         "Chained matmuls drift on DirectML but not on CUDA.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.judges:chain"),
         not_here=(
             "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
@@ -267,21 +259,18 @@ MYTHS: tuple[Myth, ...] = (
         13,
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.judges:conv"),
     ),
     Myth(
         14,
         "ReLU can differ between backends.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.edges"),  # this CPU and the recorded GPUs
     ),
     Myth(
         15,
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:graph"),
         {"op": "graph_mode"},
         cases=({"seed": 7}, {"size": 1000}),
@@ -290,7 +279,6 @@ MYTHS: tuple[Myth, ...] = (
         16,
         "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:gradient"),
         {"op": "autograd"},
     ),
@@ -298,7 +286,6 @@ MYTHS: tuple[Myth, ...] = (
         17,
         "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:softmax"),
         {"op": "softmax"},
     ),
@@ -306,7 +293,6 @@ MYTHS: tuple[Myth, ...] = (
         18,
         "LSTM gradients differ between the frameworks over long sequences.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:lstm"),
         {"op": "lstm"},
     ),
@@ -314,7 +300,6 @@ MYTHS: tuple[Myth, ...] = (
         19,
         "DJL's dropout masks differ from PyTorch's for the same seed.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:djl_dropout"),
         _RNG,
         "More-claims-from-the-articles",
@@ -323,7 +308,6 @@ MYTHS: tuple[Myth, ...] = (
         20,
         "DJL's default weight initialization differs from PyTorch's.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:init"),
         {"seed": 42},
         "More-claims-from-the-articles",
@@ -332,16 +316,13 @@ MYTHS: tuple[Myth, ...] = (
         21,
         "Autograd being on changes a model's inference outputs.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:autograd_modes"),
-        {},
-        "More-claims-from-the-articles",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         22,
         "Memory layout, fragmentation or alignment changes results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:layout"),
         _SUM,
         "More-claims-from-the-articles",
@@ -350,16 +331,13 @@ MYTHS: tuple[Myth, ...] = (
         23,
         "Noise-injecting activations (RReLU-style) make inference vary.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:rrelu"),
-        {},
-        "More-claims-from-the-articles",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         24,
         "Layer execution order and skip connections change results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:residual"),
         _SUM,
         "More-claims-from-the-articles",
@@ -368,7 +346,6 @@ MYTHS: tuple[Myth, ...] = (
         25,
         "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seeding"),
         _RNG,
         "More-claims-from-the-articles",
@@ -377,7 +354,6 @@ MYTHS: tuple[Myth, ...] = (
         26,
         "TensorFlow needs a GradientTape for a Python `if`.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:control_flow"),
         {"op": "control_flow"},
         "More-claims-from-the-articles",
@@ -386,7 +362,6 @@ MYTHS: tuple[Myth, ...] = (
         27,
         "Higher-order derivatives differ between the frameworks.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:higher_order"),
         {"op": "higher_order"},
         "More-claims-from-the-articles",
@@ -395,7 +370,6 @@ MYTHS: tuple[Myth, ...] = (
         28,
         "Default tolerances for near-singular matrices differ.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:tolerances"),
         {"op": "tolerances"},
         "More-claims-from-the-articles",
