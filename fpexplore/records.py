@@ -235,13 +235,6 @@ class Record:
     path: Path
     data: dict[str, Any]
 
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Dict-style access to the record's top-level fields."""
-        return self.data.get(key, default)
-
     @property
     def provenance(self) -> dict[str, Any]:
         return self.data["provenance"]
