@@ -405,26 +405,12 @@ def _growth_claim(n: int, fmt: str) -> Any:
     return Claim(text, abs(worst / 100 - 1) < 0.01 and abs(likely / 10 - 1) < 0.1)
 
 
-def _check_op(op: Any) -> str:
+def _checked(op: Any, fmt: Any, size: Any) -> tuple[str, str, int]:
+    """``advise``'s arguments validated, in that order: the op, the format (its float name),
+    the size the op takes."""
+    where = "tolerance.advise"
     if not isinstance(op, str) or op not in OPS:
-        raise InvalidParameter("op", op, "one of " + ", ".join(OPS), "tolerance.advise")
-    return op
-
-
-def _check_size(size: Any, op: str) -> int:
-    low, high, step = SIZES[op]
-    try:
-        n = 0 if isinstance(size, bool | np.bool_) else operator.index(size)
-    except TypeError:
-        n = 0
-    if not low <= n <= high or n % step:
-        many = f", a multiple of {step} (C*3*3)" if step > 1 else ""
-        accepted = f"an int in [{low}, {high}]{many} for {op}"
-        raise InvalidParameter("size", size, accepted, "tolerance.advise")
-    return n
-
-
-def _check_fmt(fmt: Any) -> str:
+        raise InvalidParameter("op", op, "one of " + ", ".join(OPS), where)
     ok = ("float16", "bfloat16", "float32", "float64")
     try:
         name = formats.get(fmt).name
@@ -432,8 +418,16 @@ def _check_fmt(fmt: Any) -> str:
         name = ""
     name = {"binary16": "float16", "binary32": "float32", "binary64": "float64"}.get(name, name)
     if name not in ok:
-        raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), "tolerance.advise")
-    return name
+        raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), where)
+    low, high, step = SIZES[op]
+    try:
+        n = 0 if isinstance(size, bool | np.bool_) else operator.index(size)
+    except TypeError:
+        n = 0
+    if not low <= n <= high or n % step:
+        many = f", a multiple of {step} (C*3*3)" if step > 1 else ""
+        raise InvalidParameter("size", size, f"an int in [{low}, {high}]{many} for {op}", where)
+    return op, name, n
 
 
 def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
@@ -526,9 +520,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     from . import metrics
     from .errors import BackendUnavailable
 
-    op = _check_op(op)
-    fmt = _check_fmt(fmt)
-    n = _check_size(size, op)
+    op, fmt, n = _checked(op, fmt, size)
     raw = _sample(op, n, _count(seed, "tolerance.advise", "seed"))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     reduction = op in ("sum", "dot", "matmul", "conv2d")
