@@ -145,11 +145,6 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _in_range(v: Any, dtype: str) -> bool:
-    """``v`` is a number that ``dtype`` holds as a finite value (not NaN, inf or 10**400)."""
-    return _is_num(v) and abs(v) <= float(np.finfo(dtype).max)
-
-
 def _bits_ok(bits: Any, n: int | None = None) -> bool:
     return (
         isinstance(bits, list)
@@ -187,7 +182,8 @@ def _check_read(data: dict[str, Any]) -> None:
             and 1 <= n <= MAX_SUM_N
         )
         if ok and recipe["generator"] == "np.full":
-            ok = _in_range(recipe.get("value"), recipe["dtype"])
+            v = recipe.get("value")  # a number the dtype holds finite (not NaN, inf or 10**400)
+            ok = _is_num(v) and abs(v) <= float(np.finfo(recipe["dtype"]).max)
         elif ok:
             seed = recipe.get("seed")
             ok = _is_int(seed) and seed >= 0 and recipe.get("distribution") in _RECIPE_DISTRIBUTIONS
