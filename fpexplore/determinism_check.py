@@ -202,43 +202,43 @@ def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str
     if callable(spec):
         return spec, getattr(spec, "__qualname__", repr(spec))
     if not isinstance(spec, str) or not spec:
-        raise InvalidParameter(
-            "target", spec, "a callable, 'script.py[:function]' or 'module:function'", WHERE
-        )
-
-    def refused(accepted: str) -> InvalidParameter:
-        return InvalidParameter("target", spec, accepted, WHERE)
-
+        raise _refused(spec, "a callable, 'script.py[:function]' or 'module:function'")
     where, _, fn = spec.partition(":")
     path = Path(where)
     if where.endswith(".py"):
         if not path.is_file():
-            raise refused("an existing Python file")
+            raise _refused(spec, "an existing Python file")
         mod_spec = importlib.util.spec_from_file_location(f"_fpx_target_{path.stem}", path)
         if mod_spec is None or mod_spec.loader is None:
-            raise refused("a Python file Python can load")
+            raise _refused(spec, "a Python file Python can load")
         module = importlib.util.module_from_spec(mod_spec)
         try:
             mod_spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
-            raise refused(f"a file that runs without error; it raised {_error(exc)}") from None
+            raised = f"a file that runs without error; it raised {_error(exc)}"
+            raise _refused(spec, raised) from None
         fn = fn or "forward"
     else:
         if not where or where.startswith("."):
-            raise refused("'module:function' with an absolute module name")
+            raise _refused(spec, "'module:function' with an absolute module name")
         if not fn:
-            raise refused("'module:function' (a module needs a function name)")
+            raise _refused(spec, "'module:function' (a module needs a function name)")
         try:
             module = importlib.import_module(where)
         except ImportError as exc:
-            raise refused(f"an importable module ({exc})") from None
+            raise _refused(spec, f"an importable module ({exc})") from None
         except (Exception, SystemExit) as exc:
-            raise refused(f"a module that imports without error; it raised {_error(exc)}") from None
+            raised = f"a module that imports without error; it raised {_error(exc)}"
+            raise _refused(spec, raised) from None
     target = getattr(module, fn, None)
     if not callable(target):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
-        raise refused(f"a function of {where}; it has: {', '.join(names[:20])}")
+        raise _refused(spec, f"a function of {where}; it has: {', '.join(names[:20])}")
     return target, spec
+
+
+def _refused(given: Any, accepted: str) -> InvalidParameter:
+    return InvalidParameter("target", given, accepted, WHERE)
 
 
 def _error(exc: BaseException) -> str:
@@ -317,23 +317,16 @@ def _digest(torch: Any, tensors: list[Any]) -> str:
     for t in tensors:
         t = t.detach()
         if t.is_meta:
-            raise InvalidParameter(
-                "target",
-                t,
-                "a function returning tensors with values (meta tensors have none)",
-                WHERE,
-            )
+            raise _refused(t, "a function returning tensors with values (meta tensors have none)")
         if t.layout == torch.strided:
             _hash_dense(h, torch, t)
             continue
         try:
             coo = (t if t.layout == torch.sparse_coo else t.to_sparse()).coalesce()
         except (RuntimeError, NotImplementedError, TypeError) as exc:
-            raise InvalidParameter(
-                "target",
+            raise _refused(
                 f"a tensor of layout {t.layout}",
                 f"a function returning strided or sparse tensors torch can coalesce ({exc})",
-                WHERE,
             ) from None
         h.update(f"sparse{tuple(coo.shape)}".encode())
         _hash_dense(h, torch, coo.indices())
@@ -374,12 +367,8 @@ def _one_run(torch: Any, fn: Callable[..., Any], device: str, backward: bool) ->
     out = _call(fn, device)
     tensors = _tensors(out)
     if not tensors:
-        raise InvalidParameter(
-            "target",
-            type(out).__name__,
-            "a function returning tensors (or a tuple, list or dict of them)",
-            WHERE,
-        )
+        accepted = "a function returning tensors (or a tuple, list or dict of them)"
+        raise _refused(type(out).__name__, accepted)
     if backward:
         root = next((t for t in tensors if t.requires_grad), None)
         if root is None:
