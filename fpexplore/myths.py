@@ -66,7 +66,22 @@ class Verdict:
     def split(self) -> str:
         """The cases tried and how they split, e.g. "holds in 2 of 3 cases; does not hold for:
         seed 3" ('' for a verdict from one case)."""
-        return _split(self.cases)
+        judged = [(c, v) for c, v in self.cases if v != NOT_MEASURED]
+        if len(self.cases) < 2 or not judged:
+            return ""
+        counts: dict[str, list[str]] = {}
+        for c, v in judged:
+            counts.setdefault(v, []).append(c)
+        first = max(counts, key=lambda v: len(counts[v]))
+        text = f"{first} in {len(counts[first])} of {len(judged)} cases"
+        others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
+        if others:
+            text += "; " + "; ".join(others)
+        else:
+            text += " (" + ", ".join(c for c, _ in judged) + ")"
+        if unmeasured := [c for c, v in self.cases if v == NOT_MEASURED]:
+            text += f"; not measured: {', '.join(unmeasured)}"
+        return text
 
     @property
     def link(self) -> str:
@@ -80,7 +95,7 @@ class Myth:
     number: int
     text: str
     lesson: str
-    judge: Callable[[Comparison], tuple[str, str, str]] | None = None
+    judge: Callable[[Comparison], tuple[str, str, str]]
     params: Mapping[str, Any] = field(default_factory=dict)
     anchor: str = ""  # the heading id of the notebook section that measures it
     #: more parameter sets (other seeds, sizes, inputs) to judge it on, each merged over
@@ -108,25 +123,6 @@ def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
     if not extra:
         return f"seed {base['seed']}" if "seed" in base else "default"
     return ", ".join(f"{k} {v}" for k, v in extra.items())
-
-
-def _split(cases: tuple[tuple[str, str], ...]) -> str:
-    judged = [(c, v) for c, v in cases if v != NOT_MEASURED]
-    if len(cases) < 2 or not judged:
-        return ""
-    counts: dict[str, list[str]] = {}
-    for c, v in judged:
-        counts.setdefault(v, []).append(c)
-    first = max(counts, key=lambda v: len(counts[v]))
-    text = f"{first} in {len(counts[first])} of {len(judged)} cases"
-    others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
-    if others:
-        text += "; " + "; ".join(others)
-    else:
-        text += " (" + ", ".join(c for c, _ in judged) + ")"
-    if unmeasured := [c for c, v in cases if v == NOT_MEASURED]:
-        text += f"; not measured: {', '.join(unmeasured)}"
-    return text
 
 
 def _beside(where: str) -> Callable[[Comparison], Verdicts]:
@@ -386,8 +382,6 @@ def _source(c: Comparison) -> str:
 
 def judge(myth: Myth, comparison: Comparison) -> Verdict:
     """The verdict of one lesson run on ``myth`` (its judge decides; never stored)."""
-    if myth.judge is None:
-        return Verdict(myth, NOT_MEASURED, f"the {myth.lesson} lesson does not measure it yet", "")
     try:
         verdict, why, number = myth.judge(comparison)
     except NotMeasured as exc:
@@ -460,9 +454,6 @@ def judge_all(
         if myth.lesson not in known:
             out.append(Verdict(myth, NOT_MEASURED, f"lesson {myth.lesson} is not written yet", ""))
             continue
-        if myth.judge is None:
-            out.append(judge(myth, None))  # type: ignore[arg-type]
-            continue
         judged = []
         for label, params in myth.case_params():
             found = run_case(myth.lesson, params)
@@ -513,21 +504,18 @@ def command(args: Any) -> int:
 
     verdicts = judge_all()
     if args.json:
-        print(
-            json.dumps(
-                [
-                    {
-                        "number": v.myth.number,
-                        "verdict": v.verdict,
-                        "why": v.why,
-                        "number_text": v.number,
-                        "source": v.source,
-                        "cases": [list(c) for c in v.cases],
-                    }
-                    for v in verdicts
-                ]
-            )
-        )
+        rows = [
+            {
+                "number": v.myth.number,
+                "verdict": v.verdict,
+                "why": v.why,
+                "number_text": v.number,
+                "source": v.source,
+                "cases": [list(c) for c in v.cases],
+            }
+            for v in verdicts
+        ]
+        print(json.dumps(rows))
     else:
         for v in verdicts:
             print(f"{v.myth.number:2d}. [{v.verdict}] {v.myth.text}\n    {v.why}; {v.number}")

@@ -46,10 +46,6 @@ class LessonCheck:
     runs: tuple[tuple[dict[str, Any], dict[str, str], float], ...] = ()
     problems: tuple[str, ...] = field(default=())
 
-    @property
-    def seconds(self) -> float:
-        return sum(r[2] for r in self.runs)
-
     def summary(self) -> str:
         states: dict[str, int] = {}
         for _, claims, _ in self.runs:
@@ -57,7 +53,7 @@ class LessonCheck:
                 states[s] = states.get(s, 0) + 1
         return (
             f"{self.lesson}: {self.bad_cases} bad values refused, {len(self.runs)} valid runs "
-            f"({self.seconds:.1f} s), claims {states}"
+            f"({sum(r[2] for r in self.runs):.1f} s), claims {states}"
         )
 
 
