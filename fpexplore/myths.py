@@ -427,13 +427,9 @@ def judge_all(
     myths: tuple[Myth, ...] = MYTHS,
     run: Callable[..., Comparison] | None = None,
 ) -> list[Verdict]:
-    """One verdict per myth, judged over every case of the myth (`Myth.case_params`); each
-    needed lesson runs once per distinct parameter set.
-
-    ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose
-    lesson is not in the catalog are "not measured: lesson not written yet"; myths whose
-    device cannot run here (`Myth.not_here`) are "not measured" with what would measure them.
-    """
+    """One verdict per myth over its cases (`Myth.case_params`), each distinct lesson run once
+    by ``run(lesson, **params)`` (default `fpexplore.lessons.run`); a myth whose lesson is not
+    in the catalog is "not measured"."""
     from . import lessons
 
     run = run or lessons.run  # imports the lesson's own module first

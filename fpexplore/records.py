@@ -316,16 +316,12 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """The valid record files in ``data/gpu`` (or ``directory``), newest recording first.
-
-    Without ``directory``, every folder of `gpu_dirs` is read (the checkout's, the user's
-    recordings, the package's); a file name found in an earlier folder hides a later one.
-
-    Quick smoke-test records are left out; a file that cannot be read or does not validate is
-    skipped with a `RecordWarning` naming it and saying why.
-    """
+    """The valid records of ``directory`` (default: every folder of `gpu_dirs`, where a file
+    name found in an earlier folder hides a later one), newest recording first. Quick
+    smoke-test records are left out; one that does not validate is skipped with a
+    `RecordWarning` saying why."""
     folders = [Path(directory)] if directory is not None else gpu_dirs()
-    paths: dict[str, Path] = {}  # a file name found in an earlier folder hides a later one
+    paths: dict[str, Path] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.json")):
             paths.setdefault(path.name, path)
