@@ -21,14 +21,11 @@ _START = time.perf_counter()
 DOCTOR_DEADLINE_S = 3.5
 
 
-def _since_start() -> float:
-    return time.perf_counter() - _START
-
-
 def _doctor(args: argparse.Namespace) -> int:
     from . import backends
 
-    infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - _since_start()))
+    spent = time.perf_counter() - _START
+    infos = backends.probe_all(deadline_s=max(0.5, DOCTOR_DEADLINE_S - spent))
     rows = [
         (
             info.name,
@@ -51,13 +48,17 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(_: argparse.Namespace) -> int:
+def _lesson_lines(indent: str = "") -> list[str]:
+    """One line per lesson: its name and summary."""
     from .lessons import all_lessons
 
     lessons = all_lessons()
     width = max((len(n) for n in lessons), default=0)
-    for name, lesson in lessons.items():
-        print(f"{name.ljust(width)}  {lesson.summary}")
+    return [f"{indent}{n.ljust(width)}  {lesson.summary}" for n, lesson in lessons.items()]
+
+
+def _list(_: argparse.Namespace) -> int:
+    print("\n".join(_lesson_lines()))
     return 0
 
 
@@ -83,17 +84,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_help() -> str:
-    from .lessons import all_lessons
-
-    lessons = all_lessons()
-    width = max((len(n) for n in lessons), default=0)
     lines = [
         "usage: fpexplore run LESSON [--PARAM VALUE ...] [--json] [--brief] [--wide]",
         "",
         "Run a lesson and print its comparison, claims and explanation.",
         "",
         "lessons (fpexplore run LESSON --help lists a lesson's parameters):",
-        *(f"  {n.ljust(width)}  {lesson.summary}" for n, lesson in lessons.items()),
+        *_lesson_lines("  "),
         "",
         "options:",
         "  --json    print JSON for scripts",
@@ -204,27 +201,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("lesson", nargs="?")
     run.add_argument("-h", "--help", action="store_true")
     _add_output_options(run)
-    from . import commands
+    from . import commands, export, report, tools_cli
 
     commands.add_commands(sub)
-    _add_delivery_commands(sub)
-    _add_tool_commands(sub)
+    report.add_command(sub)  # `report` and `export` keep their options in their own modules
+    export.add_command(sub)
+    tools_cli.add_commands(sub)
     for action in sub._choices_actions:  # help is plain text: no reST backticks
         action.help = (action.help or "").replace("``", "").replace("`", "")
     for command in sub.choices.values():
         command.description = (command.description or "").replace("``", "").replace("`", "")
     return parser
-
-
-_COMMANDS = {"doctor": _doctor, "list": _list, "run": _run}
-
-
-# `fpexplore report` and `fpexplore export` keep their options in their own modules.
-def _add_delivery_commands(sub: Any) -> None:
-    from . import export, report
-
-    report.add_command(sub)
-    export.add_command(sub)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -238,16 +225,6 @@ def _export(args: argparse.Namespace) -> int:
     from .lessons import get
 
     return export.command(args, _parse_params(get(args.lesson), args.params))
-
-
-_COMMANDS.update(report=_report, export=_export)
-
-
-# `fpexplore diverge`, `tolerance` and `check-determinism` live in their own module.
-def _add_tool_commands(sub: Any) -> None:
-    from . import tools_cli
-
-    tools_cli.add_commands(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -264,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = getattr(args, "_command", None)
         if command is not None:
             return command.run(args)
-        return _COMMANDS[args.command](args)
+        handlers = dict(doctor=_doctor, list=_list, run=_run, report=_report, export=_export)
+        return handlers[args.command](args)
     except FpexploreError as exc:
         print(f"fpexplore: error: {exc}", file=sys.stderr)
         return 2

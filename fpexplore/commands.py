@@ -87,14 +87,6 @@ def _nccl(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=150.0, help="seconds per launch")
 
 
-def _warm(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-v", "--verbose", action="store_true", help="say what is computed")
-
-
-def _myths(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON for scripts")
-
-
 def _workshop(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="build/workshop", help="folder (default: build/workshop)")
     p.add_argument("--only", default=None, help="notebook numbers, comma-separated (00,01…)")
@@ -149,7 +141,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("warm",),
         "compute the summation explorer's error-growth curves once into the cache (make warm)",
-        _warm,
+        lambda p: p.add_argument(
+            "-v", "--verbose", action="store_true", help="say what is computed"
+        ),
         "fpexplore.warm:command",
     ),
     Command(
@@ -162,7 +156,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("myths",),
         "judge every myth of the index by running its lesson; text or --json",
-        _myths,
+        lambda p: p.add_argument("--json", action="store_true", help="print JSON for scripts"),
         "fpexplore.myths:command",
     ),
 )
@@ -171,34 +165,23 @@ COMMANDS: tuple[Command, ...] = (
 ALIASES = {"record-gpu": ("record", "gpu")}
 
 
-def get(*words: str) -> Command:
-    for c in COMMANDS:
-        if c.words == words:
-            return c
-    raise KeyError(" ".join(words))
+def _add(parent: Any, name: str, c: Command, help: str, description: str) -> None:
+    p = parent.add_parser(name, help=help, description=description)
+    c.add_arguments(p)
+    p.set_defaults(_command=c)
 
 
 def add_commands(sub: Any) -> None:
-    """Add every command to the ``fpexplore`` subparsers."""
+    """Add every command, and the old names of `ALIASES`, to the ``fpexplore`` subparsers."""
     groups: dict[str, Any] = {}
     for c in COMMANDS:
         desc = c.description or c.help[0].upper() + c.help[1:] + "."
-        if len(c.words) == 1:
-            p = sub.add_parser(c.words[0], help=c.help, description=desc)
-        else:
-            head, tail = c.words
-            if head not in groups:
-                g = sub.add_parser(
-                    head,
-                    help=f"{head}: "
-                    + ", ".join(x.words[1] for x in COMMANDS if x.words[0] == head),
-                )
-                groups[head] = g.add_subparsers(dest="what", required=True, metavar="WHAT")
-            p = groups[head].add_parser(tail, help=c.help, description=desc)
-        c.add_arguments(p)
-        p.set_defaults(_command=c)
+        *head, tail = c.words
+        if head and head[0] not in groups:
+            tails = ", ".join(x.words[1] for x in COMMANDS if x.words[0] == head[0])
+            g = sub.add_parser(head[0], help=f"{head[0]}: {tails}")
+            groups[head[0]] = g.add_subparsers(dest="what", required=True, metavar="WHAT")
+        _add(groups[head[0]] if head else sub, tail, c, c.help, desc)
     for old, words in ALIASES.items():
-        c = get(*words)
-        p = sub.add_parser(old, help=f"the same as `fpexplore {c.name}`", description=c.description)
-        c.add_arguments(p)
-        p.set_defaults(_command=c)
+        c = next(c for c in COMMANDS if c.words == words)
+        _add(sub, old, c, f"the same as `fpexplore {c.name}`", c.description)

@@ -167,24 +167,20 @@ class DeterminismReport:
                 raise RecordError(f"results[{i}] of the determinism report has no {missing[0]!r}")
             if not isinstance(r["hashes"], list | tuple):
                 raise RecordError(f"results[{i}].hashes of the determinism report must be a list")
-        try:
-            return cls._from_dict(d)
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"the determinism report cannot be read ({exc})") from None
-
-    @classmethod
-    def _from_dict(cls, d: dict[str, Any]) -> DeterminismReport:
         keep = set(FlagResult.__dataclass_fields__)
         rows = [{k: v for k, v in r.items() if k in keep} for r in d["results"]]
-        base = rows[0]["hashes"] if rows and rows[0]["name"] == "default" else []
-        base_hash = base[0] if base and len(set(base)) == 1 else None
-        for r in rows:  # derived from the hashes, as `check` derives it
-            r["hashes"] = tuple(r["hashes"])
-            one = len(set(r["hashes"])) == 1 and r.get("raised") is None
-            r["same_as_default"] = (r["hashes"][0] == base_hash) if one and base_hash else None
-        results = tuple(FlagResult(**r) for r in rows)
-        head = (d[k] for k in _REPORT_FIELDS[:-1])  # target, device, backward, runs, torch
-        return cls(*head, results, dict(d.get("env", {})))
+        try:
+            base = rows[0]["hashes"] if rows and rows[0]["name"] == "default" else []
+            base_hash = base[0] if base and len(set(base)) == 1 else None
+            for r in rows:  # derived from the hashes, as `check` derives it
+                r["hashes"] = tuple(r["hashes"])
+                one = len(set(r["hashes"])) == 1 and r.get("raised") is None
+                r["same_as_default"] = (r["hashes"][0] == base_hash) if one and base_hash else None
+            results = tuple(FlagResult(**r) for r in rows)
+            head = (d[k] for k in _REPORT_FIELDS[:-1])  # target, device, backward, runs, torch
+            return cls(*head, results, dict(d.get("env", {})))
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"the determinism report cannot be read ({exc})") from None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -206,52 +202,43 @@ def load_target(spec: str | Callable[..., Any]) -> tuple[Callable[..., Any], str
     if callable(spec):
         return spec, getattr(spec, "__qualname__", repr(spec))
     if not isinstance(spec, str) or not spec:
-        raise InvalidParameter(
-            "target", spec, "a callable, 'script.py[:function]' or 'module:function'", WHERE
-        )
+        raise _refused(spec, "a callable, 'script.py[:function]' or 'module:function'")
     where, _, fn = spec.partition(":")
     path = Path(where)
     if where.endswith(".py"):
         if not path.is_file():
-            raise InvalidParameter("target", spec, "an existing Python file", WHERE)
+            raise _refused(spec, "an existing Python file")
         mod_spec = importlib.util.spec_from_file_location(f"_fpx_target_{path.stem}", path)
         if mod_spec is None or mod_spec.loader is None:
-            raise InvalidParameter("target", spec, "a Python file Python can load", WHERE)
+            raise _refused(spec, "a Python file Python can load")
         module = importlib.util.module_from_spec(mod_spec)
         try:
             mod_spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
-            raise InvalidParameter(
-                "target", spec, f"a file that runs without error; it raised {_error(exc)}", WHERE
-            ) from None
+            raised = f"a file that runs without error; it raised {_error(exc)}"
+            raise _refused(spec, raised) from None
         fn = fn or "forward"
     else:
         if not where or where.startswith("."):
-            raise InvalidParameter(
-                "target", spec, "'module:function' with an absolute module name", WHERE
-            )
+            raise _refused(spec, "'module:function' with an absolute module name")
         if not fn:
-            raise InvalidParameter(
-                "target", spec, "'module:function' (a module needs a function name)", WHERE
-            )
+            raise _refused(spec, "'module:function' (a module needs a function name)")
         try:
             module = importlib.import_module(where)
         except ImportError as exc:
-            raise InvalidParameter("target", spec, f"an importable module ({exc})", WHERE) from None
+            raise _refused(spec, f"an importable module ({exc})") from None
         except (Exception, SystemExit) as exc:
-            raise InvalidParameter(
-                "target",
-                spec,
-                f"a module that imports without error; it raised {_error(exc)}",
-                WHERE,
-            ) from None
+            raised = f"a module that imports without error; it raised {_error(exc)}"
+            raise _refused(spec, raised) from None
     target = getattr(module, fn, None)
     if not callable(target):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
-        raise InvalidParameter(
-            "target", spec, f"a function of {where}; it has: {', '.join(names[:20])}", WHERE
-        )
+        raise _refused(spec, f"a function of {where}; it has: {', '.join(names[:20])}")
     return target, spec
+
+
+def _refused(given: Any, accepted: str) -> InvalidParameter:
+    return InvalidParameter("target", given, accepted, WHERE)
 
 
 def _error(exc: BaseException) -> str:
@@ -330,23 +317,16 @@ def _digest(torch: Any, tensors: list[Any]) -> str:
     for t in tensors:
         t = t.detach()
         if t.is_meta:
-            raise InvalidParameter(
-                "target",
-                t,
-                "a function returning tensors with values (meta tensors have none)",
-                WHERE,
-            )
+            raise _refused(t, "a function returning tensors with values (meta tensors have none)")
         if t.layout == torch.strided:
             _hash_dense(h, torch, t)
             continue
         try:
             coo = (t if t.layout == torch.sparse_coo else t.to_sparse()).coalesce()
         except (RuntimeError, NotImplementedError, TypeError) as exc:
-            raise InvalidParameter(
-                "target",
+            raise _refused(
                 f"a tensor of layout {t.layout}",
                 f"a function returning strided or sparse tensors torch can coalesce ({exc})",
-                WHERE,
             ) from None
         h.update(f"sparse{tuple(coo.shape)}".encode())
         _hash_dense(h, torch, coo.indices())
@@ -387,12 +367,8 @@ def _one_run(torch: Any, fn: Callable[..., Any], device: str, backward: bool) ->
     out = _call(fn, device)
     tensors = _tensors(out)
     if not tensors:
-        raise InvalidParameter(
-            "target",
-            type(out).__name__,
-            "a function returning tensors (or a tuple, list or dict of them)",
-            WHERE,
-        )
+        accepted = "a function returning tensors (or a tuple, list or dict of them)"
+        raise _refused(type(out).__name__, accepted)
     if backward:
         root = next((t for t in tensors if t.requires_grad), None)
         if root is None:
@@ -556,7 +532,6 @@ def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     ``{"provenance": ..., "settings": ..., "report": DeterminismReport.to_dict()}``."""
     import json
 
-    from .errors import RecordError
     from .paths import data_dir
 
     if path is None:

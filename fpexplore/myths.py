@@ -66,7 +66,22 @@ class Verdict:
     def split(self) -> str:
         """The cases tried and how they split, e.g. "holds in 2 of 3 cases; does not hold for:
         seed 3" ('' for a verdict from one case)."""
-        return _split(self.cases)
+        judged = [(c, v) for c, v in self.cases if v != NOT_MEASURED]
+        if len(self.cases) < 2 or not judged:
+            return ""
+        counts: dict[str, list[str]] = {}
+        for c, v in judged:
+            counts.setdefault(v, []).append(c)
+        first = max(counts, key=lambda v: len(counts[v]))
+        text = f"{first} in {len(counts[first])} of {len(judged)} cases"
+        others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
+        if others:
+            text += "; " + "; ".join(others)
+        else:
+            text += " (" + ", ".join(c for c, _ in judged) + ")"
+        if unmeasured := [c for c, v in self.cases if v == NOT_MEASURED]:
+            text += f"; not measured: {', '.join(unmeasured)}"
+        return text
 
     @property
     def link(self) -> str:
@@ -80,8 +95,7 @@ class Myth:
     number: int
     text: str
     lesson: str
-    notebook: str
-    judge: Callable[[Comparison], tuple[str, str, str]] | None = None
+    judge: Callable[[Comparison], tuple[str, str, str]]
     params: Mapping[str, Any] = field(default_factory=dict)
     anchor: str = ""  # the heading id of the notebook section that measures it
     #: more parameter sets (other seeds, sizes, inputs) to judge it on, each merged over
@@ -90,6 +104,13 @@ class Myth:
     #: where the device or stack the claim names cannot run here: what would measure it (the
     #: row then says "not measurable here" instead of judging a stand-in)
     not_here: str = ""
+
+    @property
+    def notebook(self) -> str:
+        """The notebook that narrates its lesson, from the series' map."""
+        from .workshop.plan import NOTEBOOKS
+
+        return next(nb.file for nb in NOTEBOOKS if nb.lesson == self.lesson)
 
     def case_params(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, parameters) of every case: the default run first, then ``cases``."""
@@ -102,25 +123,6 @@ def _label(base: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
     if not extra:
         return f"seed {base['seed']}" if "seed" in base else "default"
     return ", ".join(f"{k} {v}" for k, v in extra.items())
-
-
-def _split(cases: tuple[tuple[str, str], ...]) -> str:
-    judged = [(c, v) for c, v in cases if v != NOT_MEASURED]
-    if len(cases) < 2 or not judged:
-        return ""
-    counts: dict[str, list[str]] = {}
-    for c, v in judged:
-        counts.setdefault(v, []).append(c)
-    first = max(counts, key=lambda v: len(counts[v]))
-    text = f"{first} in {len(counts[first])} of {len(judged)} cases"
-    others = [f"{v} for: {', '.join(cs)}" for v, cs in counts.items() if v != first]
-    if others:
-        text += "; " + "; ".join(others)
-    else:
-        text += " (" + ", ".join(c for c, _ in judged) + ")"
-    if unmeasured := [c for c, v in cases if v == NOT_MEASURED]:
-        text += f"; not measured: {', '.join(unmeasured)}"
-    return text
 
 
 def _beside(where: str) -> Callable[[Comparison], Verdicts]:
@@ -153,7 +155,6 @@ MYTHS: tuple[Myth, ...] = (
         1,
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:djl_sum"),
         _SUM,
         "The-motivating-example:-10,000-×-float32(0.0001)",
@@ -163,7 +164,6 @@ MYTHS: tuple[Myth, ...] = (
         2,
         "The same seed (42) in DJL and PyTorch does not give the same random weights.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seed"),
         _RNG,
         "More-claims-from-the-articles",
@@ -174,7 +174,6 @@ MYTHS: tuple[Myth, ...] = (
         "DJL and PyTorch compute mean and standard deviation differently, so normalized data "
         "differs.",
         "djl_normalization",
-        "05_djl_vs_pytorch.ipynb",
         _beside("djl_normalization.judges:std"),
         {"stage": "std"},
         "The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
@@ -184,14 +183,12 @@ MYTHS: tuple[Myth, ...] = (
         "Setting `cudnn.deterministic = True` changes the output of a small `nn.Linear` model "
         "on one input.",
         "gpu_determinism",
-        "04_cudnn_determinism.ipynb",
         _beside("gpu_determinism.linear_flag"),  # recorded on a GPU
     ),
     Myth(
         5,
         "`cudnn.benchmark` is what causes non-deterministic behaviour.",
         "gpu_determinism",
-        "04_cudnn_determinism.ipynb",
         _beside("gpu_determinism.judges:benchmark"),
     ),
     Myth(
@@ -199,27 +196,22 @@ MYTHS: tuple[Myth, ...] = (
         "If training baked dropout into the weights, inference must remove the dropout layers "
         "to reproduce.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:dropout"),
-        {},
-        "1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
+        anchor="1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
         cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         7,
         "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:batchnorm"),
-        {},
-        "2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
+        anchor="2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
         cases=({"seed": 3}, {"batch": 32}),
     ),
     Myth(
         8,
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.multi_gpu"),  # recorded on two GPUs
         _RNG,
         "3.-Devices-and-CPU-kernels",
@@ -229,7 +221,6 @@ MYTHS: tuple[Myth, ...] = (
         "LibTorch and PyTorch give different `mm` results because of the Python interpreter, "
         "garbage collection and memory management.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:mm"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
@@ -238,7 +229,6 @@ MYTHS: tuple[Myth, ...] = (
         10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:grad"),
         {"cuda": "recorded"},
         "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
@@ -247,7 +237,6 @@ MYTHS: tuple[Myth, ...] = (
         11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
         "libtorch_vs_pytorch",
-        "09_libtorch_vs_pytorch.ipynb",
         _beside("libtorch_vs_pytorch.judges:cuda_kernel"),
         {"cuda": "recorded"},
         "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
@@ -256,7 +245,6 @@ MYTHS: tuple[Myth, ...] = (
         12,
         "Chained matmuls drift on DirectML but not on CUDA.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.judges:chain"),
         not_here=(
             "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
@@ -267,21 +255,18 @@ MYTHS: tuple[Myth, ...] = (
         13,
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.judges:conv"),
     ),
     Myth(
         14,
         "ReLU can differ between backends.",
         "cpu_vs_accelerator",
-        "08_cpu_vs_accelerator.ipynb",
         _beside("cpu_vs_accelerator.edges"),  # this CPU and the recorded GPUs
     ),
     Myth(
         15,
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:graph"),
         {"op": "graph_mode"},
         cases=({"seed": 7}, {"size": 1000}),
@@ -290,7 +275,6 @@ MYTHS: tuple[Myth, ...] = (
         16,
         "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:gradient"),
         {"op": "autograd"},
     ),
@@ -298,7 +282,6 @@ MYTHS: tuple[Myth, ...] = (
         17,
         "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:softmax"),
         {"op": "softmax"},
     ),
@@ -306,7 +289,6 @@ MYTHS: tuple[Myth, ...] = (
         18,
         "LSTM gradients differ between the frameworks over long sequences.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:lstm"),
         {"op": "lstm"},
     ),
@@ -314,7 +296,6 @@ MYTHS: tuple[Myth, ...] = (
         19,
         "DJL's dropout masks differ from PyTorch's for the same seed.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:djl_dropout"),
         _RNG,
         "More-claims-from-the-articles",
@@ -323,7 +304,6 @@ MYTHS: tuple[Myth, ...] = (
         20,
         "DJL's default weight initialization differs from PyTorch's.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:init"),
         {"seed": 42},
         "More-claims-from-the-articles",
@@ -332,16 +312,13 @@ MYTHS: tuple[Myth, ...] = (
         21,
         "Autograd being on changes a model's inference outputs.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:autograd_modes"),
-        {},
-        "More-claims-from-the-articles",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         22,
         "Memory layout, fragmentation or alignment changes results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:layout"),
         _SUM,
         "More-claims-from-the-articles",
@@ -350,16 +327,13 @@ MYTHS: tuple[Myth, ...] = (
         23,
         "Noise-injecting activations (RReLU-style) make inference vary.",
         "train_vs_eval",
-        "03_train_vs_eval.ipynb",
         _beside("train_vs_eval.judges:rrelu"),
-        {},
-        "More-claims-from-the-articles",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         24,
         "Layer execution order and skip connections change results.",
         "summation_order",
-        "01_summation_order.ipynb",
         _beside("summation_order.judges:residual"),
         _SUM,
         "More-claims-from-the-articles",
@@ -368,7 +342,6 @@ MYTHS: tuple[Myth, ...] = (
         25,
         "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
         "rng_seeds",
-        "02_rng_seeds.ipynb",
         _beside("rng_seeds.judges:seeding"),
         _RNG,
         "More-claims-from-the-articles",
@@ -377,7 +350,6 @@ MYTHS: tuple[Myth, ...] = (
         26,
         "TensorFlow needs a GradientTape for a Python `if`.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:control_flow"),
         {"op": "control_flow"},
         "More-claims-from-the-articles",
@@ -386,7 +358,6 @@ MYTHS: tuple[Myth, ...] = (
         27,
         "Higher-order derivatives differ between the frameworks.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:higher_order"),
         {"op": "higher_order"},
         "More-claims-from-the-articles",
@@ -395,7 +366,6 @@ MYTHS: tuple[Myth, ...] = (
         28,
         "Default tolerances for near-singular matrices differ.",
         "tf_vs_torch",
-        "06_tensorflow_vs_pytorch.ipynb",
         _beside("tf_vs_torch.judges:tolerances"),
         {"op": "tolerances"},
         "More-claims-from-the-articles",
@@ -412,8 +382,6 @@ def _source(c: Comparison) -> str:
 
 def judge(myth: Myth, comparison: Comparison) -> Verdict:
     """The verdict of one lesson run on ``myth`` (its judge decides; never stored)."""
-    if myth.judge is None:
-        return Verdict(myth, NOT_MEASURED, f"the {myth.lesson} lesson does not measure it yet", "")
     try:
         verdict, why, number = myth.judge(comparison)
     except NotMeasured as exc:
@@ -459,13 +427,9 @@ def judge_all(
     myths: tuple[Myth, ...] = MYTHS,
     run: Callable[..., Comparison] | None = None,
 ) -> list[Verdict]:
-    """One verdict per myth, judged over every case of the myth (`Myth.case_params`); each
-    needed lesson runs once per distinct parameter set.
-
-    ``run(lesson, **params)`` defaults to running the lesson module's ``LESSON``. Myths whose
-    lesson is not in the catalog are "not measured: lesson not written yet"; myths whose
-    device cannot run here (`Myth.not_here`) are "not measured" with what would measure them.
-    """
+    """One verdict per myth over its cases (`Myth.case_params`), each distinct lesson run once
+    by ``run(lesson, **params)`` (default `fpexplore.lessons.run`); a myth whose lesson is not
+    in the catalog is "not measured"."""
     from . import lessons
 
     run = run or lessons.run  # imports the lesson's own module first
@@ -485,9 +449,6 @@ def judge_all(
     for myth in myths:
         if myth.lesson not in known:
             out.append(Verdict(myth, NOT_MEASURED, f"lesson {myth.lesson} is not written yet", ""))
-            continue
-        if myth.judge is None:
-            out.append(judge(myth, None))  # type: ignore[arg-type]
             continue
         judged = []
         for label, params in myth.case_params():
@@ -539,21 +500,18 @@ def command(args: Any) -> int:
 
     verdicts = judge_all()
     if args.json:
-        print(
-            json.dumps(
-                [
-                    {
-                        "number": v.myth.number,
-                        "verdict": v.verdict,
-                        "why": v.why,
-                        "number_text": v.number,
-                        "source": v.source,
-                        "cases": [list(c) for c in v.cases],
-                    }
-                    for v in verdicts
-                ]
-            )
-        )
+        rows = [
+            {
+                "number": v.myth.number,
+                "verdict": v.verdict,
+                "why": v.why,
+                "number_text": v.number,
+                "source": v.source,
+                "cases": [list(c) for c in v.cases],
+            }
+            for v in verdicts
+        ]
+        print(json.dumps(rows))
     else:
         for v in verdicts:
             print(f"{v.myth.number:2d}. [{v.verdict}] {v.myth.text}\n    {v.why}; {v.number}")

@@ -9,6 +9,7 @@ naming the argument, the value given and what is accepted (ranges printed exactl
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +30,7 @@ def exact(x: float | int) -> str:
 
 def _scalar(value: Any) -> Any:
     """A numpy scalar or 0-d array as the Python scalar it holds; anything else unchanged."""
-    np = _numpy_if_loaded()
+    np = sys.modules.get("numpy")  # no numpy scalar can exist before numpy is imported
     if np is None:
         return value
     if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -43,12 +44,6 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, np.str_):
         return str(value)
     return value
-
-
-def _numpy_if_loaded() -> Any:
-    import sys
-
-    return sys.modules.get("numpy")
 
 
 @dataclass(frozen=True)

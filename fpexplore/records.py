@@ -145,11 +145,6 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _in_range(v: Any, dtype: str) -> bool:
-    """``v`` is a number that ``dtype`` holds as a finite value (not NaN, inf or 10**400)."""
-    return _is_num(v) and abs(v) <= float(np.finfo(dtype).max)
-
-
 def _bits_ok(bits: Any, n: int | None = None) -> bool:
     return (
         isinstance(bits, list)
@@ -187,7 +182,8 @@ def _check_read(data: dict[str, Any]) -> None:
             and 1 <= n <= MAX_SUM_N
         )
         if ok and recipe["generator"] == "np.full":
-            ok = _in_range(recipe.get("value"), recipe["dtype"])
+            v = recipe.get("value")  # a number the dtype holds finite (not NaN, inf or 10**400)
+            ok = _is_num(v) and abs(v) <= float(np.finfo(recipe["dtype"]).max)
         elif ok:
             seed = recipe.get("seed")
             ok = _is_int(seed) and seed >= 0 and recipe.get("distribution") in _RECIPE_DISTRIBUTIONS
@@ -234,13 +230,6 @@ class Record:
 
     path: Path
     data: dict[str, Any]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Dict-style access to the record's top-level fields."""
-        return self.data.get(key, default)
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -327,16 +316,12 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def available(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """The valid record files in ``data/gpu`` (or ``directory``), newest recording first.
-
-    Without ``directory``, every folder of `gpu_dirs` is read (the checkout's, the user's
-    recordings, the package's); a file name found in an earlier folder hides a later one.
-
-    Quick smoke-test records are left out; a file that cannot be read or does not validate is
-    skipped with a `RecordWarning` naming it and saying why.
-    """
+    """The valid records of ``directory`` (default: every folder of `gpu_dirs`, where a file
+    name found in an earlier folder hides a later one), newest recording first. Quick
+    smoke-test records are left out; one that does not validate is skipped with a
+    `RecordWarning` saying why."""
     folders = [Path(directory)] if directory is not None else gpu_dirs()
-    paths: dict[str, Path] = {}  # a file name found in an earlier folder hides a later one
+    paths: dict[str, Path] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.json")):
             paths.setdefault(path.name, path)

@@ -46,10 +46,6 @@ class LessonCheck:
     runs: tuple[tuple[dict[str, Any], dict[str, str], float], ...] = ()
     problems: tuple[str, ...] = field(default=())
 
-    @property
-    def seconds(self) -> float:
-        return sum(r[2] for r in self.runs)
-
     def summary(self) -> str:
         states: dict[str, int] = {}
         for _, claims, _ in self.runs:
@@ -57,7 +53,7 @@ class LessonCheck:
                 states[s] = states.get(s, 0) + 1
         return (
             f"{self.lesson}: {self.bad_cases} bad values refused, {len(self.runs)} valid runs "
-            f"({self.seconds:.1f} s), claims {states}"
+            f"({sum(r[2] for r in self.runs):.1f} s), claims {states}"
         )
 
 
@@ -70,8 +66,9 @@ class _Odd:
 
 def bad_values(param: Param) -> list[Any]:
     """Values ``param`` must refuse: wrong types, bool for numbers, NaN/inf, out of range."""
+    import numpy as np
+
     common: list[Any] = [None, b"x", [param.default], {"v": 1}, _Odd(), 1j]
-    np = _numpy()
     if isinstance(param, Interval):
         low, high = param.low, param.high
         out = [*common, "1", "", True, False, math.nan, math.inf, -math.inf, 10**400]
@@ -79,8 +76,7 @@ def bad_values(param: Param) -> list[Any]:
         out += [low - step, high + step, -(10**30) if low > -(10**30) else None]
         if param.integer:
             out += [low + 0.5, float(low) + 0.25]
-        if np is not None:
-            out += [np.float64("nan"), np.array([low, high]), np.bool_(True)]
+        out += [np.float64("nan"), np.array([low, high]), np.bool_(True)]
         return [v for v in out if v is not None or param.default is not None]
     if isinstance(param, Options):
         out = [*common, "no such choice", 2**70, -1.5]
@@ -93,21 +89,10 @@ def bad_values(param: Param) -> list[Any]:
                 out += [str(c), float(c)]
         return [v for v in out if not any(type(v) is type(c) and v == c for c in param.choices)]
     if isinstance(param, Flag):
-        out = [*common, 1, 0, "true", "False", 1.0, math.nan]
-        if np is not None:
-            out.append(np.array([True, False]))
-        return out
+        return [*common, 1, 0, "true", "False", 1.0, math.nan, np.array([True, False])]
     if isinstance(param, Text):
         return [*common, 5, 1.5, True, "", "x" * (MAX_TEXT + 1), "a\nb", "\x00"]
     return common
-
-
-def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        return None
-    return numpy
 
 
 def _draw_interval(p: Interval, i: int, rng: random.Random, bound: tuple[Any, Any]) -> Any:

@@ -22,7 +22,6 @@ are realistic rather than worst case.
 
 from __future__ import annotations
 
-import inspect
 import math
 import operator
 from dataclasses import asdict, dataclass
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import formats
-from .errors import InvalidInput, InvalidParameter, UnknownParameter
+from .errors import InvalidParameter
 
 __all__ = [
     "ERF_ULPS",
@@ -40,7 +39,6 @@ __all__ = [
     "Advice",
     "advise",
     "gamma",
-    "layer_bound",
     "probabilistic_gamma",
     "unit_roundoff",
 ]
@@ -248,7 +246,7 @@ MAX_CERTIFIED = 1 << 15
 def work(op: str, size: int) -> int:
     """The exact products (reductions) or certified elements (softmax, LayerNorm) that the
     truths of ``advise(op, size=size)`` take; `SIZES` keeps it within `MAX_WORK` and
-    `MAX_CERTIFIED`, and `advise` checks it before it starts."""
+    `MAX_CERTIFIED`."""
     return {
         "sum": size,
         "dot": size,
@@ -271,17 +269,6 @@ SIZES: dict[str, tuple[int, int, int]] = {
     "layer_norm": (1, MAX_CERTIFIED // _ROWS, 1),
     "gelu": (1, 1 << 20, 1),
 }
-
-
-def size_accepted(op: str) -> str:
-    """The sizes `advise` accepts for ``op``, in words."""
-    low, high, step = SIZES[op]
-    return f"an int in [{low}, {high}]" + (f", a multiple of {step} (C*3*3)" if step > 1 else "")
-
-
-def size_help() -> str:
-    """The accepted sizes of every op, for the command line's ``--size`` help."""
-    return "; ".join(op + ": " + size_accepted(op).removeprefix("an int in ") for op in OPS)
 
 
 _SIZE_MEANING = {
@@ -418,27 +405,12 @@ def _growth_claim(n: int, fmt: str) -> Any:
     return Claim(text, abs(worst / 100 - 1) < 0.01 and abs(likely / 10 - 1) < 0.1)
 
 
-def _check_op(op: Any) -> str:
+def _checked(op: Any, fmt: Any, size: Any) -> tuple[str, str, int]:
+    """``advise``'s arguments validated, in that order: the op, the format (its float name),
+    the size the op takes."""
+    where = "tolerance.advise"
     if not isinstance(op, str) or op not in OPS:
-        raise InvalidParameter("op", op, "one of " + ", ".join(OPS), "tolerance.advise")
-    return op
-
-
-def _check_size(size: Any, op: str) -> int:
-    low, high, step = SIZES[op]
-    try:
-        n = 0 if isinstance(size, bool | np.bool_) else operator.index(size)
-    except TypeError:
-        n = 0
-    if not low <= n <= high or n % step:
-        raise InvalidParameter("size", size, f"{size_accepted(op)} for {op}", "tolerance.advise")
-    budget = MAX_CERTIFIED if op in ("softmax", "layer_norm") else MAX_WORK
-    if work(op, n) > budget:  # pragma: no cover - SIZES is derived from the same budget
-        raise InvalidParameter("size", size, f"{size_accepted(op)} for {op}", "tolerance.advise")
-    return n
-
-
-def _check_fmt(fmt: Any) -> str:
+        raise InvalidParameter("op", op, "one of " + ", ".join(OPS), where)
     ok = ("float16", "bfloat16", "float32", "float64")
     try:
         name = formats.get(fmt).name
@@ -446,8 +418,16 @@ def _check_fmt(fmt: Any) -> str:
         name = ""
     name = {"binary16": "float16", "binary32": "float32", "binary64": "float64"}.get(name, name)
     if name not in ok:
-        raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), "tolerance.advise")
-    return name
+        raise InvalidParameter("fmt", fmt, "one of " + ", ".join(ok), where)
+    low, high, step = SIZES[op]
+    try:
+        n = 0 if isinstance(size, bool | np.bool_) else operator.index(size)
+    except TypeError:
+        n = 0
+    if not low <= n <= high or n % step:
+        many = f", a multiple of {step} (C*3*3)" if step > 1 else ""
+        raise InvalidParameter("size", size, f"an int in [{low}, {high}]{many} for {op}", where)
+    return op, name, n
 
 
 def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
@@ -540,9 +520,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     from . import metrics
     from .errors import BackendUnavailable
 
-    op = _check_op(op)
-    fmt = _check_fmt(fmt)
-    n = _check_size(size, op)
+    op, fmt, n = _checked(op, fmt, size)
     raw = _sample(op, n, _count(seed, "tolerance.advise", "seed"))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     reduction = op in ("sum", "dot", "matmul", "conv2d")
@@ -602,49 +580,3 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
         implementation=impl,
         note=note,
     )
-
-
-_LAYER_BOUNDS = {
-    "dot": dot_bound,
-    "rounding": rounding_bound,
-    "normalize": normalize_bound,
-    "softmax": softmax_bound,
-    "gelu": gelu_bound,
-    "function": function_bound,
-}
-
-
-def layer_bound(kind: str, **kw: Any) -> np.ndarray:
-    """Dispatch used by `fpexplore.diverge`: the per-element bound of a layer ``kind``."""
-    fn = _LAYER_BOUNDS.get(kind) if isinstance(kind, str) else None
-    if fn is None:
-        raise InvalidParameter("kind", kind, ", ".join(_LAYER_BOUNDS))
-    where = f"tolerance.layer_bound({kind!r})"
-    sig = inspect.signature(fn).parameters
-    for name in kw:
-        if name not in sig:
-            raise UnknownParameter(name, kw[name], tuple(sig), where)
-    for name, p in sig.items():
-        if p.default is inspect.Parameter.empty and name not in kw:
-            raise InvalidParameter(name, None, "given (it has no default)", where)
-    if "fmt" in kw:
-        formats.get(kw["fmt"])  # InvalidParameter naming 'fmt'
-    for name in ("n", "roundings", "stats_terms"):
-        if name in kw:
-            kw[name] = _count(kw[name], where, name)
-    if kind == "dot" and "abs_sum" in kw:
-        try:
-            s = np.asarray(kw["abs_sum"], dtype=np.float64)
-            ok = bool(np.all(np.isfinite(s) & (s >= 0)))
-        except (TypeError, ValueError, OverflowError):
-            ok = False
-        if not ok:
-            raise InvalidParameter("abs_sum", kw["abs_sum"], "finite and non-negative", where)
-    try:
-        with np.errstate(all="ignore"):
-            return fn(**kw)
-    except (TypeError, ValueError, OverflowError, IndexError) as exc:
-        arrays = ", ".join(k for k in kw if k not in ("fmt", "n", "roundings", "stats_terms"))
-        raise InvalidInput(
-            f"{where}: the arrays given ({arrays}) must be numbers of matching shapes: {exc}"
-        ) from None

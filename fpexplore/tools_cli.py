@@ -62,8 +62,7 @@ class Tool:
         return self.does(**values)
 
 
-def _json_flag() -> Flag:
-    return Flag("json", False, "print JSON for scripts")
+_JSON = Flag("json", False, "print JSON for scripts")
 
 
 def _tools() -> tuple[Tool, ...]:
@@ -101,7 +100,7 @@ def _tools() -> tuple[Tool, ...]:
                     choices=AGAINST,
                 ),
                 Options("plant", None, "put one mistake into the second one", choices=plants),
-                _json_flag(),
+                _JSON,
                 Text("plot", None, "also save the error plot", f"{file} (PNG)"),
             ),
             _diverge,
@@ -117,7 +116,7 @@ def _tools() -> tuple[Tool, ...]:
                     "fmt", "float32", "the format", ("float16", "bfloat16", "float32", "float64")
                 ),
                 Depends("size", 1024, f"reduction length (see the output); {steps}", "op", sizes),
-                _json_flag(),
+                _JSON,
             ),
             _tolerance,
             positional=("op",),
@@ -139,7 +138,7 @@ def _tools() -> tuple[Tool, ...]:
                     "some of " + ", ".join(FLAG_SETS),
                 ),
                 Flag("no_seed", False, "do not seed torch before each run"),
-                _json_flag(),
+                _JSON,
             ),
             _check_determinism,
             positional=("target",),
@@ -161,7 +160,7 @@ def _tools() -> tuple[Tool, ...]:
             (
                 Text("a", "", "one fingerprint", f"{file} (.json)"),
                 Text("b", "", "the other fingerprint", f"{file} (.json)"),
-                _json_flag(),
+                _JSON,
                 Text("html", None, "also write an HTML page", f"{file} (.html)"),
             ),
             _compare,
@@ -176,8 +175,9 @@ def add_commands(sub: Any) -> None:
         tool.add_to(sub)
 
 
-def _print(result: Any, as_json: bool) -> None:
-    print(json.dumps(result.to_dict(), indent=2) if as_json else result.table())
+def _print(data: Callable[[], dict[str, Any]], text: Callable[[], str], as_json: bool) -> None:
+    """The result as JSON or as text (only the one asked for is computed)."""
+    print(json.dumps(data(), indent=2) if as_json else text())
 
 
 def _diverge(model: str, against: str, plant: str | None, json: bool, plot: str | None) -> int:
@@ -187,7 +187,7 @@ def _diverge(model: str, against: str, plant: str | None, json: bool, plot: str 
     if plot is not None:
         check_out(plot, "--plot", "fpexplore diverge")
     report = diverge.run_zoo(model, against, plant)
-    _print(report, json)
+    _print(report.to_dict, report.table, json)
     if plot is not None:
         fig = diverge.plot(report)
         kind = os.path.splitext(plot)[1][1:].lower()
@@ -201,7 +201,7 @@ def _tolerance(op: str, fmt: str, size: int, json: bool) -> int:
     from . import tolerance
 
     advice = tolerance.advise(op, fmt, size)
-    print(_dumps(advice.to_dict()) if json else advice.text())
+    _print(advice.to_dict, advice.text, json)
     return 0
 
 
@@ -224,7 +224,7 @@ def _check_determinism(
         backward=backward,
         seed=None if no_seed else 0,
     )
-    _print(report, json)
+    _print(report.to_dict, report.table, json)
     return 0 if report.ran() else 1  # no flag set ran: the target raised under each
 
 
@@ -244,7 +244,7 @@ def _compare(a: str, b: str, json: bool, html: str | None) -> int:
     if html is not None:
         check_out(html, "--html", "fpexplore compare")
     diff = compare(fingerprint.load(a), fingerprint.load(b))
-    print(_dumps(asdict(diff)) if json else diff.text())
+    _print(lambda: asdict(diff), diff.text, json)
     if html is not None:
         from .page import document
 
@@ -252,7 +252,3 @@ def _compare(a: str, b: str, json: bool, html: str | None) -> int:
             document("fpexplore compare", diff.html()), encoding="utf-8"
         )
     return 0
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, indent=2)

@@ -107,21 +107,6 @@ def test_advise_refuses_bool_size_and_takes_numpy_ints(no_work):
         tolerance.advise("sum", "float32", np.int64(16), seed=np.uint8(3))
 
 
-# -- 4: layer_bound ---------------------------------------------------------------------------
-
-
-def test_layer_bound_refuses_negative_terms_and_bad_abs_sum():
-    with pytest.raises(InvalidParameter, match="'n'"):
-        tolerance.layer_bound("dot", abs_sum=1.0, n=-1, fmt="float32")
-    for bad in (-1.0, math.inf, math.nan, np.array([1.0, -2.0])):
-        with pytest.raises(InvalidParameter, match="'abs_sum'"):
-            tolerance.layer_bound("dot", abs_sum=bad, n=4, fmt="float32")
-    with pytest.raises(InvalidParameter, match="'roundings'"):
-        tolerance.layer_bound("rounding", exact=np.ones(2), fmt="float32", roundings=-2)
-    b = tolerance.layer_bound("dot", abs_sum=np.array([1.0, 2.0]), n=4, fmt="float32")
-    assert np.all(b > 0)
-
-
 # -- 5: ulp of ints and floats beyond a format's range ----------------------------------------
 
 

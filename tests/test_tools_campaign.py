@@ -258,25 +258,6 @@ def _tolerance(c: Campaign) -> None:
             if _int(seed) and 0 <= int(seed) < 2**64:
                 continue
             c.attempt("tolerance", tolerance.advise, (op, "float32", low, seed), names=("seed",))
-    # layer_bound: every kind with each keyword bad in turn
-    for kind in ["dot", "rounding", "normalize", "softmax", "gelu", "function", *HOSTILE]:
-        for key in ("n", "roundings", "stats_terms", "abs_sum", "fmt"):
-            for v in HOSTILE:
-                c.attempt(
-                    "tolerance",
-                    tolerance.layer_bound,
-                    (kind,),
-                    {key: v},
-                    names=("kind", key, "n", "fmt", "abs_sum"),
-                )
-    for n in [0, 1, 5, 1000]:
-        c.attempt(
-            "tolerance",
-            tolerance.layer_bound,
-            ("dot",),
-            {"abs_sum": 1.0, "n": n, "fmt": "float32"},
-            oracle=lambda r, n=n: bool(np.all(np.asarray(r) >= 0)),
-        )
 
 
 def _advise_small(c: Campaign) -> None:
