@@ -23,7 +23,7 @@ import numpy as np
 from .. import formats, metrics
 from ..errors import InvalidInput, InvalidParameter
 from ..memo import Memo
-from ..result import Claim, Observation, check_claims
+from ..result import Claim, Observation, check_claims, claim_holds, jsonable
 from .capture import Capture
 from .specs import LayerSpec, spec_of
 
@@ -193,10 +193,7 @@ class DivergenceReport:
 
     def holds(self, key: str) -> bool | None:
         """Whether claim ``key`` held, None if it was not checked."""
-        claims = self.claims
-        if key not in claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(claims)}")
-        return claims[key].holds
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
         """Print and assert claims ``keys`` (all when none are named) as a lesson's
@@ -211,9 +208,9 @@ class DivergenceReport:
         a-priori bound (above 1: outside); "|a-b| ULP": how far the two sides' outputs (out)
         and inputs (in) are apart. The culprit of a divergent layer (or a layer's note), with
         the layer's op, goes on an indented line under it."""
-        from ..result.text_table import COLUMNS
+        from ..result.text_table import COLUMNS, cut
 
-        a, b = (_cut(n, 8) for n in self.names)
+        a, b = (cut(n, 8) for n in self.names)
         groups = ("", "", "ULP added", "", "/ bound", "", "|a-b| ULP", "")
         head = ("layer", "terms", a, b, a, b, "out", "in")
         lines = [head]
@@ -267,30 +264,12 @@ class DivergenceReport:
             "expected": None if self.expected is None else list(self.expected),
             "claims": {k: c.to_dict() for k, c in self.claims.items()},
             "truth_seconds": self.truth_seconds,
-            "rows": [_jsonable(asdict(r)) for r in self.rows],
+            "rows": [jsonable(asdict(r)) for r in self.rows],
         }
-
-
-def _cut(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _f(x: float) -> str:
     return "—" if math.isnan(x) else f"{x:.3g}"
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    return v
-
-
-def _fmt_of(a: np.ndarray) -> str:
-    return formats.get(a.dtype).name
 
 
 def _ulp_diff(x: np.ndarray, y: np.ndarray, fmt: str) -> float:
@@ -425,7 +404,7 @@ def compare(
         expected = (str(layer), by_name.get(side, side))
     rows = []
     t0 = time.perf_counter()
-    fmt = _fmt_of(next(iter(a.taps.values())).output)
+    fmt = formats.get(next(iter(a.taps.values())).output.dtype).name
     for key, na, nb in _pairs(a, b):
         ta, tb = a.taps[na], b.taps[nb]
         spec = specs.get(key)

@@ -62,7 +62,7 @@ class Outcome:
             "unavailable": self.unavailable,
             "note": self.note,
         }
-        d["value"] = _jsonable(self.value)
+        d["value"] = jsonable(self.value)
         d["error"] = self.error.to_dict() if self.error is not None else None
         return d
 
@@ -117,7 +117,7 @@ class Observation:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "value": _jsonable(self.value), "note": self.note}
+        return {"text": self.text, "value": jsonable(self.value), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -147,11 +147,8 @@ class Comparison:
         raise KeyError(f"no outcome named {implementation!r}; this comparison has: {names}")
 
     def holds(self, key: str) -> bool | None:
-        """Whether claim ``key`` held in this run, None if it was not checked (KeyError lists
-        the claims if unknown)."""
-        if key not in self.claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
-        return self.claims[key].holds
+        """Whether claim ``key`` held in this run, None if it was not checked."""
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
         """Print and assert claims ``keys`` (all claims when none are named).
@@ -224,11 +221,11 @@ class Comparison:
                 "label": self.truth.label,
                 "exact": self.truth.is_exact,
                 "digits": None if self.truth.is_exact else self.truth.digits,
-                "value": _jsonable(self.truth.mp()),
+                "value": jsonable(self.truth.mp()),
             }
         return {
             "lesson": self.lesson,
-            "params": {k: _jsonable(v) for k, v in self.params.items()},
+            "params": {k: jsonable(v) for k, v in self.params.items()},
             "truth": truth,
             "outcomes": [o.to_dict() for o in self.outcomes],
             "claims": {k: c.to_dict() for k, c in self.claims.items()},
@@ -238,6 +235,13 @@ class Comparison:
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)
+
+
+def claim_holds(claims: Mapping[str, Claim], key: str) -> bool | None:
+    """Whether claim ``key`` held, None if it was not checked (KeyError lists the claims)."""
+    if key not in claims:
+        raise KeyError(f"no claim {key!r}; claims: {', '.join(claims)}")
+    return claims[key].holds
 
 
 def check_claims(
@@ -285,7 +289,7 @@ def _short(v: Any) -> str:
     return f"{arr.dtype}{list(arr.shape)} [{head}{', …' if flat.size > 3 else ''}]"
 
 
-def _jsonable(v: Any) -> Any:
+def jsonable(v: Any) -> Any:
     if v is None or isinstance(v, bool | int | str):
         return v
     if isinstance(v, float):
@@ -294,24 +298,24 @@ def _jsonable(v: Any) -> Any:
 
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
-            return _jsonable(v[()])
+            return jsonable(v[()])
         if v.dtype == object:
-            return [_jsonable(x) for x in v.tolist()]
+            return [jsonable(x) for x in v.tolist()]
         if v.size > 64:
             return {
                 "dtype": str(v.dtype),
                 "shape": list(v.shape),
-                "head": [_jsonable(float(x)) for x in v.ravel()[:8]],
+                "head": [jsonable(float(x)) for x in v.ravel()[:8]],
             }
         return (
-            [_jsonable(x) for x in v.astype(np.float64).tolist()]
+            [jsonable(x) for x in v.astype(np.float64).tolist()]
             if v.dtype.kind == "f"
             else v.tolist()
         )
     if isinstance(v, np.generic):
-        return _jsonable(v.item())
+        return jsonable(v.item())
     if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     return str(v)

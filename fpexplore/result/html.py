@@ -299,10 +299,6 @@ def _head(truth: Any, k: int) -> list[Any]:
     return list(truth.mp().ravel()[:k])
 
 
-def _claim_state(claim: Any) -> bool | None:
-    return getattr(claim, "holds", None)
-
-
 def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None:
     """What ``claims.html`` lists: every claim, or with ``previous`` those that changed (new,
     gone, or another verdict) and every one that does not hold, and a count of the rest."""
@@ -311,7 +307,7 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
         return None
     counts = {True: 0, False: 0, None: 0}
     for claim in claims.values():
-        counts[_claim_state(claim)] += 1
+        counts[claim.holds] += 1
     out: dict[str, Any] = {
         "summary": ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n),
         "same": None,
@@ -325,17 +321,17 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
             (k, cl)
             for k, cl in shown
             if k not in before
-            or _claim_state(cl) is False
-            or _claim_state(before[k]) != _claim_state(cl)
+            or cl.holds is False
+            or before[k].holds != cl.holds
             or before[k].text != cl.text
         ]
         out["gone"] = [k for k in before if k not in claims]
         out["same"] = len(claims) - len(shown)
-    items = [(key, _MARK[_claim_state(cl)], cl.text) for key, cl in shown]
+    items = [(key, _MARK[cl.holds], cl.text) for key, cl in shown]
     if previous is None and len(shown) > OPEN_CLAIMS:
         # a long first list: what did not hold stays in view, the rest opens on a click
-        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl)]
-        items = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl) is not True]
+        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds]
+        items = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds is not True]
     return {**out, "listed": items}
 
 
@@ -377,9 +373,6 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
         ulp_column=ulp_column,
         bits_column=bits_column,
         long=_long,
-        observations=[
-            (key, getattr(o, "text", str(o)), getattr(o, "value", None))
-            for key, o in dict(getattr(c, "observations", None) or {}).items()
-        ],
+        observations=[(key, o.text, o.value) for key, o in c.observations.items()],
         explanation=[p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()],
     )

@@ -36,7 +36,7 @@ _NARROW = (
 _MIN_WIDTH = 60
 
 
-def _cut(text: str, width: int) -> str:
+def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -49,12 +49,7 @@ def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
 def _claim_lines(c: Comparison, width: int | None) -> list[str]:
     lines = []
     for key, claim in c.claims.items():
-        if hasattr(claim, "line"):  # with the reason when it failed or was not checked
-            line = claim.line(key)
-        else:
-            holds = getattr(claim, "holds", None)
-            mark = "holds" if holds is True else "FAILS" if holds is False else "not checked"
-            line = f"[{mark}] {key}: {claim.text}"
+        line = claim.line(key)  # with the reason when it failed or was not checked
         lines += [line] if width is None else _wrap(line, width, "", "    ")
     return lines
 
@@ -92,12 +87,12 @@ def comparison_text(
         # a long name, and a value in words, wrap inside their columns (never printed twice);
         # the other cells on the first line
         names = textwrap.wrap(r["implementation"], name_w, break_on_hyphens=False) or [""]
-        names = [_cut(n, name_w) for n in names]
+        names = [cut(n, name_w) for n in names]
         if o.ran and isinstance(o.value, str):
             values = textwrap.wrap(r["value"], value_w, break_on_hyphens=False) or [""]
         else:
-            values = [_cut(r["value"], value_w)]
-        rest = [_cut(r[key], w).ljust(w) for key, _, w in cols[2:]]
+            values = [cut(r["value"], value_w)]
+        rest = [cut(r[key], w).ljust(w) for key, _, w in cols[2:]]
         for i in range(max(len(names), len(values))):
             name = names[i] if i < len(names) else ""
             value = values[i] if i < len(values) else ""
@@ -113,9 +108,8 @@ def comparison_text(
     if not claims:
         return "\n".join(lines)
     lines += _claim_lines(c, width)
-    for key, obs in dict(getattr(c, "observations", {}) or {}).items():
-        text = obs.line(key) if hasattr(obs, "line") else f"[observed] {key}: {obs}"
-        lines += _wrap(text, width, "", "    ")
+    for key, obs in c.observations.items():
+        lines += _wrap(obs.line(key), width, "", "    ")
     return "\n".join(lines)
 
 
