@@ -49,8 +49,7 @@ def claim_counts(comparison: Comparison) -> dict[str, int]:
     """How many of the comparison's claims hold, fail, were not checked."""
     counts = {"holds": 0, "fails": 0, "not checked": 0}
     for claim in comparison.claims.values():
-        holds = getattr(claim, "holds", None)
-        counts["not checked" if holds is None else "holds" if holds else "fails"] += 1
+        counts[claim.state] += 1
     return counts
 
 

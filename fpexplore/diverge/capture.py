@@ -33,9 +33,6 @@ class Capture:
     taps: dict[str, Tap]
     modules: dict[str, Any] = field(default_factory=dict)  # torch only: name -> module
 
-    def names(self) -> list[str]:
-        return list(self.taps)
-
 
 def _to_numpy(t: Any) -> np.ndarray:
     if hasattr(t, "detach"):

@@ -40,26 +40,18 @@ def _plain_log_ticks(ax: Any) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
-def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
+def plot(report: DivergenceReport, ax: Any = None) -> Any:
     """Each side's added error per layer (ULPs, log scale), the bound, the culprit arrowed.
 
-    Returns the matplotlib figure. Without ``ax``, a new figure laid out with fixed margins
-    (one rendering, no layout pass), made by pyplot (shown by a notebook) unless ``pyplot``
-    is false.
+    Returns the matplotlib figure. Without ``ax``, a new pyplot figure laid out with fixed
+    margins (one rendering, no layout pass).
     """
     rows = report.rows
     own = ax is None
     if own:
-        size = (max(6.0, 0.55 * len(rows) + 2), 3.8)
-        if pyplot:
-            import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt
 
-            fig, ax = plt.subplots(figsize=size)
-        else:
-            from matplotlib.figure import Figure
-
-            fig = Figure(figsize=size)
-            ax = fig.add_subplot()
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(rows) + 2), 3.8))
     else:
         fig = ax.figure
     xs = np.arange(len(rows))
