@@ -127,16 +127,28 @@ def _heading(n: int, threads: int, simplify: bool) -> str:
     return f"How {n} values are added ({threads} thread(s){hidden})"
 
 
-def _panels(order: str | None, where: str) -> tuple[list[str], int, int]:
-    """The orders to draw (the four framework orders for ``None``), checked, and their grid:
-    two columns when there is more than one."""
+def _panels(
+    n: int, order: str | None, threads: int, dtype: str, simplify: bool, where: str
+) -> tuple[list[tuple[Any, str]], int, int]:
+    """The trees to draw with their titles (the four framework orders for ``None``), checked,
+    and their grid: two columns when there is more than one."""
+    from .. import orders
+
+    n, threads = _check(n, threads)
     names = list(FRAMEWORK_ORDERS) if order is None else [order]
     known = tree_orders()
     for name in names:
         if name not in known:
             raise InvalidParameter("order", name, "None or one of " + ", ".join(known), where)
     cols = 2 if len(names) > 1 else 1
-    return names, (len(names) + cols - 1) // cols, cols
+    trees = [
+        (
+            orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify),
+            f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}",
+        )
+        for name in names
+    ]
+    return trees, (len(names) + cols - 1) // cols, cols
 
 
 def draw(
@@ -155,16 +167,12 @@ def draw(
     """
     from matplotlib.figure import Figure
 
-    from .. import orders
-
-    n, threads = _check(n, threads)
-    names, rows, cols = _panels(order, "order_tree.draw")
+    trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.draw")
     fig = Figure(figsize=(5.2 * cols, 3.4 * rows), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax, name in zip(axes, names, strict=False):
-        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
-        draw_tree(root, ax, f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}")
-    for ax in axes[len(names) :]:
+    for ax, (root, title) in zip(axes, trees, strict=False):
+        draw_tree(root, ax, title)
+    for ax in axes[len(trees) :]:
         ax.set_visible(False)
     fig.suptitle(_heading(n, threads, simplify), fontsize=10)
     return fig
@@ -231,16 +239,11 @@ def tree_svg(
 ) -> str:
     """The same trees as `draw`, as SVG markup (drawn by the browser: a tree view's move costs
     the kernel milliseconds, not a matplotlib rendering)."""
-    from .. import orders
-
-    n, threads = _check(n, threads)
-    names, rows, cols = _panels(order, "order_tree.tree_svg")
+    trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.tree_svg")
     width = PANEL_W * cols
     suptitle = _heading(n, threads, simplify)
     out = [svg.text(width / 2, 16, suptitle, font_size=12)]
-    for i, name in enumerate(names):
-        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
-        title = f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}"
+    for i, (root, title) in enumerate(trees):
         out += _panel_svg(root, title, (i % cols) * PANEL_W, 24 + (i // cols) * PANEL_H)
     return svg.doc(width, PANEL_H * rows + 24, *out, title=suptitle)
 
