@@ -16,11 +16,8 @@ Kind = Literal["framework", "emulator", "reference", "recorded"]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one implementation produced, and its error against the truth.
-
-    ``unavailable`` is set (and ``value`` is None) when it could not run: the text says why
-    and which command makes it run.
-    """
+    """What one implementation produced, and its error against the truth; ``unavailable``
+    (``value`` None) says why it could not run and which command makes it run."""
 
     implementation: str
     backend: str
@@ -69,12 +66,9 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Claim:
-    """A sentence the lesson states, true on every machine, and what this run made of it.
-
-    ``holds`` is True (it held), False (it failed) or None (not checked: a part it needs was
-    missing; ``reason`` then says which part and the command that gets it). ``reason`` may
-    also say why a claim failed.
-    """
+    """A sentence the lesson states, true on every machine, and what this run made of it:
+    ``holds`` True, False or None (not checked; ``reason`` names the missing part and the
+    command that gets it, or why a claim failed)."""
 
     text: str
     holds: bool | None
@@ -151,12 +145,7 @@ class Comparison:
         return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all claims when none are named).
-
-        Raises `ClaimFailed` when one fails and `ClaimNotChecked` when one could not be
-        checked (the message names the missing part and its fix); both are AssertionErrors.
-        Observations are printed, never asserted.
-        """
+        """Print and assert claims ``keys`` (all when none are named); see `check_claims`."""
         check_claims(self.lesson, self.claims, keys, self.observations)
 
     def show(self, *keys: str) -> None:
@@ -172,8 +161,7 @@ class Comparison:
             print(wrapped(item.line(key)))
 
     def rows(self) -> list[dict[str, str]]:
-        """One display row per outcome (shared by the text table, HTML and widgets); the note
-        says what an alarming number means (`fpexplore.result.html.meaning`)."""
+        """One display row per outcome (text table, HTML, widgets)."""
         from .html import _is_integer, meaning, value_text
         from .numbers import bits_text, ulp_text
 
@@ -196,13 +184,9 @@ class Comparison:
         return rows
 
     def table(self, wide: bool = False, width: int | None = None, claims: bool = True) -> str:
-        """A plain-text table of the truth, the outcomes and the claims.
-
-        By default no line is longer than ``width`` characters (`text_table.COLUMNS`, what a
-        notebook shows at 1000 px with the sidebar open): long names wrap in their column,
-        long values are shortened and notes wrap under their row. ``wide=True`` shows every
-        column in full; ``claims=False`` leaves the claims and observations out.
-        """
+        """A plain-text table of the truth, the outcomes and the claims, no line longer than
+        ``width`` (default `text_table.COLUMNS`) unless ``wide``; ``claims=False`` leaves the
+        claims and observations out."""
         from .text_table import COLUMNS, comparison_text
 
         return comparison_text(
@@ -250,13 +234,10 @@ def check_claims(
     keys: tuple[str, ...],
     observations: Mapping[str, Observation] | None = None,
 ) -> None:
-    """Print and assert ``claims`` ``keys`` (all of them when none are named), as
-    `Comparison.check` does; ``owner`` names the lesson or tool in the error.
-
-    Raises KeyError for an unknown key, `ClaimFailed` when a claim fails and `ClaimNotChecked`
-    when one could not be checked. Observations are printed (only when no key is named), never
-    asserted.
-    """
+    """Print and assert ``claims`` ``keys`` (all when none are named); ``owner`` names the
+    lesson or tool in the error. Raises KeyError for an unknown key, `ClaimFailed` (a failed
+    claim) and `ClaimNotChecked` (both AssertionErrors). Observations are printed (when no key
+    is named), never asserted."""
     from ..errors import ClaimFailed, ClaimNotChecked
     from .text_table import wrapped
 

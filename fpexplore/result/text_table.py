@@ -1,15 +1,8 @@
-"""A `Comparison` as plain text: at most `COLUMNS` columns unless asked to be wide.
+"""A `Comparison` as plain text, at most `COLUMNS` wide unless asked to be wide.
 
-`COLUMNS` is what a notebook's output area shows without wrapping at 1000 px with JupyterLab's
-file browser open (and what a terminal shows). The narrow layout keeps four columns
-(implementation, value, ULP error, bits): a long name wraps inside its column, and so does a
-value in words ("varies; fixed by cudnn.det"); a long number or array is shortened with "…";
-each row's note goes on indented lines under it. The wide layout prints every column of
-`Comparison.rows` in full.
-
-`wrapped(text)` wraps a line a notebook prints itself (a claim's or an observation's `line`,
-any sentence) the way `Comparison.check` prints them: at spaces, to `COLUMNS`, its
-continuation indented. It is also ``fpexplore.wrapped``.
+The narrow layout keeps four columns (implementation, value, ULP error, bits): names and values
+in words wrap in their column, numbers are shortened with "…", each row's note goes on indented
+lines under it. The wide layout prints every column of `Comparison.rows` in full.
 """
 
 from __future__ import annotations
@@ -127,14 +120,10 @@ def _wide(c: Comparison, rows: list[dict[str, str]], claims: bool = True) -> str
 
 
 def wrapped(text: str, width: int = COLUMNS) -> str:
-    """``text`` as a notebook should print it: each of its lines wrapped at spaces to ``width``
-    columns (`COLUMNS`: what JupyterLab shows at 1000 px with the file browser open), a
-    continuation indented four spaces past its line's own indent (a word longer than the
-    width is split: no line is wider). A browser would otherwise break a long line inside a
-    word, or make the output scroll sideways.
-
-    ``print(fpexplore.wrapped(comparison.claims[key].line(key)))`` prints a claim the way
-    `Comparison.check` does."""
+    """``text`` as a notebook should print it (as `Comparison.check` prints a claim): each line
+    wrapped at spaces to ``width`` columns, a continuation indented four spaces past the line's
+    own indent (a longer word is split). A browser would otherwise break a line inside a word,
+    or make the output scroll sideways."""
     width = max(int(width), 20)
     out: list[str] = []
     for line in str(text).splitlines() or [""]:

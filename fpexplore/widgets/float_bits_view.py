@@ -22,7 +22,7 @@ import mpmath
 
 from .. import formats, metrics
 from ..errors import InvalidParameter
-from ..result import Claim, check_claims
+from ..result import Claim, check_claims, claim_holds
 from ..templates import part, render
 from ..truth.value import Truth
 from .float_bits_claims import DECIMAL, explanation_claims
@@ -31,7 +31,6 @@ ACCEPTED = (
     "a decimal number (0.1, -3.4e38, 16777217), a fraction (1/3), a hex float "
     "(0x1.8p3), inf, -inf or nan"
 )
-_NUMBER = DECIMAL
 _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
 
 
@@ -44,7 +43,7 @@ def parse_exact(text: str) -> Fraction | float:
     if low in ("inf", "+inf", "infinity", "+infinity", "-inf", "-infinity", "nan", "+nan", "-nan"):
         return float(low)
     try:
-        if _NUMBER.match(t) or _RATIO.match(t):
+        if DECIMAL.match(t) or _RATIO.match(t):
             value = Fraction(t)
             return -0.0 if value == 0 and t.startswith("-") else value
         if low.lstrip("+-").startswith("0x"):
@@ -206,9 +205,7 @@ class FloatBitsExplanation:
 
     def holds(self, key: str) -> bool | None:
         """Whether claim ``key`` held, None if it was not checked."""
-        if key not in self.claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
-        return self.claims[key].holds
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
         """Print and assert claims ``keys`` (all when none are named), as `Comparison.check`:
