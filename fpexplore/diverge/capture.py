@@ -49,12 +49,11 @@ def _module(model: Any, path: str) -> Any:
 
 
 def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "torch") -> Capture:
-    """Run ``model(*inputs)`` once with forward hooks on every leaf module and record them.
+    """Run ``model(*inputs)`` (tensors or numpy arrays) once, recording every leaf module.
 
-    ``inputs`` are torch tensors or numpy arrays (converted with ``torch.from_numpy``). The
-    model is not put in eval mode: what it does is what gets measured. ``seed`` seeds torch's
-    RNG first (a dropout left in train mode draws from it); None leaves it alone. An error the
-    model raises is reported as `ModelRaised`, naming the module that raised.
+    The model is not put in eval mode: what it does is what gets measured. ``seed`` seeds
+    torch's RNG first (None: left alone). An error it raises becomes `ModelRaised`, naming the
+    module that raised.
     """
     from .. import backends
 

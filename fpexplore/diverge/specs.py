@@ -288,11 +288,9 @@ def _pair(v: Any) -> tuple[int, int]:
 
 
 def spec_of(name: str, module: Any) -> LayerSpec | None:
-    """The reference definition of a torch leaf module, or None when there is no truth for it.
-
-    Modules are read by type name (and zoo modules by their ``fpx_kind`` attribute), so this
-    needs no torch import. Dropout and BatchNorm are specified as they act in inference.
-    """
+    """The reference definition of a torch leaf module (None: no truth for it), read by type
+    name or a zoo module's ``fpx_kind`` (no torch import); Dropout and BatchNorm as in
+    inference."""
     kind = getattr(module, "fpx_kind", None)
     t = type(module).__name__
     if kind is not None:
