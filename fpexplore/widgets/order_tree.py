@@ -39,12 +39,9 @@ def _check(n: Any, threads: Any) -> tuple[int, int]:
 def layout(
     root: Any,
 ) -> tuple[list[tuple[float, float, str]], list[tuple[float, float, float, float]]]:
-    """Positions of a tree's nodes and its edges.
-
-    Returns ``(points, edges)``: points are ``(x, level, kind)`` with kind ``"leaf:<i>"``,
-    ``"const:<value>"`` or ``"sum"``; edges are ``(x_child, y_child, x_parent, y_parent)``.
-    Leaf ``x<i>`` sits at ``(i, 0)``; a sum sits above the midpoint of its children, one
-    level over the higher one. Shared constant nodes are drawn once per occurrence.
+    """A tree's ``(points, edges)``: points ``(x, level, kind)`` with kind ``"leaf:<i>"``,
+    ``"const:<value>"`` or ``"sum"``; edges ``(x_child, y_child, x_parent, y_parent)``. Leaf
+    ``x<i>`` sits at ``(i, 0)``, a sum above its children's midpoint, one level over the higher.
     """
     points: list[tuple[float, float, str]] = []
     edges: list[tuple[float, float, float, float]] = []
@@ -160,10 +157,9 @@ def draw(
 ) -> Any:
     """The addition tree(s) for summing ``x0 .. x{n-1}`` (``n <= 64``) as a matplotlib Figure.
 
-    ``order=None`` draws the four framework orders (numpy, torch, TensorFlow, Java loop) side by
-    side; otherwise a name of `tree_orders()`. ``dtype`` matters where the vector width
-    does (torch and TensorFlow add float64 in 4 lanes, float32 in 8). ``simplify`` hides
-    additions of a constant zero (an accumulator's starting value), which change no value.
+    ``order``: a name of `tree_orders()`, or None for the four framework orders side by side.
+    ``dtype`` sets the vector width (torch and TensorFlow add float64 in 4 lanes, float32 in
+    8). ``simplify`` hides additions of a constant zero (an accumulator's start).
     """
     from matplotlib.figure import Figure
 
@@ -237,8 +233,7 @@ def tree_svg(
     dtype: str = "float32",
     simplify: bool = True,
 ) -> str:
-    """The same trees as `draw`, as SVG markup (drawn by the browser: a tree view's move costs
-    the kernel milliseconds, not a matplotlib rendering)."""
+    """The trees of `draw` as SVG markup (drawn by the browser: a move costs milliseconds)."""
     trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.tree_svg")
     width = PANEL_W * cols
     suptitle = _heading(n, threads, simplify)
@@ -265,10 +260,8 @@ to_png = figure_png
 
 
 def tree_view(n: int = 16, threads: int = 1) -> Any:
-    """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s).
-
-    The trees are SVG (`tree_svg`), each drawn once and kept; while the kernel is idle, the
-    pictures one control step away are drawn ahead (see `explorer.Ahead`)."""
+    """An ipywidgets box: an n slider, an order menu and the trees (`tree_svg`), each kept and
+    their neighbours drawn ahead (`explorer.Ahead`)."""
     from collections import OrderedDict
 
     import ipywidgets as w
@@ -311,9 +304,8 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
 
 def summation_explorer() -> Any:
-    """The summation lesson's explorer (parameters, table, error-growth plot) above the
-    "show me the order" tree view; both draw their figures as SVG (`growth_svg`,
-    `tree_svg`), so a move costs the kernel the lesson's computation and no rendering."""
+    """The summation lesson's explorer above the "show me the order" tree view, both drawn as
+    SVG (`growth_svg`, `tree_svg`)."""
     import ipywidgets as w
 
     from . import explore
