@@ -43,11 +43,6 @@ def _to_numpy(t: Any) -> np.ndarray:
     return np.asarray(t)
 
 
-def _module(model: Any, path: str) -> Any:
-    """The submodule of ``model`` at ``path`` ("" for the model itself)."""
-    return dict(model.named_modules()).get(path, model)
-
-
 def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "torch") -> Capture:
     """Run ``model(*inputs)`` (tensors or numpy arrays) once, recording every leaf module.
 
@@ -102,7 +97,7 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
         raise
     except Exception as exc:
         layer = running[-1] if running else ""
-        kind = type(_module(model, layer)).__name__
+        kind = type(dict(model.named_modules()).get(layer, model)).__name__
         raise ModelRaised(layer, exc, "capture_torch", kind) from exc
     finally:
         for h in handles:
