@@ -1,12 +1,7 @@
 """``fpexplore export LESSON [--param value ...] --html out.html``: one lesson as one standalone
-page for slides and course sites.
-
-The page shows the lesson run with the given parameters (figure, comparison table, claims,
-explanation) and, below it, a control for one parameter (``--vary``, default the first that
-has a small set of values) whose every value was run beforehand: the control picks among the
-pre-computed views with ipywidgets' embedding (a ``jslink`` from the control's index to a
-``Stack``), so it works with no kernel, no server and, with the bundled widget manager
-(`widget_bundle`), no network.
+page for slides and course sites: the run, and a control for one parameter (``--vary``) that
+picks among views pre-computed for each of its values (ipywidgets' embedding, a ``jslink`` to
+a ``Stack``): no kernel, no server and, with `widget_bundle`, no network.
 """
 
 from __future__ import annotations
@@ -31,12 +26,9 @@ MAX_POINTS = 12
 
 
 def grid(param: Param, current: Any, points: int = 5) -> tuple[Any, ...]:
-    """The values of ``param`` to pre-compute, ``current`` among them.
-
-    Options and flags: every choice. Log intervals: ``current`` times powers of ten within the
-    range (cheap lessons stay cheap). Linear intervals: ``points`` values evenly spread.
-    Free text has no grid (empty).
-    """
+    """The values of ``param`` to pre-compute, ``current`` among them: every choice of options
+    and flags; ``current`` times powers of ten in a log interval; ``points`` values evenly
+    spread in a linear one; none for free text."""
     if not isinstance(param, Param):
         raise InvalidParameter("param", param, "a declared parameter (fpexplore.params)", "grid")
     if isinstance(param, Interval):
@@ -99,8 +91,7 @@ def _label(value: Any) -> str:
 def _interactive(
     lesson: Lesson, params: dict[str, Any], param: Param, values: Sequence[Any], progress: bool
 ) -> tuple[str, dict[str, Any]]:
-    """The embedded control and its pre-computed views: the HTML for the page's head, and what
-    the page's template shows of the control."""
+    """The embedded control: the HTML for the page's head, and what the template shows."""
     import ipywidgets as w
     from ipywidgets.embed import embed_data
     from tqdm.auto import tqdm
@@ -142,10 +133,8 @@ def export(
     progress: bool = True,
 ) -> Path:
     """Write ``lesson_name`` run at ``params`` as one standalone HTML page; returns its path.
-
-    ``vary`` names the parameter whose control the page carries (default: the first with a
-    small set of values); ``values`` overrides which of its values are pre-computed.
-    """
+    ``vary``: the parameter the control changes (default: the first with few values);
+    ``values``: which of its values are pre-computed."""
     from .lessons import get
     from .params import validate_all
     from .paths import check_out

@@ -1,7 +1,5 @@
-"""Self-contained HTML pages (the report, exported lessons): figures embedded as PNG data URIs,
-a lesson's comparison rendered once by `fpexplore.result.html`, one stylesheet, no external file.
-The pages are the jinja2 templates of `fpexplore.templates`, filled by `render`.
-"""
+"""Self-contained HTML pages (the report, exported lessons) from the templates of
+`fpexplore.templates`: figures as PNG data URIs, one stylesheet, no external file."""
 
 from __future__ import annotations
 
@@ -34,8 +32,7 @@ def figure(lesson: Lesson, comparison: Comparison) -> dict[str, str] | None:
 
 
 def comparison_html(comparison: Comparison) -> str:
-    """The comparison (truth, table, claims, observations, explanation), everything unfolded:
-    a page is read or printed, not clicked through. The page carries the stylesheet."""
+    """The comparison with everything unfolded (a page is read or printed, not clicked)."""
     from .result.html import comparison_html as html
 
     return html(comparison, style=False).replace("<details>", "<details open>")
@@ -49,8 +46,7 @@ def claim_counts(comparison: Comparison) -> dict[str, int]:
     """How many of the comparison's claims hold, fail, were not checked."""
     counts = {"holds": 0, "fails": 0, "not checked": 0}
     for claim in comparison.claims.values():
-        holds = getattr(claim, "holds", None)
-        counts["not checked" if holds is None else "holds" if holds else "fails"] += 1
+        counts[claim.state] += 1
     return counts
 
 
@@ -69,8 +65,7 @@ def machine() -> dict[str, str]:
 
 
 def render(name: str, /, **context: Any) -> str:
-    """The template ``name`` of `fpexplore.templates`, with this module's helpers at hand:
-    ``params_text`` and ``comparison_html`` (a comparison, unfolded)."""
+    """The template ``name`` with ``params_text`` and ``comparison_html`` at hand."""
     return templates.render(
         name,
         params_text=params_text,
@@ -80,7 +75,6 @@ def render(name: str, /, **context: Any) -> str:
 
 
 def document(title: str, body: str, head: str = "") -> str:
-    """A whole HTML document with the stylesheet around ``body``; ``head`` goes into ``<head>``
-    (both HTML)."""
+    """A whole HTML document with the stylesheet around ``body`` (``head`` in ``<head>``)."""
     trusted = templates.trusted
     return render("page.html", title=title, body=trusted(body), head=trusted(head))

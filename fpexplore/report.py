@@ -1,10 +1,6 @@
-"""``fpexplore report``: what does my stack do? Every lesson run on this machine, plus the
-recorded GPU runs, in one self-contained HTML page.
-
-Each lesson runs with its default parameters through the same `Lesson.run` as the notebooks,
-widgets and CLI; parts missing here (a framework, Java, a GPU) show as Unavailable rows and
-claims not checked. Lessons that read recorded GPU runs are run again on each older record, so
-every card recorded in ``data/gpu`` is in the report.
+"""``fpexplore report``: what does my stack do? Every lesson run here with its defaults (parts
+missing here show as unavailable rows and claims not checked), and again on each older GPU
+record, in one self-contained HTML page.
 """
 
 from __future__ import annotations
@@ -65,8 +61,8 @@ def _run_one(lesson: Lesson, params: dict[str, Any], label: str = "") -> LessonR
 
 
 def _record_variants(lessons: dict[str, Lesson]) -> list[tuple[Lesson, dict[str, Any], str]]:
-    """(lesson, params, label) for each older GPU record and each lesson with a ``record``
-    parameter: the newest record is already shown by the lessons' default run."""
+    """(lesson, params, label) for each older GPU record (the default run shows the newest)
+    and each lesson with a ``record`` parameter."""
     from . import records
 
     return [

@@ -1,7 +1,5 @@
-"""The figures that the browser draws: SVG elements (attributes and text escaped), the root
-element, scales, decade ticks, a frame with its labels, markers and a legend box. Every
-hand-written plotter (the explorer's growth figure, the divergence figure, the order trees,
-the lessons' explorer figures) draws through these."""
+"""SVG figures the browser draws: elements (escaped), the root, scales, decade ticks, a frame,
+markers and a legend box, for every hand-written plotter."""
 
 from __future__ import annotations
 
@@ -49,9 +47,8 @@ def _value(v: object) -> str:
 
 
 def el(tag: str, *children: str, **attrs: object) -> str:
-    """``<tag …>children</tag>`` (``<tag …/>`` without children): ``font_size`` is written
-    ``font-size``, floats with one decimal; an attribute of value None is left out.
-    Children are markup (see `text` and `tip` for escaped text)."""
+    """``<tag …>children</tag>`` (children are markup): ``font_size`` written ``font-size``,
+    floats with one decimal, None attributes left out."""
     head = "".join(
         f' {k.rstrip("_").replace("_", "-")}="{_value(v)}"'
         for k, v in attrs.items()
@@ -126,9 +123,8 @@ def frame(
     ylabel: str = "",
     grid: bool = True,
 ) -> list[str]:
-    """The axes of the plot area ``box`` (left, top, right, bottom): grid lines (``grid``)
-    or 4 px tick marks labelled at the pixel positions of ``xgrid`` and ``ygrid``, the
-    frame, the axis labels."""
+    """The axes of ``box`` (left, top, right, bottom): grid lines (or 4 px ticks) labelled at
+    the pixel positions of ``xgrid`` and ``ygrid``, the frame, the axis labels."""
     left, top, right, bottom = box
     style = {"stroke": "#000", "stroke_opacity": "0.12"} if grid else {"stroke": "#333"}
     x0, x1, y0, y1 = (left, right, top, bottom) if grid else (left - 4, left, bottom, bottom + 4)
@@ -154,9 +150,8 @@ def colour_bar(
     label: str = "",
     name: str = "fpx-bar",
 ) -> list[str]:
-    """A vertical colour bar filling ``box`` (left, top, right, bottom) from ``colours[0]``
-    at the bottom to ``colours[-1]`` at the top (a gradient of id ``name``), its ``ticks``
-    labelled right of it at their pixel heights, and ``label`` beyond them."""
+    """A vertical colour bar in ``box`` from ``colours[0]`` (bottom) to ``colours[-1]`` (a
+    gradient of id ``name``), ``ticks`` labelled right of it, ``label`` beyond them."""
     left, top, right, bottom = box
     n = max(len(colours) - 1, 1)
     stops = [el("stop", offset=f"{i / n:.2f}", stop_color=c) for i, c in enumerate(colours[::-1])]
@@ -190,9 +185,9 @@ def legend_box(
     rows: int = 0,
     font_size: float = 9,
 ) -> list[str]:
-    """A legend in a white box whose top left corner is (x, y), in columns ``width`` wide of
-    ``rows`` entries (one column by default) 14 px apart. An entry is ``(label, style)``: a
-    marker (`marker`) where the style has a ``shape``, else a line 20 px long."""
+    """A legend in a white box at (x, y), columns ``width`` wide of ``rows`` entries (default:
+    one column). An entry ``(label, style)`` is a marker if the style has a ``shape``, else a
+    line."""
     rows = rows or len(entries)
     cols = (len(entries) + rows - 1) // rows
     box = {"fill": "#fff", "fill_opacity": "0.85", "stroke": "#ccc"}

@@ -1,11 +1,8 @@
 """The JavaScript that renders embedded widgets in a page with no kernel and no network.
 
-ipywidgets' embedding loads ``@jupyter-widgets/html-manager`` from a CDN by default. Exported
-pages inline its ``dist/embed.js`` bundle instead, so their controls work offline (file://,
-a lecture hall without Wi-Fi). The bundle is fetched once from the npm registry (a pinned
-version, checked against the registry's sha512 integrity) into ``paths.cache_dir()/widgets``.
-
-``fpexplore setup widgets`` fetches it (``make setup`` and Binder's postBuild do).
+Exported pages inline ``@jupyter-widgets/html-manager``'s ``dist/embed.js`` (instead of loading
+it from a CDN), so their controls work offline. ``fpexplore setup widgets`` fetches it once
+from the npm registry (pinned, checked against its sha512) into ``paths.cache_dir()/widgets``.
 """
 
 from __future__ import annotations
@@ -84,12 +81,9 @@ def fetch(timeout_s: float = 60) -> Path:
 
 
 def script_tags() -> tuple[str, bool]:
-    """``<script>`` tags that load the widget manager, and whether they work offline.
-
-    The bundle is inlined. Its webpack runtime derives a public path from a script ``src``
-    and throws when every script is inline, so an empty ``data:`` script comes first (the
-    bundle's own assets, icon fonts, are not used by the controls exported here).
-    """
+    """``<script>`` tags that load the widget manager, and whether they work offline. The
+    bundle's webpack runtime throws when every script is inline, so an empty ``data:`` script
+    comes first (its assets, icon fonts, are not used here)."""
     try:
         bundle = fetch()
     except FpexploreError as exc:

@@ -48,15 +48,10 @@ AGAINST = ("torch", "keras", "djl", "libtorch")
 
 
 def run_zoo(model: str, against: str = "torch", plant: str | None = None) -> DivergenceReport:
-    """Compare the zoo's torch ``model`` with a second implementation of it.
-
-    ``against``: "torch" (a second torch build of the model), "keras" (the Keras build with
-    the same weights), "djl" (the torch model's TorchScript export run by DJL's PyTorch
-    engine) or "libtorch" (the export run by the C++ LibTorch program). ``plant`` puts one
-    mistake into the second implementation (see `zoo.PLANTS`); for "djl" and "libtorch" it is
-    in the exported model. The reference definition of each layer is the unplanted torch model.
-    With a plant, the report's claim "first_divergence" says it is found at its layer, on the
-    second implementation alone.
+    """Compare the zoo's torch ``model`` (the reference) with a second implementation: "torch"
+    (a second build), "keras" (same weights), "djl" or "libtorch" (its TorchScript export run
+    there). ``plant`` puts one mistake (`zoo.PLANTS`) into the second; the claim
+    "first_divergence" then says it is found at its layer, on that side alone.
     """
     from ..errors import InvalidParameter
     from . import zoo

@@ -33,9 +33,6 @@ class Capture:
     taps: dict[str, Tap]
     modules: dict[str, Any] = field(default_factory=dict)  # torch only: name -> module
 
-    def names(self) -> list[str]:
-        return list(self.taps)
-
 
 def _to_numpy(t: Any) -> np.ndarray:
     if hasattr(t, "detach"):
@@ -46,18 +43,12 @@ def _to_numpy(t: Any) -> np.ndarray:
     return np.asarray(t)
 
 
-def _module(model: Any, path: str) -> Any:
-    """The submodule of ``model`` at ``path`` ("" for the model itself)."""
-    return dict(model.named_modules()).get(path, model)
-
-
 def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "torch") -> Capture:
-    """Run ``model(*inputs)`` once with forward hooks on every leaf module and record them.
+    """Run ``model(*inputs)`` (tensors or numpy arrays) once, recording every leaf module.
 
-    ``inputs`` are torch tensors or numpy arrays (converted with ``torch.from_numpy``). The
-    model is not put in eval mode: what it does is what gets measured. ``seed`` seeds torch's
-    RNG first (a dropout left in train mode draws from it); None leaves it alone. An error the
-    model raises is reported as `ModelRaised`, naming the module that raised.
+    The model is not put in eval mode: what it does is what gets measured. ``seed`` seeds
+    torch's RNG first (None: left alone). An error it raises becomes `ModelRaised`, naming the
+    module that raised.
     """
     from .. import backends
 
@@ -106,7 +97,7 @@ def capture_torch(model: Any, *inputs: Any, seed: int | None = 0, name: str = "t
         raise
     except Exception as exc:
         layer = running[-1] if running else ""
-        kind = type(_module(model, layer)).__name__
+        kind = type(dict(model.named_modules()).get(layer, model)).__name__
         raise ModelRaised(layer, exc, "capture_torch", kind) from exc
     finally:
         for h in handles:

@@ -1,11 +1,9 @@
-"""Export a torch model as TorchScript that returns every layer's inputs and output.
+"""Export a torch model as TorchScript that returns every layer's inputs and output, for
+another runtime (DJL, the C++ LibTorch program) whose flat tuple is cut back into a `Capture`.
 
-Another runtime (DJL in the JVM worker, the C++ LibTorch program) runs the export, and its
-flat tuple of tensors is cut back into a `Capture`. The model itself is not edited: a wrapper
-registers forward hooks on its leaf modules while ``torch.jit.trace`` records one call, so the
-hooks' tensors become outputs of the traced graph. Python control flow is frozen at the traced
-input, as tracing always does (the zoo models have none); a dropout left in train mode is
-recorded as a dropout with ``train=True``.
+The model is not edited: a wrapper hooks its leaf modules while ``torch.jit.trace`` records one
+call, so the hooks' tensors become outputs of the graph. Python control flow is frozen at the
+traced input (the zoo models have none).
 """
 
 from __future__ import annotations
@@ -50,8 +48,8 @@ class Export:
 
 
 def export_taps(model: Any, inputs: Sequence[np.ndarray], path: str | Path) -> Export:
-    """Trace ``model(*inputs)`` with every leaf module's tensor inputs and output returned, and
-    save it to ``path`` (a ``.pt`` file) with its layout beside it (``path`` + ``.json``)."""
+    """Trace ``model(*inputs)`` returning every leaf module's tensor inputs and output; save it
+    to ``path`` (``.pt``) with its layout beside it (``path`` + ``.json``)."""
     from .. import backends
 
     torch = backends.load("torch")
@@ -106,8 +104,7 @@ def export_taps(model: Any, inputs: Sequence[np.ndarray], path: str | Path) -> E
 
 
 def file_format_version(path: str | Path) -> int:
-    """The TorchScript file format version written in the archive (``<name>/version``):
-    the reader's libtorch must support it."""
+    """The TorchScript file format version in the archive (the reader's must support it)."""
     import zipfile
 
     with zipfile.ZipFile(path) as z:

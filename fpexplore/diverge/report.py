@@ -23,7 +23,7 @@ import numpy as np
 from .. import formats, metrics
 from ..errors import InvalidInput, InvalidParameter
 from ..memo import Memo
-from ..result import Claim, Observation, check_claims
+from ..result import Claim, Observation, check_claims, claim_holds, jsonable
 from .capture import Capture
 from .specs import LayerSpec, spec_of
 
@@ -116,8 +116,8 @@ class DivergenceReport:
         raise KeyError(f"no layer {name!r}; layers: {', '.join(r.name for r in self.rows)}")
 
     def verdict(self) -> str:
-        """One sentence: agreement within rounding, or the culprit layer and side; and where
-        NaN or infinity first appear, if they do."""
+        """Agreement within rounding, or the culprit layer and side; and where NaN or infinity
+        first appear."""
         return self._verdict() + self._nonfinite_text()
 
     def _nonfinite_text(self) -> str:
@@ -162,8 +162,7 @@ class DivergenceReport:
 
     @property
     def claims(self) -> dict[str, Claim]:
-        """The claims of this comparison (`CLAIMS`), the measured numbers filled in: "agree",
-        and "first_divergence" when a divergence was expected (`expected`)."""
+        """`CLAIMS` with the measured numbers ("first_divergence" only with `expected`)."""
         claims = {"agree": Claim(f"{CLAIMS['agree']}: {self.verdict()}", self.agree)}
         if self.expected is not None:
             layer, side = self.expected
@@ -183,8 +182,7 @@ class DivergenceReport:
 
     @property
     def observations(self) -> dict[str, Observation]:
-        """What depends on the machine and the versions: whether the final outputs' bits
-        differ (printed, never asserted)."""
+        """How far apart the final outputs are (machine-dependent: never asserted)."""
         if not self.rows:
             return {}
         last = self.rows[-1]
@@ -193,27 +191,20 @@ class DivergenceReport:
 
     def holds(self, key: str) -> bool | None:
         """Whether claim ``key`` held, None if it was not checked."""
-        claims = self.claims
-        if key not in claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(claims)}")
-        return claims[key].holds
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all when none are named) as a lesson's
-        `Comparison.check` does: `ClaimFailed` when one fails; observations are printed (when
-        no key is named), never asserted."""
+        """Print and assert claims ``keys`` (all when none are named), as `Comparison.check`."""
         check_claims(self.label or "divergence report", self.claims, keys, self.observations)
 
     def table(self) -> str:
-        """Plain-text table, one line per layer, narrow enough for a notebook at 1000 px with
-        JupyterLab's sidebar open. "ULP added": the largest error a side adds to the exact
-        result of its own input; "/ bound": the largest ratio of an element's error to its
-        a-priori bound (above 1: outside); "|a-b| ULP": how far the two sides' outputs (out)
-        and inputs (in) are apart. The culprit of a divergent layer (or a layer's note), with
-        the layer's op, goes on an indented line under it."""
-        from ..result.text_table import COLUMNS
+        """One line per layer, `COLUMNS` wide. "ULP added": the largest error a side adds to the
+        exact result of its own input; "/ bound": the largest ratio of an element's error to
+        its a-priori bound (above 1: outside); "|a-b| ULP": how far apart the two sides'
+        outputs and inputs are. A culprit (or a note) goes on an indented line under its row."""
+        from ..result.text_table import COLUMNS, cut
 
-        a, b = (_cut(n, 8) for n in self.names)
+        a, b = (cut(n, 8) for n in self.names)
         groups = ("", "", "ULP added", "", "/ bound", "", "|a-b| ULP", "")
         head = ("layer", "terms", a, b, a, b, "out", "in")
         lines = [head]
@@ -267,30 +258,12 @@ class DivergenceReport:
             "expected": None if self.expected is None else list(self.expected),
             "claims": {k: c.to_dict() for k, c in self.claims.items()},
             "truth_seconds": self.truth_seconds,
-            "rows": [_jsonable(asdict(r)) for r in self.rows],
+            "rows": [jsonable(asdict(r)) for r in self.rows],
         }
-
-
-def _cut(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _f(x: float) -> str:
     return "—" if math.isnan(x) else f"{x:.3g}"
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    return v
-
-
-def _fmt_of(a: np.ndarray) -> str:
-    return formats.get(a.dtype).name
 
 
 def _ulp_diff(x: np.ndarray, y: np.ndarray, fmt: str) -> float:
@@ -329,8 +302,7 @@ def _digest(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[int, .
 
 
 def layer_truth(spec: LayerSpec, inputs: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> Any:
-    """The truth of ``spec`` on ``inputs``; the most recent ones are kept (same definition, same
-    input bits: same truth), so a second comparison of a model reuses them."""
+    """The truth of ``spec`` on ``inputs``, the most recent ones kept (by definition and bits)."""
     key = _digest(spec, inputs, shape)
     return _TRUTHS.get(key, lambda: spec.truth(list(inputs), shape))
 
@@ -339,9 +311,8 @@ _SIDES = Memo(keep=512)  # recent measurements, by truth and output bits
 
 
 def _measure(spec: LayerSpec, inputs: tuple[np.ndarray, ...], output: np.ndarray, fmt: str) -> Side:
-    """One side's error and bound use at a layer; the most recent ones are kept (same
-    definition, same input bits, same output bits: same measurement), so comparing another
-    implementation with the same reference measures the reference once."""
+    """One side's error and bound use at a layer, the most recent ones kept (by definition,
+    input and output bits): another implementation against the same reference reuses them."""
     h = hashlib.sha256(_digest(spec, inputs, output.shape).encode())
     h.update(f"{fmt}|{output.dtype.str}".encode())
     h.update(np.ascontiguousarray(output).tobytes())
@@ -396,13 +367,10 @@ def compare(
 ) -> DivergenceReport:
     """Compare two captures layer by layer against each layer's exact result.
 
-    ``expect``: (layer, side) where a planted mistake should be found first (``side`` is the
-    implementation name of ``a`` or ``b``); the report's claim "first_divergence" checks it.
-
-    ``specs`` gives each layer's reference definition by name; by default it is read off the
-    torch modules of ``a`` (or of ``b``): the torch model is the definition, and a torch side
-    is measured against it too, so a dropout it left in train mode is caught like any other
-    difference.
+    ``specs``: each layer's reference definition by name, by default read off the torch modules
+    of ``a`` (or ``b``), against which a torch side is measured too (a dropout left in train
+    mode is caught). ``expect``: (layer, side name) where a planted mistake should be found
+    first, checked by the claim "first_divergence".
     """
     for name, side in (("a", a), ("b", b)):
         if not isinstance(side, Capture):
@@ -425,7 +393,7 @@ def compare(
         expected = (str(layer), by_name.get(side, side))
     rows = []
     t0 = time.perf_counter()
-    fmt = _fmt_of(next(iter(a.taps.values())).output)
+    fmt = formats.get(next(iter(a.taps.values())).output.dtype).name
     for key, na, nb in _pairs(a, b):
         ta, tb = a.taps[na], b.taps[nb]
         spec = specs.get(key)

@@ -34,12 +34,8 @@ def _inputs(inputs: tuple[Any, ...]) -> list[np.ndarray]:
 
 
 def capture_djl(model: Any, *inputs: Any, name: str = "DJL", timeout: float = 300.0) -> Capture:
-    """Export ``model`` (a torch module) with its layer taps and run it once in DJL.
-
-    The export is loaded by ``ai.djl.Model.load`` with the PyTorch engine in the worker and run
-    through a ``NoopTranslator`` predictor; the returned NDList gives every layer's inputs and
-    output with the exact bits DJL's libtorch computed.
-    """
+    """Export ``model`` (a torch module) with its layer taps and run it once in DJL's PyTorch
+    engine (``Model.load``, a ``NoopTranslator`` predictor): the bits DJL's libtorch computed."""
     from ..backends import djl
     from ..errors import BackendUnavailable
     from ..jvm import client

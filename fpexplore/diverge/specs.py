@@ -122,10 +122,9 @@ class LayerSpec:
         return reference.gelu(inputs[0], self.params["approximate"])
 
     def _truth_tanh(self, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> Truth:
-        return reference.tanh(inputs[0])
+        return getattr(reference, self.kind)(inputs[0])  # tanh or sigmoid
 
-    def _truth_sigmoid(self, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> Truth:
-        return reference.sigmoid(inputs[0])
+    _truth_sigmoid = _truth_tanh
 
     def _truth_softmax(self, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> Truth:
         return reference.softmax(inputs[0], self.params["dim"])
@@ -289,11 +288,9 @@ def _pair(v: Any) -> tuple[int, int]:
 
 
 def spec_of(name: str, module: Any) -> LayerSpec | None:
-    """The reference definition of a torch leaf module, or None when there is no truth for it.
-
-    Modules are read by type name (and zoo modules by their ``fpx_kind`` attribute), so this
-    needs no torch import. Dropout and BatchNorm are specified as they act in inference.
-    """
+    """The reference definition of a torch leaf module (None: no truth for it), read by type
+    name or a zoo module's ``fpx_kind`` (no torch import); Dropout and BatchNorm as in
+    inference."""
     kind = getattr(module, "fpx_kind", None)
     t = type(module).__name__
     if kind is not None:
@@ -322,40 +319,21 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
                 "groups": module.groups,
             },
         )
-    if t in ("BatchNorm1d", "BatchNorm2d"):
+    if t in ("BatchNorm1d", "BatchNorm2d", "LayerNorm"):
+        affine = {"weight": _np(module.weight), "bias": _np(module.bias), "eps": float(module.eps)}
+        if t == "LayerNorm":
+            shape = tuple(module.normalized_shape)
+            return LayerSpec(name, "layer_norm", {"normalized_shape": shape, **affine})
         if module.running_mean is None:
             return None
-        return LayerSpec(
-            name,
-            "batch_norm",
-            {
-                "mean": _np(module.running_mean),
-                "var": _np(module.running_var),
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "eps": float(module.eps),
-            },
-        )
-    if t == "LayerNorm":
-        return LayerSpec(
-            name,
-            "layer_norm",
-            {
-                "normalized_shape": tuple(module.normalized_shape),
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "eps": float(module.eps),
-            },
-        )
+        stats = {"mean": _np(module.running_mean), "var": _np(module.running_var)}
+        return LayerSpec(name, "batch_norm", {**stats, **affine})
     if t == "GELU":
         return LayerSpec(name, "gelu", {"approximate": module.approximate})
     if t == "Softmax":
         return LayerSpec(name, "softmax", {"dim": -1 if module.dim is None else module.dim})
-    simple = {"ReLU": "relu", "Tanh": "tanh", "Sigmoid": "sigmoid", "Identity": "identity"}
-    if t in simple:
-        return LayerSpec(name, simple[t])
     if t.startswith("Dropout"):
         return LayerSpec(name, "identity", {"p": float(module.p)})
-    if t == "Flatten":
-        return LayerSpec(name, "flatten")
+    if t in ("ReLU", "Tanh", "Sigmoid", "Identity", "Flatten"):
+        return LayerSpec(name, t.lower())
     return None

@@ -11,16 +11,15 @@ import numpy as np
 
 from .. import svg
 from ..templates import part
-from .report import DivergenceReport
+from .report import AGREE, DivergenceReport
 
 #: settings the explorer keeps (verdict and SVG figure per model, implementation and plant)
 KEPT = 48
 
 
 def _margins(fig: Any, labels: list[str], fontsize: float = 8.0) -> None:
-    """Fixed margins that hold the title, the y label and the x tick labels rotated by 45°
-    (estimated from the longest label: `tight_layout` measures every text and costs more than
-    drawing the figure)."""
+    """Fixed margins for the title, the y label and the 45° x labels, estimated from the
+    longest label (`tight_layout` costs more than drawing the figure)."""
     w, h = fig.get_size_inches()
     char_in = 0.6 * fontsize / 72  # a glyph's advance, generously
     longest = max((len(s) for s in labels), default=1)
@@ -40,26 +39,18 @@ def _plain_log_ticks(ax: Any) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
-def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
+def plot(report: DivergenceReport, ax: Any = None) -> Any:
     """Each side's added error per layer (ULPs, log scale), the bound, the culprit arrowed.
 
-    Returns the matplotlib figure. Without ``ax``, a new figure laid out with fixed margins
-    (one rendering, no layout pass), made by pyplot (shown by a notebook) unless ``pyplot``
-    is false.
+    Returns the matplotlib figure. Without ``ax``, a new pyplot figure laid out with fixed
+    margins (one rendering, no layout pass).
     """
     rows = report.rows
     own = ax is None
     if own:
-        size = (max(6.0, 0.55 * len(rows) + 2), 3.8)
-        if pyplot:
-            import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt
 
-            fig, ax = plt.subplots(figsize=size)
-        else:
-            from matplotlib.figure import Figure
-
-            fig = Figure(figsize=size)
-            ax = fig.add_subplot()
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(rows) + 2), 3.8))
     else:
         fig = ax.figure
     xs = np.arange(len(rows))
@@ -68,7 +59,7 @@ def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
         sides = [r.a if k == 0 else r.b for r in rows]
         ys = [max(s.max_ulp, floor) if s is not None else np.nan for s in sides]
         ax.plot(xs + (k - 0.5) * 0.15, ys, marker, label=f"{name}: error it adds", ms=6)
-    bound = [max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=np.nan) for r in rows]
+    bound = _bounds(rows)
     ax.step(xs, np.maximum(bound, floor), where="mid", color="k", lw=1, label="a-priori bound")
     ax.plot(
         xs,
@@ -95,8 +86,7 @@ def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
             arrowprops={"arrowstyle": "->", "color": "C3"},
         )
         ax.axvspan(i - 0.5, i + 0.5, color="C3", alpha=0.12)
-    title = report.label or " vs ".join(report.names)
-    ax.set_title(f"{title} — {'agree within rounding' if report.agree else 'diverge'}", fontsize=10)
+    ax.set_title(_title(report), fontsize=10)
     left_culprit = first is not None and rows.index(first) < len(rows) / 2
     ax.legend(fontsize=7, loc="upper right" if left_culprit else "upper left")
     ax.grid(True, which="major", alpha=0.3)
@@ -108,16 +98,22 @@ def plot(report: DivergenceReport, ax: Any = None, pyplot: bool = True) -> Any:
 _C = ("#1f77b4", "#ff7f0e", "#d62728")  # matplotlib's C0, C1, C3
 
 
+def _bounds(rows: tuple[Any, ...]) -> list[float]:
+    """Each layer's a-priori bound in ULPs (the larger side's; NaN where none was checked)."""
+    return [max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan) for r in rows]
+
+
+def _title(report: DivergenceReport) -> str:
+    return f"{report.label or ' vs '.join(report.names)} — {AGREE if report.agree else 'diverge'}"
+
+
 def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> str:
-    """The figure of `plot` as SVG markup (the explorer's: the browser draws it, so a new
-    setting costs the kernel no rendering and no PNG encoding)."""
+    """The figure of `plot` as SVG markup (the explorer's: the browser draws it)."""
     rows, first, floor = report.rows, report.first, 1e-3
     longest = max((len(r.name) for r in rows), default=1)
     left, right, top = 70, width - 12, 30
     bottom = height - int(20 + 0.707 * 5.2 * longest)
-    bound = [
-        max((s.bound_ulp for s in (r.a, r.b) if s is not None), default=math.nan) for r in rows
-    ]
+    bound = _bounds(rows)
     values = [floor, *(b for b in bound if math.isfinite(b))]
     values += [r.diff_ulp for r in rows if math.isfinite(r.diff_ulp)]
     values += [s.max_ulp for r in rows for s in (r.a, r.b) if s is not None]
@@ -129,8 +125,7 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
     def fy(v: float) -> float:
         return scale(math.log10(min(max(v, floor, 10.0**lo), 10.0**hi)))
 
-    verdict = "agree within rounding" if report.agree else "diverge"
-    title = f"{report.label or ' vs '.join(report.names)} — {verdict}"
+    title = _title(report)
     # at most about eight labelled decades, whatever the range (one per decade overlaps)
     every = max(1, math.ceil((hi - lo) / 8))
     ygrid = {fy(10.0**k): f"1e{k}" for k in svg.decades(10.0**lo, 10.0**hi, every)}
@@ -204,10 +199,9 @@ def nearby(
     plants: dict[str, tuple[str, ...]],
     against: tuple[str, ...],
 ) -> list[dict[str, Any]]:
-    """The settings one control step away from ``setting`` (``model``, ``against``, ``plant``):
-    every other plant of the model, every other model (keeping the plant where that model has
-    it, as the plant menu does), then every other implementation. The cheap first: a new
-    plant or model of the same implementation reuses the reference side's measurements."""
+    """The settings one control step away from ``setting``, cheap first (reusing the reference
+    side's measurements): every other plant, every other model (keeping the plant where it
+    has it), then every other implementation."""
     model, plant = setting["model"], setting["plant"]
     out = [{**setting, "plant": p} for p in (None, *plants[model]) if p != plant]
     for m in models:
@@ -218,10 +212,8 @@ def nearby(
 
 
 def explore(model: str = "cnn", against: str = "torch", plant: str | None = "padding") -> Any:
-    """An ipywidgets explorer: pick a zoo model, the second implementation and a plant; the
-    plot and the verdict are redrawn from `run_zoo`. Each setting is computed once and kept;
-    while the kernel is idle, the settings one control step away are computed ahead (see
-    `fpexplore.widgets.explorer.Ahead`)."""
+    """An ipywidgets explorer of `run_zoo` (model, second implementation, plant): the verdict
+    and the plot, each setting kept and its neighbours computed ahead (`explorer.Ahead`)."""
     import ipywidgets as w
 
     from ..widgets.explorer import Ahead, error_panel, hear, setting_key
@@ -242,9 +234,8 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     swapping = [False]  # the plant menu is being refilled for a new model
 
     def plants(*_: Any) -> None:
-        """Refill the plant menu for the model, keeping the plant where the model has it, and
-        always with one option selected (an emptied selection shows a blank menu, on which
-        choosing "none" would change nothing)."""
+        """Refill the plant menu for the model, keeping the plant where it can, always with an
+        option selected (a blank menu would make choosing "none" change nothing)."""
         opts = [("none", None)] + [(p, p) for p in zoo.PLANTS[model_w.value]]
         values = [v for _, v in opts]
         keep = plant_w.value if plant_w.value in values else None

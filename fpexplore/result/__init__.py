@@ -16,11 +16,8 @@ Kind = Literal["framework", "emulator", "reference", "recorded"]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one implementation produced, and its error against the truth.
-
-    ``unavailable`` is set (and ``value`` is None) when it could not run: the text says why
-    and which command makes it run.
-    """
+    """What one implementation produced, and its error against the truth; ``unavailable``
+    (``value`` None) says why it could not run and which command makes it run."""
 
     implementation: str
     backend: str
@@ -62,19 +59,16 @@ class Outcome:
             "unavailable": self.unavailable,
             "note": self.note,
         }
-        d["value"] = _jsonable(self.value)
+        d["value"] = jsonable(self.value)
         d["error"] = self.error.to_dict() if self.error is not None else None
         return d
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A sentence the lesson states, true on every machine, and what this run made of it.
-
-    ``holds`` is True (it held), False (it failed) or None (not checked: a part it needs was
-    missing; ``reason`` then says which part and the command that gets it). ``reason`` may
-    also say why a claim failed.
-    """
+    """A sentence the lesson states, true on every machine, and what this run made of it:
+    ``holds`` True, False or None (not checked; ``reason`` names the missing part and the
+    command that gets it, or why a claim failed)."""
 
     text: str
     holds: bool | None
@@ -117,7 +111,7 @@ class Observation:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "value": _jsonable(self.value), "note": self.note}
+        return {"text": self.text, "value": jsonable(self.value), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -147,19 +141,11 @@ class Comparison:
         raise KeyError(f"no outcome named {implementation!r}; this comparison has: {names}")
 
     def holds(self, key: str) -> bool | None:
-        """Whether claim ``key`` held in this run, None if it was not checked (KeyError lists
-        the claims if unknown)."""
-        if key not in self.claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
-        return self.claims[key].holds
+        """Whether claim ``key`` held in this run, None if it was not checked."""
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all claims when none are named).
-
-        Raises `ClaimFailed` when one fails and `ClaimNotChecked` when one could not be
-        checked (the message names the missing part and its fix); both are AssertionErrors.
-        Observations are printed, never asserted.
-        """
+        """Print and assert claims ``keys`` (all when none are named); see `check_claims`."""
         check_claims(self.lesson, self.claims, keys, self.observations)
 
     def show(self, *keys: str) -> None:
@@ -175,8 +161,7 @@ class Comparison:
             print(wrapped(item.line(key)))
 
     def rows(self) -> list[dict[str, str]]:
-        """One display row per outcome (shared by the text table, HTML and widgets); the note
-        says what an alarming number means (`fpexplore.result.html.meaning`)."""
+        """One display row per outcome (text table, HTML, widgets)."""
         from .html import _is_integer, meaning, value_text
         from .numbers import bits_text, ulp_text
 
@@ -199,13 +184,9 @@ class Comparison:
         return rows
 
     def table(self, wide: bool = False, width: int | None = None, claims: bool = True) -> str:
-        """A plain-text table of the truth, the outcomes and the claims.
-
-        By default no line is longer than ``width`` characters (`text_table.COLUMNS`, what a
-        notebook shows at 1000 px with the sidebar open): long names wrap in their column,
-        long values are shortened and notes wrap under their row. ``wide=True`` shows every
-        column in full; ``claims=False`` leaves the claims and observations out.
-        """
+        """A plain-text table of the truth, the outcomes and the claims, no line longer than
+        ``width`` (default `text_table.COLUMNS`) unless ``wide``; ``claims=False`` leaves the
+        claims and observations out."""
         from .text_table import COLUMNS, comparison_text
 
         return comparison_text(
@@ -224,11 +205,11 @@ class Comparison:
                 "label": self.truth.label,
                 "exact": self.truth.is_exact,
                 "digits": None if self.truth.is_exact else self.truth.digits,
-                "value": _jsonable(self.truth.mp()),
+                "value": jsonable(self.truth.mp()),
             }
         return {
             "lesson": self.lesson,
-            "params": {k: _jsonable(v) for k, v in self.params.items()},
+            "params": {k: jsonable(v) for k, v in self.params.items()},
             "truth": truth,
             "outcomes": [o.to_dict() for o in self.outcomes],
             "claims": {k: c.to_dict() for k, c in self.claims.items()},
@@ -240,19 +221,23 @@ class Comparison:
         return json.dumps(self.to_dict(), **kw)
 
 
+def claim_holds(claims: Mapping[str, Claim], key: str) -> bool | None:
+    """Whether claim ``key`` held, None if it was not checked (KeyError lists the claims)."""
+    if key not in claims:
+        raise KeyError(f"no claim {key!r}; claims: {', '.join(claims)}")
+    return claims[key].holds
+
+
 def check_claims(
     owner: str,
     claims: Mapping[str, Claim],
     keys: tuple[str, ...],
     observations: Mapping[str, Observation] | None = None,
 ) -> None:
-    """Print and assert ``claims`` ``keys`` (all of them when none are named), as
-    `Comparison.check` does; ``owner`` names the lesson or tool in the error.
-
-    Raises KeyError for an unknown key, `ClaimFailed` when a claim fails and `ClaimNotChecked`
-    when one could not be checked. Observations are printed (only when no key is named), never
-    asserted.
-    """
+    """Print and assert ``claims`` ``keys`` (all when none are named); ``owner`` names the
+    lesson or tool in the error. Raises KeyError for an unknown key, `ClaimFailed` (a failed
+    claim) and `ClaimNotChecked` (both AssertionErrors). Observations are printed (when no key
+    is named), never asserted."""
     from ..errors import ClaimFailed, ClaimNotChecked
     from .text_table import wrapped
 
@@ -285,7 +270,7 @@ def _short(v: Any) -> str:
     return f"{arr.dtype}{list(arr.shape)} [{head}{', …' if flat.size > 3 else ''}]"
 
 
-def _jsonable(v: Any) -> Any:
+def jsonable(v: Any) -> Any:
     if v is None or isinstance(v, bool | int | str):
         return v
     if isinstance(v, float):
@@ -294,24 +279,24 @@ def _jsonable(v: Any) -> Any:
 
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
-            return _jsonable(v[()])
+            return jsonable(v[()])
         if v.dtype == object:
-            return [_jsonable(x) for x in v.tolist()]
+            return [jsonable(x) for x in v.tolist()]
         if v.size > 64:
             return {
                 "dtype": str(v.dtype),
                 "shape": list(v.shape),
-                "head": [_jsonable(float(x)) for x in v.ravel()[:8]],
+                "head": [jsonable(float(x)) for x in v.ravel()[:8]],
             }
         return (
-            [_jsonable(x) for x in v.astype(np.float64).tolist()]
+            [jsonable(x) for x in v.astype(np.float64).tolist()]
             if v.dtype.kind == "f"
             else v.tolist()
         )
     if isinstance(v, np.generic):
-        return _jsonable(v.item())
+        return jsonable(v.item())
     if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     return str(v)

@@ -1,15 +1,7 @@
-"""A `Comparison` as compact HTML: the truth on top, one row per implementation, the claims.
-
-`comparison_html(c)` is what notebooks show (`Comparison._repr_html_`) and what the widgets put
-in their output area; `comparison_html(c, previous=p)` lists only the claims that changed since
-``p`` (a widget update). Every row has its value (a long number or array shortened, the full
-text in a tooltip; a verdict in words, such as "varies; fixed by cudnn.det", whole, wrapped
-inside its column), its error in ULPs as a coloured bar, its bits of agreement with the truth,
-and a note that says what an alarming number means (`meaning`). The layout fits a 1000 px
-output area, and one of about 550 px (JupyterLab at 1000 px with its file browser open): text
-wraps inside its cell, a word longer than its column included; only numbers are shortened.
-
-Nothing here imports numpy until a comparison is rendered.
+"""A `Comparison` as compact HTML (notebooks, widgets, pages): the truth, one row per
+implementation (value, ULP error as a coloured bar, bits of agreement, a note on what an
+alarming number means), the claims. It fits a 1000 px output area and one of about 550 px
+(JupyterLab with its file browser open): text wraps in its cell; only numbers are shortened.
 """
 
 from __future__ import annotations
@@ -54,8 +46,8 @@ _MARK = {
 
 
 def value_text(value: Any, limit: int | None = None) -> str:
-    """A value as display text: floats by repr (every digit that names the value), arrays as
-    dtype, shape and the first values (``limit`` of them, default 3; more in a tooltip)."""
+    """A value as display text: floats by repr, arrays as dtype, shape and the first
+    ``limit`` values (default 3)."""
     import numpy as np  # here, so that `import fpexplore` stays cheap
 
     if value is None:
@@ -180,8 +172,7 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
 
 
 def _bar(outcome: Outcome, truth: Any = None) -> dict[str, Any] | str | None:
-    """The ULP cell: the bar's fill, colour, text and tooltip ("int" for integers, None
-    without an error)."""
+    """The ULP cell's bar ("int" for integers, None without an error)."""
     err = outcome.error
     if err is None:
         return None
@@ -224,8 +215,7 @@ def _bits(outcome: Outcome) -> tuple[str, str] | None:
 
 
 def _value(outcome: Outcome) -> tuple[str, str]:
-    """The value cell: a verdict in words whole (``("", text)``), else the value shortened
-    and its longer text for the tooltip."""
+    """The value cell: ``("", text)`` for a verdict in words, else (shortened, tooltip)."""
     if isinstance(outcome.value, str):  # a verdict in words: whole, wrapped in its column
         return "", outcome.value
     short = value_text(outcome.value)
@@ -243,8 +233,7 @@ def _meta(outcome: Outcome) -> str:
 
 
 def _long(text: str) -> tuple[str, str]:
-    """``text`` whole up to `NOTE_CHARS` (``(text, "")``); past that its start and the rest,
-    which opens on a click."""
+    """``text`` split at a space before `NOTE_CHARS`: (shown, opens on a click)."""
     if len(text) <= NOTE_CHARS:
         return text, ""
     cut = text.rfind(" ", 0, NOTE_CHARS - 20)
@@ -299,19 +288,14 @@ def _head(truth: Any, k: int) -> list[Any]:
     return list(truth.mp().ravel()[:k])
 
 
-def _claim_state(claim: Any) -> bool | None:
-    return getattr(claim, "holds", None)
-
-
 def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None:
-    """What ``claims.html`` lists: every claim, or with ``previous`` those that changed (new,
-    gone, or another verdict) and every one that does not hold, and a count of the rest."""
+    """What ``claims.html`` lists (see `claims_html`)."""
     claims = dict(c.claims)
     if not claims:
         return None
     counts = {True: 0, False: 0, None: 0}
     for claim in claims.values():
-        counts[_claim_state(claim)] += 1
+        counts[claim.holds] += 1
     out: dict[str, Any] = {
         "summary": ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n),
         "same": None,
@@ -325,17 +309,17 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
             (k, cl)
             for k, cl in shown
             if k not in before
-            or _claim_state(cl) is False
-            or _claim_state(before[k]) != _claim_state(cl)
+            or cl.holds is False
+            or before[k].holds != cl.holds
             or before[k].text != cl.text
         ]
         out["gone"] = [k for k in before if k not in claims]
         out["same"] = len(claims) - len(shown)
-    items = [(key, _MARK[_claim_state(cl)], cl.text) for key, cl in shown]
+    items = [(key, _MARK[cl.holds], cl.text) for key, cl in shown]
     if previous is None and len(shown) > OPEN_CLAIMS:
         # a long first list: what did not hold stays in view, the rest opens on a click
-        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl)]
-        items = [i for i, (_, cl) in zip(items, shown, strict=True) if _claim_state(cl) is not True]
+        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds]
+        items = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds is not True]
     return {**out, "listed": items}
 
 
@@ -353,11 +337,8 @@ def claims_html(c: Comparison, previous: Comparison | None = None) -> str:
 
 
 def comparison_html(c: Comparison, previous: Comparison | None = None, style: bool = True) -> str:
-    """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide): truth, rows, claims, explanation.
-
-    With ``previous`` (the comparison shown before a widget update) the claims list shows only
-    what changed. ``style=False`` leaves out the stylesheet (a page has it once).
-    """
+    """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide); with ``previous`` (shown before
+    a widget update) the claims that changed; ``style=False``: no stylesheet (a page has it)."""
     rows = [
         (o, _meta(o), _value(o), _bar(o, c.truth), _bits(o), meaning(o, c.truth) if o.ran else "")
         for o in c.outcomes
@@ -377,9 +358,6 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
         ulp_column=ulp_column,
         bits_column=bits_column,
         long=_long,
-        observations=[
-            (key, getattr(o, "text", str(o)), getattr(o, "value", None))
-            for key, o in dict(getattr(c, "observations", None) or {}).items()
-        ],
+        observations=[(key, o.text, o.value) for key, o in c.observations.items()],
         explanation=[p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()],
     )

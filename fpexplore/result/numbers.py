@@ -1,18 +1,11 @@
-"""How the error numbers of a row are shown: bits of agreement capped at the format's precision,
-and an ULP error that a count cannot describe written as what happened.
+"""How a row's error numbers are shown (`fpexplore.metrics.measure` computes them).
 
-These are display rules only; `fpexplore.metrics.measure` computes the numbers.
-
-- Bits of agreement are ``-log2(relative error)``. A p-bit significand cannot agree with the
-  truth in more than p bits, and a correctly rounded result has a relative error of at most
-  2^-p, so the shown value is capped at the precision p (24 for float32, 8 for bfloat16, 11
-  for binary16, 53 for float64): "24.0" for float32 means "all its bits", and a result equal
-  to the truth shows "all".
-- An ULP error that is infinite, or larger than 2^p (the result and the truth are not near each
-  other in the format's grid at all), is shown as the event behind it: ``overflow`` (the result
-  is ±inf where the truth is finite), ``NaN``, ``sign flip`` (result and truth have opposite
-  signs), ``0 vs ≠0`` (the result is zero where the truth is not), ``≠0 vs 0`` (the other way
-  round), or ``off scale`` (otherwise).
+- Bits of agreement, ``-log2(relative error)``, are capped at the precision p: a p-bit
+  significand cannot agree in more, and a correctly rounded result is within 2^-p. "24.0" for
+  float32 means all its bits; a result equal to the truth shows "all".
+- An ULP error that is infinite or above 2^p (result and truth nowhere near each other on the
+  grid) is shown as the event behind it: ``overflow``, ``NaN``, ``sign flip``, ``0 vs ≠0``,
+  ``≠0 vs 0`` or ``off scale``.
 """
 
 from __future__ import annotations
@@ -45,9 +38,8 @@ def bits_text(bits: float, fmt: str) -> str:
 
 
 def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
-    """What happened at the worst element, when its ULP error is too large to mean a count
-    (infinite, or beyond 2^precision) or when that element changed sign or came out zero
-    (a count in ULPs of the truth says little there): a short phrase, else None."""
+    """What happened at the worst element (a short phrase) when its ULP error is too large to
+    mean a count, or it changed sign or came out zero; else None."""
     ulp = float(err.max_abs_ulp)
     readable = math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt)
     if readable and ulp < 2:
@@ -82,8 +74,7 @@ def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
 
 
 def ulp_text(err: Any, value: Any, truth: Any) -> str:
-    """The ULP error cell: the signed count, or the event (`ulp_event`) when a count says
-    nothing."""
+    """The ULP error cell: the signed count, or the event (`ulp_event`)."""
     event = ulp_event(err, value, truth)
     if event is not None:
         return event

@@ -1,15 +1,8 @@
-"""A `Comparison` as plain text: at most `COLUMNS` columns unless asked to be wide.
+"""A `Comparison` as plain text, at most `COLUMNS` wide unless asked to be wide.
 
-`COLUMNS` is what a notebook's output area shows without wrapping at 1000 px with JupyterLab's
-file browser open (and what a terminal shows). The narrow layout keeps four columns
-(implementation, value, ULP error, bits): a long name wraps inside its column, and so does a
-value in words ("varies; fixed by cudnn.det"); a long number or array is shortened with "…";
-each row's note goes on indented lines under it. The wide layout prints every column of
-`Comparison.rows` in full.
-
-`wrapped(text)` wraps a line a notebook prints itself (a claim's or an observation's `line`,
-any sentence) the way `Comparison.check` prints them: at spaces, to `COLUMNS`, its
-continuation indented. It is also ``fpexplore.wrapped``.
+The narrow layout keeps four columns (implementation, value, ULP error, bits): names and values
+in words wrap in their column, numbers are shortened with "…", each row's note goes on indented
+lines under it. The wide layout prints every column of `Comparison.rows` in full.
 """
 
 from __future__ import annotations
@@ -36,7 +29,7 @@ _NARROW = (
 _MIN_WIDTH = 60
 
 
-def _cut(text: str, width: int) -> str:
+def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -49,12 +42,7 @@ def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
 def _claim_lines(c: Comparison, width: int | None) -> list[str]:
     lines = []
     for key, claim in c.claims.items():
-        if hasattr(claim, "line"):  # with the reason when it failed or was not checked
-            line = claim.line(key)
-        else:
-            holds = getattr(claim, "holds", None)
-            mark = "holds" if holds is True else "FAILS" if holds is False else "not checked"
-            line = f"[{mark}] {key}: {claim.text}"
+        line = claim.line(key)  # with the reason when it failed or was not checked
         lines += [line] if width is None else _wrap(line, width, "", "    ")
     return lines
 
@@ -92,12 +80,12 @@ def comparison_text(
         # a long name, and a value in words, wrap inside their columns (never printed twice);
         # the other cells on the first line
         names = textwrap.wrap(r["implementation"], name_w, break_on_hyphens=False) or [""]
-        names = [_cut(n, name_w) for n in names]
+        names = [cut(n, name_w) for n in names]
         if o.ran and isinstance(o.value, str):
             values = textwrap.wrap(r["value"], value_w, break_on_hyphens=False) or [""]
         else:
-            values = [_cut(r["value"], value_w)]
-        rest = [_cut(r[key], w).ljust(w) for key, _, w in cols[2:]]
+            values = [cut(r["value"], value_w)]
+        rest = [cut(r[key], w).ljust(w) for key, _, w in cols[2:]]
         for i in range(max(len(names), len(values))):
             name = names[i] if i < len(names) else ""
             value = values[i] if i < len(values) else ""
@@ -113,9 +101,8 @@ def comparison_text(
     if not claims:
         return "\n".join(lines)
     lines += _claim_lines(c, width)
-    for key, obs in dict(getattr(c, "observations", {}) or {}).items():
-        text = obs.line(key) if hasattr(obs, "line") else f"[observed] {key}: {obs}"
-        lines += _wrap(text, width, "", "    ")
+    for key, obs in c.observations.items():
+        lines += _wrap(obs.line(key), width, "", "    ")
     return "\n".join(lines)
 
 
@@ -133,14 +120,10 @@ def _wide(c: Comparison, rows: list[dict[str, str]], claims: bool = True) -> str
 
 
 def wrapped(text: str, width: int = COLUMNS) -> str:
-    """``text`` as a notebook should print it: each of its lines wrapped at spaces to ``width``
-    columns (`COLUMNS`: what JupyterLab shows at 1000 px with the file browser open), a
-    continuation indented four spaces past its line's own indent (a word longer than the
-    width is split: no line is wider). A browser would otherwise break a long line inside a
-    word, or make the output scroll sideways.
-
-    ``print(fpexplore.wrapped(comparison.claims[key].line(key)))`` prints a claim the way
-    `Comparison.check` does."""
+    """``text`` as a notebook should print it (as `Comparison.check` prints a claim): each line
+    wrapped at spaces to ``width`` columns, a continuation indented four spaces past the line's
+    own indent (a longer word is split). A browser would otherwise break a line inside a word,
+    or make the output scroll sideways."""
     width = max(int(width), 20)
     out: list[str] = []
     for line in str(text).splitlines() or [""]:

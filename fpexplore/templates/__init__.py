@@ -1,8 +1,6 @@
-"""The presentation layer's files: one stylesheet (``fpexplore.css``) for every HTML face, and
-the jinja2 templates of the pages (autoescaped). `stylesheet` is the ``<style>`` element to put
-once in a page or a widget's output; `render` fills a template, `part` one macro of
-``parts.html``; `trusted` marks HTML made elsewhere (a rendered comparison, markdown) so
-that a template puts it in unescaped."""
+"""The presentation layer's files: one stylesheet (``fpexplore.css``) for every HTML face and
+the jinja2 templates (autoescaped; `trusted` marks HTML made elsewhere). `render` fills a
+template, `part` one macro of ``parts.html``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """Widgets: the generic lesson explorer and special views (float bits, addition trees).
-
-Nothing here imports ipywidgets until a widget is built: ``import fpexplore.widgets`` is cheap.
-The float-bits view lives in ``float_bits_view`` so that the module name does not shadow the
-``float_bits`` function exported here.
-"""
+Nothing imports ipywidgets until a widget is built; ``float_bits_view`` is not named
+``float_bits`` so as not to shadow the function exported here."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
 """The generic lesson explorer: controls built from a lesson's declared parameters.
 
-`controls_for(lesson)` turns each declared parameter into a `ControlSpec` (pure data, tested
-without ipywidgets); `explore(lesson)` builds the ipywidgets from those specs, runs the lesson
-whenever a control is released and shows its comparison table and figure (the lesson's
-matplotlib figure as a PNG, or SVG markup from a drawing function given). While the kernel
-waits for the student, the settings one step away from the shown one (the next option of a
-menu, the next notch of a slider) are computed ahead, so that moving a control usually only
-swaps in a result already drawn.
+`controls_for(lesson)` gives a `ControlSpec` (pure data) per parameter; `explore(lesson)` builds
+the ipywidgets, reruns the lesson when a control is released and shows its table and figure.
+While the kernel waits, the settings one step away are computed ahead (`Ahead`), so a move
+usually only swaps in a result already drawn.
 """
 
 from __future__ import annotations
@@ -105,8 +102,7 @@ def _decimals(x: float, most: int = 6) -> int:
 
 def _float_slider(low: float, high: float, value: float) -> dict[str, Any]:
     """A linear slider's settings: a 1-2-5 step giving 100 to 250 notches, and a readout with
-    as many decimals as the notches (and the ends and start value) have, so that the number
-    shown is the number the lesson runs with (0.855, not 0.85)."""
+    every decimal of the notches, ends and start (the number shown is the one run: 0.855)."""
     span = high - low
     step = 10.0 ** math.floor(math.log10(span / 100)) if span > 0 else 1.0
     for m in (5, 2):
@@ -150,8 +146,7 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
 
 
 def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
-    """One `ControlSpec` per declared parameter of ``lesson``; ``overrides`` set start values
-    (validated by `Lesson.run`'s validation)."""
+    """One `ControlSpec` per declared parameter of ``lesson``; ``overrides`` set start values."""
     return _specs(lesson, validate_all(lesson.params, overrides, f"lesson '{lesson.name}'"))
 
 
@@ -174,13 +169,9 @@ def explore(
     svg: Callable[[Any], str] | None = None,
     **overrides: Any,
 ) -> Any:
-    """An interactive view of a lesson: its controls, its comparison table and its figure.
-
-    The lesson reruns when a control is released. ``svg``: draws the figure of a comparison
-    as SVG markup, shown instead of the lesson's matplotlib figure (text the browser draws:
-    no rasterizing and PNG encoding in the kernel on every move). Returns an ipywidgets
-    ``VBox``.
-    """
+    """An interactive view of a lesson (an ipywidgets ``VBox``): its controls, its comparison
+    table and its figure, rerun when a control is released. ``svg``: draws a comparison's
+    figure as SVG markup, shown instead of the matplotlib figure (no PNG per move)."""
     import ipywidgets as w
 
     lesson = lesson_or_name if isinstance(lesson_or_name, Lesson) else get(lesson_or_name)
@@ -202,8 +193,7 @@ def explore(
     state: dict[str, Any] = {"figure": None, "comparison": None}
 
     def refit() -> None:
-        """Rebuild each control declared per value of another whose value changed (its range
-        or choices are that case's; its value is kept where the case takes it)."""
+        """Rebuild each control declared per value of another whose value changed."""
         now = {name: c.value for name, c in controls.items()}
         stale = [n for n, on in follows.items() if built_at[n] != now[on]]
         if not stale:
@@ -245,7 +235,7 @@ def explore(
             if exc.name not in controls or isinstance(exc, UnknownParameter):
                 status.value = error_panel(exc)
             else:
-                status.value = limit_notice(exc)
+                status.value = render("limit_notice.html", exc=exc)  # a calm note
             return
         except Exception as exc:  # any failure ends "running…" with an error panel
             status.value = error_panel(exc)
@@ -265,8 +255,7 @@ def explore(
 def _result(
     lesson: Lesson, params: dict[str, Any], svg: Callable[[Any], str] | None = None
 ) -> tuple[Any, bytes | str | None]:
-    """A lesson's comparison at ``params`` and its figure: SVG markup from ``svg``, else the
-    lesson's figure as PNG bytes (None: no figure)."""
+    """A lesson's comparison at ``params`` and its figure (SVG, PNG bytes or None)."""
     comparison = lesson.run(**params)
     if svg is not None:
         return comparison, svg(comparison)
@@ -285,12 +274,10 @@ def setting_key(params: dict[str, Any]) -> tuple[Any, ...]:
 def neighbours(
     specs: tuple[ControlSpec, ...], controls: dict[str, Any], params: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The settings one control step away from ``params``: a menu's next and previous option
-    (every option of a short menu), a slider's next notch either way, a checkbox flipped, a
-    number box plus and minus one; text boxes are not guessed. Nearest first: every control's
-    step forward, then every control's step back, then the farther options of menus; in each
-    round sliders and number boxes before menus and checkboxes (what a student moves most,
-    and mostly a change that keeps the figure's curves: computed ahead in the cell first)."""
+    """The settings one control step away from ``params`` (a menu's neighbours, or every option
+    of a short menu; a slider's or number box's next notch either way; a checkbox flipped; no
+    text guessed). Every control's step forward, then back, then farther options; in each
+    round sliders and number boxes first (what a student moves most)."""
     per_control: list[list[dict[str, Any]]] = []
     for spec in sorted(specs, key=lambda s: s.widget not in _STEPPED):  # stable: in order
         control, value = controls[spec.name], params[spec.name]
@@ -321,9 +308,8 @@ def neighbours(
 
 
 def _notches(at: float, low: float, high: float, step: float) -> list[float]:
-    """A float slider's next notch up, then down, from ``at``: both one ``step`` from ``at``
-    and on the slider's grid (``low`` + k ``step``, where the browser puts a value that is
-    off the grid), inside [``low``, ``high``]."""
+    """A float slider's next notch up, then down, from ``at``, both one ``step`` away and on
+    the grid ``low`` + k ``step`` (where the browser puts an off-grid value), in range."""
     k = round((at - low) / step)
     up = [at + step, low + (k + 1) * step]
     down = [at - step, low + (k - 1) * step]
@@ -338,13 +324,10 @@ def _notches(at: float, low: float, high: float, step: float) -> list[float]:
 class Ahead:
     """Computes a view's next settings ahead of the student, in the kernel's main thread.
 
-    In a kernel (a running event loop; nothing happens outside one): when the view is first
-    shown, its nearest settings are computed before the cell ends, for `AHEAD_IN_CELL_S` at
-    most; the others, and the neighbours of settings reached by moves, one per turn of the
-    event loop once a browser has moved a control and no control of any view (those given to
-    `hear`) moved for `AHEAD_IDLE_S` (a move then waits at most for the one setting in
-    progress), `AHEAD_MAX` at most per view. A headless run (no browser) computes nothing in
-    idle time."""
+    In a kernel only: the first display computes its nearest settings in its cell (at most
+    `AHEAD_IN_CELL_S`); the rest, one per event-loop turn, once a browser has moved a control
+    and no control of any view moved for `AHEAD_IDLE_S` (a move waits at most for one
+    setting), `AHEAD_MAX` per view. A headless run computes nothing in idle time."""
 
     def __init__(
         self,
@@ -427,12 +410,9 @@ _in_cell: list[bool | None] = [None]
 
 
 def hear(*controls: Any) -> None:
-    """Count every change of ``controls`` (ipywidgets controls of any view) as a student's
-    move: each one delays the computing ahead of every view by `AHEAD_IDLE_S`, so that work
-    for one view never delays a move in another. Uses the controls' public ``observe``; a
-    change made while a cell runs (a notebook setting a control) delays it too, but only a
-    change made between cells (a browser's message: the kernel handles it while no cell
-    runs) says that a browser is there."""
+    """Count every change of ``controls`` as a student's move, delaying the computing ahead of
+    every view by `AHEAD_IDLE_S` (work for one view never delays a move in another). Only a
+    change made between cells (a browser's message) says that a browser is there."""
     _watch_cells()
     for control in controls:
         control.observe(_moved, names="value")
@@ -467,16 +447,8 @@ def _watch_cells() -> None:
     _in_cell[0] = True  # the cell that builds the first view is running
 
 
-def limit_notice(exc: InvalidParameter) -> str:
-    """A calm note for a setting whose controls are each in range but whose combination the
-    lesson does not take (a crop larger than the image): what it takes here, and that the table
-    still shows the last setting that ran."""
-    return render("limit_notice.html", exc=exc)
-
-
 def error_panel(exc: BaseException) -> str:
-    """HTML for an error: the package's own errors as their message; anything else with its
-    type and the last lines of its traceback (a bug to report)."""
+    """HTML for an error: the package's own as their message, others (bugs) with a traceback."""
     if isinstance(exc, FpexploreError):
         return part("error_line", str(exc))
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])

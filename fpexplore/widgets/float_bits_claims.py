@@ -1,10 +1,6 @@
 """The claims of a float-bits explanation: what rounding theory predicts for the typed value,
-computed live and compared with what each format stored.
-
-Each claim is declared here with its key and text (`CLAIMS`); `explanation_claims` fills in
-the measured numbers and decides whether it holds. The predictions are made with exact integer
-arithmetic on the typed value (its denominator, its significant bits, its distance to the
-grid of each format), independently of `fpexplore.formats.round_exact`, which stored the rows.
+compared with what each format stored. The predictions use exact integer arithmetic on the
+typed value, independently of `fpexplore.formats.round_exact`, which stored the rows.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The float-bits view: one typed decimal number in all five formats, bit by bit.
+"""The float-bits view: one typed number in all five formats, bit by bit.
 
-`float_bits_table(text)` does the work (tests and notebooks call it); `explain(text)` adds the
-claims rounding theory makes about the typed value, computed live, with a `check` that prints
-and asserts them as a lesson's `Comparison.check` does; `float_bits()` is the
-ipywidgets face: type or slide a value and see, for binary16, bfloat16, TF32, binary32 and
-binary64, the stored bits (sign, exponent, mantissa), the stored value, its rounding error
-against the exact decimal value you typed, the ULP size and the two neighbours.
+`float_bits_table(text)` does the work; `explain(text)` adds the claims rounding theory makes
+about the typed value (with a `check`, as `Comparison.check`); `float_bits()` is the widget:
+per format the stored bits and value, its error against the typed value, the ULP and the
+two neighbours.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ import mpmath
 
 from .. import formats, metrics
 from ..errors import InvalidParameter
-from ..result import Claim, check_claims
+from ..result import Claim, check_claims, claim_holds
 from ..templates import part, render
 from ..truth.value import Truth
 from .float_bits_claims import DECIMAL, explanation_claims
@@ -31,7 +29,6 @@ ACCEPTED = (
     "a decimal number (0.1, -3.4e38, 16777217), a fraction (1/3), a hex float "
     "(0x1.8p3), inf, -inf or nan"
 )
-_NUMBER = DECIMAL
 _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
 
 
@@ -44,7 +41,7 @@ def parse_exact(text: str) -> Fraction | float:
     if low in ("inf", "+inf", "infinity", "+infinity", "-inf", "-infinity", "nan", "+nan", "-nan"):
         return float(low)
     try:
-        if _NUMBER.match(t) or _RATIO.match(t):
+        if DECIMAL.match(t) or _RATIO.match(t):
             value = Fraction(t)
             return -0.0 if value == 0 and t.startswith("-") else value
         if low.lstrip("+-").startswith("0x"):
@@ -133,11 +130,8 @@ def _note(value: Fraction | float, row_kind: str, stored: float, f: formats.Form
 
 
 def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[FloatBitsRow]:
-    """The typed value in every format (default: all five): bits, value, error, ULP, neighbours.
-
-    ``text`` is read exactly (see `parse_exact`); each format stores the correctly rounded
-    value (round half to even), and the error is measured against the exact typed value.
-    """
+    """The typed value, read exactly (`parse_exact`), correctly rounded (half to even) in every
+    format (default: all five): bits, value, error against the typed value, ULP, neighbours."""
     value = parse_exact(text)
     if isinstance(value, Fraction):
         truth = Truth(text, exact=value)
@@ -189,9 +183,8 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
 
 @dataclass(frozen=True)
 class FloatBitsExplanation:
-    """The typed value in every format (`rows`, also by name: ``explanation["binary16"]``)
-    and the claims rounding theory makes about it (`float_bits_claims.CLAIMS`), each computed
-    live: ``explanation.check("nearest", "ties_to_even")`` prints and asserts them."""
+    """The typed value in every format (`rows`, also ``explanation["binary16"]``) and the
+    claims of `float_bits_claims.CLAIMS` about it, computed live."""
 
     text: str
     rows: tuple[FloatBitsRow, ...]
@@ -206,13 +199,10 @@ class FloatBitsExplanation:
 
     def holds(self, key: str) -> bool | None:
         """Whether claim ``key`` held, None if it was not checked."""
-        if key not in self.claims:
-            raise KeyError(f"no claim {key!r}; claims: {', '.join(self.claims)}")
-        return self.claims[key].holds
+        return claim_holds(self.claims, key)
 
     def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all when none are named), as `Comparison.check`:
-        `ClaimFailed` when one fails, `ClaimNotChecked` when one could not be checked."""
+        """Print and assert claims ``keys`` (all when none are named), as `Comparison.check`."""
         check_claims(f"float bits of {self.text}", self.claims, keys)
 
     def _repr_html_(self) -> str:
@@ -226,15 +216,13 @@ def explain(text: str, fmts: tuple[str, ...] | None = None) -> FloatBitsExplanat
 
 
 def float_bits_html(rows: list[FloatBitsRow]) -> str:
-    """The rows as a compact HTML table (fits a 1000 px output area): the three bit fields
-    coloured and wrapped, the stored value with its kind and note, the exact decimal of the
-    stored value in its tooltip, the error and its size in ULPs, the ULP and the neighbours."""
+    """The rows as a compact HTML table (fits a 1000 px output area)."""
     return render("float_bits.html", rows=rows)
 
 
 def float_bits(value: str = "0.1") -> Any:
-    """The widget: a text box and a log-scale slider for the magnitude, kept in step; the
-    table updates on each change. Typed text is read exactly; the slider types its float64."""
+    """The widget: a text box (read exactly) and a log-scale magnitude slider (its float64),
+    kept in step; the table updates on each change."""
     import ipywidgets as w
 
     from .explorer import hear

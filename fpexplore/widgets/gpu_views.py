@@ -8,8 +8,7 @@
 - `accelerator_view` (notebook 08): card, op, CPU threads -> this CPU live beside the recorded
   card and the recording machine's CPU, bit for bit and against the exact result.
 
-Every number comes from the lessons (`fpexplore.run(..., device="recorded", record=...)`) and
-their CPU modules; results are cached per setting, so moving a control back is instant.
+Every number comes from the lessons (``device="recorded"``) and their CPU modules, cached.
 """
 
 from __future__ import annotations
@@ -39,8 +38,7 @@ def _g(x: Any, digits: int = 3) -> str:
 
 
 def _view(title: str, controls: list[Any], draw: Callable[[], str]) -> Any:
-    """Title, controls in a wrapping row, a status line and an HTML output redrawn by
-    ``draw`` on every control change ("running…" shown first)."""
+    """Title, controls, a status line and an HTML output redrawn by ``draw`` on every change."""
     import ipywidgets as w
 
     from .explorer import hear

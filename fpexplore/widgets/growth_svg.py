@@ -1,11 +1,6 @@
-"""The summation lesson's error-growth figure as SVG markup, for the explorer.
-
-The same picture as `fpexplore.lessons.summation_order.plot.draw` (the emulators' curves, the
-textbook bounds, this run's results as markers), written as a few kilobytes of SVG text in a
-millisecond and drawn by the browser, instead of a matplotlib figure rasterized and
-PNG-encoded in the kernel on every move (a few hundred milliseconds on a busy machine). The
-notebook's static figure stays matplotlib's.
-"""
+"""The summation lesson's error-growth figure as SVG markup, for the explorer: the picture of
+`fpexplore.lessons.summation_order.plot.draw` in a millisecond, drawn by the browser, instead of
+a matplotlib PNG per move (a few hundred milliseconds)."""
 
 from __future__ import annotations
 

@@ -39,12 +39,9 @@ def _check(n: Any, threads: Any) -> tuple[int, int]:
 def layout(
     root: Any,
 ) -> tuple[list[tuple[float, float, str]], list[tuple[float, float, float, float]]]:
-    """Positions of a tree's nodes and its edges.
-
-    Returns ``(points, edges)``: points are ``(x, level, kind)`` with kind ``"leaf:<i>"``,
-    ``"const:<value>"`` or ``"sum"``; edges are ``(x_child, y_child, x_parent, y_parent)``.
-    Leaf ``x<i>`` sits at ``(i, 0)``; a sum sits above the midpoint of its children, one
-    level over the higher one. Shared constant nodes are drawn once per occurrence.
+    """A tree's ``(points, edges)``: points ``(x, level, kind)`` with kind ``"leaf:<i>"``,
+    ``"const:<value>"`` or ``"sum"``; edges ``(x_child, y_child, x_parent, y_parent)``. Leaf
+    ``x<i>`` sits at ``(i, 0)``, a sum above its children's midpoint, one level over the higher.
     """
     points: list[tuple[float, float, str]] = []
     edges: list[tuple[float, float, float, float]] = []
@@ -127,16 +124,28 @@ def _heading(n: int, threads: int, simplify: bool) -> str:
     return f"How {n} values are added ({threads} thread(s){hidden})"
 
 
-def _panels(order: str | None, where: str) -> tuple[list[str], int, int]:
-    """The orders to draw (the four framework orders for ``None``), checked, and their grid:
-    two columns when there is more than one."""
+def _panels(
+    n: int, order: str | None, threads: int, dtype: str, simplify: bool, where: str
+) -> tuple[list[tuple[Any, str]], int, int]:
+    """The trees to draw with their titles (the four framework orders for ``None``), checked,
+    and their grid: two columns when there is more than one."""
+    from .. import orders
+
+    n, threads = _check(n, threads)
     names = list(FRAMEWORK_ORDERS) if order is None else [order]
     known = tree_orders()
     for name in names:
         if name not in known:
             raise InvalidParameter("order", name, "None or one of " + ", ".join(known), where)
     cols = 2 if len(names) > 1 else 1
-    return names, (len(names) + cols - 1) // cols, cols
+    trees = [
+        (
+            orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify),
+            f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}",
+        )
+        for name in names
+    ]
+    return trees, (len(names) + cols - 1) // cols, cols
 
 
 def draw(
@@ -148,23 +157,18 @@ def draw(
 ) -> Any:
     """The addition tree(s) for summing ``x0 .. x{n-1}`` (``n <= 64``) as a matplotlib Figure.
 
-    ``order=None`` draws the four framework orders (numpy, torch, TensorFlow, Java loop) side by
-    side; otherwise a name of `tree_orders()`. ``dtype`` matters where the vector width
-    does (torch and TensorFlow add float64 in 4 lanes, float32 in 8). ``simplify`` hides
-    additions of a constant zero (an accumulator's starting value), which change no value.
+    ``order``: a name of `tree_orders()`, or None for the four framework orders side by side.
+    ``dtype`` sets the vector width (torch and TensorFlow add float64 in 4 lanes, float32 in
+    8). ``simplify`` hides additions of a constant zero (an accumulator's start).
     """
     from matplotlib.figure import Figure
 
-    from .. import orders
-
-    n, threads = _check(n, threads)
-    names, rows, cols = _panels(order, "order_tree.draw")
+    trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.draw")
     fig = Figure(figsize=(5.2 * cols, 3.4 * rows), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax, name in zip(axes, names, strict=False):
-        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
-        draw_tree(root, ax, f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}")
-    for ax in axes[len(names) :]:
+    for ax, (root, title) in zip(axes, trees, strict=False):
+        draw_tree(root, ax, title)
+    for ax in axes[len(trees) :]:
         ax.set_visible(False)
     fig.suptitle(_heading(n, threads, simplify), fontsize=10)
     return fig
@@ -229,18 +233,12 @@ def tree_svg(
     dtype: str = "float32",
     simplify: bool = True,
 ) -> str:
-    """The same trees as `draw`, as SVG markup (drawn by the browser: a tree view's move costs
-    the kernel milliseconds, not a matplotlib rendering)."""
-    from .. import orders
-
-    n, threads = _check(n, threads)
-    names, rows, cols = _panels(order, "order_tree.tree_svg")
+    """The trees of `draw` as SVG markup (drawn by the browser: a move costs milliseconds)."""
+    trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.tree_svg")
     width = PANEL_W * cols
     suptitle = _heading(n, threads, simplify)
     out = [svg.text(width / 2, 16, suptitle, font_size=12)]
-    for i, name in enumerate(names):
-        root = orders.tree(n, name, threads=threads, dtype=dtype, simplify=simplify)
-        title = f"{FRAMEWORK_ORDERS.get(name, name)}: order {name!r}"
+    for i, (root, title) in enumerate(trees):
         out += _panel_svg(root, title, (i % cols) * PANEL_W, 24 + (i // cols) * PANEL_H)
     return svg.doc(width, PANEL_H * rows + 24, *out, title=suptitle)
 
@@ -262,10 +260,8 @@ to_png = figure_png
 
 
 def tree_view(n: int = 16, threads: int = 1) -> Any:
-    """An ipywidgets box: an n slider (1..64), an order menu and the drawn tree(s).
-
-    The trees are SVG (`tree_svg`), each drawn once and kept; while the kernel is idle, the
-    pictures one control step away are drawn ahead (see `explorer.Ahead`)."""
+    """An ipywidgets box: an n slider, an order menu and the trees (`tree_svg`), each kept and
+    their neighbours drawn ahead (`explorer.Ahead`)."""
     from collections import OrderedDict
 
     import ipywidgets as w
@@ -308,9 +304,8 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
 
 def summation_explorer() -> Any:
-    """The summation lesson's explorer (parameters, table, error-growth plot) above the
-    "show me the order" tree view; both draw their figures as SVG (`growth_svg`,
-    `tree_svg`), so a move costs the kernel the lesson's computation and no rendering."""
+    """The summation lesson's explorer above the "show me the order" tree view, both drawn as
+    SVG (`growth_svg`, `tree_svg`)."""
     import ipywidgets as w
 
     from . import explore

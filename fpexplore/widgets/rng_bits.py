@@ -1,8 +1,7 @@
 """The RNG lesson's two-stream bits widget: the first k values of two streams, bit by bit.
 
 One lesson run per (seed, TensorFlow needed, Java needed) is kept: changing k or the streams
-only re-reads it (and measures the relation of the two streams again), so those updates take
-milliseconds; a new seed reruns the lesson without the weight comparison.
+only re-reads it (milliseconds); a new seed reruns the lesson without the weight comparison.
 """
 
 from __future__ import annotations
@@ -62,11 +61,7 @@ def bits_view(
     seed: int = 42, k: int = 4, a: str = "torch CPU", b: str = "numpy RandomState"
 ) -> Any:
     """Widget: seed, streams a/b, k; the first k values of both streams in bits, and whether
-    the two streams are related (the generic `fpexplore.widgets.explore` shows the table).
-
-    The settings one step away (seed ± 1, k ± 1, the next and previous stream of each menu)
-    are computed ahead while the kernel waits, as the explorer does. Returns the widget
-    (displayed once, by the cell that returns it)."""
+    they are related. The settings one step away are computed ahead, as the explorer does."""
     import ipywidgets as w
 
     from .. import lessons
@@ -120,9 +115,8 @@ def _html(cache: StreamCache, seed: int, k: int, a: str, b: str) -> str:
 def _next_settings(
     params: dict[str, Any], streams: tuple[str, ...], seed_max: int
 ) -> list[dict[str, Any]]:
-    """The settings one control step away, nearest first: each control one step up (a
-    menu's next stream), then one step down. Streams needing TensorFlow or Java are left to
-    the student: their first run starts a framework."""
+    """The settings one control step away: each control one step up, then down. Streams
+    needing TensorFlow or Java are left to the student (their first run starts a framework)."""
     ups, downs = [], []
     for name, low, high in (("seed", 0, seed_max), ("k", 1, MAX_K)):
         v = params[name]
