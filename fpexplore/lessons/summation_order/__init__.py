@@ -12,14 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...errors import FpexploreError
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
 from . import bounds, layout, structure
-from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
+from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
 #: (outcome name, backend, the emulator that models it, runner name in .frameworks)
 FRAMEWORKS = (
@@ -66,9 +65,7 @@ class SummationData:
     tree_depth: dict[str, int]  # additions on the longest path: a loop's, np.sum's, its bound
     threads_split: dict[str, Any]  # torch on two threads or more (`structure.threads_findings`)
     current: dict[str, Any]  # this run's errors, the figure's markers (`growth.point`)
-    curves: Callable[[], dict[str, Any]] = dataclasses.field(
-        repr=False, compare=False
-    )  # gives `growth`
+    curves: Callable[[], dict[str, Any]] = dataclasses.field(repr=False, compare=False)
     layout: layout.Layout | None = None  # None without torch
     residual: layout.Residual | None = None  # None without torch
 
@@ -88,32 +85,14 @@ class _Measurer:
     def __call__(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
         from ... import metrics
 
-        key = (np.asarray(value).dtype.name, _bits(value))
+        key = (np.asarray(value).dtype.name, bits(value))
         if key not in self._seen:
             self._seen[key] = metrics.measure(value, self.truth)
         return Outcome(name, backend, value=value, error=self._seen[key], **kw)
 
 
-_UINT = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}
-
-
-def _bits(value: Any) -> int:
-    """The bit pattern of a numpy float scalar in its own format."""
-    a = np.asarray(value)
-    uint = _UINT.get(a.dtype.name)
-    if uint is not None:  # the stored bits as they are (what formats.bits gives, faster)
-        return int(a.view(uint))
-    return formats.bits(value, a.dtype)
-
-
 def _same_bits(a: Any, b: Any) -> bool:
-    return _bits(a) == _bits(b)
-
-
-def _in_format(value: Any, dtype: np.dtype) -> Any:
-    """An emulator's result in the framework's output format (the frameworks round the
-    accumulator to the input format once, at the end)."""
-    return np.asarray(value).astype(dtype)[()]
+    return bits(a) == bits(b)
 
 
 #: the runners that take the thread count; the others give the same result for any count
@@ -317,11 +296,11 @@ def _agreement(x: np.ndarray, outcomes: list[Outcome]) -> dict[str, Observation]
     inexact = [
         o.implementation
         for o in ran
-        if ref is not None and not _same_bits(o.value, _in_format(ref, x.dtype))
+        if ref is not None and not _same_bits(o.value, in_format(ref, x.dtype))
     ]
     return {
         "frameworks_differ": OBSERVATIONS["frameworks_differ"].observe(
-            len({_bits(o.value) for o in ran}), measured=f" ({len(ran)} ran)"
+            len({bits(o.value) for o in ran}), measured=f" ({len(ran)} ran)"
         ),
         "some_framework_inexact": OBSERVATIONS["some_framework_inexact"].observe(
             len(inexact), measured=f": {', '.join(inexact)}" if inexact else ""
@@ -340,7 +319,7 @@ def _claims(
             continue  # not checked through `settle`: `_missing` says why
         t = em.settings.get("threads", 1)
         claims[f"{_KEY[name]}_emulated"] = CLAIMS[f"{_KEY[name]}_emulated"].claim(
-            _same_bits(_in_format(em.value, x.dtype), fw.value), f" (threads={t})"
+            _same_bits(in_format(em.value, x.dtype), fw.value), f" (threads={t})"
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
     ran = [o for o in ran if np.isfinite(float(o.value))]
@@ -387,7 +366,7 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
             out[o.implementation] = [
                 e.implementation.removeprefix("emulate ")
                 for e in emulators
-                if _same_bits(_in_format(e.value, dtype), o.value)
+                if _same_bits(in_format(e.value, dtype), o.value)
             ]
     return out
 
@@ -406,7 +385,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     reference = measure(
         REFERENCE,
         "fpexplore.truth",
-        _in_format(rounded, x.dtype),
+        in_format(rounded, x.dtype),
         kind="reference",
         note="the best any order can give in this format",
     )
@@ -461,18 +440,15 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
 
 def _threads_findings(inp: _Input, by_name: dict[str, Outcome]) -> tuple[Any, Any, Any]:
     """`structure.threads_findings` for torch.sum, when it ran on two threads or more."""
-    x = inp.x
     torch_, emulated = by_name.get("torch.sum"), by_name.get("emulate torch")
-    if torch_ is None or emulated is None or not torch_.ran or not emulated.ran:
+    if not (torch_ and torch_.ran and emulated and emulated.ran):
         return {}, {}, {}
-    if emulated.settings.get("threads", 1) < 2:
-        return {}, {}, {}
-    split = _in_format(emulated.value, x.dtype)
     single = inp.emulate("torch", 1)
-    if isinstance(single, FpexploreError):
+    if emulated.settings["threads"] < 2 or isinstance(single, FpexploreError):
         return {}, {}, {}
-    single = _in_format(single, x.dtype)
-    return structure.threads_findings(x, torch_, split, single)
+    dtype = inp.x.dtype
+    split, single = in_format(emulated.value, dtype), in_format(single, dtype)
+    return structure.threads_findings(inp.x, torch_, split, single)
 
 
 def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:

@@ -17,24 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...result import Claim, Outcome
+from ...tolerance import gamma, unit_roundoff
 from .._base import declare_texts
 
 #: relative slack on bounds computed in float64 (Σ|x|, Σ|running sums|)
 SLACK = 1 + 1e-12
 #: significant bits of bfloat16: a term below half an ULP of the running sum changes nothing
 BF16_BITS = 8
-
-
-def unit_roundoff(dtype: str) -> float:
-    """u = 2**-p for a format of p significand bits."""
-    return formats.get(dtype).eps / 2
-
-
-def gamma(k: int, u: float) -> float:
-    """``k·u / (1 - k·u)``; infinite once ``k·u >= 1`` (the bound then says nothing)."""
-    return math.inf if k * u >= 1 else k * u / (1 - k * u)
 
 
 def _error(value: Any, exact: Fraction) -> float:
@@ -122,15 +112,15 @@ def worst_case_claims(
 ) -> dict[str, Claim]:
     """The textbook bounds on this run's sequential and pairwise emulations (``why`` gets the
     parts that could not be decided)."""
-    n, u = int(x.size), unit_roundoff(dtype)
+    n = int(x.size)
     if exact is None or n == 0:
         return {}
     scale = _scale(x)
     depth = math.ceil(math.log2(n)) if n > 1 else 0
     seq, pair = by_name.get("emulate sequential"), by_name.get("emulate pairwise")
     return {
-        **_decide("sequential_within_bound", seq, exact, gamma(n - 1, u) * scale, why),
-        **_decide("pairwise_within_bound", pair, exact, gamma(depth, u) * scale, why),
+        **_decide("sequential_within_bound", seq, exact, gamma(n - 1, dtype) * scale, why),
+        **_decide("pairwise_within_bound", pair, exact, gamma(depth, dtype) * scale, why),
     }
 
 
@@ -176,14 +166,14 @@ def low_precision_claims(
     """For float16/bfloat16: torch's float32 accumulator bound and (bfloat16) np.sum's stall."""
     if dtype not in ("float16", "bfloat16") or exact is None or x.size == 0:
         return {}, {}
-    n, u, u32 = int(x.size), unit_roundoff(dtype), unit_roundoff("float32")
+    n, u = int(x.size), unit_roundoff(dtype)
     scale = _scale(x)
     claims: dict[str, Claim] = {}
     numbers: dict[str, float] = {"exact sum": float(exact)}
     torch_ = by_name.get("torch.sum")
     if torch_ is not None:
         result = abs(float(torch_.value)) if torch_.ran else 0.0
-        bound = gamma(n - 1, u32) * scale + u * result
+        bound = gamma(n - 1, "float32") * scale + u * result
         claims |= _decide("torch_wide_accumulator", torch_, exact, bound, why, f" ({dtype})")
     if dtype == "bfloat16":
         top = float(np.max(np.abs(x.astype(np.float64))))

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...errors import FpexploreError
 from ...paths import cache_dir
+from ...tolerance import unit_roundoff
 from .inputs import numpy_dtype
 
 #: the orders drawn (emulated), and the n of the curves: 10 to 10^6, four points a decade
@@ -30,11 +30,6 @@ SEED = 0
 X_MAX = 10_000_000  # the largest n of the lesson: the x axis always reaches it
 _VERSION = "1"
 _memory: dict[str, dict[str, Any]] = {}
-
-
-def unit_roundoff(dtype: str) -> float:
-    """u = 2**-p for a format of p significand bits (half the machine epsilon)."""
-    return formats.get(dtype).eps / 2
 
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:
