@@ -228,17 +228,6 @@ def compute(
     )
 
 
-def _randn_claim(n: int, same: dict[str, bool]) -> Claim:
-    """randn reproduced on the path torch takes here (not checked, through `settle`, where
-    that path is not rebuilt: the "randn path" part)."""
-    _path, said = _rng_stacks.emulated_path()
-    kernel = "16-wide float32 kernel" if n >= 16 else "per-pair float64 path"
-    return C["torch_randn_reproduced"].claim(
-        same["randn32"] and same["randn64"],
-        f" (n = {n}, {kernel}" + (f"; {said})" if n >= 16 else ")"),
-    )
-
-
 def _claims(
     seed: int,
     n: int,
@@ -255,11 +244,16 @@ def _claims(
     # placeholders without torch: the claims that use them are replaced by "not checked"
     bits = {"torch CPU float32": 0, **bits}
     same = {"rand32": False, "rand64": False, "randn32": False, "randn64": False, **same}
+    # randn is "not checked" (the "randn path" part) where torch's path is not rebuilt here
+    kernel = "16-wide float32 kernel" if n >= 16 else "per-pair float64 path"
+    said = f"; {_rng_stacks.emulated_path()[1]}" if n >= 16 else ""
     claims = {
         "torch_rand_reproduced": C["torch_rand_reproduced"].claim(
             same["rand32"] and same["rand64"], f" (torch.manual_seed({seed}); torch.rand({n}))"
         ),
-        "torch_randn_reproduced": _randn_claim(n, same),
+        "torch_randn_reproduced": C["torch_randn_reproduced"].claim(
+            same["randn32"] and same["randn64"], f" (n = {n}, {kernel}{said})"
+        ),
         "same_seed_different_numbers": C["same_seed_different_numbers"].claim(
             len(set(firsts.values())) == len(firsts), f" (seed {seed}, {len(firsts)} generators)"
         ),

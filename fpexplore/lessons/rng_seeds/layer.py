@@ -40,13 +40,6 @@ KERAS_CLAIMS = declare_texts(
 )
 
 
-def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
-    """x @ w.T + b exactly (float32 inputs: the products and sums are dyadic rationals)."""
-    prod = matmul(x, np.ascontiguousarray(w.T)).exact
-    bias = np.array([Fraction(float(v)) for v in b], dtype=object)
-    return Truth("x @ W.T + b (torch's weights), exact", exact=prod + bias)
-
-
 #: the weight comparison by (seed, TensorFlow included): it does not depend on the streams'
 #: settings, so changing those reruns none of it
 _WEIGHTS = Memo(keep=8)
@@ -91,7 +84,10 @@ def _weight_init_outcomes(
     b = lin.bias.detach().numpy().copy()
     with torch.no_grad():
         y_torch = lin(torch.from_numpy(x)).numpy()
-    truth = layer_truth(x, w, b)
+    # float32 inputs: the products and sums are dyadic rationals, held exactly
+    prod = matmul(x, np.ascontiguousarray(w.T)).exact
+    bias = np.array([Fraction(float(v)) for v in b], dtype=object)
+    truth = Truth("x @ W.T + b (torch's weights), exact", exact=prod + bias)
     path, said = emulated_path()
     w_emu, b_emu = linear_init(seed, IN, OUT, path or "avx2")  # type: ignore[arg-type]
 
@@ -164,9 +160,7 @@ def _weight_init_outcomes(
     err_own = own_out.error.max_abs_ulp
     claims.update(
         {
-            "weights_differ": Claim(
-                "the same seed gives different weights in torch and Keras", bool((w != kw.T).any())
-            ),
+            "weights_differ": KERAS_CLAIMS["weights_differ"].claim(bool((w != kw.T).any())),
             "keras_init_glorot": Claim(
                 f"Keras Dense draws its kernel from glorot_uniform, |w| <= sqrt(6/(in+out)) = "
                 f"{glorot:.4f}, and starts its bias at zero",
