@@ -75,22 +75,6 @@ class SummationData:
         return self.curves()
 
 
-class _Measurer:
-    """`Outcome.measured`, measuring each distinct result once (many orders agree)."""
-
-    def __init__(self, truth: Any) -> None:
-        self.truth = truth
-        self._seen: dict[tuple[str, int], Any] = {}
-
-    def __call__(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
-        from ... import metrics
-
-        key = (np.asarray(value).dtype.name, bits(value))
-        if key not in self._seen:
-            self._seen[key] = metrics.measure(value, self.truth)
-        return Outcome(name, backend, value=value, error=self._seen[key], **kw)
-
-
 def _same_bits(a: Any, b: Any) -> bool:
     return bits(a) == bits(b)
 
@@ -110,10 +94,19 @@ class _Input:
 
         self.x = make_input(distribution, n, dtype, seed)
         self.truth = truth_mod.sum(self.x)
-        self.measure = _Measurer(self.truth)
+        self.errors: dict[tuple[str, int], Any] = {}  # (dtype, bits) -> measured error
         self.ran: dict[tuple[str, int], Any] = {}  # (runner, threads) -> Ran or FpexploreError
         self.emulated: dict[tuple[str, int], Any] = {}  # (order, threads) -> value or error
         self.recorded: Outcome | None = None
+
+    def measure(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
+        """`Outcome.measured`, measuring each distinct result once (many orders agree)."""
+        from ... import metrics
+
+        key = (np.asarray(value).dtype.name, bits(value))
+        if key not in self.errors:
+            self.errors[key] = metrics.measure(value, self.truth)
+        return Outcome(name, backend, value=value, error=self.errors[key], **kw)
 
     def run(self, runner: str, threads: int) -> Any:
         """A framework's `Ran` (or the `FpexploreError` it raised), run once per thread count."""
@@ -249,20 +242,15 @@ def _emulator_outcomes(inp: _Input, threads: int, ran_threads: dict[str, int]) -
     x, measure = inp.x, inp.measure
     outcomes = []
     for order in orders.names():
-        t = ran_threads.get(_THREADED.get(order, ""), threads) if order in _THREADED else 1
+        t = ran_threads.get(_THREADED[order], threads) if order in _THREADED else 1
         name = f"emulate {order}"
         if order in SLOW_ORDERS and x.size > SLOW_LIMIT:
-            outcomes.append(
-                Outcome.missing(
-                    name,
-                    "fpexplore.orders",
-                    f"skipped for n > {SLOW_LIMIT} ({SLOW_ORDERS[order]}, too slow to run "
-                    f"live); fpexplore.orders.emulate(x, {order!r}) runs it",
-                    kind="emulator",
-                )
+            value: Any = FpexploreError(
+                f"skipped for n > {SLOW_LIMIT} ({SLOW_ORDERS[order]}, too slow to run "
+                f"live); fpexplore.orders.emulate(x, {order!r}) runs it"
             )
-            continue
-        value = inp.emulate(order, t)
+        else:
+            value = inp.emulate(order, t)
         if isinstance(value, FpexploreError):
             outcomes.append(Outcome.missing(name, "fpexplore.orders", str(value), kind="emulator"))
             continue
@@ -396,11 +384,8 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     by_name = {o.implementation: o for o in outcomes}
     exact = truth.exact if isinstance(truth.exact, Fraction) else None
     why: dict[str, str] = {}  # the bounds that could not be decided, by part (`settle`)
-    claims.update(bounds.worst_case_claims(x, dtype, exact, by_name, why))
-    java = by_name.get("Java float loop")
-    java_claims, java_numbers = bounds.java_claim(x, dtype, exact, java, why)
-    low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name, why)
-    claims.update({**java_claims, **low_claims})
+    bound_claims, java_numbers, low_numbers = bounds.claims(x, dtype, exact, by_name, why)
+    claims.update(bound_claims)
     claims.update(structure.depth_claim(n))
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     observations = {**_agreement(x, outcomes), **observations}

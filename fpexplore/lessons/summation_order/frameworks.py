@@ -38,19 +38,16 @@ def run_numpy(x: np.ndarray) -> Ran:
     note = ""
     if x.dtype.name == "bfloat16":
         note = "numpy has no bfloat16: ml_dtypes.bfloat16 (adds in bfloat16, left to right)"
-    return Ran(in_format(np.sum(x), x.dtype), np.__version__, {"call": "np.sum(x)"}, note, 1)
-
-
-def _torch_tensor(torch: Any, x: np.ndarray) -> Any:
-    if x.dtype.name == "bfloat16":  # same bits, viewed as torch.bfloat16
-        return torch.from_numpy(x.view(np.uint16).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(x)
+    return Ran(in_format(np.sum(x), x.dtype), np.__version__, {"call": "np.sum(x)"}, note)
 
 
 def run_torch(x: np.ndarray, threads: int) -> Ran:
     """``torch.sum`` on CPU with ``torch.set_num_threads(threads)``, restored afterwards."""
     torch = backends.load("torch")
-    t = _torch_tensor(torch, x)
+    if x.dtype.name == "bfloat16":  # same bits, viewed as torch.bfloat16
+        t = torch.from_numpy(x.view(np.uint16).view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(x)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -61,13 +58,8 @@ def run_torch(x: np.ndarray, threads: int) -> Ran:
     value = in_format(
         result.float().item() if result.dtype == torch.bfloat16 else result.numpy(), x.dtype
     )
-    return Ran(
-        value,
-        torch.__version__,
-        {"call": "torch.sum(x)", "torch.set_num_threads": ran_with},
-        "",
-        ran_with,
-    )
+    settings = {"call": "torch.sum(x)", "torch.set_num_threads": ran_with}
+    return Ran(value, torch.__version__, settings, threads=ran_with)
 
 
 _tf_state: dict[str, Any] = {}
@@ -107,13 +99,8 @@ def run_tensorflow(x: np.ndarray, threads: int) -> Ran:
         result = tf.reduce_sum(tf.constant(x))
     value = in_format(result.numpy(), x.dtype)
     note = "" if as_asked else f"asked for {threads} thread(s), ran with {actual}: {_TF_FIX_NOTE}"
-    return Ran(
-        value,
-        tf.__version__,
-        {"call": "tf.reduce_sum(x)", "intra-op threads": actual},
-        note,
-        actual,
-    )
+    settings = {"call": "tf.reduce_sum(x)", "intra-op threads": actual}
+    return Ran(value, tf.__version__, settings, note, actual)
 
 
 _java_version: dict[str, str] = {}
@@ -130,13 +117,8 @@ def run_djl(x: np.ndarray, threads: int) -> Ran:
     finally:
         if before != threads:
             djl.set_threads(before)
-    return Ran(
-        in_format(result, x.dtype),
-        djl.version(),
-        {"call": "NDArray.sum()", "libtorch threads": ran_with},
-        "",
-        ran_with,
-    )
+    settings = {"call": "NDArray.sum()", "libtorch threads": ran_with}
+    return Ran(in_format(result, x.dtype), djl.version(), settings, threads=ran_with)
 
 
 def run_java_loop(x: np.ndarray) -> Ran:
@@ -146,4 +128,4 @@ def run_java_loop(x: np.ndarray) -> Ran:
         _java_version["java"] = "Java " + str(djl.info().get("java_version", ""))
     acc = "double" if x.dtype == np.float64 else "float"
     value = in_format(djl.java_loop_sum(x), x.dtype)
-    return Ran(value, _java_version["java"], {"call": f"{acc} s = 0; for (v : x) s += v;"}, "", 1)
+    return Ran(value, _java_version["java"], {"call": f"{acc} s = 0; for (v : x) s += v;"})

@@ -134,9 +134,7 @@ def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
     }
 
 
-def point(
-    x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str] | None = None
-) -> dict[str, Any]:
+def point(x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str]) -> dict[str, Any]:
     """This run's error (same measure) for each framework, recorded and reference outcome.
 
     A framework that did not run here (no Java, no torch...) gets the error of the emulator
@@ -153,7 +151,7 @@ def point(
             errs[o.implementation] = relative_error(o.value, truth.exact, scale)
             continue
         missing[o.implementation] = o.unavailable
-        em = by_name.get((emulators or {}).get(o.implementation, ""))
+        em = by_name.get(emulators.get(o.implementation, ""))
         if em is not None and em.ran:
             errs[o.implementation] = relative_error(em.value, truth.exact, scale)
             from_emulator[o.implementation] = em.implementation
