@@ -8,7 +8,6 @@ from fractions import Fraction
 import numpy as np
 
 from ... import backends, formats
-from ...memo import Memo
 from ...result import Claim, Outcome
 from ...truth import Truth, matmul
 from .._base import declare_texts, settle
@@ -40,27 +39,11 @@ KERAS_CLAIMS = declare_texts(
 )
 
 
-#: the weight comparison by (seed, TensorFlow included): it does not depend on the streams'
-#: settings, so changing those reruns none of it
-_WEIGHTS = Memo(keep=8)
-
-
 def weight_init_outcomes(
     seed: int, tensorflow: bool
 ) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
     """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth.
-
-    Without torch: Unavailable rows and every weight claim not checked (truth None). Kept by
-    (seed, tensorflow): returns copies of the list and dict."""
-    outcomes, claims, truth = _WEIGHTS.get(
-        (seed, tensorflow), lambda: _weight_init_outcomes(seed, tensorflow)
-    )
-    return list(outcomes), dict(claims), truth
-
-
-def _weight_init_outcomes(
-    seed: int, tensorflow: bool
-) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
+    Without torch: Unavailable rows and every weight claim not checked (truth None)."""
     from ...rng.torch_cpu import linear_init
     from .stacks import emulated_path
 
