@@ -57,9 +57,7 @@ frameworks' results to the last bit, which is how we know the order is the whole
 class SummationData:
     """One sum's findings; ``growth`` (the error curves) is computed on first access."""
 
-    x_head: list[float]  # the first eight inputs
     explained_by: dict[str, list[str]]  # per framework result: the emulators with its bits
-    threads: dict[str, int]  # the threads each framework ran on
     running_sum: dict[str, float]  # the Java loop against its running-sum bound (`bounds`)
     low_precision: dict[str, float]  # float16/bfloat16: the numbers behind their bounds
     tree_depth: dict[str, int]  # additions on the longest path: a loop's, np.sum's, its bound
@@ -393,9 +391,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     layout_claims, found, residual = _LAYOUT.get(seed, lambda: _layout_claims(seed))
     claims.update(layout_claims)
     data = SummationData(
-        x_head=x[:8].astype(np.float64).tolist(),
         explained_by=explained,
-        threads=ran_threads,
         running_sum=java_numbers,
         low_precision=low_numbers,
         tree_depth={
