@@ -20,13 +20,14 @@ from .._base import Lesson, declare_texts, missing_part, settle
 from . import bounds, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
-#: (outcome name, backend, the emulator that models it, runner name in .frameworks)
+#: (outcome name, backend, the emulator that models it, its key: the name in its claims'
+#: keys and of its runner, ``frameworks.run_<key>``)
 FRAMEWORKS = (
-    ("np.sum", "numpy", "numpy", "run_numpy"),
-    ("torch.sum", "torch", "torch", "run_torch"),
-    ("tf.reduce_sum", "tensorflow", "tensorflow", "run_tensorflow"),
-    ("DJL NDArray.sum", "djl", "torch", "run_djl"),
-    ("Java float loop", "djl", "java", "run_java_loop"),
+    ("np.sum", "numpy", "numpy", "numpy"),
+    ("torch.sum", "torch", "torch", "torch"),
+    ("tf.reduce_sum", "tensorflow", "tensorflow", "tensorflow"),
+    ("DJL NDArray.sum", "djl", "torch", "djl"),
+    ("Java float loop", "djl", "java", "java"),
 )
 RECORDED = "torch.sum (CUDA, recorded)"
 REFERENCE = "exact sum, correctly rounded"
@@ -77,8 +78,8 @@ def _same_bits(a: Any, b: Any) -> bool:
     return bits(a) == bits(b)
 
 
-#: the runners that take the thread count; the others give the same result for any count
-_THREAD_RUNNERS = ("run_torch", "run_tensorflow", "run_djl")
+#: the frameworks whose runner takes the thread count; the others give the same result for any count
+_THREAD_RUNNERS = ("torch", "tensorflow", "djl")
 
 
 class _Input:
@@ -93,7 +94,7 @@ class _Input:
         self.x = make_input(distribution, n, dtype, seed)
         self.truth = truth_mod.sum(self.x)
         self.errors: dict[tuple[str, int], Any] = {}  # (dtype, bits) -> measured error
-        self.ran: dict[tuple[str, int], Any] = {}  # (runner, threads) -> Ran or FpexploreError
+        self.ran: dict[tuple[str, int], Any] = {}  # (key, threads) -> Ran or FpexploreError
         self.emulated: dict[tuple[str, int], Any] = {}  # (order, threads) -> value or error
         self.recorded: Outcome | None = None
 
@@ -106,15 +107,15 @@ class _Input:
             self.errors[key] = metrics.measure(value, self.truth)
         return Outcome(name, backend, value=value, error=self.errors[key], **kw)
 
-    def run(self, runner: str, threads: int) -> Any:
+    def run(self, framework: str, threads: int) -> Any:
         """A framework's `Ran` (or the `FpexploreError` it raised), run once per thread count."""
         from . import frameworks as fw
 
-        key = (runner, threads if runner in _THREAD_RUNNERS else 1)
+        key = (framework, threads if framework in _THREAD_RUNNERS else 1)
         if key not in self.ran:
-            fn = getattr(fw, runner)
+            fn = getattr(fw, f"run_{framework}")
             try:
-                self.ran[key] = fn(self.x, threads) if runner in _THREAD_RUNNERS else fn(self.x)
+                self.ran[key] = fn(self.x, threads) if framework in _THREAD_RUNNERS else fn(self.x)
             except FpexploreError as exc:  # BackendUnavailable (with its fix), WorkerError
                 return exc  # not kept: a fix applied in the meantime is seen on the next run
         return self.ran[key]
@@ -132,16 +133,6 @@ class _Input:
         return self.emulated[key]
 
 
-#: each framework's name in its claim keys
-_KEY = {
-    "np.sum": "numpy",
-    "torch.sum": "torch",
-    "tf.reduce_sum": "tensorflow",
-    "DJL NDArray.sum": "djl",
-    "Java float loop": "java",
-}
-
-
 _TEST = "tests/test_summation_order.py"
 #: The claims, as stated before measuring. Each emulator claim needs its framework and that
 #: framework's run on this input (f"{framework} run": DJL and Java take no half formats); the
@@ -150,13 +141,13 @@ _TEST = "tests/test_summation_order.py"
 CLAIMS = declare_texts(
     {
         **{
-            f"{_KEY[name]}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
-            for name, _backend, em, _runner in FRAMEWORKS
+            f"{key}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
+            for name, _backend, em, key in FRAMEWORKS
         },
         **layout.TEXTS,
     },
     ("torch",),
-    {f"{_KEY[name]}_emulated": (_KEY[name], f"{_KEY[name]} run") for name, *_ in FRAMEWORKS},
+    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS},
     test=_TEST,
 )
 CLAIMS |= (
@@ -206,8 +197,8 @@ def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
 
 #: why a JVM runner takes no float16/bfloat16
 _NO_HALF = {
-    "run_djl": "DJL's transfer carries float32/float64 only",
-    "run_java_loop": "Java has no float16/bfloat16 arithmetic type",
+    "djl": "DJL's transfer carries float32/float64 only",
+    "java": "Java has no float16/bfloat16 arithmetic type",
 }
 
 
@@ -216,12 +207,12 @@ def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[
     each one's thread count."""
     x, measure = inp.x, inp.measure
     outcomes, ran_threads = [], {}
-    for name, backend, _emulator, runner in FRAMEWORKS:
-        if runner in _NO_HALF and x.dtype.itemsize == 2:
-            why = f"{_NO_HALF[runner]}; choose dtype float32 or float64 to run it."
+    for name, backend, _emulator, key in FRAMEWORKS:
+        if key in _NO_HALF and x.dtype.itemsize == 2:
+            why = f"{_NO_HALF[key]}; choose dtype float32 or float64 to run it."
             outcomes.append(Outcome.missing(name, backend, f"not run for {x.dtype.name}: {why}"))
             continue
-        ran = inp.run(runner, threads)
+        ran = inp.run(key, threads)
         if isinstance(ran, FpexploreError):
             outcomes.append(Outcome.missing(name, backend, str(ran)))
             continue
@@ -299,12 +290,12 @@ def _claims(
 ) -> dict[str, Claim]:
     by_name = {o.implementation: o for o in outcomes}
     claims: dict[str, Claim] = {}
-    for name, _backend, emulator, _runner in FRAMEWORKS:
+    for name, _backend, emulator, key in FRAMEWORKS:
         fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
         if fw is None or em is None or not fw.ran or not em.ran:
             continue  # not checked through `settle`: `_missing` says why
         t = em.settings.get("threads", 1)
-        claims[f"{_KEY[name]}_emulated"] = CLAIMS[f"{_KEY[name]}_emulated"].claim(
+        claims[f"{key}_emulated"] = CLAIMS[f"{key}_emulated"].claim(
             _same_bits(in_format(em.value, x.dtype), fw.value), f" (threads={t})"
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
@@ -337,9 +328,9 @@ def _missing(outcomes: list[Outcome]) -> Callable[[str], str | None]:
     emulator's reason (None where both ran)."""
     by_name = {o.implementation: o for o in outcomes}
     why = {}
-    for name, _backend, emulator, _runner in FRAMEWORKS:
+    for name, _backend, emulator, key in FRAMEWORKS:
         rows = (by_name.get(name), by_name.get(f"emulate {emulator}"))
-        why[f"{_KEY[name]} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
+        why[f"{key} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
     return lambda part: why.get(part) or None
 
 

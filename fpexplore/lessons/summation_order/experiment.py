@@ -42,11 +42,7 @@ def sum_recipes(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def regenerate(recipe: dict[str, Any]) -> np.ndarray:
-    """The input array a sum recipe describes, bit for bit.
-
-    ``np.full``: ``np.full(n, np.float32(value))``; ``np.random.default_rng``:
-    ``np.random.default_rng(seed).<distribution>(n, dtype=dtype)``.
-    """
+    """The input array a sum recipe describes, bit for bit."""
     dtype = np.dtype(recipe["dtype"])
     if recipe["generator"] == "np.full":
         return np.full(recipe["n"], dtype.type(recipe["value"]), dtype=dtype)

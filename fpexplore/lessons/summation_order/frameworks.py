@@ -121,7 +121,7 @@ def run_djl(x: np.ndarray, threads: int) -> Ran:
     return Ran(in_format(result, x.dtype), djl.version(), settings, threads=ran_with)
 
 
-def run_java_loop(x: np.ndarray) -> Ran:
+def run_java(x: np.ndarray) -> Ran:
     """``float s = 0; for (float v : x) s += v;`` in Java (``double`` for float64)."""
     djl = backends.load("djl")
     if "java" not in _java_version:

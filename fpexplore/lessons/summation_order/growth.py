@@ -9,6 +9,7 @@ on disk under ``cache_dir()/summation_growth``, keyed by the emulators' source.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -70,13 +71,12 @@ def curves(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         data = _compute(distribution, dtype, threads)
-        try:
+        # a read-only checkout still works, just without the disk cache
+        with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(data))
             tmp.replace(path)
-        except OSError:  # a read-only checkout still works, just without the disk cache
-            pass
     data["errors"] = {
         k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()
     }
