@@ -13,6 +13,7 @@ from ...truth import Truth, matmul
 from .._base import declare_texts, settle
 
 IN, OUT, BATCH = 8, 4, 3
+_KERAS_ROWS = ("Keras Dense, own init", "Keras Dense, torch weights")
 
 #: The weight claims, as stated before measuring.
 TORCH_CLAIMS = declare_texts(
@@ -49,13 +50,9 @@ def weight_init_outcomes(
 
     why = backends.missing("torch")
     if why is not None:
-        names = ["torch Linear"] + (
-            ["Keras Dense, own init", "Keras Dense, torch weights"] if tensorflow else []
-        )
-        rows = [
-            Outcome.missing(n, "torch" if n.startswith("torch") else "tensorflow", why)
-            for n in names
-        ]
+        rows = [Outcome.missing("torch Linear", "torch", why)]
+        if tensorflow:
+            rows += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
         specs = [*TORCH_CLAIMS.values(), *(KERAS_CLAIMS.values() if tensorflow else ())]
         return rows, settle(specs, {}), None
     torch = backends.load("torch")
@@ -97,10 +94,7 @@ def weight_init_outcomes(
 
     why = backends.missing("tensorflow")
     if why is not None:
-        outcomes += [
-            Outcome.missing(n, "tensorflow", why)
-            for n in ("Keras Dense, own init", "Keras Dense, torch weights")
-        ]
+        outcomes += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
         claims.update(settle(KERAS_CLAIMS.values(), {}))
         return outcomes, claims, truth
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first

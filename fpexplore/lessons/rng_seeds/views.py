@@ -116,9 +116,8 @@ def _values(comparison: Comparison) -> list[str]:
 
 
 def figure_svg(comparison: Comparison) -> str:
-    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): the same two
-    panels and a colour bar, written in about a millisecond and drawn by the browser, instead
-    of a matplotlib figure rasterized and PNG-encoded in the kernel on every move."""
+    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): drawn by
+    the browser instead of rasterized and PNG-encoded in the kernel on every move."""
     title = f"seed {comparison.params['seed']}: same seed, different numbers"
     return svg.doc(
         SVG_W,
