@@ -608,9 +608,8 @@ def compute(
         lambda: _modes_part(seed, runs, torch_missing, tf_missing),
     )
     d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**d_data, **m_data}
-    truth = None
-    if b_data:  # the reference of the mode in front
-        truth = _bn_truth(seed, batch, eps, mode == "train")
+    # the reference of the mode in front
+    truth = _bn_truth(seed, batch, eps, mode == "train") if b_data else None
     params = dict(mode=mode, batch=batch, momentum=momentum, eps=eps, p=p, runs=runs, seed=seed)
     return Comparison(
         "train_vs_eval",

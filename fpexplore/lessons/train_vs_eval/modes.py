@@ -116,10 +116,8 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
         ),
     }
     outcomes = [
-        Outcome("torch F.rrelu, training=True", "torch", value=train[0], version=torch.__version__),
-        Outcome(
-            "torch F.rrelu, training=False", "torch", value=evals[0], version=torch.__version__
-        ),
+        Outcome(f"torch F.rrelu, training={t}", "torch", value=v[0], version=torch.__version__)
+        for t, v in ((True, train), (False, evals))
     ]
     data = {
         "autograd_modes": AutogradModes(same, tried),
