@@ -74,11 +74,6 @@ def depth_claim(n: int) -> dict[str, Claim]:
     return {"tree_depth": Claim(text, depth <= bound and depth <= max(n - 1, 0))}
 
 
-def chunks(n: int, threads: int) -> int:
-    """How many parts torch.sum splits ``n`` elements into with ``threads`` threads."""
-    return 1 if threads == 1 or n < GRAIN_SIZE else min(threads, -(-n // GRAIN_SIZE))
-
-
 def threads_findings(
     x: np.ndarray, torch_: Outcome, split: Any, single: Any
 ) -> tuple[dict[str, Claim], dict[str, Observation], dict[str, Any]]:
@@ -90,7 +85,7 @@ def threads_findings(
     both in the input's format."""
     t = int(torch_.settings["torch.set_num_threads"])
     n = int(x.size)
-    k = chunks(n, t)
+    k = 1 if n < GRAIN_SIZE else min(t, -(-n // GRAIN_SIZE))  # the parts torch.sum sums alone
     changed = bits(split) != bits(single)
     numbers = {
         "threads": t,
