@@ -131,9 +131,7 @@ DATA = {
         ),
     ),
     "summation_order": SummationData(
-        x_head=[],
         explained_by={},
-        threads={},
         running_sum={},
         low_precision={},
         tree_depth={},
@@ -145,8 +143,6 @@ DATA = {
             offset_tried=9,
             gelu_strided_differ=2,
             gelu_strided_n=8,
-            gelu_single_differ=1,
-            transposed_sum_differ=3,
         ),
         residual=Residual(differ=4, total=16, worst_of_bound=0.03),
     ),

@@ -34,8 +34,11 @@ from .workers import worker_claims
 __all__ = ["LESSON", "STREAMS", "bits_of", "figure", "figure_svg", "relation", "stream_table"]
 
 
-#: the DJL layer claims by (seed, what is missing), the DataLoader claims by seed: neither
-#: depends on the streams' settings
+#: parts that do not depend on the streams' settings, kept so that changing those reruns none
+#: of them: TensorFlow's by (seed, k), the weights by (seed, TensorFlow included), the DJL
+#: layers by (seed, what is missing), the DataLoader claims by seed (shared: never changed)
+_TENSORFLOW = Memo(keep=8)
+_WEIGHTS = Memo(keep=8)
 _DJL_LAYERS = Memo(keep=8)
 _WORKERS = Memo(keep=8)
 
@@ -98,17 +101,15 @@ def compute(
 
     torch_missing = backends.missing("torch")
     torch = None if torch_missing else backends.load("torch")
-    # the emulator's streams without torch; kept by (seed, n), so copied before adding to it
-    real, same, torch_bits = _rng_stacks.torch_cpu(torch, seed, n)
-    real = dict(real)
+    real, same, torch_bits = _rng_stacks.torch_cpu(torch, seed, n)  # emulated without torch
     legacy = np.random.RandomState(seed).random_sample(max(32, k))
     pyr = random.Random(seed)
     py_vals = np.array([pyr.random() for _ in range(max(32, k))])
     if torch is not None:
         torch.manual_seed(seed)
-        real["share32"] = torch.rand(2 * legacy.size).numpy()  # two torch words per numpy value
+        share32 = torch.rand(2 * legacy.size).numpy()  # two torch words per numpy value
     else:
-        real["share32"] = TorchCPURandom(seed).rand(2 * legacy.size)
+        share32 = TorchCPURandom(seed).rand(2 * legacy.size)
 
     outcomes = [
         Outcome(
@@ -162,7 +163,9 @@ def compute(
     }
     djl_equal = layers = None  # DJL randomUniform equals torch.rand; DJL's layers
     if tensorflow:
-        tf_outs, tf_claims, tf_bits = _rng_stacks.tensorflow(seed, k)
+        tf_outs, tf_claims, tf_bits = _TENSORFLOW.get(
+            (seed, k), lambda: _rng_stacks.tensorflow(seed, k)
+        )
         outcomes += tf_outs
         claims.update(tf_claims)
         bits.update(tf_bits)
@@ -183,7 +186,8 @@ def compute(
         w_claims_, gpus_note = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
         claims.update(w_claims_)
 
-    shared = shared_bits_agree(real["share32"], legacy)
+    shared = shared_bits_agree(share32, legacy)
+    py_shared = shared_bits_agree(share32, py_vals)
     firsts = {
         o.implementation: float(np.asarray(o.value).ravel()[0])
         for o in outcomes
@@ -192,12 +196,14 @@ def compute(
         and o.implementation not in ("TensorFlow stateless", "DJL randomUniform")
     }
     cuda = next(o for o in outcomes if o.implementation == "torch CUDA")
-    claims.update(_claims(seed, n, same, firsts, shared, py_vals, real, bits, cuda))
+    claims.update(_claims(seed, n, same, firsts, shared, py_shared, real, bits, cuda))
     gpu_claims, gpu_data = _multi_gpu.lesson_parts()
     claims.update(gpu_claims)
     truth = None
     if weights:
-        w_outs, w_claims, truth = weight_init_outcomes(seed, tensorflow)
+        w_outs, w_claims, truth = _WEIGHTS.get(
+            (seed, tensorflow), lambda: weight_init_outcomes(seed, tensorflow)
+        )
         outcomes += w_outs
         claims.update(w_claims)
     flags = {None: True, "tensorflow": tensorflow, "java": java, "weights": weights}
@@ -215,7 +221,7 @@ def compute(
     specs = [s for flag, group in CLAIMS_BY_FLAG.items() if flags[flag] for s in group.values()]
     claims = settle(specs, claims, why.get)
 
-    rel = relation(outcomes, a, b, real["share32"], bool(djl_equal))
+    rel = relation(outcomes, a, b, share32, bool(djl_equal))
     data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers)
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
@@ -228,24 +234,13 @@ def compute(
     )
 
 
-def _randn_claim(n: int, same: dict[str, bool]) -> Claim:
-    """randn reproduced on the path torch takes here (not checked, through `settle`, where
-    that path is not rebuilt: the "randn path" part)."""
-    _path, said = _rng_stacks.emulated_path()
-    kernel = "16-wide float32 kernel" if n >= 16 else "per-pair float64 path"
-    return C["torch_randn_reproduced"].claim(
-        same["randn32"] and same["randn64"],
-        f" (n = {n}, {kernel}" + (f"; {said})" if n >= 16 else ")"),
-    )
-
-
 def _claims(
     seed: int,
     n: int,
     same: dict[str, bool],
     firsts: dict[str, float],
     shared: np.ndarray,
-    py_vals: np.ndarray,
+    py_shared: np.ndarray,
     real: dict[str, np.ndarray],
     bits: dict[str, int],
     cuda: Outcome,
@@ -255,18 +250,21 @@ def _claims(
     # placeholders without torch: the claims that use them are replaced by "not checked"
     bits = {"torch CPU float32": 0, **bits}
     same = {"rand32": False, "rand64": False, "randn32": False, "randn64": False, **same}
+    # randn is "not checked" (the "randn path" part) where torch's path is not rebuilt here
+    kernel = "16-wide float32 kernel" if n >= 16 else "per-pair float64 path"
+    said = f"; {_rng_stacks.emulated_path()[1]}" if n >= 16 else ""
     claims = {
         "torch_rand_reproduced": C["torch_rand_reproduced"].claim(
             same["rand32"] and same["rand64"], f" (torch.manual_seed({seed}); torch.rand({n}))"
         ),
-        "torch_randn_reproduced": _randn_claim(n, same),
+        "torch_randn_reproduced": C["torch_randn_reproduced"].claim(
+            same["randn32"] and same["randn64"], f" (n = {n}, {kernel}{said})"
+        ),
         "same_seed_different_numbers": C["same_seed_different_numbers"].claim(
             len(set(firsts.values())) == len(firsts), f" (seed {seed}, {len(firsts)} generators)"
         ),
         "torch_numpy_share_words": C["torch_numpy_share_words"].claim(bool(shared.all())),
-        "python_stream_unrelated": C["python_stream_unrelated"].claim(
-            bool(shared_bits_agree(real["share32"], py_vals).mean() < 0.5)
-        ),
+        "python_stream_unrelated": C["python_stream_unrelated"].claim(bool(py_shared.mean() < 0.5)),
         "mappings_differ": C["mappings_differ"].claim(
             bits["torch CPU float32"] != bits["numpy RandomState"],
             f": torch float32 {bits['torch CPU float32']}, numpy legacy "

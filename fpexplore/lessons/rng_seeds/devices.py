@@ -17,7 +17,8 @@ from .._base import declare_texts, missing_part, settle
 _PHILOX_NOTE = "Philox4x32-10, one curand_uniform4 block per thread, (0, 1] -> [0, 1)"
 
 
-def _u32(values: Any) -> np.ndarray:
+def u32(values: Any) -> np.ndarray:
+    """float32 values' bit patterns."""
     return np.asarray(values, dtype=np.float32).view(np.uint32)
 
 
@@ -73,7 +74,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
         )
         claims = {
             "cuda_philox_reproduced": CUDA_CLAIMS["cuda_philox_reproduced"].claim(
-                bool((_u32(vals) == _u32(emu)).all()), f" (n = {n}, seed {seed}, {props.name})"
+                bool((u32(vals) == u32(emu)).all()), f" (n = {n}, seed {seed}, {props.name})"
             )
         }
         return [real, _emulator(seed, k, n, props.multi_processor_count, where)], claims, where
@@ -110,7 +111,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
         note=f"{_PHILOX_NOTE}; {rec.banner()}",
     )
     claims["cuda_philox_reproduced"] = CUDA_CLAIMS["cuda_philox_reproduced"].claim(
-        bool((bits == _u32(emu)).all()),
+        bool((bits == u32(emu)).all()),
         f" (recorded: n = {exp['n']}, seed {seed}, {rec.card}, {rec.date})",
     )
     return [recorded, _emulator(seed, k, int(exp["n"]), sm, rec.card)], claims, rec.banner()
@@ -123,29 +124,27 @@ _RECORD_CHECKS = Memo(keep=4)
 def _record_cpu_claim(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
     """The recording machine's CPU stream against this machine's MT19937 emulator (checked
     once per record and kept: every seed's run states the same claim)."""
-    key = (str(rec.path), str(rec.provenance.get("date")), str(exp["n"]), str(exp["seeds"]))
-    return dict(_RECORD_CHECKS.get(key, lambda: _check_record_cpu(rec, exp)))
 
-
-def _check_record_cpu(rec: Any, exp: dict[str, Any]) -> dict[str, Claim]:
-    n = int(exp["n"])
-    same = all(
-        (
-            np.asarray(exp["cpu_rand_bits"][str(s)], np.uint32) == _u32(TorchCPURandom(s).rand(n))
-        ).all()
-        and (
-            np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32)
-            == _u32(TorchCPURandom(s, path="avx2").randn(n))
-        ).all()
-        for s in exp["seeds"]
-    )
-    return {
-        "record_cpu_matches_emulator": CUDA_CLAIMS["record_cpu_matches_emulator"].claim(
-            bool(same),
-            f" ({rec.card}, torch {rec.provenance['torch']}, seeds "
-            f"{', '.join(map(str, exp['seeds']))})",
+    def check() -> dict[str, Claim]:
+        n = int(exp["n"])
+        same = all(
+            (
+                np.asarray(exp["cpu_rand_bits"][str(s)], np.uint32)
+                == u32(TorchCPURandom(s).rand(n))
+            ).all()
+            and (
+                np.asarray(exp["cpu_randn_bits"][str(s)], np.uint32)
+                == u32(TorchCPURandom(s, path="avx2").randn(n))
+            ).all()
+            for s in exp["seeds"]
         )
-    }
+        seeds = ", ".join(map(str, exp["seeds"]))
+        said = f" ({rec.card}, torch {rec.provenance['torch']}, seeds {seeds})"
+        return {key: CUDA_CLAIMS[key].claim(bool(same), said)}
+
+    key = "record_cpu_matches_emulator"
+    place = (str(rec.path), str(rec.provenance.get("date")), str(exp["n"]), str(exp["seeds"]))
+    return dict(_RECORD_CHECKS.get(place, check))
 
 
 #: DJL's and torch's streams and the emulator's check, by (seed, n): a JVM round trip and
@@ -158,7 +157,7 @@ def _djl_streams(seed: int, n: int) -> tuple[dict[str, Any], bool]:
 
     s = backends.load("djl").seed_streams(seed, n)
     emulated = TorchCPURandom(seed).rand(n)
-    return s, bool((_u32(s["djl_uniform"]) == _u32(emulated)).all())
+    return s, bool((u32(s["djl_uniform"]) == u32(emulated)).all())
 
 
 DJL_CLAIMS = declare_texts(
@@ -198,8 +197,8 @@ def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], boo
         version=s["djl"],
         note="Engine.setRandomSeed(seed); NDManager.randomUniform (PyTorch engine)",
     )
-    same_u = int((_u32(s["djl_uniform"]) == _u32(s["torch_uniform"])).sum())
-    same_n = int((_u32(s["djl_normal"]) == _u32(s["torch_normal"])).sum())
+    same_u = int((u32(s["djl_uniform"]) == u32(s["torch_uniform"])).sum())
+    same_n = int((u32(s["djl_normal"]) == u32(s["torch_normal"])).sum())
     verb = "equals" if s["uniform_equal"] else "differs from"
     claims = {
         "djl_matches_torch_cpu": Claim(

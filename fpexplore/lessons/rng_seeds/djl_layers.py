@@ -11,6 +11,7 @@ import numpy as np
 from ...result import Claim, Outcome
 from .._base import declare_texts, settle
 from .data import DjlLayers
+from .devices import u32
 
 SEEDS = 3  # seeds each claim is judged on: seed, seed + 1, ...
 DROP_SIZES = (20, 1000)  # below and above libtorch's vectorized width
@@ -34,10 +35,6 @@ CLAIMS = declare_texts(
 )
 
 
-def _u32(a: Any) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
-
-
 def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any]:
     seeds = range(seed, seed + SEEDS)
     drop_same = drop_total = 0
@@ -46,7 +43,7 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
             d = protocol.unpack(client.call("dropout", seed=s, n=n, rate=P))
             torch.manual_seed(s)
             t = torch.nn.functional.dropout(torch.ones(n), P, training=True).numpy()
-            drop_same += int((_u32(d) == _u32(t)).sum())
+            drop_same += int((u32(d) == u32(t)).sum())
             drop_total += n
     gauss_ok, outside, weights, equal_torch, first = True, [], 0, 0, {}
     for block, (cin, units), fan_in in (
@@ -65,7 +62,7 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
             w, b = p["weight"], p["bias"]
             torch.manual_seed(s)
             expect = torch.normal(0.0, sigma, tuple(w.shape)).numpy()
-            gauss_ok &= bool((_u32(w) == _u32(expect)).all() and not b.any())
+            gauss_ok &= bool((u32(w) == u32(expect)).all() and not b.any())
             torch.manual_seed(s)
             mod = (
                 torch.nn.Linear(cin, units) if block == "linear" else torch.nn.Conv2d(cin, units, 3)
@@ -75,7 +72,7 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
             torch_in_bound = bool((np.abs(tw) <= bound).all() and (np.abs(tb) <= bound).all())
             outside.append(int((np.abs(w) > bound).sum()) if torch_in_bound else -1)
             weights += w.size
-            equal_torch += int((_u32(w) == _u32(tw)).sum())
+            equal_torch += int((u32(w) == u32(tw)).sum())
             if s == seed:
                 first[block] = {
                     "djl_std": float(w.std()),

@@ -66,30 +66,28 @@ djl_dropout = Rule(
 def seeding(c: Comparison) -> Verdicts:
     extra = ""
     workers = holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
-    gpus = c.claims.get("seeding_two_gpus")
-    if gpus is None and c.claims.get("seed_reaches_every_gpu") is not None:
-        recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
-        if all(r is not None and r.holds is not None for r in recorded):
-            from ...result import Claim
-
-            gpus = Claim("recorded on two GPUs", all(r.holds for r in recorded))
-            race = c.claims.get("thread_race_varies")
-            if race is not None and race.holds:
-                extra = (
-                    " (recorded); only host threads racing for one generator got other "
-                    "draws each run (myth 8)"
-                )
+    live = c.claims.get("seeding_two_gpus")
+    gpus = None if live is None else live.holds  # None: no two CUDA devices in this run
+    recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
+    if live is None and all(r is not None and r.holds is not None for r in recorded):
+        gpus = all(r.holds for r in recorded)
+        race = c.claims.get("thread_race_varies")
+        if race is not None and race.holds:
+            extra = (
+                " (recorded); only host threads racing for one generator got other "
+                "draws each run (myth 8)"
+            )
     gpu_why = (
         "two GPUs and CUDA streams: not measurable here"
-        if gpus is None or gpus.holds is None  # no two CUDA devices in this run
+        if gpus is None
         else "two GPUs and a second stream: same streams" + extra
-        if gpus.holds
+        if gpus
         else "two GPUs or a second stream gave other streams"
     )
     return decide(
         "DataLoader with 2 workers: reproduced bit for bit after manual_seed; " + gpu_why,
         (
-            workers and gpus is not None and gpus.holds is False,
+            workers and gpus is False,
             DEPENDS,
             "workers reproduce, but the GPUs or streams did not",
         ),

@@ -8,12 +8,12 @@ from fractions import Fraction
 import numpy as np
 
 from ... import backends, formats
-from ...memo import Memo
 from ...result import Claim, Outcome
 from ...truth import Truth, matmul
 from .._base import declare_texts, settle
 
 IN, OUT, BATCH = 8, 4, 3
+_KERAS_ROWS = ("Keras Dense, own init", "Keras Dense, torch weights")
 
 #: The weight claims, as stated before measuring.
 TORCH_CLAIMS = declare_texts(
@@ -40,46 +40,19 @@ KERAS_CLAIMS = declare_texts(
 )
 
 
-def layer_truth(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Truth:
-    """x @ w.T + b exactly (float32 inputs: the products and sums are dyadic rationals)."""
-    prod = matmul(x, np.ascontiguousarray(w.T)).exact
-    bias = np.array([Fraction(float(v)) for v in b], dtype=object)
-    return Truth("x @ W.T + b (torch's weights), exact", exact=prod + bias)
-
-
-#: the weight comparison by (seed, TensorFlow included): it does not depend on the streams'
-#: settings, so changing those reruns none of it
-_WEIGHTS = Memo(keep=8)
-
-
 def weight_init_outcomes(
     seed: int, tensorflow: bool
 ) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
     """torch Linear(IN, OUT) and Keras Dense(OUT) seeded alike; outputs against the exact truth.
-
-    Without torch: Unavailable rows and every weight claim not checked (truth None). Kept by
-    (seed, tensorflow): returns copies of the list and dict."""
-    outcomes, claims, truth = _WEIGHTS.get(
-        (seed, tensorflow), lambda: _weight_init_outcomes(seed, tensorflow)
-    )
-    return list(outcomes), dict(claims), truth
-
-
-def _weight_init_outcomes(
-    seed: int, tensorflow: bool
-) -> tuple[list[Outcome], dict[str, Claim], Truth | None]:
+    Without torch: Unavailable rows and every weight claim not checked (truth None)."""
     from ...rng.torch_cpu import linear_init
     from .stacks import emulated_path
 
     why = backends.missing("torch")
     if why is not None:
-        names = ["torch Linear"] + (
-            ["Keras Dense, own init", "Keras Dense, torch weights"] if tensorflow else []
-        )
-        rows = [
-            Outcome.missing(n, "torch" if n.startswith("torch") else "tensorflow", why)
-            for n in names
-        ]
+        rows = [Outcome.missing("torch Linear", "torch", why)]
+        if tensorflow:
+            rows += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
         specs = [*TORCH_CLAIMS.values(), *(KERAS_CLAIMS.values() if tensorflow else ())]
         return rows, settle(specs, {}), None
     torch = backends.load("torch")
@@ -91,7 +64,10 @@ def _weight_init_outcomes(
     b = lin.bias.detach().numpy().copy()
     with torch.no_grad():
         y_torch = lin(torch.from_numpy(x)).numpy()
-    truth = layer_truth(x, w, b)
+    # float32 inputs: the products and sums are dyadic rationals, held exactly
+    prod = matmul(x, np.ascontiguousarray(w.T)).exact
+    bias = np.array([Fraction(float(v)) for v in b], dtype=object)
+    truth = Truth("x @ W.T + b (torch's weights), exact", exact=prod + bias)
     path, said = emulated_path()
     w_emu, b_emu = linear_init(seed, IN, OUT, path or "avx2")  # type: ignore[arg-type]
 
@@ -118,10 +94,7 @@ def _weight_init_outcomes(
 
     why = backends.missing("tensorflow")
     if why is not None:
-        outcomes += [
-            Outcome.missing(n, "tensorflow", why)
-            for n in ("Keras Dense, own init", "Keras Dense, torch weights")
-        ]
+        outcomes += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
         claims.update(settle(KERAS_CLAIMS.values(), {}))
         return outcomes, claims, truth
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
@@ -164,9 +137,7 @@ def _weight_init_outcomes(
     err_own = own_out.error.max_abs_ulp
     claims.update(
         {
-            "weights_differ": Claim(
-                "the same seed gives different weights in torch and Keras", bool((w != kw.T).any())
-            ),
+            "weights_differ": KERAS_CLAIMS["weights_differ"].claim(bool((w != kw.T).any())),
             "keras_init_glorot": Claim(
                 f"Keras Dense draws its kernel from glorot_uniform, |w| <= sqrt(6/(in+out)) = "
                 f"{glorot:.4f}, and starts its bias at zero",

@@ -127,8 +127,8 @@ def race() -> dict[str, str]:
 PROBE_FUNCTIONS = ("seeded_all", "seeded_current", "unseeded", "streams", "race")
 
 
-def _fresh(call: str) -> Any:
-    code = f"import json; from {__name__} import {call.split('(')[0]}; print(json.dumps({call}))"
+def _fresh(name: str) -> Any:
+    code = f"import json; from {__name__} import {name}; print(json.dumps({name}()))"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True
     )
@@ -143,7 +143,7 @@ def record(runs: int = 5) -> dict[str, Any]:
     for _ in range(runs):
         row: dict[str, str] = {}
         for name in PROBE_FUNCTIONS:  # each in a fresh process: generators are per process
-            row.update(_fresh(f"{name}()"))
+            row.update(_fresh(name))
         per_run.append(row)
     return {
         "format": FORMAT,

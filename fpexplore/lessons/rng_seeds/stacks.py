@@ -130,18 +130,8 @@ JAVA_CLAIMS = declare_texts(
 )
 
 
-#: TensorFlow's part by (seed, k)
-_TENSORFLOW = Memo(keep=8)
-
-
 def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, int]]:
-    """Global-seed (stateful) and stateless uniform streams, with the claims about seeding.
-    Kept by (seed, k): returns copies of the lists and dicts, the arrays are shared."""
-    outcomes, claims, bits = _TENSORFLOW.get((seed, k), lambda: _tensorflow(seed, k))
-    return list(outcomes), dict(claims), dict(bits)
-
-
-def _tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict[str, int]]:
+    """Global-seed (stateful) and stateless uniform streams, with the claims about seeding."""
     why = backends.missing("tensorflow")
     if why is not None:
         missing = [

@@ -24,9 +24,7 @@ def bits_of(values: Any) -> list[str]:
 def stream_table(comparison: Comparison) -> list[dict[str, str]]:
     """One row per value: stream, index, value, bit pattern (for the bits view)."""
     rows = []
-    for o in comparison.outcomes:
-        if not o.ran or o.implementation.startswith(_NOT_STREAMS):
-            continue
+    for o in _streams(comparison):
         vals = np.asarray(o.value).ravel()[: comparison.params["k"]]
         for i, (v, b) in enumerate(zip(vals.tolist(), bits_of(vals), strict=True)):
             rows.append({"stream": o.implementation, "i": str(i), "value": repr(v), "bits": b})
@@ -118,9 +116,8 @@ def _values(comparison: Comparison) -> list[str]:
 
 
 def figure_svg(comparison: Comparison) -> str:
-    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): the same two
-    panels and a colour bar, written in about a millisecond and drawn by the browser, instead
-    of a matplotlib figure rasterized and PNG-encoded in the kernel on every move."""
+    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): drawn by
+    the browser instead of rasterized and PNG-encoded in the kernel on every move."""
     title = f"seed {comparison.params['seed']}: same seed, different numbers"
     return svg.doc(
         SVG_W,

@@ -12,22 +12,22 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...errors import FpexploreError
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
 from . import bounds, layout, structure
-from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, make_input
+from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
-#: (outcome name, backend, the emulator that models it, runner name in .frameworks)
+#: (outcome name, backend, the emulator that models it, its key: the name in its claims'
+#: keys and of its runner, ``frameworks.run_<key>``)
 FRAMEWORKS = (
-    ("np.sum", "numpy", "numpy", "run_numpy"),
-    ("torch.sum", "torch", "torch", "run_torch"),
-    ("tf.reduce_sum", "tensorflow", "tensorflow", "run_tensorflow"),
-    ("DJL NDArray.sum", "djl", "torch", "run_djl"),
-    ("Java float loop", "djl", "java", "run_java_loop"),
+    ("np.sum", "numpy", "numpy", "numpy"),
+    ("torch.sum", "torch", "torch", "torch"),
+    ("tf.reduce_sum", "tensorflow", "tensorflow", "tensorflow"),
+    ("DJL NDArray.sum", "djl", "torch", "djl"),
+    ("Java float loop", "djl", "java", "java"),
 )
 RECORDED = "torch.sum (CUDA, recorded)"
 REFERENCE = "exact sum, correctly rounded"
@@ -58,17 +58,13 @@ frameworks' results to the last bit, which is how we know the order is the whole
 class SummationData:
     """One sum's findings; ``growth`` (the error curves) is computed on first access."""
 
-    x_head: list[float]  # the first eight inputs
     explained_by: dict[str, list[str]]  # per framework result: the emulators with its bits
-    threads: dict[str, int]  # the threads each framework ran on
     running_sum: dict[str, float]  # the Java loop against its running-sum bound (`bounds`)
     low_precision: dict[str, float]  # float16/bfloat16: the numbers behind their bounds
     tree_depth: dict[str, int]  # additions on the longest path: a loop's, np.sum's, its bound
     threads_split: dict[str, Any]  # torch on two threads or more (`structure.threads_findings`)
     current: dict[str, Any]  # this run's errors, the figure's markers (`growth.point`)
-    curves: Callable[[], dict[str, Any]] = dataclasses.field(
-        repr=False, compare=False
-    )  # gives `growth`
+    curves: Callable[[], dict[str, Any]] = dataclasses.field(repr=False, compare=False)
     layout: layout.Layout | None = None  # None without torch
     residual: layout.Residual | None = None  # None without torch
 
@@ -78,46 +74,12 @@ class SummationData:
         return self.curves()
 
 
-class _Measurer:
-    """`Outcome.measured`, measuring each distinct result once (many orders agree)."""
-
-    def __init__(self, truth: Any) -> None:
-        self.truth = truth
-        self._seen: dict[tuple[str, int], Any] = {}
-
-    def __call__(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
-        from ... import metrics
-
-        key = (np.asarray(value).dtype.name, _bits(value))
-        if key not in self._seen:
-            self._seen[key] = metrics.measure(value, self.truth)
-        return Outcome(name, backend, value=value, error=self._seen[key], **kw)
-
-
-_UINT = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}
-
-
-def _bits(value: Any) -> int:
-    """The bit pattern of a numpy float scalar in its own format."""
-    a = np.asarray(value)
-    uint = _UINT.get(a.dtype.name)
-    if uint is not None:  # the stored bits as they are (what formats.bits gives, faster)
-        return int(a.view(uint))
-    return formats.bits(value, a.dtype)
-
-
 def _same_bits(a: Any, b: Any) -> bool:
-    return _bits(a) == _bits(b)
+    return bits(a) == bits(b)
 
 
-def _in_format(value: Any, dtype: np.dtype) -> Any:
-    """An emulator's result in the framework's output format (the frameworks round the
-    accumulator to the input format once, at the end)."""
-    return np.asarray(value).astype(dtype)[()]
-
-
-#: the runners that take the thread count; the others give the same result for any count
-_THREAD_RUNNERS = ("run_torch", "run_tensorflow", "run_djl")
+#: the frameworks whose runner takes the thread count; the others give the same result for any count
+_THREAD_RUNNERS = ("torch", "tensorflow", "djl")
 
 
 class _Input:
@@ -131,20 +93,29 @@ class _Input:
 
         self.x = make_input(distribution, n, dtype, seed)
         self.truth = truth_mod.sum(self.x)
-        self.measure = _Measurer(self.truth)
-        self.ran: dict[tuple[str, int], Any] = {}  # (runner, threads) -> Ran or FpexploreError
+        self.errors: dict[tuple[str, int], Any] = {}  # (dtype, bits) -> measured error
+        self.ran: dict[tuple[str, int], Any] = {}  # (key, threads) -> Ran or FpexploreError
         self.emulated: dict[tuple[str, int], Any] = {}  # (order, threads) -> value or error
         self.recorded: Outcome | None = None
 
-    def run(self, runner: str, threads: int) -> Any:
+    def measure(self, name: str, backend: str, value: Any, **kw: Any) -> Outcome:
+        """`Outcome.measured`, measuring each distinct result once (many orders agree)."""
+        from ... import metrics
+
+        key = (np.asarray(value).dtype.name, bits(value))
+        if key not in self.errors:
+            self.errors[key] = metrics.measure(value, self.truth)
+        return Outcome(name, backend, value=value, error=self.errors[key], **kw)
+
+    def run(self, framework: str, threads: int) -> Any:
         """A framework's `Ran` (or the `FpexploreError` it raised), run once per thread count."""
         from . import frameworks as fw
 
-        key = (runner, threads if runner in _THREAD_RUNNERS else 1)
+        key = (framework, threads if framework in _THREAD_RUNNERS else 1)
         if key not in self.ran:
-            fn = getattr(fw, runner)
+            fn = getattr(fw, f"run_{framework}")
             try:
-                self.ran[key] = fn(self.x, threads) if runner in _THREAD_RUNNERS else fn(self.x)
+                self.ran[key] = fn(self.x, threads) if framework in _THREAD_RUNNERS else fn(self.x)
             except FpexploreError as exc:  # BackendUnavailable (with its fix), WorkerError
                 return exc  # not kept: a fix applied in the meantime is seen on the next run
         return self.ran[key]
@@ -162,16 +133,6 @@ class _Input:
         return self.emulated[key]
 
 
-#: each framework's name in its claim keys
-_KEY = {
-    "np.sum": "numpy",
-    "torch.sum": "torch",
-    "tf.reduce_sum": "tensorflow",
-    "DJL NDArray.sum": "djl",
-    "Java float loop": "java",
-}
-
-
 _TEST = "tests/test_summation_order.py"
 #: The claims, as stated before measuring. Each emulator claim needs its framework and that
 #: framework's run on this input (f"{framework} run": DJL and Java take no half formats); the
@@ -180,13 +141,13 @@ _TEST = "tests/test_summation_order.py"
 CLAIMS = declare_texts(
     {
         **{
-            f"{_KEY[name]}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
-            for name, _backend, em, _runner in FRAMEWORKS
+            f"{key}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
+            for name, _backend, em, key in FRAMEWORKS
         },
         **layout.TEXTS,
     },
     ("torch",),
-    {f"{_KEY[name]}_emulated": (_KEY[name], f"{_KEY[name]} run") for name, *_ in FRAMEWORKS},
+    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS},
     test=_TEST,
 )
 CLAIMS |= (
@@ -236,8 +197,8 @@ def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
 
 #: why a JVM runner takes no float16/bfloat16
 _NO_HALF = {
-    "run_djl": "DJL's transfer carries float32/float64 only",
-    "run_java_loop": "Java has no float16/bfloat16 arithmetic type",
+    "djl": "DJL's transfer carries float32/float64 only",
+    "java": "Java has no float16/bfloat16 arithmetic type",
 }
 
 
@@ -246,12 +207,12 @@ def _framework_outcomes(inp: _Input, threads: int) -> tuple[list[Outcome], dict[
     each one's thread count."""
     x, measure = inp.x, inp.measure
     outcomes, ran_threads = [], {}
-    for name, backend, _emulator, runner in FRAMEWORKS:
-        if runner in _NO_HALF and x.dtype.itemsize == 2:
-            why = f"{_NO_HALF[runner]}; choose dtype float32 or float64 to run it."
+    for name, backend, _emulator, key in FRAMEWORKS:
+        if key in _NO_HALF and x.dtype.itemsize == 2:
+            why = f"{_NO_HALF[key]}; choose dtype float32 or float64 to run it."
             outcomes.append(Outcome.missing(name, backend, f"not run for {x.dtype.name}: {why}"))
             continue
-        ran = inp.run(runner, threads)
+        ran = inp.run(key, threads)
         if isinstance(ran, FpexploreError):
             outcomes.append(Outcome.missing(name, backend, str(ran)))
             continue
@@ -270,20 +231,15 @@ def _emulator_outcomes(inp: _Input, threads: int, ran_threads: dict[str, int]) -
     x, measure = inp.x, inp.measure
     outcomes = []
     for order in orders.names():
-        t = ran_threads.get(_THREADED.get(order, ""), threads) if order in _THREADED else 1
+        t = ran_threads.get(_THREADED[order], threads) if order in _THREADED else 1
         name = f"emulate {order}"
         if order in SLOW_ORDERS and x.size > SLOW_LIMIT:
-            outcomes.append(
-                Outcome.missing(
-                    name,
-                    "fpexplore.orders",
-                    f"skipped for n > {SLOW_LIMIT} ({SLOW_ORDERS[order]}, too slow to run "
-                    f"live); fpexplore.orders.emulate(x, {order!r}) runs it",
-                    kind="emulator",
-                )
+            value: Any = FpexploreError(
+                f"skipped for n > {SLOW_LIMIT} ({SLOW_ORDERS[order]}, too slow to run "
+                f"live); fpexplore.orders.emulate(x, {order!r}) runs it"
             )
-            continue
-        value = inp.emulate(order, t)
+        else:
+            value = inp.emulate(order, t)
         if isinstance(value, FpexploreError):
             outcomes.append(Outcome.missing(name, "fpexplore.orders", str(value), kind="emulator"))
             continue
@@ -317,11 +273,11 @@ def _agreement(x: np.ndarray, outcomes: list[Outcome]) -> dict[str, Observation]
     inexact = [
         o.implementation
         for o in ran
-        if ref is not None and not _same_bits(o.value, _in_format(ref, x.dtype))
+        if ref is not None and not _same_bits(o.value, in_format(ref, x.dtype))
     ]
     return {
         "frameworks_differ": OBSERVATIONS["frameworks_differ"].observe(
-            len({_bits(o.value) for o in ran}), measured=f" ({len(ran)} ran)"
+            len({bits(o.value) for o in ran}), measured=f" ({len(ran)} ran)"
         ),
         "some_framework_inexact": OBSERVATIONS["some_framework_inexact"].observe(
             len(inexact), measured=f": {', '.join(inexact)}" if inexact else ""
@@ -334,13 +290,13 @@ def _claims(
 ) -> dict[str, Claim]:
     by_name = {o.implementation: o for o in outcomes}
     claims: dict[str, Claim] = {}
-    for name, _backend, emulator, _runner in FRAMEWORKS:
+    for name, _backend, emulator, key in FRAMEWORKS:
         fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
         if fw is None or em is None or not fw.ran or not em.ran:
             continue  # not checked through `settle`: `_missing` says why
         t = em.settings.get("threads", 1)
-        claims[f"{_KEY[name]}_emulated"] = CLAIMS[f"{_KEY[name]}_emulated"].claim(
-            _same_bits(_in_format(em.value, x.dtype), fw.value), f" (threads={t})"
+        claims[f"{key}_emulated"] = CLAIMS[f"{key}_emulated"].claim(
+            _same_bits(in_format(em.value, x.dtype), fw.value), f" (threads={t})"
         )
     ran = [o for o in outcomes if o.kind in ("framework", "recorded") and o.ran]
     ran = [o for o in ran if np.isfinite(float(o.value))]
@@ -372,9 +328,9 @@ def _missing(outcomes: list[Outcome]) -> Callable[[str], str | None]:
     emulator's reason (None where both ran)."""
     by_name = {o.implementation: o for o in outcomes}
     why = {}
-    for name, _backend, emulator, _runner in FRAMEWORKS:
+    for name, _backend, emulator, key in FRAMEWORKS:
         rows = (by_name.get(name), by_name.get(f"emulate {emulator}"))
-        why[f"{_KEY[name]} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
+        why[f"{key} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
     return lambda part: why.get(part) or None
 
 
@@ -387,7 +343,7 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
             out[o.implementation] = [
                 e.implementation.removeprefix("emulate ")
                 for e in emulators
-                if _same_bits(_in_format(e.value, dtype), o.value)
+                if _same_bits(in_format(e.value, dtype), o.value)
             ]
     return out
 
@@ -406,7 +362,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     reference = measure(
         REFERENCE,
         "fpexplore.truth",
-        _in_format(rounded, x.dtype),
+        in_format(rounded, x.dtype),
         kind="reference",
         note="the best any order can give in this format",
     )
@@ -417,11 +373,8 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     by_name = {o.implementation: o for o in outcomes}
     exact = truth.exact if isinstance(truth.exact, Fraction) else None
     why: dict[str, str] = {}  # the bounds that could not be decided, by part (`settle`)
-    claims.update(bounds.worst_case_claims(x, dtype, exact, by_name, why))
-    java = by_name.get("Java float loop")
-    java_claims, java_numbers = bounds.java_claim(x, dtype, exact, java, why)
-    low_claims, low_numbers = bounds.low_precision_claims(x, dtype, exact, by_name, why)
-    claims.update({**java_claims, **low_claims})
+    bound_claims, java_numbers, low_numbers = bounds.claims(x, dtype, exact, by_name, why)
+    claims.update(bound_claims)
     claims.update(structure.depth_claim(n))
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     observations = {**_agreement(x, outcomes), **observations}
@@ -429,9 +382,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     layout_claims, found, residual = _LAYOUT.get(seed, lambda: _layout_claims(seed))
     claims.update(layout_claims)
     data = SummationData(
-        x_head=x[:8].astype(np.float64).tolist(),
         explained_by=explained,
-        threads=ran_threads,
         running_sum=java_numbers,
         low_precision=low_numbers,
         tree_depth={
@@ -461,18 +412,15 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
 
 def _threads_findings(inp: _Input, by_name: dict[str, Outcome]) -> tuple[Any, Any, Any]:
     """`structure.threads_findings` for torch.sum, when it ran on two threads or more."""
-    x = inp.x
     torch_, emulated = by_name.get("torch.sum"), by_name.get("emulate torch")
-    if torch_ is None or emulated is None or not torch_.ran or not emulated.ran:
+    if not (torch_ and torch_.ran and emulated and emulated.ran):
         return {}, {}, {}
-    if emulated.settings.get("threads", 1) < 2:
-        return {}, {}, {}
-    split = _in_format(emulated.value, x.dtype)
     single = inp.emulate("torch", 1)
-    if isinstance(single, FpexploreError):
+    if emulated.settings["threads"] < 2 or isinstance(single, FpexploreError):
         return {}, {}, {}
-    single = _in_format(single, x.dtype)
-    return structure.threads_findings(x, torch_, split, single)
+    dtype = inp.x.dtype
+    split, single = in_format(emulated.value, dtype), in_format(single, dtype)
+    return structure.threads_findings(inp.x, torch_, split, single)
 
 
 def _with_explanation(o: Outcome, explained: dict[str, list[str]]) -> Outcome:

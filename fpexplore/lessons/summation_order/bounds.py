@@ -17,24 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...result import Claim, Outcome
+from ...tolerance import gamma, unit_roundoff
 from .._base import declare_texts
 
 #: relative slack on bounds computed in float64 (Σ|x|, Σ|running sums|)
 SLACK = 1 + 1e-12
 #: significant bits of bfloat16: a term below half an ULP of the running sum changes nothing
 BF16_BITS = 8
-
-
-def unit_roundoff(dtype: str) -> float:
-    """u = 2**-p for a format of p significand bits."""
-    return formats.get(dtype).eps / 2
-
-
-def gamma(k: int, u: float) -> float:
-    """``k·u / (1 - k·u)``; infinite once ``k·u >= 1`` (the bound then says nothing)."""
-    return math.inf if k * u >= 1 else k * u / (1 - k * u)
 
 
 def _error(value: Any, exact: Fraction) -> float:
@@ -113,27 +103,6 @@ def _decide(
     return {key: CLAIMS[key].claim(holds, note + said)}
 
 
-def worst_case_claims(
-    x: np.ndarray,
-    dtype: str,
-    exact: Fraction | None,
-    by_name: dict[str, Outcome],
-    why: dict[str, str],
-) -> dict[str, Claim]:
-    """The textbook bounds on this run's sequential and pairwise emulations (``why`` gets the
-    parts that could not be decided)."""
-    n, u = int(x.size), unit_roundoff(dtype)
-    if exact is None or n == 0:
-        return {}
-    scale = _scale(x)
-    depth = math.ceil(math.log2(n)) if n > 1 else 0
-    seq, pair = by_name.get("emulate sequential"), by_name.get("emulate pairwise")
-    return {
-        **_decide("sequential_within_bound", seq, exact, gamma(n - 1, u) * scale, why),
-        **_decide("pairwise_within_bound", pair, exact, gamma(depth, u) * scale, why),
-    }
-
-
 def running_sum_bound(x: np.ndarray, dtype: str) -> float:
     """``u·Σ|running sums|`` of a left-to-right loop in the input's format."""
     if x.size < 2:
@@ -142,49 +111,56 @@ def running_sum_bound(x: np.ndarray, dtype: str) -> float:
     return unit_roundoff(dtype) * float(np.sum(np.abs(partial)))
 
 
-def java_claim(
-    x: np.ndarray,
-    dtype: str,
-    exact: Fraction | None,
-    java: Outcome | None,
-    why: dict[str, str],
-) -> tuple[dict[str, Claim], dict[str, float]]:
-    """The Java loop's error against the running-sum bound, and the numbers behind it
-    (relative to Σ|x|: the loop's error, its running-sum bound, the worst case (n−1)·u)."""
-    if exact is None or java is None or not java.ran:  # not run: not checked (`settle`)
-        return {}, {}
-    bound = running_sum_bound(x, dtype)
-    claims = _decide("java_running_sum_bound", java, exact, bound, why)
-    scale = _scale(x)
-    numbers: dict[str, float] = {}
-    if scale > 0:
-        numbers = {
-            "loop error / Σ|x|": _error(java.value, exact) / scale,
-            "u·Σ|running sums| / Σ|x|": bound / scale,
-            "(n−1)·u": (x.size - 1) * unit_roundoff(dtype),
-        }
-    return claims, numbers
-
-
-def low_precision_claims(
+def claims(
     x: np.ndarray,
     dtype: str,
     exact: Fraction | None,
     by_name: dict[str, Outcome],
     why: dict[str, str],
+) -> tuple[dict[str, Claim], dict[str, float], dict[str, float]]:
+    """The bounds this run meets, decided (``why`` gets the parts that could not be), and the
+    numbers behind the Java loop's (relative to Σ|x|: its error, its running-sum bound, the
+    worst case (n−1)·u) and a half format's (`_low_precision`)."""
+    n = int(x.size)
+    if exact is None or n == 0:
+        return {}, {}, {}
+    scale, u = _scale(x), unit_roundoff(dtype)
+    depth = math.ceil(math.log2(n)) if n > 1 else 0
+    seq, pair = by_name.get("emulate sequential"), by_name.get("emulate pairwise")
+    found = {
+        **_decide("sequential_within_bound", seq, exact, gamma(n - 1, dtype) * scale, why),
+        **_decide("pairwise_within_bound", pair, exact, gamma(depth, dtype) * scale, why),
+    }
+    running: dict[str, float] = {}
+    java = by_name.get("Java float loop")
+    if java is not None and java.ran:  # not run: not checked (`settle`)
+        bound = running_sum_bound(x, dtype)
+        found |= _decide("java_running_sum_bound", java, exact, bound, why)
+        if scale > 0:
+            running = {
+                "loop error / Σ|x|": _error(java.value, exact) / scale,
+                "u·Σ|running sums| / Σ|x|": bound / scale,
+                "(n−1)·u": (n - 1) * u,
+            }
+    if dtype not in ("float16", "bfloat16"):
+        return found, running, {}
+    low_claims, low = _low_precision(x, dtype, exact, by_name, why)
+    return found | low_claims, running, low
+
+
+def _low_precision(
+    x: np.ndarray, dtype: str, exact: Fraction, by_name: dict[str, Outcome], why: dict[str, str]
 ) -> tuple[dict[str, Claim], dict[str, float]]:
     """For float16/bfloat16: torch's float32 accumulator bound and (bfloat16) np.sum's stall."""
-    if dtype not in ("float16", "bfloat16") or exact is None or x.size == 0:
-        return {}, {}
-    n, u, u32 = int(x.size), unit_roundoff(dtype), unit_roundoff("float32")
+    n, u = int(x.size), unit_roundoff(dtype)
     scale = _scale(x)
-    claims: dict[str, Claim] = {}
+    found: dict[str, Claim] = {}
     numbers: dict[str, float] = {"exact sum": float(exact)}
     torch_ = by_name.get("torch.sum")
     if torch_ is not None:
         result = abs(float(torch_.value)) if torch_.ran else 0.0
-        bound = gamma(n - 1, u32) * scale + u * result
-        claims |= _decide("torch_wide_accumulator", torch_, exact, bound, why, f" ({dtype})")
+        bound = gamma(n - 1, "float32") * scale + u * result
+        found |= _decide("torch_wide_accumulator", torch_, exact, bound, why, f" ({dtype})")
     if dtype == "bfloat16":
         top = float(np.max(np.abs(x.astype(np.float64))))
         # once |s| >= 2^e with 2^(e-8) > max|x| no term moves s: |s| < 2^e·(1 + 2^-7) <= 1024·max|x|
@@ -197,7 +173,7 @@ def low_precision_claims(
             )
         else:
             got = abs(float(np_sum.value))
-            claims["numpy_bfloat16_stalls"] = CLAIMS["numpy_bfloat16_stalls"].claim(
+            found["numpy_bfloat16_stalls"] = CLAIMS["numpy_bfloat16_stalls"].claim(
                 got <= stall, f": {got:.6g} ≤ {stall:.6g} (exact sum {float(exact):.6g})"
             )
-    return claims, numbers
+    return found, numbers

@@ -19,61 +19,30 @@ from ...records import bits32
 
 
 def sum_recipes(quick: bool = False) -> list[dict[str, Any]]:
-    big = 10**4 if quick else 10**7
-    return [
-        {
-            "name": "10000 x float32(0.0001)",
-            "input": {"generator": "np.full", "n": 10000, "value": 1e-4, "dtype": "float32"},
-        },
-        {
-            "name": "1000 x uniform[0,1) float32, seed 0",
-            "input": {
-                "generator": "np.random.default_rng",
-                "seed": 0,
-                "distribution": "random",
-                "n": 1000,
-                "dtype": "float32",
-            },
-        },
-        {
-            "name": "100000 x uniform[0,1) float32, seed 0",
-            "input": {
-                "generator": "np.random.default_rng",
-                "seed": 0,
-                "distribution": "random",
-                "n": 10**5,
-                "dtype": "float32",
-            },
-        },
-        {
-            "name": f"{big} x uniform[0,1) float32, seed 0",
-            "input": {
-                "generator": "np.random.default_rng",
-                "seed": 0,
-                "distribution": "random",
-                "n": big,
-                "dtype": "float32",
-            },
-        },
-        {
-            "name": f"{10**6 if not quick else 10**3} x normal float32, seed 1",
-            "input": {
-                "generator": "np.random.default_rng",
-                "seed": 1,
-                "distribution": "standard_normal",
-                "n": 10**6 if not quick else 10**3,
-                "dtype": "float32",
-            },
-        },
-    ]
+    big, normal = (10**4, 10**3) if quick else (10**7, 10**6)
+    full = {"generator": "np.full", "n": 10000, "value": 1e-4, "dtype": "float32"}
+    cases = [{"name": "10000 x float32(0.0001)", "input": full}]
+    label = {"random": "uniform[0,1)", "standard_normal": "normal"}
+    for n, seed, distribution in (
+        (1000, 0, "random"),
+        (10**5, 0, "random"),
+        (big, 0, "random"),
+        (normal, 1, "standard_normal"),
+    ):
+        recipe = {
+            "generator": "np.random.default_rng",
+            "seed": seed,
+            "distribution": distribution,
+            "n": n,
+            "dtype": "float32",
+        }
+        name = f"{n} x {label[distribution]} float32, seed {seed}"
+        cases.append({"name": name, "input": recipe})
+    return cases
 
 
 def regenerate(recipe: dict[str, Any]) -> np.ndarray:
-    """The input array a sum recipe describes, bit for bit.
-
-    ``np.full``: ``np.full(n, np.float32(value))``; ``np.random.default_rng``:
-    ``np.random.default_rng(seed).<distribution>(n, dtype=dtype)``.
-    """
+    """The input array a sum recipe describes, bit for bit."""
     dtype = np.dtype(recipe["dtype"])
     if recipe["generator"] == "np.full":
         return np.full(recipe["n"], dtype.type(recipe["value"]), dtype=dtype)

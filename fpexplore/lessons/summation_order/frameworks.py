@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends
+from .inputs import in_format
 
 _TF_FIX_NOTE = (
     "TensorFlow fixes its intra-op thread count the first time it runs in a process; restart "
@@ -33,28 +34,20 @@ class Ran:
     threads: int = 1  # the thread count it really ran with (for its emulator)
 
 
-def _scalar(value: Any, dtype: np.dtype) -> Any:
-    """A framework's 0-d result as a numpy scalar of ``dtype`` (exact: same format)."""
-    return np.asarray(value).astype(dtype)[()]
-
-
 def run_numpy(x: np.ndarray) -> Ran:
     note = ""
     if x.dtype.name == "bfloat16":
         note = "numpy has no bfloat16: ml_dtypes.bfloat16 (adds in bfloat16, left to right)"
-    return Ran(_scalar(np.sum(x), x.dtype), np.__version__, {"call": "np.sum(x)"}, note, 1)
-
-
-def _torch_tensor(torch: Any, x: np.ndarray) -> Any:
-    if x.dtype.name == "bfloat16":  # same bits, viewed as torch.bfloat16
-        return torch.from_numpy(x.view(np.uint16).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(x)
+    return Ran(in_format(np.sum(x), x.dtype), np.__version__, {"call": "np.sum(x)"}, note)
 
 
 def run_torch(x: np.ndarray, threads: int) -> Ran:
     """``torch.sum`` on CPU with ``torch.set_num_threads(threads)``, restored afterwards."""
     torch = backends.load("torch")
-    t = _torch_tensor(torch, x)
+    if x.dtype.name == "bfloat16":  # same bits, viewed as torch.bfloat16
+        t = torch.from_numpy(x.view(np.uint16).view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(x)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -62,16 +55,11 @@ def run_torch(x: np.ndarray, threads: int) -> Ran:
         result = torch.sum(t)
     finally:
         torch.set_num_threads(before)
-    value = _scalar(
+    value = in_format(
         result.float().item() if result.dtype == torch.bfloat16 else result.numpy(), x.dtype
     )
-    return Ran(
-        value,
-        torch.__version__,
-        {"call": "torch.sum(x)", "torch.set_num_threads": ran_with},
-        "",
-        ran_with,
-    )
+    settings = {"call": "torch.sum(x)", "torch.set_num_threads": ran_with}
+    return Ran(value, torch.__version__, settings, threads=ran_with)
 
 
 _tf_state: dict[str, Any] = {}
@@ -109,19 +97,10 @@ def run_tensorflow(x: np.ndarray, threads: int) -> Ran:
     tf = backends.load("tensorflow")
     with tf.device("/CPU:0"):
         result = tf.reduce_sum(tf.constant(x))
-    value = _scalar(result.numpy(), x.dtype)
+    value = in_format(result.numpy(), x.dtype)
     note = "" if as_asked else f"asked for {threads} thread(s), ran with {actual}: {_TF_FIX_NOTE}"
-    return Ran(
-        value,
-        tf.__version__,
-        {"call": "tf.reduce_sum(x)", "intra-op threads": actual},
-        note,
-        actual,
-    )
-
-
-def _djl() -> Any:
-    return backends.load("djl")  # BackendUnavailable with ``make djl`` when Java/jars are missing
+    settings = {"call": "tf.reduce_sum(x)", "intra-op threads": actual}
+    return Ran(value, tf.__version__, settings, note, actual)
 
 
 _java_version: dict[str, str] = {}
@@ -130,7 +109,7 @@ _java_version: dict[str, str] = {}
 def run_djl(x: np.ndarray, threads: int) -> Ran:
     """DJL ``NDArray.sum()`` in the JVM worker (libtorch's order) with ``threads`` libtorch
     intra-op threads, the worker's own count restored afterwards."""
-    djl = _djl()
+    djl = backends.load("djl")  # BackendUnavailable with the fix when Java/jars are missing
     before = djl.threads()
     ran_with = djl.set_threads(threads) if before != threads else before
     try:
@@ -138,20 +117,15 @@ def run_djl(x: np.ndarray, threads: int) -> Ran:
     finally:
         if before != threads:
             djl.set_threads(before)
-    return Ran(
-        _scalar(result, x.dtype),
-        djl.version(),
-        {"call": "NDArray.sum()", "libtorch threads": ran_with},
-        "",
-        ran_with,
-    )
+    settings = {"call": "NDArray.sum()", "libtorch threads": ran_with}
+    return Ran(in_format(result, x.dtype), djl.version(), settings, threads=ran_with)
 
 
-def run_java_loop(x: np.ndarray) -> Ran:
+def run_java(x: np.ndarray) -> Ran:
     """``float s = 0; for (float v : x) s += v;`` in Java (``double`` for float64)."""
-    djl = _djl()
+    djl = backends.load("djl")
     if "java" not in _java_version:
         _java_version["java"] = "Java " + str(djl.info().get("java_version", ""))
     acc = "double" if x.dtype == np.float64 else "float"
-    value = _scalar(djl.java_loop_sum(x), x.dtype)
-    return Ran(value, _java_version["java"], {"call": f"{acc} s = 0; for (v : x) s += v;"}, "", 1)
+    value = in_format(djl.java_loop_sum(x), x.dtype)
+    return Ran(value, _java_version["java"], {"call": f"{acc} s = 0; for (v : x) s += v;"})

@@ -9,6 +9,7 @@ on disk under ``cache_dir()/summation_growth``, keyed by the emulators' source.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -18,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...errors import FpexploreError
 from ...paths import cache_dir
+from ...tolerance import unit_roundoff
 from .inputs import numpy_dtype
 
 #: the orders drawn (emulated), and the n of the curves: 10 to 10^6, four points a decade
@@ -30,11 +31,6 @@ SEED = 0
 X_MAX = 10_000_000  # the largest n of the lesson: the x axis always reaches it
 _VERSION = "1"
 _memory: dict[str, dict[str, Any]] = {}
-
-
-def unit_roundoff(dtype: str) -> float:
-    """u = 2**-p for a format of p significand bits (half the machine epsilon)."""
-    return formats.get(dtype).eps / 2
 
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:
@@ -75,13 +71,12 @@ def curves(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         data = _compute(distribution, dtype, threads)
-        try:
+        # a read-only checkout still works, just without the disk cache
+        with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(data))
             tmp.replace(path)
-        except OSError:  # a read-only checkout still works, just without the disk cache
-            pass
     data["errors"] = {
         k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()
     }
@@ -139,9 +134,7 @@ def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
     }
 
 
-def point(
-    x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str] | None = None
-) -> dict[str, Any]:
+def point(x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str]) -> dict[str, Any]:
     """This run's error (same measure) for each framework, recorded and reference outcome.
 
     A framework that did not run here (no Java, no torch...) gets the error of the emulator
@@ -158,7 +151,7 @@ def point(
             errs[o.implementation] = relative_error(o.value, truth.exact, scale)
             continue
         missing[o.implementation] = o.unavailable
-        em = by_name.get((emulators or {}).get(o.implementation, ""))
+        em = by_name.get(emulators.get(o.implementation, ""))
         if em is not None and em.ran:
             errs[o.implementation] = relative_error(em.value, truth.exact, scale)
             from_emulator[o.implementation] = em.implementation

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import formats
 from ...errors import BackendUnavailable, InvalidParameter
 
 DISTRIBUTIONS = ("uniform", "normal", "loguniform", "allequal", "alternating")
@@ -43,9 +44,22 @@ def numpy_dtype(dtype: str) -> np.dtype:
     return np.dtype(dtype)
 
 
-def log_range(dtype: str) -> float:
-    """log10 of the largest magnitude the "loguniform" distribution draws in ``dtype``."""
-    return _LOG_RANGE[dtype]
+_UINT = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}
+
+
+def bits(value: Any) -> int:
+    """The bit pattern of a numpy float scalar in its own format."""
+    a = np.asarray(value)
+    uint = _UINT.get(a.dtype.name)
+    if uint is not None:  # the stored bits as they are (what formats.bits gives, faster)
+        return int(a.view(uint))
+    return formats.bits(value, a.dtype)
+
+
+def in_format(value: Any, dtype: np.dtype) -> Any:
+    """``value`` as a numpy scalar of ``dtype`` (the frameworks round the accumulator to the
+    input format once, at the end)."""
+    return np.asarray(value).astype(dtype)[()]
 
 
 def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
@@ -71,7 +85,7 @@ def make_input(distribution: str, n: int, dtype: str, seed: int) -> np.ndarray:
     elif distribution == "normal":
         values = rng.standard_normal(n, dtype=draw)
     elif distribution == "loguniform":
-        e = log_range(dtype)
+        e = _LOG_RANGE[dtype]
         values = 10.0 ** rng.uniform(-e, e, n)
     elif distribution == "allequal":
         values = np.full(n, ALLEQUAL_VALUE)

@@ -106,10 +106,10 @@ def _log_axes(ax: Any) -> None:
 
 class RunMarkers:
     """This run's results on the figure: one marker per distinct error (outcomes with the same
-    result share it) and a legend naming them. ``animated`` ones are left to `QuickCanvas`."""
+    result share it) and a legend naming them, all ``animated``: left to `QuickCanvas`."""
 
-    def __init__(self, ax: Any, animated: bool) -> None:
-        self.ax, self.animated = ax, animated
+    def __init__(self, ax: Any) -> None:
+        self.ax = ax
         self.lines = [
             ax.plot(
                 [],
@@ -119,7 +119,7 @@ class RunMarkers:
                 ms=7,
                 mfc="none",
                 mew=1.5,
-                animated=animated,
+                animated=True,
             )[0]
             for i, shape in enumerate(_SHAPES)
         ]
@@ -146,8 +146,6 @@ class RunMarkers:
             return
         from matplotlib.legend import Legend
 
-        if self.legend is not None and not self.animated:
-            self.legend.remove()
         self.legend, self._labels = None, labels
         if not labels:
             return
@@ -164,11 +162,8 @@ class RunMarkers:
             labelspacing=0.8,
         )
         legend.set_title("this run", prop={"size": 8})
-        legend.set_animated(self.animated)
-        if self.animated:  # an overlay: building it changed nothing under it
-            fig.stale = was_stale
-        else:
-            self.ax.add_artist(legend)
+        legend.set_animated(True)
+        fig.stale = was_stale  # an overlay: building it changed nothing under it
         self.legend = legend
 
     def artists(self) -> list[Any]:
@@ -176,18 +171,17 @@ class RunMarkers:
         return [*self.lines, *([self.legend] if self.legend is not None else [])]
 
 
-def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
+def draw(comparison: Any) -> Any:
     """The log-log error-growth figure of a summation comparison (a matplotlib Figure).
 
-    The curves are the cached emulator curves, the markers this run's results. Without ``ax``
-    and unless ``fresh``, the figure drawn last for the same curves is reused with its markers
-    moved, and its `QuickCanvas` redraws only them; an earlier return value changes too.
+    The curves are the cached emulator curves, the markers this run's results. The figure
+    drawn last for the same curves is reused with its markers moved, and its `QuickCanvas`
+    redraws only them; an earlier return value changes too.
     """
     growth, current = comparison.data.growth, comparison.data.current
     p = comparison.params
     key = (p["distribution"], p["dtype"], growth["threads"], _signature())
-    own = ax is None and not fresh
-    if own and key in _FIGURES:
+    if key in _FIGURES:
         fig, run = _FIGURES.pop(key)
         _FIGURES[key] = (fig, run)
         run.update(current)
@@ -196,14 +190,11 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
         if any(not ylo <= e <= yhi for e in errs):  # limits change only when needed
             run.ax.set_ylim(*ylim(growth, current))
         return fig
-    if ax is None:
-        from matplotlib.figure import Figure
+    from matplotlib.figure import Figure
 
-        fig = Figure(figsize=(9.6, 4.6), dpi=90)
-        fig.subplots_adjust(left=0.09, right=0.76, bottom=0.11, top=0.93)
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
+    fig = Figure(figsize=(9.6, 4.6), dpi=90)
+    fig.subplots_adjust(left=0.09, right=0.76, bottom=0.11, top=0.93)
+    ax = fig.add_subplot()
     ns = np.asarray(growth["n"], dtype=np.float64)
     for order, ys in growth["errors"].items():
         ax.plot(
@@ -214,7 +205,7 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
             ns, ys, ls="--", color="0.45" if "sequential" in label else "0.7", lw=1, label=label
         )
     ax.legend(fontsize=7, loc="upper left", ncol=2)  # the curves' legend, before the markers
-    run = RunMarkers(ax, animated=own)
+    run = RunMarkers(ax)
     run.update(current)
     _log_axes(ax)
     ax.set_xlim(NS[0] / 1.5, X_MAX * 1.5)  # fixed: moving markers never rescale the axes
@@ -227,9 +218,8 @@ def draw(comparison: Any, ax: Any = None, fresh: bool = False) -> Any:
         fontsize=9,
     )
     ax.grid(True, which="major", alpha=0.3)
-    if own:
-        QuickCanvas(fig, run.artists)
-        _FIGURES[key] = (fig, run)
-        while len(_FIGURES) > _KEEP:
-            _FIGURES.pop(next(iter(_FIGURES)))
+    QuickCanvas(fig, run.artists)
+    _FIGURES[key] = (fig, run)
+    while len(_FIGURES) > _KEEP:
+        _FIGURES.pop(next(iter(_FIGURES)))
     return fig

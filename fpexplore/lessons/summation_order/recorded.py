@@ -67,27 +67,20 @@ def outcome(name: str, x: np.ndarray, truth: Any) -> Outcome:
     outcome saying why there is none and what records one."""
     from ... import records
 
+    def missing(why: str) -> Outcome:
+        return Outcome.missing(name, "torch", why, kind="recorded", device="cuda")
+
     try:
         record = _load(records)
         cases = record.experiments["sum"]["cases"]
     except (FpexploreError, KeyError) as exc:
-        return Outcome.missing(
-            name,
-            "torch",
-            f"no recorded GPU run could be read: {exc}",
-            kind="recorded",
-            device="cuda",
-        )
+        return missing(f"no recorded GPU run could be read: {exc}")
     case = find_case(cases, x)
     if case is None:
         recorded = "; ".join(str(c.get("name")) for c in cases) or "none"
-        return Outcome.missing(
-            name,
-            "torch",
+        return missing(
             f"this input was not recorded on a GPU (recorded: {recorded}); to "
-            f"record more, run: {records.RECORD_FIX}",
-            kind="recorded",
-            device="cuda",
+            f"record more, run: {records.RECORD_FIX}"
         )
     value = records.from_bits32(case["cuda_bits"])[()]
     return Outcome.measured(

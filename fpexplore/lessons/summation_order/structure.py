@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
 from ...orders.numpy_sum import BLOCK, UNROLL
 from ...orders.torch_sum import GRAIN_SIZE
 from ...result import Claim, Observation, Outcome
 from .._base import ClaimSpec
+from .inputs import bits
 
 #: the deepest block: 127 elements, 15 rows into each accumulator (14 additions), 3 levels to
 #: combine the 8 accumulators, 7 leftovers added one by one
@@ -74,28 +74,19 @@ def depth_claim(n: int) -> dict[str, Claim]:
     return {"tree_depth": Claim(text, depth <= bound and depth <= max(n - 1, 0))}
 
 
-def chunks(n: int, threads: int) -> int:
-    """How many parts torch.sum splits ``n`` elements into with ``threads`` threads."""
-    return 1 if threads == 1 or n < GRAIN_SIZE else min(threads, -(-n // GRAIN_SIZE))
-
-
 def threads_findings(
-    x: np.ndarray, torch_: Outcome | None, split: Any, single: Any
+    x: np.ndarray, torch_: Outcome, split: Any, single: Any
 ) -> tuple[dict[str, Claim], dict[str, Observation], dict[str, Any]]:
-    """For a run with torch on T ≥ 2 threads: the claim that emulate(x, 'torch', threads=T)
-    gives torch.sum's bits, whether splitting changed the bits for this input (the emulator
-    is bit-exact, so this holds for this input on every machine) and the numbers behind it.
+    """For torch.sum run on T ≥ 2 threads: the claim that emulate(x, 'torch', threads=T)
+    gives its bits, whether splitting changed the bits for this input (the emulator is
+    bit-exact, so this holds for this input on every machine) and the numbers behind it.
 
     ``split`` is emulate(x, 'torch', threads=T) and ``single`` emulate(x, 'torch', threads=1),
     both in the input's format."""
-    if torch_ is None or not torch_.ran:
-        return {}, {}, {}
-    t = int(torch_.settings.get("torch.set_num_threads", 1))
-    if t < 2:
-        return {}, {}, {}
+    t = int(torch_.settings["torch.set_num_threads"])
     n = int(x.size)
-    k = chunks(n, t)
-    changed = _bits(split) != _bits(single)
+    k = 1 if n < GRAIN_SIZE else min(t, -(-n // GRAIN_SIZE))  # the parts torch.sum sums alone
+    changed = bits(split) != bits(single)
     numbers = {
         "threads": t,
         "chunks": k,
@@ -111,13 +102,9 @@ def threads_findings(
     )
     claim = Claim(
         f"torch.sum with {t} threads {how}: emulate(x, 'torch', threads={t}) gives its bits",
-        _bits(split) == _bits(torch_.value),
+        bits(split) == bits(torch_.value),
     )
     observation = THREADS_CHANGE_BITS.observe(
         changed, f"1 thread {single}, {t} threads {split}", f" ({t} threads)"
     )
     return {"torch_threads_split": claim}, {"torch_threads_change_bits": observation}, numbers
-
-
-def _bits(value: Any) -> int:
-    return formats.bits(value, np.asarray(value).dtype)

@@ -93,7 +93,6 @@ def _dropout_part(
     frac, spread = kept.size / ones.size, 5 * np.sqrt(p * (1 - p) / ones.size)
     modes = {"train": train_runs, "eval": eval_runs}
     distinct = {mode: len({r.tobytes() for r in rs}) for mode, rs in modes.items()}
-    distinct_train, distinct_eval = distinct["train"], distinct["eval"]
     outcomes = [
         *(
             Outcome(
@@ -115,14 +114,17 @@ def _dropout_part(
     ]
     claims = {
         "dropout_train_varies": C_["dropout_train_varies"].claim(
-            distinct_train > 1, f" ({distinct_train} distinct outputs in {runs} runs, p={p:g})"
+            distinct["train"] > 1,
+            f" ({distinct['train']} distinct outputs in {runs} runs, p={p:g})",
         )
         if p > 0
         else Claim(
             "with p=0 train mode drops nothing: all runs equal eval()'s output bit for bit",
             bool((train_runs.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
         ),
-        "dropout_eval_fixed": C_["dropout_eval_fixed"].claim(distinct_eval == 1, f" ({runs} runs)"),
+        "dropout_eval_fixed": C_["dropout_eval_fixed"].claim(
+            distinct["eval"] == 1, f" ({runs} runs)"
+        ),
         "dropout_scaling": C_["dropout_scaling"].claim(
             bool(kept.size > 0 and (kept == scale).all() and abs(frac - (1 - p)) <= spread),
             f" = {float(scale):.8g} (float32 division by float32(1 - p)); the kept fraction "
@@ -224,17 +226,8 @@ def _torch_bn(
     tv = torch.__version__
     settings = {"eps": eps, "momentum": momentum}
     outcomes = [
-        Outcome.measured(
-            "torch BatchNorm1d eval()", "torch", y_eval, truth_eval, version=tv, settings=settings
-        ),
-        Outcome.measured(
-            "torch BatchNorm1d train()",
-            "torch",
-            y_train,
-            truth_train,
-            version=tv,
-            settings=settings,
-        ),
+        Outcome.measured(f"torch BatchNorm1d {m}()", "torch", y, t, version=tv, settings=settings)
+        for m, y, t in (("eval", y_eval, truth_eval), ("train", y_train, truth_train))
     ]
     e_eval, e_train = (np.abs(o.error.ulp) for o in outcomes)
     claims = {
@@ -313,9 +306,8 @@ def _keras_default(seed: int, batch: int) -> tuple[np.ndarray, Any]:
     not depend on any BatchNorm control)."""
 
     def make() -> tuple[np.ndarray, Any]:
-        keras = backends.load("keras")
-        layer = _keras_layer(keras, _bn_inputs(seed, batch))
-        y = np.asarray(layer(_bn_inputs(seed, batch)["x"], training=False))
+        v = _bn_inputs(seed, batch)
+        y = np.asarray(_keras_layer(backends.load("keras"), v)(v["x"], training=False))
         own = metrics.measure(y, _bn_truth(seed, batch, 1e-3, False))
         return y, own
 
@@ -346,34 +338,23 @@ def _keras_bn(
     # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
     # the two terms cancel, leaving rounding of size ulp(|x| * inv).
     batch1_ulp = float((np.abs(x[0]) * np.abs(gamma) / np.sqrt(eps)).max()) * 2.0**-23
-    kver = keras.__version__
     matched = {"epsilon": eps, "momentum": 1 - momentum}
+    rows = (
+        ("defaults, inference", yk_default, truth_eval, {"epsilon": 1e-3, "momentum": 0.99}),
+        ("matched, inference", yk_eval, truth_eval, matched),
+        ("matched, training=True", yk_train, truth_train, matched),
+    )
     outcomes = [
         Outcome.measured(
-            "Keras BatchNormalization defaults, inference",
+            f"Keras BatchNormalization {what}",
             "tensorflow",
-            yk_default,
-            truth_eval,
-            version=kver,
-            settings={"epsilon": 1e-3, "momentum": 0.99},
-            note="measured against torch's eps",
-        ),
-        Outcome.measured(
-            "Keras BatchNormalization matched, inference",
-            "tensorflow",
-            yk_eval,
-            truth_eval,
-            version=kver,
-            settings=matched,
-        ),
-        Outcome.measured(
-            "Keras BatchNormalization matched, training=True",
-            "tensorflow",
-            yk_train,
-            truth_train,
-            version=kver,
-            settings=matched,
-        ),
+            y,
+            truth,
+            version=keras.__version__,
+            settings=settings,
+            note="measured against torch's eps" if what.startswith("defaults") else "",
+        )
+        for what, y, truth, settings in rows
     ]
     e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
     e_default_own = np.abs(own.ulp)
@@ -593,20 +574,18 @@ def _modes_part(
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """Autograd modes, RReLU and the state-dict example (torch), GaussianNoise (Keras)."""
     data: dict[str, Any] = {}
-    outcomes: list[Outcome] = []
     claims: dict[str, Claim] = {}
     if torch_missing:
         outcomes = [Outcome.missing("torch F.rrelu", "torch", torch_missing)]
     else:
         torch_part = _one_thread(_train_modes.torch_part)
         outcomes, claims, data = torch_part(backends.load("torch"), seed, runs)
-    k_out: list[Outcome] = []
-    k_claims: dict[str, Claim] = {}
     if tf_missing:
-        k_out = [Outcome.missing("Keras GaussianNoise", "tensorflow", tf_missing)]
+        outcomes.append(Outcome.missing("Keras GaussianNoise", "tensorflow", tf_missing))
     else:
         k_out, k_claims = _train_modes.keras_part(backends.load("keras"), seed, runs)
-    return outcomes + k_out, {**claims, **k_claims}, data
+        outcomes, claims = outcomes + k_out, {**claims, **k_claims}
+    return outcomes, claims, data
 
 
 def compute(
@@ -629,9 +608,8 @@ def compute(
         lambda: _modes_part(seed, runs, torch_missing, tf_missing),
     )
     d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**d_data, **m_data}
-    truth = None
-    if b_data:  # the reference of the mode in front
-        truth = _bn_truth(seed, batch, eps, mode == "train")
+    # the reference of the mode in front
+    truth = _bn_truth(seed, batch, eps, mode == "train") if b_data else None
     params = dict(mode=mode, batch=batch, momentum=momentum, eps=eps, p=p, runs=runs, seed=seed)
     return Comparison(
         "train_vs_eval",

@@ -157,9 +157,8 @@ def _svg_bn(comparison: Comparison) -> list[str]:
 
 
 def figure_svg(comparison: Comparison) -> str:
-    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): the same
-    two panels, written in a millisecond and drawn by the browser, instead of a matplotlib
-    figure rasterized and PNG-encoded in the kernel on every move."""
+    """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): drawn by
+    the browser instead of rasterized and PNG-encoded in the kernel on every move."""
     d = comparison.data
     parts = [svg.text(SVG_W / 2, 18, _title(comparison), font_size=15)]
     for (x0, y0, x1, y1), part, draw in (

@@ -90,6 +90,7 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
     )
     leaky = torch.nn.functional.leaky_relu(x, (LOWER + UPPER) / 2).numpy()
     slopes = train[:, 0] / -1.0
+    distinct = len({_digest(r) for r in train})
     claims = {
         "autograd_modes_same_bits": _said(
             "autograd_modes_same_bits",
@@ -104,10 +105,9 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
         ),
         "rrelu_train_varies": _said(
             "rrelu_train_varies",
-            len({_digest(r) for r in train}) == runs
+            distinct == runs
             and bool(((slopes >= np.float32(LOWER)) & (slopes <= np.float32(UPPER))).all()),
-            f", in [{LOWER:.4g}, {UPPER:.4g}]: {len({_digest(r) for r in train})} distinct "
-            f"outputs in {runs} calls",
+            f", in [{LOWER:.4g}, {UPPER:.4g}]: {distinct} distinct outputs in {runs} calls",
         ),
         "rrelu_eval_fixed": _said(
             "rrelu_eval_fixed",
@@ -116,14 +116,12 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
         ),
     }
     outcomes = [
-        Outcome("torch F.rrelu, training=True", "torch", value=train[0], version=torch.__version__),
-        Outcome(
-            "torch F.rrelu, training=False", "torch", value=evals[0], version=torch.__version__
-        ),
+        Outcome(f"torch F.rrelu, training={t}", "torch", value=v[0], version=torch.__version__)
+        for t, v in ((True, train), (False, evals))
     ]
     data = {
         "autograd_modes": AutogradModes(same, tried),
-        "rrelu_train_distinct": len({_digest(r) for r in train}),
+        "rrelu_train_distinct": distinct,
     }
     return outcomes, claims, data
 
