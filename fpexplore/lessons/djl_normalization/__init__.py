@@ -164,17 +164,7 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
             if name == "torchvision"
             else divergence_note(divergence[name], P.compare(run["normalize"], tv["normalize"]))
         )
-        thunks.append(
-            partial(
-                Outcome.measured,
-                name,
-                backend,
-                run["normalize"],
-                truth,
-                version=versions.get(backend, ""),
-                note=note,
-            )
-        )
+        thunks.append(partial(S.measured, name, backend, run["normalize"], truth, versions, note))
     if isinstance(djl, str):
         thunks += [S.missing("djl (as written)", djl), S.missing("djl (fixed)", djl)]
     if "tensorflow" not in runs:
@@ -328,7 +318,7 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
         data["pipeline_max_abs_error"] = {
             o.implementation: float(np.abs(np.asarray(o.value, np.float64) - exact).max())
             for o in outcomes
-            if o.ran
+            if o.error is not None
         }
     data["heat"] = shown_data.get("heat")
     data["heat_title"] = shown_data.get("heat_title", "")
