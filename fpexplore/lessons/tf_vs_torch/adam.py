@@ -221,7 +221,7 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
         s: {k: float(np.abs(o.error.ulp).max()) for k, o in r["outcomes"].items()}
         for s, r in res.items()
     }
-    data = AdamData(sorted(res), ulps, w0, grads)
+    data = AdamData(ulps)
     rows = shown(last["outcomes"], agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, last["truth"], data)
 

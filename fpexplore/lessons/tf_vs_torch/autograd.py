@@ -10,7 +10,6 @@ import numpy as np
 
 from ...result import Claim
 from ...truth.certify import certified
-from ...truth.ops import make_truth
 from .data import AutogradData, SeedGradients
 from .frameworks import Frameworks, Section, on_grid, rng, same_bits, shown
 
@@ -143,11 +142,7 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
         ),
     }
     data = AutogradData(
-        SeedGradients(g_torch, g_tf, exact),
-        lengths,
-        {k: v.tolist() for k, v in err.items()},
-        {k: v.tolist() for k, v in rel.items()},
-        make_truth("d/dx (x**2)**3 at x = 2", exact),
+        SeedGradients(g_torch, g_tf, exact), lengths, {k: v.tolist() for k, v in rel.items()}
     )
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
     return Section(rows, claims, truth, data)

@@ -91,7 +91,7 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
         fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], truth),
         fw.measured("torch", "torch autograd, Python if", arrays["torch"], truth),
     ]
-    data = ControlFlowData(xs.tolist(), {k: v.tolist() for k, v in arrays.items()})
+    data = ControlFlowData(xs.tolist())
     return Section(outcomes, claims, truth, data)
 
 
@@ -147,10 +147,10 @@ def _tf_derivs(tf: Any, fn: Any, x: np.ndarray) -> dict[int, np.ndarray]:
 def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
     torch, tf = fw.torch, fw.tf
     x = on_grid(rng(seed, 27).uniform(-2, 2, 8), "float32")
-    rows, worst, differ, total = [], {"torch": 0.0, "tf": 0.0}, 0, 0
+    worst, differ, total = {"torch": 0.0, "tf": 0.0}, 0, 0
     values: dict[str, list[np.ndarray]] = {"torch": [], "tf": []}
     exact_all: list[Any] = []
-    for name, (fn, mp) in FUNCTIONS.items():
+    for fn, mp in FUNCTIONS.values():
         t, f = _torch_derivs(torch, fn, x), _tf_derivs(tf, fn, x)
         with mpmath.workdps(40):
             exact_mp = {k: [mpmath.diff(mp, mpmath.mpf(float(v)), k) for v in x] for k in ORDERS}
@@ -165,7 +165,6 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             worst["torch"], worst["tf"] = max(worst["torch"], et), max(worst["tf"], ef)
             n = int((t[k].view(np.uint32) != f[k].view(np.uint32)).sum())
             differ, total = differ + n, total + x.size
-            rows.append({"function": name, "order": k, "torch": et, "tf": ef, "bits_differ": n})
     claims = {
         "higher_order_accurate": Claim(
             f"second and third derivatives of {', '.join(FUNCTIONS)} at {x.size} float32 points, "
@@ -181,7 +180,7 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             f"{differ} of {total}"
         )
     }
-    data = HigherOrderData(rows, differ, total, worst)
+    data = HigherOrderData(differ, total, worst)
     mp = np.empty(len(exact_all), dtype=object)
     mp[:] = exact_all
     truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)

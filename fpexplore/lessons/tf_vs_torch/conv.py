@@ -166,7 +166,7 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
         ),
     }
     outputs = {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf}
-    data = ConvData(p2, extra, refused, outputs)
+    data = ConvData(p2, outputs)
     rows = shown(outcomes, agree, ["torch fix", "tf"], ["torch sym", "tf"])
     return Section(rows, claims, truth, data)
 

@@ -182,7 +182,6 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         {k: v[::-1] for k, v in e_g.items()},
         diff_h,
         float(grad_diff / g_scale),
-        rec_default,
     )
     obs = {"identical_steps": OBSERVATIONS["identical_steps"].observe(same)}
     rows = shown(

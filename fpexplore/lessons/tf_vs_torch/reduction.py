@@ -105,7 +105,7 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             and e_wide <= ROUND_ONCE_BOUND,
         ),
     }
-    data = ReduceSumData(live, emulated_torch, emulated_tf, tf_live, tf_match)
+    data = ReduceSumData(live, tf_live, tf_match)
     observations = {
         "torch_sums_by_threads": OBSERVATIONS["torch_sums_by_threads"].observe(
             {t: float(v) for t, v in live.items()}

@@ -166,8 +166,8 @@ def run_softmax(
     }
     onednn, why = tensorflow_onednn()
     differ = n_different(s_torch, s_tf)
-    seed_example = SeedExample(s_torch, s_tf, seed_truth, onednn, why, differ)
-    data = SoftmaxData(seed_example, x, {k: float(v.max_abs_ulp) for k, v in err.items()}, naive)
+    seed_example = SeedExample(s_torch, s_tf, why, differ)
+    data = SoftmaxData(seed_example, {k: float(v.max_abs_ulp) for k, v in err.items()})
     obs = {
         "seed_bits": OBSERVATIONS["seed_bits"].observe(
             differ,
@@ -276,8 +276,7 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     }
     shown = ["torch", "keras logits"] if agree else ["torch", "keras probs"]
     losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}
-    ulps = {k: float(v.max_abs_ulp) for k, v in err.items()}
-    data = CrossEntropyData(logits, target, losses, eps, ulps)
+    data = CrossEntropyData(losses)
     return Section([outcomes[k] for k in shown], claims, truth, data)
 
 
