@@ -142,21 +142,10 @@ SECTIONS: dict[str, Spec] = {
 }
 
 
-def compute(
-    op: str, dtype: str, size: int, length: int, agree: bool, torch_compile: bool, seed: int
-) -> Comparison:
+def compute(op: str, **params: Any) -> Comparison:
     """Run section ``op`` (``dtype`` and ``size`` already checked against what it takes); a
     missing framework makes its rows Unavailable, its claims not checked."""
     spec = SECTIONS[op]
-    params = {
-        "op": op,
-        "dtype": dtype,
-        "size": size,
-        "length": length,
-        "agree": agree,
-        "torch_compile": torch_compile,
-        "seed": seed,
-    }
     try:
         fw = load()
     except BackendUnavailable as exc:
@@ -165,15 +154,7 @@ def compute(
     else:
         env = fw.env()
         try:
-            section = spec.run(
-                fw,
-                dtype=dtype,
-                size=size,
-                length=length,
-                seed=seed,
-                agree=agree,
-                compile=torch_compile,
-            )
+            section = spec.run(fw, **params)
         except FpexploreError:
             raise
         except Exception as exc:  # a framework's kernel raised: say so, check nothing
@@ -183,7 +164,7 @@ def compute(
         observations["versions_threads"] = OBSERVATIONS["versions_threads"].observe(env)
     return Comparison(
         "tf_vs_torch",
-        params,
+        {"op": op, **params},
         section.truth,
         tuple(section.outcomes),
         settle(spec.claims.values(), section.claims),

@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 
 from ... import formats
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth.certify import certified
 from .data import AdamData
 from .frameworks import Frameworks, Section, on_grid, rng, shown
@@ -153,7 +153,6 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
                     truth,
                 ),
             },
-            "own": Outcome.measured("", "tensorflow", w_k, truth_k).error,
             "truth_keras": truth_k,
         }
     n = length

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import mpmath
@@ -12,7 +13,7 @@ from ...result import Claim
 from ...truth import Truth
 from ...truth.ops import make_truth
 from .data import ControlFlowData, HigherOrderData, TolerancesData
-from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng
+from .frameworks import OBSERVATIONS, Frameworks, Section, n_different, on_grid, rng
 
 # -- control flow (claim 26) -------------------------------------------------------------------
 
@@ -38,33 +39,29 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
     def f_cond(x: Any) -> Any:
         return tf.cond(x > 0, lambda: x * x, lambda: -2.0 * x)
 
-    no_tape, taped, graph, cond, torch_g, exact = [], [], [], [], [], []
-    for x in xs.tolist():
-        no_tape.append(np.float32(f_py(tf.constant(x, tf.float32))))
-        grads = []
-        for fn in (f_py, f_graph, f_cond):
-            v = tf.constant(x, dtype=tf.float32)
-            with tf.GradientTape() as tape:
-                tape.watch(v)
-                y = fn(v)
-            grads.append(np.float32(tape.gradient(y, v)))
-        taped.append(grads[0])
-        graph.append(grads[1])
-        cond.append(grads[2])
+    def taped(fn: Any, x: float) -> Any:
+        v = tf.constant(x, dtype=tf.float32)
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            y = fn(v)
+        return tape.gradient(y, v)
+
+    def torch_grad(x: float) -> Any:
         xt = torch.tensor(x, dtype=torch.float32, requires_grad=True)
         f_py(xt).backward()
-        torch_g.append(np.float32(xt.grad))
-        exact.append(np.float32(_piecewise_exact(x)))
+        return xt.grad
+
+    ways = {
+        "no tape": lambda x: f_py(tf.constant(x, tf.float32)),
+        "tape": partial(taped, f_py),
+        "graph": partial(taped, f_graph),
+        "cond": partial(taped, f_cond),
+        "torch": torch_grad,
+        "exact": _piecewise_exact,
+    }
     arrays = {
-        k: np.array(v, dtype=np.float32)
-        for k, v in {
-            "no tape": no_tape,
-            "tape": taped,
-            "graph": graph,
-            "cond": cond,
-            "torch": torch_g,
-            "exact": exact,
-        }.items()
+        k: np.array([np.float32(way(x)) for x in xs.tolist()], dtype=np.float32)
+        for k, way in ways.items()
     }
     values = np.array([f_py(np.float32(x)) for x in xs], dtype=np.float32)
     grads_equal = all(
@@ -163,7 +160,7 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             et = float(np.max(np.abs(t[k] - exact[k]))) / scale
             ef = float(np.max(np.abs(f[k] - exact[k]))) / scale
             worst["torch"], worst["tf"] = max(worst["torch"], et), max(worst["tf"], ef)
-            n = int((t[k].view(np.uint32) != f[k].view(np.uint32)).sum())
+            n = n_different(t[k], f[k])
             differ, total = differ + n, total + x.size
     claims = {
         "higher_order_accurate": Claim(

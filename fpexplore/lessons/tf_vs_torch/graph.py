@@ -15,7 +15,17 @@ from ...result import Claim, Outcome
 from ...truth.certify import certified
 from .data import GraphData
 from .frameworks import OBSERVATIONS as SEEN
-from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
+from .frameworks import (
+    Frameworks,
+    Section,
+    from_tf,
+    from_torch,
+    n_different,
+    on_grid,
+    rng,
+    same_bits,
+    shown,
+)
 
 ROWS = 8
 BOUND_ULP = 4.0  # max, subtract, exp, sum, log, add: a few ULP of the result at most
@@ -103,7 +113,7 @@ def _seed_cases(fw: Frameworks, size: int, seed: int) -> list[dict[str, Any]]:
 
 
 def run_graph(
-    fw: Frameworks, size: int, seed: int, agree: bool, compile: bool = False, **_: Any
+    fw: Frameworks, size: int, seed: int, agree: bool, torch_compile: bool = False, **_: Any
 ) -> Section:
     """``ROWS`` rows of ``size`` float32 logits and ``DIVIDE_N`` values divided by 3.0, at
     ``SEEDS`` seeds from ``seed``; the rows shown are the first seed's log-sum-exp."""
@@ -127,7 +137,7 @@ def run_graph(
         "torch eager wide": from_torch(f_torch(tx.double()).float()),
     }
     compiled = ""
-    if compile:
+    if torch_compile:
         try:
             got["torch.compile"] = from_torch(torch.compile(f_torch)(tx))
         except Exception as exc:  # any compiler failure: the row says so
@@ -141,7 +151,7 @@ def run_graph(
         )
         for k, v in got.items()
     }
-    if compile and compiled:
+    if torch_compile and compiled:
         outcomes["torch.compile"] = Outcome.missing(
             "torch.compile",
             "torch",
@@ -159,13 +169,10 @@ def run_graph(
         }
     worst = max(max(e.values()) for e in lse_err.values())
 
-    def n_differ(a: np.ndarray, b: np.ndarray) -> int:
-        return int((a.view(np.uint32) != b.view(np.uint32)).sum())
-
     def seeds_where(pred: Any) -> list[int]:
         return [c["seed"] for c in cases if pred(c)]
 
-    div_differ = {c["seed"]: n_differ(c["div"]["function"], c["div"]["eager"]) for c in cases}
+    div_differ = {c["seed"]: n_different(c["div"]["function"], c["div"]["eager"]) for c in cases}
     div_rewritten = all(
         same_bits(c["div"]["eager"], c["div_exact"])
         and same_bits(c["div"]["function"], c["div_reciprocal"])
@@ -179,7 +186,7 @@ def run_graph(
         k: seeds_where(lambda c, k=k: same_bits(c[k]["XLA"], c[k]["eager"])) for k in ("div", "lse")
     }
     arith_differ = {
-        c["seed"]: n_differ(c["div"]["arithmetic off"], c["div"]["eager"]) for c in cases
+        c["seed"]: n_different(c["div"]["arithmetic off"], c["div"]["eager"]) for c in cases
     }
     seeds = [c["seed"] for c in cases]
     claims = {
@@ -245,7 +252,7 @@ def run_graph(
         agree,
         ["tf eager wide", "tf XLA wide", "torch eager wide"],
         ["tf eager", "tf.function", f"tf.function, {REWRITE_SWITCH} off", "tf XLA", "torch eager"]
-        + (["torch.compile"] if compile else []),
+        + (["torch.compile"] if torch_compile else []),
     )
     return Section(rows, claims, truth, data, obs)
 

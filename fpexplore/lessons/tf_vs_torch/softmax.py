@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
+from ... import formats, metrics
 from ...dispatch import tensorflow_onednn
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth import reference
 from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
@@ -22,6 +22,7 @@ from .frameworks import (
     on_grid,
     rng,
     same_bits,
+    shown,
     to_tf,
     to_torch,
 )
@@ -65,14 +66,13 @@ def run_softmax(
     fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
 ) -> Section:
     """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``."""
-    env = fw.env()
     seed_x = np.float32(SEED_EXAMPLE)
     seed_truth = _truth(op, seed_x)
     s_torch = from_torch(_torch_op(fw, op)(to_torch(fw, seed_x)))
     s_tf = from_tf(_tf_op(fw, op)(to_tf(fw, seed_x)))
     e_seed = {
-        "torch": Outcome.measured("", "torch", s_torch, seed_truth).error,
-        "tensorflow": Outcome.measured("", "tensorflow", s_tf, seed_truth).error,
+        "torch": metrics.measure(s_torch, seed_truth),
+        "tensorflow": metrics.measure(s_tf, seed_truth),
     }
 
     g = rng(seed, 1)
@@ -86,40 +86,25 @@ def run_softmax(
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         e = np.exp(x.astype(np.float32))
         naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            f"torch F.{op}({dtype})", "torch", y_torch, truth, version=env["torch"], settings=ts
-        ),
-        "tf": Outcome.measured(
-            f"tf.nn.{op}({dtype})",
-            "tensorflow",
-            y_tf,
-            truth,
-            version=env["tensorflow"],
-            settings=tfs,
-        ),
-        "torch wide": Outcome.measured(
-            f"torch F.{op} in float64, rounded once",
+        "torch": fw.measured("torch", f"torch F.{op}({dtype})", y_torch, truth),
+        "tf": fw.measured("tensorflow", f"tf.nn.{op}({dtype})", y_tf, truth),
+        "torch wide": fw.measured(
             "torch",
+            f"torch F.{op} in float64, rounded once",
             w_torch,
             truth,
-            version=env["torch"],
-            settings=ts,
             note="x.double() → op → .float().to(dtype)",
         ),
-        "tf wide": Outcome.measured(
-            f"tf.nn.{op} in float64, rounded once",
+        "tf wide": fw.measured(
             "tensorflow",
+            f"tf.nn.{op} in float64, rounded once",
             w_tf,
             truth,
-            version=env["tensorflow"],
-            settings=tfs,
             note="tf.cast(x, float64) → op → cast to float32 → cast to dtype",
         ),
     }
     err = {k: o.error for k, o in outcomes.items()}
-    shown = ["torch wide", "tf wide"] if agree else ["torch", "tf"]
     naive_bad = not np.isfinite(naive).all()
     claims = {
         "seed_example": Claim(
@@ -181,7 +166,8 @@ def run_softmax(
             n_different(y_torch, y_tf), measured=f" ({op} in {dtype})"
         ),
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data, obs)
+    rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
+    return Section(rows, claims, truth, data, obs)
 
 
 SOFTMAX_CLAIMS = {
@@ -197,7 +183,6 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     """Per-sample cross-entropy of confident logits: torch from logits, Keras from logits and
     from probabilities (clipped to [epsilon, 1 - epsilon])."""
     keras, torch = fw.keras, fw.torch
-    env = fw.env()
     n = 8
     g = rng(seed, 2)
     raw = 12.0 * g.standard_normal((n, size))
@@ -216,33 +201,19 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     logit_loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=None)
     y_probs = from_tf(default_loss(target, probs))
     y_logits = from_tf(logit_loss(target, to_tf(fw, logits)))
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            "torch F.cross_entropy(logits)",
-            "torch",
-            y_torch,
-            truth,
-            version=env["torch"],
-            settings=ts,
-        ),
-        "keras probs": Outcome.measured(
+        "torch": fw.measured("torch", "torch F.cross_entropy(logits)", y_torch, truth),
+        "keras probs": fw.measured(
+            "keras",
             "Keras SparseCategoricalCrossentropy() on softmax probabilities",
-            "tensorflow",
             y_probs,
             truth,
-            version=env["keras"],
-            settings={**tfs, "epsilon": eps},
+            epsilon=eps,
             note=f"from_logits=False (the default): probabilities clipped to "
             f"[{eps:g}, 1 - {eps:g}]",
         ),
-        "keras logits": Outcome.measured(
-            "Keras SparseCategoricalCrossentropy(from_logits=True)",
-            "tensorflow",
-            y_logits,
-            truth,
-            version=env["keras"],
-            settings=tfs,
+        "keras logits": fw.measured(
+            "keras", "Keras SparseCategoricalCrossentropy(from_logits=True)", y_logits, truth
         ),
     }
     err = {k: o.error for k, o in outcomes.items()}
@@ -274,10 +245,10 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
             bool((abs_err(y_torch) <= allowed).all() and (abs_err(y_logits) <= allowed).all()),
         ),
     }
-    shown = ["torch", "keras logits"] if agree else ["torch", "keras probs"]
     losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}
     data = CrossEntropyData(losses)
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    rows = shown(outcomes, agree, ["torch", "keras logits"], ["torch", "keras probs"])
+    return Section(rows, claims, truth, data)
 
 
 CROSS_ENTROPY_CLAIMS = {
