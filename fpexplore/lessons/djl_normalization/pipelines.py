@@ -74,18 +74,20 @@ def numpy_pipeline(decoded: np.ndarray, resized: np.ndarray, crop: int) -> dict[
     return _stages(decoded, resized, cropped, tensor, normalized)
 
 
-def tensorflow_pipeline(
-    path: Path, size: int, crop: int, interp: str, dct_method: str = ""
-) -> dict[str, Any]:
+def tf_decode(path: Path, dct_method: str = "") -> Any:
+    """tf.io.decode_jpeg (with ``dct_method``) or decode_png of the file, as RGB."""
+    tf = backends.load("tensorflow")
+    raw = Path(path).read_bytes()
+    if Path(path).suffix.lower() in (".jpg", ".jpeg"):
+        return tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method)
+    return tf.io.decode_png(raw, channels=3)
+
+
+def tensorflow_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
     """tf.io.decode_jpeg/png -> tf.image.resize (float, antialias=False: the default) ->
     crop_to_bounding_box at floor offsets -> tf.cast / 255 -> (x - mean) / std."""
     tf = backends.load("tensorflow")
-
-    raw = Path(path).read_bytes()
-    if Path(path).suffix.lower() in (".jpg", ".jpeg"):
-        img = tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method)
-    else:
-        img = tf.io.decode_png(raw, channels=3)
+    img = tf_decode(path)
     h, w = (int(d) for d in img.shape[:2])
     oh, ow = short_edge_shape(h, w, size)
     resized = tf.image.resize(img, (oh, ow), method=interp)

@@ -41,13 +41,10 @@ def measured(
     return Outcome.measured(name, backend, value, truth, version=version, note=note)
 
 
-def rows(
-    values: dict[str, Any],
-    truth: Truth,
-    versions: dict[str, str],
-    backend_of: Callable[[str], str] = lambda k: k.split(":")[0],
-) -> Thunks:
-    return [partial(measured, k, backend_of(k), v, truth, versions) for k, v in values.items()]
+def rows(values: dict[str, Any], truth: Truth, versions: dict[str, str]) -> Thunks:
+    """A row per value, its backend the first word of its name ("PIL (...)" is "pil")."""
+    backend = {k: k.split(":")[0].split(" ")[0].lower() for k in values}
+    return [partial(measured, k, backend[k], v, truth, versions) for k, v in values.items()]
 
 
 def missing(name: str, reason: str) -> Callable[[], Outcome]:
