@@ -69,9 +69,7 @@ def reference(w0: np.ndarray, grads: np.ndarray, eps: float, placement: str) -> 
                     w[i] -= lr * (m[i] / c1) / (mpmath.sqrt(v[i] / c2) + e)
                 else:
                     w[i] -= lr * mpmath.sqrt(c2) / c1 * m[i] / (mpmath.sqrt(v[i]) + e)
-        out = np.empty(len(w), dtype=object)
-        out[:] = w
-        return out
+        return np.array(w, dtype=object)
 
     return certified(f"adam[{placement}, eps={eps:g}]({len(grads)} steps)", compute, 64, "float32")
 

@@ -80,8 +80,9 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
             grads_equal,
         ),
     }
-    exact_grads = np.empty(xs.size, dtype=object)
-    exact_grads[:] = [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()]
+    exact_grads = np.array(
+        [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()], dtype=object
+    )
     truth = make_truth("d/dx of (x·x if x > 0 else -2x), exact", exact_grads, "float32")
     outcomes = [
         fw.measured("tensorflow", "tf eager Python if, GradientTape", arrays["tape"], truth),
@@ -178,8 +179,7 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
         )
     }
     data = HigherOrderData(differ, total, worst)
-    mp = np.empty(len(exact_all), dtype=object)
-    mp[:] = exact_all
+    mp = np.array(exact_all, dtype=object)
     truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)
     outcomes = [
         fw.measured("torch", "torch nested autograd.grad", np.concatenate(values["torch"]), truth),
@@ -242,9 +242,9 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         ),
         "float64_all_agree": Claim(
             "in float64 every library counts rank 3 and keeps 1e6 in pinv",
-            all(out["float64"][f"{lib} rank"] == 3 for lib in ("numpy", "torch", "tf"))
-            and all(
-                abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
+            all(
+                out["float64"][f"{lib} rank"] == 3
+                and abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
                 for lib in ("numpy", "torch", "tf")
             ),
         ),

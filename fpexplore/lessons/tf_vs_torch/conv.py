@@ -161,8 +161,7 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
             _within(y2_fix, truth, b2) and _within(y2_tf, truth, b2),
         ),
     }
-    outputs = {"torch sym": y2_sym, "torch fix": y2_fix, "tf": y2_tf}
-    data = ConvData(p2, outputs)
+    data = ConvData(p2)
     rows = shown(outcomes, agree, ["torch fix", "tf"], ["torch sym", "tf"])
     return Section(rows, claims, truth, data)
 

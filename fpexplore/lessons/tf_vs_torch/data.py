@@ -68,7 +68,6 @@ class ConvData(SectionData):
     """'same' padding at stride 2."""
 
     pads_stride2: tuple[int, int]  # TensorFlow's (before, after) padding at stride 2
-    outputs: dict[str, np.ndarray]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,10 @@ from ...result import Claim, Observation, Outcome
 from .._base import ClaimSpec, declare_texts, not_checked_by_run, settle
 from .data import NotRun, SectionData
 
+#: a fix that computes in float64 and rounds once is correctly rounded, give or take the
+#: float64 computation's own error and the float32 step on the way to float16/bfloat16
+ROUND_ONCE_BOUND = 0.5 + 2.0**-12
+
 
 @dataclass
 class Frameworks:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from ...truth import reference
 from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
     OBSERVATIONS,
+    ROUND_ONCE_BOUND,
     Frameworks,
     Section,
     from_tf,
@@ -27,49 +29,23 @@ from .frameworks import (
     to_torch,
 )
 
-#: a fix that computes in float64 and rounds once is correctly rounded, give or take the
-#: float64 computation's own error and the float32 step on the way to float16/bfloat16
-ROUND_ONCE_BOUND = 0.5 + 2.0**-12
 #: softmax([1, 2, 3]) in float32 on every CPU path: Eigen's scalar path and torch round within
 #: one ULP; oneDNN's vector exp and its reciprocal-multiply add up to about 1.2 ULP
 SEED_BOUND = 2.0
 SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
-def _torch_op(fw: Frameworks, op: str) -> Any:
-    """torch's ``op`` ("softmax" or "log_softmax") over the last axis."""
-    fn = getattr(fw.torch.nn.functional, op)
-    return lambda t: fn(t, dim=-1)
-
-
-def _tf_op(fw: Frameworks, op: str) -> Any:
-    return getattr(fw.tf.nn, op)
-
-
-def _wide_torch(fw: Frameworks, op: str, t: Any) -> Any:
-    """The fix, torch side: compute in float64, round to float32, then to the input's dtype."""
-    return _torch_op(fw, op)(t.double()).float().to(t.dtype)
-
-
-def _wide_tf(fw: Frameworks, op: str, t: Any) -> Any:
-    """The fix, TensorFlow side: the same in tf.cast steps."""
-    tf = fw.tf
-    y = _tf_op(fw, op)(tf.cast(t, tf.float64))
-    return tf.cast(tf.cast(y, tf.float32), t.dtype)
-
-
-def _truth(op: str, x: np.ndarray) -> Any:
-    return getattr(reference, op)(x)
-
-
 def run_softmax(
     fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
 ) -> Section:
-    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``."""
+    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``; ``op`` is
+    "softmax" or "log_softmax", over the last axis."""
+    tf, exact = fw.tf, getattr(reference, op)
+    torch_op, tf_op = partial(getattr(fw.torch.nn.functional, op), dim=-1), getattr(tf.nn, op)
     seed_x = np.float32(SEED_EXAMPLE)
-    seed_truth = _truth(op, seed_x)
-    s_torch = from_torch(_torch_op(fw, op)(to_torch(fw, seed_x)))
-    s_tf = from_tf(_tf_op(fw, op)(to_tf(fw, seed_x)))
+    seed_truth = exact(seed_x)
+    s_torch = from_torch(torch_op(to_torch(fw, seed_x)))
+    s_tf = from_tf(tf_op(to_tf(fw, seed_x)))
     e_seed = {
         "torch": metrics.measure(s_torch, seed_truth),
         "tensorflow": metrics.measure(s_tf, seed_truth),
@@ -77,12 +53,13 @@ def run_softmax(
 
     g = rng(seed, 1)
     x = on_grid(1000.0 + 4.0 * g.standard_normal(size), dtype)
-    truth = _truth(op, x)
+    truth = exact(x)
     tx, fx = to_torch(fw, x), to_tf(fw, x)
-    y_torch = from_torch(_torch_op(fw, op)(tx))
-    y_tf = from_tf(_tf_op(fw, op)(fx))
-    w_torch = from_torch(_wide_torch(fw, op, tx))
-    w_tf = from_tf(_wide_tf(fw, op, fx))
+    y_torch = from_torch(torch_op(tx))
+    y_tf = from_tf(tf_op(fx))
+    # the fix: compute in float64, round to float32, then to the input's dtype
+    w_torch = from_torch(torch_op(tx.double()).float().to(tx.dtype))
+    w_tf = from_tf(tf.cast(tf.cast(tf_op(tf.cast(fx, tf.float64)), tf.float32), fx.dtype))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         e = np.exp(x.astype(np.float32))
         naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
