@@ -60,6 +60,16 @@ def test_claims_hold_across_parameters(params):
         assert comp.data.wrapped.max_error_levels > 250
 
 
+@pytest.mark.java
+def test_pipeline_shows_a_crop_of_another_shape_unmeasured():
+    """size 32, crop 31: DJL's CenterCrop leaves an axis with offset 0 uncropped, so its
+    pipeline ends in another shape than the truth's; the row says so instead of raising."""
+    comp = LESSON.run(stage="pipeline", size=32, crop=31)
+    naive = next(o for o in comp.outcomes if o.implementation == "djl (as written)")
+    assert naive.error is None and "not measured" in naive.note
+    assert "djl (as written)" not in comp.data.pipeline_max_abs_error
+
+
 def test_crop_larger_than_size_is_rejected():
     with pytest.raises(InvalidParameter, match="crop"):
         LESSON.run(size=32, crop=40)

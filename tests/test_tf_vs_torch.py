@@ -75,6 +75,7 @@ def test_seed_gradient_is_exactly_192(frameworks):
     c = run(op="autograd", **FAST["autograd"])
     g = c.data.seed_gradients
     assert g.torch == g.tensorflow == 192.0 == float(g.exact)
+    assert str(g) == "torch 192, TensorFlow 192, exact 6·x⁵ = 192"  # notebook 06 prints it
 
 
 def test_lstm_reference_matches_torch_in_float64(frameworks):

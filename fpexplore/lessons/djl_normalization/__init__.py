@@ -25,7 +25,7 @@ from ...truth.value import Truth
 from .._base import ClaimSpec, Lesson, declare_texts, missing_part, settle
 from . import pipelines as P
 from . import stages as S
-from .data import DjlData
+from .data import BitEqual, DjlData
 from .figure_svg import figure_svg as figure_svg
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
@@ -164,17 +164,7 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
             if name == "torchvision"
             else divergence_note(divergence[name], P.compare(run["normalize"], tv["normalize"]))
         )
-        thunks.append(
-            partial(
-                Outcome.measured,
-                name,
-                backend,
-                run["normalize"],
-                truth,
-                version=versions.get(backend, ""),
-                note=note,
-            )
-        )
+        thunks.append(partial(S.measured, name, backend, run["normalize"], truth, versions, note))
     if isinstance(djl, str):
         thunks += [S.missing("djl (as written)", djl), S.missing("djl (fixed)", djl)]
     if "tensorflow" not in runs:
@@ -328,7 +318,7 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
         data["pipeline_max_abs_error"] = {
             o.implementation: float(np.abs(np.asarray(o.value, np.float64) - exact).max())
             for o in outcomes
-            if o.ran
+            if o.error is not None
         }
     data["heat"] = shown_data.get("heat")
     data["heat_title"] = shown_data.get("heat_title", "")
@@ -337,18 +327,15 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     gradient = image.startswith("gradient") and "antialias_matters" in claims
     claims = settle(CLAIMS.values(), claims, _missing(djl, gradient))
     d = DjlData(**data)
-    return Comparison(
-        "djl_normalization", p, truth, outcomes, claims, d, EXPLANATION, _observations(d)
-    )
+    observations = _observations(d.resize_bit_equal, versions)
+    return Comparison("djl_normalization", p, truth, outcomes, claims, d, EXPLANATION, observations)
 
 
-def _observations(data: DjlData) -> dict[str, Observation]:
+def _observations(bits: BitEqual | None, versions: dict[str, str]) -> dict[str, Observation]:
     """What depends on the libtorch builds: whether DJL's resize matches torch's to the bit."""
-    bits = data.resize_bit_equal
     if not bits:
         return {}
     n = bits.differing
-    versions = _versions()
     return {
         OBSERVED.key: OBSERVED.observe(
             "bit-identical"

@@ -35,6 +35,11 @@ def crop_offsets(h: int, w: int, crop: int) -> dict[str, tuple[int, int]]:
     }
 
 
+def _stages(*outputs: Any) -> dict[str, Any]:
+    """``{stage: output}`` for the outputs in `STAGES` order, as numpy arrays."""
+    return {stage: np.asarray(a) for stage, a in zip(STAGES, outputs, strict=True)}
+
+
 def pil_decode(path: Path) -> np.ndarray:
     from PIL import Image
 
@@ -55,13 +60,7 @@ def torchvision_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[
     cropped = T.CenterCrop(crop)(resized)
     tensor = T.ToTensor()(cropped)
     normalized = T.Normalize(MEAN.tolist(), STD.tolist())(tensor.clone())
-    return {
-        "decode": np.asarray(pil),
-        "resize": np.asarray(resized),
-        "center_crop": np.asarray(cropped),
-        "to_tensor": tensor.numpy(),
-        "normalize": normalized.numpy(),
-    }
+    return _stages(pil, resized, cropped, tensor.numpy(), normalized.numpy())
 
 
 def numpy_pipeline(decoded: np.ndarray, resized: np.ndarray, crop: int) -> dict[str, Any]:
@@ -72,42 +71,31 @@ def numpy_pipeline(decoded: np.ndarray, resized: np.ndarray, crop: int) -> dict[
     cropped = resized[top : top + crop, left : left + crop]
     tensor = cropped.transpose(2, 0, 1).astype(np.float32) / np.float32(255)
     normalized = (tensor - MEAN[:, None, None]) / STD[:, None, None]
-    return {
-        "decode": decoded,
-        "resize": resized,
-        "center_crop": cropped,
-        "to_tensor": tensor,
-        "normalize": normalized,
-    }
+    return _stages(decoded, resized, cropped, tensor, normalized)
 
 
-def tensorflow_pipeline(
-    path: Path, size: int, crop: int, interp: str, dct_method: str = ""
-) -> dict[str, Any]:
+def tf_decode(path: Path, dct_method: str = "") -> Any:
+    """tf.io.decode_jpeg (with ``dct_method``) or decode_png of the file, as RGB."""
+    tf = backends.load("tensorflow")
+    raw = Path(path).read_bytes()
+    if Path(path).suffix.lower() in (".jpg", ".jpeg"):
+        return tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method)
+    return tf.io.decode_png(raw, channels=3)
+
+
+def tensorflow_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
     """tf.io.decode_jpeg/png -> tf.image.resize (float, antialias=False: the default) ->
     crop_to_bounding_box at floor offsets -> tf.cast / 255 -> (x - mean) / std."""
     tf = backends.load("tensorflow")
-
-    raw = Path(path).read_bytes()
-    if Path(path).suffix.lower() in (".jpg", ".jpeg"):
-        img = tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method)
-    else:
-        img = tf.io.decode_png(raw, channels=3)
+    img = tf_decode(path)
     h, w = (int(d) for d in img.shape[:2])
     oh, ow = short_edge_shape(h, w, size)
-    method = {"bilinear": "bilinear", "bicubic": "bicubic", "nearest": "nearest"}[interp]
-    resized = tf.image.resize(img, (oh, ow), method=method)
+    resized = tf.image.resize(img, (oh, ow), method=interp)
     top, left = crop_offsets(oh, ow, crop)["floor"]
     cropped = tf.image.crop_to_bounding_box(resized, top, left, crop, crop)
     tensor = tf.transpose(tf.cast(cropped, tf.float32) / 255.0, (2, 0, 1))
     normalized = (tensor - MEAN[:, None, None]) / STD[:, None, None]
-    return {
-        "decode": img.numpy(),
-        "resize": resized.numpy(),
-        "center_crop": cropped.numpy(),
-        "to_tensor": tensor.numpy(),
-        "normalize": normalized.numpy(),
-    }
+    return _stages(*(t.numpy() for t in (img, resized, cropped, tensor, normalized)))
 
 
 def _djl_stages(decoded: Any, resized: Any, cropped: Any) -> dict[str, Any]:
@@ -115,13 +103,8 @@ def _djl_stages(decoded: Any, resized: Any, cropped: Any) -> dict[str, Any]:
     from ...backends import djl
 
     tensor = djl.to_tensor(cropped)
-    return {
-        "decode": decoded,
-        "resize": resized,
-        "center_crop": cropped,
-        "to_tensor": tensor,
-        "normalize": djl.normalize(tensor, MEAN.tolist(), STD.tolist()),
-    }
+    normalized = djl.normalize(tensor, MEAN.tolist(), STD.tolist())
+    return _stages(decoded, resized, cropped, tensor, normalized)
 
 
 def djl_naive_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[str, Any]:
@@ -161,24 +144,16 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def compare(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     """Shape, bit equality, max abs difference and (float32) max ULP distance of two arrays."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
-        return {
-            "same_shape": False,
-            "bit_equal": False,
-            "shapes": (a.shape, b.shape),
-            "max_abs_diff": float("nan"),
-            "max_ulp": None,
-            "fraction_differing": 1.0,
-        }
-    d = np.abs(a.astype(np.float64) - b.astype(np.float64))
-    floats = a.dtype == np.float32 and b.dtype == np.float32
+    same = a.shape == b.shape
+    d = np.abs(a.astype(np.float64) - b.astype(np.float64)) if same else np.array([np.nan])
+    floats = same and a.dtype == b.dtype == np.float32
     return {
-        "same_shape": True,
-        "bit_equal": a.dtype == b.dtype and a.tobytes() == b.tobytes(),
+        "same_shape": same,
+        "bit_equal": same and a.dtype == b.dtype and a.tobytes() == b.tobytes(),
         "shapes": (a.shape, b.shape),
         "max_abs_diff": float(d.max()),
         "max_ulp": int(ulp_distance(a, b).max()) if floats else None,
-        "fraction_differing": float((d > 0).mean()),
+        "fraction_differing": float((d > 0).mean()) if same else 1.0,
     }
 
 

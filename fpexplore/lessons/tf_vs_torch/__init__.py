@@ -23,9 +23,8 @@ from .plot import figure
 
 @dataclass(frozen=True)
 class Spec:
-    """One section: how it runs, its rows and claims (for when it cannot run), what it
-    accepts (declared as the lesson's ``dtype`` and ``size`` for this op), and the text that
-    explains it."""
+    """One section: how it runs, its rows and claims (for when it cannot run), the ``size``
+    and ``dtype`` it accepts, and the text that explains it."""
 
     run: Callable[..., Any]
     rows: tuple[tuple[str, str], ...]
@@ -43,23 +42,21 @@ def _declared(texts: dict[str, str]) -> dict[str, ClaimSpec]:
     return declare_texts(texts, ("torch", "tensorflow"), test="tests/test_tf_vs_torch.py")
 
 
+def _softmax(op: str) -> Spec:
+    """softmax or log_softmax: one section each, the same claims and text."""
+    return Spec(
+        lambda fw, **kw: softmax.run_softmax(fw, op, **kw),
+        ((f"torch F.{op}", "torch"), (f"tf.nn.{op}", "tensorflow")),
+        _declared(softmax.SOFTMAX_CLAIMS),
+        softmax.SOFTMAX_TEXT,
+        (8, 1, 4096),
+        _LOW,
+    )
+
+
 SECTIONS: dict[str, Spec] = {
-    "softmax": Spec(
-        lambda fw, **kw: softmax.run_softmax(fw, "softmax", **kw),
-        (("torch F.softmax", "torch"), ("tf.nn.softmax", "tensorflow")),
-        _declared(softmax.SOFTMAX_CLAIMS),
-        softmax.SOFTMAX_TEXT,
-        (8, 1, 4096),
-        _LOW,
-    ),
-    "log_softmax": Spec(
-        lambda fw, **kw: softmax.run_softmax(fw, "log_softmax", **kw),
-        (("torch F.log_softmax", "torch"), ("tf.nn.log_softmax", "tensorflow")),
-        _declared(softmax.SOFTMAX_CLAIMS),
-        softmax.SOFTMAX_TEXT,
-        (8, 1, 4096),
-        _LOW,
-    ),
+    "softmax": _softmax("softmax"),
+    "log_softmax": _softmax("log_softmax"),
     "cross_entropy": Spec(
         softmax.run_cross_entropy,
         (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
@@ -142,21 +139,10 @@ SECTIONS: dict[str, Spec] = {
 }
 
 
-def compute(
-    op: str, dtype: str, size: int, length: int, agree: bool, torch_compile: bool, seed: int
-) -> Comparison:
+def compute(op: str, **params: Any) -> Comparison:
     """Run section ``op`` (``dtype`` and ``size`` already checked against what it takes); a
     missing framework makes its rows Unavailable, its claims not checked."""
     spec = SECTIONS[op]
-    params = {
-        "op": op,
-        "dtype": dtype,
-        "size": size,
-        "length": length,
-        "agree": agree,
-        "torch_compile": torch_compile,
-        "seed": seed,
-    }
     try:
         fw = load()
     except BackendUnavailable as exc:
@@ -165,15 +151,7 @@ def compute(
     else:
         env = fw.env()
         try:
-            section = spec.run(
-                fw,
-                dtype=dtype,
-                size=size,
-                length=length,
-                seed=seed,
-                agree=agree,
-                compile=torch_compile,
-            )
+            section = spec.run(fw, **params)
         except FpexploreError:
             raise
         except Exception as exc:  # a framework's kernel raised: say so, check nothing
@@ -183,7 +161,7 @@ def compute(
         observations["versions_threads"] = OBSERVATIONS["versions_threads"].observe(env)
     return Comparison(
         "tf_vs_torch",
-        params,
+        {"op": op, **params},
         section.truth,
         tuple(section.outcomes),
         settle(spec.claims.values(), section.claims),

@@ -10,13 +10,11 @@ import numpy as np
 
 from ...result import Claim
 from ...truth.certify import certified
-from ...truth.ops import make_truth
 from .data import AutogradData, SeedGradients
-from .frameworks import Frameworks, Section, on_grid, rng, same_bits, shown
+from .frameworks import ROUND_ONCE_BOUND, Frameworks, Section, on_grid, rng, same_bits, shown
 
 C = 0.25  # y <- y + C*sin(y + phi_k): each factor of the derivative lies in [1 - C, 1 + C]
 SEED_CLAIM = 24.0  # what the seed article prints for the gradient
-ROUND_ONCE_BOUND = 0.5 + 2.0**-12
 
 
 def lengths_up_to(n: int) -> list[int]:
@@ -41,9 +39,7 @@ def chain_reference(x: float, phi: np.ndarray, lengths: list[int]) -> Any:
             y = y + c * mpmath.sin(s)
             if k in want:
                 out.append(d)
-        arr = np.empty(len(out), dtype=object)
-        arr[:] = out
-        return arr
+        return np.array(out, dtype=object)
 
     return certified(f"d/dx of a {max(lengths)}-step chain", compute, 64, "float32")
 
@@ -102,12 +98,8 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
         "torch wide": ("torch", "torch autograd in float64, rounded once"),
         "tf wide": ("tensorflow", "tf.GradientTape in float64, rounded once"),
     }
-    outcomes = {
-        k: fw.measured(
-            lib, n, got[k], truth, note=f"d y_L/dx at L = {', '.join(map(str, lengths))}"
-        )
-        for k, (lib, n) in names.items()
-    }
+    note = f"d y_L/dx at L = {', '.join(map(str, lengths))}"
+    outcomes = {k: fw.measured(lib, n, got[k], truth, note=note) for k, (lib, n) in names.items()}
     err = {k: np.abs(o.error.ulp) for k, o in outcomes.items()}
     rel = {k: o.error.rel for k, o in outcomes.items()}
     u = 2.0**-24
@@ -143,11 +135,7 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
         ),
     }
     data = AutogradData(
-        SeedGradients(g_torch, g_tf, exact),
-        lengths,
-        {k: v.tolist() for k, v in err.items()},
-        {k: v.tolist() for k, v in rel.items()},
-        make_truth("d/dx (x**2)**3 at x = 2", exact),
+        SeedGradients(g_torch, g_tf, exact), lengths, {k: v.tolist() for k, v in rel.items()}
     )
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
     return Section(rows, claims, truth, data)

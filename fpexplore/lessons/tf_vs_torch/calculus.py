@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import mpmath
@@ -12,7 +13,7 @@ from ...result import Claim
 from ...truth import Truth
 from ...truth.ops import make_truth
 from .data import ControlFlowData, HigherOrderData, TolerancesData
-from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng
+from .frameworks import OBSERVATIONS, Frameworks, Section, n_different, on_grid, rng
 
 # -- control flow (claim 26) -------------------------------------------------------------------
 
@@ -38,33 +39,29 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
     def f_cond(x: Any) -> Any:
         return tf.cond(x > 0, lambda: x * x, lambda: -2.0 * x)
 
-    no_tape, taped, graph, cond, torch_g, exact = [], [], [], [], [], []
-    for x in xs.tolist():
-        no_tape.append(np.float32(f_py(tf.constant(x, tf.float32))))
-        grads = []
-        for fn in (f_py, f_graph, f_cond):
-            v = tf.constant(x, dtype=tf.float32)
-            with tf.GradientTape() as tape:
-                tape.watch(v)
-                y = fn(v)
-            grads.append(np.float32(tape.gradient(y, v)))
-        taped.append(grads[0])
-        graph.append(grads[1])
-        cond.append(grads[2])
+    def taped(fn: Any, x: float) -> Any:
+        v = tf.constant(x, dtype=tf.float32)
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            y = fn(v)
+        return tape.gradient(y, v)
+
+    def torch_grad(x: float) -> Any:
         xt = torch.tensor(x, dtype=torch.float32, requires_grad=True)
         f_py(xt).backward()
-        torch_g.append(np.float32(xt.grad))
-        exact.append(np.float32(_piecewise_exact(x)))
+        return xt.grad
+
+    ways = {
+        "no tape": lambda x: f_py(tf.constant(x, tf.float32)),
+        "tape": partial(taped, f_py),
+        "graph": partial(taped, f_graph),
+        "cond": partial(taped, f_cond),
+        "torch": torch_grad,
+        "exact": _piecewise_exact,
+    }
     arrays = {
-        k: np.array(v, dtype=np.float32)
-        for k, v in {
-            "no tape": no_tape,
-            "tape": taped,
-            "graph": graph,
-            "cond": cond,
-            "torch": torch_g,
-            "exact": exact,
-        }.items()
+        k: np.array([np.float32(way(x)) for x in xs.tolist()], dtype=np.float32)
+        for k, way in ways.items()
     }
     values = np.array([f_py(np.float32(x)) for x in xs], dtype=np.float32)
     grads_equal = all(
@@ -83,15 +80,16 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
             grads_equal,
         ),
     }
-    exact_grads = np.empty(xs.size, dtype=object)
-    exact_grads[:] = [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()]
+    exact_grads = np.array(
+        [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()], dtype=object
+    )
     truth = make_truth("d/dx of (x·x if x > 0 else -2x), exact", exact_grads, "float32")
     outcomes = [
         fw.measured("tensorflow", "tf eager Python if, GradientTape", arrays["tape"], truth),
         fw.measured("tensorflow", "tf.function with tf.cond", arrays["cond"], truth),
         fw.measured("torch", "torch autograd, Python if", arrays["torch"], truth),
     ]
-    data = ControlFlowData(xs.tolist(), {k: v.tolist() for k, v in arrays.items()})
+    data = ControlFlowData(xs.tolist())
     return Section(outcomes, claims, truth, data)
 
 
@@ -147,10 +145,10 @@ def _tf_derivs(tf: Any, fn: Any, x: np.ndarray) -> dict[int, np.ndarray]:
 def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
     torch, tf = fw.torch, fw.tf
     x = on_grid(rng(seed, 27).uniform(-2, 2, 8), "float32")
-    rows, worst, differ, total = [], {"torch": 0.0, "tf": 0.0}, 0, 0
+    worst, differ, total = {"torch": 0.0, "tf": 0.0}, 0, 0
     values: dict[str, list[np.ndarray]] = {"torch": [], "tf": []}
     exact_all: list[Any] = []
-    for name, (fn, mp) in FUNCTIONS.items():
+    for fn, mp in FUNCTIONS.values():
         t, f = _torch_derivs(torch, fn, x), _tf_derivs(tf, fn, x)
         with mpmath.workdps(40):
             exact_mp = {k: [mpmath.diff(mp, mpmath.mpf(float(v)), k) for v in x] for k in ORDERS}
@@ -163,9 +161,8 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             et = float(np.max(np.abs(t[k] - exact[k]))) / scale
             ef = float(np.max(np.abs(f[k] - exact[k]))) / scale
             worst["torch"], worst["tf"] = max(worst["torch"], et), max(worst["tf"], ef)
-            n = int((t[k].view(np.uint32) != f[k].view(np.uint32)).sum())
+            n = n_different(t[k], f[k])
             differ, total = differ + n, total + x.size
-            rows.append({"function": name, "order": k, "torch": et, "tf": ef, "bits_differ": n})
     claims = {
         "higher_order_accurate": Claim(
             f"second and third derivatives of {', '.join(FUNCTIONS)} at {x.size} float32 points, "
@@ -181,9 +178,8 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             f"{differ} of {total}"
         )
     }
-    data = HigherOrderData(rows, differ, total, worst)
-    mp = np.empty(len(exact_all), dtype=object)
-    mp[:] = exact_all
+    data = HigherOrderData(differ, total, worst)
+    mp = np.array(exact_all, dtype=object)
     truth = Truth("2nd and 3rd derivatives (mpmath.diff at 40 digits)", mp=mp, digits=30)
     outcomes = [
         fw.measured("torch", "torch nested autograd.grad", np.concatenate(values["torch"]), truth),
@@ -246,9 +242,9 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         ),
         "float64_all_agree": Claim(
             "in float64 every library counts rank 3 and keeps 1e6 in pinv",
-            all(out["float64"][f"{lib} rank"] == 3 for lib in ("numpy", "torch", "tf"))
-            and all(
-                abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
+            all(
+                out["float64"][f"{lib} rank"] == 3
+                and abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
                 for lib in ("numpy", "torch", "tf")
             ),
         ),

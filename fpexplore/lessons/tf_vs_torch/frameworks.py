@@ -15,6 +15,10 @@ from ...result import Claim, Observation, Outcome
 from .._base import ClaimSpec, declare_texts, not_checked_by_run, settle
 from .data import NotRun, SectionData
 
+#: a fix that computes in float64 and rounds once is correctly rounded, give or take the
+#: float64 computation's own error and the float32 step on the way to float16/bfloat16
+ROUND_ONCE_BOUND = 0.5 + 2.0**-12
+
 
 @dataclass
 class Frameworks:
@@ -39,12 +43,6 @@ class Frameworks:
             "cpu count": os.cpu_count(),
         }
 
-    def torch_settings(self) -> dict[str, Any]:
-        return {"threads": self.torch.get_num_threads()}
-
-    def tf_settings(self) -> dict[str, Any]:
-        return {"intra_op_threads": self.tf.config.threading.get_intra_op_parallelism_threads()}
-
     def measured(
         self,
         lib: str,
@@ -59,7 +57,12 @@ class Frameworks:
         or "keras" (a TensorFlow row that names Keras's version); the row's settings are its
         framework's thread settings plus ``settings``."""
         module = {"torch": self.torch, "tensorflow": self.tf, "keras": self.keras}[lib]
-        threads = self.torch_settings() if lib == "torch" else self.tf_settings()
+        if lib == "torch":
+            threads = {"threads": self.torch.get_num_threads()}
+        else:
+            threads = {
+                "intra_op_threads": self.tf.config.threading.get_intra_op_parallelism_threads()
+            }
         return Outcome.measured(
             implementation,
             "torch" if lib == "torch" else "tensorflow",
@@ -208,9 +211,9 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def n_different(a: np.ndarray, b: np.ndarray) -> int:
+    """Elements whose bits differ."""
     a, b = np.asarray(a), np.asarray(b)
-    size = a.dtype.itemsize
-    view = {2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+    view = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
     return int((a.view(view) != b.view(view)).sum())
 
 

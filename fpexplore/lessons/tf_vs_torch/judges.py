@@ -17,7 +17,7 @@ def gradient(c: Comparison) -> Verdicts:
         raise NotMeasured("the tf_vs_torch run has no seed gradients")
     g = c.data.seed_gradients
     return decide(
-        f"torch {g.torch:g}, TensorFlow {g.tensorflow:g}, exact 6·x⁵ = {g.exact}",
+        str(g),
         (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
         (g.torch == g.tensorflow == 24, HOLDS, "both give 24"),
         otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
@@ -25,16 +25,11 @@ def gradient(c: Comparison) -> Verdicts:
 
 
 def softmax(c: Comparison) -> Verdicts:
-    import numpy as np
-
     if not isinstance(c.data, SoftmaxData):
         raise NotMeasured("the tf_vs_torch run has no softmax([1, 2, 3]) example")
     seed = c.data.seed_example
-    a = np.asarray(seed.torch, dtype=np.float32)
-    b = np.asarray(seed.tensorflow, dtype=np.float32)
-    differ = int((a.view(np.uint32) != b.view(np.uint32)).sum())
     return decide(
-        f"{differ} of {a.size} float32 values differ in their bits on this CPU "
+        f"{seed.differ} of {len(seed.torch)} float32 values differ in their bits on this CPU "
         f"({seed.onednn_reason})",
         (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
         otherwise=(

@@ -48,32 +48,28 @@ def keras_weights(w: dict[str, np.ndarray], mapping: str) -> list[np.ndarray]:
     return [kernel, recurrent, w["bias_ih_l0"] + w["bias_hh_l0"]]
 
 
-class _KerasLSTM:
-    """A Keras LSTM whose forward and backward pass run as one traced graph (eagerly a
-    1000-step LSTM takes tens of seconds; the kernels are the same). New weights are loaded
-    into the same variables, so the graph is traced once per layer."""
+def _keras_lstm(fw: Frameworks, length: int, **kw: Any) -> tuple[Any, Any]:
+    """A Keras LSTM layer and ``run(weights, x) -> (h, d sum(h_L)/dx)``. The forward and
+    backward pass run as one traced graph (eagerly a 1000-step LSTM takes tens of seconds;
+    the kernels are the same); new weights go into the same variables, so it traces once."""
+    tf = fw.tf
+    layer = fw.keras.layers.LSTM(HIDDEN, return_sequences=True, **kw)
+    layer.build((1, length, N_IN))
 
-    def __init__(self, fw: Frameworks, length: int, **kw: Any) -> None:
-        tf, keras = fw.tf, fw.keras
-        self.layer = keras.layers.LSTM(HIDDEN, return_sequences=True, **kw)
-        self.layer.build((1, length, N_IN))
-        layer = self.layer
+    @tf.function
+    def forward_backward(xt: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            out = layer(xt)
+            loss = tf.reduce_sum(out[0, -1])
+        return out, tape.gradient(loss, xt)
 
-        @tf.function
-        def forward_backward(xt: Any) -> Any:
-            with tf.GradientTape() as tape:
-                tape.watch(xt)
-                out = layer(xt)
-                loss = tf.reduce_sum(out[0, -1])
-            return out, tape.gradient(loss, xt)
-
-        self._run = forward_backward
-        self._tf = tf
-
-    def __call__(self, weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, ...]:
-        self.layer.set_weights(weights)
-        out, grad = self._run(self._tf.constant(x[None]))
+    def run(weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, ...]:
+        layer.set_weights(weights)
+        out, grad = forward_backward(tf.constant(x[None]))
         return out.numpy()[0], grad.numpy()[0]
+
+    return layer, run
 
 
 def _abs_err(got: np.ndarray, truth: Any) -> np.ndarray:
@@ -88,12 +84,11 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         x, w["weight_ih_l0"], w["weight_hh_l0"], w["bias_ih_l0"], w["bias_hh_l0"]
     )
     h_t, d_t = _torch_run(fw, w, x)
-    keras_lstm = _KerasLSTM(fw, length)
-    cell = keras_lstm.layer.cell
+    layer, keras_lstm = _keras_lstm(fw, length)
     h_k, d_k = keras_lstm(keras_weights(w, "mapped"), x)
     n_short = min(length, 100)  # the mapping mistakes show at once: 100 steps suffice
     h_1 = keras_lstm(keras_weights(w, "one bias"), x)[0][:n_short]
-    hard = _KerasLSTM(fw, n_short, recurrent_activation="hard_sigmoid")
+    _, hard = _keras_lstm(fw, n_short, recurrent_activation="hard_sigmoid")
     h_hs = hard(keras_weights(w, "mapped"), x[:n_short])[0]
     h_truth_short = Truth(
         f"h of the first {n_short} steps",
@@ -102,7 +97,8 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         prec=h_truth.prec,
         input_format="float32",
     )
-    rec_default = getattr(cell.recurrent_activation, "__name__", str(cell.recurrent_activation))
+    rec = layer.cell.recurrent_activation
+    rec_default = getattr(rec, "__name__", str(rec))
     outcomes = {
         "torch": fw.measured("torch", "torch nn.LSTM: h at every step", h_t, h_truth),
         "keras": fw.measured(
@@ -128,13 +124,15 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         "torch grad": fw.measured("torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth),
         "keras grad": fw.measured("keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth),
     }
-    e_h = {k: _abs_err(v, h_truth).max(axis=1) for k, v in {"torch": h_t, "keras": h_k}.items()}
-    e_h.update(
-        {
-            k: _abs_err(v, h_truth_short).max(axis=1)
-            for k, v in {"keras one bias": h_1, "keras hard": h_hs}.items()
-        }
-    )
+    e_h = {
+        k: _abs_err(v, t).max(axis=1)
+        for k, v, t in (
+            ("torch", h_t, h_truth),
+            ("keras", h_k, h_truth),
+            ("keras one bias", h_1, h_truth_short),
+            ("keras hard", h_hs, h_truth_short),
+        )
+    }
     g_scale = np.abs(d_truth.split()[0]).max()
     e_g = {
         k: _abs_err(v, d_truth).max(axis=1) / g_scale
@@ -182,7 +180,6 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         {k: v[::-1] for k, v in e_g.items()},
         diff_h,
         float(grad_diff / g_scale),
-        rec_default,
     )
     obs = {"identical_steps": OBSERVATIONS["identical_steps"].observe(same)}
     rows = shown(

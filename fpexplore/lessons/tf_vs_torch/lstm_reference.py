@@ -65,12 +65,7 @@ def run(
         dx[t] = [mpmath.fdot(wi_t[j], da) for j in range(n_in)]
         dh = [mpmath.fdot(wh_t[j], da) for j in range(hid)]
         dc = [dc[k] * f[k] for k in range(hid)]
-    h_arr = np.empty((length, hid), dtype=object)
-    d_arr = np.empty((length, n_in), dtype=object)
-    for t in range(length):
-        h_arr[t, :] = hs[t]
-        d_arr[t, :] = dx[t]
-    return h_arr, d_arr
+    return np.array(hs, dtype=object), np.array(dx, dtype=object)
 
 
 def reference(

@@ -112,7 +112,7 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             bool((err["keras fixed"] <= b).all() and (err["torch"] <= b).all()),
         ),
     }
-    data = LayerNormData(x, {k: float(v.max()) for k, v in err.items()}, float(b.max()), var)
+    data = LayerNormData({k: float(v.max()) for k, v in err.items()})
     rows = shown(outcomes, agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, truth, data)
 

@@ -21,15 +21,14 @@ def error_vs_length(comparison: Comparison) -> Any:
         steps = np.arange(1, d.length + 1)
         for k, style in (("torch", "-"), ("keras", "--")):
             a1.semilogy(steps, np.maximum(d.h_error_by_step[k], 1e-12), style, label=k)
+            e = d.grad_error_by_distance[k]
+            a2.semilogy(np.arange(len(e)), np.maximum(e, 1e-12), style, label=k)
         a1.semilogy(
             steps, np.maximum(d.torch_keras_diff_by_step, 1e-12), ":", label="|torch - keras|"
         )
         a1.set_xlabel("step t")
         a1.set_ylabel("max |h_t - exact|")
         a1.legend()
-        for k, style in (("torch", "-"), ("keras", "--")):
-            e = d.grad_error_by_distance[k]
-            a2.semilogy(np.arange(len(e)), np.maximum(e, 1e-12), style, label=k)
         a2.set_xlabel("steps the gradient travelled back (L - t)")
         a2.set_ylabel("|d sum(h_L)/dx_t - exact| / max")
         a2.legend()
@@ -61,14 +60,8 @@ def figure(comparison: Comparison) -> Any:
     ran = [o for o in comparison.outcomes if o.ran and o.error is not None]
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(len(ran), 1)))
     if not ran:
-        ax.text(
-            0.5,
-            0.5,
-            "not run: " + (comparison.outcomes[0].unavailable or ""),
-            ha="center",
-            va="center",
-            wrap=True,
-        )
+        why = "not run: " + (comparison.outcomes[0].unavailable or "")
+        ax.text(0.5, 0.5, why, ha="center", va="center", wrap=True)
         ax.set_axis_off()
         return fig
     vals = [max(o.error.max_abs_ulp, 1e-3) for o in ran]

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ... import formats
+from ... import formats, metrics
 from ...dispatch import tensorflow_onednn
-from ...result import Claim, Outcome
+from ...result import Claim
 from ...truth import reference
 from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
     OBSERVATIONS,
+    ROUND_ONCE_BOUND,
     Frameworks,
     Section,
     from_tf,
@@ -22,104 +24,64 @@ from .frameworks import (
     on_grid,
     rng,
     same_bits,
+    shown,
     to_tf,
     to_torch,
 )
 
-#: a fix that computes in float64 and rounds once is correctly rounded, give or take the
-#: float64 computation's own error and the float32 step on the way to float16/bfloat16
-ROUND_ONCE_BOUND = 0.5 + 2.0**-12
 #: softmax([1, 2, 3]) in float32 on every CPU path: Eigen's scalar path and torch round within
 #: one ULP; oneDNN's vector exp and its reciprocal-multiply add up to about 1.2 ULP
 SEED_BOUND = 2.0
 SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
-def _torch_op(fw: Frameworks, op: str) -> Any:
-    """torch's ``op`` ("softmax" or "log_softmax") over the last axis."""
-    fn = getattr(fw.torch.nn.functional, op)
-    return lambda t: fn(t, dim=-1)
-
-
-def _tf_op(fw: Frameworks, op: str) -> Any:
-    return getattr(fw.tf.nn, op)
-
-
-def _wide_torch(fw: Frameworks, op: str, t: Any) -> Any:
-    """The fix, torch side: compute in float64, round to float32, then to the input's dtype."""
-    return _torch_op(fw, op)(t.double()).float().to(t.dtype)
-
-
-def _wide_tf(fw: Frameworks, op: str, t: Any) -> Any:
-    """The fix, TensorFlow side: the same in tf.cast steps."""
-    tf = fw.tf
-    y = _tf_op(fw, op)(tf.cast(t, tf.float64))
-    return tf.cast(tf.cast(y, tf.float32), t.dtype)
-
-
-def _truth(op: str, x: np.ndarray) -> Any:
-    return getattr(reference, op)(x)
-
-
 def run_softmax(
     fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
 ) -> Section:
-    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``."""
-    env = fw.env()
+    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``; ``op`` is
+    "softmax" or "log_softmax", over the last axis."""
+    tf, exact = fw.tf, getattr(reference, op)
+    torch_op, tf_op = partial(getattr(fw.torch.nn.functional, op), dim=-1), getattr(tf.nn, op)
     seed_x = np.float32(SEED_EXAMPLE)
-    seed_truth = _truth(op, seed_x)
-    s_torch = from_torch(_torch_op(fw, op)(to_torch(fw, seed_x)))
-    s_tf = from_tf(_tf_op(fw, op)(to_tf(fw, seed_x)))
+    seed_truth = exact(seed_x)
+    s_torch = from_torch(torch_op(to_torch(fw, seed_x)))
+    s_tf = from_tf(tf_op(to_tf(fw, seed_x)))
     e_seed = {
-        "torch": Outcome.measured("", "torch", s_torch, seed_truth).error,
-        "tensorflow": Outcome.measured("", "tensorflow", s_tf, seed_truth).error,
+        "torch": metrics.measure(s_torch, seed_truth),
+        "tensorflow": metrics.measure(s_tf, seed_truth),
     }
 
     g = rng(seed, 1)
     x = on_grid(1000.0 + 4.0 * g.standard_normal(size), dtype)
-    truth = _truth(op, x)
+    truth = exact(x)
     tx, fx = to_torch(fw, x), to_tf(fw, x)
-    y_torch = from_torch(_torch_op(fw, op)(tx))
-    y_tf = from_tf(_tf_op(fw, op)(fx))
-    w_torch = from_torch(_wide_torch(fw, op, tx))
-    w_tf = from_tf(_wide_tf(fw, op, fx))
+    y_torch = from_torch(torch_op(tx))
+    y_tf = from_tf(tf_op(fx))
+    # the fix: compute in float64, round to float32, then to the input's dtype
+    w_torch = from_torch(torch_op(tx.double()).float().to(tx.dtype))
+    w_tf = from_tf(tf.cast(tf.cast(tf_op(tf.cast(fx, tf.float64)), tf.float32), fx.dtype))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         e = np.exp(x.astype(np.float32))
         naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            f"torch F.{op}({dtype})", "torch", y_torch, truth, version=env["torch"], settings=ts
-        ),
-        "tf": Outcome.measured(
-            f"tf.nn.{op}({dtype})",
-            "tensorflow",
-            y_tf,
-            truth,
-            version=env["tensorflow"],
-            settings=tfs,
-        ),
-        "torch wide": Outcome.measured(
-            f"torch F.{op} in float64, rounded once",
+        "torch": fw.measured("torch", f"torch F.{op}({dtype})", y_torch, truth),
+        "tf": fw.measured("tensorflow", f"tf.nn.{op}({dtype})", y_tf, truth),
+        "torch wide": fw.measured(
             "torch",
+            f"torch F.{op} in float64, rounded once",
             w_torch,
             truth,
-            version=env["torch"],
-            settings=ts,
             note="x.double() → op → .float().to(dtype)",
         ),
-        "tf wide": Outcome.measured(
-            f"tf.nn.{op} in float64, rounded once",
+        "tf wide": fw.measured(
             "tensorflow",
+            f"tf.nn.{op} in float64, rounded once",
             w_tf,
             truth,
-            version=env["tensorflow"],
-            settings=tfs,
             note="tf.cast(x, float64) → op → cast to float32 → cast to dtype",
         ),
     }
     err = {k: o.error for k, o in outcomes.items()}
-    shown = ["torch wide", "tf wide"] if agree else ["torch", "tf"]
     naive_bad = not np.isfinite(naive).all()
     claims = {
         "seed_example": Claim(
@@ -166,8 +128,8 @@ def run_softmax(
     }
     onednn, why = tensorflow_onednn()
     differ = n_different(s_torch, s_tf)
-    seed_example = SeedExample(s_torch, s_tf, seed_truth, onednn, why, differ)
-    data = SoftmaxData(seed_example, x, {k: float(v.max_abs_ulp) for k, v in err.items()}, naive)
+    seed_example = SeedExample(s_torch, s_tf, why, differ)
+    data = SoftmaxData(seed_example, {k: float(v.max_abs_ulp) for k, v in err.items()})
     obs = {
         "seed_bits": OBSERVATIONS["seed_bits"].observe(
             differ,
@@ -181,7 +143,8 @@ def run_softmax(
             n_different(y_torch, y_tf), measured=f" ({op} in {dtype})"
         ),
     }
-    return Section([outcomes[k] for k in shown], claims, truth, data, obs)
+    rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
+    return Section(rows, claims, truth, data, obs)
 
 
 SOFTMAX_CLAIMS = {
@@ -197,7 +160,6 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     """Per-sample cross-entropy of confident logits: torch from logits, Keras from logits and
     from probabilities (clipped to [epsilon, 1 - epsilon])."""
     keras, torch = fw.keras, fw.torch
-    env = fw.env()
     n = 8
     g = rng(seed, 2)
     raw = 12.0 * g.standard_normal((n, size))
@@ -216,33 +178,19 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     logit_loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=None)
     y_probs = from_tf(default_loss(target, probs))
     y_logits = from_tf(logit_loss(target, to_tf(fw, logits)))
-    ts, tfs = fw.torch_settings(), fw.tf_settings()
     outcomes = {
-        "torch": Outcome.measured(
-            "torch F.cross_entropy(logits)",
-            "torch",
-            y_torch,
-            truth,
-            version=env["torch"],
-            settings=ts,
-        ),
-        "keras probs": Outcome.measured(
+        "torch": fw.measured("torch", "torch F.cross_entropy(logits)", y_torch, truth),
+        "keras probs": fw.measured(
+            "keras",
             "Keras SparseCategoricalCrossentropy() on softmax probabilities",
-            "tensorflow",
             y_probs,
             truth,
-            version=env["keras"],
-            settings={**tfs, "epsilon": eps},
+            epsilon=eps,
             note=f"from_logits=False (the default): probabilities clipped to "
             f"[{eps:g}, 1 - {eps:g}]",
         ),
-        "keras logits": Outcome.measured(
-            "Keras SparseCategoricalCrossentropy(from_logits=True)",
-            "tensorflow",
-            y_logits,
-            truth,
-            version=env["keras"],
-            settings=tfs,
+        "keras logits": fw.measured(
+            "keras", "Keras SparseCategoricalCrossentropy(from_logits=True)", y_logits, truth
         ),
     }
     err = {k: o.error for k, o in outcomes.items()}
@@ -274,11 +222,10 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
             bool((abs_err(y_torch) <= allowed).all() and (abs_err(y_logits) <= allowed).all()),
         ),
     }
-    shown = ["torch", "keras logits"] if agree else ["torch", "keras probs"]
     losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}
-    ulps = {k: float(v.max_abs_ulp) for k, v in err.items()}
-    data = CrossEntropyData(logits, target, losses, eps, ulps)
-    return Section([outcomes[k] for k in shown], claims, truth, data)
+    data = CrossEntropyData(losses)
+    rows = shown(outcomes, agree, ["torch", "keras logits"], ["torch", "keras probs"])
+    return Section(rows, claims, truth, data)
 
 
 CROSS_ENTROPY_CLAIMS = {

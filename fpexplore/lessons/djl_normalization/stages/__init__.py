@@ -8,7 +8,7 @@ backend module, or the reason (with the fixing command) that it cannot run.
 """
 
 from ....truth import once
-from .common import StageResult, Thunks, missing, nearest
+from .common import StageResult, Thunks, measured, missing, nearest
 from .crop import crop_stage
 from .decode import decode_stage
 from .normalize import normalize_stage
@@ -16,6 +16,6 @@ from .resize import resize_stage, resize_truth
 from .std import std_stage
 from .to_tensor import to_tensor_stage
 
-__all__ = ["StageResult", "Thunks", "crop_stage", "decode_stage", "missing", "nearest"]
+__all__ = ["StageResult", "Thunks", "crop_stage", "decode_stage", "measured", "missing", "nearest"]
 __all__ += ["normalize_stage", "once", "resize_stage", "resize_truth", "std_stage"]
 __all__ += ["to_tensor_stage"]

@@ -26,27 +26,25 @@ def nearest(truth: Truth) -> np.ndarray:
     return truth.split()[0]
 
 
-def _measured(
-    name: str, backend: str, value: Any, truth: Truth, versions: dict[str, str]
+def measured(
+    name: str, backend: str, value: Any, truth: Truth, versions: dict[str, str], note: str = ""
 ) -> Outcome:
+    """``value`` measured against ``truth``; a value of another shape is shown, not measured."""
     version, shape = versions.get(backend, ""), tuple(np.shape(value))
     if shape != tuple(truth.shape):
-        note = f"shape {shape} differs from the truth's {tuple(truth.shape)}: not measured"
+        why = f"shape {shape} differs from the truth's {tuple(truth.shape)}: not measured"
+        note = f"{note}; {why}" if note else why
         return Outcome(name, backend, value=value, version=version, note=note)
-    note = ""
     if np.asarray(value).dtype == np.uint8:  # ULPs of float64 say nothing about grey levels
         err = np.abs(np.asarray(value, np.float64) - nearest(truth))
         note = f"uint8: max |error| {err.max():.3g} levels, mean {err.mean():.3g}"
     return Outcome.measured(name, backend, value, truth, version=version, note=note)
 
 
-def rows(
-    values: dict[str, Any],
-    truth: Truth,
-    versions: dict[str, str],
-    backend_of: Callable[[str], str] = lambda k: k.split(":")[0],
-) -> Thunks:
-    return [partial(_measured, k, backend_of(k), v, truth, versions) for k, v in values.items()]
+def rows(values: dict[str, Any], truth: Truth, versions: dict[str, str]) -> Thunks:
+    """A row per value, its backend the first word of its name ("PIL (...)" is "pil")."""
+    backend = {k: k.split(":")[0].split(" ")[0].lower() for k in values}
+    return [partial(measured, k, backend[k], v, truth, versions) for k, v in values.items()]
 
 
 def missing(name: str, reason: str) -> Callable[[], Outcome]:

@@ -17,11 +17,6 @@ _DECODE_TABLES = Memo(keep=2)
 def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     tf = optional("tensorflow")
 
-    def tf_decode(raw: bytes, jpeg: bool, dct_method: str = "") -> np.ndarray:
-        if jpeg:
-            return tf.io.decode_jpeg(raw, channels=3, dct_method=dct_method).numpy()
-        return tf.io.decode_png(raw, channels=3).numpy()
-
     def gap(a: np.ndarray, b: np.ndarray) -> int:
         return int(np.abs(a.astype(int) - b).max())
 
@@ -32,9 +27,9 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
             pil = P.pil_decode(path)
             row: dict[str, Any] = {"image": name}
             if name.endswith(".jpg") and tf is not None:
-                raw = path.read_bytes()
-                row["tf_vs_pil"] = gap(tf_decode(raw, True), pil)
-                row["tf_accurate_vs_pil"] = gap(tf_decode(raw, True, "INTEGER_ACCURATE"), pil)
+                row["tf_vs_pil"] = gap(P.tf_decode(path).numpy(), pil)
+                accurate = P.tf_decode(path, "INTEGER_ACCURATE").numpy()
+                row["tf_accurate_vs_pil"] = gap(accurate, pil)
             if not isinstance(djl, str):
                 row["imageio_vs_pil"] = gap(djl.decode(path), pil)
             table.append(row)
@@ -44,21 +39,19 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     here = (djl if isinstance(djl, str) else "djl", tf is None, tuple(images.names()))
     table = _DECODE_TABLES.get(here, every_image)
     name = p["image"]
-    path, jpeg = images.path(name), name.endswith(".jpg")
-    raw = path.read_bytes()
+    path = images.path(name)
     pixels = images.source(name).astype(object)
     truth = once(Truth(f"the pixels {name} was encoded from", exact=pixels))
     values = {"PIL (torchvision's loader)": P.pil_decode(path)}
     extra: Thunks = []
     if tf is None:
         extra.append(missing("tensorflow: decode", backends.missing("tensorflow") or ""))
-    elif jpeg:
-        values["tensorflow: decode_jpeg (default dct_method)"] = tf_decode(raw, True)
-        values["tensorflow: decode_jpeg(dct_method='INTEGER_ACCURATE')"] = tf_decode(
-            raw, True, "INTEGER_ACCURATE"
-        )
+    elif name.endswith(".jpg"):
+        values["tensorflow: decode_jpeg (default dct_method)"] = P.tf_decode(path).numpy()
+        accurate = P.tf_decode(path, "INTEGER_ACCURATE").numpy()
+        values["tensorflow: decode_jpeg(dct_method='INTEGER_ACCURATE')"] = accurate
     else:
-        values["tensorflow: decode_png"] = tf_decode(raw, False)
+        values["tensorflow: decode_png"] = P.tf_decode(path).numpy()
     jpgs = [r for r in table if "tf_vs_pil" in r]
     claims: dict[str, Claim] = {}
     if tf is not None:
@@ -84,5 +77,4 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
             "to the same bits",
             all(r["imageio_vs_pil"] == 0 for r in table),
         )
-    backend_of = lambda k: k.split(":")[0].split(" ")[0].lower()  # noqa: E731
-    return truth, rows(values, truth, versions, backend_of) + extra, claims, data
+    return truth, rows(values, truth, versions) + extra, claims, data
