@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from types import ModuleType
 
@@ -47,7 +47,6 @@ class Backend:
     distributions: tuple[str, ...]
     fix: str
     description: str = ""
-    extra: tuple[str, ...] = field(default=())
 
     def available(self) -> bool:
         return _has_module(self.module)

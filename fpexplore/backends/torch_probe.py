@@ -58,10 +58,6 @@ class TorchReport:
     source: str
 
 
-def cache_file() -> Path:
-    return cache_dir() / "doctor" / "torch.json"
-
-
 def key(version: str) -> str:
     """Everything torch's device list and default thread count depend on."""
     try:
@@ -77,7 +73,7 @@ class Probe:
 
     def __init__(self, version: str) -> None:
         self.key = key(version)
-        self.path = cache_file()
+        self.path = cache_dir() / "doctor" / "torch.json"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.started = time.time()
         self.process = subprocess.Popen(
