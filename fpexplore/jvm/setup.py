@@ -58,7 +58,9 @@ def resolve_jars(force: bool = False) -> bool:
     """Copy the pinned jars into `artifacts.jar_dir`; returns True when Maven ran."""
     stamp = artifacts.djl_dir() / ".jars.sha256"
     want = _digest([artifacts.POM])
-    if not force and stamp.exists() and stamp.read_text() == want and not artifacts_absent():
+    reason = artifacts.missing_jars()
+    absent = reason is not None and "helpers" not in reason
+    if not force and stamp.exists() and stamp.read_text() == want and not absent:
         return False
     mvn = _tool("mvn")
     _tool("java")
@@ -85,11 +87,6 @@ def resolve_jars(force: bool = False) -> bool:
     staging.rename(artifacts.jar_dir())
     stamp.write_text(want)
     return True
-
-
-def artifacts_absent() -> bool:
-    reason = artifacts.missing_jars()
-    return reason is not None and "helpers" not in reason
 
 
 def _link_to_repo(staging: Path) -> None:
