@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import logging
 import os
 import sys
 from collections.abc import Iterator
 from types import ModuleType
-
-__all__ = ["TF_LOG_LEVEL", "quiet_import", "quiet_tensorflow", "silenced_fd2"]
 
 #: 2 hides TensorFlow's C++ INFO and WARNING lines and keeps its errors
 TF_LOG_LEVEL = "2"
@@ -30,22 +29,11 @@ def quiet_tensorflow() -> None:
     """Hide TensorFlow's C++ start-up lines and absl's Python warnings (errors still show)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", TF_LOG_LEVEL)
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
-    if "absl.logging" in sys.modules or _has_absl():
+    if "absl.logging" in sys.modules or importlib.util.find_spec("absl") is not None:
         from absl import logging as absl_logging
 
         absl_logging.set_verbosity(absl_logging.ERROR)
         absl_logging.set_stderrthreshold("error")
-
-
-def _has_absl() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("absl") is not None
-
-
-def _wants_logs() -> bool:
-    """Whether the user asked for TensorFlow's logs (``TF_CPP_MIN_LOG_LEVEL`` set to 0)."""
-    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", TF_LOG_LEVEL).strip() in ("0", "")
 
 
 @contextlib.contextmanager
@@ -69,10 +57,11 @@ def silenced_fd2() -> Iterator[None]:
 
 
 def quiet_import(name: str) -> ModuleType:
-    """``import name`` with TensorFlow's start-up lines silenced (unless the user asked for
-    TensorFlow's logs); an ImportError still raises, and is shown, after the descriptor is back."""
+    """``import name`` with TensorFlow's start-up lines silenced, unless the user asked for its
+    logs (``TF_CPP_MIN_LOG_LEVEL=0``); an ImportError raises after the descriptor is back."""
     quiet_tensorflow()
-    if name in sys.modules or _wants_logs():
+    wants_logs = os.environ["TF_CPP_MIN_LOG_LEVEL"].strip() in ("0", "")
+    if name in sys.modules or wants_logs:
         return importlib.import_module(name)
     with silenced_fd2():
         return importlib.import_module(name)
