@@ -98,15 +98,7 @@ def each(
     and waits for it, so threads suffice); results in the order of ``items``. ``done`` is
     called in the caller's thread as each one finishes (a progress bar's update)."""
     items = list(items)
-    n = jobs(len(items))
-    if n <= 1:
-        out = []
-        for x in items:
-            out.append(fn(x))
-            if done is not None:
-                done()
-        return out
-    with ThreadPoolExecutor(n) as pool:
+    with ThreadPoolExecutor(jobs(len(items))) as pool:
         futures = [pool.submit(fn, x) for x in items]
         for _ in as_completed(futures):
             if done is not None:
