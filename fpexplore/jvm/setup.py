@@ -139,16 +139,6 @@ def compile_helpers(force: bool = False) -> bool:
     return True
 
 
-def warm_worker() -> dict:
-    """Start the worker once: DJL extracts libtorch into the cache now, not during a lesson."""
-    from . import client
-
-    try:
-        return client.call("info", timeout=300)
-    finally:
-        client.shutdown()
-
-
 def du(path: Path) -> int:
     """Bytes on disk under ``path`` (hard links counted once)."""
     blocks = {}
@@ -167,8 +157,13 @@ def command(args: argparse.Namespace) -> int:
         compiled = compile_helpers(args.force or ran_mvn)
         t_classes = time.perf_counter() - t0
         info = None
-        if not args.no_warm:
-            info = warm_worker()
+        if not args.no_warm:  # DJL extracts libtorch into the cache now, not during a lesson
+            from . import client
+
+            try:
+                info = client.call("info", timeout=300)
+            finally:
+                client.shutdown()
     except SetupError as exc:
         print(f"fpexplore DJL set-up: {exc}", file=sys.stderr)
         return 1

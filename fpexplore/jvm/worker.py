@@ -71,6 +71,11 @@ class Java:
         shape = self.jpype.JArray(self.jpype.JLong)(list(packed["shape"]))
         return self.Fpx.fromBytes(manager, raw, shape, packed["dtype"])
 
+    def shape(self, dims: list[int]) -> Any:
+        from ai.djl.ndarray.types import Shape  # type: ignore
+
+        return Shape(self.jpype.JArray(self.jpype.JLong)([int(d) for d in dims]))
+
     def bits(self, nd: Any) -> dict[str, Any]:
         return {
             "dtype": np.dtype(str(nd.getDataType().asNumpy())).name,
@@ -183,20 +188,11 @@ class Ops:
         return self._unary(x, lambda a: t.transform(a))
 
     def resize_short(
-        self,
-        x: dict[str, Any],
-        short_edge: int,
-        long_edge: int = -1,
-        interpolation: str | None = None,
+        self, x: dict[str, Any], short_edge: int, long_edge: int, interpolation: str
     ) -> dict[str, Any]:
         from ai.djl.modality.cv.transform import ResizeShort  # type: ignore
 
-        if interpolation is None and long_edge == -1:
-            t = ResizeShort(int(short_edge))
-        else:
-            t = ResizeShort(
-                int(short_edge), int(long_edge), self._interp(interpolation or "bilinear")
-            )
+        t = ResizeShort(int(short_edge), int(long_edge), self._interp(interpolation))
         return self._unary(x, lambda a: t.transform(a))
 
     def center_crop(self, x: dict[str, Any], width: int, height: int) -> dict[str, Any]:
@@ -230,28 +226,23 @@ class Ops:
         with self.j.manager.newSubManager() as m:
             return self.j.bits(image.toNDArray(m, Image.Flag.valueOf(flag.upper())))
 
-    def random(
-        self, kind: str, seed: int, shape: list[int], a: float, b: float, dtype: str = "float32"
-    ) -> dict[str, Any]:
-        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+    def random(self, kind: str, seed: int, shape: list[int], a: float, b: float) -> dict[str, Any]:
+        from ai.djl.ndarray.types import DataType  # type: ignore
 
         self.j.engine.setRandomSeed(int(seed))
-        dt = DataType.valueOf(dtype.upper())
-        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)(list(shape)))
         with self.j.manager.newSubManager() as m:
             draw = m.randomUniform if kind == "uniform" else m.randomNormal
-            return self.j.bits(draw(float(a), float(b), shp, dt))
+            return self.j.bits(draw(float(a), float(b), self.j.shape(shape), DataType.FLOAT32))
 
     def dropout(self, seed: int, n: int, rate: float) -> dict[str, Any]:
         """``ai.djl.nn.norm.Dropout.dropout`` of n ones in training mode after
         ``Engine.setRandomSeed(seed)``."""
-        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+        from ai.djl.ndarray.types import DataType  # type: ignore
         from ai.djl.nn.norm import Dropout  # type: ignore
 
         self.j.engine.setRandomSeed(int(seed))
-        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)([int(n)]))
         with self.j.manager.newSubManager() as m:
-            ones = m.ones(shp, DataType.FLOAT32)
+            ones = m.ones(self.j.shape([n]), DataType.FLOAT32)
             return self.j.bits(Dropout.dropout(ones, float(rate), True).singletonOrThrow())
 
     def default_init(self, seed: int, block: str, inputs: int, units: int) -> dict[str, Any]:
@@ -261,16 +252,16 @@ class Ops:
         from ai.djl.nn.convolutional import Conv2d  # type: ignore
         from ai.djl.nn.core import Linear  # type: ignore
 
-        long_ = self.j.jpype.JArray(self.j.jpype.JLong)
         if block == "linear":
             b = Linear.builder().setUnits(int(units)).build()
-            shape = Shape(long_([1, int(inputs)]))
+            dims = self.j.shape([1, inputs])
         else:
-            b = Conv2d.builder().setKernelShape(Shape(long_([3, 3]))).setFilters(int(units)).build()
-            shape = Shape(long_([1, int(inputs), 8, 8]))
+            kernel = self.j.shape([3, 3])
+            b = Conv2d.builder().setKernelShape(kernel).setFilters(int(units)).build()
+            dims = self.j.shape([1, inputs, 8, 8])
         self.j.engine.setRandomSeed(int(seed))
         with self.j.manager.newSubManager() as m:
-            b.initialize(m, DataType.FLOAT32, self.j.jpype.JArray(Shape)([shape]))
+            b.initialize(m, DataType.FLOAT32, self.j.jpype.JArray(Shape)([dims]))
             return {
                 str(pair.getKey()): self.j.bits(pair.getValue().getArray())
                 for pair in b.getParameters()
