@@ -47,10 +47,9 @@ class BackendUnavailable(FpexploreError, RuntimeError):
 
     def __init__(self, backend: str, reason: str, fix: str = "") -> None:
         self.backend, self.reason, self.fix = backend, reason, fix
-        msg = f"{backend} is unavailable: {reason}"
-        if fix:
-            msg += f" To fix it, run: {fix}"
-        super().__init__(msg)
+        super().__init__(
+            f"{backend} is unavailable: {reason}" + (f" To fix it, run: {fix}" if fix else "")
+        )
 
 
 class NotEmulated(FpexploreError, NotImplementedError):

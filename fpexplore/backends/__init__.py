@@ -199,8 +199,7 @@ class _LibTorch(Backend):
         return libtorch_program.version()
 
     def load(self) -> ModuleType:
-        """The runner module of the built program, or `BackendUnavailable` saying how to
-        build it (or what to install first)."""
+        """The built program's runner module, or `BackendUnavailable` saying how to build it."""
         from . import libtorch_program
 
         reason = libtorch_program.missing()

@@ -311,19 +311,14 @@ def seed_streams(seed: int, n: int) -> dict[str, Any]:
     from . import load
 
     torch = load("torch")
-    torch_uniform = (torch.manual_seed(seed), torch.rand(n))[1].numpy()
-    torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
-    djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)
-    out: dict[str, Any] = {
-        "torch_version": torch.__version__,
-        "djl": version(),
-        "torch_uniform": torch_uniform,
-        "djl_uniform": djl_uniform,
-        "torch_normal": torch_normal,
-        "djl_normal": djl_normal,
-    }
-    for kind in ("uniform", "normal"):
-        a, b = out[f"torch_{kind}"], out[f"djl_{kind}"]
+    out: dict[str, Any] = {"torch_version": torch.__version__, "djl": version()}
+    for kind, torch_draw, djl_draw in (
+        ("uniform", torch.rand, random_uniform),
+        ("normal", torch.randn, random_normal),
+    ):
+        torch.manual_seed(seed)
+        a = out[f"torch_{kind}"] = torch_draw(n).numpy()
+        b = out[f"djl_{kind}"] = djl_draw(seed, n)
         diff = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))
         out[f"{kind}_equal"] = diff.size == 0
         out[f"{kind}_first_difference"] = int(diff[0]) if diff.size else None

@@ -52,11 +52,11 @@ def version() -> str:
 
 def missing() -> str | None:
     """Why the program cannot run here, with the command that fixes it; None when it can."""
-    given = os.environ.get(ENV_EXE)
-    if given:
-        return None if executable() else f"{ENV_EXE}={given} is not an executable file."
     if executable() is not None:
         return None
+    given = os.environ.get(ENV_EXE)
+    if given:
+        return f"{ENV_EXE}={given} is not an executable file."
     tools = _build.missing_tools()
     if tools:
         return f"the program cannot be built here: {tools}"
@@ -75,9 +75,9 @@ def describe() -> str:
     exe = executable()
     if exe is None:
         return f"not built: {missing()} Build it with: {fix()}"
-    info = build_info()
     if os.environ.get(ENV_EXE):
         return f"C++ program {exe} (from {ENV_EXE})"
+    info = build_info()
     return (
         f"C++ program {exe}, built {info.get('built_at', '?')} against torch "
         f"{info.get('torch', '?')} in {info.get('build_s', '?')} s"
