@@ -30,10 +30,7 @@ class Java:
         import jpype
         import jpype.imports  # enables `from ai.djl... import ...`
 
-        # Offline always: a missing native fails fast instead of reaching for DJL's site.
-        os.environ["DJL_OFFLINE"] = "true"
-        os.environ.setdefault("PYTORCH_FLAVOR", "cpu")
-        os.environ.setdefault("DJL_CACHE_DIR", str(artifacts.native_dir()))
+        # DJL_OFFLINE, PYTORCH_FLAVOR and DJL_CACHE_DIR come from `client.Worker`'s environment
         jpype.startJVM(
             "-Xrs",  # the JVM leaves SIGTERM/SIGINT/SIGHUP to this process (see `serve`)
             "-Dai.djl.offline=true",
