@@ -73,6 +73,8 @@ _FATAL = re.compile(r"^#\s+(SIG[A-Z]+) \(0x[0-9a-f]+\)", re.MULTILINE)
 class Worker:
     """One running worker process: DJL's, or (``djl=False``) a JVM alone."""
 
+    djl = True
+
     @property
     def what(self) -> str:
         return "DJL" if self.djl else "JVM"
