@@ -2,8 +2,8 @@
 
 The program (sources in ``fpexplore/backends/libtorch/``) runs as a subprocess; arrays go in and
 come out as float32 ``.npy`` files, never pickles. `run_script` has it load a TorchScript file
-and return every tensor of the result. ``FPEXPLORE_LIBTORCH_EXE`` points at another
-build of it. Nothing here imports torch.
+and return every tensor of the result. ``FPEXPLORE_LIBTORCH_EXE`` names another build of it.
+Nothing here imports torch.
 """
 
 from __future__ import annotations

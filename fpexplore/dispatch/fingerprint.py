@@ -195,8 +195,7 @@ def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
 
 
 def check_out(out: str | os.PathLike[str]) -> Path:
-    """``out`` as a path a file can be written to, or `InvalidParameter` naming ``--out`` and
-    saying why not (`fpexplore.paths.check_out`)."""
+    """`fpexplore.paths.check_out` for the command's ``--out``."""
     from ..paths import check_out as checked
 
     return checked(out, "--out", "fpexplore fingerprint")
