@@ -47,10 +47,9 @@ class BackendUnavailable(FpexploreError, RuntimeError):
 
     def __init__(self, backend: str, reason: str, fix: str = "") -> None:
         self.backend, self.reason, self.fix = backend, reason, fix
-        msg = f"{backend} is unavailable: {reason}"
-        if fix:
-            msg += f" To fix it, run: {fix}"
-        super().__init__(msg)
+        super().__init__(
+            f"{backend} is unavailable: {reason}" + (f" To fix it, run: {fix}" if fix else "")
+        )
 
 
 class NotEmulated(FpexploreError, NotImplementedError):
@@ -84,23 +83,26 @@ class RecordError(FpexploreError, ValueError):
     """A recorded run (data/gpu/*.json) is missing or does not match its schema."""
 
 
-def _claim_message(lesson: str, key: str, claim: object, verb: str) -> str:
-    text, reason = getattr(claim, "text", ""), getattr(claim, "reason", "")
-    return f"claim {key!r} of lesson {lesson!r} {verb}: {text}" + (f" ({reason})" if reason else "")
-
-
-class ClaimFailed(FpexploreError, AssertionError):
-    """A lesson's claim did not hold in this run (`Comparison.check`)."""
+class _ClaimError(FpexploreError, AssertionError):
+    verb = ""
 
     def __init__(self, lesson: str, key: str, claim: object) -> None:
         self.lesson, self.key, self.claim = lesson, key, claim
-        super().__init__(_claim_message(lesson, key, claim, "fails"))
+        text, reason = getattr(claim, "text", ""), getattr(claim, "reason", "")
+        super().__init__(
+            f"claim {key!r} of lesson {lesson!r} {self.verb}: {text}"
+            + (f" ({reason})" if reason else "")
+        )
 
 
-class ClaimNotChecked(FpexploreError, AssertionError):
+class ClaimFailed(_ClaimError):
+    """A lesson's claim did not hold in this run (`Comparison.check`)."""
+
+    verb = "fails"
+
+
+class ClaimNotChecked(_ClaimError):
     """A lesson's claim could not be checked: a part it needs (torch, TensorFlow, Java, the DJL
     jars, a GPU) is missing; the message says which and the command that gets it."""
 
-    def __init__(self, lesson: str, key: str, claim: object) -> None:
-        self.lesson, self.key, self.claim = lesson, key, claim
-        super().__init__(_claim_message(lesson, key, claim, "was not checked"))
+    verb = "was not checked"

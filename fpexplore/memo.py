@@ -12,8 +12,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-__all__ = ["Memo"]
-
 T = TypeVar("T")
 
 
@@ -23,14 +21,12 @@ class Memo:
     def __init__(self, keep: int = 32) -> None:
         self.keep = keep
         self._store: OrderedDict[Hashable, Any] = OrderedDict()
-        self.hits = 0
         self.misses = 0
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The result stored under ``key``, computing (and storing) it on a miss."""
         if key in self._store:
             self._store.move_to_end(key)
-            self.hits += 1
             return self._store[key]
         self.misses += 1
         value = compute()
@@ -40,7 +36,7 @@ class Memo:
         return value
 
     def __contains__(self, key: Hashable) -> bool:
-        """Whether a result is stored under ``key`` (no hit or miss is counted)."""
+        """Whether a result is stored under ``key`` (no miss is counted)."""
         return key in self._store
 
     def clear(self) -> None:

@@ -94,14 +94,12 @@ RECORDINGS_HELP = (
 
 
 def recordings_dir() -> Path:
-    """Where ``fpexplore record-gpu`` writes by default (never inside an installed package):
-    ``$FPEXPLORE_DATA/gpu``, else the checkout's ``data/gpu``, else ``user_data_dir()/gpu``."""
+    """Where ``fpexplore record-gpu`` writes by default (`RECORDINGS_HELP`)."""
     return (_own_data() or user_data_dir()) / "gpu"
 
 
 def gpu_record_dirs() -> list[Path]:
-    """The folders GPU records are read from, first one first: ``$FPEXPLORE_DATA/gpu`` or the
-    checkout's ``data/gpu``, then the user's recordings, then the package's own records."""
+    """The folders GPU records are read from, first one first (see the module docstring)."""
     folders = (recordings_dir(), user_data_dir() / "gpu", package_data_dir() / "gpu")
     return list(dict.fromkeys(folders))
 

@@ -1,6 +1,6 @@
 """Quiet frameworks: no start-up log lines (cpu_feature_guard, oneDNN, absl) in notebook output.
 
-TensorFlow reads ``TF_CPP_MIN_LOG_LEVEL`` once, when its C++ runtime loads, so `quiet_tensorflow`
+TensorFlow reads ``TF_CPP_MIN_LOG_LEVEL`` once, when its C++ runtime loads, so `quiet_import`
 must run before the first ``import tensorflow`` (the backend registry calls it). A value the user
 set already is kept: to see TensorFlow's logs, set ``TF_CPP_MIN_LOG_LEVEL=0`` before starting.
 This is the one place that sets TensorFlow's log level.
@@ -14,65 +14,40 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import logging
 import os
 import sys
-from collections.abc import Iterator
 from types import ModuleType
-
-__all__ = ["TF_LOG_LEVEL", "quiet_import", "quiet_tensorflow", "silenced_fd2"]
 
 #: 2 hides TensorFlow's C++ INFO and WARNING lines and keeps its errors
 TF_LOG_LEVEL = "2"
 
 
-def quiet_tensorflow() -> None:
-    """Hide TensorFlow's C++ start-up lines and absl's Python warnings (errors still show)."""
+def quiet_import(name: str) -> ModuleType:
+    """``import name`` with TensorFlow's start-up lines hidden (errors still show), unless the
+    user asked for its logs (``TF_CPP_MIN_LOG_LEVEL=0``); an ImportError raises after file
+    descriptor 2 is back."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", TF_LOG_LEVEL)
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
-    if "absl.logging" in sys.modules or _has_absl():
+    if "absl.logging" in sys.modules or importlib.util.find_spec("absl") is not None:
         from absl import logging as absl_logging
 
         absl_logging.set_verbosity(absl_logging.ERROR)
         absl_logging.set_stderrthreshold("error")
-
-
-def _has_absl() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("absl") is not None
-
-
-def _wants_logs() -> bool:
-    """Whether the user asked for TensorFlow's logs (``TF_CPP_MIN_LOG_LEVEL`` set to 0)."""
-    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", TF_LOG_LEVEL).strip() in ("0", "")
-
-
-@contextlib.contextmanager
-def silenced_fd2() -> Iterator[None]:
-    """File descriptor 2 sent to /dev/null inside the block (C++ libraries' direct writes);
-    Python's own ``sys.stderr`` is flushed first and restored with it."""
-    with contextlib.suppress(Exception):
+    wants_logs = os.environ["TF_CPP_MIN_LOG_LEVEL"].strip() in ("0", "")
+    if name in sys.modules or wants_logs:
+        return importlib.import_module(name)
+    with contextlib.suppress(Exception):  # Python's own stderr first
         sys.stderr.flush()
     try:
         saved = os.dup(2)
     except OSError:  # no descriptor 2 (a detached process): nothing to silence
-        yield
-        return
+        return importlib.import_module(name)
     try:
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), 2)
-            yield
+            return importlib.import_module(name)
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-
-
-def quiet_import(name: str) -> ModuleType:
-    """``import name`` with TensorFlow's start-up lines silenced (unless the user asked for
-    TensorFlow's logs); an ImportError still raises, and is shown, after the descriptor is back."""
-    quiet_tensorflow()
-    if name in sys.modules or _wants_logs():
-        return importlib.import_module(name)
-    with silenced_fd2():
-        return importlib.import_module(name)

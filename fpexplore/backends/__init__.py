@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from types import ModuleType
 
@@ -47,18 +47,12 @@ class Backend:
     distributions: tuple[str, ...]
     fix: str
     description: str = ""
-    extra: tuple[str, ...] = field(default=())
 
     def available(self) -> bool:
         return _has_module(self.module)
 
     def version(self) -> str:
-        for dist in self.distributions:
-            try:
-                return importlib.metadata.version(dist)
-            except importlib.metadata.PackageNotFoundError:
-                continue
-        return ""
+        return next(filter(None, map(_dist_version, self.distributions)), "")
 
     def load(self) -> ModuleType:
         """Import the framework (first use) or raise `BackendUnavailable` with the fix."""
@@ -140,7 +134,7 @@ class _TensorFlow(Backend):
         if not info.available:
             return info
         # The -cpu distribution has no GPU support: no need to import TensorFlow to know.
-        cpu_only = _has_dist("tensorflow-cpu") and not _has_dist("tensorflow")
+        cpu_only = _dist_version("tensorflow-cpu") and not _dist_version("tensorflow")
         return replace(info, devices=("CPU",) if cpu_only else ("CPU", "GPU if CUDA is set up"))
 
 
@@ -205,8 +199,7 @@ class _LibTorch(Backend):
         return libtorch_program.version()
 
     def load(self) -> ModuleType:
-        """The runner module of the built program, or `BackendUnavailable` saying how to
-        build it (or what to install first)."""
+        """The built program's runner module, or `BackendUnavailable` saying how to build it."""
         from . import libtorch_program
 
         reason = libtorch_program.missing()
@@ -296,13 +289,9 @@ def probe_all(deadline_s: float = 3.5) -> list[BackendInfo]:
 
 
 def load(name: str, submodule: str = "") -> ModuleType:
-    """Import backend ``name`` now, or raise `BackendUnavailable` saying how to install it.
-
-    The one way the package imports a framework: ``load("torch")``, ``load("torchvision")``,
-    ``load("tensorflow")`` (which keeps the triton-before-TensorFlow order), ``load("keras")``
-    (TensorFlow first), ``load("java")`` (the JVM worker's client); ``submodule`` a part of
-    the framework not imported with it: ``load("torch", "utils.cpp_extension")``.
-    """
+    """Import backend ``name`` now (the one way the package imports a framework), or raise
+    `BackendUnavailable` saying how to install it; ``submodule`` a part of the framework not
+    imported with it: ``load("torch", "utils.cpp_extension")``."""
     module = get(name).load()
     return importlib.import_module(f"{module.__name__}.{submodule}") if submodule else module
 
@@ -326,10 +315,8 @@ def _has_module(name: str) -> bool:
         return False
 
 
-@cache
-def _has_dist(name: str) -> bool:
+def _dist_version(name: str) -> str:
     try:
-        importlib.metadata.version(name)
-        return True
+        return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
-        return False
+        return ""

@@ -23,13 +23,6 @@ from ..jvm.protocol import pack, unpack
 from ..params import Interval
 
 INTERPOLATIONS = ("nearest", "bilinear", "area", "bicubic")
-FIX = artifacts.FIX
-
-
-def available() -> bool:
-    from . import get
-
-    return get("djl").available()
 
 
 def require() -> None:
@@ -38,7 +31,7 @@ def require() -> None:
 
     reason = get("djl").missing()  # type: ignore[attr-defined]
     if reason:
-        raise BackendUnavailable("djl", reason, FIX)
+        raise BackendUnavailable("djl", reason, artifacts.FIX)
 
 
 def _call(op: str, timeout: float = client.DEFAULT_TIMEOUT, **kw: Any) -> Any:
@@ -88,8 +81,7 @@ def mean(x: Any) -> np.ndarray:
 
 
 def std(x: Any) -> np.ndarray:
-    """Population std by DJL's idiom ``x.sub(x.mean()).square().mean().sqrt()`` (DJL has no
-    ``std()``)."""
+    """Population std by the idiom ``x.sub(x.mean()).square().mean().sqrt()`` (no ``std()``)."""
     return _array("std", x=pack(x))
 
 
@@ -163,10 +155,9 @@ def random_normal(
 
 
 def java_random_floats(seed: int, n: int) -> np.ndarray:
-    """``n`` draws of ``new java.util.Random(seed).nextFloat()`` (what DJL's CV random
-    transforms use), as float32."""
+    """``n`` float32 draws of ``new java.util.Random(seed).nextFloat()`` (DJL's CV transforms)."""
     n = int(Interval("n", 1, low=1, high=MAX_VALUES, integer=True).validate(n, "djl"))
-    return unpack(_call("java_random_floats", seed=_seed(seed), n=n))
+    return _array("java_random_floats", seed=_seed(seed), n=n)
 
 
 # -- image transforms (ai.djl.modality.cv.transform) ----------------------------------------
@@ -244,14 +235,10 @@ def resize(image: Any, size: int | tuple[int, int], interpolation: str | None = 
                 "size", size, "an int, or a (height, width) pair of ints", "djl.resize"
             )
         h, w = _size("height", size[0]), _size("width", size[1])
-        how = _interp(interpolation) if interpolation else None
-        return _array("resize", x=_image(image), width=w, height=h, interpolation=how)
-    s = _size("size", size)
-    if interpolation is None:
-        return _array("resize", x=_image(image), width=s)
-    return _array(
-        "resize", x=_image(image), width=s, height=s, interpolation=_interp(interpolation)
-    )
+    else:  # Resize(size), or with an interpolation Resize(size, size, interpolation)
+        h, w = None, _size("size", size)
+    how = None if interpolation is None else _interp(interpolation)
+    return _array("resize", x=_image(image), width=w, height=h, interpolation=how)
 
 
 def resize_short(image: Any, short_edge: int, interpolation: str = "bilinear") -> np.ndarray:
@@ -292,11 +279,6 @@ def to_float32(x: Any) -> np.ndarray:
     return _array("to_float32", x=pack(x))
 
 
-def to_uint8(x: Any) -> np.ndarray:
-    """``x.toType(UINT8, false)``: libtorch's float-to-uint8 cast, truncating (DJL's resize)."""
-    return _array("to_uint8", x=pack(x))
-
-
 def round_uint8(x: Any) -> np.ndarray:
     """``x.round().clip(0, 255).toType(UINT8, false)``: round half to even, clamp, cast (the
     resize fix)."""
@@ -329,19 +311,14 @@ def seed_streams(seed: int, n: int) -> dict[str, Any]:
     from . import load
 
     torch = load("torch")
-    torch_uniform = (torch.manual_seed(seed), torch.rand(n))[1].numpy()
-    torch_normal = (torch.manual_seed(seed), torch.randn(n))[1].numpy()
-    djl_uniform, djl_normal = random_uniform(seed, n), random_normal(seed, n)
-    out: dict[str, Any] = {
-        "torch_version": torch.__version__,
-        "djl": version(),
-        "torch_uniform": torch_uniform,
-        "djl_uniform": djl_uniform,
-        "torch_normal": torch_normal,
-        "djl_normal": djl_normal,
-    }
-    for kind in ("uniform", "normal"):
-        a, b = out[f"torch_{kind}"], out[f"djl_{kind}"]
+    out: dict[str, Any] = {"torch_version": torch.__version__, "djl": version()}
+    for kind, torch_draw, djl_draw in (
+        ("uniform", torch.rand, random_uniform),
+        ("normal", torch.randn, random_normal),
+    ):
+        torch.manual_seed(seed)
+        a = out[f"torch_{kind}"] = torch_draw(n).numpy()
+        b = out[f"djl_{kind}"] = djl_draw(seed, n)
         diff = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))
         out[f"{kind}_equal"] = diff.size == 0
         out[f"{kind}_first_difference"] = int(diff[0]) if diff.size else None

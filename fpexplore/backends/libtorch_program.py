@@ -2,8 +2,8 @@
 
 The program (sources in ``fpexplore/backends/libtorch/``) runs as a subprocess; arrays go in and
 come out as float32 ``.npy`` files, never pickles. `run_script` has it load a TorchScript file
-and return every tensor of the result. ``FPEXPLORE_LIBTORCH_EXE`` points at another
-build of it. Nothing here imports torch.
+and return every tensor of the result. ``FPEXPLORE_LIBTORCH_EXE`` names another build of it.
+Nothing here imports torch.
 """
 
 from __future__ import annotations
@@ -19,15 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BackendUnavailable, WorkerError
+from ..errors import BackendUnavailable, InvalidParameter, WorkerError
 from .libtorch import build as _build
 
 ENV_EXE = "FPEXPLORE_LIBTORCH_EXE"
 OPS = ("mm", "grad", "mlp", "sum", "randn", "rand", "loop_sum", "loop_sum_fastmath")
-
-
-def build_dir() -> Path:
-    return _build.build_dir()
 
 
 def executable() -> Path | None:
@@ -38,12 +34,12 @@ def executable() -> Path | None:
         return exe if exe.is_file() and os.access(exe, os.X_OK) else None
     if not _build.up_to_date():
         return None
-    exe = build_dir() / _build.EXE_NAME
+    exe = _build.build_dir() / _build.EXE_NAME
     return exe if os.access(exe, os.X_OK) else None
 
 
 def build_info() -> dict[str, Any]:
-    """What ``build_info.json`` says of the built program ({} when none is built)."""
+    """``build_info.json`` of the built program ({} when none is built)."""
     return _build.read_info() or {}
 
 
@@ -51,17 +47,16 @@ def version() -> str:
     """The torch version the program was built against ('' when none is built)."""
     if os.environ.get(ENV_EXE):
         return "external build"
-    info = build_info()
-    return info.get("torch", "") if executable() else ""
+    return build_info().get("torch", "") if executable() else ""
 
 
 def missing() -> str | None:
     """Why the program cannot run here, with the command that fixes it; None when it can."""
-    given = os.environ.get(ENV_EXE)
-    if given:
-        return None if executable() else f"{ENV_EXE}={given} is not an executable file."
     if executable() is not None:
         return None
+    given = os.environ.get(ENV_EXE)
+    if given:
+        return f"{ENV_EXE}={given} is not an executable file."
     tools = _build.missing_tools()
     if tools:
         return f"the program cannot be built here: {tools}"
@@ -80,9 +75,9 @@ def describe() -> str:
     exe = executable()
     if exe is None:
         return f"not built: {missing()} Build it with: {fix()}"
-    info = build_info()
     if os.environ.get(ENV_EXE):
         return f"C++ program {exe} (from {ENV_EXE})"
+    info = build_info()
     return (
         f"C++ program {exe}, built {info.get('built_at', '?')} against torch "
         f"{info.get('torch', '?')} in {info.get('build_s', '?')} s"
@@ -132,19 +127,12 @@ def _reports(cmd: list[str], timeout: float) -> list[dict[str, Any]]:
 
 def info(timeout: float = 60.0) -> dict[str, Any]:
     """What the program reports of its libtorch: version, threads, MKL/oneDNN, CPU path."""
-    out = subprocess.run(
-        [str(_require()), "info"], capture_output=True, text=True, timeout=timeout, check=False
-    )
-    if out.returncode != 0:
-        raise WorkerError(f"the LibTorch program failed: {out.stderr.strip()[-500:]}")
-    return json.loads(out.stdout)
+    return _reports([str(_require()), "info"], timeout)[0]
 
 
 def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
-    """Run ``jobs`` in one process of the program; return each job's float32 result.
-
-    Each job's ``ran`` is filled with what the program reported (threads, oneDNN, ms).
-    """
+    """Run ``jobs`` in one process of the program; each job's float32 result (and its ``ran``
+    filled with what the program reported: threads, oneDNN, ms)."""
     return run_with_info(jobs, timeout)[0]
 
 
@@ -155,8 +143,6 @@ def run_with_info(
     exe = _require()
     for job in jobs:
         if job.op not in OPS:
-            from ..errors import InvalidParameter
-
             raise InvalidParameter("op", job.op, "one of " + ", ".join(OPS))
     with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
         folder = Path(tmp)
@@ -193,8 +179,6 @@ def run_script(
     exe = _require()
     path = Path(model)
     if not path.is_file():
-        from ..errors import InvalidParameter
-
         raise InvalidParameter("model", str(model), "an existing TorchScript file", "run_script")
     with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
         folder = Path(tmp)

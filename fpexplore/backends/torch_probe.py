@@ -58,26 +58,18 @@ class TorchReport:
     source: str
 
 
-def cache_file() -> Path:
-    return cache_dir() / "doctor" / "torch.json"
-
-
-def key(version: str) -> str:
-    """Everything torch's device list and default thread count depend on."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = list(range(os.cpu_count() or 0))
-    env = {k: os.environ.get(k) for k in _ENV_KEYS}
-    return json.dumps([version, sys.prefix, cpus, env], sort_keys=True)
-
-
 class Probe:
     """A child interpreter importing torch; `result` waits for it up to a deadline."""
 
     def __init__(self, version: str) -> None:
-        self.key = key(version)
-        self.path = cache_file()
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            cpus = list(range(os.cpu_count() or 0))
+        env = {k: os.environ.get(k) for k in _ENV_KEYS}
+        # everything torch's device list and default thread count depend on
+        self.key = json.dumps([version, sys.prefix, cpus, env], sort_keys=True)
+        self.path = cache_dir() / "doctor" / "torch.json"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.started = time.time()
         self.process = subprocess.Popen(

@@ -10,16 +10,14 @@ effect in a fresh process only (`fresh.run_claims`).
 
 from __future__ import annotations
 
-from .cpu import cpu_flags, cpu_model
+from .cpu import cpu_flags
 from .paths import onednn_state, tensorflow_onednn, torch_capability
-from .switches import SWITCHES, Switch, applicable, switch
+from .switches import SWITCHES, applicable, switch
 
 __all__ = [
     "SWITCHES",
-    "Switch",
     "applicable",
     "cpu_flags",
-    "cpu_model",
     "onednn_state",
     "switch",
     "tensorflow_onednn",

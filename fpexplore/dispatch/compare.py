@@ -10,7 +10,7 @@ environment that reproduces the other machine's bits here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .fingerprint import check
@@ -47,7 +47,7 @@ class Difference:
     causes: tuple[Cause, ...]
     unexplained: tuple[str, ...]
     reproduce: str = ""
-    same: tuple[str, ...] = field(default=())
+    same: tuple[str, ...] = ()
 
     @property
     def differs(self) -> tuple[str, ...]:

@@ -195,34 +195,24 @@ def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
 
 
 def check_out(out: str | os.PathLike[str]) -> Path:
-    """``out`` as a path a file can be written to, or `InvalidParameter` naming ``--out`` and
-    saying why not (`fpexplore.paths.check_out`)."""
+    """`fpexplore.paths.check_out` for the command's ``--out``."""
     from ..paths import check_out as checked
 
     return checked(out, "--out", "fpexplore fingerprint")
 
 
-def write(data: dict[str, Any], out: str | os.PathLike[str]) -> Path:
-    """Write ``data`` to ``out`` (a .json path whose folder exists)."""
-    p = check_out(out)
-    try:
-        p.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"--out {str(out)!r} could not be written: {exc}") from None
-    return p
-
-
 def main_take(out: str | None, label: str) -> int:
-    """The command's body: take a fingerprint, write it or print it (the path is checked
-    before any work starts)."""
-    if out is not None:
-        check_out(out)
+    """The command's body: take a fingerprint, write it to ``out`` (checked before any work
+    starts) or print it."""
+    path = None if out is None else check_out(out)
     data = take(label)
-    if out is None:
+    if path is None:
         json.dump(data, sys.stdout, indent=1)
         print()
-    else:
-        write(data, out)
-        n = len(data["ops"])
-        print(f"wrote {out}: {n} results in {data['seconds']:.1f} s")
+        return 0
+    try:
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"--out {out!r} could not be written: {exc}") from None
+    print(f"wrote {out}: {len(data['ops'])} results in {data['seconds']:.1f} s")
     return 0

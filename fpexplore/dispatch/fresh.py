@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
 
-from ..errors import FpexploreError
+from ..errors import WorkerError
 from ..quiet import TF_LOG_LEVEL
 
 #: one lesson run: (lesson name, parameters)
@@ -30,10 +30,6 @@ PROCESS_BYTES = 1_300_000_000
 #: caps the memory fresh processes may count on, in bytes, below what the machine has (as a
 #: container's limit does; the Binder replay sets Binder's 2 GB here)
 MEMORY_LIMIT_ENV = "FPEXPLORE_MEMORY_LIMIT"
-
-
-class WorkerFailed(FpexploreError):
-    """The fresh process died or printed no result."""
 
 
 def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float) -> Any:
@@ -53,7 +49,7 @@ def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float
         return json.loads(last[0])
     except json.JSONDecodeError:
         tail = (proc.stderr or proc.stdout)[-2000:]
-        raise WorkerFailed(
+        raise WorkerError(
             f"the fresh process under {dict(env)} exited with {proc.returncode} and no result:\n"
             + tail
         ) from None
@@ -98,15 +94,7 @@ def each(
     and waits for it, so threads suffice); results in the order of ``items``. ``done`` is
     called in the caller's thread as each one finishes (a progress bar's update)."""
     items = list(items)
-    n = jobs(len(items))
-    if n <= 1:
-        out = []
-        for x in items:
-            out.append(fn(x))
-            if done is not None:
-                done()
-        return out
-    with ThreadPoolExecutor(n) as pool:
+    with ThreadPoolExecutor(jobs(len(items))) as pool:
         futures = [pool.submit(fn, x) for x in items]
         for _ in as_completed(futures):
             if done is not None:

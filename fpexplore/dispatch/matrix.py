@@ -2,18 +2,17 @@
 values, in a fresh process per dispatch switch. A claim must hold or be "not checked" under
 every switch that applies to this CPU; what changes across switches is an observation.
 
-``python -m pytest tests/test_claims_any_machine.py`` runs it; `run_matrix` is the function.
+``python -m pytest tests/test_claims_any_machine.py`` runs it, a `run_cell` per switch.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .fresh import Plan, run_claims
-from .switches import SWITCHES, Switch, applicable
+from .switches import Switch
 
 #: parameter values beside each lesson's quick ones: the edges and options where claims that
 #: generalize are most likely to break (n = 1, every op of a many-op lesson, a CPU-only run of
@@ -71,6 +70,7 @@ class Cell:
 
 
 def run_cell(s: Switch, the_plan: Plan) -> Cell:
+    """Every run of ``the_plan`` in a fresh process under switch ``s``."""
     t0 = time.monotonic()
     result = run_claims(the_plan, s.env)
     failures, errors, states = [], [], {"holds": 0, "fails": 0, "not checked": 0}
@@ -83,19 +83,3 @@ def run_cell(s: Switch, the_plan: Plan) -> Cell:
             if claim["state"] == "fails":
                 failures.append(f"{where} {key}: {claim['text']}")
     return Cell(s, time.monotonic() - t0, result["paths"], failures, errors, states)
-
-
-def run_matrix(
-    switches: Iterable[Switch] = SWITCHES,
-    the_plan: Plan | None = None,
-    progress: Callable[[Cell], None] | None = None,
-) -> list[Cell]:
-    """`run_cell` for every switch that applies to this CPU."""
-    the_plan = plan() if the_plan is None else the_plan
-    cells = []
-    for s in switches:
-        if applicable(s):
-            cells.append(run_cell(s, the_plan))
-            if progress is not None:
-                progress(cells[-1])
-    return cells

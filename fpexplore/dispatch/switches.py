@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import InvalidParameter
 from .cpu import cpu_flags
@@ -20,7 +20,7 @@ class Switch:
     needs: tuple[str, ...] = ()
     #: the libraries whose results the switch can change (a result of any other library
     #: keeps its bits under it)
-    reaches: tuple[str, ...] = field(default=())
+    reaches: tuple[str, ...] = ()
 
 
 def _threads(n: int) -> dict[str, str]:

@@ -66,15 +66,11 @@ def classpath() -> list[str]:
 def missing_jars() -> str | None:
     """Why the jars or helpers are not usable, or None when they are in place."""
     names = [p.name for p in jars()]
-    wanted = {
-        "api": f"api-{DJL_VERSION}.jar",
-        "pytorch-engine": f"pytorch-engine-{DJL_VERSION}.jar",
-        "pytorch-jni": f"pytorch-jni-{LIBTORCH_VERSION}-{DJL_VERSION}.jar",
-        "pytorch-native-cpu": f"pytorch-native-cpu-{LIBTORCH_VERSION}-{NATIVE_CLASSIFIER}.jar",
-    }
     if not names:
         return f"the DJL jars are not in {jar_dir()}."
-    absent = [k for k, v in wanted.items() if v not in names]
+    # Maven names a jar artifact-version[-classifier].jar
+    pinned = (coord.split(":")[1:] for coord in PINNED)
+    absent = [art for art, *rest in pinned if "-".join([art, *rest]) + ".jar" not in names]
     if absent:
         return f"{', '.join(absent)} missing from {jar_dir()} (DJL {DJL_VERSION} pins)."
     if not (classes_dir() / "fpexplore" / "Fpx.class").exists():

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import BackendUnavailable, InvalidInput, InvalidParameter, WorkerError
 from . import artifacts
+from .worker import STOPPED
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 1e9  # seconds (about 32 years): more is a mistake
@@ -35,10 +36,6 @@ START_TIMEOUT = 300.0
 DEFAULT_THREADS = int(os.environ.get("FPEXPLORE_DJL_THREADS", "1"))
 #: Operations that need a JVM only (no DJL jars): any worker answers them.
 JVM_OPS = frozenset({"jvm_info", "java_random"})
-
-
-#: The worker exits with ``STOPPED + signum`` when SIGTERM, SIGINT or SIGHUP stops it.
-STOPPED = 128
 
 
 def signal_name(number: int) -> str:

@@ -58,7 +58,9 @@ def resolve_jars(force: bool = False) -> bool:
     """Copy the pinned jars into `artifacts.jar_dir`; returns True when Maven ran."""
     stamp = artifacts.djl_dir() / ".jars.sha256"
     want = _digest([artifacts.POM])
-    if not force and stamp.exists() and stamp.read_text() == want and not artifacts_absent():
+    reason = artifacts.missing_jars()
+    absent = reason is not None and "helpers" not in reason
+    if not force and stamp.exists() and stamp.read_text() == want and not absent:
         return False
     mvn = _tool("mvn")
     _tool("java")
@@ -85,11 +87,6 @@ def resolve_jars(force: bool = False) -> bool:
     staging.rename(artifacts.jar_dir())
     stamp.write_text(want)
     return True
-
-
-def artifacts_absent() -> bool:
-    reason = artifacts.missing_jars()
-    return reason is not None and "helpers" not in reason
 
 
 def _link_to_repo(staging: Path) -> None:
@@ -142,16 +139,6 @@ def compile_helpers(force: bool = False) -> bool:
     return True
 
 
-def warm_worker() -> dict:
-    """Start the worker once: DJL extracts libtorch into the cache now, not during a lesson."""
-    from . import client
-
-    try:
-        return client.call("info", timeout=300)
-    finally:
-        client.shutdown()
-
-
 def du(path: Path) -> int:
     """Bytes on disk under ``path`` (hard links counted once)."""
     blocks = {}
@@ -170,8 +157,13 @@ def command(args: argparse.Namespace) -> int:
         compiled = compile_helpers(args.force or ran_mvn)
         t_classes = time.perf_counter() - t0
         info = None
-        if not args.no_warm:
-            info = warm_worker()
+        if not args.no_warm:  # DJL extracts libtorch into the cache now, not during a lesson
+            from . import client
+
+            try:
+                info = client.call("info", timeout=300)
+            finally:
+                client.shutdown()
     except SetupError as exc:
         print(f"fpexplore DJL set-up: {exc}", file=sys.stderr)
         return 1

@@ -18,6 +18,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import artifacts, protocol
 
 
@@ -28,10 +30,7 @@ class Java:
         import jpype
         import jpype.imports  # enables `from ai.djl... import ...`
 
-        # Offline always: a missing native fails fast instead of reaching for DJL's site.
-        os.environ["DJL_OFFLINE"] = "true"
-        os.environ.setdefault("PYTORCH_FLAVOR", "cpu")
-        os.environ.setdefault("DJL_CACHE_DIR", str(artifacts.native_dir()))
+        # DJL_OFFLINE, PYTORCH_FLAVOR and DJL_CACHE_DIR come from `client.Worker`'s environment
         jpype.startJVM(
             "-Xrs",  # the JVM leaves SIGTERM/SIGINT/SIGHUP to this process (see `serve`)
             "-Dai.djl.offline=true",
@@ -69,21 +68,16 @@ class Java:
         shape = self.jpype.JArray(self.jpype.JLong)(list(packed["shape"]))
         return self.Fpx.fromBytes(manager, raw, shape, packed["dtype"])
 
+    def shape(self, dims: list[int]) -> Any:
+        from ai.djl.ndarray.types import Shape  # type: ignore
+
+        return Shape(self.jpype.JArray(self.jpype.JLong)([int(d) for d in dims]))
+
     def bits(self, nd: Any) -> dict[str, Any]:
-        dtype = str(nd.getDataType().asNumpy())
-        names = {
-            "<f4": "float32",
-            "<f8": "float64",
-            "|u1": "uint8",
-            "<i4": "int32",
-            "<i8": "int64",
-            "|i1": "int8",
-        }
-        raw = bytes(memoryview(self.Fpx.toBytes(nd)))
         return {
-            "dtype": names.get(dtype, dtype),
+            "dtype": np.dtype(str(nd.getDataType().asNumpy())).name,
             "shape": tuple(int(s) for s in nd.getShape().getShape()),
-            "bits": raw,
+            "bits": bytes(memoryview(self.Fpx.toBytes(nd))),
         }
 
 
@@ -94,17 +88,14 @@ class Ops:
         self.j = java
 
     def info(self) -> dict[str, Any]:
-        import jpype
-
-        System = jpype.JClass("java.lang.System")
+        System = self.j.jpype.JClass("java.lang.System")
         return {
+            **self.jvm_info(),
             "engine": str(self.j.engine.getEngineName()),
             "engine_version": str(self.j.engine.getVersion()),
             "djl_version": artifacts.DJL_VERSION,
-            "java_version": str(System.getProperty("java.version")),
             "threads": int(self.j.JniUtils.getNumThreads()),
             "interop_threads": int(self.j.JniUtils.getNumInteropThreads()),
-            "pid": os.getpid(),
             "offline": {
                 "DJL_OFFLINE": os.environ.get("DJL_OFFLINE"),
                 "ai.djl.offline": str(System.getProperty("ai.djl.offline")),
@@ -113,15 +104,13 @@ class Ops:
                 ),
             },
             "djl_cache_dir": os.environ.get("DJL_CACHE_DIR"),
-            "torch_imported": "torch" in sys.modules,
         }
 
     def jvm_info(self) -> dict[str, Any]:
         """What any worker answers, DJL set up or not."""
         System = self.j.jpype.JClass("java.lang.System")
-        version = str(System.getProperty("java.version"))
         return {
-            "java_version": version,
+            "java_version": str(System.getProperty("java.version")),
             "pid": os.getpid(),
             "torch_imported": "torch" in sys.modules,
         }
@@ -129,8 +118,6 @@ class Ops:
     def java_random(self, seeds: list[int], n: int) -> dict[int, dict[str, bytes]]:
         """Per seed, ``n`` draws of ``new java.util.Random(seed)``'s nextFloat, nextDouble,
         nextGaussian and nextInt (each kind from a fresh generator), as raw bits."""
-        import numpy as np
-
         Random, JLong = self.j.jpype.JClass("java.util.Random"), self.j.jpype.JLong
         kinds = {"float": np.float32, "double": np.float64, "gaussian": np.float64, "int": np.int32}
         out: dict[int, dict[str, bytes]] = {}
@@ -147,36 +134,34 @@ class Ops:
 
     def _unary(self, x: dict[str, Any], fn: Any) -> dict[str, Any]:
         with self.j.manager.newSubManager() as m:
-            return self.j.bits(fn(self.j.array(m, x), m))
+            return self.j.bits(fn(self.j.array(m, x)))
 
     def roundtrip(self, x: dict[str, Any]) -> dict[str, Any]:
-        return self._unary(x, lambda a, m: a)
+        return self._unary(x, lambda a: a)
 
     def sum(self, x: dict[str, Any]) -> dict[str, Any]:
-        return self._unary(x, lambda a, m: a.sum())
+        return self._unary(x, lambda a: a.sum())
 
     def mean(self, x: dict[str, Any]) -> dict[str, Any]:
-        return self._unary(x, lambda a, m: a.mean())
+        return self._unary(x, lambda a: a.mean())
 
     def std(self, x: dict[str, Any]) -> dict[str, Any]:
-        return self._unary(x, lambda a, m: a.sub(a.mean()).square().mean().sqrt())
+        return self._unary(x, lambda a: a.sub(a.mean()).square().mean().sqrt())
 
     def normalize_by_stats(self, x: dict[str, Any]) -> dict[str, Any]:
         """(x - x.mean()) / population std, all in DJL NDArray ops."""
-        return self._unary(
-            x, lambda a, m: a.sub(a.mean()).div(a.sub(a.mean()).square().mean().sqrt())
-        )
+        return self._unary(x, lambda a: a.sub(a.mean()).div(a.sub(a.mean()).square().mean().sqrt()))
 
     def to_tensor(self, x: dict[str, Any]) -> dict[str, Any]:
         from ai.djl.modality.cv.transform import ToTensor  # type: ignore[import-not-found]
 
-        return self._unary(x, lambda a, m: ToTensor().transform(a))
+        return self._unary(x, lambda a: ToTensor().transform(a))
 
     def normalize(self, x: dict[str, Any], mean: list[float], std: list[float]) -> dict:
         from ai.djl.modality.cv.transform import Normalize  # type: ignore[import-not-found]
 
         f = self.j.jpype.JArray(self.j.jpype.JFloat)
-        return self._unary(x, lambda a, m: Normalize(f(mean), f(std)).transform(a))
+        return self._unary(x, lambda a: Normalize(f(mean), f(std)).transform(a))
 
     def _interp(self, name: str) -> Any:
         from ai.djl.modality.cv import Image  # type: ignore[import-not-found]
@@ -197,53 +182,38 @@ class Ops:
         else:
             h = int(height if height is not None else width)
             t = Resize(int(width), h, self._interp(interpolation))
-        return self._unary(x, lambda a, m: t.transform(a))
+        return self._unary(x, lambda a: t.transform(a))
 
     def resize_short(
-        self,
-        x: dict[str, Any],
-        short_edge: int,
-        long_edge: int = -1,
-        interpolation: str | None = None,
+        self, x: dict[str, Any], short_edge: int, long_edge: int, interpolation: str
     ) -> dict[str, Any]:
         from ai.djl.modality.cv.transform import ResizeShort  # type: ignore
 
-        if interpolation is None and long_edge == -1:
-            t = ResizeShort(int(short_edge))
-        else:
-            t = ResizeShort(
-                int(short_edge), int(long_edge), self._interp(interpolation or "bilinear")
-            )
-        return self._unary(x, lambda a, m: t.transform(a))
+        t = ResizeShort(int(short_edge), int(long_edge), self._interp(interpolation))
+        return self._unary(x, lambda a: t.transform(a))
 
     def center_crop(self, x: dict[str, Any], width: int, height: int) -> dict[str, Any]:
         from ai.djl.modality.cv.transform import CenterCrop  # type: ignore
 
-        return self._unary(x, lambda a, m: CenterCrop(int(width), int(height)).transform(a))
+        return self._unary(x, lambda a: CenterCrop(int(width), int(height)).transform(a))
 
     def crop(self, x: dict[str, Any], left: int, top: int, width: int, height: int) -> dict:
         from ai.djl.modality.cv.util import NDImageUtils  # type: ignore
 
         return self._unary(
-            x, lambda a, m: NDImageUtils.crop(a, int(left), int(top), int(width), int(height))
+            x, lambda a: NDImageUtils.crop(a, int(left), int(top), int(width), int(height))
         )
 
     def round_uint8(self, x: dict[str, Any]) -> dict[str, Any]:
         """``x.round().clip(0, 255).toType(UINT8, false)``: round half to even, clamp, cast."""
         from ai.djl.ndarray.types import DataType  # type: ignore
 
-        return self._unary(x, lambda a, m: a.round().clip(0, 255).toType(DataType.UINT8, False))
-
-    def to_uint8(self, x: dict[str, Any]) -> dict[str, Any]:
-        """``x.toType(UINT8, false)``: the cast DJL's resize applies (truncation)."""
-        from ai.djl.ndarray.types import DataType  # type: ignore
-
-        return self._unary(x, lambda a, m: a.toType(DataType.UINT8, False))
+        return self._unary(x, lambda a: a.round().clip(0, 255).toType(DataType.UINT8, False))
 
     def to_float32(self, x: dict[str, Any]) -> dict[str, Any]:
         from ai.djl.ndarray.types import DataType  # type: ignore
 
-        return self._unary(x, lambda a, m: a.toType(DataType.FLOAT32, False))
+        return self._unary(x, lambda a: a.toType(DataType.FLOAT32, False))
 
     def decode(self, path: str, flag: str = "color") -> dict[str, Any]:
         from ai.djl.modality.cv import BufferedImageFactory, Image  # type: ignore
@@ -253,31 +223,23 @@ class Ops:
         with self.j.manager.newSubManager() as m:
             return self.j.bits(image.toNDArray(m, Image.Flag.valueOf(flag.upper())))
 
-    def random(
-        self, kind: str, seed: int, shape: list[int], a: float, b: float, dtype: str = "float32"
-    ) -> dict[str, Any]:
-        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+    def random(self, kind: str, seed: int, shape: list[int], a: float, b: float) -> dict[str, Any]:
+        from ai.djl.ndarray.types import DataType  # type: ignore
 
         self.j.engine.setRandomSeed(int(seed))
-        dt = DataType.valueOf(dtype.upper())
-        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)(list(shape)))
         with self.j.manager.newSubManager() as m:
-            if kind == "uniform":
-                nd = m.randomUniform(float(a), float(b), shp, dt)
-            else:
-                nd = m.randomNormal(float(a), float(b), shp, dt)
-            return self.j.bits(nd)
+            draw = m.randomUniform if kind == "uniform" else m.randomNormal
+            return self.j.bits(draw(float(a), float(b), self.j.shape(shape), DataType.FLOAT32))
 
     def dropout(self, seed: int, n: int, rate: float) -> dict[str, Any]:
         """``ai.djl.nn.norm.Dropout.dropout`` of n ones in training mode after
         ``Engine.setRandomSeed(seed)``."""
-        from ai.djl.ndarray.types import DataType, Shape  # type: ignore
+        from ai.djl.ndarray.types import DataType  # type: ignore
         from ai.djl.nn.norm import Dropout  # type: ignore
 
         self.j.engine.setRandomSeed(int(seed))
-        shp = Shape(self.j.jpype.JArray(self.j.jpype.JLong)([int(n)]))
         with self.j.manager.newSubManager() as m:
-            ones = m.ones(shp, DataType.FLOAT32)
+            ones = m.ones(self.j.shape([n]), DataType.FLOAT32)
             return self.j.bits(Dropout.dropout(ones, float(rate), True).singletonOrThrow())
 
     def default_init(self, seed: int, block: str, inputs: int, units: int) -> dict[str, Any]:
@@ -287,16 +249,16 @@ class Ops:
         from ai.djl.nn.convolutional import Conv2d  # type: ignore
         from ai.djl.nn.core import Linear  # type: ignore
 
-        long_ = self.j.jpype.JArray(self.j.jpype.JLong)
         if block == "linear":
             b = Linear.builder().setUnits(int(units)).build()
-            shape = Shape(long_([1, int(inputs)]))
+            dims = self.j.shape([1, inputs])
         else:
-            b = Conv2d.builder().setKernelShape(Shape(long_([3, 3]))).setFilters(int(units)).build()
-            shape = Shape(long_([1, int(inputs), 8, 8]))
+            kernel = self.j.shape([3, 3])
+            b = Conv2d.builder().setKernelShape(kernel).setFilters(int(units)).build()
+            dims = self.j.shape([1, inputs, 8, 8])
         self.j.engine.setRandomSeed(int(seed))
         with self.j.manager.newSubManager() as m:
-            b.initialize(m, DataType.FLOAT32, self.j.jpype.JArray(Shape)([shape]))
+            b.initialize(m, DataType.FLOAT32, self.j.jpype.JArray(Shape)([dims]))
             return {
                 str(pair.getKey()): self.j.bits(pair.getValue().getArray())
                 for pair in b.getParameters()
@@ -318,8 +280,6 @@ class Ops:
         return found
 
     def java_loop_sum(self, x: dict[str, Any]) -> Any:
-        import numpy as np
-
         arr = protocol.unpack(x).ravel()
         jp = self.j.jpype
         if arr.dtype == np.float32:
@@ -327,8 +287,6 @@ class Ops:
         return float(self.j.Fpx.doubleLoopSum(jp.JArray(jp.JDouble)(arr.astype(np.float64))))
 
     def java_random_floats(self, seed: int, n: int) -> dict[str, Any]:
-        import numpy as np
-
         out = np.asarray(self.j.Fpx.randomFloats(int(seed), int(n)), dtype=np.float32)
         return protocol.pack(out)
 
@@ -382,7 +340,7 @@ def _error(exc: BaseException) -> tuple[str, str, str]:
     return ("error", "invalid" if invalid else "failed", text)
 
 
-#: Exit status ``STOPPED + signum`` on SIGTERM, SIGINT or SIGHUP (the client names it).
+#: Exit status ``STOPPED + signum`` on SIGTERM, SIGINT or SIGHUP (`client` names the signal).
 STOPPED = 128
 _STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
@@ -393,12 +351,6 @@ def _stop(signum: int, _frame: Any) -> None:
         sys.stderr.write(f"fpexplore DJL worker: stopped by signal {signum}\n")
         sys.stderr.flush()
     os._exit(STOPPED + signum)
-
-
-def _install_stop_handlers() -> None:
-    for name in _STOP_SIGNALS:
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _stop)
 
 
 def _jvm_alive(java: Java) -> bool:
@@ -430,7 +382,9 @@ def _run_op(method: Any, kwargs: dict[str, Any]) -> Any:
 
 def serve(conn: Connection, threads: int, djl: bool = True) -> None:
     java = Java(threads, djl)
-    _install_stop_handlers()  # after the JVM started (-Xrs: it installed none of its own)
+    for name in _STOP_SIGNALS:  # after the JVM started (-Xrs: it installed none of its own)
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop)
     ops = Ops(java)
     conn.send(("ready", ops.info() if djl else ops.jvm_info()))
     while True:

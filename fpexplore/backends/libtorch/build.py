@@ -114,6 +114,10 @@ def _run(cmd: list[str], log: list[str]) -> None:
         )
 
 
+def _first_line(cmd: list[str]) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.split("\n")[0]
+
+
 def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
     """Build the program unless it is up to date; return its build information.
 
@@ -146,7 +150,8 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
         f"-DTORCH_CMAKE_PREFIX={torch.utils.cmake_prefix_path}",
         f"-DTORCH_CXX11_ABI={int(torch.compiled_with_cxx11_abi())}",
     ]
-    compile_ = ["cmake", "--build", str(out), "--parallel", str(jobs or os.cpu_count() or 1)]
+    jobs = jobs or os.cpu_count() or 1
+    compile_ = ["cmake", "--build", str(out), "--parallel", str(jobs)]
     log: list[str] = []
     t0 = time.perf_counter()
     _run(configure, log)
@@ -154,12 +159,6 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
     _run(compile_, log)
     t2 = time.perf_counter()
     (out / "build.log").write_text("\n".join(log), encoding="utf-8")
-    cmake_version = subprocess.run(
-        ["cmake", "--version"], capture_output=True, text=True, check=False
-    ).stdout.split("\n")[0]
-    cxx_version = subprocess.run(
-        [cxx or "c++", "--version"], capture_output=True, text=True, check=False
-    ).stdout.split("\n")[0]
     info = {
         "source_key": source_key(),
         "torch": torch.__version__,
@@ -168,9 +167,9 @@ def build(force: bool = False, jobs: int | None = None) -> dict[str, Any]:
         "configure_s": round(t1 - t0, 2),
         "compile_s": round(t2 - t1, 2),
         "build_s": round(t2 - t0, 2),
-        "parallel_jobs": jobs or os.cpu_count() or 1,
-        "cmake": cmake_version,
-        "compiler": cxx_version,
+        "parallel_jobs": jobs,
+        "cmake": _first_line(["cmake", "--version"]),
+        "compiler": _first_line([cxx or "c++", "--version"]),
         "built_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     info_path().write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
