@@ -142,15 +142,6 @@ def _threads(threads: int) -> int:
     return int(threads)
 
 
-def _format(dtype: np.dtype) -> str:
-    if dtype.name not in FORMATS:
-        raise InvalidInput(
-            f"The 'x' argument must hold one of {', '.join(FORMATS)} (bfloat16 from ml_dtypes);"
-            f" got dtype {dtype.name}. Convert it, e.g. x.astype(np.float32)."
-        )
-    return dtype.name
-
-
 def _array(x: Any, name: str) -> np.ndarray:
     """``np.asarray(x)``, or `InvalidInput` naming ``name`` when it is not a rectangular
     array (a ragged list, say)."""
@@ -175,9 +166,13 @@ def emulate(x: np.ndarray, order: str, threads: int = 1) -> np.generic:
     """
     spec = _order(order)
     threads = _threads(threads)
-    if not isinstance(x, np.ndarray):
-        x = _array(x, "x")
-    name = _format(x.dtype)
+    x = _array(x, "x")
+    name = x.dtype.name
+    if name not in FORMATS:
+        raise InvalidInput(
+            f"The 'x' argument must hold one of {', '.join(FORMATS)} (bfloat16 from ml_dtypes);"
+            f" got dtype {name}. Convert it, e.g. x.astype(np.float32)."
+        )
     if order == "numpy":  # NumPy follows the memory layout
         with np.errstate(over="ignore", invalid="ignore"):
             return numpy_sum(x)
