@@ -253,6 +253,13 @@ def _round_scalar(value: Any, f: Format) -> float:
     return math.copysign(_round_ratio(abs(n), d, f), -1.0 if n < 0 else 1.0)
 
 
+def _round_each(values: Any, shape: tuple[int, ...], f: Format) -> np.ndarray:
+    """Exact values, one by one, rounded to ``f`` as an array of ``shape`` in f's storage."""
+    out = np.array([_round_scalar(v, f) for v in values], dtype=np.float64).reshape(shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return out.astype(f.storage)
+
+
 def round_exact(value: Any, fmt: Any = "binary64") -> Any:
     """The correctly rounded value of an exact number (or array) in format ``fmt``.
 
@@ -264,12 +271,7 @@ def round_exact(value: Any, fmt: Any = "binary64") -> Any:
     _refuse_non_numbers(value, "round_exact", "value")
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            out = np.empty(value.shape, dtype=np.float64)
-            flat = out.reshape(-1)
-            for i, v in enumerate(value.reshape(-1)):
-                flat[i] = _round_scalar(v, f)
-            with np.errstate(invalid="ignore"):
-                return out.astype(f.storage)
+            return _round_each(value.reshape(-1), value.shape, f)
         if value.dtype.kind not in "fiu" and value.dtype.name != "bfloat16":
             raise InvalidInput(
                 f"round_exact: 'value' must be numbers (a float, int or object array of exact "
@@ -310,11 +312,7 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
         )
         if not np.all(exact_ok):
             flat = a.reshape(-1)
-            out = np.empty(flat.shape, dtype=np.float64)
-            for i, v in enumerate(flat.tolist() if a.dtype.kind in "iu" else flat):
-                out[i] = _round_scalar(v, f)
-            with np.errstate(invalid="ignore", over="ignore"):
-                res = out.reshape(a.shape).astype(f.storage)
+            res = _round_each(flat.tolist() if a.dtype.kind in "iu" else flat, a.shape, f)
             return res if res.shape else res[()]
     with np.errstate(invalid="ignore"):  # signalling NaNs
         a64 = np.array(a, dtype=np.float64, copy=True, order="C")

@@ -366,14 +366,6 @@ def _truth_ulp(t: np.ndarray, f: formats.Format) -> np.ndarray:
     return np.asarray(formats.ulp(np.where(np.isinf(r), t, r), f), dtype=np.float64)
 
 
-def _truth_ulp_unsure(t: np.ndarray, f: formats.Format) -> np.ndarray:
-    """Truths so close to a rounding boundary at a power of two that their float64 value
-    cannot say which binade the correctly rounded truth (and so its ULP) is in."""
-    lo = _truth_ulp(t * (1 - 2.0**-45), f)
-    hi = _truth_ulp(t * (1 + 2.0**-45), f)
-    return lo != hi
-
-
 def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
     """`formats.ulp` of an exact value as an exact power of two, at any magnitude."""
     v = abs(v)
@@ -480,7 +472,10 @@ def _needs_exact(
     need |= beyond  # a finite truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
-    need |= fin_t & fin_g & _truth_ulp_unsure(hi, f)  # which binade the rounded truth is in
+    # a truth so close to a rounding boundary at a power of two that its float64 value cannot
+    # say which binade the correctly rounded truth (and so its ULP) is in
+    unsure = _truth_ulp(hi * (1 - 2.0**-45), f) != _truth_ulp(hi * (1 + 2.0**-45), f)
+    need |= fin_t & fin_g & unsure
     # a difference within the truth's float64 approximation (about 2**-106 relative): the
     # pair cannot tell it from zero
     close = fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
