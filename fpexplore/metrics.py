@@ -398,12 +398,12 @@ def _decide_exactly(
     idx: np.ndarray,
     cr: np.ndarray,
     faithful: np.ndarray,
-) -> None:
-    """Exact correct/faithful rounding flags for the elements ``idx`` (near a boundary).
+) -> tuple[list[Fraction | None], list[float | None]]:
+    """Exact correct/faithful rounding flags for the elements ``idx``; returns their exact
+    values and roundings (None where the truth is not finite).
 
-    The exact values, their roundings (for a truth held as an expansion) and the neighbours
-    of each result are computed for all of ``idx`` at once; only the comparisons are per
-    element."""
+    The exact values, their roundings and the neighbours of each result are computed for all
+    of ``idx`` at once; only the comparisons are per element."""
     flat = g.ravel()
     picked = truth.parts_at(idx)
     exact = _exact_elements(truth, idx, picked)
@@ -412,7 +412,7 @@ def _decide_exactly(
 
         roundings = np.asarray(round_parts(picked, f), dtype=np.float64).reshape(-1).tolist()
     else:
-        roundings = [None] * idx.size
+        roundings = [None if t is None else float(formats.round_exact(t, f)) for t in exact]
     with np.errstate(over="ignore"):
         ups = np.asarray(formats.next_up(flat[idx], f), dtype=np.float64).reshape(-1).tolist()
         downs = np.asarray(formats.next_down(flat[idx], f), dtype=np.float64).reshape(-1)
@@ -422,13 +422,14 @@ def _decide_exactly(
         if t is None:
             continue
         got = float(flat[i])
-        if rounded is None:
-            rounded = float(formats.round_exact(t, f))
         cr[i] = rounded == got
-        if math.isinf(got):
-            faithful[i] = (t > Fraction(f.max)) if got > 0 else (t < -Fraction(f.max))
+        if not math.isfinite(got):
+            faithful[i] = not math.isnan(got) and (
+                t > Fraction(f.max) if got > 0 else t < -Fraction(f.max)
+            )
             continue
         faithful[i] = t == Fraction(got) or _between(down, t, up)
+    return exact, roundings
 
 
 def _beyond_float64(truth: Truth, hi: np.ndarray) -> np.ndarray:
@@ -541,7 +542,8 @@ def _measure_nonfinite(
 def _measure_exactly(
     truth: Truth, g: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple[np.ndarray, ...]
 ) -> None:
-    """Exact ULP error, relative error, bits and rounding flags for the elements ``idx``."""
+    """Exact ULP error, relative error, bits and rounding flags (`_decide_exactly`) for the
+    elements ``idx``."""
     ulp_err, rel, bits, cr, faithful = out
     flat = g.ravel()
     cap = f.precision + BITS_ABOVE_PRECISION
@@ -549,19 +551,15 @@ def _measure_exactly(
     if odd.any() and truth.expansion_like:
         _measure_nonfinite(truth, flat, f, idx[odd], out)
         idx = idx[~odd]
-    for i, t in zip(idx.tolist(), _exact_elements(truth, idx), strict=True):
+    exact, roundings = _decide_exactly(truth, g, f, idx, cr, faithful)
+    for i, t, rounded in zip(idx.tolist(), exact, roundings, strict=True):
         got = float(flat[i])
         if t is None:  # the truth is NaN/inf: the float path handled it
             continue
-        rounded = float(formats.round_exact(t, f))
-        cr[i] = rounded == got
-        if math.isinf(got) or math.isnan(got):
+        if not math.isfinite(got):
             ulp_err[i] = math.inf if math.isnan(got) else got  # NaN: an infinite error
             rel[i] = math.inf
             bits[i] = 0.0
-            faithful[i] = (not math.isnan(got)) and (
-                t > Fraction(f.max) if got > 0 else t < -Fraction(f.max)
-            )
             continue
         d = Fraction(got) - t
         q = d / _exact_ulp(Fraction(rounded) if math.isfinite(rounded) else t, f)
@@ -580,9 +578,6 @@ def _measure_exactly(
             except OverflowError:
                 rel[i] = math.inf
             bits[i] = min(cap, max(0.0, math.log2(r.denominator) - math.log2(r.numerator)))
-        up = float(formats.next_up(np.float64(got), f))
-        down = float(formats.next_down(np.float64(got), f))
-        faithful[i] = d == 0 or _between(down, t, up)
 
 
 def _between(down: float, t: Fraction, up: float) -> bool:
