@@ -39,6 +39,17 @@ def _dyadic(n: int, e: int) -> Fraction:
     return Fraction(n << e) if e >= 0 else Fraction(n, 1 << -e)
 
 
+def dyadic_ints(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """Finite floats as Python ints X (an object array) and one exponent E: a == X * 2**E."""
+    mant, ex = np.frexp(np.asarray(a, dtype=np.float64))
+    ints = (mant * 2.0**53).astype(np.int64)  # value = int * 2**(ex - 53), exactly
+    nz = ints != 0
+    e = int(ex[nz].min()) - 53 if nz.any() else 0
+    shifts = np.where(nz, ex.astype(np.int64) - 53 - e, 0)
+    pow2 = np.array([1 << int(v) for v in range(int(shifts.max(initial=0)) + 1)], dtype=object)
+    return ints.astype(object) * pow2[shifts], e
+
+
 def _block_rows(v: np.ndarray, off: np.ndarray | None) -> tuple[np.ndarray, int]:
     """Exact row sums of a finite float64 block as (object array of ints N, exponent E)."""
     nseg = v.shape[0]
@@ -186,6 +197,11 @@ def _pattern_sum(u: np.ndarray, g: int) -> int:
     return s
 
 
+def _scratch(n: int, chunk: int, *dtypes: type) -> list[np.ndarray]:
+    """Empty arrays of ``min(n, chunk)`` elements, one per dtype: reused for every chunk."""
+    return [np.empty(min(n, chunk), dtype=d) for d in dtypes]
+
+
 def _float_pair(v: float) -> tuple[int, int]:
     """A finite float as (integer N, exponent E): value N * 2**E."""
     m, e = math.frexp(v)
@@ -218,11 +234,7 @@ def sum_f32(x: np.ndarray) -> Fraction | float:
     if n == 0:
         return Fraction(0)
     bits = x.view(np.uint32)
-    c = min(n, _CHUNK32)
-    t = np.empty(c, dtype=np.float64)
-    u = np.empty(c, dtype=np.float64)
-    idx = np.empty(c, dtype=np.int64)
-    ab = np.empty(c, dtype=np.uint32)
+    t, u, idx, ab = _scratch(n, _CHUNK32, np.float64, np.float64, np.int64, np.uint32)
     acc = np.zeros(4096)
     in_acc = 0
     total = (0, 0)
@@ -293,11 +305,7 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
         return Fraction(0)
     bits = x.view(np.uint64)
     c = min(n, _CHUNK)
-    idx = np.empty(c, dtype=np.uint64)
-    hi = np.empty(c, dtype=np.float64)
-    lo = np.empty(c, dtype=np.float64)
-    fields = np.empty(c, dtype=np.uint64)
-    huge = np.empty(c, dtype=bool)
+    idx, hi, lo, fields, huge = _scratch(n, c, np.uint64, np.float64, np.float64, np.uint64, bool)
     lanes = (np.arange(c, dtype=np.uint64) % np.uint64(_LANES)) << np.uint64(12)
     nb = 4096 * _LANES
     top = np.zeros(nb, dtype=bool)  # bins of exponent fields >= 1984, either sign, every lane
@@ -440,8 +448,7 @@ def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
     if n == 0:
         return Fraction(0)
     c = min(n, _DOT_CHUNK)
-    p = np.empty(c)
-    u = np.empty(c)
+    p, u = _scratch(n, c, np.float64, np.float64)
     total = (0, 0)
     acc: list[np.ndarray] = []  # bins of the chunk, then accumulators of 32-bit halves
     binned = 0  # chunks left that go to the bins without a look at their span
