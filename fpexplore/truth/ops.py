@@ -16,16 +16,12 @@ from .exact import dot_f32, row_sums, sum_f32, sum_f64
 from .expansion import fractions
 from .inputs import as_float_array, wider
 from .levels import LeveledProduct
-from .value import Truth, object_map
+from .value import Truth, _to_mpf, object_map
 
 
 def _exact_mp(v: Fraction | float) -> Any:
     """An mpmath number equal to ``v`` (a dyadic Fraction or an IEEE special) exactly."""
-    if isinstance(v, Fraction):
-        bits = max(v.numerator.bit_length(), 1) + 1
-        with mpmath.workprec(bits):
-            return mpmath.mpf(v.numerator) / v.denominator
-    return mpmath.mpf(v)
+    return _to_mpf(v, max(v.numerator.bit_length(), 1) + 1 if isinstance(v, Fraction) else 53)
 
 
 def make_truth(label: str, values: Any, fmt: str | None = None) -> Truth:
@@ -43,19 +39,18 @@ def _desc(a: np.ndarray, fmt: str) -> str:
     return f"{fmt}[{'x'.join(map(str, a.shape))}]"
 
 
-def _axis(axis: Any, ndim: int, where: str) -> int | None:
-    if axis is None:
+def _axis(axis: Any, ndim: int, where: str, none_ok: bool = True) -> int | None:
+    """``axis`` as an index in [0, ndim) (None stays None where ``none_ok``)."""
+    if axis is None and none_ok:
         return None
     try:
         ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
     except TypeError:
         ax = None
     if ax is None or ndim == 0 or not -ndim <= ax < ndim:
-        accepted = (
-            "None (a 0-d input has no axis)"
-            if ndim == 0
-            else f"None or an integer in [-{ndim}, {ndim - 1}]"
-        )
+        accepted = f"an integer in [-{ndim}, {ndim - 1}]"
+        if none_ok:
+            accepted = "None (a 0-d input has no axis)" if ndim == 0 else f"None or {accepted}"
         raise InvalidParameter("axis", axis, accepted, where)
     return ax % ndim
 

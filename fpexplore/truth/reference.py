@@ -21,7 +21,7 @@ from ..errors import InvalidInput, InvalidParameter
 from .certify import certified, check_prec
 from .exact import dyadic_ints, row_sums
 from .inputs import as_float_array, wider
-from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
+from .ops import _axis, _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
 from .value import Truth, _to_mpf, object_map
 
 __all__ = [
@@ -54,16 +54,6 @@ def _mp_array(a: np.ndarray) -> np.ndarray:
     """Object array of mpf equal to the float values (exact: floats have <= 53 bits)."""
     with mpmath.workprec(64):
         return object_map(mpmath.mpf, a)
-
-
-def _axis(axis: Any, ndim: int, where: str) -> int:
-    try:
-        ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
-    except TypeError:
-        ax = None
-    if ax is None or ndim == 0 or not -ndim <= ax < ndim:
-        raise InvalidParameter("axis", axis, f"an integer in [-{ndim}, {ndim - 1}]", where)
-    return ax % ndim
 
 
 def _float_param(v: Any, name: str, where: str, low: float = 0.0) -> float:
@@ -185,11 +175,11 @@ def _reduce_axes(axis: Any, ndim: int, where: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, tuple | list):
-        axes = tuple(_axis(a, ndim, where) for a in axis)
+        axes = tuple(_axis(a, ndim, where, none_ok=False) for a in axis)
         if len(set(axes)) != len(axes):
             raise InvalidParameter("axis", axis, "distinct axes", where)
         return axes
-    return (_axis(axis, ndim, where),)
+    return (_axis(axis, ndim, where, none_ok=False),)
 
 
 def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
@@ -244,7 +234,7 @@ def _along(name: str, x: Any, axis: Any, prec: int, log_form: bool) -> Truth:
     where = f"reference.{name}"
     p = check_prec(prec, where)
     arr, fmt = as_float_array(x, "x", where)
-    ax = _axis(axis, arr.ndim, where)
+    ax = _axis(axis, arr.ndim, where, none_ok=False)
     if arr.shape[ax] == 0:
         raise InvalidInput(
             f"{where}: 'x' has shape {arr.shape}, with no elements along axis {axis}; a "
