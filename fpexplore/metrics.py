@@ -82,19 +82,13 @@ class ErrorSummary:
         return out
 
     def __str__(self) -> str:
-        ulp = (
-            f"{self.ulp_scalar:+.3g}"
-            if self.ulp_scalar is not None
-            else (
-                f"max {self.max_abs_ulp:.3g}, mean {self.mean_abs_ulp:.3g}, "
-                f"p99 {self.p99_abs_ulp:.3g}"
-            )
-        )
-        flag = (
-            "correctly rounded"
-            if self.correctly_rounded
-            else ("faithful" if self.faithful else "not faithful")
-        )
+        if self.ulp_scalar is not None:
+            ulp = f"{self.ulp_scalar:+.3g}"
+        else:
+            ulp = f"max {self.max_abs_ulp:.3g}, mean {self.mean_abs_ulp:.3g}, "
+            ulp += f"p99 {self.p99_abs_ulp:.3g}"
+        flag = "faithful" if self.faithful else "not faithful"
+        flag = "correctly rounded" if self.correctly_rounded else flag
         return f"{self.fmt}: {ulp} ulp, rel {self.max_rel:.3g}, {self.min_bits:.1f} bits, {flag}"
 
 
@@ -375,8 +369,7 @@ def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
 
 
 def _exact_value(v: Any) -> Fraction | None:
-    """A held value (Fraction, int, float or mpmath number) as an exact Fraction (None when it
-    is not finite)."""
+    """A held value (Fraction, int, float or mpmath number) as a Fraction (None: not finite)."""
     if isinstance(v, Fraction | int):
         return Fraction(v)
     raw = getattr(v, "_mpf_", None)
@@ -487,8 +480,7 @@ def _needs_exact(
 def _exact_elements(
     truth: Truth, idx: np.ndarray, parts: list[np.ndarray] | None = None
 ) -> list[Fraction | None]:
-    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite).
-
+    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite);
     ``parts``: `Truth.parts_at` of ``idx``, when the caller has it already."""
     parts = truth.parts_at(idx) if parts is None else parts
     if parts is not None:
