@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import InvalidInput, InvalidParameter, NotEmulated, shown
 from . import textbook
 from ._symbolic import Node, leaves
+from .eigen_sum import tensorflow_sum
 from .numpy_sum import numpy_sum
 from .torch_sum import torch_sum
 
@@ -44,12 +45,6 @@ def _values_only(order: Callable[[np.ndarray], object]) -> Callable[..., object]
     return lambda x, threads, key, dtype_name: order(x)
 
 
-def _tensorflow(x, threads, key, dtype_name):
-    from .eigen_sum import tensorflow_sum
-
-    return tensorflow_sum(x, threads, dtype_name)
-
-
 ORDERS: dict[str, Order] = {
     order.name: order
     for order in (
@@ -69,7 +64,7 @@ ORDERS: dict[str, Order] = {
         Order(
             "tensorflow",
             "tf.reduce_sum on CPU: Eigen's tree of 8192-element leaves, packets, thread shards",
-            _tensorflow,
+            lambda x, threads, key, dtype_name: tensorflow_sum(x, threads, dtype_name),
             framework=True,
             uses_threads=True,
         ),
