@@ -199,8 +199,7 @@ def uniform_from_u32(
     the product is exact in float64), or two float32 roundings (the default path)."""
     path = running_path() if path is None else path
     lo, hi = np.float32(low), np.float32(high)
-    frac = (np.asarray(words, dtype=np.uint32) & np.uint32(0xFFFFFF)).astype(np.float64)
-    u = frac * 2.0**-24
+    u = float32_from_u32(words).astype(np.float64)  # exact
     if path == "default":
         return u.astype(np.float32) * (hi - lo) + lo
     return (u * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)
