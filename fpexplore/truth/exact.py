@@ -92,9 +92,7 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
     Returns an object array of ``Fraction`` (finite rows) or float nan/inf (IEEE specials).
     ``v`` is float32 or float64; ``off`` an optional int64 array of exponent offsets.
     """
-    v = np.asarray(v)
-    if v.dtype != np.float64:
-        v = v.astype(np.float64)
+    v = np.asarray(v, dtype=np.float64)
     nseg, length = v.shape
     out = np.empty(nseg, dtype=object)
     if length == 0 or nseg == 0:
@@ -143,16 +141,10 @@ _LANES = 4
 _HI_MASK = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
 
 
-def _bins_total(acc: np.ndarray, scale_exp: np.ndarray | None = None) -> tuple[int, int]:
-    """Exact sum of float64 bin totals as (integer N, exponent E): value N * 2**E."""
-    nz = np.flatnonzero(acc)
-    if nz.size == 0:
-        return 0, 0
-    mant, ex = np.frexp(acc[nz])
-    m = (mant * 2.0**53).astype(np.int64).tolist()
-    e = (ex.astype(np.int64) - 53 + (0 if scale_exp is None else scale_exp[nz])).tolist()
-    emin = min(e)
-    return sum(mi << (ei - emin) for mi, ei in zip(m, e, strict=True)), emin
+def _bins_total(acc: np.ndarray, scale: int = 0) -> tuple[int, int]:
+    """Exact sum of float64 bin totals times 2**scale as (integer N, exponent E): N * 2**E."""
+    ints, e = dyadic_ints(acc[acc != 0])
+    return int(ints.sum()), e + scale
 
 
 def _add(total: tuple[int, int], part: tuple[int, int]) -> tuple[int, int]:
@@ -308,16 +300,14 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
     idx, hi, lo, fields, huge = _scratch(n, c, np.uint64, np.float64, np.float64, np.uint64, bool)
     lanes = (np.arange(c, dtype=np.uint64) % np.uint64(_LANES)) << np.uint64(12)
     nb = 4096 * _LANES
-    top = np.zeros(nb, dtype=bool)  # bins of exponent fields >= 1984, either sign, every lane
-    for base in range(0, nb, 2048):
-        top[base + 1984 : base + 2048] = True
+    top = np.arange(nb) % 2048 >= 1984  # bins of exponent fields >= 1984, any sign and lane
     acc_hi, acc_lo, acc_big = np.zeros(nb), np.zeros(nb), np.zeros(nb)
     in_acc = 0
     total = (0, 0)
 
     def flush(total: tuple[int, int]) -> tuple[int, int]:
         total = _add(total, _bins_total(acc_hi))
-        total = _add(total, _bins_total(acc_big, np.full(nb, 64, dtype=np.int64)))
+        total = _add(total, _bins_total(acc_big, 64))
         return _add(total, _bins_total(acc_lo))
 
     for c0 in range(0, n, _CHUNK):

@@ -55,20 +55,16 @@ def _axis(axis: Any, ndim: int, where: str, none_ok: bool = True) -> int | None:
     return ax % ndim
 
 
-_LONG_ROW = 1 << 12
-
-
 def _sums(arr: np.ndarray, ax: int | None) -> Any:
     if ax is None:
         return sum_f32(arr) if arr.dtype == np.float32 else sum_f64(arr)
     moved = np.moveaxis(arr, ax, -1)
     rest = moved.shape[:-1]
     rows = moved.reshape(math.prod(rest), moved.shape[-1])
-    if rows.shape[1] >= _LONG_ROW:  # long rows: the range-independent whole-array sums
+    if rows.shape[1] >= 1 << 12:  # long rows: the range-independent whole-array sums
         one = sum_f32 if rows.dtype == np.float32 else sum_f64
         out = np.empty(rows.shape[0], dtype=object)
-        for i in range(rows.shape[0]):
-            out[i] = one(rows[i])
+        out[:] = [one(r) for r in rows]
         return out.reshape(rest)
     return row_sums(rows).reshape(rest)
 
@@ -305,16 +301,13 @@ def _index(v: Any) -> int:
     return operator.index(v)
 
 
-_MAX_PAIR = 2**31 - 1  # beyond it no input fits in memory anyway
-
-
 def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
     try:
         t = tuple(v) if isinstance(v, tuple | list | np.ndarray) and np.ndim(v) else (v, v)
         p = tuple(_index(i) for i in t)
     except (TypeError, ValueError):
         p = ()
-    if len(p) != 2 or min(p) < low or max(p) > _MAX_PAIR:
+    if len(p) != 2 or min(p) < low or max(p) > 2**31 - 1:  # no input that large fits anyway
         accepted = f"an integer in [{low}, 2**31 - 1] or a pair of them"
         raise InvalidParameter(name, v, accepted, "truth.conv2d")
     return p[0], p[1]

@@ -225,17 +225,13 @@ def polymul(pa: list[np.ndarray], pb: list[np.ndarray], cut: int) -> list[np.nda
     high = polymul(pa[h:], pb[h:], cut)
     mid = polymul(sa, sb, cut)
     del sa, sb
-    for s, c in enumerate(low):  # mid = M - L - H first: it reads L and H
-        _acc(mid, s, c, -1)
-    for s, c in enumerate(high):
-        _acc(mid, s, c, -1)
-    for s, c in enumerate(low):
-        _acc(res, s, c)
-    for s, c in enumerate(high):
-        _acc(res, 2 * h + s, c)
-    for s, c in enumerate(mid):
-        if h + s < len(res):
-            _acc(res, h + s, c)
+    for coef in (low, high):  # mid = M - L - H first: it reads L and H
+        for s, c in enumerate(coef):
+            _acc(mid, s, c, -1)
+    for off, coef in ((0, low), (2 * h, high), (h, mid)):
+        for s, c in enumerate(coef):
+            if off + s < len(res):
+                _acc(res, off + s, c)
     return res
 
 
