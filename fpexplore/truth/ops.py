@@ -175,8 +175,7 @@ def dot(x: Any, y: Any) -> Truth:
     if a.dtype == np.float32 and b.dtype == np.float32:
         # NaN/inf follow IEEE (inf * 0 is NaN); the cost barely depends on the exponent range
         return make_truth(label, dot_f32(a, b), fmt)
-    val = _row_dots(a[None, :], b[None, :])[0]
-    return make_truth(label, val, fmt)
+    return make_truth(label, _row_dots(a[None, :], b[None, :])[0], fmt)
 
 
 # products whose whole exact expansion takes more BLAS calls than this are computed level by

@@ -477,7 +477,7 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
         raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
     _finite(arr, "x", where)
     # one Fraction per distinct value of a channel, each built at once from integers:
-    # (x - m) / s = (X * 2**(ex - e0) - M * 2**(em - e0)) * 2**e0 / s
+    # (x - m) / s = (X - M) * 2**e0 / s, with x = X * 2**e0 and m = M * 2**e0 (`dyadic_ints`)
     chans = np.moveaxis(arr, -3, 0).reshape(c, -1)
     out = np.empty(chans.shape, dtype=object)
     for ch in range(c):
@@ -513,8 +513,7 @@ def _linear_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int
         x0 = math.floor(src)
         x1 = x0 + 1 if x0 < n_in - 1 else x0
         lam = src - x0
-        w: dict[int, Fraction] = {}
-        w[x0] = w.get(x0, Fraction(0)) + (1 - lam)
+        w = {x0: 1 - lam}
         w[x1] = w.get(x1, Fraction(0)) + lam
         rows.append(w)
     return rows
