@@ -1,15 +1,13 @@
 """Binary floating-point formats: bits, classes, ULPs, neighbours and correct rounding.
 
 Five formats: ``binary16`` (half), ``bfloat16``, ``tf32``, ``binary32`` and ``binary64``.
-bfloat16 and TF32 have no NumPy dtype of their own here: their values are held as float32
-numbers that lie exactly on the format's grid (TF32 is the rounding format of NVIDIA tensor
-cores: 8 exponent bits like float32, 10 mantissa bits like float16; it is treated as an IEEE
-format with subnormals and infinities).
+bfloat16 and TF32 (NVIDIA tensor cores' rounding format: float32's 8 exponent bits, float16's
+10 mantissa bits, treated as IEEE with subnormals and infinities) have no NumPy dtype here:
+their values are float32 numbers on the format's grid.
 
-Rounding is round-half-to-even with subnormals and overflow to infinity. `round_exact` rounds
+Rounding is round-half-to-even with subnormals and overflow to infinity: `round_exact` rounds
 exact values (``Fraction``, ``int``, ``float``, mpmath numbers, object arrays of those) with
-integer arithmetic; `round_array` rounds float arrays with vectorized integer arithmetic on
-their bits.
+integer arithmetic, `round_array` float arrays with vectorized integer arithmetic on their bits.
 """
 
 from __future__ import annotations
@@ -157,14 +155,8 @@ def get(fmt: Any) -> Format:
                 key = "<not a format>"
     key = key.strip().lower().removeprefix("torch.").removeprefix("tf.")
     if key not in _LOOKUP:
-        accepted = (
-            "one of "
-            + ", ".join(
-                f"{f.name} ({', '.join(f.aliases[:2])})" if f.aliases else f.name
-                for f in FORMATS.values()
-            )
-            + ", or a float16/float32/float64 dtype"
-        )
+        known = ", ".join(f"{f.name} ({', '.join(f.aliases[:2])})" for f in FORMATS.values())
+        accepted = f"one of {known}, or a float16/float32/float64 dtype"
         raise InvalidParameter("fmt", fmt, accepted)
     return _LOOKUP[key]
 
@@ -253,6 +245,13 @@ def _round_scalar(value: Any, f: Format) -> float:
     return math.copysign(_round_ratio(abs(n), d, f), -1.0 if n < 0 else 1.0)
 
 
+def _round_each(values: Any, shape: tuple[int, ...], f: Format) -> np.ndarray:
+    """Exact values, one by one, rounded to ``f`` as an array of ``shape`` in f's storage."""
+    out = np.array([_round_scalar(v, f) for v in values], dtype=np.float64).reshape(shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return out.astype(f.storage)
+
+
 def round_exact(value: Any, fmt: Any = "binary64") -> Any:
     """The correctly rounded value of an exact number (or array) in format ``fmt``.
 
@@ -264,12 +263,7 @@ def round_exact(value: Any, fmt: Any = "binary64") -> Any:
     _refuse_non_numbers(value, "round_exact", "value")
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            out = np.empty(value.shape, dtype=np.float64)
-            flat = out.reshape(-1)
-            for i, v in enumerate(value.reshape(-1)):
-                flat[i] = _round_scalar(v, f)
-            with np.errstate(invalid="ignore"):
-                return out.astype(f.storage)
+            return _round_each(value.reshape(-1), value.shape, f)
         if value.dtype.kind not in "fiu" and value.dtype.name != "bfloat16":
             raise InvalidInput(
                 f"round_exact: 'value' must be numbers (a float, int or object array of exact "
@@ -310,11 +304,7 @@ def round_array(x: Any, fmt: Any) -> np.ndarray:
         )
         if not np.all(exact_ok):
             flat = a.reshape(-1)
-            out = np.empty(flat.shape, dtype=np.float64)
-            for i, v in enumerate(flat.tolist() if a.dtype.kind in "iu" else flat):
-                out[i] = _round_scalar(v, f)
-            with np.errstate(invalid="ignore", over="ignore"):
-                res = out.reshape(a.shape).astype(f.storage)
+            res = _round_each(flat.tolist() if a.dtype.kind in "iu" else flat, a.shape, f)
             return res if res.shape else res[()]
     with np.errstate(invalid="ignore"):  # signalling NaNs
         a64 = np.array(a, dtype=np.float64, copy=True, order="C")
@@ -414,17 +404,13 @@ def fields(x: Any, fmt: Any) -> Fields:
     """(sign, exponent, mantissa, bits) of ``x`` in ``fmt`` (ints, or arrays for arrays)."""
     f = get(fmt)
     b = bits(x, f)
+    b64 = np.asarray(b).astype(np.uint64)
+    sign = (b64 >> np.uint64(f.width - 1)).astype(np.uint8)
+    exponent = ((b64 >> np.uint64(f.mbits)) & np.uint64((1 << f.ebits) - 1)).astype(np.int64)
+    mantissa = b64 & np.uint64((1 << f.mbits) - 1)
     if isinstance(b, int):
-        return Fields(
-            b >> (f.width - 1), (b >> f.mbits) & ((1 << f.ebits) - 1), b & ((1 << f.mbits) - 1), b
-        )
-    b64 = b.astype(np.uint64)
-    return Fields(
-        (b64 >> np.uint64(f.width - 1)).astype(np.uint8),
-        ((b64 >> np.uint64(f.mbits)) & np.uint64((1 << f.ebits) - 1)).astype(np.int64),
-        (b64 & np.uint64((1 << f.mbits) - 1)).astype(np.uint64),
-        b,
-    )
+        return Fields(int(sign), int(exponent), int(mantissa), b)
+    return Fields(sign, exponent, mantissa, b)
 
 
 def bit_string(x: Any, fmt: Any, sep: str = " ") -> str:

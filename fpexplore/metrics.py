@@ -82,19 +82,13 @@ class ErrorSummary:
         return out
 
     def __str__(self) -> str:
-        ulp = (
-            f"{self.ulp_scalar:+.3g}"
-            if self.ulp_scalar is not None
-            else (
-                f"max {self.max_abs_ulp:.3g}, mean {self.mean_abs_ulp:.3g}, "
-                f"p99 {self.p99_abs_ulp:.3g}"
-            )
-        )
-        flag = (
-            "correctly rounded"
-            if self.correctly_rounded
-            else ("faithful" if self.faithful else "not faithful")
-        )
+        if self.ulp_scalar is not None:
+            ulp = f"{self.ulp_scalar:+.3g}"
+        else:
+            ulp = f"max {self.max_abs_ulp:.3g}, mean {self.mean_abs_ulp:.3g}, "
+            ulp += f"p99 {self.p99_abs_ulp:.3g}"
+        flag = "faithful" if self.faithful else "not faithful"
+        flag = "correctly rounded" if self.correctly_rounded else flag
         return f"{self.fmt}: {ulp} ulp, rel {self.max_rel:.3g}, {self.min_bits:.1f} bits, {flag}"
 
 
@@ -366,14 +360,6 @@ def _truth_ulp(t: np.ndarray, f: formats.Format) -> np.ndarray:
     return np.asarray(formats.ulp(np.where(np.isinf(r), t, r), f), dtype=np.float64)
 
 
-def _truth_ulp_unsure(t: np.ndarray, f: formats.Format) -> np.ndarray:
-    """Truths so close to a rounding boundary at a power of two that their float64 value
-    cannot say which binade the correctly rounded truth (and so its ULP) is in."""
-    lo = _truth_ulp(t * (1 - 2.0**-45), f)
-    hi = _truth_ulp(t * (1 + 2.0**-45), f)
-    return lo != hi
-
-
 def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
     """`formats.ulp` of an exact value as an exact power of two, at any magnitude."""
     v = abs(v)
@@ -383,8 +369,7 @@ def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
 
 
 def _exact_value(v: Any) -> Fraction | None:
-    """A held value (Fraction, int, float or mpmath number) as an exact Fraction (None when it
-    is not finite)."""
+    """A held value (Fraction, int, float or mpmath number) as a Fraction (None: not finite)."""
     if isinstance(v, Fraction | int):
         return Fraction(v)
     raw = getattr(v, "_mpf_", None)
@@ -406,12 +391,12 @@ def _decide_exactly(
     idx: np.ndarray,
     cr: np.ndarray,
     faithful: np.ndarray,
-) -> None:
-    """Exact correct/faithful rounding flags for the elements ``idx`` (near a boundary).
+) -> tuple[list[Fraction | None], list[float | None]]:
+    """Exact correct/faithful rounding flags for the elements ``idx``; returns their exact
+    values and roundings (None where the truth is not finite).
 
-    The exact values, their roundings (for a truth held as an expansion) and the neighbours
-    of each result are computed for all of ``idx`` at once; only the comparisons are per
-    element."""
+    The exact values, their roundings and the neighbours of each result are computed for all
+    of ``idx`` at once; only the comparisons are per element."""
     flat = g.ravel()
     picked = truth.parts_at(idx)
     exact = _exact_elements(truth, idx, picked)
@@ -420,7 +405,7 @@ def _decide_exactly(
 
         roundings = np.asarray(round_parts(picked, f), dtype=np.float64).reshape(-1).tolist()
     else:
-        roundings = [None] * idx.size
+        roundings = [None if t is None else float(formats.round_exact(t, f)) for t in exact]
     with np.errstate(over="ignore"):
         ups = np.asarray(formats.next_up(flat[idx], f), dtype=np.float64).reshape(-1).tolist()
         downs = np.asarray(formats.next_down(flat[idx], f), dtype=np.float64).reshape(-1)
@@ -430,13 +415,14 @@ def _decide_exactly(
         if t is None:
             continue
         got = float(flat[i])
-        if rounded is None:
-            rounded = float(formats.round_exact(t, f))
         cr[i] = rounded == got
-        if math.isinf(got):
-            faithful[i] = (t > Fraction(f.max)) if got > 0 else (t < -Fraction(f.max))
+        if not math.isfinite(got):
+            faithful[i] = not math.isnan(got) and (
+                t > Fraction(f.max) if got > 0 else t < -Fraction(f.max)
+            )
             continue
         faithful[i] = t == Fraction(got) or _between(down, t, up)
+    return exact, roundings
 
 
 def _beyond_float64(truth: Truth, hi: np.ndarray) -> np.ndarray:
@@ -480,7 +466,10 @@ def _needs_exact(
     need |= beyond  # a finite truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
-    need |= fin_t & fin_g & _truth_ulp_unsure(hi, f)  # which binade the rounded truth is in
+    # a truth so close to a rounding boundary at a power of two that its float64 value cannot
+    # say which binade the correctly rounded truth (and so its ULP) is in
+    unsure = _truth_ulp(hi * (1 - 2.0**-45), f) != _truth_ulp(hi * (1 + 2.0**-45), f)
+    need |= fin_t & fin_g & unsure
     # a difference within the truth's float64 approximation (about 2**-106 relative): the
     # pair cannot tell it from zero
     close = fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
@@ -491,8 +480,7 @@ def _needs_exact(
 def _exact_elements(
     truth: Truth, idx: np.ndarray, parts: list[np.ndarray] | None = None
 ) -> list[Fraction | None]:
-    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite).
-
+    """Elements ``idx`` (flat) of the truth as exact Fractions (None where not finite);
     ``parts``: `Truth.parts_at` of ``idx``, when the caller has it already."""
     parts = truth.parts_at(idx) if parts is None else parts
     if parts is not None:
@@ -546,7 +534,8 @@ def _measure_nonfinite(
 def _measure_exactly(
     truth: Truth, g: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple[np.ndarray, ...]
 ) -> None:
-    """Exact ULP error, relative error, bits and rounding flags for the elements ``idx``."""
+    """Exact ULP error, relative error, bits and rounding flags (`_decide_exactly`) for the
+    elements ``idx``."""
     ulp_err, rel, bits, cr, faithful = out
     flat = g.ravel()
     cap = f.precision + BITS_ABOVE_PRECISION
@@ -554,19 +543,15 @@ def _measure_exactly(
     if odd.any() and truth.expansion_like:
         _measure_nonfinite(truth, flat, f, idx[odd], out)
         idx = idx[~odd]
-    for i, t in zip(idx.tolist(), _exact_elements(truth, idx), strict=True):
+    exact, roundings = _decide_exactly(truth, g, f, idx, cr, faithful)
+    for i, t, rounded in zip(idx.tolist(), exact, roundings, strict=True):
         got = float(flat[i])
         if t is None:  # the truth is NaN/inf: the float path handled it
             continue
-        rounded = float(formats.round_exact(t, f))
-        cr[i] = rounded == got
-        if math.isinf(got) or math.isnan(got):
+        if not math.isfinite(got):
             ulp_err[i] = math.inf if math.isnan(got) else got  # NaN: an infinite error
             rel[i] = math.inf
             bits[i] = 0.0
-            faithful[i] = (not math.isnan(got)) and (
-                t > Fraction(f.max) if got > 0 else t < -Fraction(f.max)
-            )
             continue
         d = Fraction(got) - t
         q = d / _exact_ulp(Fraction(rounded) if math.isfinite(rounded) else t, f)
@@ -585,9 +570,6 @@ def _measure_exactly(
             except OverflowError:
                 rel[i] = math.inf
             bits[i] = min(cap, max(0.0, math.log2(r.denominator) - math.log2(r.numerator)))
-        up = float(formats.next_up(np.float64(got), f))
-        down = float(formats.next_down(np.float64(got), f))
-        faithful[i] = d == 0 or _between(down, t, up)
 
 
 def _between(down: float, t: Fraction, up: float) -> bool:

@@ -419,19 +419,6 @@ def test_expansion_signs_are_exact():
     assert ok.mean() > 0.99
 
 
-def test_ozaki_slices_are_exact_and_bounded():
-    rng = np.random.default_rng(19)
-    for i in range(200):
-        a = np.resize(adversarial(rng, 60, np.float32, i % 9), 60).reshape(6, 10)
-        beta = ozaki.beta_for(int(rng.integers(2, 5000)))
-        sl = ozaki.slices(a, beta)
-        assert (sum(frac_array(s) for s in sl) == frac_array(a)).all()
-        e = np.frexp(np.abs(a.astype(np.float64)).max(axis=1))[1]
-        for s, d in enumerate(sl):
-            units = np.ldexp(d, -(e - (s + 1) * beta)[:, None].astype(np.int32))
-            assert (units == np.round(units)).all() and (np.abs(units) <= 2.0**beta).all()
-
-
 def test_matmul_nan_inf_rows_and_columns():
     rng = np.random.default_rng(20)
     for i in range(60):

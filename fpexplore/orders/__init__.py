@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import InvalidInput, InvalidParameter, NotEmulated, shown
 from . import textbook
 from ._symbolic import Node, leaves
+from .eigen_sum import tensorflow_sum
 from .numpy_sum import numpy_sum
 from .torch_sum import torch_sum
 
@@ -44,12 +45,6 @@ def _values_only(order: Callable[[np.ndarray], object]) -> Callable[..., object]
     return lambda x, threads, key, dtype_name: order(x)
 
 
-def _tensorflow(x, threads, key, dtype_name):
-    from .eigen_sum import tensorflow_sum
-
-    return tensorflow_sum(x, threads, dtype_name)
-
-
 ORDERS: dict[str, Order] = {
     order.name: order
     for order in (
@@ -69,7 +64,7 @@ ORDERS: dict[str, Order] = {
         Order(
             "tensorflow",
             "tf.reduce_sum on CPU: Eigen's tree of 8192-element leaves, packets, thread shards",
-            _tensorflow,
+            lambda x, threads, key, dtype_name: tensorflow_sum(x, threads, dtype_name),
             framework=True,
             uses_threads=True,
         ),
@@ -142,15 +137,6 @@ def _threads(threads: int) -> int:
     return int(threads)
 
 
-def _format(dtype: np.dtype) -> str:
-    if dtype.name not in FORMATS:
-        raise InvalidInput(
-            f"The 'x' argument must hold one of {', '.join(FORMATS)} (bfloat16 from ml_dtypes);"
-            f" got dtype {dtype.name}. Convert it, e.g. x.astype(np.float32)."
-        )
-    return dtype.name
-
-
 def _array(x: Any, name: str) -> np.ndarray:
     """``np.asarray(x)``, or `InvalidInput` naming ``name`` when it is not a rectangular
     array (a ragged list, say)."""
@@ -175,9 +161,13 @@ def emulate(x: np.ndarray, order: str, threads: int = 1) -> np.generic:
     """
     spec = _order(order)
     threads = _threads(threads)
-    if not isinstance(x, np.ndarray):
-        x = _array(x, "x")
-    name = _format(x.dtype)
+    x = _array(x, "x")
+    name = x.dtype.name
+    if name not in FORMATS:
+        raise InvalidInput(
+            f"The 'x' argument must hold one of {', '.join(FORMATS)} (bfloat16 from ml_dtypes);"
+            f" got dtype {name}. Convert it, e.g. x.astype(np.float32)."
+        )
     if order == "numpy":  # NumPy follows the memory layout
         with np.errstate(over="ignore", invalid="ignore"):
             return numpy_sum(x)

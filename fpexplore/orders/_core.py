@@ -26,9 +26,7 @@ def zeros(like: np.ndarray, shape: tuple[int, ...] = (), negative: bool = False)
 
 def zero(like: np.ndarray, negative: bool = False):
     """A scalar +0.0 (or -0.0) of the dtype of ``like``."""
-    if is_symbolic(like):
-        return NEG_ZERO if negative else ZERO
-    return like.dtype.type(-0.0 if negative else 0.0)
+    return zeros(like, (), negative)[()]
 
 
 def running_sum(acc, rows):
@@ -41,9 +39,7 @@ def running_sum(acc, rows):
 
 def cast(value, dtype: np.dtype):
     """Round a value (scalar or array) to ``dtype``; nodes pass through unchanged."""
-    if isinstance(value, np.ndarray) and value.dtype == object:
-        return value
-    if not isinstance(value, np.ndarray | np.generic):
+    if not isinstance(value, np.ndarray | np.generic) or value.dtype == object:
         return value
     return np.asarray(value).astype(dtype)[()]
 

@@ -44,9 +44,7 @@ def pairwise_sum(x: np.ndarray):
 def memory_order(x: np.ndarray) -> np.ndarray:
     """The elements in the order ``np.sum(x)`` visits them when it is one chunk, or raise
     :class:`NotEmulated` for the layouts where NumPy's iterator buffers in several chunks."""
-    if x.ndim <= 1:
-        return x.reshape(-1)
-    if x.flags.c_contiguous:
+    if x.ndim <= 1 or x.flags.c_contiguous:
         return x.reshape(-1)
     if x.flags.f_contiguous:
         return x.ravel(order="K")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NotEmulated
-from ._core import gather, is_symbolic, split_tree, zero
+from ._core import gather, is_symbolic, split_tree, zero, zeros
 
 
 def sequential(x: np.ndarray):
@@ -43,22 +43,18 @@ def magnitude_order(key: np.ndarray, descending: bool = False) -> np.ndarray:
 
 
 def sorted_ascending(x: np.ndarray, key: np.ndarray):
-    """Sequential over the elements sorted by increasing magnitude of ``key`` (ties keep their
-    original order)."""
+    """Sequential by increasing magnitude of ``key`` (`magnitude_order`)."""
     return sequential(x[magnitude_order(key)])
 
 
 def sorted_descending(x: np.ndarray, key: np.ndarray):
-    """Sequential over the elements sorted by decreasing magnitude of ``key`` (ties keep their
-    original order)."""
+    """Sequential by decreasing magnitude of ``key`` (`magnitude_order`)."""
     return sequential(x[magnitude_order(key, descending=True)])
 
 
 def _pairwise_leaf(x: np.ndarray, firsts: np.ndarray, count: int) -> np.ndarray:
     if count == 0:
-        out = np.empty(len(firsts), dtype=x.dtype)
-        out[...] = zero(x)
-        return out
+        return zeros(x, (len(firsts),))
     return gather(x, firsts, 1)[:, 0]
 
 

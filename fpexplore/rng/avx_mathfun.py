@@ -98,9 +98,8 @@ def sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y = j.astype(np.float32)
     swap_sin = (j & np.int32(4)).astype(np.uint32) << np.uint32(29)
     poly = (j & np.int32(2)) == 0
-    x = fma(y, _DP[0], x)
-    x = fma(y, _DP[1], x)
-    x = fma(y, _DP[2], x)
+    for dp in _DP:
+        x = fma(y, dp, x)
     j4 = j - np.int32(2)
     sign_cos = (~j4 & np.int32(4)).astype(np.uint32) << np.uint32(29)
     sign_sin = sign_sin ^ swap_sin

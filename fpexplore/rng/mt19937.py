@@ -53,16 +53,6 @@ def init_by_array(key: Sequence[int]) -> np.ndarray:
     return np.array(mt, dtype=np.uint32)
 
 
-def python_seed_key(seed: int) -> list[int]:
-    """The key Python's `random.seed(int)` passes to init_by_array: |seed| in 32-bit words."""
-    n = abs(int(seed))
-    key = []
-    while n:
-        key.append(n & _MASK32)
-        n >>= 32
-    return key or [0]
-
-
 def _twist(mt: np.ndarray) -> np.ndarray:
     """One generation of the recurrence over all 624 words, in four dependency-free slices."""
     mt = mt.copy()
@@ -103,8 +93,9 @@ class MT19937:
 
     @classmethod
     def from_python_seed(cls, seed: int) -> MT19937:
-        """Seeded like `random.seed(seed)` (CPython, int seeds)."""
-        return cls(init_by_array(python_seed_key(seed)))
+        """Seeded like `random.seed(seed)` (CPython, int seeds): |seed| in 32-bit words."""
+        n = abs(int(seed))
+        return cls(init_by_array([(n >> s) & _MASK32 for s in range(0, n.bit_length(), 32)]))
 
     def next_u32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs as uint32."""

@@ -67,33 +67,29 @@ def _libm() -> ctypes.CDLL | None:
     return lib
 
 
-def _box_muller_16_default(block: np.ndarray) -> np.ndarray:
-    """ATen's scalar ``normal_fill_16``: float math through the C library's logf/cosf/sinf."""
+def _box_muller_default(blocks: np.ndarray) -> np.ndarray:
+    """ATen's scalar ``normal_fill_16`` on blocks of 16 (rows): float math through the C
+    library's logf/cosf/sinf."""
     lib = _libm()
     if lib is None:
         raise NotEmulated("the scalar randn path needs the C math library (libm) via ctypes")
-    out = block.copy()
+    out = blocks.copy()
     f = np.float32
-    for j in range(8):
-        u1 = f(1) - block[j]
-        u2 = block[j + 8]
-        radius = np.sqrt(f(-2) * f(lib.logf(float(u1))))
-        theta = f(2.0 * math.pi * float(u2))  # 2.0f * pi<double> * u2, rounded to float
-        out[j] = radius * f(lib.cosf(float(theta)))
-        out[j + 8] = radius * f(lib.sinf(float(theta)))
+    for block, row in zip(blocks, out, strict=True):
+        for j in range(8):
+            radius = np.sqrt(f(-2) * f(lib.logf(float(f(1) - block[j]))))
+            theta = f(2.0 * math.pi * float(block[j + 8]))  # 2.0f * pi<double> * u2, as float
+            row[j] = radius * f(lib.cosf(float(theta)))
+            row[j + 8] = radius * f(lib.sinf(float(theta)))
     return out
 
 
-def _box_muller_avx2(data: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """ATen's ``normal_fill_16_AVX2`` applied to the 16-blocks beginning at ``starts``."""
-    idx = starts[:, None] + np.arange(8)[None, :]
-    u1 = np.float32(1) - data[idx]
-    u2 = data[idx + 8]
-    radius = np.sqrt(np.float32(-2) * avx_mathfun.log256(u1))
-    theta = np.float32(2.0 * math.pi) * u2
-    s, c = avx_mathfun.sincos256(theta)
+def _box_muller_avx2(blocks: np.ndarray) -> np.ndarray:
+    """ATen's ``normal_fill_16_AVX2`` on blocks of 16 (rows)."""
+    radius = np.sqrt(np.float32(-2) * avx_mathfun.log256(np.float32(1) - blocks[:, :8]))
+    s, c = avx_mathfun.sincos256(np.float32(2.0 * math.pi) * blocks[:, 8:])
     # fmadd(n, std=1, mean=0): exact except that -0.0 + 0.0 gives +0.0
-    return (radius * c) + np.float32(0), (radius * s) + np.float32(0), idx
+    return np.concatenate([radius * c + np.float32(0), radius * s + np.float32(0)], axis=1)
 
 
 def path_for(capability: str, machine: str | None = None) -> Path:
@@ -166,41 +162,19 @@ class TorchCPURandom:
         return r * math.cos(theta)
 
     def _normal_fill(self, n: int, dtype: str) -> np.ndarray:
+        """Box-Muller on blocks of 16 (the first 8 values give the radii, the last 8 the
+        angles), all blocks at once; a tail shorter than 16 takes 16 fresh draws for the last
+        16 places. float64 takes the C library's logarithm, sine and cosine (``math``), value
+        by value, as torch's scalar loop calls them."""
         if dtype == "float64":
-            return self._normal_fill_float64(n)
-        data = self.rand(n, "float32")
-        if self.path == "avx2":
-            return self._fill_avx2(data)
-        for i in range(0, n - 15, 16):
-            data[i : i + 16] = _box_muller_16_default(data[i : i + 16])
-        if n % 16:
-            tail = self.rand(16, "float32")
-            data[n - 16 :] = _box_muller_16_default(tail)
-        return data
-
-    def _fill_avx2(self, data: np.ndarray) -> np.ndarray:
-        n = data.size
-        starts = np.arange(0, n - 15, 16)
-        if starts.size:
-            c, s, idx = _box_muller_avx2(data, starts)
-            data[idx], data[idx + 8] = c, s
-        if n % 16:
-            tail = self.rand(16, "float32")
-            c, s, idx = _box_muller_avx2(tail, np.array([0]))
-            tail[idx], tail[idx + 8] = c, s
-            data[n - 16 :] = tail
-        return data
-
-    def _normal_fill_float64(self, n: int) -> np.ndarray:
-        """torch's float64 normal fill: Box-Muller on blocks of 16 (the first 8 values give
-        the radii, the last 8 the angles), all blocks at once; a tail shorter than 16 takes 16
-        fresh draws for the last 16 places. The logarithm, sine and cosine are the C library's
-        (``math``), value by value, as torch's scalar loop calls them."""
-        data = self.rand(n, "float64")
+            transform = _box_muller_16_float64
+        else:
+            transform = _box_muller_avx2 if self.path == "avx2" else _box_muller_default
+        data = self.rand(n, dtype)
         m = n // 16
-        data[: m * 16] = _box_muller_16_float64(data[: m * 16].reshape(m, 16)).ravel()
+        data[: m * 16] = transform(data[: m * 16].reshape(m, 16)).ravel()
         if n % 16:
-            data[n - 16 :] = _box_muller_16_float64(self.rand(16, "float64").reshape(1, 16))
+            data[n - 16 :] = transform(self.rand(16, dtype).reshape(1, 16))
         return data
 
 
@@ -225,8 +199,7 @@ def uniform_from_u32(
     the product is exact in float64), or two float32 roundings (the default path)."""
     path = running_path() if path is None else path
     lo, hi = np.float32(low), np.float32(high)
-    frac = (np.asarray(words, dtype=np.uint32) & np.uint32(0xFFFFFF)).astype(np.float64)
-    u = frac * 2.0**-24
+    u = float32_from_u32(words).astype(np.float64)  # exact
     if path == "default":
         return u.astype(np.float32) * (hi - lo) + lo
     return (u * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)

@@ -29,11 +29,6 @@ def check_prec(prec: Any, where: str) -> int:
     return p
 
 
-def higher(prec: int) -> int:
-    """The precision a result at ``prec`` bits is checked against."""
-    return 2 * prec + 32
-
-
 def _agree(a: Any, b: Any, cap: float) -> float:
     """Decimal digits to which ``a`` agrees with ``b`` (relative to ``b``), at most ``cap``."""
     if mpmath.isnan(a) or mpmath.isnan(b):
@@ -67,7 +62,7 @@ def certified(
     """
     with mpmath.workprec(prec):
         lo = compute(prec)
-    hp = higher(prec)
+    hp = 2 * prec + 32
     with mpmath.workprec(hp):
         hi = compute(hp)
     return Truth(label, mp=hi, digits=agreement(lo, hi, prec), prec=hp, input_format=input_format)

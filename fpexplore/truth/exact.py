@@ -39,6 +39,17 @@ def _dyadic(n: int, e: int) -> Fraction:
     return Fraction(n << e) if e >= 0 else Fraction(n, 1 << -e)
 
 
+def dyadic_ints(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """Finite floats as Python ints X (an object array) and one exponent E: a == X * 2**E."""
+    mant, ex = np.frexp(np.asarray(a, dtype=np.float64))
+    ints = (mant * 2.0**53).astype(np.int64)  # value = int * 2**(ex - 53), exactly
+    nz = ints != 0
+    e = int(ex[nz].min()) - 53 if nz.any() else 0
+    shifts = np.where(nz, ex.astype(np.int64) - 53 - e, 0)
+    pow2 = np.array([1 << int(v) for v in range(int(shifts.max(initial=0)) + 1)], dtype=object)
+    return ints.astype(object) * pow2[shifts], e
+
+
 def _block_rows(v: np.ndarray, off: np.ndarray | None) -> tuple[np.ndarray, int]:
     """Exact row sums of a finite float64 block as (object array of ints N, exponent E)."""
     nseg = v.shape[0]
@@ -81,9 +92,7 @@ def row_sums(v: np.ndarray, off: np.ndarray | None = None) -> np.ndarray:
     Returns an object array of ``Fraction`` (finite rows) or float nan/inf (IEEE specials).
     ``v`` is float32 or float64; ``off`` an optional int64 array of exponent offsets.
     """
-    v = np.asarray(v)
-    if v.dtype != np.float64:
-        v = v.astype(np.float64)
+    v = np.asarray(v, dtype=np.float64)
     nseg, length = v.shape
     out = np.empty(nseg, dtype=object)
     if length == 0 or nseg == 0:
@@ -132,16 +141,10 @@ _LANES = 4
 _HI_MASK = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
 
 
-def _bins_total(acc: np.ndarray, scale_exp: np.ndarray | None = None) -> tuple[int, int]:
-    """Exact sum of float64 bin totals as (integer N, exponent E): value N * 2**E."""
-    nz = np.flatnonzero(acc)
-    if nz.size == 0:
-        return 0, 0
-    mant, ex = np.frexp(acc[nz])
-    m = (mant * 2.0**53).astype(np.int64).tolist()
-    e = (ex.astype(np.int64) - 53 + (0 if scale_exp is None else scale_exp[nz])).tolist()
-    emin = min(e)
-    return sum(mi << (ei - emin) for mi, ei in zip(m, e, strict=True)), emin
+def _bins_total(acc: np.ndarray, scale: int = 0) -> tuple[int, int]:
+    """Exact sum of float64 bin totals times 2**scale as (integer N, exponent E): N * 2**E."""
+    ints, e = dyadic_ints(acc[acc != 0])
+    return int(ints.sum()), e + scale
 
 
 def _add(total: tuple[int, int], part: tuple[int, int]) -> tuple[int, int]:
@@ -186,6 +189,11 @@ def _pattern_sum(u: np.ndarray, g: int) -> int:
     return s
 
 
+def _scratch(n: int, chunk: int, *dtypes: type) -> list[np.ndarray]:
+    """Empty arrays of ``min(n, chunk)`` elements, one per dtype: reused for every chunk."""
+    return [np.empty(min(n, chunk), dtype=d) for d in dtypes]
+
+
 def _float_pair(v: float) -> tuple[int, int]:
     """A finite float as (integer N, exponent E): value N * 2**E."""
     m, e = math.frexp(v)
@@ -218,11 +226,7 @@ def sum_f32(x: np.ndarray) -> Fraction | float:
     if n == 0:
         return Fraction(0)
     bits = x.view(np.uint32)
-    c = min(n, _CHUNK32)
-    t = np.empty(c, dtype=np.float64)
-    u = np.empty(c, dtype=np.float64)
-    idx = np.empty(c, dtype=np.int64)
-    ab = np.empty(c, dtype=np.uint32)
+    t, u, idx, ab = _scratch(n, _CHUNK32, np.float64, np.float64, np.int64, np.uint32)
     acc = np.zeros(4096)
     in_acc = 0
     total = (0, 0)
@@ -293,23 +297,17 @@ def sum_f64(x: np.ndarray) -> Fraction | float:
         return Fraction(0)
     bits = x.view(np.uint64)
     c = min(n, _CHUNK)
-    idx = np.empty(c, dtype=np.uint64)
-    hi = np.empty(c, dtype=np.float64)
-    lo = np.empty(c, dtype=np.float64)
-    fields = np.empty(c, dtype=np.uint64)
-    huge = np.empty(c, dtype=bool)
+    idx, hi, lo, fields, huge = _scratch(n, c, np.uint64, np.float64, np.float64, np.uint64, bool)
     lanes = (np.arange(c, dtype=np.uint64) % np.uint64(_LANES)) << np.uint64(12)
     nb = 4096 * _LANES
-    top = np.zeros(nb, dtype=bool)  # bins of exponent fields >= 1984, either sign, every lane
-    for base in range(0, nb, 2048):
-        top[base + 1984 : base + 2048] = True
+    top = np.arange(nb) % 2048 >= 1984  # bins of exponent fields >= 1984, any sign and lane
     acc_hi, acc_lo, acc_big = np.zeros(nb), np.zeros(nb), np.zeros(nb)
     in_acc = 0
     total = (0, 0)
 
     def flush(total: tuple[int, int]) -> tuple[int, int]:
         total = _add(total, _bins_total(acc_hi))
-        total = _add(total, _bins_total(acc_big, np.full(nb, 64, dtype=np.int64)))
+        total = _add(total, _bins_total(acc_big, 64))
         return _add(total, _bins_total(acc_lo))
 
     for c0 in range(0, n, _CHUNK):
@@ -440,8 +438,7 @@ def dot_f32(x: np.ndarray, y: np.ndarray) -> Fraction | float:
     if n == 0:
         return Fraction(0)
     c = min(n, _DOT_CHUNK)
-    p = np.empty(c)
-    u = np.empty(c)
+    p, u = _scratch(n, c, np.float64, np.float64)
     total = (0, 0)
     acc: list[np.ndarray] = []  # bins of the chunk, then accumulators of 32-bit halves
     binned = 0  # chunks left that go to the bins without a look at their span

@@ -207,14 +207,10 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
             sub = [p[idx] for p in flat_parts]
             above, ok_a = signs([*sub, -h, -(up.reshape(-1)[idx] / 2)])
             below, ok_b = signs([*sub, -h, down.reshape(-1)[idx] / 2])
-            r = np.where(
-                above > 0,
-                hu,
-                np.where(
-                    above == 0,
-                    _even(h, hu),
-                    np.where(below < 0, hd, np.where(below == 0, _even(h, hd), h)),
-                ),
+            r = np.select(
+                [above > 0, above == 0, below < 0, below == 0],
+                [hu, _even(h, hu), hd, _even(h, hd)],
+                h,
             )
             out.reshape(-1)[idx] = r
             hard.reshape(-1)[idx[~(ok_a & ok_b)]] = True

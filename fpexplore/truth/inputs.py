@@ -10,20 +10,12 @@ from ..errors import InvalidInput, shown
 
 ACCEPTED = "a float array of dtype float16, bfloat16, float32 or float64 (numpy, torch or TF)"
 
-_TORCH_NAMES = {
-    "torch.float16": "float16",
-    "torch.half": "float16",
-    "torch.bfloat16": "bfloat16",
-    "torch.float32": "float32",
-    "torch.float": "float32",
-    "torch.float64": "float64",
-    "torch.double": "float64",
-}
+_ORDER = ("float16", "bfloat16", "float32", "float64")  # narrowest first
 
 
 def _from_torch(x: Any, name: str, where: str) -> tuple[np.ndarray, str]:
-    fmt = _TORCH_NAMES.get(str(x.dtype))
-    if fmt is None:
+    fmt = str(x.dtype).removeprefix("torch.")  # aliases (torch.half) print as these names
+    if fmt not in _ORDER:
         raise InvalidInput(
             f"{where}: '{name}' is a torch tensor of dtype {x.dtype}; accepted is {ACCEPTED}."
         )
@@ -79,5 +71,4 @@ def as_float_array(
 
 def wider(a: str, b: str) -> str:
     """The wider of two format names (for results of mixed-format operations)."""
-    order = ["float16", "bfloat16", "float32", "float64"]
-    return a if order.index(a) >= order.index(b) else b
+    return a if _ORDER.index(a) >= _ORDER.index(b) else b

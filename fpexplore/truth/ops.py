@@ -16,16 +16,12 @@ from .exact import dot_f32, row_sums, sum_f32, sum_f64
 from .expansion import fractions
 from .inputs import as_float_array, wider
 from .levels import LeveledProduct
-from .value import Truth, object_map
+from .value import Truth, _to_mpf, object_map
 
 
 def _exact_mp(v: Fraction | float) -> Any:
     """An mpmath number equal to ``v`` (a dyadic Fraction or an IEEE special) exactly."""
-    if isinstance(v, Fraction):
-        bits = max(v.numerator.bit_length(), 1) + 1
-        with mpmath.workprec(bits):
-            return mpmath.mpf(v.numerator) / v.denominator
-    return mpmath.mpf(v)
+    return _to_mpf(v, max(v.numerator.bit_length(), 1) + 1 if isinstance(v, Fraction) else 53)
 
 
 def make_truth(label: str, values: Any, fmt: str | None = None) -> Truth:
@@ -43,24 +39,20 @@ def _desc(a: np.ndarray, fmt: str) -> str:
     return f"{fmt}[{'x'.join(map(str, a.shape))}]"
 
 
-def _axis(axis: Any, ndim: int, where: str) -> int | None:
-    if axis is None:
+def _axis(axis: Any, ndim: int, where: str, none_ok: bool = True) -> int | None:
+    """``axis`` as an index in [0, ndim) (None stays None where ``none_ok``)."""
+    if axis is None and none_ok:
         return None
     try:
         ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
     except TypeError:
         ax = None
     if ax is None or ndim == 0 or not -ndim <= ax < ndim:
-        accepted = (
-            "None (a 0-d input has no axis)"
-            if ndim == 0
-            else f"None or an integer in [-{ndim}, {ndim - 1}]"
-        )
+        accepted = f"an integer in [-{ndim}, {ndim - 1}]"
+        if none_ok:
+            accepted = "None (a 0-d input has no axis)" if ndim == 0 else f"None or {accepted}"
         raise InvalidParameter("axis", axis, accepted, where)
     return ax % ndim
-
-
-_LONG_ROW = 1 << 12
 
 
 def _sums(arr: np.ndarray, ax: int | None) -> Any:
@@ -69,11 +61,10 @@ def _sums(arr: np.ndarray, ax: int | None) -> Any:
     moved = np.moveaxis(arr, ax, -1)
     rest = moved.shape[:-1]
     rows = moved.reshape(math.prod(rest), moved.shape[-1])
-    if rows.shape[1] >= _LONG_ROW:  # long rows: the range-independent whole-array sums
+    if rows.shape[1] >= 1 << 12:  # long rows: the range-independent whole-array sums
         one = sum_f32 if rows.dtype == np.float32 else sum_f64
         out = np.empty(rows.shape[0], dtype=object)
-        for i in range(rows.shape[0]):
-            out[i] = one(rows[i])
+        out[:] = [one(r) for r in rows]
         return out.reshape(rest)
     return row_sums(rows).reshape(rest)
 
@@ -184,8 +175,7 @@ def dot(x: Any, y: Any) -> Truth:
     if a.dtype == np.float32 and b.dtype == np.float32:
         # NaN/inf follow IEEE (inf * 0 is NaN); the cost barely depends on the exponent range
         return make_truth(label, dot_f32(a, b), fmt)
-    val = _row_dots(a[None, :], b[None, :])[0]
-    return make_truth(label, val, fmt)
+    return make_truth(label, _row_dots(a[None, :], b[None, :])[0], fmt)
 
 
 # products whose whole exact expansion takes more BLAS calls than this are computed level by
@@ -310,16 +300,13 @@ def _index(v: Any) -> int:
     return operator.index(v)
 
 
-_MAX_PAIR = 2**31 - 1  # beyond it no input fits in memory anyway
-
-
 def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
     try:
         t = tuple(v) if isinstance(v, tuple | list | np.ndarray) and np.ndim(v) else (v, v)
         p = tuple(_index(i) for i in t)
     except (TypeError, ValueError):
         p = ()
-    if len(p) != 2 or min(p) < low or max(p) > _MAX_PAIR:
+    if len(p) != 2 or min(p) < low or max(p) > 2**31 - 1:  # no input that large fits anyway
         accepted = f"an integer in [{low}, 2**31 - 1] or a pair of them"
         raise InvalidParameter(name, v, accepted, "truth.conv2d")
     return p[0], p[1]

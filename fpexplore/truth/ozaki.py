@@ -1,14 +1,10 @@
 """Exact matrix and dot products of float32 arrays on top of float64 BLAS (the Ozaki scheme).
 
-Each row of ``a`` (each column of ``b``) is split into slices: slice ``s`` holds the digits of
-the row between 2**(E - s*beta) and 2**(E - (s+1)*beta), E being the row's exponent, so its
-entries are integers of at most ``beta`` bits in units of 2**(E - (s+1)*beta) (extracted
-exactly with the sigma trick). A product of an ``a`` slice and a ``b`` slice then has, at
-every output, k terms of at most 2*beta bits in one common unit; with
-``2*beta + ceil(log2 k) <= 53`` every partial sum is an integer number of units below 2**53,
-so float64 arithmetic computes it exactly in any order, with or without FMA. The exact
-product is the exact sum of the slice products: an *expansion*, a list of float64 arrays
-whose elementwise sum (in exact arithmetic) is the result.
+Each row of ``a`` (each column of ``b``) is split into integer digit matrices (`digits`, each
+extracted exactly with the sigma trick) whose products keep every partial sum an integer
+number of units below 2**53, so float64 arithmetic computes it exactly in any order, with or
+without FMA. The exact product is an *expansion*: a list of float64 arrays whose elementwise
+sum (in exact arithmetic) is the result.
 
 float32 products and sums never overflow or underflow float64 here (|a*b| < 2**256 and units
 stay above 2**-1000), which the splitting relies on; non-finite inputs are handled by the
@@ -18,40 +14,9 @@ caller.
 from __future__ import annotations
 
 import functools
-import math
 from typing import NamedTuple
 
 import numpy as np
-
-
-def beta_for(k: int) -> int:
-    """Bits per slice for an inner dimension of ``k``: 2*beta + ceil(log2 k) <= 53."""
-    return (53 - max(1, math.ceil(math.log2(max(k, 2))))) // 2
-
-
-def slices(x: np.ndarray, beta: int) -> list[np.ndarray]:
-    """Split the rows of a finite 2-D float array (values of at most 24 bits) into slices.
-
-    Returns float64 arrays of x's shape, summing exactly to x; in slice s every entry of row i
-    is an integer multiple of 2**(E_i - (s+1)*beta) of magnitude at most 2**(E_i - s*beta),
-    where |x[i, :]| < 2**E_i.
-    """
-    r = x.astype(np.float64)
-    amax = np.max(np.abs(r), axis=1, initial=0.0)
-    e = np.frexp(amax)[1].astype(np.int64)  # amax < 2**e (0 for zero rows)
-    out: list[np.ndarray] = []
-    s = 0
-    while True:
-        unit_exp = e - (s + 1) * beta
-        sigma = np.ldexp(1.5, (unit_exp + 52).astype(np.int32))[:, None]
-        d = r + sigma
-        np.subtract(d, sigma, out=d)
-        out.append(d)
-        np.subtract(r, d, out=r)
-        s += 1
-        if not r.any():
-            return out
-
 
 # -- wide exponent ranges: digit polynomials multiplied by Karatsuba -----------------------------
 #
@@ -228,7 +193,12 @@ def _acc(res: list, i: int, c: np.ndarray | None, sign: int = 1) -> None:
         res[i] -= c
 
 
-def _polymul(pa: list[np.ndarray], pb: list[np.ndarray], cut: int) -> list[np.ndarray | None]:
+def polymul(pa: list[np.ndarray], pb: list[np.ndarray], cut: int) -> list[np.ndarray | None]:
+    """Coefficients of the product of two digit polynomials (matrix coefficients), exactly.
+
+    Exact when `_bound` for the same shape is at most 2**53 (`plan` picks such a shape).
+    Coefficients that are zero throughout come back as None.
+    """
     na, nb = len(pa), len(pb)
     res: list[np.ndarray | None] = [None] * (na + nb - 1)
     if min(na, nb) <= cut:
@@ -242,42 +212,27 @@ def _polymul(pa: list[np.ndarray], pb: list[np.ndarray], cut: int) -> list[np.nd
     h = (max(na, nb) + 1) // 2
     if na <= h or nb <= h:  # one side short: split the long one, no Karatsuba step
         if na <= h:
-            parts = [(0, _polymul(pa, pb[:h], cut)), (h, _polymul(pa, pb[h:], cut))]
+            parts = [(0, polymul(pa, pb[:h], cut)), (h, polymul(pa, pb[h:], cut))]
         else:
-            parts = [(0, _polymul(pa[:h], pb, cut)), (h, _polymul(pa[h:], pb, cut))]
+            parts = [(0, polymul(pa[:h], pb, cut)), (h, polymul(pa[h:], pb, cut))]
         for off, coef in parts:
             for s, c in enumerate(coef):
                 _acc(res, off + s, c)
         return res
     sa = [pa[i] + pa[h + i] if h + i < na else pa[i] for i in range(h)]
     sb = [pb[i] + pb[h + i] if h + i < nb else pb[i] for i in range(h)]
-    low = _polymul(pa[:h], pb[:h], cut)
-    high = _polymul(pa[h:], pb[h:], cut)
-    mid = _polymul(sa, sb, cut)
+    low = polymul(pa[:h], pb[:h], cut)
+    high = polymul(pa[h:], pb[h:], cut)
+    mid = polymul(sa, sb, cut)
     del sa, sb
-    for s, c in enumerate(low):  # mid = M - L - H first: it reads L and H
-        _acc(mid, s, c, -1)
-    for s, c in enumerate(high):
-        _acc(mid, s, c, -1)
-    for s, c in enumerate(low):
-        _acc(res, s, c)
-    for s, c in enumerate(high):
-        _acc(res, 2 * h + s, c)
-    for s, c in enumerate(mid):
-        if h + s < len(res):
-            _acc(res, h + s, c)
+    for coef in (low, high):  # mid = M - L - H first: it reads L and H
+        for s, c in enumerate(coef):
+            _acc(mid, s, c, -1)
+    for off, coef in ((0, low), (2 * h, high), (h, mid)):
+        for s, c in enumerate(coef):
+            if off + s < len(res):
+                _acc(res, off + s, c)
     return res
-
-
-def polymul(
-    pa: list[np.ndarray], pb: list[np.ndarray], cut: int, zero: tuple[int, int]
-) -> list[np.ndarray]:
-    """Coefficients of the product of two digit polynomials (matrix coefficients), exactly.
-
-    Exact when `_bound` for the same shape is at most 2**53 (`plan` picks such a shape).
-    Coefficients that are zero throughout come back as zeros of shape ``zero``.
-    """
-    return [np.zeros(zero) if c is None else c for c in _polymul(pa, pb, cut)]
 
 
 class Plan(NamedTuple):
@@ -318,11 +273,12 @@ def product(x: np.ndarray, y: np.ndarray, how: Plan | None = None) -> list[np.nd
     beta = how.beta
     pa = digits(x, how.ea, beta, how.na)
     pb = [np.ascontiguousarray(d.T) for d in digits(y.T, how.eb, beta, how.nb)]
-    coef = polymul(pa, pb, how.cut, (x.shape[0], y.shape[1]))
+    coef = polymul(pa, pb, how.cut)
     del pa, pb
     col = np.ldexp(1.0, how.eb.astype(np.int32))[None, :]
     out = []
     for s, c in enumerate(coef):
+        c = np.zeros((x.shape[0], y.shape[1])) if c is None else c
         if s and not c.any():
             continue
         # exact: an integer below 2**53 times powers of two; the unit of a nonzero coefficient

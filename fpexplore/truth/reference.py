@@ -19,10 +19,10 @@ import numpy as np
 
 from ..errors import InvalidInput, InvalidParameter
 from .certify import certified, check_prec
-from .exact import row_sums
+from .exact import dyadic_ints, row_sums
 from .inputs import as_float_array, wider
-from .ops import _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
-from .value import Truth, object_map
+from .ops import _axis, _desc, conv2d, make_truth, product_terms  # conv2d is exact: re-exported
+from .value import Truth, _to_mpf, object_map
 
 __all__ = [
     "batch_norm",
@@ -54,23 +54,6 @@ def _mp_array(a: np.ndarray) -> np.ndarray:
     """Object array of mpf equal to the float values (exact: floats have <= 53 bits)."""
     with mpmath.workprec(64):
         return object_map(mpmath.mpf, a)
-
-
-def _to_mp(v: Any) -> Any:
-    """A Fraction or IEEE special as an mpf at the working precision."""
-    if isinstance(v, Fraction):
-        return mpmath.mpf(v.numerator) / v.denominator
-    return mpmath.mpf(v)
-
-
-def _axis(axis: Any, ndim: int, where: str) -> int:
-    try:
-        ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
-    except TypeError:
-        ax = None
-    if ax is None or ndim == 0 or not -ndim <= ax < ndim:
-        raise InvalidParameter("axis", axis, f"an integer in [-{ndim}, {ndim - 1}]", where)
-    return ax % ndim
 
 
 def _float_param(v: Any, name: str, where: str, low: float = 0.0) -> float:
@@ -129,13 +112,9 @@ def erf(x: Any, prec: int = DEFAULT_PREC) -> Truth:
     return _elementwise("erf", mpmath.erf, x, prec, keeps_zero_sign=True)
 
 
-def _sigmoid(v: Any) -> Any:
-    return 1 / (1 + mpmath.exp(-v))
-
-
 def sigmoid(x: Any, prec: int = DEFAULT_PREC) -> Truth:
     """1 / (1 + exp(-x)), elementwise."""
-    return _elementwise("sigmoid", _sigmoid, x, prec)
+    return _elementwise("sigmoid", lambda v: 1 / (1 + mpmath.exp(-v)), x, prec)
 
 
 def _gelu_erf(v: Any) -> Any:
@@ -196,11 +175,11 @@ def _reduce_axes(axis: Any, ndim: int, where: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, tuple | list):
-        axes = tuple(_axis(a, ndim, where) for a in axis)
+        axes = tuple(_axis(a, ndim, where, none_ok=False) for a in axis)
         if len(set(axes)) != len(axes):
             raise InvalidParameter("axis", axis, "distinct axes", where)
         return axes
-    return (_axis(axis, ndim, where),)
+    return (_axis(axis, ndim, where, none_ok=False),)
 
 
 def var(x: Any, ddof: int = 0, axis: Any = None) -> Truth:
@@ -225,10 +204,10 @@ def std(x: Any, ddof: int = 0, axis: Any = None, prec: int = DEFAULT_PREC) -> Tr
     v = var(x, ddof=ddof, axis=axis)
     vals = v.exact if v.is_exact else v.mp()
 
-    def compute(_: int) -> Any:
+    def compute(q: int) -> Any:
         if isinstance(vals, np.ndarray):
-            return object_map(lambda t: _real(mpmath.sqrt(_to_mp(t))), vals)
-        return _real(mpmath.sqrt(_to_mp(vals)))
+            return object_map(lambda t: _real(mpmath.sqrt(_to_mpf(t, q))), vals)
+        return _real(mpmath.sqrt(_to_mpf(vals, q)))
 
     return certified(v.label.replace("var(", "std(", 1), compute, p, v.input_format)
 
@@ -255,7 +234,7 @@ def _along(name: str, x: Any, axis: Any, prec: int, log_form: bool) -> Truth:
     where = f"reference.{name}"
     p = check_prec(prec, where)
     arr, fmt = as_float_array(x, "x", where)
-    ax = _axis(axis, arr.ndim, where)
+    ax = _axis(axis, arr.ndim, where, none_ok=False)
     if arr.shape[ax] == 0:
         raise InvalidInput(
             f"{where}: 'x' has shape {arr.shape}, with no elements along axis {axis}; a "
@@ -376,11 +355,11 @@ def _normalized(
     """(x - mean) / sqrt(var + eps) * weight + bias, certified; all broadcast to ``arr``."""
     xs = _mp_array(arr)
 
-    def compute(_: int) -> Any:
+    def compute(q: int) -> Any:
         epsm = mpmath.mpf(eps)
 
         def one(x: Any, m: Any, v: Any, w: Any, b: Any) -> Any:
-            r = (x - _to_mp(m)) / mpmath.sqrt(_to_mp(v) + epsm)
+            r = (x - _to_mpf(m, q)) / mpmath.sqrt(_to_mpf(v, q) + epsm)
             r = r if w is None else r * w
             return r if b is None else r + b
 
@@ -498,16 +477,12 @@ def normalize(x: Any, mean: Any, std: Any) -> Truth:
         raise InvalidInput(f"{where}: 'std' must be non-zero; got {s.tolist()}.")
     _finite(arr, "x", where)
     # one Fraction per distinct value of a channel, each built at once from integers:
-    # (x - m) / s = (X * 2**(ex - e0) - M * 2**(em - e0)) * 2**e0 / s
+    # (x - m) / s = (X - M) * 2**e0 / s, with x = X * 2**e0 and m = M * 2**e0 (`dyadic_ints`)
     chans = np.moveaxis(arr, -3, 0).reshape(c, -1)
     out = np.empty(chans.shape, dtype=object)
     for ch in range(c):
         u, inv = np.unique(chans[ch], return_inverse=True)
-        mant, ex = np.frexp(np.append(u.astype(np.float64), float(m[ch])))
-        ints = (mant * 2.0**53).astype(np.int64)  # value = int * 2**(ex - 53), exactly
-        e0 = int(ex.min()) - 53
-        pow2 = np.array([1 << int(v) for v in range(int(ex.max()) - 53 - e0 + 1)], dtype=object)
-        big = ints.astype(object) * pow2[ex.astype(np.int64) - 53 - e0]
+        big, e0 = dyadic_ints(np.append(u, m[ch]))
         n = big[:-1] - big[-1]  # (x - m) * 2**-e0, exact integers
         sn, sd = float(s[ch]).as_integer_ratio()
         num, den = (sd << max(e0, 0)), (sn << max(-e0, 0))  # (x - m) / s = n * num / den
@@ -538,8 +513,7 @@ def _linear_weights(n_in: int, n_out: int, align_corners: bool) -> list[dict[int
         x0 = math.floor(src)
         x1 = x0 + 1 if x0 < n_in - 1 else x0
         lam = src - x0
-        w: dict[int, Fraction] = {}
-        w[x0] = w.get(x0, Fraction(0)) + (1 - lam)
+        w = {x0: 1 - lam}
         w[x1] = w.get(x1, Fraction(0)) + lam
         rows.append(w)
     return rows
@@ -603,20 +577,14 @@ def resize_bilinear(
     mk = _aa_weights if antialias else _linear_weights
     ay, dy = _weight_matrix(mk(h, oh, bool(align_corners)), h)
     ax, dx = _weight_matrix(mk(w, ow, bool(align_corners)), w)
-    planes = arr.reshape(-1, h, w)
-    mant, ex = np.frexp(planes.astype(np.float64))
-    ints = (mant * 2.0**53).astype(np.int64)
-    emin = int(ex[ints != 0].min()) - 53 if (ints != 0).any() else 0
-    shifts = (ex.astype(np.int64) - 53 - emin).clip(0)
-    # integers X * 2**shift as Python ints (object arrays: numpy loops in C over them)
-    pow2 = np.array([1 << int(v) for v in range(int(shifts.max(initial=0)) + 1)], dtype=object)
-    xi = ints.astype(object) * pow2[shifts]
+    # Python ints (object arrays: numpy loops in C over them), x = xi * 2**emin
+    xi, emin = dyadic_ints(arr.reshape(-1, h, w))
     # weights are sparse (a few taps per output): rows first, then columns, exact integers
-    tmp = np.zeros((planes.shape[0], oh, w), dtype=object)
+    tmp = np.zeros((xi.shape[0], oh, w), dtype=object)
     for o in range(oh):
         for j in np.flatnonzero(ay[o] != 0).tolist():
             tmp[:, o] += xi[:, j] * ay[o, j]
-    num = np.zeros((planes.shape[0], oh, ow), dtype=object)
+    num = np.zeros((xi.shape[0], oh, ow), dtype=object)
     for q in range(ow):
         for j in np.flatnonzero(ax[q] != 0).tolist():
             num[:, :, q] += tmp[:, :, j] * ax[q, j]

@@ -10,8 +10,7 @@ from .value import Truth
 
 
 class _Once(Truth):
-    """A Truth whose float64 (hi, lo, known) split is computed once for all the outcomes it
-    measures (each `Outcome.measured` asks for it; `Truth.split` goes through it too)."""
+    """A Truth whose float64 (hi, lo, known) split is computed once for every outcome."""
 
     _known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -36,9 +35,8 @@ class _Gathered(_Once):
 
 
 def once(t: Truth) -> Truth:
-    """``t`` with its float64 split (`Truth.split_known`, `Truth.split`) computed once and
-    kept, for a truth that measures many outcomes; a truth that is not exact is returned as
-    it is."""
+    """``t`` with its float64 split computed once, for a truth that measures many outcomes
+    (a truth that is not exact is returned as it is)."""
     if not t.is_exact:
         return t
     return _Once(t.label, exact=t.exact, prec=t.prec, input_format=t.input_format)
@@ -48,11 +46,9 @@ def by_value(
     values: np.ndarray, truth_of: Callable[[np.ndarray], Truth], label: str | None = None
 ) -> Truth:
     """The elementwise truth ``truth_of`` over ``values`` (C, H, W), computed once per distinct
-    value of each channel and gathered back: an image has at most 256 levels per channel, so
-    its exact x / 255 or (x - m) / s costs hundreds of Fractions, not tens of thousands.
-    ``truth_of`` gets a (C, 1, K) array holding every distinct value in each channel;
-    ``label``: the truth's label (default: the one ``truth_of`` gives). Its split and its
-    roundings are computed on the distinct values too, as `once` keeps them."""
+    value (an image has at most 256 levels per channel) and gathered back, as are its split
+    and roundings. ``truth_of`` gets a (C, 1, K) array holding every distinct value in each
+    channel; ``label`` defaults to the one ``truth_of`` gives."""
     values = np.asarray(values)
     uniq, inv = np.unique(values, return_inverse=True)
     inv = inv.reshape(values.shape)

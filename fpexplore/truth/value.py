@@ -59,9 +59,8 @@ class Truth:
     when ``.exact`` or ``.mp()`` is asked for), or a product computed level by level
     (``leveled=``: `fpexplore.truth.levels`; its roundings, `split_bounded`, `parts_at` and
     `round_at` compute the levels or exact values they need, ``.expansion`` completes it);
-    others hold mpmath numbers certified to
-    ``.digits`` significant decimal digits. NaN and infinities are held as mpmath
-    ``nan``/``inf`` (``.exact`` is then ``None``).
+    others hold mpmath numbers certified to ``.digits`` significant decimal digits. NaN and
+    infinities are held as mpmath ``nan``/``inf`` (``.exact`` is then ``None``).
     """
 
     def __init__(
@@ -115,16 +114,13 @@ class Truth:
 
     @property
     def held(self) -> Any:
-        """The values as given (Fractions, or mpmath values at the precision computed), before
-        any `mp` view rounds them."""
+        """The values as given (Fractions, or mpmath values), before any `mp` view rounds them."""
         return self._exact if self._exact is not None else self._mp
 
     @property
     def expansion(self) -> list[np.ndarray] | None:
-        """The float64 expansion of an exact truth computed that way (else None).
-
-        A product computed level by level is completed first (every BLAS product it needs).
-        """
+        """The float64 expansion of an exact truth computed that way (else None); a product
+        computed level by level is completed first."""
         if self._leveled is not None:
             lv = self._leveled
             if lv.complete:
@@ -142,10 +138,8 @@ class Truth:
         return self._leveled is not None or self._expansion is not None
 
     def parts_at(self, idx: np.ndarray) -> list[np.ndarray] | None:
-        """The exact expansion at flat indices ``idx`` (None for a truth held otherwise).
-
-        A product computed level by level gives the exact dot products of those outputs, or
-        completes itself when that costs less."""
+        """The exact expansion at flat indices ``idx`` (None for a truth held otherwise); a
+        product computed level by level gives their exact dot products, or completes itself."""
         lv = self._leveled
         if lv is not None and not lv.complete and lv.exact_cost(idx.size) < lv.whole_cost():
             return lv.exact_at(idx)
@@ -154,11 +148,8 @@ class Truth:
         return [np.asarray(p).reshape(-1)[idx] for p in self.expansion]
 
     def bounded(self) -> tuple[list[np.ndarray], np.ndarray | None]:
-        """(parts, bound): an expansion known to within ``bound`` (None: exactly).
-
-        Only a product computed level by level has a bound (its levels deepen as questions
-        need them).
-        """
+        """(parts, bound): an expansion known to within ``bound`` (None: exactly; only a
+        product computed level by level has a bound)."""
         lv = self._leveled
         if lv is not None and not lv.complete:
             return lv.coefficients, lv.bound()
@@ -186,10 +177,8 @@ class Truth:
 
     # -- views
     def mp(self, prec: int | None = None, *, digits: float | None = None) -> Any:
-        """The value as mpmath number(s) at ``prec`` bits (default: the truth's own precision).
-
-        Asking for more decimal ``digits`` than are certified raises `PrecisionError`.
-        """
+        """The value as mpmath number(s) at ``prec`` bits (default: the truth's own precision);
+        asking for more decimal ``digits`` than are certified raises `PrecisionError`."""
         if digits is not None and digits > self.digits:
             raise PrecisionError(
                 f"{self.label}: {digits} digits were asked for, but only {self.digits:g} are "
@@ -310,11 +299,8 @@ class Truth:
     def split_bounded(
         self, idx: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(hi, lo, known, margin): `split_known` with |value - (hi + lo)| <= margin.
-
-        margin is 0 but for a product computed level by level, whose levels are not all
-        computed (then hi + lo is the sum of those computed). ``idx``: flat outputs only.
-        """
+        """(hi, lo, known, margin): `split_known` with |value - (hi + lo)| <= margin, nonzero
+        only for a product whose levels are not all computed. ``idx``: flat outputs only."""
         lv = self._leveled
         if lv is None or lv.complete:
             hi, lo, known = self.split_known()
@@ -332,8 +318,7 @@ class Truth:
 
     def split(self) -> tuple[np.ndarray, np.ndarray]:
         """(hi, lo) float64 arrays with hi + lo ≈ value to about 106 bits (for fast metrics)."""
-        hi, lo, _ = self.split_known()
-        return hi, lo
+        return self.split_known()[:2]
 
     def split_known(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(hi, lo, known): `split` plus where hi + lo is known to equal the value exactly."""
@@ -365,15 +350,9 @@ class Truth:
         return float(self.mp())
 
     def __repr__(self) -> str:
-        kind = (
-            "exact"
-            if self.is_exact
-            else f"{self.digits:g} certified digits"
-            if math.isfinite(self.digits)
-            else "NaN/inf as IEEE propagates it"
-            if not self.is_finite
-            else "exact"
-        )
+        kind = f"{self.digits:g} certified digits"
+        if self.is_exact or math.isinf(self.digits):
+            kind = "exact" if self.is_finite else "NaN/inf as IEEE propagates it"
         val = self.mp()
         text = mpmath.nstr(val, 20) if not isinstance(val, np.ndarray) else f"array{self.shape}"
         return f"Truth({self.label!r}, {text}, {kind})"
