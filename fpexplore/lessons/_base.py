@@ -116,8 +116,7 @@ def not_checked_by_run(specs: Iterable[ClaimSpec], reason: str) -> dict[str, Cla
 class Lesson:
     """A discrepancy lesson. ``compute(**validated_params)`` does the work and returns a
     `Comparison`; `run` validates first. ``figure(comparison)`` (optional) draws it with
-    matplotlib and returns the figure. ``notebook`` names the notebook that narrates it;
-    ``quick`` gives cheap parameter values (validated like any others) for smoke runs."""
+    matplotlib and returns the figure. ``quick`` gives cheap parameter values (validated like any others) for smoke runs."""
 
     name: str
     title: str
@@ -126,7 +125,6 @@ class Lesson:
     compute: Callable[..., Comparison]
     explanation: str = ""
     figure: Callable[[Comparison], Any] | None = None
-    notebook: str = ""
     #: Cheap parameter values for smoke runs and the contract tests (the defaults otherwise).
     quick: Mapping[str, Any] = field(default_factory=dict)
     #: The claims the lesson states and the observations it shows (`ClaimSpec`), by key
@@ -141,6 +139,13 @@ class Lesson:
     def run(self, /, **params: Any) -> Comparison:
         """Validate ``params`` against the declarations (defaults filled in) and run."""
         return self.compute(**validate_all(self.params, params, f"lesson '{self.name}'"))
+
+    @property
+    def notebook(self) -> str:
+        """The notebook that narrates this lesson, from the series' map ("" if none does)."""
+        from ..workshop.plan import NOTEBOOKS
+
+        return next((nb.file for nb in NOTEBOOKS if nb.lesson == self.name), "")
 
     def param(self, name: str) -> Param:
         for p in self.params:

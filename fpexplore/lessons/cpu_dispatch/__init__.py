@@ -252,7 +252,6 @@ LESSON = Lesson(
     observations=OBSERVATIONS,
     data=DispatchData,
     explanation=EXPLANATION,
-    notebook="12_same_code_different_machine.ipynb",
     quick={"b": HERE},
 )
 

@@ -388,6 +388,5 @@ LESSON = Lesson(
     observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="08_cpu_vs_accelerator.ipynb",
     data=AcceleratorData,
 )

@@ -354,7 +354,6 @@ LESSON = Lesson(
     observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="11_determinism_and_distributed.ipynb",
     data=ReductionData,
     quick={"n": 256},
 )

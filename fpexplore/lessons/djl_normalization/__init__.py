@@ -397,7 +397,6 @@ LESSON = Lesson(
     compute=compute,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="05_djl_vs_pytorch.ipynb",
     claims=CLAIMS,
     observations={OBSERVED.key: OBSERVED},
     data=DjlData,

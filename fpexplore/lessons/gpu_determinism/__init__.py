@@ -407,7 +407,6 @@ LESSON = Lesson(
     observations=present.OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="04_cudnn_determinism.ipynb",
     data=DeterminismData,
     quick={"quick": True, "runs": 2, "processes": 0},
 )

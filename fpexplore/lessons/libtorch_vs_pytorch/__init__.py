@@ -371,7 +371,6 @@ LESSON = Lesson(
     ),
     compute=compute,
     explanation=EXPLANATION,
-    notebook="09_libtorch_vs_pytorch.ipynb",
     quick={"size": 16, "sum_length": 1_000, "cuda": "recorded"},
     claims=CLAIMS,
     observations=OBSERVATIONS,

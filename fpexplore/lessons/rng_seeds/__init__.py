@@ -362,6 +362,5 @@ LESSON = Lesson(
     data=RngData,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="02_rng_seeds.ipynb",
     quick={"n": 64, "k": 4},
 )

@@ -463,7 +463,6 @@ LESSON = Lesson(
     observations=OBSERVATIONS,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="01_summation_order.ipynb",
     quick={"n": 1000},
     data=SummationData,
 )

@@ -384,7 +384,6 @@ LESSON = Lesson(
     compute=compute,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="07_tf32.ipynb",
     data=TF32Data,
     quick={"max_size": 256},
     claims=CLAIMS,

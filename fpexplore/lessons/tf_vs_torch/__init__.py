@@ -223,7 +223,6 @@ LESSON = Lesson(
     compute=compute,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="06_tensorflow_vs_pytorch.ipynb",
     data=SectionData,  # each op's own subclass (`.data`), or `NotRun`
     #: every section's claims (a key such as "fix_agrees" names each section's own fix)
     claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},

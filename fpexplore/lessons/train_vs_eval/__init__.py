@@ -659,7 +659,6 @@ LESSON = Lesson(
     compute=compute,
     explanation=EXPLANATION,
     figure=figure,
-    notebook="03_train_vs_eval.ipynb",
     quick={"runs": 5, "batch": 4},
     claims=CLAIMS,
     data=TrainEvalData,
