@@ -128,11 +128,16 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
     tf_cpu, np_ops = _keys(ops, "tensorflow", True), _keys(ops, "numpy")
     # torch's CPU kernels, also under the LibTorch program and DJL (the same libtorch)
     torch_cpu = _keys(ops, "torch", True) | _keys(ops, "libtorch") | _keys(ops, "djl")
-    oa, ob = _get(ma, "tensorflow", "onednn"), _get(mb, "tensorflow", "onednn")
-    if oa is not None and ob is not None and oa != ob:
+
+    def changed(*path: str) -> tuple[Any, Any] | None:
+        """(A's, B's) value at ``path``, where both machines report one and they differ."""
+        va, vb = _get(ma, *path), _get(mb, *path)
+        return (va, vb) if va is not None and vb is not None and va != vb else None
+
+    if onednn := changed("tensorflow", "onednn"):
         why_a = _get(ma, "tensorflow", "onednn_reason") or ""
         why_b = _get(mb, "tensorflow", "onednn_reason") or ""
-        v, out = (1, "A-onednn") if ob else (0, "A-no-onednn")
+        v, out = (1, "A-onednn") if onednn[1] else (0, "A-no-onednn")
         add(
             "TensorFlow's oneDNN kernels",
             f"A: {why_a}; B: {why_b}",
@@ -140,16 +145,15 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
             f"rerun with TF_ENABLE_ONEDNN_OPTS={v} on A to confirm "
             f"(TF_ENABLE_ONEDNN_OPTS={v} fpexplore fingerprint --out {out}.json)",
         )
-    ca, cb = _get(ma, "torch", "capability"), _get(mb, "torch", "capability")
-    if ca and cb and ca != cb:
+    if cap := changed("torch", "capability"):
         add(
             "ATen's CPU path",
-            f"A runs torch's {ca} kernels, B its {cb} kernels (lanes, FMA, vector log/exp)",
+            f"A runs torch's {cap[0]} kernels, B its {cap[1]} kernels (lanes, FMA, vector log/exp)",
             torch_cpu,
-            f"rerun with ATEN_CPU_CAPABILITY={cb.lower()} on A to confirm",
+            f"rerun with ATEN_CPU_CAPABILITY={cap[1].lower()} on A to confirm",
         )
-    sa, sb = _get(ma, "numpy", "simd_targets"), _get(mb, "numpy", "simd_targets")
-    if sa is not None and sb is not None and sa != sb:
+    if simd := changed("numpy", "simd_targets"):
+        sa, sb = simd
         extra = [t for t in sa if t not in sb]
         add(
             "numpy's SIMD targets",
@@ -160,8 +164,9 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
             if extra
             else "",
         )
-    ta, tb = _get(ma, "torch", "threads"), _get(mb, "torch", "threads")
-    if ta and tb and ta != tb:
+    threads = changed("torch", "threads")
+    if threads:
+        ta, tb = threads
         add(
             "thread count",
             f"torch uses {ta} thread(s) on A, {tb} on B: reductions split into other partial sums",
@@ -172,7 +177,7 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
     for var in sorted(set(ea) | set(eb)):
         if var in READ_FROM_PATHS:
             continue
-        if var.endswith("NUM_THREADS") and ta != tb:
+        if var.endswith("NUM_THREADS") and threads:
             continue
         if ea.get(var) != eb.get(var):
             reach = (
@@ -195,9 +200,8 @@ def _causes(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> list[Caus
                 else f"rerun with {var} unset on A to confirm",
             )
     for lib, reach in (("torch", _keys(ops, "torch")), ("tensorflow", tf_cpu), ("numpy", np_ops)):
-        va, vb = _get(ma, lib, "version"), _get(mb, lib, "version")
-        if va and vb and va != vb:
-            add(f"{lib} version", f"A has {va}, B {vb}", reach, rank=1)
+        if version := changed(lib, "version"):
+            add(f"{lib} version", f"A has {version[0]}, B {version[1]}", reach, rank=1)
     if ma.get("cpu") != mb.get("cpu") or ma.get("cpu_flags") != mb.get("cpu_flags"):
         fa, fb = set(ma.get("cpu_flags", [])), set(mb.get("cpu_flags", []))
         gap = sorted(fa ^ fb)

@@ -116,7 +116,8 @@ def not_checked_by_run(specs: Iterable[ClaimSpec], reason: str) -> dict[str, Cla
 class Lesson:
     """A discrepancy lesson. ``compute(**validated_params)`` does the work and returns a
     `Comparison`; `run` validates first. ``figure(comparison)`` (optional) draws it with
-    matplotlib and returns the figure. ``quick`` gives cheap parameter values (validated like any others) for smoke runs."""
+    matplotlib and returns the figure. ``quick`` gives cheap parameter values (validated like
+    any others) for smoke runs."""
 
     name: str
     title: str

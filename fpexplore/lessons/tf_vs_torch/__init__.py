@@ -15,7 +15,19 @@ from ...errors import BackendUnavailable, FpexploreError
 from ...params import Depends, Flag, Interval, Options
 from ...result import Comparison
 from .._base import ClaimSpec, Lesson, declare_texts, settle
-from . import activations, adam, autograd, calculus, conv, graph, lstm, norms, reduction, softmax
+from . import (
+    activations,
+    adam,
+    autograd,
+    calculus,
+    claims,
+    conv,
+    graph,
+    lstm,
+    norms,
+    reduction,
+    softmax,
+)
 from .data import SectionData
 from .frameworks import OBSERVATIONS, load, raised, unavailable
 from .plot import figure
@@ -47,8 +59,8 @@ def _softmax(op: str) -> Spec:
     return Spec(
         lambda fw, **kw: softmax.run_softmax(fw, op, **kw),
         ((f"torch F.{op}", "torch"), (f"tf.nn.{op}", "tensorflow")),
-        _declared(softmax.SOFTMAX_CLAIMS),
-        softmax.SOFTMAX_TEXT,
+        _declared(claims.SOFTMAX_CLAIMS),
+        claims.SOFTMAX_TEXT,
         (8, 1, 4096),
         _LOW,
     )
@@ -60,81 +72,81 @@ SECTIONS: dict[str, Spec] = {
     "cross_entropy": Spec(
         softmax.run_cross_entropy,
         (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
-        _declared(softmax.CROSS_ENTROPY_CLAIMS),
-        softmax.CROSS_ENTROPY_TEXT,
+        _declared(claims.CROSS_ENTROPY_CLAIMS),
+        claims.CROSS_ENTROPY_TEXT,
         (10, 2, 1000),
     ),
     "gelu": Spec(
         activations.run_gelu,
         (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
-        _declared(activations.GELU_CLAIMS),
-        activations.GELU_TEXT,
+        _declared(claims.GELU_CLAIMS),
+        claims.GELU_TEXT,
         (121, 2, 10_000),
     ),
     "layer_norm": Spec(
         norms.run_layer_norm,
         (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
-        _declared(norms.LAYER_NORM_CLAIMS),
-        norms.LAYER_NORM_TEXT,
+        _declared(claims.LAYER_NORM_CLAIMS),
+        claims.LAYER_NORM_TEXT,
         (64, 2, 1024),
     ),
     "conv_same": Spec(
         conv.run_conv,
         (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
-        _declared(conv.CONV_CLAIMS),
-        conv.CONV_TEXT,
+        _declared(claims.CONV_CLAIMS),
+        claims.CONV_TEXT,
         (8, 4, 64),
     ),
     "adam": Spec(
         adam.run_adam,
         (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
-        _declared(adam.ADAM_CLAIMS),
-        adam.ADAM_TEXT,
+        _declared(claims.ADAM_CLAIMS),
+        claims.ADAM_TEXT,
         (16, 1, 1024),
     ),
     "autograd": Spec(
         autograd.run_autograd,
         (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
-        _declared(autograd.AUTOGRAD_CLAIMS),
-        autograd.AUTOGRAD_TEXT,
+        _declared(claims.AUTOGRAD_CLAIMS),
+        claims.AUTOGRAD_TEXT,
     ),
     "lstm": Spec(
         lstm.run_lstm,
         (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
-        _declared(lstm.LSTM_CLAIMS),
-        lstm.LSTM_TEXT,
+        _declared(claims.LSTM_CLAIMS),
+        claims.LSTM_TEXT,
     ),
     "graph_mode": Spec(
         graph.run_graph,
         (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
-        _declared(graph.GRAPH_CLAIMS),
-        graph.GRAPH_TEXT,
+        _declared(claims.GRAPH_CLAIMS),
+        claims.GRAPH_TEXT,
         (256, 1, 10_000),
     ),
     "reduce_sum": Spec(
         reduction.run_reduce_sum,
         (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
-        _declared(reduction.REDUCE_SUM_CLAIMS),
-        reduction.REDUCE_SUM_TEXT,
+        _declared(claims.REDUCE_SUM_CLAIMS),
+        claims.REDUCE_SUM_TEXT,
         (300_000, 1, 1_000_000),
     ),
     "control_flow": Spec(
         calculus.run_control_flow,
         (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
-        _declared(calculus.CONTROL_FLOW_CLAIMS),
-        calculus.CONTROL_FLOW_TEXT,
+        _declared(claims.CONTROL_FLOW_CLAIMS),
+        claims.CONTROL_FLOW_TEXT,
     ),
     "higher_order": Spec(
         calculus.run_higher_order,
         (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
-        _declared(calculus.HIGHER_ORDER_CLAIMS),
-        calculus.HIGHER_ORDER_TEXT,
+        _declared(claims.HIGHER_ORDER_CLAIMS),
+        claims.HIGHER_ORDER_TEXT,
     ),
     "tolerances": Spec(
         calculus.run_tolerances,
         (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
-        _declared(calculus.TOLERANCE_CLAIMS),
-        calculus.TOLERANCE_TEXT,
+        _declared(claims.TOLERANCE_CLAIMS),
+        claims.TOLERANCE_TEXT,
     ),
 }
 

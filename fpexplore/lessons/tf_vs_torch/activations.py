@@ -121,18 +121,3 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
         ["torch erf", "keras.ops", "torch tanh"],
     )
     return Section(rows, claims, erf_truth, data)
-
-
-GELU_CLAIMS = {
-    "keras_defaults": "keras.activations.gelu is exact by default, keras.ops.gelu approximates",
-    "gelu_one": "gelu(1) differs between the erf and the tanh forms",
-    "tanh_is_a_formula_gap": "the tanh form is a different formula, not rounding",
-    "fix_agrees": "approximate=False makes Keras agree with torch within a rounding bound",
-}
-GELU_TEXT = (
-    "GELU is x·Φ(x). torch's F.gelu computes it with erf unless approximate='tanh'; "
-    "keras.activations.gelu (the 'gelu' activation of Keras layers) is exact by default, but "
-    "keras.ops.gelu defaults to the tanh approximation 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))). "
-    "That is a different function, off by up to about 5e-4, not a rounding difference: "
-    "keras.ops.gelu(x, approximate=False) agrees with torch within a few ULP of the maximum."
-)

@@ -221,19 +221,3 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
     data = AdamData(ulps)
     rows = shown(last["outcomes"], agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, last["truth"], data)
-
-
-ADAM_CLAIMS = {
-    "beta_rounding": "Keras computes beta powers in float32",
-    "default_epsilons": "torch's and Keras's default epsilons differ",
-    "placement": "Keras adds epsilon-hat to √v; torch adds eps to √v̂",
-    "fix_one_step": "for one step a rescaled epsilon makes them agree",
-    "fix_many_steps": "over many steps epsilon-hat must follow the step count",
-}
-ADAM_TEXT = (
-    "Adam: torch updates w -= lr·m̂/(√v̂ + eps) with eps = 1e-8 (Algorithm 1 of the paper). "
-    "Keras folds both bias corrections into the step size and adds its epsilon = 1e-7 to √v "
-    "(the paper's epsilon-hat): lr·√(1-β2^t)/(1-β1^t)·m/(√v + ε̂). The two agree exactly when "
-    "ε̂ = eps·√(1-β2^t), which changes every step; with either default the update of a weight "
-    "whose gradient is near epsilon differs."
-)

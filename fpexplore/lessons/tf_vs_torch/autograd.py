@@ -139,18 +139,3 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
     )
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
     return Section(rows, claims, truth, data)
-
-
-AUTOGRAD_CLAIMS = {
-    "seed_192": "the gradient of (x**2)**3 at 2 is exactly 192 in both",
-    "chain_drift": "gradients through a long chain drift from the exact derivative",
-    "fix_agrees": "in float64, rounded once, both give the same correctly rounded gradient",
-}
-AUTOGRAD_TEXT = (
-    "Autograd: for z = (x**2)**3 both torch's autograd and TensorFlow's GradientTape give the "
-    "exact 6·x⁵ = 192 at x = 2 (every step is exact in float32); the frequently quoted 24.0 is "
-    "simply wrong. Through a long chain each step rounds, and the gradient drifts from the "
-    "exact derivative (mpmath, forward mode) roughly in proportion to the length, differently "
-    "in each framework because their sin kernels round differently. Computing in float64 and "
-    "rounding once makes both give the correctly rounded gradient."
-)

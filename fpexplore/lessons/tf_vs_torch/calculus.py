@@ -93,17 +93,6 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
     return Section(outcomes, claims, truth, data)
 
 
-CONTROL_FLOW_CLAIMS = {
-    "if_without_tape": "a Python `if` on an eager tensor runs without a GradientTape",
-    "control_flow_gradients_agree": "taped, tf.function/tf.cond and torch gradients agree",
-}
-CONTROL_FLOW_TEXT = (
-    "Control flow: in eager mode a Python `if` on a tensor is ordinary Python, so it runs with "
-    "or without a GradientTape; the tape only records the operations of the branch taken, which "
-    "is all a gradient needs. Under tf.function autograph rewrites the `if` into tf.cond, whose "
-    "gradient is the taken branch's too, so every way gives the same (exact) gradient as torch."
-)
-
 # -- higher-order derivatives (claim 27) -------------------------------------------------------
 
 #: name -> (torch/tf function of a tensor module, mpmath function)
@@ -188,17 +177,6 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
     return Section(outcomes, claims, truth, data, observations)
 
 
-HIGHER_ORDER_CLAIMS = {
-    "higher_order_accurate": "2nd and 3rd derivatives in both stay close to the exact ones",
-}
-HIGHER_ORDER_TEXT = (
-    "Higher-order derivatives: torch differentiates its own gradient graph (create_graph=True), "
-    "TensorFlow nests tapes. Both apply the same derivative rules; the results differ only in "
-    "the last bits where their elementary-function kernels round differently, and both stay "
-    "within a few hundred float32 roundings of the exact derivative (mpmath), scaled by its "
-    "size (derivatives have zeros, where a relative error says nothing)."
-)
-
 # -- near-singular tolerances (claim 28) -------------------------------------------------------
 
 DIAG = (1.0, 1e-5, 1e-6)
@@ -266,15 +244,3 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         )
     }
     return Section(outcomes, claims, truth, TolerancesData(out), observations)
-
-
-TOLERANCE_CLAIMS = {
-    "tolerances_differ": "default pinv/rank cut-offs differ between the libraries in float32",
-    "float64_all_agree": "in float64 all keep the 1e-6 singular value",
-}
-TOLERANCE_TEXT = (
-    "Near-singular tolerances: numpy's matrix_rank and torch's matrix_rank/pinv cut singular "
-    "values below max(m, n)·eps·σ_max; TensorFlow's pinv uses 10·max(m, n)·eps, ten times "
-    "more, and its matrix_rank the smaller one. On diag(1, 1e-5, 1e-6) in float32 that "
-    "difference decides whether 1e-6 is a singular value or noise."
-)

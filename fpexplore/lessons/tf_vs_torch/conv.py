@@ -164,20 +164,3 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
     data = ConvData(p2)
     rows = shown(outcomes, agree, ["torch fix", "tf"], ["torch sym", "tf"])
     return Section(rows, claims, truth, data)
-
-
-CONV_CLAIMS = {
-    "stride1_same": "stride 1, odd kernel: 'same' agrees",
-    "even_kernel_extra": "even kernel: the extra padding goes right and bottom in both",
-    "torch_refuses_stride2": "torch refuses padding='same' with stride > 1",
-    "stride2_grid": "stride 2: symmetric padding shifts the sampling grid",
-    "fix_agrees": "padding explicitly like TensorFlow makes them agree",
-}
-CONV_TEXT = (
-    "conv2d padding='same': TensorFlow pads max((ceil(n/s) - 1)·s + k - n, 0) pixels per axis, "
-    "the odd one after (right, bottom). At stride 1 torch's padding='same' does the same; at "
-    "stride 2 torch refuses 'same', and the usual port padding=k//2 pads symmetrically, which "
-    "on an even-sized image starts the sampling grid one pixel earlier: every output is a "
-    "different window. Pad explicitly with F.pad as TensorFlow does and the two agree within "
-    "the rounding bound of the exact convolution."
-)

@@ -248,26 +248,3 @@ def run_graph(
         + (["torch.compile"] if torch_compile else []),
     )
     return Section(rows, claims, truth, data, obs)
-
-
-GRAPH_CLAIMS = {
-    "division_rewritten": "default tf.function turns x / 3.0 into a multiply by 1 / 3.0",
-    "rewrite_off_is_eager": "tf.function with Grappler's rewrite off gives eager's bits",
-    "xla": "every mode stays within a few ULP of the exact log-sum-exp at every seed",
-    "torch_vs_tf": "torch eager stays within a few ULP",
-    "fix_agrees": "in float64, rounded once, every mode gives the same bits",
-}
-GRAPH_TEXT = (
-    "Graph vs eager: tf.function traces the Python function into a graph, and Grappler "
-    "rewrites that graph before it runs. One rewrite changes bits: a division by a constant "
-    "becomes a multiplication by its rounded reciprocal, so tf.function(lambda x: x / 3.0) "
-    "differs from eager's correctly rounded division in about a third of the elements. "
-    f"tf.config.optimizer.set_experimental_options({{'{REWRITE_SWITCH}': False}}) turns that "
-    "rewrite off, and the traced graph then gives eager's bits (the arithmetic optimizer "
-    "alone is not the switch). jit_compile=True hands the graph to XLA, which fuses "
-    "operations and generates its own loops (its own exp, its own summation order): whether "
-    "its bits match eager's depends on the input, its accuracy does not. Every verdict here "
-    "is taken over several seeds. torch.compile (inductor) does the same for torch; it "
-    "compiles C++ on first use, which takes tens of seconds, so it runs only with "
-    "torch_compile=True."
-)

@@ -189,20 +189,3 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         ["torch", "keras one bias", "keras hard"],
     )
     return Section(rows, claims, h_truth, data, obs)
-
-
-LSTM_CLAIMS = {
-    "gate_order": "transposed weights and summed biases make Keras's LSTM torch's",
-    "one_bias_wrong": "dropping the second bias is a mapping bug",
-    "recurrent_activation": "the recurrent activation must be sigmoid in both",
-    "gradients_rounding": "input gradients agree with the exact ones up to rounding",
-    "growth": "how the difference grows with sequence length",
-}
-LSTM_TEXT = (
-    "LSTM: torch stores weight_ih (4H, in), weight_hh (4H, H) and two biases, gates in the "
-    "order i, f, g, o; Keras stores kernel (in, 4H), recurrent_kernel (H, 4H) and one bias, "
-    "gates i, f, c, o — the same order (g is c). Transpose, add the biases, keep sigmoid as "
-    "the recurrent activation, and the two compute the same function: their outputs and "
-    "input gradients stay within float32 rounding of an mpmath LSTM (hidden size 4, "
-    "certified at 64 and 160 bits) at every step up to the sequence length."
-)

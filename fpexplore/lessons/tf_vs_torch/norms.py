@@ -115,17 +115,3 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     data = LayerNormData({k: float(v.max()) for k, v in err.items()})
     rows = shown(outcomes, agree, ["torch", "keras fixed"], ["torch", "keras"])
     return Section(rows, claims, truth, data)
-
-
-LAYER_NORM_CLAIMS = {
-    "default_epsilons": "torch's LayerNorm eps and Keras's LayerNormalization epsilon differ",
-    "defaults_disagree": "with small variances the defaults give different outputs",
-    "fix_agrees": "epsilon matched, both are within the layer's rounding bound",
-}
-LAYER_NORM_TEXT = (
-    "LayerNorm: (x - mean) / sqrt(var + eps) · gamma + beta over the last axis. torch's "
-    "default eps is 1e-5, Keras's epsilon 1e-3: when a row's variance is near 1e-3 the two "
-    "defaults are different functions. Set epsilon explicitly and both agree within the "
-    "float32 rounding bound. BatchNorm has the same epsilon gap plus opposite momentum "
-    "conventions: see the train/eval lesson (notebook 03)."
-)

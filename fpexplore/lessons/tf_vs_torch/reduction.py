@@ -126,18 +126,3 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
         [f"torch {t}" for t in THREADS] + ["tf"] + [f"tf emulated {t}" for t in THREADS],
     )
     return Section(rows, claims, truth, data, observations)
-
-
-REDUCE_SUM_CLAIMS = {
-    "torch_threads": "torch.sum depends on the thread count; the emulator reproduces it",
-    "tf_threads": "tf.reduce_sum matches the Eigen emulator at its thread count",
-    "fix_agrees": "accumulating in float64 gives one result everywhere",
-}
-REDUCE_SUM_TEXT = (
-    "reduce_sum: both frameworks split a large sum into per-thread chunks and add the partial "
-    "sums, so the bits depend on the intra-op thread count (torch.set_num_threads, which can "
-    "change at any time; TensorFlow's pool, fixed when it starts). The summation lesson "
-    "(notebook 01) rebuilds both orders bit for bit in fpexplore.orders; here they are checked "
-    "against the live frameworks. Accumulating in float64 and rounding once removes the "
-    "dependence."
-)

@@ -147,15 +147,6 @@ def run_softmax(
     return Section(rows, claims, truth, data, obs)
 
 
-SOFTMAX_CLAIMS = {
-    "seed_example": "softmax([1, 2, 3]) in float32 is within 2 ULP in both frameworks, on "
-    "every CPU path",
-    "naive_overflows": "the textbook formula overflows on large logits; the frameworks do not",
-    "defaults_error": "each framework's error on large logits in the chosen dtype",
-    "fix_agrees": "computing in float64 and rounding once makes the two agree bit for bit",
-}
-
-
 def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
     """Per-sample cross-entropy of confident logits: torch from logits, Keras from logits and
     from probabilities (clipped to [epsilon, 1 - epsilon])."""
@@ -226,23 +217,3 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     data = CrossEntropyData(losses)
     rows = shown(outcomes, agree, ["torch", "keras logits"], ["torch", "keras probs"])
     return Section(rows, claims, truth, data)
-
-
-CROSS_ENTROPY_CLAIMS = {
-    "keras_epsilon": "Keras clips probabilities at its epsilon, capping the loss",
-    "from_logits_agrees": "from logits, torch and Keras agree within a few ULP",
-}
-
-
-SOFTMAX_TEXT = (
-    "softmax and log_softmax: both frameworks subtract the row maximum before exp, so large "
-    "logits do not overflow (the textbook formula does). Their kernels round differently, "
-    "most visibly in float16 and bfloat16. Computing in float64 and rounding once to the input "
-    "format makes both correctly rounded and bit-identical."
-)
-CROSS_ENTROPY_TEXT = (
-    "Cross-entropy: torch's F.cross_entropy takes logits (log_softmax inside). Keras's "
-    "SparseCategoricalCrossentropy takes probabilities by default and clips them to "
-    "[epsilon, 1 - epsilon] with epsilon = 1e-7, so a confident wrong prediction costs at most "
-    "-log(1e-7) ≈ 16.1. Pass from_logits=True and both agree within a few ULP of the exact loss."
-)
