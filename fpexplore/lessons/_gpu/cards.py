@@ -46,31 +46,30 @@ def choices() -> list[tuple[str, str]]:
     return out
 
 
-def _det_key(r: dict[str, Any]) -> tuple[str, str, str, str]:
-    return (r["op"], r["case"], r["output"], r["config"])
-
-
 def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
     """What differs between the records ``a`` and ``b``, experiment by experiment."""
     pa, pb = a.provenance, b.provenance
     card = [(k, pa.get(k), pb.get(k)) for k in CARD_FIELDS if pa.get(k) != pb.get(k)]
     ea, eb = a.experiments, b.experiments
 
+    def ran(e: dict[str, Any], exp: str, fields: tuple[str, ...]) -> dict[tuple, Any]:
+        return {tuple(r[f] for f in fields): r for r in e[exp]["rows"] if not r.get("raised")}
+
     # determinism: same bits where both were deterministic; spreads that differ
-    da = {_det_key(r): r for r in ea["determinism"]["rows"] if r.get("raised") is None}
-    db = {_det_key(r): r for r in eb["determinism"]["rows"] if r.get("raised") is None}
+    det_key = ("op", "case", "output", "config")
+    da, db = ran(ea, "determinism", det_key), ran(eb, "determinism", det_key)
     both = sorted(set(da) & set(db))
     stable = [k for k in both if da[k]["distinct"] == 1 and db[k]["distinct"] == 1]
     same_bits = [k for k in stable if da[k]["digests"][0] == db[k]["digests"][0]]
     spread = [(k, da[k]["distinct"], db[k]["distinct"]) for k in both]
     varies_a = {k for k, x, _ in spread if x > 1}
     varies_b = {k for k, _, y in spread if y > 1}
-    raises_a = {p["op"] for p in ea["determinism"]["raises"] if p["raised"]}
-    raises_b = {p["op"] for p in eb["determinism"]["raises"] if p["raised"]}
+    raises_a, raises_b = (
+        {p["op"] for p in e["determinism"]["raises"] if p["raised"]} for e in (ea, eb)
+    )
 
     # tf32: errors (bits of the sampled outputs) and timings
-    ta = {(r["op"], r["size"], r["mode"]): r for r in ea["tf32"]["rows"] if not r.get("raised")}
-    tb = {(r["op"], r["size"], r["mode"]): r for r in eb["tf32"]["rows"] if not r.get("raised")}
+    ta, tb = ran(ea, "tf32", ("op", "size", "mode")), ran(eb, "tf32", ("op", "size", "mode"))
     tkeys = sorted(set(ta) & set(tb))
     same_err = [k for k in tkeys if ta[k]["rel_error"] == tb[k]["rel_error"]]
     ratios = {
@@ -89,13 +88,14 @@ def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
         return {s["mode"]: s for s in e["cpu_vs_accelerator"]["sides"] if s["device"] != "cpu"}
 
     sa, sb = acc_sides(ea), acc_sides(eb)
+    fields = {
+        "sum_uniform": "sum_uniform_bits",
+        "sum_tenthousand": "sum_tenthousand_bits",
+        "chain": "chain",
+        "conv": "conv_digest",
+    }
     acc_same = {
-        mode: {
-            "sum_uniform": sa[mode]["sum_uniform_bits"] == sb[mode]["sum_uniform_bits"],
-            "sum_tenthousand": sa[mode]["sum_tenthousand_bits"] == sb[mode]["sum_tenthousand_bits"],
-            "chain": sa[mode]["chain"] == sb[mode]["chain"],
-            "conv": sa[mode]["conv_digest"] == sb[mode]["conv_digest"],
-        }
+        mode: {k: sa[mode][f] == sb[mode][f] for k, f in fields.items()}
         for mode in sorted(set(sa) & set(sb))
     }
 
@@ -107,8 +107,7 @@ def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
         for s in ra["seeds"]
         if str(s) in rb[key]
     )
-    ca = {c["name"]: c["cuda_bits"] for c in ea["sum"]["cases"]}
-    cb = {c["name"]: c["cuda_bits"] for c in eb["sum"]["cases"]}
+    ca, cb = ({c["name"]: c["cuda_bits"] for c in e["sum"]["cases"]} for e in (ea, eb))
     sums_same = {n: ca[n] == cb[n] for n in sorted(set(ca) & set(cb))}
 
     return {
