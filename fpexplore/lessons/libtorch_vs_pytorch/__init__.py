@@ -19,7 +19,7 @@ from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, settle
-from . import cuda_view, exact, inputs, loops, sides
+from . import cuda_view, inputs, loops, sides
 from .data import LibtorchData
 
 THREADS = (1, 2)
@@ -142,7 +142,7 @@ def _rng_emulated(seed: int, n: int, capability: str) -> np.ndarray | None:
 def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     params = {"seed": seed, "size": size, "sum_length": sum_length, "cuda": cuda}
     inp = inputs.make(seed, size, sum_length)
-    truths = exact.all_truths(inp)
+    truths = inputs.all_truths(inp)
     outcomes: list[Outcome] = []
     claims: dict[str, Claim] = {}
     observations: dict[str, Observation] = {}
@@ -155,12 +155,12 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
         torch, torch_version = None, ""
         missing["torch"] = str(exc)
     try:
-        cpp_res, cpp_meta = sides.cpp(inp, THREADS)
+        cpp_res, cpp_info = sides.cpp(inp, THREADS)
     except BackendUnavailable as exc:
-        cpp_res, cpp_meta = None, {}
+        cpp_res, cpp_info = None, {}
         missing["libtorch"] = str(exc)
     py_res = sides.python(torch, inp, THREADS) if torch is not None else None
-    cpp_version = cpp_meta.get("info", {}).get("torch_version", "")
+    cpp_version = cpp_info.get("torch_version", "")
 
     results: dict[tuple[str, str, int], np.ndarray] = {}
     for side, res in (("C++", cpp_res), ("Python", py_res)):
@@ -290,7 +290,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             rng_same, f" (seed {seed}, {inputs.RNG_N} numbers)"
         )
     if ref is not None:
-        capability = cpp_meta.get("info", {}).get("cpu_capability", "")
+        capability = cpp_info.get("cpu_capability", "")
         if not capability and torch is not None:
             capability = torch.backends.cpu.get_cpu_capability()
         emu = _rng_emulated(seed, inputs.RNG_N, capability)

@@ -133,7 +133,6 @@ SUM_VARIANTS = {
 }
 
 
-# ----------------------------------------------------------------------------- inputs
 def mm_inputs(n: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
     gen = np.random.default_rng([seed, n])
     return (
@@ -166,7 +165,6 @@ def from_bits(b: list[int] | int) -> np.ndarray:
     return np.asarray(b, dtype=np.uint32).view(np.float32)
 
 
-# ----------------------------------------------------------------------------- CPU emulators
 def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
     """s + err (exact) rounded to float64 by round-to-odd: inexact results get an odd last bit.
     Rounding that to float32 is then the correctly rounded float32 of s + err (53 >= 24 + 2)."""
@@ -211,8 +209,7 @@ def error_summary(got: np.ndarray, exact: Any) -> dict[str, Any]:
     }
 
 
-# ----------------------------------------------------------------------------- device runs
-def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tuple[Any, float]:
+def compile_kernels(build_dir: str | None = None) -> tuple[Any, float]:
     """Compile `KERNELS_CU` with nvcc through load_inline; returns (module, seconds)."""
     load_inline = backends.load("torch", "utils.cpp_extension").load_inline
 
@@ -226,7 +223,6 @@ def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tupl
         functions=["mm_naive", "sum_atomic"],
         extra_cuda_cflags=list(CUDA_FLAGS),
         build_directory=build_dir,
-        verbose=verbose,
     )
     return mod, round(time.perf_counter() - t0, 2)
 
@@ -242,8 +238,8 @@ def nvcc_version() -> str:
     return m.group(0) if m else out.strip().splitlines()[-1]
 
 
-def _timed(torch: Any, dev: Any, fn: Any, reps: int = 3) -> tuple[Any, float]:
-    """The result of ``fn()`` and its median time in ms over ``reps`` runs after a warm-up."""
+def _timed(torch: Any, dev: Any, fn: Any) -> tuple[Any, float]:
+    """The result of ``fn()`` and its median time in ms over 3 runs after a warm-up."""
 
     def sync() -> None:
         if dev.type == "cuda":
@@ -252,7 +248,7 @@ def _timed(torch: Any, dev: Any, fn: Any, reps: int = 3) -> tuple[Any, float]:
     out = fn()
     sync()
     times = []
-    for _ in range(reps):
+    for _ in range(3):
         t0 = time.perf_counter()
         out = fn()
         sync()
@@ -391,7 +387,6 @@ def record(
     return path
 
 
-# ----------------------------------------------------------------------------- records
 def dumps(data: dict[str, Any]) -> str:
     """JSON with one key a line, and each list of numbers (bit patterns) on one line."""
     numbers = r"\[(?:\s*-?[\d.e+-]+,)+\s*-?[\d.e+-]+\s*\]"
@@ -449,25 +444,18 @@ def validate(data: Any, source: str) -> dict[str, Any]:
     return data
 
 
-def load(
-    which: str = "newest", directory: str | os.PathLike[str] | None = None
-) -> tuple[Path, dict]:
-    """The newest record (or the newest whose name contains ``which``), validated."""
+def load(directory: str | os.PathLike[str] | None = None) -> tuple[Path, dict]:
+    """The newest record, validated."""
     folder = Path(directory) if directory is not None else record_dir()
-    paths = sorted(p for p in folder.glob("*.json") if not p.stem.endswith("-quick"))
-    if which != "newest":
-        paths = [p for p in paths if _slug(which) in p.stem]
     found = []
-    for p in paths:
+    for p in sorted(p for p in folder.glob("*.json") if not p.stem.endswith("-quick")):
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
             found.append((data["provenance"]["date"], p, data))
         except (OSError, ValueError, KeyError, TypeError):
             continue
     if not found:
-        raise RecordError(
-            f"no CUDA kernel record in {folder} matching {which!r}. Record one with: {RECORD_FIX}"
-        )
+        raise RecordError(f"no CUDA kernel record in {folder}. Record one with: {RECORD_FIX}")
     _, path, data = max(found, key=lambda t: t[0])
     return path, validate(data, str(path))
 

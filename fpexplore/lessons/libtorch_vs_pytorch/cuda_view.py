@@ -194,7 +194,7 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                         "cuda",
                         ck.from_bits(v["bits"]).reshape(n, n),
                         exact,
-                        kind="framework" if kind == "framework" else "recorded",
+                        kind=kind,
                         device=label,
                         note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
                     )
@@ -239,7 +239,7 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                 "cuda",
                 vals[0],
                 exact_sum,
-                kind="framework" if kind == "framework" else "recorded",
+                kind=kind,
                 device=label,
                 note=f"{len(distinct)} distinct in {len(vals)} runs, "
                 f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
