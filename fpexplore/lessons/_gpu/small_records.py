@@ -4,7 +4,7 @@ across GPUs, nn.Linear under cuDNN's flags): one header check and one reader for
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +63,18 @@ def newest(
         if found:
             return found[-1]
     return None
+
+
+def newest_dated(paths: Iterable[Path]) -> tuple[Path, dict[str, Any]] | None:
+    """The readable JSON record among ``paths`` with the latest ``provenance.date``, or None."""
+    found = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found.append((data["provenance"]["date"], path, data))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    if not found:
+        return None
+    _, path, data = max(found, key=lambda t: t[0])
+    return path, data

@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import backends
 from ...errors import RecordError
+from .._gpu.small_records import newest_dated
 from . import sums
 from .launch import SAFE_ENV, launch
 from .worker import nccl_version
@@ -162,10 +163,6 @@ def record(
     return path
 
 
-# ---------------------------------------------------------------------------------------------
-# reading
-
-
 def validate(data: Any, source: str = "record") -> dict[str, Any]:
     """Check the layout; raise `RecordError` naming the first bad field and the fix."""
 
@@ -188,33 +185,18 @@ def validate(data: Any, source: str = "record") -> dict[str, Any]:
     return data
 
 
-def folder() -> Path:
+def load() -> tuple[Path, dict[str, Any]]:
+    """The newest record in ``data/gpu/nccl``, validated."""
     from ...paths import data_dir
 
-    return data_dir() / "gpu" / FOLDER
-
-
-def load(path: str | os.PathLike[str] | None = None) -> tuple[Path, dict[str, Any]]:
-    """The newest record in ``data/gpu/nccl`` (or ``path``), validated."""
-    if path is None:
-        found = sorted(folder().glob("*.json"))
-        if not found:
-            raise RecordError(f"no all-reduce record in {folder()}. Record one with: {RECORD_FIX}")
-        recs = []
-        for p in found:
-            try:
-                recs.append((json.loads(p.read_text(encoding="utf-8"))["provenance"]["date"], p))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-        if not recs:
-            raise RecordError(f"no readable all-reduce record in {folder()}: {RECORD_FIX}")
-        path = max(recs)[1]
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{p} is not a readable record ({exc}). {RECORD_FIX}") from None
-    return p, validate(data, str(p))
+    where = data_dir() / "gpu" / FOLDER
+    found = newest_dated(sorted(where.glob("*.json")))
+    if found is None:
+        raise RecordError(
+            f"no readable all-reduce record in {where}. Record one with: {RECORD_FIX}"
+        )
+    path, data = found
+    return path, validate(data, str(path))
 
 
 def rows(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -37,6 +37,8 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
+from .._gpu.common import timed
+from .._gpu.small_records import newest_dated
 
 FORMAT = "fpexplore-cuda-kernels"
 VERSION = 1
@@ -238,24 +240,6 @@ def nvcc_version() -> str:
     return m.group(0) if m else out.strip().splitlines()[-1]
 
 
-def _timed(torch: Any, dev: Any, fn: Any) -> tuple[Any, float]:
-    """The result of ``fn()`` and its median time in ms over 3 runs after a warm-up."""
-
-    def sync() -> None:
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-
-    out = fn()
-    sync()
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        out = fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return out, round(1000 * sorted(times)[len(times) // 2], 4)
-
-
 def run_matmul(
     mod: Any, dev: Any, sizes: tuple[int, ...], say: Any = print, runs: int = 3
 ) -> list[dict]:
@@ -283,7 +267,7 @@ def run_matmul(
             "variants": {},
         }
         for name, fn in fns.items():
-            out, ms = _timed(torch, dev, fn)
+            out, ms = timed(fn, dev, repeat=3)
             results = [out.cpu().numpy()] + [fn().cpu().numpy() for _ in range(runs - 1)]
             got = results[0]
             v = {
@@ -291,7 +275,7 @@ def run_matmul(
                 "rows_digest": digest(got[picked]),
                 "distinct_runs": len({digest(r) for r in results}),
                 "runs": runs,
-                "ms": ms,
+                "ms": round(ms, 4),
                 "error": error_summary(got[picked], exact),
                 "matches": {k: digest(e) == digest(got[picked]) for k, e in emus.items()},
             }
@@ -323,11 +307,16 @@ def run_sum(mod: Any, dev: Any, n: int = SUM_N, runs: int = RUNS, say: Any = pri
     }
     out: dict[str, Any] = {"n": n, "input_digest": digest(x), "runs": runs, "variants": {}}
     for name, fn in fns.items():
-        _, ms = _timed(torch, dev, fn)
+        _, ms = timed(fn, dev, repeat=3)
         vals = [fn().cpu().numpy().reshape(()) for _ in range(runs)]
         b = [int(v.view(np.uint32)) for v in vals]
         ulps = [float(metrics.measure(v, exact).ulp_scalar) for v in vals]
-        out["variants"][name] = {"bits": b, "distinct": len(set(b)), "ms": ms, "ulp_errors": ulps}
+        out["variants"][name] = {
+            "bits": b,
+            "distinct": len(set(b)),
+            "ms": round(ms, 4),
+            "ulp_errors": ulps,
+        }
         say(
             f"sum {name}: {len(set(b))} distinct in {runs} runs, "
             f"ulp {min(ulps):.3g}..{max(ulps):.3g}"
@@ -445,18 +434,12 @@ def validate(data: Any, source: str) -> dict[str, Any]:
 
 
 def load(directory: str | os.PathLike[str] | None = None) -> tuple[Path, dict]:
-    """The newest record, validated."""
+    """The newest record (quick runs left out), validated."""
     folder = Path(directory) if directory is not None else record_dir()
-    found = []
-    for p in sorted(p for p in folder.glob("*.json") if not p.stem.endswith("-quick")):
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-            found.append((data["provenance"]["date"], p, data))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    if not found:
+    found = newest_dated(p for p in sorted(folder.glob("*.json")) if not p.stem.endswith("-quick"))
+    if found is None:
         raise RecordError(f"no CUDA kernel record in {folder}. Record one with: {RECORD_FIX}")
-    _, path, data = max(found, key=lambda t: t[0])
+    path, data = found
     return path, validate(data, str(path))
 
 

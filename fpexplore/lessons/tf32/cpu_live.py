@@ -18,7 +18,6 @@ import numpy as np
 from ... import formats
 from ...backends.torch_device import N_THREADS, cpu_threads
 from ...params import Options, validate_all
-from .._gpu.common import normal32, rng
 from . import experiment
 
 #: sizes the CPU part offers (the recorded run goes up to 4096, too slow live here)
@@ -47,13 +46,8 @@ PARAMS = (
 
 @functools.lru_cache(maxsize=8)
 def _inputs(size: int, seed: int = 0) -> dict[str, Any]:
-    """The recorded run's inputs for ``size`` (`experiment.run_matmul` draws them the same
-    way), the sampled entries and their exact values."""
-    gen = rng(seed + size)
-    a, b = normal32(gen, size, size), normal32(gen, size, size)
-    ii = gen.integers(0, size, experiment.N_SAMPLES)
-    jj = gen.integers(0, size, experiment.N_SAMPLES)
-    terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)
+    """The recorded run's inputs for ``size``, the sampled entries and their exact values."""
+    a, b, ii, jj, terms = experiment.matmul_inputs(size, seed)
     return {
         "a": a,
         "b": b,

@@ -7,15 +7,14 @@ does for a user who asked for a float32 product).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import formats, truth
-from ...backends.torch_device import flags, synchronize, tf32_defaults, torch_module
-from .._gpu.common import normal32, rng
+from ...backends.torch_device import flags, tf32_defaults, torch_module
+from .._gpu.common import normal32, rng, timed
 
 MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 QUICK_MATMUL_SIZES = (16, 64)
@@ -57,18 +56,6 @@ def _errors(got: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> dict[str, 
     }
 
 
-def _time(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> float:
-    fn()
-    synchronize(dev)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        synchronize(dev)
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times) * 1e3)
-
-
 def _mode_rows(
     dev: Any,
     head: dict[str, Any],
@@ -95,8 +82,7 @@ def _mode_rows(
                     return op()
 
             try:
-                out = go()
-                ms = _time(go, dev)
+                out, ms = timed(go, dev)
             except RuntimeError as exc:
                 rows.append({**head, "mode": mode, "raised": str(exc)[:300]})
                 continue
@@ -114,14 +100,21 @@ def _mode_rows(
     return rows
 
 
+def matmul_inputs(size: int, seed: int) -> tuple[np.ndarray, ...]:
+    """Seeded ``size`` x ``size`` inputs (a, b), the sampled entries (ii, jj) and the exact
+    products summed at each: (a, b, ii, jj, terms)."""
+    gen = rng(seed + size)
+    a, b = normal32(gen, size, size), normal32(gen, size, size)
+    ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
+    terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)  # exact products
+    return a, b, ii, jj, terms
+
+
 def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str, Any]]:
     torch = torch_module()
     rows = []
     for size in sizes:
-        gen = rng(seed + size)
-        a, b = normal32(gen, size, size), normal32(gen, size, size)
-        ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
-        terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)  # exact products
+        a, b, ii, jj, terms = matmul_inputs(size, seed)
         ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
         head = {"op": "matmul", "size": size, "k": size}
         rows += _mode_rows(dev, head, lambda ta=ta, tb=tb: ta @ tb, (ii, jj), terms, conv=False)
