@@ -16,9 +16,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ...errors import WorkerError
 
@@ -27,13 +28,6 @@ SAFE_ENV = {
     "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
     "NVSHMEM_DISABLE_NVLS": "1",
 }
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def launch(
@@ -55,10 +49,10 @@ def launch(
         folder = Path(tmp)
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         for name, arr in (arrays or {}).items():  # numpy arrays the workers load by name
-            import numpy as np
-
             np.save(folder / f"{name}.npy", arr)
-        port = free_port()
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a port free just now
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
         base = {**os.environ, **(env or {}), **SAFE_ENV}
         src = str(Path(__file__).resolve().parents[3])
         base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
@@ -75,14 +69,11 @@ def launch(
             proc = subprocess.Popen(
                 cmd, env=base, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-            deadline = time.monotonic() + timeout_s
             timed_out = False
             try:
-                while proc.poll() is None:
-                    if time.monotonic() > deadline:
-                        timed_out = True
-                        break
-                    time.sleep(0.05)
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
             finally:  # the ranks are in the launcher's process group: end them all
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)

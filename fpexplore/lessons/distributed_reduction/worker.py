@@ -40,7 +40,7 @@ def _bits(t: Any) -> list[int]:
     return t.detach().cpu().numpy().astype(np.float32).view(np.uint32).astype(np.int64).tolist()
 
 
-def _tree(torch: Any, rows: Any) -> Any:
+def _tree(rows: Any) -> Any:
     """Pairwise sum of the rows, adjacent pairs first: the same tree for any aligned split."""
     while rows.shape[0] > 1:
         if rows.shape[0] % 2:
@@ -85,13 +85,11 @@ def gradients(job: dict[str, Any], folder: Path, rank: int, world: int, dev: Any
         dist.all_reduce(plain, group=group)
         t_plain = time.perf_counter() - t0
         parts = _gather(dist, torch, local, w, group)
-        ordered = parts[0].clone()
-        for p in parts[1:]:
-            ordered = ordered + p
+        ordered = sum(parts[1:], parts[0])  # ((p0 + p1) + p2) + ...
         p64 = blk.double().sum(0)
         dist.all_reduce(p64, group=group)
-        roots = _gather(dist, torch, _tree(torch, blk), w, group)
-        tree = _tree(torch, torch.stack(roots))
+        roots = _gather(dist, torch, _tree(blk), w, group)
+        tree = _tree(torch.stack(roots))
         s, c = _neumaier(torch, blk)
         ss = torch.stack(_gather(dist, torch, s, w, group))
         cs = torch.stack(_gather(dist, torch, c, w, group))
@@ -148,7 +146,7 @@ def sizes(job: dict[str, Any], folder: Path, rank: int, world: int, dev: Any) ->
                 **sums.compare(got, data),
             }
             if m <= keep:
-                row["bits"] = got.view(np.uint32).astype(np.int64).tolist()
+                row["bits"] = _bits(out)
             rows.append(row)
     return rows
 
