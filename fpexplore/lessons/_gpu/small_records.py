@@ -13,15 +13,17 @@ from ...errors import RecordError
 FIX = "record it again with benchmarks/gpu_edges_run.py"
 
 
-def header(data: Any, fmt: str, version: int, source: str) -> Callable[[str], RecordError]:
+def header(
+    data: Any, fmt: str, version: int, source: str, fix: str = FIX
+) -> Callable[[str], RecordError]:
     """Check ``data``'s format and version; returns the error-maker for the rest of the checks
-    (`RecordError` naming ``source``, what is wrong and the fix)."""
+    (`RecordError` naming ``source``, what is wrong and ``fix``)."""
 
     def bad(what: str) -> RecordError:
-        return RecordError(f"{source}: {what}; {FIX}")
+        return RecordError(f"{source}: {what}; {fix}")
 
     if not isinstance(data, Mapping) or data.get("format") != fmt:
-        raise bad(f"not a {fmt} record")
+        raise bad(f"not a {fmt} record (its format must be {fmt!r})")
     if data.get("version") != version:
         raise bad(f"version {data.get('version')!r}, this fpexplore reads {version}")
     return bad

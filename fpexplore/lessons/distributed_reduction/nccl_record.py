@@ -1,14 +1,11 @@
-"""NCCL all-reduce record: run on a machine with several GPUs, read anywhere.
+"""NCCL all-reduce record: made on a machine with several GPUs, read anywhere.
 
-``fpexplore record nccl --out data/gpu/nccl`` runs, for
-each NCCL algorithm setting (default, ``NCCL_ALGO=Ring``, ``NCCL_ALGO=Tree``) and each world
-size, one process per GPU all-reducing one seeded standard-normal float32 vector per rank at
-several message sizes, and writes ``<gpu>-<torch>-allreduce.json``: provenance, settings and,
-per run, how the result relates to the rank-ordered sum ((a + b) + c) + d, to other orders and
-to the correctly rounded exact sum (the result bits too, for the small size, so the comparison
-with the exact sum can be redone with `fpexplore.truth` anywhere). ``--backend gloo --device
-cpu`` runs the same on CPUs (a smoke test of the script). NVLink multicast stays off in every
-process (`launch.SAFE_ENV`).
+``fpexplore record nccl --out data/gpu/nccl`` runs each NCCL algorithm setting (`ALGOS`) at
+each world size, one process per GPU, each rank all-reducing a seeded float32 vector at several
+message sizes, and writes how each result relates to the rank-ordered sum, to other orders and
+to the correctly rounded exact sum (with the bits at small sizes, so `recheck_bits` can redo
+the comparison anywhere). ``--backend gloo --device cpu`` is a smoke test on CPUs. NVLink
+multicast stays off in every process (`launch.SAFE_ENV`).
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ import numpy as np
 
 from ... import backends
 from ...errors import RecordError
-from .._gpu.small_records import newest_dated
+from .._gpu.small_records import header, newest_dated
 from . import sums
 from .launch import SAFE_ENV, launch
 from .worker import nccl_version
@@ -38,7 +35,7 @@ VERSION = 1
 FOLDER = "nccl"  # under data/gpu: kept apart from the per-GPU lesson records
 RECORD_FIX = "fpexplore record nccl --out data/gpu/nccl   (on a machine with 2 or more CUDA GPUs)"
 ALGOS = ("default", "Ring", "Tree")
-_REQUIRED = {"format": str, "version": int, "provenance": dict, "settings": dict, "runs": list}
+_REQUIRED = {"provenance": dict, "settings": dict, "runs": list}
 _RUN = {"algo": str, "world": int, "ok": bool}
 
 
@@ -166,16 +163,10 @@ def record(
 def validate(data: Any, source: str = "record") -> dict[str, Any]:
     """Check the layout; raise `RecordError` naming the first bad field and the fix."""
 
-    def bad(msg: str) -> RecordError:
-        return RecordError(f"{source}: {msg}. Re-record it with: {RECORD_FIX}")
-
-    if not isinstance(data, dict):
-        raise bad("the record must be a JSON object")
+    bad = header(data, FORMAT, VERSION, source, f"re-record it with: {RECORD_FIX}")
     for key, typ in _REQUIRED.items():
         if not isinstance(data.get(key), typ):
             raise bad(f"'{key}' must be {typ.__name__}")
-    if data["format"] != FORMAT or data["version"] != VERSION:
-        raise bad(f"format {data['format']!r} v{data['version']} is not {FORMAT!r} v{VERSION}")
     for i, run in enumerate(data["runs"]):
         for key, typ in _RUN.items():
             if not isinstance(run.get(key), typ):

@@ -2,20 +2,17 @@
 
 Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
 
-- ``mm_naive``: one thread per output element, ``acc += a[i, p] * b[p, j]`` for p = 0..k-1 in
-  float32; with nvcc's defaults (``-fmad=true``) every step is a fused multiply-add. The same
-  loop written with ``__fmul_rn``/``__fadd_rn`` (never contracted) is the ``nofma`` variant.
-- ``sum_atomic``: every thread ``atomicAdd``s its element into one float (mode 0), or each
-  block sums its 256 elements by a shared-memory tree and thread 0 ``atomicAdd``s the partial
-  (mode 1). The order of the atomic additions is whatever order the threads arrive in.
+- ``mm_naive``: one thread per output, ``acc += a[i, p] * b[p, j]`` for p = 0..k-1 in float32;
+  nvcc's defaults (``-fmad=true``) make every step a fused multiply-add, while the ``nofma``
+  variant uses ``__fmul_rn``/``__fadd_rn`` (never contracted).
+- ``sum_atomic``: every thread ``atomicAdd``s its element (mode 0), or each block sums its 256
+  elements by a shared-memory tree and ``atomicAdd``s the partial (mode 1), in whatever order
+  the threads arrive.
 
-`fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record` runs
-everything on a CUDA device and writes ``data/gpu/cuda_kernels/<card>-<torch>.json``:
-
-    fpexplore record cuda-kernels [--out DIR] [--quick]
-
-This module needs numpy, mpmath and fpexplore's truth/metrics only (torch when it runs), so it
-runs on a bare CUDA machine.
+`fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record`
+(``fpexplore record cuda-kernels [--out DIR] [--quick]``) writes
+``data/gpu/cuda_kernels/<card>-<torch>.json``. Needs numpy, mpmath and fpexplore's
+truth/metrics only (and torch to run), so it runs on a bare CUDA machine.
 """
 
 from __future__ import annotations
@@ -38,7 +35,7 @@ from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
 from .._gpu.common import timed
-from .._gpu.small_records import newest_dated
+from .._gpu.small_records import header, newest_dated
 
 FORMAT = "fpexplore-cuda-kernels"
 VERSION = 1
@@ -393,14 +390,12 @@ def _slug(text: str) -> str:
 
 def validate(data: Any, source: str) -> dict[str, Any]:
     """Check the record's layout; raise `RecordError` naming the first bad field and the fix."""
+    bad = header(data, FORMAT, VERSION, source, f"re-record it with: {RECORD_FIX}")
 
     def need(cond: bool, what: str) -> None:
         if not cond:
-            raise RecordError(f"{source}: {what}. Re-record it with: {RECORD_FIX}")
+            raise bad(what)
 
-    need(isinstance(data, dict), "the record must be a JSON object")
-    need(data.get("format") == FORMAT, f"format must be {FORMAT!r}")
-    need(data.get("version") == VERSION, f"version must be {VERSION}")
     prov = data.get("provenance")
     need(isinstance(prov, dict), "provenance is missing")
     for key in ("gpu_name", "torch", "date", "nvcc"):
