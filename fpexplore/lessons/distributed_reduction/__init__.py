@@ -29,8 +29,6 @@ class NcclPart:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     banner: str = ""
-    path: str = ""
-    rechecked: list[dict[str, Any]] = field(default_factory=list)  # `nccl_record.recheck_bits`
     error: str = ""  # why there is no record, with its fix
 
 
@@ -42,7 +40,6 @@ class ReductionData:
     n: int | None = None
     not_exact: dict[str, dict[int, int]] | None = None  # elements != exact, by method and world
     differ: dict[str, int] | None = None  # plain: elements that differ, by pair of worlds
-    grads: np.ndarray | None = None  # the per-sample gradients (BATCH x n)
     results: dict[str, dict[int, np.ndarray]] | None = None  # by method and world
     exact: np.ndarray | None = None  # the exact sum, rounded to float32
 
@@ -213,7 +210,7 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
             if r["ok"] and r["size"] in ends
         }
     )
-    return NcclPart(rows, banner, str(path), rechecked), claims, obs
+    return NcclPart(rows, banner), claims, obs
 
 
 def compute(n: int, seed: int) -> Comparison:
@@ -290,7 +287,7 @@ def compute(n: int, seed: int) -> Comparison:
         "kahan_reproducible": S["kahan_reproducible"].observe(same("kahan")),
         **nccl_obs,
     }
-    data = ReductionData(nccl, n, counts, differ, grads, res, exact)
+    data = ReductionData(nccl, n, counts, differ, res, exact)
     return Comparison(
         "distributed_reduction", params, t, tuple(outcomes), claims, data, EXPLANATION, obs
     )

@@ -36,7 +36,6 @@ class TF32Data:
     rows: list[dict[str, Any]]  # one per op, size and mode
     source: str  # the outcomes' kind: "framework" (live) or "recorded"
     banner: str
-    card: str
     focus_size: int  # the matmul size the outcomes show
     focus_channels: int  # the conv channel count the outcomes show
     defaults_here: dict[str, Any]  # this machine's torch, read now ({} without torch)
@@ -323,7 +322,6 @@ def _comparison(run: dict[str, Any], src: Any, bounded: str, params: dict[str, A
         run["rows"],
         src.kind,
         src.banner + bounded,
-        src.label,
         _pick(sizes, 1024),
         _pick(chans, 256),
         defaults_here,
