@@ -1,9 +1,5 @@
-"""The recorded cards side by side: which record to show, and what differs between two cards.
-
-Everything here is computed from the records in ``data/gpu``: the provenance fields that
-differ, and, experiment by experiment, which results have the same bits on both cards, which
-run-to-run spreads differ, and how the timings compare.
-"""
+"""The recorded cards side by side: which record to show, and what differs between two cards
+(provenance, and experiment by experiment: equal bits, run-to-run spreads, timings)."""
 
 from __future__ import annotations
 
@@ -195,11 +191,6 @@ def summary(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def compare(which_a: str, which_b: str) -> dict[str, Any]:
-    """`differences` of two records named as the lessons' ``record`` parameter names them."""
-    return differences(records.load(records.find(which_a)), records.load(records.find(which_b)))
-
-
 def compare_all() -> dict[str, Any] | None:
     """The differences between the two newest records of different cards, or None if fewer
     than two cards were recorded."""
@@ -211,10 +202,6 @@ def compare_all() -> dict[str, Any] | None:
         return None
     first, second = list(seen.values())[:2]
     return differences(first, second)
-
-
-def _mtimes(*paths: Any) -> tuple[float, ...]:
-    return tuple(os.stat(p).st_mtime for p in paths)
 
 
 @functools.lru_cache(maxsize=8)
@@ -235,7 +222,8 @@ def other_card(src: Any) -> dict[str, Any]:
         except Exception:  # an unreadable record is skipped, as records.available does
             continue
         if other.card != record.card:
-            d = _differences_of_files(str(record.path), str(path), _mtimes(record.path, path))
+            mtimes = (os.stat(record.path).st_mtime, os.stat(path).st_mtime)
+            d = _differences_of_files(str(record.path), str(path), mtimes)
             seen = OTHER_CARD.observe(
                 "; ".join(summary(d)),
                 f"{d['files'][0]} vs {d['files'][1]}",
