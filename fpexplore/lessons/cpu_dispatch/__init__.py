@@ -1,11 +1,8 @@
 """Same code, different machine: one battery of computations under each dispatch switch.
 
-The libraries pick their kernels when they load, from the CPU they find: the same script on
-another laptop, in CI or on a colleague's server runs other code. Each configuration here is a
-fresh process under one switch (`fpexplore.dispatch.switches`) that takes the path another CPU
-would take; the same fixed inputs go through numpy, torch and TensorFlow, and every result is
-measured against the exact truth of its input bits. Results are computed once per
-configuration (a few seconds each) and kept: switching configurations is a lookup.
+Each configuration is a fresh process under one switch (`fpexplore.dispatch.switches`) that
+takes the path another CPU would take; the same inputs go through numpy, torch and TensorFlow,
+each result measured against the exact truth. Results are kept per configuration.
 """
 
 from __future__ import annotations

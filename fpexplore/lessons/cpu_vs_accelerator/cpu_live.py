@@ -1,10 +1,8 @@
 """The CPU half of CPU vs accelerator, live on this machine at a chosen thread count.
 
-The recorded run's inputs (same settings and seed) go through `experiment.run_side` on this
-CPU with torch's intra-op thread count set to ``threads``; each result is measured against
-the exact result and compared, bit for bit, with the recorded card and the recording
-machine's CPU. A reduction split over a different number of threads adds in a different
-order, so the thread count alone can change the bits.
+The recorded run's inputs go through `experiment.run_side` on this CPU with ``threads``
+intra-op threads; each result is measured against the exact one and compared bit for bit with
+the recorded card and the recording machine's CPU (another thread count, another sum order).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The same float32 ops on the CPU and on an accelerator, each against the exact truth.
 
-Ops: sums, a chain of small matmuls (the error compounds step by step), a convolution, and
-relu (exact on every device: a control). Inputs come from numpy's seeded generator, so any
-machine regenerates the very same bits and can compare its CPU with a recorded accelerator.
+Sums, a chain of small matmuls (the error compounds), a convolution, and relu (exact
+everywhere: a control), on inputs from numpy's seeded generator, so any machine regenerates
+the same bits and can compare its CPU with a recorded accelerator.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Start ``world`` torch.distributed ranks on this machine, one process each.
-
-One process runs `fpexplore.lessons.distributed_reduction.worker` with a job file, imports
-torch once and forks the ranks from it (they share torch's memory); rank 0 writes the result
-file. The environment every worker gets keeps NVLink multicast off
-(`SAFE_ENV`), whatever the caller's environment says.
+"""Start ``world`` torch.distributed ranks on this machine (forked by one `worker` process);
+rank 0 writes the result file. Every worker gets NVLink multicast off (`SAFE_ENV`).
 """
 
 from __future__ import annotations
@@ -37,14 +33,10 @@ def launch(
     env: dict[str, str] | None = None,
     arrays: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the job on ``world`` local ranks; return rank 0's result (a dict).
-
-    ``arrays`` are saved as ``<name>.npy`` beside the job for the workers to load.
-
-    A worker that fails or a job that outlives ``timeout_s`` gives ``{"ok": False, "error":
-    ...}`` with the workers' last output, rather than raising: a collective that an algorithm
-    cannot run is a finding too. Processes this call started are ended on the way out.
-    """
+    """Run the job on ``world`` local ranks (``arrays`` saved as ``<name>.npy`` beside it);
+    return rank 0's result. A failed worker or a timeout gives ``{"ok": False, "error": ...}``
+    with the workers' last output rather than raising (a collective an algorithm cannot run is
+    a finding too); the processes this call started are ended on the way out."""
     with tempfile.TemporaryDirectory(prefix="fpx-dist-") as tmp:
         folder = Path(tmp)
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")

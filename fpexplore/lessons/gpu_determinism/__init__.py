@@ -52,11 +52,6 @@ def _varies(row: dict[str, Any]) -> bool:
     return row.get("raised") is None and row.get("distinct", 1) > 1
 
 
-def _ran_varies(row: dict[str, Any]) -> bool:
-    """Raised, or ran and varied: not a fix."""
-    return bool(row.get("raised")) or _varies(row)
-
-
 #: The claims, as stated before measuring. Facts about CUDA devices (atomics racing, cuDNN's
 #: algorithms, ops that raise there) need "cuda" (a CUDA device, live or recorded): a run on a
 #: CPU has none of these parts. The varying convolution needs the "full shapes" (cuDNN may
@@ -188,7 +183,11 @@ def fixes(cells: dict[str, dict[str, Any]]) -> str:
     raises = f"; raises under {', '.join(raised)}" if raised else ""
     if not any(_varies(r) for r in cells.values()):
         return "deterministic" + raises
-    fixed = [_short(c) for c, r in cells.items() if c != "default" and not _ran_varies(r)]
+    fixed = [
+        _short(c)
+        for c, r in cells.items()
+        if c != "default" and not (r.get("raised") or _varies(r))
+    ]
     return "varies; fixed by " + (", ".join(fixed) if fixed else "nothing") + raises
 
 
@@ -203,8 +202,7 @@ def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, d
 def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     """Which flag fixes which op (one outcome per op output and case), then which ops raise
     under use_deterministic_algorithms(True)."""
-    prov = src.record.provenance if not src.live else {}
-    version = prov.get("torch", "") if prov else torch_version()
+    version = torch_version() if src.live else src.record.provenance.get("torch", "")
     kw = {"kind": src.kind, "version": version, "device": src.label}
     out = []
     for (op, output, case), cells in _keyed(data.rows).items():

@@ -1,10 +1,9 @@
 """The determinism experiment's scatter-style ops, live on this machine's CPU.
 
-The same inputs as the recorded GPU runs (`experiment._atomic_cases` with the record's seed
-and size), run a few times at a chosen thread count: how many bitwise-distinct results came
-out, whether the bits match the single-threaded result, and each run's error against the
-exact sums. On a CPU these ops have no atomics racing each other, so a fixed thread count
-gives the same bits every run; the thread count itself can change the bits of a reduction.
+The recorded GPU runs' inputs (`experiment._atomic_cases`), run a few times at a chosen thread
+count: distinct results, whether the bits match one thread's, and the errors against the exact
+sums. A CPU has no racing atomics, so a fixed thread count repeats its bits; the thread count
+itself can change them.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Run-to-run variation of GPU ops under cuDNN and determinism flags.
 
-Every op runs ``n_runs`` times on the same inputs under each flag configuration; the rows say
-how many bitwise-distinct results came out, the largest difference between runs, and the error
-of each run against the exact truth on sampled entries (in float32 ULPs). `raise_probe`
-lists which ops raise under ``torch.use_deterministic_algorithms(True)``, and fresh processes
-show what ``cudnn.benchmark`` does across program runs (its autotuner may pick another
-algorithm each time a program starts).
+Every op runs ``n_runs`` times on the same inputs under each flag configuration (`CONFIGS`);
+`raise_probe` lists the ops that raise under ``use_deterministic_algorithms(True)``, and fresh
+processes show what ``cudnn.benchmark``'s autotuner picks from one program start to the next.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Lesson: LibTorch (C++) vs PyTorch (Python), bit for bit, and a custom CUDA kernel.
+"""Lesson: LibTorch (C++) vs PyTorch (Python), bit for bit, and custom CUDA kernels.
 
 The C++ side is a real program (``fpexplore/backends/libtorch``) linked against the libtorch
-inside the installed torch wheel; it reads and writes ``.npy`` files. Both sides run ``mm``,
-the autograd gradient of ``(x @ x.T).sum()``, a small MLP and ``sum`` on the same input bits at
-1 and 2 intra-op threads, and each result is measured against the exact one. The RNG part
-seeds both sides alike; the hand-written loop shows what ``-ffast-math`` does to the user's own
-code. The CUDA part (`cuda_view`) is live on a GPU with nvcc, else the recorded run.
+inside the installed torch wheel; `sides` runs both, `cuda_view` the CUDA part (live on a GPU
+with nvcc, else the recorded run).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The CUDA part of the lesson, live (a GPU and nvcc here) or from the recorded run.
 
-Whichever the source, the checks run here, on the CPU: the inputs are regenerated from their
-seeds, the CPU emulators of the naive kernel are recomputed and compared with the kernel's
-bits, and errors against the exact results are measured from the bits.
+Either way the checks run here, on the CPU: inputs regenerated from their seeds, the naive
+kernel's CPU emulators compared with its bits, errors measured against the exact results.
 """
 
 from __future__ import annotations

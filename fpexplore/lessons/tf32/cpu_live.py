@@ -1,11 +1,9 @@
-"""The TF32 experiment's matmuls, live on this machine's CPU, with each precision mode emulated.
+"""The TF32 experiment's matmuls live on this CPU, each reduced-precision mode emulated.
 
-A CPU has no TF32 tensor cores, so the lesson's modes are rebuilt where they can be: the
-float32 product computed by torch on the CPU (at a chosen thread count), and the reduced-
-precision modes as *input rounding* — both inputs rounded to TF32 (10 fraction bits), bfloat16
-(7) or float16 (10, with float16's range), the products and their sum then exact. The inputs
-and sampled entries are the recorded run's (same seed, same size), so the emulated errors sit
-beside the recorded card's errors on the very same numbers.
+A CPU has no TF32 tensor cores: the float32 product is torch's on this CPU (at a chosen thread
+count), and each reduced mode is *input rounding* alone: both inputs rounded to TF32 (10
+fraction bits), bfloat16 (7) or float16 (10), then multiplied and summed exactly. Inputs and
+sampled entries are the recorded run's, so the errors sit beside the card's on the same numbers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """float32 matmul and convolution in IEEE fp32, TF32, and bf16/fp16 autocast, by size.
 
-The error of each mode is measured on sampled output entries against the exact dot product of
-the very float32 inputs (so the rounding of inputs to TF32/bf16/fp16 counts as error, as it
-does for a user who asked for a float32 product).
+Errors are measured at sampled outputs against the exact dot products of the float32 inputs,
+so rounding the inputs to TF32/bf16/fp16 counts as error, as it does for a user.
 """
 
 from __future__ import annotations
