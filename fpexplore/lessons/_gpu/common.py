@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -68,3 +69,8 @@ def timed(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> tuple[Any, float]
         synchronize(dev)
         times.append(time.perf_counter() - t0)
     return out, float(np.median(times) * 1e3)
+
+
+def say(msg: str) -> None:
+    """A recorder's progress line on stderr, with the time."""
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)

@@ -100,10 +100,6 @@ def _gloo(n: int, seed: int) -> tuple[np.ndarray, dict[str, Any], str]:
     return grads, res["out"], torch.__version__
 
 
-def _f32(bits: list[int]) -> np.ndarray:
-    return np.asarray(bits, dtype=np.uint32).view(np.float32)
-
-
 #: The claims, as stated before measuring: the gloo ones need torch (run live here), the NCCL
 #: ones the "nccl record" (made on a machine with four GPUs).
 CLAIMS = declare_texts(
@@ -239,7 +235,10 @@ def compute(n: int, seed: int) -> Comparison:
         )
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
-    res = {m: {w: _f32(out[str(w)][m]) for w in WORLDS} for m in (*METHODS, "rank_ordered")}
+    res = {
+        m: {w: np.asarray(out[str(w)][m], dtype=np.uint32).view(np.float32) for w in WORLDS}
+        for m in (*METHODS, "rank_ordered")
+    }
     bits = {m: {w: v.view(np.uint32) for w, v in by_world.items()} for m, by_world in res.items()}
     outcomes = [
         Outcome.measured(

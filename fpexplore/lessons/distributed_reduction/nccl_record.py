@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import numpy as np
 
 from ... import backends
 from ...errors import RecordError
+from .._gpu.common import say
 from .._gpu.small_records import header, newest_dated
 from . import sums
 from .launch import SAFE_ENV, launch
@@ -89,9 +89,6 @@ def record(
     timeout_s: float = 150.0,
 ) -> Path:
     """Run every (algorithm, world size) and write the record; returns its path."""
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     prov = _provenance(backend)
     runs = []

@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
-from .._gpu.common import timed
+from .._gpu.common import say, timed
 from .._gpu.small_records import header, newest_dated
 
 FORMAT = "fpexplore-cuda-kernels"
@@ -330,9 +329,6 @@ def record(
     torch = backends.load("torch")
 
     from ...backends.torch_device import open_device, provenance
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     dev = open_device("cuda")
     torch.backends.cuda.matmul.allow_tf32 = False  # the default; set so the record says so

@@ -306,39 +306,34 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
         run = run_tf32(src.device, sizes=sizes, channels=channels)
     else:
         run = src.record.experiments["tf32"]
-    with src.reading("tf32"):
-        return _comparison(
-            run, src, bounded, {"device": device, "max_size": max_size, "record": record}
-        )
-
-
-def _comparison(run: dict[str, Any], src: Any, bounded: str, params: dict[str, Any]) -> Comparison:
+    params = {"device": device, "max_size": max_size, "record": record}
     defaults_here, missing_here = _defaults_here()
-    sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
-    chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
-    data = TF32Data(
-        run["defaults"],
-        run["modes"],
-        run["rows"],
-        src.kind,
-        src.banner + bounded,
-        _pick(sizes, 1024),
-        _pick(chans, 256),
-        defaults_here,
-    )
-    return present.comparison(
-        "tf32",
-        src,
-        params,
-        _outcomes(data, src) + ((missing_here,) if missing_here else ()),
-        settle(
-            CLAIMS.values(),
-            {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
-            _missing(data, src),
-        ),
-        data,
-        EXPLANATION,
-    )
+    with src.reading("tf32"):
+        sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
+        chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
+        data = TF32Data(
+            run["defaults"],
+            run["modes"],
+            run["rows"],
+            src.kind,
+            src.banner + bounded,
+            _pick(sizes, 1024),
+            _pick(chans, 256),
+            defaults_here,
+        )
+        return present.comparison(
+            "tf32",
+            src,
+            params,
+            _outcomes(data, src) + ((missing_here,) if missing_here else ()),
+            settle(
+                CLAIMS.values(),
+                {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
+                _missing(data, src),
+            ),
+            data,
+            EXPLANATION,
+        )
 
 
 def figure(comparison: Comparison) -> Any:
