@@ -130,40 +130,26 @@ def _decide(data: DeterminismData) -> dict[str, Claim]:
     raised = [p["op"] for p in data.raises if p["raised"]]
     fresh = data.fresh_processes["rows"]
     fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
-    return {
-        "atomics_vary": C["atomics_vary"].claim(
-            bool(ia) and all(_varies(r) for r in ia), f" (in {n} runs)"
-        ),
-        "det_algos_fix_all": C["det_algos_fix_all"].claim(
-            bool(det) and all(not _varies(r) for r in det)
-        ),
-        "cudnn_det_fixes_conv": C["cudnn_det_fixes_conv"].claim(
-            bool(conv_det) and all(not _varies(r) for r in conv_det)
-        ),
-        "cudnn_det_not_atomics": C["cudnn_det_not_atomics"].claim(
-            bool(ia_cd) and all(_varies(r) for r in ia_cd)
-        ),
-        "conv_varies_without_benchmark": C["conv_varies_without_benchmark"].claim(
-            bool(vary_default)
-        ),
-        "conv_stable_with_benchmark": C["conv_stable_with_benchmark"].claim(bool(stable_bench)),
-        "some_ops_raise": C["some_ops_raise"].claim(
-            bool(raised), f" ({len(raised)} of {len(data.raises)} probed)"
-        ),
-        "forward_stable": C["forward_stable"].claim(
-            all(not _varies(r) for r in conv if r["output"] == "forward")
-        ),
-        "benchmark_adds_nothing_across_processes": C[
-            "benchmark_adds_nothing_across_processes"
-        ].claim(
-            bool(fresh_bench)
-            and all(
-                f["distinct"] == 1
-                or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
-                for f in fresh_bench
-            )
+    holds = {
+        "atomics_vary": bool(ia) and all(_varies(r) for r in ia),
+        "det_algos_fix_all": bool(det) and all(not _varies(r) for r in det),
+        "cudnn_det_fixes_conv": bool(conv_det) and all(not _varies(r) for r in conv_det),
+        "cudnn_det_not_atomics": bool(ia_cd) and all(_varies(r) for r in ia_cd),
+        "conv_varies_without_benchmark": bool(vary_default),
+        "conv_stable_with_benchmark": bool(stable_bench),
+        "some_ops_raise": bool(raised),
+        "forward_stable": all(not _varies(r) for r in conv if r["output"] == "forward"),
+        "benchmark_adds_nothing_across_processes": bool(fresh_bench)
+        and all(
+            f["distinct"] == 1 or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
+            for f in fresh_bench
         ),
     }
+    measured = {
+        "atomics_vary": f" (in {n} runs)",
+        "some_ops_raise": f" ({len(raised)} of {len(data.raises)} probed)",
+    }
+    return {k: C[k].claim(v, measured.get(k, "")) for k, v in holds.items()}
 
 
 SHORT = {

@@ -203,14 +203,6 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
             "the regenerated inputs differ from the recorded ones (numpy's generator changed). "
             f"Fix: record the kernels again ({ck.RECORD_COMMAND} on a GPU)"
         )
-    part.claims["naive_kernel_is_fma_chain"] = CLAIMS["naive_kernel_is_fma_chain"].claim(
-        bool(fma_ok) and all(fma_ok)
-    )
-    part.claims["nofma_kernel_is_plain_chain"] = CLAIMS["nofma_kernel_is_plain_chain"].claim(
-        bool(plain_ok) and all(plain_ok)
-    )
-    part.claims["fma_changes_bits"] = CLAIMS["fma_changes_bits"].claim(all(fma_differs))
-
     s = exp["sum"]
     x = ck.sum_input(s["n"])
     exact_sum = truth.sum(x)
@@ -244,12 +236,14 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                 f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
             )
         )
-    part.claims["atomic_varies"] = CLAIMS["atomic_varies"].claim(
-        s["variants"]["each_atomic"]["distinct"] > 1
-    )
-    part.claims["torch_sum_repeatable"] = CLAIMS["torch_sum_repeatable"].claim(
-        s["variants"]["torch_sum"]["distinct"] == 1
-    )
+    decided = {
+        "naive_kernel_is_fma_chain": bool(fma_ok) and all(fma_ok),
+        "nofma_kernel_is_plain_chain": bool(plain_ok) and all(plain_ok),
+        "fma_changes_bits": all(fma_differs),
+        "atomic_varies": s["variants"]["each_atomic"]["distinct"] > 1,
+        "torch_sum_repeatable": s["variants"]["torch_sum"]["distinct"] == 1,
+    }
+    part.claims.update({k: CLAIMS[k].claim(v) for k, v in decided.items()})
     part.observations["cublas_equals_naive"] = OBSERVATIONS["cublas_equals_naive"].observe(
         cublas, f"{label}; cuBLAS picks its kernel by shape and card"
     )

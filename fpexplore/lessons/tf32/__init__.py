@@ -116,21 +116,20 @@ def _claims(data: TF32Data) -> dict[str, Claim]:
         1 / 3 < r["rel_error"] / _at(data, "matmul", "fp16 autocast", r["size"])["rel_error"] < 3
         for r in _rows(data, "matmul", "TF32")
     )
-    return {
-        "tf32_costs_accuracy": C["tf32_costs_accuracy"].claim(
-            ratio > 100, f" (at size {size}: {ratio:.0f} times)"
-        ),
-        "matmul_default_is_fp32": C["matmul_default_is_fp32"].claim(
+    decided = {  # (holds, what was measured)
+        "tf32_costs_accuracy": (ratio > 100, f" (at size {size}: {ratio:.0f} times)"),
+        "matmul_default_is_fp32": (
             bool(mm_default) and all(same(r, "fp32 (TF32 off)") for r in mm_default),
             f" (allow_tf32 = {d.get('cuda.matmul.allow_tf32')})",
         ),
-        "conv_default_uses_tf32": C["conv_default_uses_tf32"].claim(
+        "conv_default_uses_tf32": (
             any(same(r, "TF32") and not same(r, "fp32 (TF32 off)") for r in conv_default),
             f" (cudnn.allow_tf32 = {d.get('cudnn.allow_tf32')})",
         ),
-        "bf16_worst": C["bf16_worst"].claim(bf16_worst),
-        "fp16_like_tf32": C["fp16_like_tf32"].claim(fp16_tf32),
+        "bf16_worst": (bf16_worst, ""),
+        "fp16_like_tf32": (fp16_tf32, ""),
     }
+    return {k: C[k].claim(*v) for k, v in decided.items()}
 
 
 def _input_rounding_claims(data: TF32Data) -> dict[str, Claim]:
