@@ -153,24 +153,22 @@ def summary(d: dict[str, Any]) -> list[str]:
     if same:
         lines.append("the same on both: " + ", ".join(same))
     det = d["determinism"]
-    lines.append(
+    text = (
         f"determinism: of {det['deterministic_on_both']} results deterministic on both cards, "
         f"{det['same_bits']} have the same bits on both; "
         f"{det['varies_on_both']} vary from run to run on both"
-        + (
+    )
+    if det["distinct_counts_differ"]:
+        text += (
             f"; {len(det['distinct_counts_differ'])} gave a different number of distinct "
             "results in the recorded runs"
-            + (
+        )
+        if det["counts_differ_where_both_vary"]:
+            text += (
                 " (all of them vary on both cards: how many distinct results a few runs "
                 "give is itself random)"
-                if det["counts_differ_where_both_vary"]
-                else ""
             )
-            if det["distinct_counts_differ"]
-            else ""
-        )
-        + ("; the same ops raise" if det["raises_same"] else "; different ops raise")
-    )
+    lines.append(text + ("; the same ops raise" if det["raises_same"] else "; different ops raise"))
     tf = d["tf32"]
     ratio = tf["median_time_ratio"]
     lines.append(

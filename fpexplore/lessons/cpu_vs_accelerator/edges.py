@@ -267,6 +267,7 @@ def lesson_parts(
     cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
     rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
     claims: dict[str, Any] = {}
+    observations: dict[str, Any] = {}
     if sides:
         claims["relu_nonzero_identical"] = CLAIMS["relu_nonzero_identical"].claim(
             not _nonzero_rows(sides), f" ({len(sides)})"
@@ -278,22 +279,16 @@ def lesson_parts(
             f" ({', '.join(f'{k}: {v}' for k, v in zeros.items())})",
         )
     if here is not None:
-        i, j = EDGE_NAMES.index("NaN"), EDGE_NAMES.index("-NaN")
-        a32 = {
-            op: as_array(here["float32"][op]["short"] + here["float32"][op]["long"], "float32")
-            for op in ("torch.relu", "where(x > 0, x, 0)")
-        }
-        n = len(EDGE_NAMES)
-        picks = [i, j, n + i, n + j]
+        nans = [i for i, e in enumerate(EDGE_NAMES) if e in ("NaN", "-NaN")]
+
+        def nan_outputs(op: str) -> np.ndarray:  # short, then long
+            cell = here["float32"][op]
+            return as_array([cell[part][i] for part in ("short", "long") for i in nans], "float32")
+
+        relu, where = nan_outputs("torch.relu"), nan_outputs("where(x > 0, x, 0)")
         claims["where_drops_nan"] = CLAIMS["where_drops_nan"].claim(
-            bool(
-                np.all(np.isnan(a32["torch.relu"][picks]))
-                and np.all(a32["where(x > 0, x, 0)"][picks] == 0)
-                and not np.any(np.signbit(a32["where(x > 0, x, 0)"][picks]))
-            ),
+            bool(np.isnan(relu).all() and (where == 0).all() and not np.signbit(where).any())
         )
-    observations: dict[str, Any] = {}
-    if here is not None:
         observations["relu_negzero_here"] = OBSERVATIONS["relu_negzero_here"].observe(
             relu_neg_zero({"cpu": here})["cpu"],
             "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",

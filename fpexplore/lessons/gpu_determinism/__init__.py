@@ -234,11 +234,8 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
         from .experiment import run_determinism
 
         if src.device.type == "cpu":
-            runs, processes, quick = (
-                min(runs, CPU_MAX_RUNS),
-                min(processes, CPU_MAX_PROCESSES),
-                True,
-            )
+            runs, processes = min(runs, CPU_MAX_RUNS), min(processes, CPU_MAX_PROCESSES)
+            quick = True
             bounded = (
                 f" (bounded on a CPU: quick shapes, {runs} runs, {processes} fresh process"
                 f"{'es' if processes != 1 else ''})"
@@ -351,14 +348,11 @@ def figure(comparison: Comparison) -> Any:
         fontsize=10,
     )
     ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
+    case = next((k[2] for k in keys if k[0] == "index_add_"), "")
     for c in ("default", "use_deterministic_algorithms"):
-        r = cells.get(
-            ("index_add_", "result", next((k[2] for k in keys if k[0] == "index_add_"), ""), c)
-        )
-        if r and r.get("ulp_vs_truth_first"):
-            ax2.plot(
-                range(1, len(r["ulp_vs_truth_first"]) + 1), r["ulp_vs_truth_first"], "o-", label=c
-            )
+        ulps = cells.get(("index_add_", "result", case, c), {}).get("ulp_vs_truth_first")
+        if ulps:
+            ax2.plot(range(1, len(ulps) + 1), ulps, "o-", label=c)
     ax2.axhline(0, color="k", lw=0.5)
     ax2.set_xlabel("run")
     ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")

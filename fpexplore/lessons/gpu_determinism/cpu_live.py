@@ -36,11 +36,8 @@ def _cases(n_values: int, seed: int) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
-    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached per arguments).
-
-    Returns the run-to-run spread (``distinct``, ``digests``), the errors against the exact
-    result at the sampled entries (``ulp_vs_truth_max`` ...) and ``same_as_one_thread``.
-    """
+    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached): the spread
+    (``distinct``, ``digests``), errors at the sampled entries and ``same_as_one_thread``."""
     given = {"op": op, "n_threads": n_threads}
     op, n_threads = validate_all(PARAMS, given, "gpu_determinism run_on_cpu").values()
     torch = torch_module()

@@ -104,10 +104,8 @@ def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
 
 
 def probe_raises(dev: Any) -> list[dict[str, Any]]:
-    """Run each op once under use_deterministic_algorithms(True): did it raise, and why.
-
-    The cuBLAS check depends on CUBLAS_WORKSPACE_CONFIG; the probe records its value.
-    """
+    """Each op once under use_deterministic_algorithms(True): did it raise, and why (with
+    CUBLAS_WORKSPACE_CONFIG, on which the cuBLAS check depends)."""
     torch = torch_module()
     out = []
     for name, fn in _probe_ops(torch, dev).items():
