@@ -216,6 +216,7 @@ def _no_tf32(src: Any) -> str:
 def _cpu_flag_claim() -> dict[str, Claim]:
     """``allow_tf32`` governs CUDA matmuls only: a CPU matmul keeps its bits either way."""
     from ... import backends
+    from ...backends.torch_device import flags
     from . import cpu_live
 
     if missing_part(C["cpu_ignores_allow_tf32"].needs):
@@ -223,14 +224,10 @@ def _cpu_flag_claim() -> dict[str, Claim]:
     torch = backends.load("torch")
     inp = cpu_live._inputs(256)
     a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
-    before = torch.backends.cuda.matmul.allow_tf32
-    try:
-        torch.backends.cuda.matmul.allow_tf32 = False
+    with flags(matmul_tf32=False):
         off = (a @ b).numpy()
-        torch.backends.cuda.matmul.allow_tf32 = True
+    with flags(matmul_tf32=True):
         on = (a @ b).numpy()
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
     same = off.view("uint32").tobytes() == on.view("uint32").tobytes()
     return {
         "cpu_ignores_allow_tf32": C["cpu_ignores_allow_tf32"].claim(same, " (256×256, float32)")

@@ -6,6 +6,7 @@ so rounding the inputs to TF32/bf16/fp16 counts as error, as it does for a user.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -24,19 +25,14 @@ N_SAMPLES = 64
 
 
 def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]:
-    """(flag context, autocast context or None) for a mode."""
-    tf = {"fp32 (TF32 off)": False, "TF32": True}.get(mode)
-    if mode == "torch default":
-        fctx = flags()
-        # flags() resets the determinism switches to their defaults and leaves TF32 untouched
-    elif conv:
-        fctx = flags(conv_tf32=False if tf is None else tf)
-    else:
-        fctx = flags(matmul_tf32=False if tf is None else tf)
+    """(flag context, autocast context) for a mode; autocast runs with TF32 off, and
+    "torch default" leaves TF32 as torch set it (resetting only the determinism switches)."""
+    tf32 = {"conv_tf32" if conv else "matmul_tf32": mode == "TF32"}
+    fctx = flags() if mode == "torch default" else flags(**tf32)
     if "autocast" in mode:
         dtype = torch.bfloat16 if mode.startswith("bf16") else torch.float16
         return fctx, torch.autocast(device_type=dev.type, dtype=dtype)
-    return fctx, None
+    return fctx, contextlib.nullcontext()
 
 
 def _exact_dots(terms: np.ndarray) -> np.ndarray:
@@ -75,8 +71,6 @@ def _mode_rows(
         with fctx:
 
             def go(actx: Any = actx) -> Any:
-                if actx is None:
-                    return op()
                 with actx:
                     return op()
 
