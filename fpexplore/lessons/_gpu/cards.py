@@ -208,9 +208,8 @@ def _differences_of_files(a: str, b: str, _mtimes: tuple[float, ...]) -> dict[st
 
 
 def other_card(src: Any) -> dict[str, Any]:
-    """For a lesson showing a recorded run: an observation saying what differs from the
-    newest record of another card (computed from both files); empty when the run is live or
-    only one card is recorded."""
+    """For a recorded run: an observation of what differs from the newest record of another
+    card; empty when the run is live or only one card is recorded."""
     record = getattr(src, "record", None)
     if record is None or getattr(src, "live", False):
         return {}

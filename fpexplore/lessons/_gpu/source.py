@@ -82,11 +82,9 @@ def _device_label(dev: Any) -> str:
 
 
 def resolve(device: str, record: str = "newest") -> Source:
-    """Pick live or recorded for ``device`` (see `DEVICE_HELP`); ``record`` picks the record.
-
-    An explicit device that cannot run raises `BackendUnavailable` saying why; 'auto' without
-    a GPU falls back to the record, and a missing record raises `RecordError` with the fix.
-    """
+    """Live or recorded for ``device`` (`DEVICE_HELP`), ``record`` picking the record. A device
+    that cannot run raises `BackendUnavailable`; 'auto' without a GPU falls back to the record,
+    and a missing record raises `RecordError` with the fix."""
     from ... import records
     from ...backends.torch_device import open_device, torch_module
 

@@ -91,10 +91,8 @@ def _op_label(op: str, s: dict[str, Any]) -> str:
 def _sides(
     src: Any, inp: dict[str, Any], tr: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every side (dicts as in the record, arrays unpacked) and a description of the run.
-
-    Without torch there is no live CPU side: ``info["cpu_missing"]`` says why, with the fix.
-    """
+    """Every side (dicts as in the record, arrays unpacked) and a description of the run;
+    without torch there is no live CPU side and ``info["cpu_missing"]`` says why."""
     from ... import backends
     from . import experiment as acc
 

@@ -37,15 +37,14 @@ def summarize(side: dict[str, Any], tr: dict[str, Any]) -> dict[str, Any]:
     got = side["chain"].astype(np.float64)
     t = tr["chain"]
     drift = float(np.linalg.norm(got[-1] - t[-1]) / np.linalg.norm(t[-1]))
-    js = acc.side_to_json(side)
     return {
         "sum_uniform": float(side["sum_uniform"]),
         "sum_tenthousand": float(side["sum_tenthousand"]),
         "sum_uniform_bits": int(np.float32(side["sum_uniform"]).view(np.uint32)),
         "chain_drift": drift,
         "conv_error": acc.conv_error(side, tr),
-        "chain_bits": js["chain"],
-        "conv_digest": js["conv_digest"],
+        "chain_bits": acc.pack(side["chain"]),
+        "conv_digest": side["conv_digest"],
     }
 
 

@@ -249,9 +249,8 @@ NO_RECORD = (
 def lesson_parts(
     torch_missing: str | None,
 ) -> tuple[dict[str, Any], dict[str, Any], ReluEdges, dict[str, str | None]]:
-    """The relu edge claims decided and the observations of the CPU-vs-accelerator lesson:
-    this CPU live, every recorded device beside it. Returns (claims, observations, data,
-    missing): ``missing`` names the parts (of `CLAIMS`) this run lacks, with why."""
+    """(claims, observations, data, missing) of relu's edges on this CPU live and every
+    recorded device; ``missing`` says why each part (of `CLAIMS`) this run lacks is missing."""
     recs = recorded()
     sides: dict[str, Any] = {}
     for rec in recs:

@@ -200,9 +200,8 @@ def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """For every stored result (small sizes): regenerate the ranks' data, and compare the
-    recorded bits with `fpexplore.truth.sum` rounded to float32 and with the rank-ordered sum.
-    The record's own counts must come out again."""
+    """Each stored result's bits (small sizes) compared again, on regenerated data, with
+    `fpexplore.truth.sum` and the rank-ordered sum: the record's own counts must come out."""
     from ... import truth
 
     seed = data["settings"]["seed"]

@@ -139,13 +139,12 @@ def compare(cuda: str) -> CudaPart:
     """Outcomes, claims and observations of the CUDA part (see module doc). The checks of a
     recorded run are done once per record file (and its modification time) in a process."""
     kind, data, banner, why_not = _source(cuda)
-    key = (banner, data["_mtime"]) if data is not None and "_mtime" in data else None
-    if key is not None and key in _CHECKED:
-        return _CHECKED[key]
-    part = _check(kind, data, banner, why_not)
-    if key is not None:
-        _CHECKED[key] = part
-    return part
+    if data is None or "_mtime" not in data:
+        return _check(kind, data, banner, why_not)
+    key = (banner, data["_mtime"])
+    if key not in _CHECKED:
+        _CHECKED[key] = _check(kind, data, banner, why_not)
+    return _CHECKED[key]
 
 
 def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) -> CudaPart:
