@@ -91,7 +91,6 @@ CLAIMS = {
     ),
     linear_flag.CLAIM.key: linear_flag.CLAIM,
 }
-C = CLAIMS
 MISSING = {
     "cuda": "a fact about CUDA devices (atomic adds racing, cuDNN's algorithms): this run is on "
     "the CPU, which has neither. Fix: run it on an NVIDIA GPU, or read the recorded run "
@@ -149,7 +148,7 @@ def _decide(data: DeterminismData) -> dict[str, Claim]:
         "atomics_vary": f" (in {n} runs)",
         "some_ops_raise": f" ({len(raised)} of {len(data.raises)} probed)",
     }
-    return {k: C[k].claim(v, measured.get(k, "")) for k, v in holds.items()}
+    return {k: CLAIMS[k].claim(v, measured.get(k, "")) for k, v in holds.items()}
 
 
 SHORT = {
@@ -297,10 +296,6 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _label_cut(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
-
-
 def figure(comparison: Comparison) -> Any:
     """Distinct results per op and flag setting (heat map), and index_add_'s error per run."""
     import matplotlib.pyplot as plt
@@ -342,10 +337,9 @@ def figure(comparison: Comparison) -> Any:
     ax.set_xticks(
         range(len(configs)), [_short(c) for c in configs], rotation=25, ha="right", fontsize=10
     )
+    labels = [f"{op} {out} | {case}" for op, out, case in keys]
     ax.set_yticks(
-        range(len(keys)),
-        [_label_cut(f"{op} {out} | {case}", 36) for op, out, case in keys],
-        fontsize=10,
+        range(len(keys)), [t if len(t) <= 36 else t[:35] + "…" for t in labels], fontsize=10
     )
     ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
     case = next((k[2] for k in keys if k[0] == "index_add_"), "")

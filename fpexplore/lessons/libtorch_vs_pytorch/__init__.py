@@ -24,7 +24,6 @@ OP_TEXT = {
     "mm": "mm(a, b)",
     "grad": "the gradient of (x @ x.T).sum()",
     "mlp": "the MLP (linear, relu, linear)",
-    "sum": "sum(v)",
 }
 
 EXPLANATION = """\

@@ -59,7 +59,6 @@ def _pick(sizes: list[int], want: int) -> int:
 #: the narrowest convolution the claim about cuDNN's default TF32 is decided on
 WIDE_CONV = 64
 
-_TEST = "tests/test_gpu_lessons.py"
 #: The claims, as stated before measuring (each decided claim appends what it measured). The
 #: card's claims need a "tf32 card" (a recorded run, or a live CUDA card of compute capability
 #: 8.0 or later); comparing with input rounding needs "matmul rows" at `cpu_live.SIZES`; the
@@ -88,7 +87,7 @@ CLAIMS = declare_texts(
         "cpu_ignores_allow_tf32": ("torch",),
     },
     applies="TF32-capable GPUs (recorded or live)",
-    test=_TEST,
+    test="tests/test_gpu_lessons.py",
 )
 CLAIMS["cpu_ignores_allow_tf32"] = replace(CLAIMS["cpu_ignores_allow_tf32"], applies="CPUs")
 C = CLAIMS
