@@ -1,9 +1,5 @@
-"""The recorded cards side by side: which record to show, and what differs between two cards.
-
-Everything here is computed from the records in ``data/gpu``: the provenance fields that
-differ, and, experiment by experiment, which results have the same bits on both cards, which
-run-to-run spreads differ, and how the timings compare.
-"""
+"""The recorded cards side by side: which record to show, and what differs between two cards
+(provenance, and experiment by experiment: equal bits, run-to-run spreads, timings)."""
 
 from __future__ import annotations
 
@@ -46,31 +42,30 @@ def choices() -> list[tuple[str, str]]:
     return out
 
 
-def _det_key(r: dict[str, Any]) -> tuple[str, str, str, str]:
-    return (r["op"], r["case"], r["output"], r["config"])
-
-
 def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
     """What differs between the records ``a`` and ``b``, experiment by experiment."""
     pa, pb = a.provenance, b.provenance
     card = [(k, pa.get(k), pb.get(k)) for k in CARD_FIELDS if pa.get(k) != pb.get(k)]
     ea, eb = a.experiments, b.experiments
 
+    def ran(e: dict[str, Any], exp: str, fields: tuple[str, ...]) -> dict[tuple, Any]:
+        return {tuple(r[f] for f in fields): r for r in e[exp]["rows"] if not r.get("raised")}
+
     # determinism: same bits where both were deterministic; spreads that differ
-    da = {_det_key(r): r for r in ea["determinism"]["rows"] if r.get("raised") is None}
-    db = {_det_key(r): r for r in eb["determinism"]["rows"] if r.get("raised") is None}
+    det_key = ("op", "case", "output", "config")
+    da, db = ran(ea, "determinism", det_key), ran(eb, "determinism", det_key)
     both = sorted(set(da) & set(db))
     stable = [k for k in both if da[k]["distinct"] == 1 and db[k]["distinct"] == 1]
     same_bits = [k for k in stable if da[k]["digests"][0] == db[k]["digests"][0]]
     spread = [(k, da[k]["distinct"], db[k]["distinct"]) for k in both]
     varies_a = {k for k, x, _ in spread if x > 1}
     varies_b = {k for k, _, y in spread if y > 1}
-    raises_a = {p["op"] for p in ea["determinism"]["raises"] if p["raised"]}
-    raises_b = {p["op"] for p in eb["determinism"]["raises"] if p["raised"]}
+    raises_a, raises_b = (
+        {p["op"] for p in e["determinism"]["raises"] if p["raised"]} for e in (ea, eb)
+    )
 
     # tf32: errors (bits of the sampled outputs) and timings
-    ta = {(r["op"], r["size"], r["mode"]): r for r in ea["tf32"]["rows"] if not r.get("raised")}
-    tb = {(r["op"], r["size"], r["mode"]): r for r in eb["tf32"]["rows"] if not r.get("raised")}
+    ta, tb = ran(ea, "tf32", ("op", "size", "mode")), ran(eb, "tf32", ("op", "size", "mode"))
     tkeys = sorted(set(ta) & set(tb))
     same_err = [k for k in tkeys if ta[k]["rel_error"] == tb[k]["rel_error"]]
     ratios = {
@@ -89,13 +84,14 @@ def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
         return {s["mode"]: s for s in e["cpu_vs_accelerator"]["sides"] if s["device"] != "cpu"}
 
     sa, sb = acc_sides(ea), acc_sides(eb)
+    fields = {
+        "sum_uniform": "sum_uniform_bits",
+        "sum_tenthousand": "sum_tenthousand_bits",
+        "chain": "chain",
+        "conv": "conv_digest",
+    }
     acc_same = {
-        mode: {
-            "sum_uniform": sa[mode]["sum_uniform_bits"] == sb[mode]["sum_uniform_bits"],
-            "sum_tenthousand": sa[mode]["sum_tenthousand_bits"] == sb[mode]["sum_tenthousand_bits"],
-            "chain": sa[mode]["chain"] == sb[mode]["chain"],
-            "conv": sa[mode]["conv_digest"] == sb[mode]["conv_digest"],
-        }
+        mode: {k: sa[mode][f] == sb[mode][f] for k, f in fields.items()}
         for mode in sorted(set(sa) & set(sb))
     }
 
@@ -107,8 +103,7 @@ def differences(a: records.Record, b: records.Record) -> dict[str, Any]:
         for s in ra["seeds"]
         if str(s) in rb[key]
     )
-    ca = {c["name"]: c["cuda_bits"] for c in ea["sum"]["cases"]}
-    cb = {c["name"]: c["cuda_bits"] for c in eb["sum"]["cases"]}
+    ca, cb = ({c["name"]: c["cuda_bits"] for c in e["sum"]["cases"]} for e in (ea, eb))
     sums_same = {n: ca[n] == cb[n] for n in sorted(set(ca) & set(cb))}
 
     return {
@@ -158,24 +153,22 @@ def summary(d: dict[str, Any]) -> list[str]:
     if same:
         lines.append("the same on both: " + ", ".join(same))
     det = d["determinism"]
-    lines.append(
+    text = (
         f"determinism: of {det['deterministic_on_both']} results deterministic on both cards, "
         f"{det['same_bits']} have the same bits on both; "
         f"{det['varies_on_both']} vary from run to run on both"
-        + (
+    )
+    if det["distinct_counts_differ"]:
+        text += (
             f"; {len(det['distinct_counts_differ'])} gave a different number of distinct "
             "results in the recorded runs"
-            + (
+        )
+        if det["counts_differ_where_both_vary"]:
+            text += (
                 " (all of them vary on both cards: how many distinct results a few runs "
                 "give is itself random)"
-                if det["counts_differ_where_both_vary"]
-                else ""
             )
-            if det["distinct_counts_differ"]
-            else ""
-        )
-        + ("; the same ops raise" if det["raises_same"] else "; different ops raise")
-    )
+    lines.append(text + ("; the same ops raise" if det["raises_same"] else "; different ops raise"))
     tf = d["tf32"]
     ratio = tf["median_time_ratio"]
     lines.append(
@@ -196,11 +189,6 @@ def summary(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def compare(which_a: str, which_b: str) -> dict[str, Any]:
-    """`differences` of two records named as the lessons' ``record`` parameter names them."""
-    return differences(records.load(records.find(which_a)), records.load(records.find(which_b)))
-
-
 def compare_all() -> dict[str, Any] | None:
     """The differences between the two newest records of different cards, or None if fewer
     than two cards were recorded."""
@@ -214,19 +202,14 @@ def compare_all() -> dict[str, Any] | None:
     return differences(first, second)
 
 
-def _mtimes(*paths: Any) -> tuple[float, ...]:
-    return tuple(os.stat(p).st_mtime for p in paths)
-
-
 @functools.lru_cache(maxsize=8)
 def _differences_of_files(a: str, b: str, _mtimes: tuple[float, ...]) -> dict[str, Any]:
     return differences(records.load(a), records.load(b))
 
 
 def other_card(src: Any) -> dict[str, Any]:
-    """For a lesson showing a recorded run: an observation saying what differs from the
-    newest record of another card (computed from both files); empty when the run is live or
-    only one card is recorded."""
+    """For a recorded run: an observation of what differs from the newest record of another
+    card; empty when the run is live or only one card is recorded."""
     record = getattr(src, "record", None)
     if record is None or getattr(src, "live", False):
         return {}
@@ -236,7 +219,8 @@ def other_card(src: Any) -> dict[str, Any]:
         except Exception:  # an unreadable record is skipped, as records.available does
             continue
         if other.card != record.card:
-            d = _differences_of_files(str(record.path), str(path), _mtimes(record.path, path))
+            mtimes = (os.stat(record.path).st_mtime, os.stat(path).st_mtime)
+            d = _differences_of_files(str(record.path), str(path), mtimes)
             seen = OTHER_CARD.observe(
                 "; ".join(summary(d)),
                 f"{d['files'][0]} vs {d['files'][1]}",

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import formats
+from ...backends.torch_device import synchronize
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -52,3 +56,21 @@ def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
 def first_line(exc: BaseException, limit: int = 400) -> str:
     text = f"{type(exc).__name__}: {exc}".strip()
     return text[:limit]
+
+
+def timed(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> tuple[Any, float]:
+    """The result of ``fn()`` and its median time in ms over ``repeat`` runs after a warm-up."""
+    out = fn()
+    synchronize(dev)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        synchronize(dev)
+        times.append(time.perf_counter() - t0)
+    return out, float(np.median(times) * 1e3)
+
+
+def say(msg: str) -> None:
+    """A recorder's progress line on stderr, with the time."""
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)

@@ -25,8 +25,7 @@ def comparison(
     observations: Mapping[str, Observation] | None = None,
 ) -> Comparison:
     """A GPU lesson's result from the run ``src`` (a `source.Source`): no single truth (each
-    op has its own), and its observations followed by what differs from the newest record of
-    another card when ``src`` is a recorded run."""
+    op has its own); a recorded run also observes what differs on another card."""
     seen = {**(observations or {}), **other_card(src)}
     return Comparison(lesson, params, None, tuple(outcomes), claims, data, explanation, seen)
 

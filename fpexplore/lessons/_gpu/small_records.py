@@ -4,7 +4,7 @@ across GPUs, nn.Linear under cuDNN's flags): one header check and one reader for
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +13,17 @@ from ...errors import RecordError
 FIX = "record it again with benchmarks/gpu_edges_run.py"
 
 
-def header(data: Any, fmt: str, version: int, source: str) -> Callable[[str], RecordError]:
+def header(
+    data: Any, fmt: str, version: int, source: str, fix: str = FIX
+) -> Callable[[str], RecordError]:
     """Check ``data``'s format and version; returns the error-maker for the rest of the checks
-    (`RecordError` naming ``source``, what is wrong and the fix)."""
+    (`RecordError` naming ``source``, what is wrong and ``fix``)."""
 
     def bad(what: str) -> RecordError:
-        return RecordError(f"{source}: {what}; {FIX}")
+        return RecordError(f"{source}: {what}; {fix}")
 
     if not isinstance(data, Mapping) or data.get("format") != fmt:
-        raise bad(f"not a {fmt} record")
+        raise bad(f"not a {fmt} record (its format must be {fmt!r})")
     if data.get("version") != version:
         raise bad(f"version {data.get('version')!r}, this fpexplore reads {version}")
     return bad
@@ -63,3 +65,18 @@ def newest(
         if found:
             return found[-1]
     return None
+
+
+def newest_dated(paths: Iterable[Path]) -> tuple[Path, dict[str, Any]] | None:
+    """The readable JSON record among ``paths`` with the latest ``provenance.date``, or None."""
+    found = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found.append((data["provenance"]["date"], path, data))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    if not found:
+        return None
+    _, path, data = max(found, key=lambda t: t[0])
+    return path, data

@@ -6,6 +6,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from ... import backends
 from ...errors import BackendUnavailable
 from ...params import Text
 
@@ -59,8 +60,6 @@ class Source:
 
 def cuda_here() -> bool:
     """Whether torch is installed and sees a CUDA device (imports torch only if installed)."""
-    from ... import backends
-
     if not backends.get("torch").available():
         return False
     try:
@@ -72,14 +71,10 @@ def cuda_here() -> bool:
 
 def torch_version() -> str:
     """The installed torch's version (imports nothing)."""
-    from ... import backends
-
     return backends.get("torch").version()
 
 
 def _device_label(dev: Any) -> str:
-    from ... import backends
-
     torch = backends.load("torch")
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
@@ -87,11 +82,9 @@ def _device_label(dev: Any) -> str:
 
 
 def resolve(device: str, record: str = "newest") -> Source:
-    """Pick live or recorded for ``device`` (see `DEVICE_HELP`); ``record`` picks the record.
-
-    An explicit device that cannot run raises `BackendUnavailable` saying why; 'auto' without
-    a GPU falls back to the record, and a missing record raises `RecordError` with the fix.
-    """
+    """Live or recorded for ``device`` (`DEVICE_HELP`), ``record`` picking the record. A device
+    that cannot run raises `BackendUnavailable`; 'auto' without a GPU falls back to the record,
+    and a missing record raises `RecordError` with the fix."""
     from ... import records
     from ...backends.torch_device import open_device, torch_module
 
@@ -101,10 +94,6 @@ def resolve(device: str, record: str = "newest") -> Source:
     name = "cuda" if device == "auto" else device
     torch_module()
     dev = open_device(name)
-    label = _device_label(dev)
-    note = ""
-    if dev.type == "cpu":
-        note = " (a CPU: the GPU-only flags change nothing here)"
-    return Source(
-        "framework", device=dev, banner=f"LIVE run on {label}{note}, torch {torch_version()}"
-    )
+    note = " (a CPU: the GPU-only flags change nothing here)" if dev.type == "cpu" else ""
+    banner = f"LIVE run on {_device_label(dev)}{note}, torch {torch_version()}"
+    return Source("framework", device=dev, banner=banner)

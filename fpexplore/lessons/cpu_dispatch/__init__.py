@@ -1,11 +1,8 @@
 """Same code, different machine: one battery of computations under each dispatch switch.
 
-The libraries pick their kernels when they load, from the CPU they find: the same script on
-another laptop, in CI or on a colleague's server runs other code. Each configuration here is a
-fresh process under one switch (`fpexplore.dispatch.switches`) that takes the path another CPU
-would take; the same fixed inputs go through numpy, torch and TensorFlow, and every result is
-measured against the exact truth of its input bits. Results are computed once per
-configuration (a few seconds each) and kept: switching configurations is a lookup.
+Each configuration is a fresh process under one switch (`fpexplore.dispatch.switches`) that
+takes the path another CPU would take; the same inputs go through numpy, torch and TensorFlow,
+each result measured against the exact truth. Results are kept per configuration.
 """
 
 from __future__ import annotations
@@ -81,9 +78,8 @@ def taken(config: str) -> dict[str, Any]:
 
 
 def _take_missing(configs: list[str], done: Callable[[], object] | None = None) -> None:
-    """Take the fingerprints of ``configs`` not kept yet, as many fresh processes at once as
-    the machine's cores and memory hold (`fpexplore.dispatch.fresh.jobs`: one at a time
-    within Binder's 2 GB), and keep them."""
+    """Take and keep the fingerprints of ``configs`` not kept yet, in as many fresh processes
+    at once as the machine holds (`fpexplore.dispatch.fresh.jobs`)."""
     missing = [c for c in dict.fromkeys(configs) if _key(c) not in _TAKEN]
     for config, fp in zip(missing, each(_take, missing, done), strict=True):
         _TAKEN.get(_key(config), lambda fp=fp: fp)
@@ -198,14 +194,13 @@ def compute(op: str, a: str, b: str) -> Comparison:
     )
     claims = settle(CLAIMS.values(), decided, lambda part: why)
     per_op = [r for r in diff.rows if r["op"] == op]
-    spec = OBSERVATIONS
     observations = {
-        "results_differ": spec["results_differ"].observe(
+        "results_differ": OBSERVATIONS["results_differ"].observe(
             len(diff.rows),
             measured=f" ({len(diff.rows) + len(diff.same)} results, {a!r} vs {b!r})"
             + (f": {', '.join(diff.differs)}" if diff.rows else ""),
         ),
-        "op_differs": spec["op_differs"].observe(
+        "op_differs": OBSERVATIONS["op_differs"].observe(
             len(per_op),
             measured=f" ({op})"
             + "".join(
@@ -215,13 +210,13 @@ def compute(op: str, a: str, b: str) -> Comparison:
                 if r["ulp_a"] is not None and r["ulp_b"] is not None
             ),
         ),
-        "paths": spec["paths"].observe(
+        "paths": OBSERVATIONS["paths"].observe(
             {a: _paths(fa), b: _paths(fb)}, measured=f": {a!r} vs {b!r}"
         ),
     }
     if diff.causes:
         top = diff.causes[0]
-        observations["top_cause"] = spec["top_cause"].observe(
+        observations["top_cause"] = OBSERVATIONS["top_cause"].observe(
             top.name, measured=f": {top.name}: {top.detail}"
         )
     data = DispatchData(op, fa, fb, diff, OP_NOTES[op])

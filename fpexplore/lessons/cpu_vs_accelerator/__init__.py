@@ -91,16 +91,22 @@ def _op_label(op: str, s: dict[str, Any]) -> str:
 def _sides(
     src: Any, inp: dict[str, Any], tr: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every side (dicts as in the record, arrays unpacked) and a description of the run.
-
-    Without torch there is no live CPU side: ``info["cpu_missing"]`` says why, with the fix.
-    """
+    """Every side (dicts as in the record, arrays unpacked) and a description of the run;
+    without torch there is no live CPU side and ``info["cpu_missing"]`` says why."""
     from ... import backends
     from . import experiment as acc
 
     missing = backends.missing("torch")
+    info: dict[str, Any] = {"cpu_missing": missing}
     if missing is not None:
-        return _recorded_only(src, missing)
+        if src.live or src.record is None:  # resolve() only goes live with torch
+            return [], {**info, "banner": missing, "ran_on": []}
+        rec = src.record
+        info.update(
+            banner=f"CPU: not run here ({missing}). Accelerator: {rec.banner()}",
+            ran_on=[f"{rec.card} (recorded {rec.date})"],
+        )
+        return _recorded_sides(rec, info), info
     torch = backends.load("torch")
 
     def live(dev: Any, mode: str, label: str) -> dict[str, Any]:
@@ -119,11 +125,9 @@ def _sides(
         "torch default",
         f"cpu (live, this machine, {torch.get_num_threads()} threads)",
     )
-    info: dict[str, Any] = {"record": None}
     if not src.live:
         rec = src.record
         info.update(
-            record=rec,
             banner=(
                 f"CPU: live on this machine (torch {torch.__version__}). Accelerator: "
                 + rec.banner()
@@ -166,20 +170,6 @@ def _recorded_sides(rec: Any, info: dict[str, Any]) -> list[dict[str, Any]]:
     return sides
 
 
-def _recorded_only(src: Any, missing: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Without torch: the recorded accelerator sides alone, and why the CPU did not run."""
-    info: dict[str, Any] = {"record": None, "cpu_missing": missing}
-    if src.live or src.record is None:  # resolve() only goes live with torch
-        return [], {**info, "banner": missing, "ran_on": []}
-    rec = src.record
-    info.update(
-        record=rec,
-        banner=f"CPU: not run here ({missing}). Accelerator: {rec.banner()}",
-        ran_on=[f"{rec.card} (recorded {rec.date})"],
-    )
-    return _recorded_sides(rec, info), info
-
-
 def _truths(tr: dict[str, Any]) -> dict[str, Any]:
     from ...truth import Truth
 
@@ -214,9 +204,7 @@ def _drift(side: dict[str, Any], tr: dict[str, Any], ref: Any = None) -> list[fl
 
 def _article_claims(seed: int) -> dict[str, Claim]:
     """The articles' DirectML example, run through torch on this machine's CPU."""
-    if missing_part(("torch",)):
-        return {}
-    return dict(_articles(seed))
+    return {} if missing_part(("torch",)) else dict(_articles(seed))
 
 
 @functools.cache

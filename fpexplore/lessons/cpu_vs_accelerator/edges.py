@@ -1,12 +1,9 @@
 """relu and its spellings on the values that break "bit for bit on every device".
 
-Inputs drawn from randn never hold −0.0, NaN, infinities or subnormals, so a relu checked on
-them says nothing about those. Here every spelling of relu (``torch.relu``, ``F.relu``,
-``clamp_min(0)``, ``maximum(x, 0)``, ``where(x > 0, x, 0)``) runs on each edge value, alone
-and tiled into a long tensor (vector kernels take other paths than the scalar tail), in each
-floating dtype, on each device; the outputs are kept as bit patterns so that −0.0 and +0.0,
-or NaNs of either sign, stay apart. A GPU's side comes from a record
-(``data/gpu/edges``) where no GPU is here.
+randn never draws −0.0, NaN, infinities or subnormals. Here every spelling of relu (`OPS`) runs
+on each edge value, alone and at the end of a long tensor (vector kernels and the scalar tail
+take other paths), in each floating dtype, on each device; outputs are kept as bit patterns so
+that ±0.0 and the NaNs' signs stay apart. A GPU's side comes from ``data/gpu/edges``.
 """
 
 from __future__ import annotations
@@ -68,22 +65,18 @@ def _bits(t: Any) -> list[int]:
     return [int(v) & mask for v in raw]
 
 
-def _spellings(torch: Any) -> dict[str, Any]:
-    F = torch.nn.functional
-    return {
-        "torch.relu": torch.relu,
-        "F.relu": F.relu,
-        "clamp_min(0)": lambda x: x.clamp_min(0),
-        "maximum(x, 0)": lambda x: torch.maximum(x, torch.zeros_like(x)),
-        "where(x > 0, x, 0)": lambda x: torch.where(x > 0, x, torch.zeros_like(x)),
-    }
-
-
 def run_device(device: str) -> dict[str, Any]:
     """Every spelling on every edge value in every dtype on ``device``: output bits, short and
     long (the edge values at the end of a tensor of length `LONG`)."""
     torch = backends.load("torch")
     dev = torch.device(device)
+    spellings = {
+        "torch.relu": torch.relu,
+        "F.relu": torch.nn.functional.relu,
+        "clamp_min(0)": lambda x: x.clamp_min(0),
+        "maximum(x, 0)": lambda x: torch.maximum(x, torch.zeros_like(x)),
+        "where(x > 0, x, 0)": lambda x: torch.where(x > 0, x, torch.zeros_like(x)),
+    }
     out: dict[str, Any] = {}
     for dtype in DTYPES:
         dt = getattr(torch, dtype)
@@ -91,7 +84,7 @@ def run_device(device: str) -> dict[str, Any]:
         fill = torch.full((LONG - len(x),), 0.5, dtype=dt)
         long_x = torch.cat([fill, x])
         row: dict[str, Any] = {"input": _bits(x)}
-        for name, fn in _spellings(torch).items():
+        for name, fn in spellings.items():
             try:
                 short = _bits(fn(x.to(dev)))
                 tail = _bits(fn(long_x.to(dev))[-len(x) :])
@@ -157,10 +150,6 @@ def recorded(directory: str | Path | None = None) -> list[dict[str, Any]]:
     return read_all("edges", validate, directory)
 
 
-def _sign_word(bits: int, dtype: str) -> str:
-    return "−" if bits >> (_BITS[dtype] - 1) else "+"
-
-
 def disagreements(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every (dtype, op, edge, length) where two devices' output bits differ, or where one
     spelling differs from ``torch.relu`` on the same device: one row each."""
@@ -177,7 +166,8 @@ def disagreements(sides: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]
                 for i, edge in enumerate(EDGE_NAMES):
                     seen = {d: v[i] for d, v in per_dev.items()}
                     if len(set(seen.values())) > 1:
-                        outputs = {d: f"{_sign_word(b, dtype)}0x{b:x}" for d, b in seen.items()}
+                        top = _BITS[dtype] - 1  # the sign bit
+                        outputs = {d: f"{'−' if b >> top else '+'}0x{b:x}" for d, b in seen.items()}
                         rows.append(
                             dict(dtype=dtype, op=op, edge=edge, length=part, outputs=outputs)
                         )
@@ -259,9 +249,8 @@ NO_RECORD = (
 def lesson_parts(
     torch_missing: str | None,
 ) -> tuple[dict[str, Any], dict[str, Any], ReluEdges, dict[str, str | None]]:
-    """The relu edge claims decided and the observations of the CPU-vs-accelerator lesson:
-    this CPU live, every recorded device beside it. Returns (claims, observations, data,
-    missing): ``missing`` names the parts (of `CLAIMS`) this run lacks, with why."""
+    """(claims, observations, data, missing) of relu's edges on this CPU live and every
+    recorded device; ``missing`` says why each part (of `CLAIMS`) this run lacks is missing."""
     recs = recorded()
     sides: dict[str, Any] = {}
     for rec in recs:
@@ -277,6 +266,7 @@ def lesson_parts(
     cuda = {k: v for k, v in recorded_sides.items() if " cuda" in k}
     rec_cpu = {k: v for k, v in recorded_sides.items() if "machine's cpu" in k}
     claims: dict[str, Any] = {}
+    observations: dict[str, Any] = {}
     if sides:
         claims["relu_nonzero_identical"] = CLAIMS["relu_nonzero_identical"].claim(
             not _nonzero_rows(sides), f" ({len(sides)})"
@@ -288,22 +278,16 @@ def lesson_parts(
             f" ({', '.join(f'{k}: {v}' for k, v in zeros.items())})",
         )
     if here is not None:
-        i, j = EDGE_NAMES.index("NaN"), EDGE_NAMES.index("-NaN")
-        a32 = {
-            op: as_array(here["float32"][op]["short"] + here["float32"][op]["long"], "float32")
-            for op in ("torch.relu", "where(x > 0, x, 0)")
-        }
-        n = len(EDGE_NAMES)
-        picks = [i, j, n + i, n + j]
+        nans = [i for i, e in enumerate(EDGE_NAMES) if e in ("NaN", "-NaN")]
+
+        def nan_outputs(op: str) -> np.ndarray:  # short, then long
+            cell = here["float32"][op]
+            return as_array([cell[part][i] for part in ("short", "long") for i in nans], "float32")
+
+        relu, where = nan_outputs("torch.relu"), nan_outputs("where(x > 0, x, 0)")
         claims["where_drops_nan"] = CLAIMS["where_drops_nan"].claim(
-            bool(
-                np.all(np.isnan(a32["torch.relu"][picks]))
-                and np.all(a32["where(x > 0, x, 0)"][picks] == 0)
-                and not np.any(np.signbit(a32["where(x > 0, x, 0)"][picks]))
-            ),
+            bool(np.isnan(relu).all() and (where == 0).all() and not np.signbit(where).any())
         )
-    observations: dict[str, Any] = {}
-    if here is not None:
         observations["relu_negzero_here"] = OBSERVATIONS["relu_negzero_here"].observe(
             relu_neg_zero({"cpu": here})["cpu"],
             "ATen's CPU relu keeps the sign of a zero on the CPUs tried; CUDA's returns +0.0",

@@ -1,8 +1,8 @@
 """The same float32 ops on the CPU and on an accelerator, each against the exact truth.
 
-Ops: sums, a chain of small matmuls (the error compounds step by step), a convolution, and
-relu (exact on every device: a control). Inputs come from numpy's seeded generator, so any
-machine regenerates the very same bits and can compare its CPU with a recorded accelerator.
+Sums, a chain of small matmuls (the error compounds), a convolution, and relu (exact
+everywhere: a control), on inputs from numpy's seeded generator, so any machine regenerates
+the same bits and can compare its CPU with a recorded accelerator.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ MODES = ("torch default", "fp32 (TF32 off)")
 N_SAMPLES = 64
 
 
-def settings(quick: bool = False, steps: int | None = None) -> dict[str, Any]:
+def settings(quick: bool = False) -> dict[str, Any]:
     s = {
         "sum_n": 10**6,
         "chain_steps": 100,
@@ -35,8 +35,6 @@ def settings(quick: bool = False, steps: int | None = None) -> dict[str, Any]:
     }
     if quick:
         s.update(sum_n=10**4, chain_steps=10, chain_dim=16, conv=[1, 4, 8, 8], relu_n=1000)
-    if steps is not None:
-        s["chain_steps"] = steps
     return s
 
 
@@ -171,12 +169,11 @@ def run_accelerator(
     devices: list[Any],
     *,
     quick: bool = False,
-    steps: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Inputs' recipe, the truth, and each device's results in each mode (JSON-ready)."""
     say = progress or (lambda _m: None)
-    s = settings(quick, steps)
+    s = settings(quick)
     inp = inputs(s)
     say("cpu_vs_accelerator: exact truth")
     tr = truth(inp)

@@ -29,8 +29,6 @@ class NcclPart:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     banner: str = ""
-    path: str = ""
-    rechecked: list[dict[str, Any]] = field(default_factory=list)  # `nccl_record.recheck_bits`
     error: str = ""  # why there is no record, with its fix
 
 
@@ -42,7 +40,6 @@ class ReductionData:
     n: int | None = None
     not_exact: dict[str, dict[int, int]] | None = None  # elements != exact, by method and world
     differ: dict[str, int] | None = None  # plain: elements that differ, by pair of worlds
-    grads: np.ndarray | None = None  # the per-sample gradients (BATCH x n)
     results: dict[str, dict[int, np.ndarray]] | None = None  # by method and world
     exact: np.ndarray | None = None  # the exact sum, rounded to float32
 
@@ -101,10 +98,6 @@ def _gloo(n: int, seed: int) -> tuple[np.ndarray, dict[str, Any], str]:
     job = {"mode": "gradients", "backend": "gloo", "device": "cpu", "groups": list(WORLDS)}
     res = require_ok(launch(job, max(WORLDS), arrays={"grads": grads}), "the gloo all-reduce")
     return grads, res["out"], torch.__version__
-
-
-def _f32(bits: list[int]) -> np.ndarray:
-    return np.asarray(bits, dtype=np.uint32).view(np.float32)
 
 
 #: The claims, as stated before measuring: the gloo ones need torch (run live here), the NCCL
@@ -213,7 +206,7 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
             if r["ok"] and r["size"] in ends
         }
     )
-    return NcclPart(rows, banner, str(path), rechecked), claims, obs
+    return NcclPart(rows, banner), claims, obs
 
 
 def compute(n: int, seed: int) -> Comparison:
@@ -242,7 +235,10 @@ def compute(n: int, seed: int) -> Comparison:
         )
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
-    res = {m: {w: _f32(out[str(w)][m]) for w in WORLDS} for m in (*METHODS, "rank_ordered")}
+    res = {
+        m: {w: np.asarray(out[str(w)][m], dtype=np.uint32).view(np.float32) for w in WORLDS}
+        for m in (*METHODS, "rank_ordered")
+    }
     bits = {m: {w: v.view(np.uint32) for w, v in by_world.items()} for m, by_world in res.items()}
     outcomes = [
         Outcome.measured(
@@ -290,7 +286,7 @@ def compute(n: int, seed: int) -> Comparison:
         "kahan_reproducible": S["kahan_reproducible"].observe(same("kahan")),
         **nccl_obs,
     }
-    data = ReductionData(nccl, n, counts, differ, grads, res, exact)
+    data = ReductionData(nccl, n, counts, differ, res, exact)
     return Comparison(
         "distributed_reduction", params, t, tuple(outcomes), claims, data, EXPLANATION, obs
     )

@@ -1,9 +1,5 @@
-"""Start ``world`` torch.distributed ranks on this machine, one process each.
-
-One process runs `fpexplore.lessons.distributed_reduction.worker` with a job file, imports
-torch once and forks the ranks from it (they share torch's memory); rank 0 writes the result
-file. The environment every worker gets keeps NVLink multicast off
-(`SAFE_ENV`), whatever the caller's environment says.
+"""Start ``world`` torch.distributed ranks on this machine (forked by one `worker` process);
+rank 0 writes the result file. Every worker gets NVLink multicast off (`SAFE_ENV`).
 """
 
 from __future__ import annotations
@@ -16,9 +12,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ...errors import WorkerError
 
@@ -29,13 +26,6 @@ SAFE_ENV = {
 }
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def launch(
     job: dict[str, Any],
     world: int,
@@ -43,22 +33,18 @@ def launch(
     env: dict[str, str] | None = None,
     arrays: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the job on ``world`` local ranks; return rank 0's result (a dict).
-
-    ``arrays`` are saved as ``<name>.npy`` beside the job for the workers to load.
-
-    A worker that fails or a job that outlives ``timeout_s`` gives ``{"ok": False, "error":
-    ...}`` with the workers' last output, rather than raising: a collective that an algorithm
-    cannot run is a finding too. Processes this call started are ended on the way out.
-    """
+    """Run the job on ``world`` local ranks (``arrays`` saved as ``<name>.npy`` beside it);
+    return rank 0's result. A failed worker or a timeout gives ``{"ok": False, "error": ...}``
+    with the workers' last output rather than raising (a collective an algorithm cannot run is
+    a finding too); the processes this call started are ended on the way out."""
     with tempfile.TemporaryDirectory(prefix="fpx-dist-") as tmp:
         folder = Path(tmp)
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
         for name, arr in (arrays or {}).items():  # numpy arrays the workers load by name
-            import numpy as np
-
             np.save(folder / f"{name}.npy", arr)
-        port = free_port()
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a port free just now
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
         base = {**os.environ, **(env or {}), **SAFE_ENV}
         src = str(Path(__file__).resolve().parents[3])
         base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
@@ -75,14 +61,11 @@ def launch(
             proc = subprocess.Popen(
                 cmd, env=base, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-            deadline = time.monotonic() + timeout_s
             timed_out = False
             try:
-                while proc.poll() is None:
-                    if time.monotonic() > deadline:
-                        timed_out = True
-                        break
-                    time.sleep(0.05)
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
             finally:  # the ranks are in the launcher's process group: end them all
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)

@@ -1,14 +1,11 @@
-"""NCCL all-reduce record: run on a machine with several GPUs, read anywhere.
+"""NCCL all-reduce record: made on a machine with several GPUs, read anywhere.
 
-``fpexplore record nccl --out data/gpu/nccl`` runs, for
-each NCCL algorithm setting (default, ``NCCL_ALGO=Ring``, ``NCCL_ALGO=Tree``) and each world
-size, one process per GPU all-reducing one seeded standard-normal float32 vector per rank at
-several message sizes, and writes ``<gpu>-<torch>-allreduce.json``: provenance, settings and,
-per run, how the result relates to the rank-ordered sum ((a + b) + c) + d, to other orders and
-to the correctly rounded exact sum (the result bits too, for the small size, so the comparison
-with the exact sum can be redone with `fpexplore.truth` anywhere). ``--backend gloo --device
-cpu`` runs the same on CPUs (a smoke test of the script). NVLink multicast stays off in every
-process (`launch.SAFE_ENV`).
+``fpexplore record nccl --out data/gpu/nccl`` runs each NCCL algorithm setting (`ALGOS`) at
+each world size, one process per GPU, each rank all-reducing a seeded float32 vector at several
+message sizes, and writes how each result relates to the rank-ordered sum, to other orders and
+to the correctly rounded exact sum (with the bits at small sizes, so `recheck_bits` can redo
+the comparison anywhere). ``--backend gloo --device cpu`` is a smoke test on CPUs. NVLink
+multicast stays off in every process (`launch.SAFE_ENV`).
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +24,8 @@ import numpy as np
 
 from ... import backends
 from ...errors import RecordError
+from .._gpu.common import say
+from .._gpu.small_records import header, newest_dated
 from . import sums
 from .launch import SAFE_ENV, launch
 from .worker import nccl_version
@@ -37,7 +35,7 @@ VERSION = 1
 FOLDER = "nccl"  # under data/gpu: kept apart from the per-GPU lesson records
 RECORD_FIX = "fpexplore record nccl --out data/gpu/nccl   (on a machine with 2 or more CUDA GPUs)"
 ALGOS = ("default", "Ring", "Tree")
-_REQUIRED = {"format": str, "version": int, "provenance": dict, "settings": dict, "runs": list}
+_REQUIRED = {"provenance": dict, "settings": dict, "runs": list}
 _RUN = {"algo": str, "world": int, "ok": bool}
 
 
@@ -91,9 +89,6 @@ def record(
     timeout_s: float = 150.0,
 ) -> Path:
     """Run every (algorithm, world size) and write the record; returns its path."""
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     prov = _provenance(backend)
     runs = []
@@ -162,23 +157,13 @@ def record(
     return path
 
 
-# ---------------------------------------------------------------------------------------------
-# reading
-
-
 def validate(data: Any, source: str = "record") -> dict[str, Any]:
     """Check the layout; raise `RecordError` naming the first bad field and the fix."""
 
-    def bad(msg: str) -> RecordError:
-        return RecordError(f"{source}: {msg}. Re-record it with: {RECORD_FIX}")
-
-    if not isinstance(data, dict):
-        raise bad("the record must be a JSON object")
+    bad = header(data, FORMAT, VERSION, source, f"re-record it with: {RECORD_FIX}")
     for key, typ in _REQUIRED.items():
         if not isinstance(data.get(key), typ):
             raise bad(f"'{key}' must be {typ.__name__}")
-    if data["format"] != FORMAT or data["version"] != VERSION:
-        raise bad(f"format {data['format']!r} v{data['version']} is not {FORMAT!r} v{VERSION}")
     for i, run in enumerate(data["runs"]):
         for key, typ in _RUN.items():
             if not isinstance(run.get(key), typ):
@@ -188,33 +173,18 @@ def validate(data: Any, source: str = "record") -> dict[str, Any]:
     return data
 
 
-def folder() -> Path:
+def load() -> tuple[Path, dict[str, Any]]:
+    """The newest record in ``data/gpu/nccl``, validated."""
     from ...paths import data_dir
 
-    return data_dir() / "gpu" / FOLDER
-
-
-def load(path: str | os.PathLike[str] | None = None) -> tuple[Path, dict[str, Any]]:
-    """The newest record in ``data/gpu/nccl`` (or ``path``), validated."""
-    if path is None:
-        found = sorted(folder().glob("*.json"))
-        if not found:
-            raise RecordError(f"no all-reduce record in {folder()}. Record one with: {RECORD_FIX}")
-        recs = []
-        for p in found:
-            try:
-                recs.append((json.loads(p.read_text(encoding="utf-8"))["provenance"]["date"], p))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-        if not recs:
-            raise RecordError(f"no readable all-reduce record in {folder()}: {RECORD_FIX}")
-        path = max(recs)[1]
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{p} is not a readable record ({exc}). {RECORD_FIX}") from None
-    return p, validate(data, str(p))
+    where = data_dir() / "gpu" / FOLDER
+    found = newest_dated(sorted(where.glob("*.json")))
+    if found is None:
+        raise RecordError(
+            f"no readable all-reduce record in {where}. Record one with: {RECORD_FIX}"
+        )
+    path, data = found
+    return path, validate(data, str(path))
 
 
 def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -230,9 +200,8 @@ def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def recheck_bits(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """For every stored result (small sizes): regenerate the ranks' data, and compare the
-    recorded bits with `fpexplore.truth.sum` rounded to float32 and with the rank-ordered sum.
-    The record's own counts must come out again."""
+    """Each stored result's bits (small sizes) compared again, on regenerated data, with
+    `fpexplore.truth.sum` and the rank-ordered sum: the record's own counts must come out."""
     from ... import truth
 
     seed = data["settings"]["seed"]

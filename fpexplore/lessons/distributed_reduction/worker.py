@@ -1,23 +1,17 @@
 """torch.distributed ranks: ``python -m ...worker FOLDER all WORLD PORT`` (or one ``RANK``).
 
-With ``all``, one process imports torch once and forks the ``WORLD`` ranks from it: they share
-the imported modules' memory page for page (copy on write) instead of each holding its own
-copy (about 0.3 GB a rank), so four ranks cost little more than one. Each rank writes its
-output to ``FOLDER/rank<R>.log``; the process exits with 1 if any rank failed, else 0. With
-a number ``RANK``, the process is that one rank.
+With ``all``, one process imports torch once and forks the ``WORLD`` ranks, which share its
+memory copy on write (about 0.3 GB a rank saved); each rank logs to ``FOLDER/rank<R>.log``,
+and the process exits with 1 if any rank failed. The job is ``FOLDER/job.json``; rank 0
+writes ``FOLDER/result.json``. Jobs:
 
-Reads ``FOLDER/job.json``; rank 0 writes ``FOLDER/result.json``. Two jobs:
+- ``gradients``: the per-sample gradients split over the first ``w`` ranks for each ``w`` in
+  ``groups``, all-reduced plainly, in float64, in a fixed (tree-aligned) order and with
+  Neumaier compensation; plus the rank-ordered sum of the partial sums.
+- ``sizes``: one seeded float32 vector per rank (`sums.rank_data`) all-reduced at each message
+  size, compared by rank 0 with other orders and the exact sum (`sums.compare`).
 
-- ``gradients``: the same per-sample gradients, split over the first ``w`` ranks for each ``w``
-  in ``groups``, summed locally and all-reduced four ways: plain float32 all_reduce, float64
-  accumulation, a fixed-order (tree-aligned) reduction, and a Neumaier-compensated one; plus
-  the rank-ordered sum of the local partial sums (all_gather, then ((p0 + p1) + p2) + ...).
-- ``sizes``: one standard-normal float32 vector per rank (numpy PCG64, seeded by
-  ``[seed, rank]``) all-reduced at each message size; rank 0 compares the result with the
-  rank-ordered sum, with other summation orders, and with the correctly rounded exact sum.
-
-Imports torch; everything else it needs is numpy and `sums` (no other fpexplore module), so
-it runs on a bare machine with torch.
+Needs torch, numpy and `sums` only, so it runs on a bare machine with torch.
 """
 
 from __future__ import annotations
@@ -40,7 +34,7 @@ def _bits(t: Any) -> list[int]:
     return t.detach().cpu().numpy().astype(np.float32).view(np.uint32).astype(np.int64).tolist()
 
 
-def _tree(torch: Any, rows: Any) -> Any:
+def _tree(rows: Any) -> Any:
     """Pairwise sum of the rows, adjacent pairs first: the same tree for any aligned split."""
     while rows.shape[0] > 1:
         if rows.shape[0] % 2:
@@ -85,13 +79,11 @@ def gradients(job: dict[str, Any], folder: Path, rank: int, world: int, dev: Any
         dist.all_reduce(plain, group=group)
         t_plain = time.perf_counter() - t0
         parts = _gather(dist, torch, local, w, group)
-        ordered = parts[0].clone()
-        for p in parts[1:]:
-            ordered = ordered + p
+        ordered = sum(parts[1:], parts[0])  # ((p0 + p1) + p2) + ...
         p64 = blk.double().sum(0)
         dist.all_reduce(p64, group=group)
-        roots = _gather(dist, torch, _tree(torch, blk), w, group)
-        tree = _tree(torch, torch.stack(roots))
+        roots = _gather(dist, torch, _tree(blk), w, group)
+        tree = _tree(torch.stack(roots))
         s, c = _neumaier(torch, blk)
         ss = torch.stack(_gather(dist, torch, s, w, group))
         cs = torch.stack(_gather(dist, torch, c, w, group))
@@ -148,7 +140,7 @@ def sizes(job: dict[str, Any], folder: Path, rank: int, world: int, dev: Any) ->
                 **sums.compare(got, data),
             }
             if m <= keep:
-                row["bits"] = got.view(np.uint32).astype(np.int64).tolist()
+                row["bits"] = _bits(out)
             rows.append(row)
     return rows
 

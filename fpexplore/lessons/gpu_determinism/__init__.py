@@ -52,11 +52,6 @@ def _varies(row: dict[str, Any]) -> bool:
     return row.get("raised") is None and row.get("distinct", 1) > 1
 
 
-def _ran_varies(row: dict[str, Any]) -> bool:
-    """Raised, or ran and varied: not a fix."""
-    return bool(row.get("raised")) or _varies(row)
-
-
 #: The claims, as stated before measuring. Facts about CUDA devices (atomics racing, cuDNN's
 #: algorithms, ops that raise there) need "cuda" (a CUDA device, live or recorded): a run on a
 #: CPU has none of these parts. The varying convolution needs the "full shapes" (cuDNN may
@@ -96,7 +91,6 @@ CLAIMS = {
     ),
     linear_flag.CLAIM.key: linear_flag.CLAIM,
 }
-C = CLAIMS
 MISSING = {
     "cuda": "a fact about CUDA devices (atomic adds racing, cuDNN's algorithms): this run is on "
     "the CPU, which has neither. Fix: run it on an NVIDIA GPU, or read the recorded run "
@@ -135,40 +129,26 @@ def _decide(data: DeterminismData) -> dict[str, Claim]:
     raised = [p["op"] for p in data.raises if p["raised"]]
     fresh = data.fresh_processes["rows"]
     fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
-    return {
-        "atomics_vary": C["atomics_vary"].claim(
-            bool(ia) and all(_varies(r) for r in ia), f" (in {n} runs)"
-        ),
-        "det_algos_fix_all": C["det_algos_fix_all"].claim(
-            bool(det) and all(not _varies(r) for r in det)
-        ),
-        "cudnn_det_fixes_conv": C["cudnn_det_fixes_conv"].claim(
-            bool(conv_det) and all(not _varies(r) for r in conv_det)
-        ),
-        "cudnn_det_not_atomics": C["cudnn_det_not_atomics"].claim(
-            bool(ia_cd) and all(_varies(r) for r in ia_cd)
-        ),
-        "conv_varies_without_benchmark": C["conv_varies_without_benchmark"].claim(
-            bool(vary_default)
-        ),
-        "conv_stable_with_benchmark": C["conv_stable_with_benchmark"].claim(bool(stable_bench)),
-        "some_ops_raise": C["some_ops_raise"].claim(
-            bool(raised), f" ({len(raised)} of {len(data.raises)} probed)"
-        ),
-        "forward_stable": C["forward_stable"].claim(
-            all(not _varies(r) for r in conv if r["output"] == "forward")
-        ),
-        "benchmark_adds_nothing_across_processes": C[
-            "benchmark_adds_nothing_across_processes"
-        ].claim(
-            bool(fresh_bench)
-            and all(
-                f["distinct"] == 1
-                or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
-                for f in fresh_bench
-            )
+    holds = {
+        "atomics_vary": bool(ia) and all(_varies(r) for r in ia),
+        "det_algos_fix_all": bool(det) and all(not _varies(r) for r in det),
+        "cudnn_det_fixes_conv": bool(conv_det) and all(not _varies(r) for r in conv_det),
+        "cudnn_det_not_atomics": bool(ia_cd) and all(_varies(r) for r in ia_cd),
+        "conv_varies_without_benchmark": bool(vary_default),
+        "conv_stable_with_benchmark": bool(stable_bench),
+        "some_ops_raise": bool(raised),
+        "forward_stable": all(not _varies(r) for r in conv if r["output"] == "forward"),
+        "benchmark_adds_nothing_across_processes": bool(fresh_bench)
+        and all(
+            f["distinct"] == 1 or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
+            for f in fresh_bench
         ),
     }
+    measured = {
+        "atomics_vary": f" (in {n} runs)",
+        "some_ops_raise": f" ({len(raised)} of {len(data.raises)} probed)",
+    }
+    return {k: CLAIMS[k].claim(v, measured.get(k, "")) for k, v in holds.items()}
 
 
 SHORT = {
@@ -188,7 +168,11 @@ def fixes(cells: dict[str, dict[str, Any]]) -> str:
     raises = f"; raises under {', '.join(raised)}" if raised else ""
     if not any(_varies(r) for r in cells.values()):
         return "deterministic" + raises
-    fixed = [_short(c) for c, r in cells.items() if c != "default" and not _ran_varies(r)]
+    fixed = [
+        _short(c)
+        for c, r in cells.items()
+        if c != "default" and not (r.get("raised") or _varies(r))
+    ]
     return "varies; fixed by " + (", ".join(fixed) if fixed else "nothing") + raises
 
 
@@ -203,8 +187,7 @@ def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, d
 def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     """Which flag fixes which op (one outcome per op output and case), then which ops raise
     under use_deterministic_algorithms(True)."""
-    prov = src.record.provenance if not src.live else {}
-    version = prov.get("torch", "") if prov else torch_version()
+    version = torch_version() if src.live else src.record.provenance.get("torch", "")
     kw = {"kind": src.kind, "version": version, "device": src.label}
     out = []
     for (op, output, case), cells in _keyed(data.rows).items():
@@ -250,11 +233,8 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
         from .experiment import run_determinism
 
         if src.device.type == "cpu":
-            runs, processes, quick = (
-                min(runs, CPU_MAX_RUNS),
-                min(processes, CPU_MAX_PROCESSES),
-                True,
-            )
+            runs, processes = min(runs, CPU_MAX_RUNS), min(processes, CPU_MAX_PROCESSES)
+            quick = True
             bounded = (
                 f" (bounded on a CPU: quick shapes, {runs} runs, {processes} fresh process"
                 f"{'es' if processes != 1 else ''})"
@@ -316,10 +296,6 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _label_cut(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
-
-
 def figure(comparison: Comparison) -> Any:
     """Distinct results per op and flag setting (heat map), and index_add_'s error per run."""
     import matplotlib.pyplot as plt
@@ -361,20 +337,16 @@ def figure(comparison: Comparison) -> Any:
     ax.set_xticks(
         range(len(configs)), [_short(c) for c in configs], rotation=25, ha="right", fontsize=10
     )
+    labels = [f"{op} {out} | {case}" for op, out, case in keys]
     ax.set_yticks(
-        range(len(keys)),
-        [_label_cut(f"{op} {out} | {case}", 36) for op, out, case in keys],
-        fontsize=10,
+        range(len(keys)), [t if len(t) <= 36 else t[:35] + "…" for t in labels], fontsize=10
     )
     ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
+    case = next((k[2] for k in keys if k[0] == "index_add_"), "")
     for c in ("default", "use_deterministic_algorithms"):
-        r = cells.get(
-            ("index_add_", "result", next((k[2] for k in keys if k[0] == "index_add_"), ""), c)
-        )
-        if r and r.get("ulp_vs_truth_first"):
-            ax2.plot(
-                range(1, len(r["ulp_vs_truth_first"]) + 1), r["ulp_vs_truth_first"], "o-", label=c
-            )
+        ulps = cells.get(("index_add_", "result", case, c), {}).get("ulp_vs_truth_first")
+        if ulps:
+            ax2.plot(range(1, len(ulps) + 1), ulps, "o-", label=c)
     ax2.axhline(0, color="k", lw=0.5)
     ax2.set_xlabel("run")
     ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")

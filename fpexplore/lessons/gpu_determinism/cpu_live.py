@@ -1,10 +1,9 @@
 """The determinism experiment's scatter-style ops, live on this machine's CPU.
 
-The same inputs as the recorded GPU runs (`experiment._atomic_cases` with the record's seed
-and size), run a few times at a chosen thread count: how many bitwise-distinct results came
-out, whether the bits match the single-threaded result, and each run's error against the
-exact sums. On a CPU these ops have no atomics racing each other, so a fixed thread count
-gives the same bits every run; the thread count itself can change the bits of a reduction.
+The recorded GPU runs' inputs (`experiment._atomic_cases`), run a few times at a chosen thread
+count: distinct results, whether the bits match one thread's, and the errors against the exact
+sums. A CPU has no racing atomics, so a fixed thread count repeats its bits; the thread count
+itself can change them.
 """
 
 from __future__ import annotations
@@ -37,11 +36,8 @@ def _cases(n_values: int, seed: int) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
-    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached per arguments).
-
-    Returns the run-to-run spread (``distinct``, ``digests``), the errors against the exact
-    result at the sampled entries (``ulp_vs_truth_max`` ...) and ``same_as_one_thread``.
-    """
+    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached): the spread
+    (``distinct``, ``digests``), errors at the sampled entries and ``same_as_one_thread``."""
     given = {"op": op, "n_threads": n_threads}
     op, n_threads = validate_all(PARAMS, given, "gpu_determinism run_on_cpu").values()
     torch = torch_module()

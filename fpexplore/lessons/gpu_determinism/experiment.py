@@ -1,11 +1,8 @@
 """Run-to-run variation of GPU ops under cuDNN and determinism flags.
 
-Every op runs ``n_runs`` times on the same inputs under each flag configuration; the rows say
-how many bitwise-distinct results came out, the largest difference between runs, and the error
-of each run against the exact truth on sampled entries (in float32 ULPs). `raise_probe`
-lists which ops raise under ``torch.use_deterministic_algorithms(True)``, and fresh processes
-show what ``cudnn.benchmark`` does across program runs (its autotuner may pick another
-algorithm each time a program starts).
+Every op runs ``n_runs`` times on the same inputs under each flag configuration (`CONFIGS`);
+`raise_probe` lists the ops that raise under ``use_deterministic_algorithms(True)``, and fresh
+processes show what ``cudnn.benchmark``'s autotuner picks from one program start to the next.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from ...truth import Truth
 from .._gpu.common import digest, first_line, normal32, rng, run_spread, to_numpy
 from . import raise_probe
 
+FLAGS = ("benchmark", "cudnn_deterministic", "deterministic_algorithms")
 CONFIGS: dict[str, dict[str, bool]] = {
     "default": {},
     "benchmark": {"benchmark": True},
@@ -60,7 +58,6 @@ def _exact_sums(label: str, rows: list[np.ndarray]) -> Truth:
     return Truth(label, exact=vals)
 
 
-# ----------------------------------------------------------------------------- conv truth
 def _conv_inputs(case: tuple[int, ...], seed: int) -> tuple[np.ndarray, ...]:
     n, cin, cout, h, w, k, s, p, g = case
     gen = rng(seed)
@@ -77,7 +74,6 @@ def conv_truth(
     wt: np.ndarray,
     go: np.ndarray,
     seed: int,
-    n_samples: int = N_SAMPLES,
 ) -> dict[str, Any]:
     """Exact forward, input-gradient and weight-gradient values at sampled entries."""
     n, cin, cout, h, w, k, s, p, g = case
@@ -88,7 +84,7 @@ def conv_truth(
     gen = rng(seed + 7)
     out: dict[str, Any] = {}
 
-    idx = [tuple(int(gen.integers(d)) for d in (n, cout, ho, wo)) for _ in range(n_samples)]
+    idx = [tuple(int(gen.integers(d)) for d in (n, cout, ho, wo)) for _ in range(N_SAMPLES)]
     vals = []
     for b, o, y, xx in idx:
         grp = o // opg
@@ -96,7 +92,7 @@ def conv_truth(
         vals.append(patch * w64[o])
     out["forward"] = (idx, _exact_sums("exact conv2d forward", vals))
 
-    idx = [tuple(int(gen.integers(d)) for d in (cout, cpg, k, k)) for _ in range(n_samples)]
+    idx = [tuple(int(gen.integers(d)) for d in (cout, cpg, k, k)) for _ in range(N_SAMPLES)]
     vals = []
     for o, ci, ky, kx in idx:
         c = (o // opg) * cpg + ci
@@ -104,7 +100,7 @@ def conv_truth(
         vals.append(go64[:, o] * sl)
     out["grad_weight"] = (idx, _exact_sums("exact conv2d weight gradient", vals))
 
-    idx = [tuple(int(gen.integers(d)) for d in (n, cin, h, w)) for _ in range(n_samples)]
+    idx = [tuple(int(gen.integers(d)) for d in (n, cin, h, w)) for _ in range(N_SAMPLES)]
     vals = []
     for b, c, iy, ix in idx:
         grp = c // cpg
@@ -124,7 +120,6 @@ def conv_truth(
     return out
 
 
-# ----------------------------------------------------------------------------- op builders
 def _conv_op(
     torch: Any, dev: Any, case: tuple[int, ...], x: np.ndarray, wt: np.ndarray, go: np.ndarray
 ) -> Callable[[], dict[str, np.ndarray]]:
@@ -194,15 +189,8 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
     idx = torch.from_numpy(a["idx"]).to(dev)
     bins = a["bins"]
 
-    def index_add() -> np.ndarray:
-        return to_numpy(torch.zeros(bins, device=dev).index_add_(0, idx, src))
-
-    def scatter_add() -> np.ndarray:
-        return to_numpy(torch.zeros(bins, device=dev).scatter_add_(0, idx, src))
-
-    def index_put_acc() -> np.ndarray:
-        out = torch.zeros(bins, device=dev)
-        return to_numpy(out.index_put_((idx,), src, accumulate=True))
+    def into_bins(add: Callable[[Any], Any]) -> Callable[[], np.ndarray]:
+        return lambda: to_numpy(add(torch.zeros(bins, device=dev)))
 
     e_idx = torch.from_numpy(a["e_idx"]).to(dev)
     offsets = torch.arange(0, a["n_bags"] * 10, 10, device=dev)
@@ -225,9 +213,6 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
         y.backward(igo)
         return to_numpy(xi.grad)
 
-    def full_sum() -> np.ndarray:
-        return to_numpy(src.sum().reshape(1))
-
     rows = a["e_rows"]
     e_sample = (
         [(r, j) for r in rows for j in range(a["dim"])],
@@ -238,16 +223,21 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
     )
     bin_sample = ([(i,) for i in range(bins)], a["truth"])
     return {
-        "index_add_": (index_add, bin_sample),
-        "scatter_add_": (scatter_add, bin_sample),
-        "index_put_(accumulate=True)": (index_put_acc, bin_sample),
+        "index_add_": (into_bins(lambda z: z.index_add_(0, idx, src)), bin_sample),
+        "scatter_add_": (into_bins(lambda z: z.scatter_add_(0, idx, src)), bin_sample),
+        "index_put_(accumulate=True)": (
+            into_bins(lambda z: z.index_put_((idx,), src, accumulate=True)),
+            bin_sample,
+        ),
         "embedding_bag backward (sum)": (embedding_bag, e_sample),
         "interpolate backward (bilinear)": (interp, None),
-        "sum (control)": (full_sum, ([(0,)], _exact_sums("exact sum", [a["src"]]))),
+        "sum (control)": (
+            lambda: to_numpy(src.sum().reshape(1)),
+            ([(0,)], _exact_sums("exact sum", [a["src"]])),
+        ),
     }
 
 
-# ----------------------------------------------------------------------------- runs
 def _measure(
     results: list[np.ndarray], sample: tuple[list[tuple[int, ...]], Truth] | None
 ) -> dict[str, Any]:
@@ -267,6 +257,17 @@ def _measure(
     row["ulp_vs_truth_first"] = [float(e[0]) for e in errs]
     row["samples"] = len(where)
     return row
+
+
+def _repeat(
+    once: Callable[[], Any], n_runs: int, cflags: dict[str, bool]
+) -> tuple[list[Any], str | None]:
+    """``once`` run ``n_runs`` times under ``cflags``, or what it raised."""
+    with flags(**cflags):
+        try:
+            return [once() for _ in range(n_runs)], None
+        except RuntimeError as exc:
+            return [], first_line(exc)
 
 
 def run_determinism(
@@ -289,12 +290,9 @@ def run_determinism(
         truth = conv_truth(case, x, wt, go, seed + ci)
         once = _conv_op(torch, dev, case, x, wt, go)
         for cname, cflags in CONFIGS.items():
-            with flags(conv_tf32=False, matmul_tf32=False, **cflags):
-                try:
-                    results = [once() for _ in range(n_runs)]
-                    err = None
-                except RuntimeError as exc:
-                    results, err = [], first_line(exc)
+            results, err = _repeat(
+                once, n_runs, {"conv_tf32": False, "matmul_tf32": False, **cflags}
+            )
             for out_name in ("forward", "grad_input", "grad_weight"):
                 row = {
                     "op": "conv2d",
@@ -313,19 +311,17 @@ def run_determinism(
     for op, (once, sample) in _atomic_ops(torch, dev, a).items():
         say(f"determinism: {op}")
         for cname, cflags in CONFIGS.items():
+            results, err = _repeat(once, n_runs, cflags)
             row = {
                 "op": op,
                 "case": _atomic_case_text(op, a),
                 "output": "result",
                 "config": cname,
                 "shape": None,
-                "raised": None,
+                "raised": err,
             }
-            with flags(**cflags):
-                try:
-                    row.update(_measure([once() for _ in range(n_runs)], sample))
-                except RuntimeError as exc:
-                    row["raised"] = first_line(exc)
+            if err is None:
+                row.update(_measure(results, sample))
             rows.append(row)
 
     say("determinism: which ops raise under use_deterministic_algorithms(True)")
@@ -333,15 +329,7 @@ def run_determinism(
     say("determinism: cudnn.benchmark in fresh processes")
     fresh = fresh_process_probe(str(dev), quick=quick, seed=seed, processes=processes)
     return {
-        "configs": {
-            k: {
-                "benchmark": False,
-                "cudnn_deterministic": False,
-                "deterministic_algorithms": False,
-                **v,
-            }
-            for k, v in CONFIGS.items()
-        },
+        "configs": {k: dict.fromkeys(FLAGS, False) | v for k, v in CONFIGS.items()},
         "n_runs": n_runs,
         "seed": seed,
         "tf32": "off (conv and matmul) for these runs",
@@ -365,7 +353,6 @@ def _atomic_case_text(op: str, a: dict[str, Any]) -> str:
     return f"{n} float32 values into {a['bins']} bins"
 
 
-# ----------------------------------------------------------------------------- fresh processes
 def _worker(device: str, quick: bool, seed: int) -> dict[str, Any]:
     """In a fresh process: every conv case once under benchmark on and off; digests only."""
     torch = torch_module()

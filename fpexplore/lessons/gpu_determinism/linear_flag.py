@@ -1,10 +1,9 @@
 """Does ``torch.backends.cudnn.deterministic`` change a small ``nn.Linear`` model's output?
 
-The article's example: a small MLP (``Linear → ReLU → Linear``) on one input, run with the
-flag off and on (and with ``cudnn.benchmark`` on), each in several fresh processes, on a CUDA
-device and on the CPU. ``nn.Linear`` is a cuBLAS matmul on a GPU: cuDNN's flags never reach it,
-so the bits should not move. Recorded by ``benchmarks/gpu_edges_run.py`` into
-``data/gpu/linear_flag``; the determinism lesson reads the record.
+The article's MLP (``Linear → ReLU → Linear``) with the flag off, on, and with
+``cudnn.benchmark``, each in fresh processes, on CUDA and the CPU. On a GPU ``nn.Linear`` is a
+cuBLAS matmul that cuDNN's flags never reach. Recorded by ``benchmarks/gpu_edges_run.py`` into
+``data/gpu/linear_flag``.
 """
 
 from __future__ import annotations

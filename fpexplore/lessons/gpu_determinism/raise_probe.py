@@ -19,6 +19,7 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
         return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
 
     idx = torch.randint(0, 10, (1000,), generator=gen).to(dev)
+    offsets = torch.arange(0, 1000, 10, device=dev)
 
     def back(fn: Callable[[Any], Any], *shape: int) -> Callable[[], Any]:
         def go() -> Any:
@@ -43,25 +44,18 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
         "index_copy_": lambda: torch.zeros(10, device=dev).index_copy_(
             0, torch.arange(10, device=dev), r(10)
         ),
-        "interpolate backward (bilinear)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear"), 1, 2, 8, 8
-        ),
-        "interpolate backward (bicubic)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="bicubic"), 1, 2, 8, 8
-        ),
-        "interpolate backward (nearest)": back(
-            lambda x: F.interpolate(x, scale_factor=2.5, mode="nearest"), 1, 2, 8, 8
-        ),
-        "embedding_bag backward (sum)": back(
-            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="sum"),
-            10,
-            4,
-        ),
-        "embedding_bag backward (max)": back(
-            lambda w: F.embedding_bag(idx, w, torch.arange(0, 1000, 10, device=dev), mode="max"),
-            10,
-            4,
-        ),
+        **{
+            f"interpolate backward ({mode})": back(
+                lambda x, mode=mode: F.interpolate(x, scale_factor=2.5, mode=mode), 1, 2, 8, 8
+            )
+            for mode in ("bilinear", "bicubic", "nearest")
+        },
+        **{
+            f"embedding_bag backward ({mode})": back(
+                lambda w, mode=mode: F.embedding_bag(idx, w, offsets, mode=mode), 10, 4
+            )
+            for mode in ("sum", "max")
+        },
         "embedding backward": back(lambda w: F.embedding(idx, w), 10, 4),
         "adaptive_avg_pool2d backward": back(lambda x: F.adaptive_avg_pool2d(x, 3), 1, 2, 8, 8),
         "adaptive_max_pool2d backward": back(lambda x: F.adaptive_max_pool2d(x, 3), 1, 2, 8, 8),
@@ -76,12 +70,12 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
             8,
             8,
         ),
-        "reflection_pad2d backward": back(
-            lambda x: F.pad(x, (2, 2, 2, 2), mode="reflect"), 1, 2, 8, 8
-        ),
-        "replication_pad2d backward": back(
-            lambda x: F.pad(x, (2, 2, 2, 2), mode="replicate"), 1, 2, 8, 8
-        ),
+        **{
+            f"{name}_pad2d backward": back(
+                lambda x, mode=mode: F.pad(x, (2, 2, 2, 2), mode=mode), 1, 2, 8, 8
+            )
+            for name, mode in (("reflection", "reflect"), ("replication", "replicate"))
+        },
         "nll_loss2d": lambda: F.nll_loss(
             F.log_softmax(r(2, 3, 4, 4), 1), torch.zeros(2, 4, 4, dtype=torch.long, device=dev)
         ),
@@ -110,10 +104,8 @@ def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
 
 
 def probe_raises(dev: Any) -> list[dict[str, Any]]:
-    """Run each op once under use_deterministic_algorithms(True): did it raise, and why.
-
-    The cuBLAS check depends on CUBLAS_WORKSPACE_CONFIG; the probe records its value.
-    """
+    """Each op once under use_deterministic_algorithms(True): did it raise, and why (with
+    CUBLAS_WORKSPACE_CONFIG, on which the cuBLAS check depends)."""
     torch = torch_module()
     out = []
     for name, fn in _probe_ops(torch, dev).items():
@@ -143,10 +135,7 @@ def probe_cublas(dev: Any) -> list[dict[str, Any]]:
     out = []
     try:
         for value in (None, ":4096:8"):
-            if value is None:
-                os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
-            else:
-                os.environ["CUBLAS_WORKSPACE_CONFIG"] = value
+            _set_workspace(value)
             a = torch.ones(64, 64, device=dev)
             with flags(deterministic_algorithms=True):
                 try:
@@ -156,8 +145,12 @@ def probe_cublas(dev: Any) -> list[dict[str, Any]]:
                     raised, msg = True, first_line(exc)
             out.append({"CUBLAS_WORKSPACE_CONFIG": value, "raised": raised, "message": msg})
     finally:
-        if saved is None:
-            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
-        else:
-            os.environ["CUBLAS_WORKSPACE_CONFIG"] = saved
+        _set_workspace(saved)
     return out
+
+
+def _set_workspace(value: str | None) -> None:
+    if value is None:
+        os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+    else:
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = value

@@ -1,11 +1,8 @@
-"""Lesson: LibTorch (C++) vs PyTorch (Python), bit for bit, and a custom CUDA kernel.
+"""Lesson: LibTorch (C++) vs PyTorch (Python), bit for bit, and custom CUDA kernels.
 
 The C++ side is a real program (``fpexplore/backends/libtorch``) linked against the libtorch
-inside the installed torch wheel; it reads and writes ``.npy`` files. Both sides run ``mm``,
-the autograd gradient of ``(x @ x.T).sum()``, a small MLP and ``sum`` on the same input bits at
-1 and 2 intra-op threads, and each result is measured against the exact one. The RNG part
-seeds both sides alike; the hand-written loop shows what ``-ffast-math`` does to the user's own
-code. The CUDA part (`cuda_view`) is live on a GPU with nvcc, else the recorded run.
+inside the installed torch wheel; `sides` runs both, `cuda_view` the CUDA part (live on a GPU
+with nvcc, else the recorded run).
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, settle
-from . import cuda_view, exact, inputs, loops, sides
+from . import cuda_view, inputs, loops, sides
 from .data import LibtorchData
 
 THREADS = (1, 2)
@@ -27,7 +24,6 @@ OP_TEXT = {
     "mm": "mm(a, b)",
     "grad": "the gradient of (x @ x.T).sum()",
     "mlp": "the MLP (linear, relu, linear)",
-    "sum": "sum(v)",
 }
 
 EXPLANATION = """\
@@ -142,7 +138,7 @@ def _rng_emulated(seed: int, n: int, capability: str) -> np.ndarray | None:
 def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     params = {"seed": seed, "size": size, "sum_length": sum_length, "cuda": cuda}
     inp = inputs.make(seed, size, sum_length)
-    truths = exact.all_truths(inp)
+    truths = inputs.all_truths(inp)
     outcomes: list[Outcome] = []
     claims: dict[str, Claim] = {}
     observations: dict[str, Observation] = {}
@@ -155,12 +151,12 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
         torch, torch_version = None, ""
         missing["torch"] = str(exc)
     try:
-        cpp_res, cpp_meta = sides.cpp(inp, THREADS)
+        cpp_res, cpp_info = sides.cpp(inp, THREADS)
     except BackendUnavailable as exc:
-        cpp_res, cpp_meta = None, {}
+        cpp_res, cpp_info = None, {}
         missing["libtorch"] = str(exc)
     py_res = sides.python(torch, inp, THREADS) if torch is not None else None
-    cpp_version = cpp_meta.get("info", {}).get("torch_version", "")
+    cpp_version = cpp_info.get("torch_version", "")
 
     results: dict[tuple[str, str, int], np.ndarray] = {}
     for side, res in (("C++", cpp_res), ("Python", py_res)):
@@ -290,7 +286,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
             rng_same, f" (seed {seed}, {inputs.RNG_N} numbers)"
         )
     if ref is not None:
-        capability = cpp_meta.get("info", {}).get("cpu_capability", "")
+        capability = cpp_info.get("cpu_capability", "")
         if not capability and torch is not None:
             capability = torch.backends.cpu.get_cpu_capability()
         emu = _rng_emulated(seed, inputs.RNG_N, capability)

@@ -2,20 +2,17 @@
 
 Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
 
-- ``mm_naive``: one thread per output element, ``acc += a[i, p] * b[p, j]`` for p = 0..k-1 in
-  float32; with nvcc's defaults (``-fmad=true``) every step is a fused multiply-add. The same
-  loop written with ``__fmul_rn``/``__fadd_rn`` (never contracted) is the ``nofma`` variant.
-- ``sum_atomic``: every thread ``atomicAdd``s its element into one float (mode 0), or each
-  block sums its 256 elements by a shared-memory tree and thread 0 ``atomicAdd``s the partial
-  (mode 1). The order of the atomic additions is whatever order the threads arrive in.
+- ``mm_naive``: one thread per output, ``acc += a[i, p] * b[p, j]`` for p = 0..k-1 in float32;
+  nvcc's defaults (``-fmad=true``) make every step a fused multiply-add, while the ``nofma``
+  variant uses ``__fmul_rn``/``__fadd_rn`` (never contracted).
+- ``sum_atomic``: every thread ``atomicAdd``s its element (mode 0), or each block sums its 256
+  elements by a shared-memory tree and ``atomicAdd``s the partial (mode 1), in whatever order
+  the threads arrive.
 
-`fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record` runs
-everything on a CUDA device and writes ``data/gpu/cuda_kernels/<card>-<torch>.json``:
-
-    fpexplore record cuda-kernels [--out DIR] [--quick]
-
-This module needs numpy, mpmath and fpexplore's truth/metrics only (torch when it runs), so it
-runs on a bare CUDA machine.
+`fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record`
+(``fpexplore record cuda-kernels [--out DIR] [--quick]``) writes
+``data/gpu/cuda_kernels/<card>-<torch>.json``. Needs numpy, mpmath and fpexplore's
+truth/metrics only (and torch to run), so it runs on a bare CUDA machine.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +33,8 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
+from .._gpu.common import say, timed
+from .._gpu.small_records import header, newest_dated
 
 FORMAT = "fpexplore-cuda-kernels"
 VERSION = 1
@@ -133,7 +131,6 @@ SUM_VARIANTS = {
 }
 
 
-# ----------------------------------------------------------------------------- inputs
 def mm_inputs(n: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
     gen = np.random.default_rng([seed, n])
     return (
@@ -166,7 +163,6 @@ def from_bits(b: list[int] | int) -> np.ndarray:
     return np.asarray(b, dtype=np.uint32).view(np.float32)
 
 
-# ----------------------------------------------------------------------------- CPU emulators
 def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
     """s + err (exact) rounded to float64 by round-to-odd: inexact results get an odd last bit.
     Rounding that to float32 is then the correctly rounded float32 of s + err (53 >= 24 + 2)."""
@@ -211,8 +207,7 @@ def error_summary(got: np.ndarray, exact: Any) -> dict[str, Any]:
     }
 
 
-# ----------------------------------------------------------------------------- device runs
-def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tuple[Any, float]:
+def compile_kernels(build_dir: str | None = None) -> tuple[Any, float]:
     """Compile `KERNELS_CU` with nvcc through load_inline; returns (module, seconds)."""
     load_inline = backends.load("torch", "utils.cpp_extension").load_inline
 
@@ -226,7 +221,6 @@ def compile_kernels(build_dir: str | None = None, verbose: bool = False) -> tupl
         functions=["mm_naive", "sum_atomic"],
         extra_cuda_cflags=list(CUDA_FLAGS),
         build_directory=build_dir,
-        verbose=verbose,
     )
     return mod, round(time.perf_counter() - t0, 2)
 
@@ -240,24 +234,6 @@ def nvcc_version() -> str:
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
     m = re.search(r"release [^\n]*", out)
     return m.group(0) if m else out.strip().splitlines()[-1]
-
-
-def _timed(torch: Any, dev: Any, fn: Any, reps: int = 3) -> tuple[Any, float]:
-    """The result of ``fn()`` and its median time in ms over ``reps`` runs after a warm-up."""
-
-    def sync() -> None:
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-
-    out = fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return out, round(1000 * sorted(times)[len(times) // 2], 4)
 
 
 def run_matmul(
@@ -287,7 +263,7 @@ def run_matmul(
             "variants": {},
         }
         for name, fn in fns.items():
-            out, ms = _timed(torch, dev, fn)
+            out, ms = timed(fn, dev, repeat=3)
             results = [out.cpu().numpy()] + [fn().cpu().numpy() for _ in range(runs - 1)]
             got = results[0]
             v = {
@@ -295,7 +271,7 @@ def run_matmul(
                 "rows_digest": digest(got[picked]),
                 "distinct_runs": len({digest(r) for r in results}),
                 "runs": runs,
-                "ms": ms,
+                "ms": round(ms, 4),
                 "error": error_summary(got[picked], exact),
                 "matches": {k: digest(e) == digest(got[picked]) for k, e in emus.items()},
             }
@@ -327,11 +303,16 @@ def run_sum(mod: Any, dev: Any, n: int = SUM_N, runs: int = RUNS, say: Any = pri
     }
     out: dict[str, Any] = {"n": n, "input_digest": digest(x), "runs": runs, "variants": {}}
     for name, fn in fns.items():
-        _, ms = _timed(torch, dev, fn)
+        _, ms = timed(fn, dev, repeat=3)
         vals = [fn().cpu().numpy().reshape(()) for _ in range(runs)]
         b = [int(v.view(np.uint32)) for v in vals]
         ulps = [float(metrics.measure(v, exact).ulp_scalar) for v in vals]
-        out["variants"][name] = {"bits": b, "distinct": len(set(b)), "ms": ms, "ulp_errors": ulps}
+        out["variants"][name] = {
+            "bits": b,
+            "distinct": len(set(b)),
+            "ms": round(ms, 4),
+            "ulp_errors": ulps,
+        }
         say(
             f"sum {name}: {len(set(b))} distinct in {runs} runs, "
             f"ulp {min(ulps):.3g}..{max(ulps):.3g}"
@@ -348,9 +329,6 @@ def record(
     torch = backends.load("torch")
 
     from ...backends.torch_device import open_device, provenance
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     dev = open_device("cuda")
     torch.backends.cuda.matmul.allow_tf32 = False  # the default; set so the record says so
@@ -391,7 +369,6 @@ def record(
     return path
 
 
-# ----------------------------------------------------------------------------- records
 def dumps(data: dict[str, Any]) -> str:
     """JSON with one key a line, and each list of numbers (bit patterns) on one line."""
     numbers = r"\[(?:\s*-?[\d.e+-]+,)+\s*-?[\d.e+-]+\s*\]"
@@ -409,14 +386,12 @@ def _slug(text: str) -> str:
 
 def validate(data: Any, source: str) -> dict[str, Any]:
     """Check the record's layout; raise `RecordError` naming the first bad field and the fix."""
+    bad = header(data, FORMAT, VERSION, source, f"re-record it with: {RECORD_FIX}")
 
     def need(cond: bool, what: str) -> None:
         if not cond:
-            raise RecordError(f"{source}: {what}. Re-record it with: {RECORD_FIX}")
+            raise bad(what)
 
-    need(isinstance(data, dict), "the record must be a JSON object")
-    need(data.get("format") == FORMAT, f"format must be {FORMAT!r}")
-    need(data.get("version") == VERSION, f"version must be {VERSION}")
     prov = data.get("provenance")
     need(isinstance(prov, dict), "provenance is missing")
     for key in ("gpu_name", "torch", "date", "nvcc"):
@@ -449,26 +424,13 @@ def validate(data: Any, source: str) -> dict[str, Any]:
     return data
 
 
-def load(
-    which: str = "newest", directory: str | os.PathLike[str] | None = None
-) -> tuple[Path, dict]:
-    """The newest record (or the newest whose name contains ``which``), validated."""
+def load(directory: str | os.PathLike[str] | None = None) -> tuple[Path, dict]:
+    """The newest record (quick runs left out), validated."""
     folder = Path(directory) if directory is not None else record_dir()
-    paths = sorted(p for p in folder.glob("*.json") if not p.stem.endswith("-quick"))
-    if which != "newest":
-        paths = [p for p in paths if _slug(which) in p.stem]
-    found = []
-    for p in paths:
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-            found.append((data["provenance"]["date"], p, data))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    if not found:
-        raise RecordError(
-            f"no CUDA kernel record in {folder} matching {which!r}. Record one with: {RECORD_FIX}"
-        )
-    _, path, data = max(found, key=lambda t: t[0])
+    found = newest_dated(p for p in sorted(folder.glob("*.json")) if not p.stem.endswith("-quick"))
+    if found is None:
+        raise RecordError(f"no CUDA kernel record in {folder}. Record one with: {RECORD_FIX}")
+    path, data = found
     return path, validate(data, str(path))
 
 

@@ -1,8 +1,7 @@
 """The CUDA part of the lesson, live (a GPU and nvcc here) or from the recorded run.
 
-Whichever the source, the checks run here, on the CPU: the inputs are regenerated from their
-seeds, the CPU emulators of the naive kernel are recomputed and compared with the kernel's
-bits, and errors against the exact results are measured from the bits.
+Either way the checks run here, on the CPU: inputs regenerated from their seeds, the naive
+kernel's CPU emulators compared with its bits, errors measured against the exact results.
 """
 
 from __future__ import annotations
@@ -140,13 +139,12 @@ def compare(cuda: str) -> CudaPart:
     """Outcomes, claims and observations of the CUDA part (see module doc). The checks of a
     recorded run are done once per record file (and its modification time) in a process."""
     kind, data, banner, why_not = _source(cuda)
-    key = (banner, data["_mtime"]) if data is not None and "_mtime" in data else None
-    if key is not None and key in _CHECKED:
-        return _CHECKED[key]
-    part = _check(kind, data, banner, why_not)
-    if key is not None:
-        _CHECKED[key] = part
-    return part
+    if data is None or "_mtime" not in data:
+        return _check(kind, data, banner, why_not)
+    key = (banner, data["_mtime"])
+    if key not in _CHECKED:
+        _CHECKED[key] = _check(kind, data, banner, why_not)
+    return _CHECKED[key]
 
 
 def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) -> CudaPart:
@@ -194,7 +192,7 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                         "cuda",
                         ck.from_bits(v["bits"]).reshape(n, n),
                         exact,
-                        kind="framework" if kind == "framework" else "recorded",
+                        kind=kind,
                         device=label,
                         note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
                     )
@@ -204,14 +202,6 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
             "the regenerated inputs differ from the recorded ones (numpy's generator changed). "
             f"Fix: record the kernels again ({ck.RECORD_COMMAND} on a GPU)"
         )
-    part.claims["naive_kernel_is_fma_chain"] = CLAIMS["naive_kernel_is_fma_chain"].claim(
-        bool(fma_ok) and all(fma_ok)
-    )
-    part.claims["nofma_kernel_is_plain_chain"] = CLAIMS["nofma_kernel_is_plain_chain"].claim(
-        bool(plain_ok) and all(plain_ok)
-    )
-    part.claims["fma_changes_bits"] = CLAIMS["fma_changes_bits"].claim(all(fma_differs))
-
     s = exp["sum"]
     x = ck.sum_input(s["n"])
     exact_sum = truth.sum(x)
@@ -239,18 +229,20 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
                 "cuda",
                 vals[0],
                 exact_sum,
-                kind="framework" if kind == "framework" else "recorded",
+                kind=kind,
                 device=label,
                 note=f"{len(distinct)} distinct in {len(vals)} runs, "
                 f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
             )
         )
-    part.claims["atomic_varies"] = CLAIMS["atomic_varies"].claim(
-        s["variants"]["each_atomic"]["distinct"] > 1
-    )
-    part.claims["torch_sum_repeatable"] = CLAIMS["torch_sum_repeatable"].claim(
-        s["variants"]["torch_sum"]["distinct"] == 1
-    )
+    decided = {
+        "naive_kernel_is_fma_chain": bool(fma_ok) and all(fma_ok),
+        "nofma_kernel_is_plain_chain": bool(plain_ok) and all(plain_ok),
+        "fma_changes_bits": all(fma_differs),
+        "atomic_varies": s["variants"]["each_atomic"]["distinct"] > 1,
+        "torch_sum_repeatable": s["variants"]["torch_sum"]["distinct"] == 1,
+    }
+    part.claims.update({k: CLAIMS[k].claim(v) for k, v in decided.items()})
     part.observations["cublas_equals_naive"] = OBSERVATIONS["cublas_equals_naive"].observe(
         cublas, f"{label}; cuBLAS picks its kernel by shape and card"
     )

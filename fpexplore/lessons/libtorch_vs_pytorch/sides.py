@@ -21,20 +21,19 @@ Results = dict[tuple[str, int], np.ndarray]
 
 
 def cpp(inp: Inputs, threads: Sequence[int]) -> tuple[Results, dict[str, Any]]:
-    """Every op in one run of the C++ program; also its randn/rand (key threads 0) and info."""
+    """Every op in one run of the C++ program, with its randn/rand (key threads 0); and the
+    program's info."""
     jobs = [
         libtorch_program.Job(op, inp.for_op(op), threads=t) for t in threads for op in TORCH_OPS
     ]
     jobs += [libtorch_program.Job(op, inp.for_op(op)) for op in LOOP_OPS]
     jobs += [libtorch_program.Job(op, seed=inp.seed, n=RNG_N) for op in ("randn", "rand")]
     arrays, info = libtorch_program.run_with_info(jobs)
-    out: Results = {}
-    ran: dict[str, Any] = {}
-    for job, arr in zip(jobs, arrays, strict=True):
-        key = (job.op, job.threads if job.op in TORCH_OPS else 0)
-        out[key] = arr
-        ran[f"{job.op}@{key[1]}"] = job.ran
-    return out, {"jobs": ran, "info": info}
+    out = {
+        (job.op, job.threads if job.op in TORCH_OPS else 0): arr
+        for job, arr in zip(jobs, arrays, strict=True)
+    }
+    return out, info
 
 
 def python(torch: Any, inp: Inputs, threads: Sequence[int]) -> Results:

@@ -36,7 +36,6 @@ class TF32Data:
     rows: list[dict[str, Any]]  # one per op, size and mode
     source: str  # the outcomes' kind: "framework" (live) or "recorded"
     banner: str
-    card: str
     focus_size: int  # the matmul size the outcomes show
     focus_channels: int  # the conv channel count the outcomes show
     defaults_here: dict[str, Any]  # this machine's torch, read now ({} without torch)
@@ -60,7 +59,6 @@ def _pick(sizes: list[int], want: int) -> int:
 #: the narrowest convolution the claim about cuDNN's default TF32 is decided on
 WIDE_CONV = 64
 
-_TEST = "tests/test_gpu_lessons.py"
 #: The claims, as stated before measuring (each decided claim appends what it measured). The
 #: card's claims need a "tf32 card" (a recorded run, or a live CUDA card of compute capability
 #: 8.0 or later); comparing with input rounding needs "matmul rows" at `cpu_live.SIZES`; the
@@ -89,7 +87,7 @@ CLAIMS = declare_texts(
         "cpu_ignores_allow_tf32": ("torch",),
     },
     applies="TF32-capable GPUs (recorded or live)",
-    test=_TEST,
+    test="tests/test_gpu_lessons.py",
 )
 CLAIMS["cpu_ignores_allow_tf32"] = replace(CLAIMS["cpu_ignores_allow_tf32"], applies="CPUs")
 C = CLAIMS
@@ -117,21 +115,20 @@ def _claims(data: TF32Data) -> dict[str, Claim]:
         1 / 3 < r["rel_error"] / _at(data, "matmul", "fp16 autocast", r["size"])["rel_error"] < 3
         for r in _rows(data, "matmul", "TF32")
     )
-    return {
-        "tf32_costs_accuracy": C["tf32_costs_accuracy"].claim(
-            ratio > 100, f" (at size {size}: {ratio:.0f} times)"
-        ),
-        "matmul_default_is_fp32": C["matmul_default_is_fp32"].claim(
+    decided = {  # (holds, what was measured)
+        "tf32_costs_accuracy": (ratio > 100, f" (at size {size}: {ratio:.0f} times)"),
+        "matmul_default_is_fp32": (
             bool(mm_default) and all(same(r, "fp32 (TF32 off)") for r in mm_default),
             f" (allow_tf32 = {d.get('cuda.matmul.allow_tf32')})",
         ),
-        "conv_default_uses_tf32": C["conv_default_uses_tf32"].claim(
+        "conv_default_uses_tf32": (
             any(same(r, "TF32") and not same(r, "fp32 (TF32 off)") for r in conv_default),
             f" (cudnn.allow_tf32 = {d.get('cudnn.allow_tf32')})",
         ),
-        "bf16_worst": C["bf16_worst"].claim(bf16_worst),
-        "fp16_like_tf32": C["fp16_like_tf32"].claim(fp16_tf32),
+        "bf16_worst": (bf16_worst, ""),
+        "fp16_like_tf32": (fp16_tf32, ""),
     }
+    return {k: C[k].claim(*v) for k, v in decided.items()}
 
 
 def _input_rounding_claims(data: TF32Data) -> dict[str, Claim]:
@@ -218,6 +215,7 @@ def _no_tf32(src: Any) -> str:
 def _cpu_flag_claim() -> dict[str, Claim]:
     """``allow_tf32`` governs CUDA matmuls only: a CPU matmul keeps its bits either way."""
     from ... import backends
+    from ...backends.torch_device import flags
     from . import cpu_live
 
     if missing_part(C["cpu_ignores_allow_tf32"].needs):
@@ -225,14 +223,10 @@ def _cpu_flag_claim() -> dict[str, Claim]:
     torch = backends.load("torch")
     inp = cpu_live._inputs(256)
     a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
-    before = torch.backends.cuda.matmul.allow_tf32
-    try:
-        torch.backends.cuda.matmul.allow_tf32 = False
+    with flags(matmul_tf32=False):
         off = (a @ b).numpy()
-        torch.backends.cuda.matmul.allow_tf32 = True
+    with flags(matmul_tf32=True):
         on = (a @ b).numpy()
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
     same = off.view("uint32").tobytes() == on.view("uint32").tobytes()
     return {
         "cpu_ignores_allow_tf32": C["cpu_ignores_allow_tf32"].claim(same, " (256×256, float32)")
@@ -307,40 +301,34 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
         run = run_tf32(src.device, sizes=sizes, channels=channels)
     else:
         run = src.record.experiments["tf32"]
-    with src.reading("tf32"):
-        return _comparison(
-            run, src, bounded, {"device": device, "max_size": max_size, "record": record}
-        )
-
-
-def _comparison(run: dict[str, Any], src: Any, bounded: str, params: dict[str, Any]) -> Comparison:
+    params = {"device": device, "max_size": max_size, "record": record}
     defaults_here, missing_here = _defaults_here()
-    sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
-    chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
-    data = TF32Data(
-        run["defaults"],
-        run["modes"],
-        run["rows"],
-        src.kind,
-        src.banner + bounded,
-        src.label,
-        _pick(sizes, 1024),
-        _pick(chans, 256),
-        defaults_here,
-    )
-    return present.comparison(
-        "tf32",
-        src,
-        params,
-        _outcomes(data, src) + ((missing_here,) if missing_here else ()),
-        settle(
-            CLAIMS.values(),
-            {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
-            _missing(data, src),
-        ),
-        data,
-        EXPLANATION,
-    )
+    with src.reading("tf32"):
+        sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
+        chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
+        data = TF32Data(
+            run["defaults"],
+            run["modes"],
+            run["rows"],
+            src.kind,
+            src.banner + bounded,
+            _pick(sizes, 1024),
+            _pick(chans, 256),
+            defaults_here,
+        )
+        return present.comparison(
+            "tf32",
+            src,
+            params,
+            _outcomes(data, src) + ((missing_here,) if missing_here else ()),
+            settle(
+                CLAIMS.values(),
+                {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
+                _missing(data, src),
+            ),
+            data,
+            EXPLANATION,
+        )
 
 
 def figure(comparison: Comparison) -> Any:

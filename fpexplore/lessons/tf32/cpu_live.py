@@ -1,11 +1,9 @@
-"""The TF32 experiment's matmuls, live on this machine's CPU, with each precision mode emulated.
+"""The TF32 experiment's matmuls live on this CPU, each reduced-precision mode emulated.
 
-A CPU has no TF32 tensor cores, so the lesson's modes are rebuilt where they can be: the
-float32 product computed by torch on the CPU (at a chosen thread count), and the reduced-
-precision modes as *input rounding* — both inputs rounded to TF32 (10 fraction bits), bfloat16
-(7) or float16 (10, with float16's range), the products and their sum then exact. The inputs
-and sampled entries are the recorded run's (same seed, same size), so the emulated errors sit
-beside the recorded card's errors on the very same numbers.
+A CPU has no TF32 tensor cores: the float32 product is torch's on this CPU (at a chosen thread
+count), and each reduced mode is *input rounding* alone: both inputs rounded to TF32 (10
+fraction bits), bfloat16 (7) or float16 (10), then multiplied and summed exactly. Inputs and
+sampled entries are the recorded run's, so the errors sit beside the card's on the same numbers.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import numpy as np
 from ... import formats
 from ...backends.torch_device import N_THREADS, cpu_threads
 from ...params import Options, validate_all
-from .._gpu.common import normal32, rng
 from . import experiment
 
 #: sizes the CPU part offers (the recorded run goes up to 4096, too slow live here)
@@ -47,13 +44,8 @@ PARAMS = (
 
 @functools.lru_cache(maxsize=8)
 def _inputs(size: int, seed: int = 0) -> dict[str, Any]:
-    """The recorded run's inputs for ``size`` (`experiment.run_matmul` draws them the same
-    way), the sampled entries and their exact values."""
-    gen = rng(seed + size)
-    a, b = normal32(gen, size, size), normal32(gen, size, size)
-    ii = gen.integers(0, size, experiment.N_SAMPLES)
-    jj = gen.integers(0, size, experiment.N_SAMPLES)
-    terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)
+    """The recorded run's inputs for ``size``, the sampled entries and their exact values."""
+    a, b, ii, jj, terms = experiment.matmul_inputs(size, seed)
     return {
         "a": a,
         "b": b,

@@ -1,21 +1,20 @@
 """float32 matmul and convolution in IEEE fp32, TF32, and bf16/fp16 autocast, by size.
 
-The error of each mode is measured on sampled output entries against the exact dot product of
-the very float32 inputs (so the rounding of inputs to TF32/bf16/fp16 counts as error, as it
-does for a user who asked for a float32 product).
+Errors are measured at sampled outputs against the exact dot products of the float32 inputs,
+so rounding the inputs to TF32/bf16/fp16 counts as error, as it does for a user.
 """
 
 from __future__ import annotations
 
-import time
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import formats, truth
-from ...backends.torch_device import flags, synchronize, tf32_defaults, torch_module
-from .._gpu.common import normal32, rng
+from ...backends.torch_device import flags, tf32_defaults, torch_module
+from .._gpu.common import normal32, rng, timed
 
 MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 QUICK_MATMUL_SIZES = (16, 64)
@@ -26,19 +25,14 @@ N_SAMPLES = 64
 
 
 def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]:
-    """(flag context, autocast context or None) for a mode."""
-    tf = {"fp32 (TF32 off)": False, "TF32": True}.get(mode)
-    if mode == "torch default":
-        fctx = flags()
-        # flags() resets the determinism switches to their defaults and leaves TF32 untouched
-    elif conv:
-        fctx = flags(conv_tf32=False if tf is None else tf)
-    else:
-        fctx = flags(matmul_tf32=False if tf is None else tf)
+    """(flag context, autocast context) for a mode; autocast runs with TF32 off, and
+    "torch default" leaves TF32 as torch set it (resetting only the determinism switches)."""
+    tf32 = {"conv_tf32" if conv else "matmul_tf32": mode == "TF32"}
+    fctx = flags() if mode == "torch default" else flags(**tf32)
     if "autocast" in mode:
         dtype = torch.bfloat16 if mode.startswith("bf16") else torch.float16
         return fctx, torch.autocast(device_type=dev.type, dtype=dtype)
-    return fctx, None
+    return fctx, contextlib.nullcontext()
 
 
 def _exact_dots(terms: np.ndarray) -> np.ndarray:
@@ -55,18 +49,6 @@ def _errors(got: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> dict[str, 
         "max_scaled_error": float(np.max(np.abs(err) / scale)),
         "median_abs_ulp32": float(np.median(np.abs(err) / ulp32)),
     }
-
-
-def _time(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> float:
-    fn()
-    synchronize(dev)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        synchronize(dev)
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times) * 1e3)
 
 
 def _mode_rows(
@@ -89,14 +71,11 @@ def _mode_rows(
         with fctx:
 
             def go(actx: Any = actx) -> Any:
-                if actx is None:
-                    return op()
                 with actx:
                     return op()
 
             try:
-                out = go()
-                ms = _time(go, dev)
+                out, ms = timed(go, dev)
             except RuntimeError as exc:
                 rows.append({**head, "mode": mode, "raised": str(exc)[:300]})
                 continue
@@ -114,14 +93,21 @@ def _mode_rows(
     return rows
 
 
+def matmul_inputs(size: int, seed: int) -> tuple[np.ndarray, ...]:
+    """Seeded ``size`` x ``size`` inputs (a, b), the sampled entries (ii, jj) and the exact
+    products summed at each: (a, b, ii, jj, terms)."""
+    gen = rng(seed + size)
+    a, b = normal32(gen, size, size), normal32(gen, size, size)
+    ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
+    terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)  # exact products
+    return a, b, ii, jj, terms
+
+
 def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str, Any]]:
     torch = torch_module()
     rows = []
     for size in sizes:
-        gen = rng(seed + size)
-        a, b = normal32(gen, size, size), normal32(gen, size, size)
-        ii, jj = gen.integers(0, size, N_SAMPLES), gen.integers(0, size, N_SAMPLES)
-        terms = a[ii].astype(np.float64) * b[:, jj].T.astype(np.float64)  # exact products
+        a, b, ii, jj, terms = matmul_inputs(size, seed)
         ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
         head = {"op": "matmul", "size": size, "k": size}
         rows += _mode_rows(dev, head, lambda ta=ta, tb=tb: ta @ tb, (ii, jj), terms, conv=False)
