@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -69,12 +70,14 @@ class Param:
 
 @dataclass(frozen=True)
 class Interval(Param):
-    """A number in [low, high]; ``integer`` for counts, ``log`` for a log-scaled slider."""
+    """A number in [low, high]; ``integer`` for counts, ``log`` for a log-scaled slider;
+    ``most`` names an earlier parameter whose value caps this one (a crop at most the size)."""
 
     low: float = 0
     high: float = 1
     integer: bool = False
     log: bool = False
+    most: str = ""
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -82,7 +85,13 @@ class Interval(Param):
 
     def accepted(self) -> str:
         kind = "an int" if self.integer else "a float"
-        return f"{kind} in the range [{exact(self.low)}, {exact(self.high)}]"
+        cap = f", at most {self.most}" if self.most else ""
+        return f"{kind} in the range [{exact(self.low)}, {exact(self.high)}]{cap}"
+
+    def capped(self, cap: Any) -> Interval:
+        """This declaration where the parameter it is at most (``most``) has the value ``cap``."""
+        high = min(self.high, cap)
+        return replace(self, high=high, default=min(self.default, high), most="")
 
     def validate(self, value: Any, where: str = "") -> Any:
         value = _scalar(value)
@@ -252,7 +261,21 @@ def resolved(params: tuple[Param, ...], values: Any) -> tuple[Param, ...]:
     """``params`` with each `Depends` replaced by its case for ``values`` (the other's default
     where ``values`` lacks it): plain declarations, as a widget or a grid needs them."""
     at = {p.name: values.get(p.name, p.default) for p in params}
-    return tuple(p.case(at[p.on]) if isinstance(p, Depends) else p for p in params)
+    return tuple(declared_at(p, at) for p in params)
+
+
+def follows(p: Param) -> str:
+    """The earlier parameter whose value shapes ``p``'s declaration ("" if none does)."""
+    return p.on if isinstance(p, Depends) else getattr(p, "most", "")
+
+
+def declared_at(p: Param, at: Mapping[str, Any]) -> Param:
+    """``p`` as it applies where the earlier parameters have the values ``at``."""
+    if isinstance(p, Depends):
+        return p.case(at[p.on])
+    if isinstance(p, Interval) and p.most:
+        return p.capped(at[p.most])
+    return p
 
 
 def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
@@ -260,8 +283,8 @@ def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
     default (a control that follows another: a size kept where the new op takes it)."""
     out = dict(values)
     for p in params:
-        if isinstance(p, Depends) and p.on in out:
-            case = p.case(out[p.on])
+        if follows(p) in out:
+            case = declared_at(p, out)
             try:
                 out[p.name] = case.validate(out.get(p.name, case.default))
             except InvalidParameter:
@@ -270,17 +293,21 @@ def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
 
 
 def validate_all(params: tuple[Param, ...], given: Any, where: str) -> dict[str, Any]:
-    """Fill defaults and validate ``given`` (a `Depends` by the case its ``on`` value picks,
-    its default that case's); an unknown name raises `UnknownParameter` listing the known ones."""
+    """Fill defaults and validate ``given`` (a `Depends` by the case its ``on`` value picks, its
+    default that case's; an `Interval` with ``most`` capped by that parameter's value); an
+    unknown name raises `UnknownParameter` listing the known ones."""
     known = {p.name: p for p in params}
     for name in given:
         if name not in known:
             raise UnknownParameter(name, given[name], tuple(known), where)
     out: dict[str, Any] = {}
     for p in params:
-        if isinstance(p, Depends):
-            on = out[p.on]
-            out[p.name] = p.validate_case(on, given.get(p.name, p.case(on).default), where)
-        else:
-            out[p.name] = p.validate(given.get(p.name, p.default), where)
+        q, on = declared_at(p, out), follows(p)
+        try:
+            out[p.name] = q.validate(given.get(p.name, q.default), where)
+        except InvalidParameter as exc:
+            if not on:
+                raise
+            accepted = f"{exc.accepted} when {on}={out[on]!r}"
+            raise InvalidParameter(p.name, exc.given, accepted, where) from None
     return out

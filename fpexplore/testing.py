@@ -26,7 +26,7 @@ from typing import Any
 from .errors import FpexploreError, InvalidParameter, shown
 from .lessons import Lesson, get
 from .lessons._base import hidden
-from .params import MAX_TEXT, Depends, Flag, Interval, Options, Param, Text, resolved
+from .params import MAX_TEXT, Flag, Interval, Options, Param, Text, declared_at, resolved
 from .result import Claim, Comparison
 
 __all__ = ["LessonCheck", "LessonContractError", "bad_values", "check_lesson", "valid_draws"]
@@ -140,7 +140,7 @@ def valid_draws(
     for i in range(count):
         params: dict[str, Any] = {}
         for p in lesson.params:
-            q = p.case(params[p.on]) if isinstance(p, Depends) else p  # the case that applies
+            q = declared_at(p, params)  # as it applies with the values drawn before it
             if p.name in picks:
                 v = picks[p.name]
                 params[p.name] = v[(i + offsets[p.name]) % len(v)]
@@ -156,8 +156,8 @@ def valid_draws(
 
 
 def _run_joint(lesson: Lesson, params: dict[str, Any]) -> tuple[dict[str, Any], Comparison]:
-    """Run ``params``; where a value is valid alone but not with the others (a crop larger
-    than the image, a dtype an op does not take), the lesson refuses it naming the parameter:
+    """Run ``params``; where a value is valid alone but not with the others (a refusal inside
+    the lesson's work, beyond what its declarations say), the lesson refuses it naming it:
     retry with that parameter at its quick value, then its default, then its low edge."""
     params = dict(params)
     tried: set[tuple[str, Any]] = set()

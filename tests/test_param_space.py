@@ -55,12 +55,16 @@ def _outside(p: Param, others: tuple = ()) -> list:
 
 def _space(lesson):
     """(fixed, param, others): each parameter with the values of the parameters it depends on
-    (a `Depends` once per case)."""
+    (a `Depends` once per case, an `Interval` capped by another at that one's ends)."""
     for p in lesson.params:
         if isinstance(p, Depends):
             union = {v for _, c in p.cases if isinstance(c, Options) for v in c.choices}
             for key, _ in p.cases:
                 yield {p.on: key}, p.case(key), tuple(sorted(union, key=repr))
+        elif isinstance(p, Interval) and p.most:  # capped at both ends of the other's range
+            cap = lesson.param(p.most)
+            for v in (int(cap.low), int(cap.high)) if cap.integer else (cap.low, cap.high):
+                yield {p.most: v}, p.capped(v), ()
         else:
             yield {}, p, ()
 

@@ -108,3 +108,31 @@ def test_settle_keeps_a_value_the_new_case_takes():
     assert settle((OP, SIZE), {"op": "conv", "size": 50})["size"] == 50
     assert settle((OP, SIZE), {"op": "conv", "size": 500})["size"] == 16
     assert settle((OP, SIZE), {"op": "none", "size": 50})["size"] == 0
+
+
+def test_an_interval_capped_by_an_earlier_parameter():
+    """``most``: a crop at most the size, refused by the declaration on every face."""
+    params = (
+        Interval("size", 64, low=16, high=128, integer=True),
+        Interval("crop", 57, low=8, high=128, integer=True, most="size"),
+    )
+    assert validate_all(params, {"size": 32}, "x") == {"size": 32, "crop": 32}  # capped default
+    assert validate_all(params, {"size": 32, "crop": 32}, "x")["crop"] == 32
+    with pytest.raises(InvalidParameter, match=r"'crop'.*\[8, 32\] when size=32. Got 33"):
+        validate_all(params, {"size": 32, "crop": 33}, "x")
+    crop = resolved(params, {"size": 40})[1]  # what a widget or a grid offers
+    assert (crop.low, crop.high, crop.default, crop.most) == (8, 40, 40, "")
+    assert settle(params, {"size": 20, "crop": 57}) == {"size": 20, "crop": 20}
+    assert settle(params, {"size": 100, "crop": 57}) == {"size": 100, "crop": 57}
+    assert "at most size" in params[1].accepted()
+
+
+def test_djl_crop_is_declared_at_most_the_size():
+    from fpexplore import lessons
+    from fpexplore.widgets.explorer import controls_for
+
+    lesson = lessons.get("djl_normalization")
+    with pytest.raises(InvalidParameter, match="'crop'"):
+        lesson.run(stage="std", size=32, crop=40)
+    crop = {s.name: s for s in controls_for(lesson, size=32)}["crop"]
+    assert crop.settings["max"] == 32 and crop.value == 32

@@ -177,7 +177,7 @@ def _size(name: str, v: int) -> int:
 
 
 def _interp(interpolation: str) -> str:
-    if interpolation not in INTERPOLATIONS:
+    if not isinstance(interpolation, str) or interpolation not in INTERPOLATIONS:
         raise InvalidParameter(
             "interpolation", interpolation, "one of " + ", ".join(INTERPOLATIONS)
         )

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import FpexploreError, InvalidParameter, UnknownParameter
 from ..figures import figure_png
 from ..lessons import Lesson, get
-from ..params import Depends, Flag, Interval, Options, Param, Text, resolved, settle, validate_all
+from ..params import Flag, Interval, Options, Param, Text, follows, resolved, settle, validate_all
 from ..result.html import comparison_html
 from ..templates import part, render
 
@@ -151,7 +151,7 @@ def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
 
 
 def _specs(lesson: Lesson, values: dict[str, Any]) -> tuple[ControlSpec, ...]:
-    """The controls at valid ``values``: a parameter declared per value of another (`Depends`)
+    """The controls at valid ``values``: a parameter declared by the value of another (`follows`)
     gets the control of the case that applies, greyed out where that case takes one value."""
     specs = []
     for p in resolved(lesson.params, values):
@@ -182,8 +182,8 @@ def explore(
     ahead = Ahead(lambda params: _result(lesson, params, svg), seen)
     controls = {s.name: s.build() for s in specs.values()}
     hear(*controls.values())  # a move delays the computing ahead of every view
-    follows = {p.name: p.on for p in lesson.params if isinstance(p, Depends)}
-    built_at = {name: controls[on].value for name, on in follows.items()}
+    followers = {p.name: follows(p) for p in lesson.params if follows(p)}
+    built_at = {name: controls[on].value for name, on in followers.items()}
     title = w.HTML(part("title", lesson.title, lesson.summary))
     status = w.HTML()
     table = w.HTML()
@@ -195,7 +195,7 @@ def explore(
     def refit() -> None:
         """Rebuild each control declared per value of another whose value changed."""
         now = {name: c.value for name, c in controls.items()}
-        stale = [n for n, on in follows.items() if built_at[n] != now[on]]
+        stale = [n for n, on in followers.items() if built_at[n] != now[on]]
         if not stale:
             return
         values = settle(lesson.params, now)
@@ -204,7 +204,7 @@ def explore(
                 specs[spec.name], controls[spec.name] = spec, spec.build()
                 controls[spec.name].observe(update, names="value")
                 hear(controls[spec.name])
-                built_at[spec.name] = now[follows[spec.name]]
+                built_at[spec.name] = now[followers[spec.name]]
         row.children = list(controls.values())
 
     def update(_: Any = None) -> None:
