@@ -258,8 +258,8 @@ def help_line(p: Param) -> str:
 
 
 def resolved(params: tuple[Param, ...], values: Any) -> tuple[Param, ...]:
-    """``params`` with each `Depends` replaced by its case for ``values`` (the other's default
-    where ``values`` lacks it): plain declarations, as a widget or a grid needs them."""
+    """``params`` as they apply at ``values`` (`declared_at`; the others' defaults where
+    ``values`` lacks them): plain declarations, as a widget or a grid needs them."""
     at = {p.name: values.get(p.name, p.default) for p in params}
     return tuple(declared_at(p, at) for p in params)
 
