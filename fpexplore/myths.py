@@ -108,9 +108,9 @@ class Myth:
     @property
     def notebook(self) -> str:
         """The notebook that narrates its lesson, from the series' map."""
-        from .workshop.plan import NOTEBOOKS
+        from .workshop.plan import narrating
 
-        return next(nb.file for nb in NOTEBOOKS if nb.lesson == self.lesson)
+        return narrating(self.lesson)
 
     def case_params(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, parameters) of every case: the default run first, then ``cases``."""

@@ -144,9 +144,9 @@ class Lesson:
     @property
     def notebook(self) -> str:
         """The notebook that narrates this lesson, from the series' map ("" if none does)."""
-        from ..workshop.plan import NOTEBOOKS
+        from ..workshop.plan import narrating
 
-        return next((nb.file for nb in NOTEBOOKS if nb.lesson == self.name), "")
+        return narrating(self.name)
 
     def param(self, name: str) -> Param:
         for p in self.params:

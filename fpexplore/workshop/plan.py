@@ -89,6 +89,11 @@ NOTEBOOKS: tuple[Notebook, ...] = (
 INDEX_MINUTES = {"intro": 10, "myths": 5}
 
 
+def narrating(lesson: str) -> str:
+    """The file of the notebook that narrates ``lesson`` ("" if none does)."""
+    return next((nb.file for nb in NOTEBOOKS if nb.lesson == lesson), "")
+
+
 def notebook(key: str) -> Notebook:
     """The notebook whose file starts with ``key`` ("00" … "12")."""
     return {nb.key: nb for nb in NOTEBOOKS}[key]
