@@ -3,17 +3,31 @@
 The switches are read once, when each library loads, so the only honest way to try a lesson
 under one is a new interpreter: `run_claims` starts ``python -m fpexplore.dispatch.worker``
 with the environment, hands it the plan on stdin and reads one JSON document back.
+
+With ``$FPEXPLORE_FRESH_CACHE=1`` (the test suite sets it) each result is also kept on disk,
+under ``cache_dir()/fresh``, and a later call with the same key reads it instead of starting
+a process: see `fresh_key` for what the key holds (the environment the process would get, the
+CPU, every installed distribution's version and a hash of the package's code, and of its data
+for claims). Every take and every reuse is logged (`logging` and ``cache_dir()/fresh/log.jsonl``,
+which the test session summarizes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import logging
 import os
+import platform
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import WorkerError
@@ -106,7 +120,28 @@ def fingerprint(
     env: Mapping[str, str], label: str, values: bool = False, timeout: float = 300.0
 ) -> dict[str, Any]:
     """`fingerprint.take(label, values)` in a fresh interpreter whose environment is this one
-    plus ``env``."""
+    plus ``env`` (read from the on-disk cache where it is on and holds this key: `fresh_key`;
+    one take, with values, serves every label and both ``values``)."""
+    if not cache_on():
+        return _take_fingerprint(env, label, values, timeout)
+
+    def keep(fp: dict[str, Any]) -> bool:  # a worker that failed is not kept: tried again
+        return not any(" did not run: " in why for why in fp.get("unavailable", {}).values())
+
+    fp = _cached(
+        "fingerprint", env, {}, lambda: _take_fingerprint(env, "", True, timeout), keep, label
+    )
+    fp["label"] = label or platform.node() or "this machine"  # as `fingerprint.take` names it
+    if not values:
+        for op in fp["ops"].values():
+            op.pop("shape", None)
+            op.pop("values", None)
+    return fp
+
+
+def _take_fingerprint(
+    env: Mapping[str, str], label: str, values: bool, timeout: float
+) -> dict[str, Any]:
     return _fresh(["--fingerprint", label] + (["--values"] if values else []), "", env, timeout)
 
 
@@ -115,6 +150,279 @@ def run_claims(plan: Plan, env: Mapping[str, str], timeout: float = 900.0) -> di
 
     Returns ``{"paths": {...}, "runs": [{"lesson", "params", "claims", "observations",
     "error"}]}``: each claim as its ``to_dict()``; ``error`` is the message of a run that
-    raised (None otherwise); ``paths`` says which CPU paths the process took."""
+    raised (None otherwise); ``paths`` says which CPU paths the process took. Where the cache
+    is on, a result with no error and no failed claim is kept (keyed by the plan, `fresh_key`
+    and the data the lessons read), and read back for the same key."""
     payload = json.dumps([[name, dict(params)] for name, params in plan])
-    return _fresh([], payload, env, timeout)
+    if not cache_on():
+        return _fresh([], payload, env, timeout)
+
+    def keep(result: dict[str, Any]) -> bool:  # a failure is never kept: tried again
+        return not any(
+            run["error"] or any(c["state"] == "fails" for c in run["claims"].values())
+            for run in result["runs"]
+        )
+
+    what = f"claims of {len(plan)} runs"
+    extra = {"plan": payload, "data": data_hash()}
+    return _cached("claims", env, extra, lambda: _fresh([], payload, env, timeout), keep, what)
+
+
+# ----------------------------------------------------------------------------- the cache
+#: "1" turns the on-disk cache of fresh processes' results on (the test suite sets it)
+CACHE_ENV = "FPEXPLORE_FRESH_CACHE"
+#: names the run (a test session) in the cache's log, so that it can say what it reused
+RUN_ENV = "FPEXPLORE_FRESH_RUN"
+#: this process's variables that a fresh process's result may depend on: exact names ...
+KEY_NAMES = frozenset(
+    {
+        "PYTHONPATH",
+        "PYTHONHASHSEED",
+        "LD_LIBRARY_PATH",
+        "LD_PRELOAD",
+        "JAVA_HOME",
+        "MPLBACKEND",
+        "HOME",
+        "XDG_DATA_HOME",
+    }
+)
+#: ... and prefixes (every library's path, thread and device switches, fpexplore's own)
+KEY_PREFIXES = (
+    "OMP_",
+    "GOMP_",
+    "KMP_",
+    "MKL_",
+    "OPENBLAS_",
+    "GOTO",
+    "NPY_",
+    "NUMPY_",
+    "ATEN_",
+    "TORCH",
+    "PYTORCH_",
+    "TF_",
+    "TENSORFLOW",
+    "XLA_",
+    "KERAS",
+    "ONEDNN_",
+    "DNNL_",
+    "CUDA_",
+    "CUBLAS_",
+    "CUDNN_",
+    "NVIDIA_",
+    "DJL_",
+    "JAVA",
+    "FPEXPLORE_",
+)
+#: variables left out of the key: the cache's own, where the test suite keeps screenshots,
+#: how many processes may run at once, and what `_fresh` sets in every child anyway
+KEY_IGNORED = frozenset(
+    {
+        CACHE_ENV,
+        RUN_ENV,
+        MEMORY_LIMIT_ENV,
+        "FPEXPLORE_SCREENSHOTS",
+        "FPEXPLORE_CACHE",  # replaced by the cache folder it names (`paths.cache_dir`)
+        "TF_CPP_MIN_LOG_LEVEL",
+    }
+)
+#: the package's folders that are not code (an installed package's shipped data)
+_NOT_CODE = ("__pycache__", "data")
+
+log = logging.getLogger(__name__)
+
+
+def cache_on() -> bool:
+    """Whether fresh processes' results are kept on disk (``$FPEXPLORE_FRESH_CACHE=1``)."""
+    return os.environ.get(CACHE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _files_hash(root: Path, skip: tuple[str, ...] = ()) -> str:
+    """sha256 of every file under ``root`` (relative path and bytes), in path order; folders
+    named in ``skip`` (at any depth) and compiled ``.pyc`` files left out."""
+    h = hashlib.sha256()
+    if root.is_dir():
+        files = sorted(
+            p
+            for p in root.rglob("*")
+            if p.is_file()
+            and p.suffix != ".pyc"
+            and not set(p.relative_to(root).parts[:-1]) & set(skip)
+        )
+        for p in files:
+            h.update(p.relative_to(root).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@cache
+def code_hash() -> str:
+    """A hash of the fpexplore package's code: every file of it but compiled ones and shipped
+    data (the same for a checkout and an installed copy of the same code)."""
+    return _files_hash(Path(__file__).resolve().parents[1], _NOT_CODE)
+
+
+@cache
+def _data_hash(roots: tuple[str, ...]) -> str:
+    return hashlib.sha256("".join(_files_hash(Path(r)) for r in roots).encode()).hexdigest()
+
+
+def data_hash() -> str:
+    """A hash of the data the lessons read: `paths.data_dir` (recorded runs, images) and every
+    folder GPU records are read from."""
+    from ..paths import data_dir, gpu_record_dirs
+
+    roots = (data_dir(), *gpu_record_dirs())
+    return _data_hash(tuple(str(r.resolve()) for r in roots))
+
+
+@cache
+def _machine() -> dict[str, Any]:
+    """What a result may depend on that no environment variable says: the CPU, the cores
+    this process may use, the cards, the interpreter and every installed distribution."""
+    import importlib.metadata
+
+    from .cpu import cpu_flags, cpu_model
+
+    dists = sorted(
+        {
+            (str(d.metadata["Name"] or "").lower(), str(d.version))
+            for d in importlib.metadata.distributions()
+        }
+    )
+    quota = ""
+    with contextlib.suppress(OSError):
+        quota = Path("/sys/fs/cgroup/cpu.max").read_text().strip()
+    return {
+        "python": sys.version,
+        "arch": platform.machine(),
+        "system": platform.system(),
+        "cpu": cpu_model(),
+        "flags": sorted(cpu_flags()),
+        "cpus": os.cpu_count(),
+        "usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "quota": quota,
+        "cards": sorted(str(p) for p in Path("/dev").glob("nvidia*")),
+        "distributions": hashlib.sha256(json.dumps(dists).encode()).hexdigest(),
+    }
+
+
+def _stamps(folder: Path, deep: bool = True) -> list[Any]:
+    """Every file in ``folder`` (``deep``: and below it) with its size and modification time:
+    what a set-up step made there."""
+    if not folder.is_dir():
+        return []
+    out = []
+    for p in sorted(folder.rglob("*") if deep else folder.iterdir()):
+        with contextlib.suppress(OSError):
+            if p.is_file():
+                st = p.stat()
+                out.append([p.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def fresh_key(env: Mapping[str, str], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a fresh process's result under ``env`` depends on, as a JSON-ready dict: every
+    variable of its environment (this one plus ``env``) named in `KEY_NAMES` or starting with
+    `KEY_PREFIXES` (but `KEY_IGNORED`); the cache folder, where the DJL jars and the LibTorch
+    program live, and what set-up built there (names, sizes and times); which ``java`` its
+    PATH finds; `_machine`; the package's `code_hash`; and ``extra``."""
+    from ..paths import cache_dir
+
+    full = {**os.environ, **env}
+    variables = {
+        k: v
+        for k, v in full.items()
+        if (k in KEY_NAMES or k.startswith(KEY_PREFIXES)) and k not in KEY_IGNORED
+    }
+    folder = cache_dir().resolve()
+    java = shutil.which("java", path=full.get("PATH"))
+    return {
+        "env": dict(sorted(variables.items())),
+        "cache": str(folder),
+        # what `make setup` built there: the DJL jars and classes, the LibTorch program
+        "setup": {
+            name: hashlib.sha256(json.dumps(_stamps(folder / name, deep)).encode()).hexdigest()
+            for name, deep in (("djl/jars", True), ("djl/classes", True), ("libtorch/build", False))
+        },
+        "java": str(Path(java).resolve()) if java else None,
+        "machine": _machine(),
+        "code": code_hash(),
+        **dict(extra or {}),
+    }
+
+
+def _digest(key: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def _folder() -> Path:
+    from ..paths import cache_dir
+
+    return cache_dir() / "fresh"
+
+
+def _log(kind: str, what: str, env: Mapping[str, str], digest: str, reused: bool, s: float):
+    line = {
+        "run": os.environ.get(RUN_ENV, ""),
+        "kind": kind,
+        "what": what,
+        "env": dict(env),
+        "key": digest[:16],
+        "reused": reused,
+        "seconds": round(s, 2),
+        "pid": os.getpid(),
+    }
+    verb = "reused" if reused else "took"
+    log.info("%s %s %s under %s (key %s)", verb, kind, what, dict(env), digest[:16])
+    with contextlib.suppress(OSError), open(_folder() / "log.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive lock on ``path`` (other processes taking the same key wait, then read
+    what the first one kept)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock: two processes may take the same key, harmlessly
+        yield
+        return
+    with open(path, "a+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _cached(
+    kind: str,
+    env: Mapping[str, str],
+    extra: Mapping[str, Any],
+    compute: Callable[[], dict[str, Any]],
+    keep: Callable[[dict[str, Any]], bool],
+    what: str,
+) -> dict[str, Any]:
+    """``compute()``'s result for ``fresh_key(env, extra)``: read from the cache where it holds
+    that key, else computed and (where ``keep`` approves it) kept."""
+    key = {"kind": kind, **fresh_key(env, extra)}
+    digest = _digest(key)
+    folder = _folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{kind}-{digest[:32]}.json"
+    t0 = time.monotonic()
+    with _locked(folder / f"{kind}-{digest[:32]}.lock"):
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = None
+        if isinstance(stored, dict) and stored.get("key") == key:
+            _log(kind, what, env, digest, True, time.monotonic() - t0)
+            return stored["result"]
+        result = compute()
+        if keep(result):
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"key": key, "result": result}), encoding="utf-8")
+            os.replace(tmp, path)
+        _log(kind, what, env, digest, False, time.monotonic() - t0)
+        return result
