@@ -181,7 +181,6 @@ KEY_NAMES = frozenset(
         "LD_LIBRARY_PATH",
         "LD_PRELOAD",
         "JAVA_HOME",
-        "MPLBACKEND",
         "HOME",
         "XDG_DATA_HOME",
     }

@@ -2,7 +2,10 @@
 values, in a fresh process per dispatch switch. A claim must hold or be "not checked" under
 every switch that applies to this CPU; what changes across switches is an observation.
 
-``python -m pytest tests/test_claims_any_machine.py`` runs it, a `run_cell` per switch.
+``python -m pytest tests/test_claims_any_machine.py`` runs it: one `run_cell` without any
+switch (the default), then one per switch with the runs of the lessons it reaches (`share`
+says why each other pair shares the default's result: the switch reaches none of the lesson's
+libraries, or it takes this CPU's default paths).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .. import backends
 from .fresh import Plan, run_claims
-from .switches import Switch
+from .paths import effective_paths
+from .switches import SWITCHES, Switch
 
 #: parameter values beside each lesson's quick ones: the edges and options where claims that
 #: generalize are most likely to break (n = 1, every op of a many-op lesson, a CPU-only run of
@@ -61,18 +66,21 @@ def plan() -> list[tuple[str, dict[str, Any]]]:
 class Cell:
     """One switch's run: the paths its process took, claims that failed, runs that raised."""
 
-    switch: Switch
+    switch: Switch | None
     seconds: float
     paths: dict[str, Any]
     failures: list[str]
     errors: list[str]
     states: dict[str, int]
+    #: the lesson of each run, in the plan's order
+    lessons: tuple[str, ...] = ()
 
 
-def run_cell(s: Switch, the_plan: Plan) -> Cell:
-    """Every run of ``the_plan`` in a fresh process under switch ``s``."""
+def run_cell(s: Switch | None, the_plan: Plan) -> Cell:
+    """Every run of ``the_plan`` in a fresh process under switch ``s`` (None: no switch, the
+    default paths of this CPU)."""
     t0 = time.monotonic()
-    result = run_claims(the_plan, s.env)
+    result = run_claims(the_plan, s.env if s is not None else {})
     failures, errors, states = [], [], {"holds": 0, "fails": 0, "not checked": 0}
     for run in result["runs"]:
         where = f"{run['lesson']} {run['params']}"
@@ -82,4 +90,114 @@ def run_cell(s: Switch, the_plan: Plan) -> Cell:
             states[claim["state"]] += 1
             if claim["state"] == "fails":
                 failures.append(f"{where} {key}: {claim['text']}")
-    return Cell(s, time.monotonic() - t0, result["paths"], failures, errors, states)
+    lessons = tuple(run["lesson"] for run in result["runs"])
+    return Cell(s, time.monotonic() - t0, result["paths"], failures, errors, states, lessons)
+
+
+# ----------------------------------------------------------------------------- what runs where
+#: every library a switch can reach
+LIBRARIES = tuple(sorted({lib for s in SWITCHES for lib in s.reaches}))
+#: backends of the registry that run on another one's paths
+ALIASES = {"keras": ("tensorflow",), "torchvision": ("torch",)}
+#: parts a claim may need that are not backends (records, conditions on the parameters, a
+#: card), and the libraries that compute what the claim compares with them; a part neither
+#: here nor in the registry (nor starting with a backend's name: "torch run") counts as
+#: reaching every library
+PART_LIBRARIES: dict[str, tuple[str, ...]] = {
+    # summation_order
+    "sequential bound": ("numpy",),
+    "pairwise bound": ("numpy",),
+    "np.sum in bfloat16": ("numpy",),
+    # rng_seeds
+    "randn path": ("torch",),
+    "cpu path": ("torch",),
+    "cuda stream": ("torch",),
+    "two-GPU record": ("torch",),
+    # train_vs_eval (conditions on its parameters, for either framework)
+    "a momentum above 0": ("torch", "tensorflow"),
+    "a moving-statistics update": ("torch", "tensorflow"),
+    # gpu_determinism
+    "cuda": ("torch",),
+    "full shapes": ("torch",),
+    "fresh processes": ("torch",),
+    "linear_flag record": ("torch",),
+    # djl_normalization
+    "an image with fine detail": ("torch", "djl", "tensorflow"),
+    # tf32, cpu_vs_accelerator, libtorch_vs_pytorch, distributed_reduction
+    "tf32 card": ("torch",),
+    "wide conv": ("torch",),
+    "matmul rows": ("torch",),
+    "accelerator": ("torch",),
+    "device runs": ("torch",),
+    "edge runs": ("torch",),
+    "edges record": ("torch",),
+    "cuda kernels": ("torch", "libtorch"),
+    "kernel inputs": ("torch", "libtorch"),
+    "nccl record": ("torch",),
+    # cpu_dispatch: its fingerprints run every library, in processes under the switch
+    "an untouched library": LIBRARIES,
+}
+
+
+def part_libraries(part: str) -> tuple[str, ...]:
+    """The libraries whose CPU paths can change how a claim needing ``part`` is decided."""
+    names = backends.names()
+    if part in names:
+        return ALIASES.get(part, (part,))
+    if part in PART_LIBRARIES:
+        return PART_LIBRARIES[part]
+    first = part.split()[0] if part.split() else ""
+    if first in names:  # "torch run", "java int seed": that backend's run
+        return ALIASES.get(first, (first,))
+    return LIBRARIES
+
+
+def lesson_libraries(name: str) -> frozenset[str]:
+    """The libraries a lesson's claims are decided with: numpy (every lesson computes with it:
+    inputs, emulators, errors) and those its claims' ``needs`` name (`part_libraries`)."""
+    from .. import lessons
+
+    lesson = lessons.all_lessons()[name]
+    parts = {p for spec in lesson.claims.values() for p in spec.needs}
+    return frozenset({"numpy"}.union(*(part_libraries(p) for p in parts)))
+
+
+def same_as_default(s: Switch, flags: frozenset[str] | None = None) -> str | None:
+    """Why ``s`` gives this CPU the default's bits (every path it sets is the one the CPU takes
+    without it: `paths.effective_paths`), or None where it may not."""
+    mine, default = effective_paths(s.env, flags), effective_paths({}, flags)
+    if mine is None or mine != default:
+        return None
+    return f"{s.name} takes this CPU's default paths ({mine})"
+
+
+def reaches(s: Switch, lesson: str) -> bool:
+    """Whether ``s`` reaches one of ``lesson``'s libraries."""
+    return bool(set(s.reaches) & lesson_libraries(lesson))
+
+
+def share(s: Switch, lesson: str, flags: frozenset[str] | None = None) -> str | None:
+    """Why ``lesson`` under ``s`` has the default's result without a run of its own, or None
+    where it must run under ``s``."""
+    same = same_as_default(s, flags)
+    if same:
+        return same
+    if not reaches(s, lesson):
+        libs = ", ".join(sorted(lesson_libraries(lesson)))
+        return f"{s.name} reaches {', '.join(s.reaches)}, none of {lesson}'s libraries ({libs})"
+    return None
+
+
+def switch_plan(
+    s: Switch, the_plan: Plan, flags: frozenset[str] | None = None
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, str]]:
+    """The runs of ``the_plan`` that must run under ``s``, and ``{lesson: why}`` for the
+    lessons that share the default's result instead."""
+    runs, shared = [], {}
+    for name, params in the_plan:
+        why = share(s, name, flags)
+        if why:
+            shared[name] = why
+        else:
+            runs.append((name, dict(params)))
+    return runs, shared

@@ -69,8 +69,26 @@ def torch_capability() -> str:
     torch = sys.modules.get("torch")
     if torch is not None:
         return str(torch.backends.cpu.get_cpu_capability())
-    forced = os.environ.get("ATEN_CPU_CAPABILITY", "").strip().upper()
-    flags = cpu_flags()
+    return aten_capability(os.environ, cpu_flags())
+
+
+#: CPU flags of instruction sets above AVX2 that oneDNN and MKL dispatch to (AVX-512 in any
+#: form, AVX-VNNI on AVX2-only cores, AMX): where none is present, a cap at AVX2 changes nothing
+ABOVE_AVX2 = ("avx512f", "avx_vnni", "avx_vnni_int8", "avx512_fp16", "amx_tile")
+#: the variables `effective_paths` decides; any other makes it answer None
+DECIDED = (
+    "TF_ENABLE_ONEDNN_OPTS",
+    "ATEN_CPU_CAPABILITY",
+    "ONEDNN_MAX_CPU_ISA",
+    "MKL_ENABLE_INSTRUCTIONS",
+)
+
+
+def aten_capability(env: Mapping[str, str], flags: frozenset[str]) -> str:
+    """ATen's CPU path under ``env`` on a CPU with ``flags`` (``DEFAULT``, ``AVX2``,
+    ``AVX512``), as `torch_capability` predicts it without asking torch: the best the CPU has,
+    lowered to ``ATEN_CPU_CAPABILITY`` where that is lower."""
+    forced = env.get("ATEN_CPU_CAPABILITY", "").strip().upper()
     best = (
         "AVX512"
         if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
@@ -79,6 +97,40 @@ def torch_capability() -> str:
         else "DEFAULT"
     )
     order = ["DEFAULT", "AVX2", "AVX512"]
-    if forced in order and best in order:
+    if forced in order:
         return order[min(order.index(forced), order.index(best))]
     return best
+
+
+def _capped(env: Mapping[str, str], name: str, flags: frozenset[str]) -> str | None:
+    """``best`` where ``name`` caps nothing on this CPU (unset, or AVX2 on a CPU with nothing
+    above AVX2), ``AVX2`` where it caps at AVX2 below what the CPU has; None for another cap."""
+    value = env.get(name, "").strip().upper()
+    if not value:
+        return "best"
+    if value != "AVX2":
+        return None
+    return "AVX2" if any(f in flags for f in ABOVE_AVX2) else "best"
+
+
+def effective_paths(
+    env: Mapping[str, str], flags: frozenset[str] | None = None
+) -> dict[str, object] | None:
+    """The paths ``env`` (the variables it adds to a process without any of them) picks on a
+    CPU with ``flags``: TensorFlow's oneDNN state, ATen's capability, oneDNN's and MKL's caps.
+    None where ``env`` sets a variable outside `DECIDED`, or a cap this module cannot place:
+    two environments whose answers are equal (not None) take the same paths, so give the same
+    bits."""
+    flags = cpu_flags() if flags is None else flags
+    if any(k not in DECIDED for k in env):
+        return None
+    onednn_isa = _capped(env, "ONEDNN_MAX_CPU_ISA", flags)
+    mkl = _capped(env, "MKL_ENABLE_INSTRUCTIONS", flags)
+    if onednn_isa is None or mkl is None:
+        return None
+    return {
+        "onednn": onednn_state(env, flags)[0],
+        "aten": aten_capability(env, flags),
+        "onednn_isa": onednn_isa,
+        "mkl": mkl,
+    }

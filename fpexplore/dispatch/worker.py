@@ -13,9 +13,9 @@ from typing import Any, NoReturn
 
 def _paths() -> dict[str, Any]:
     from .. import backends
-    from .paths import onednn_state, torch_capability
+    from .paths import tensorflow_onednn, torch_capability
 
-    on, why = onednn_state()
+    on, why = tensorflow_onednn()  # TensorFlow's own answer where a run loaded it
     out: dict[str, Any] = {"onednn": on, "onednn_reason": why}
     if backends.missing("torch") is None:
         torch = backends.load("torch")
