@@ -1,5 +1,6 @@
 # The two commands of the README: `make lab` and `make test`. Each sets everything up first;
-# set-up is idempotent (stamp files) and quick the second time.
+# set-up is idempotent (stamp files) and quick the second time. `make check` is the edit loop
+# between commits (the unit and contract tests, minutes); `make test` stays the gate.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -12,7 +13,7 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm slides
+.PHONY: setup lab test check suite-time notebooks lint format djl browser libtorch widgets-js lite clean warm slides
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
@@ -83,10 +84,28 @@ lab: setup
 # Every notebook is executed by the suite twice: in JupyterLab in Chromium
 # (tests/test_browser_notebooks.py) and in the Binder replay's fresh environment
 # (tests/test_binder_replay.py). `make notebooks` runs them once more, plainly, under nbmake.
+#
+# Fresh processes (fingerprints under each switch, the claims matrix's runs) are kept in
+# .cache/fresh, keyed by their environment, the CPU, every installed version and the code's
+# hash, so a second run reuses what nothing changed (the summary says what);
+# FPEXPLORE_FRESH_CACHE=0 takes every one anew.
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests --durations=30 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests --durations=30 --junitxml=$(CACHE)/suite/test.xml $(PYTEST_ARGS)
+
+# The edit loop: lint, then every test but the browser's, the Binder replay, the claims matrix
+# and the rest of the slow tier (markers in pyproject.toml). `make test` runs them all.
+CHECK_MARKERS ?= not slow and not browser
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest tests -m "$(CHECK_MARKERS)" --durations=15 \
+	  --junitxml=$(CACHE)/suite/check.xml $(PYTEST_ARGS)
+
+# The suite's time by tier (marker) and its 20 slowest tests, from the last run's JUnit XML.
+suite-time:
+	$(BIN)/python benchmarks/suite_time.py --junit $(CACHE)/suite/test.xml
 
 notebooks: setup
 	$(BIN)/python -m pytest notebooks --nbmake --nbmake-timeout=600 $(PYTEST_ARGS)

@@ -89,6 +89,7 @@ def test_one_switch_flipped_is_named_first(fresh_pairs, a, b, cause):
         assert all(r["key"].split(":")[0] in reached for r in d.rows)
 
 
+@pytest.mark.slow  # the fresh processes of `fresh_pairs`, as the test above
 def test_the_onednn_pair_differs_and_gives_the_command(here, fresh_pairs):
     if (
         here["machine"]["tensorflow"]["onednn"] is False
