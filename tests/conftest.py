@@ -2,7 +2,9 @@
 
 The session keeps fresh processes' results on disk (`fpexplore.dispatch.fresh`: each
 configuration is taken once, and reused while code, machine and versions are unchanged;
-``FPEXPLORE_FRESH_CACHE=0`` takes every one anew) and ends by saying what it reused."""
+``FPEXPLORE_FRESH_CACHE=0`` takes every one anew), reuses the passes of tests marked
+``reusable`` while the tree and the machine are unchanged (`suite_reuse`; ``FPEXPLORE_REUSE=0``
+runs them all), and ends by saying what it reused."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import time
 
 import mpmath
 import pytest
+import suite_reuse
+from _pytest.reports import TestReport
 from browser_support import chromium_browser, lab_server  # noqa: F401  (browser fixtures)
 
 from fpexplore.dispatch import fresh
@@ -49,7 +53,8 @@ def _fresh_log() -> list[dict]:
 
 
 def pytest_terminal_summary(terminalreporter):
-    """What the session reused from the fresh-process cache, and what it took."""
+    """What the session reused: passes, and fresh processes (and what it took)."""
+    _summarize_reused(terminalreporter)
     if not fresh.cache_on():
         return
     lines = _fresh_log()
@@ -64,3 +69,66 @@ def pytest_terminal_summary(terminalreporter):
     )
     for ln in reused:
         tr.write_line(f"reused {ln['kind']} {ln['what']} under {ln['env']} (key {ln['key']})")
+
+
+# ----------------------------------------------------------------------------- reused passes
+_MARKED: set[str] = set()
+_REUSED: list[dict] = []
+_PHASES: dict[str, list[TestReport]] = {}
+
+
+def pytest_collection_modifyitems(items):
+    _MARKED.update(i.nodeid for i in items if i.get_closest_marker(suite_reuse.MARKER))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A ``reusable`` test that passed on this tree and machine: reported passed, not run."""
+    if item.nodeid not in _MARKED:
+        return None
+    record = suite_reuse.reused(item.nodeid)
+    if record is None:
+        return None
+    _REUSED.append(record)
+    ihook = item.ihook
+    ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for when in ("setup", "call", "teardown"):
+        report = TestReport(
+            item.nodeid,
+            item.location,
+            dict.fromkeys(item.keywords, 1),
+            "passed",
+            None,
+            when,
+            user_properties=[("reused", record.get("when", ""))],
+        )
+        ihook.pytest_runtest_logreport(report=report)
+    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def pytest_runtest_logreport(report):
+    """Keep the pass of a ``reusable`` test that ran (setup, call and teardown passed)."""
+    if report.nodeid not in _MARKED or any(r["test"] == report.nodeid for r in _REUSED):
+        return
+    phases = _PHASES.setdefault(report.nodeid, [])
+    phases.append(report)
+    if report.when == "teardown":
+        _PHASES.pop(report.nodeid, None)
+        done = {r.when: r for r in phases}
+        if set(done) == {"setup", "call", "teardown"} and all(r.passed for r in phases):
+            suite_reuse.keep(report.nodeid, sum(r.duration for r in phases))
+
+
+def _summarize_reused(tr) -> None:
+    if not _REUSED:
+        return
+    saved = sum(r.get("seconds", 0) for r in _REUSED)
+    tree = (suite_reuse.tree_hash() or "")[:12]
+    tr.section(f"reused passes (tree {tree}, same machine)")
+    tr.write_line(
+        f"{len(_REUSED)} tests passed earlier on this tree and machine were not run again "
+        f"(their runs took {saved:.0f} s; FPEXPLORE_REUSE=0 runs them)"
+    )
+    for r in _REUSED:
+        tr.write_line(f"reused {r['test']} (passed {r.get('when', '?')}, {r.get('seconds', 0)} s)")

@@ -100,6 +100,7 @@ def _links_to_dev_environment(dest: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.reusable
 def test_postbuild_replay_runs_every_notebook_within_binder_memory(tmp_path: Path) -> None:
     assert sys.version_info[:2] == (3, 11), "runtime.txt asks for Python 3.11"
     src = _tree_copy(tmp_path / "repo")

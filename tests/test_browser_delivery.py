@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from browser_support import new_page, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.reusable]
 
 FPEXPLORE = [sys.executable, "-m", "fpexplore.cli"]
 #: two cheap lessons: one live (torch, Keras), one on the recorded GPU runs

@@ -25,7 +25,7 @@ from browser_support import (
     screenshot_pages,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.reusable]
 
 RUN_ALL_TIMEOUT_S = 600
 CHANGE_TIMEOUT_S = 120

@@ -9,7 +9,7 @@ from browser_support import new_page, screenshot
 import fpexplore
 from fpexplore.result.html import comparison_html
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.reusable]
 
 #: JupyterLab's output area at a 1000 px window with the file browser open (see
 #: `fpexplore.result.text_table.COLUMNS`)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.java]
+pytestmark = [pytest.mark.slow, pytest.mark.java, pytest.mark.reusable]
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPORT = ROOT / "tests" / "support"

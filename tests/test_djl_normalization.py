@@ -152,6 +152,7 @@ GRID_SIZES = [(16, 8), (16, 16), (24, 11), (40, 8), (80, 57), (128, 128)]
 
 @pytest.mark.java
 @pytest.mark.slow
+@pytest.mark.reusable
 @pytest.mark.parametrize("image", ["texture_q75.jpg", "edges.png"])
 @pytest.mark.parametrize("interpolation", ["bilinear", "bicubic", "nearest"])
 def test_no_claim_fails_anywhere_on_the_grid(image, interpolation):

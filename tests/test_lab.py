@@ -44,6 +44,7 @@ def _command(port: int) -> tuple[list[str], str]:
 
 
 @pytest.mark.slow
+@pytest.mark.reusable
 def test_lab_serves_jupyterlab():
     if not JUPYTER.exists():
         pytest.fail(f"{JUPYTER} is missing: run `make lab` (or `make test`) to set up")

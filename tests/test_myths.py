@@ -310,6 +310,7 @@ def test_rows_show_the_number_their_claim_is_about():
 
 
 @pytest.mark.slow
+@pytest.mark.reusable
 @pytest.mark.parametrize("onednn", ["0", "1"])
 def test_graph_and_softmax_verdicts_are_the_same_with_onednn_on_and_off(onednn):
     """Myths 15 and 17, live, in a fresh process under each TF_ENABLE_ONEDNN_OPTS: the same

@@ -27,6 +27,7 @@ def test_claims_hold_without_heavy_parts(seed):
 
 
 @pytest.mark.slow
+@pytest.mark.reusable
 def test_full_lesson_claims_hold():
     c = fpexplore.run("rng_seeds", seed=1234, n=100)
     failed = [k for k, v in c.claims.items() if not v.holds]

@@ -97,6 +97,7 @@ def _image_names() -> tuple[str, ...]:
 
 
 @pytest.mark.slow
+@pytest.mark.reusable
 def test_installed_wheel_runs_lessons_on_its_own_data(installed: Path, tmp_path: Path) -> None:
     site = installed.parent.parent
     wheel_files = {p.name for p in (REPO / "data" / "gpu").glob("*.json")}

@@ -79,7 +79,12 @@ def _failures(box):
 @pytest.mark.parametrize(
     "name",
     # cpu_dispatch starts a fresh interpreter per configuration
-    [pytest.param(n, marks=pytest.mark.slow) if n == "cpu_dispatch" else n for n in EXPLORERS],
+    [
+        pytest.param(n, marks=[pytest.mark.slow, pytest.mark.reusable])
+        if n == "cpu_dispatch"
+        else n
+        for n in EXPLORERS
+    ],
 )
 def test_every_control_over_its_range(name):
     lesson = get(name)
@@ -233,7 +238,12 @@ _special_s: dict[str, float] = {}
 @pytest.mark.timeout(SPECIAL_BUDGET_S + 120)
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=pytest.mark.slow) if n.endswith("keras") else n for n in SPECIAL_VIEWS],
+    [
+        pytest.param(n, marks=[pytest.mark.slow, pytest.mark.reusable])
+        if n.endswith("keras")
+        else n
+        for n in SPECIAL_VIEWS
+    ],
 )
 def test_every_special_view_over_a_sample_of_its_range(name):
     t0 = time.perf_counter()
