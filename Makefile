@@ -83,12 +83,15 @@ lab: setup
 
 # Every notebook is executed by the suite twice: in JupyterLab in Chromium
 # (tests/test_browser_notebooks.py) and in the Binder replay's fresh environment
-# (tests/test_binder_replay.py). `make notebooks` runs them once more, plainly, under nbmake.
+# (tests/test_binder_replay.py); notebook 12's fresh processes are taken once for both (and for
+# the fingerprint and claims tests) through .cache/fresh. `make notebooks` runs them once more,
+# plainly, under nbmake.
 #
 # Fresh processes (fingerprints under each switch, the claims matrix's runs) are kept in
 # .cache/fresh, keyed by their environment, the CPU, every installed version and the code's
-# hash, so a second run reuses what nothing changed (the summary says what);
-# FPEXPLORE_FRESH_CACHE=0 takes every one anew.
+# hash, so a second run reuses what nothing changed; and a test marked `reusable` that passed
+# on the same tree (git's files, hashed) and machine is reported passed without running again.
+# The summary lists both; FPEXPLORE_FRESH_CACHE=0 and FPEXPLORE_REUSE=0 turn them off.
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
