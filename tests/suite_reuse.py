@@ -78,6 +78,8 @@ def machine_key() -> dict[str, Any]:
     for name in ("widgets", "summation_growth"):
         stamps = json.dumps(fresh._stamps(cache_dir() / name))
         key[f"setup_{name}"] = hashlib.sha256(stamps.encode()).hexdigest()
+    # the test suite's own knobs (FPX_REPLAY_COLD replays Binder from nothing)
+    key["fpx"] = {k: v for k, v in sorted(os.environ.items()) if k.startswith("FPX_")}
     key["chromium"] = _stamp("/usr/bin/chromium")
     key["system_packages"] = _stamp("/var/lib/dpkg/status")
     return key
