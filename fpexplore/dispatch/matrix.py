@@ -152,14 +152,19 @@ def part_libraries(part: str) -> tuple[str, ...]:
     return LIBRARIES
 
 
+#: libraries every lesson computes with, named or not in its claims' needs (numpy: inputs,
+#: emulators, errors), so every switch that reaches them runs every lesson
+EVERY_LESSON = ("numpy",)
+
+
 def lesson_libraries(name: str) -> frozenset[str]:
-    """The libraries a lesson's claims are decided with: numpy (every lesson computes with it:
-    inputs, emulators, errors) and those its claims' ``needs`` name (`part_libraries`)."""
+    """The libraries a lesson's claims are decided with: `EVERY_LESSON` and those its claims'
+    ``needs`` name (`part_libraries`)."""
     from .. import lessons
 
     lesson = lessons.all_lessons()[name]
     parts = {p for spec in lesson.claims.values() for p in spec.needs}
-    return frozenset({"numpy"}.union(*(part_libraries(p) for p in parts)))
+    return frozenset(set(EVERY_LESSON).union(*(part_libraries(p) for p in parts)))
 
 
 def same_as_default(s: Switch, flags: frozenset[str] | None = None) -> str | None:
