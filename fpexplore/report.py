@@ -130,7 +130,7 @@ def _fingerprint() -> dict[str, Any]:
     """This machine's fingerprint (`fpexplore fingerprint`), compared with the shipped ones."""
     from .dispatch import classroom, fingerprint
     from .dispatch.compare import compare
-    from .paths import data_dir
+    from .paths import shipped_data_dir
 
     here = fingerprint.take("this machine")
     m = here["machine"]
@@ -144,7 +144,7 @@ def _fingerprint() -> dict[str, Any]:
         tf = m["tensorflow"]
         rows.append(("TensorFlow", f"{tf['version']}; {tf['onednn_reason']}"))
     try:
-        shipped = classroom.load_folder(data_dir() / "fingerprints")
+        shipped = classroom.load_folder(shipped_data_dir() / "fingerprints")
     except FpexploreError:
         shipped = []
     return {
