@@ -18,6 +18,7 @@ PACKAGE_DATA = {
     "gpu": ("**/*.json",),
     "images": ("*.png", "*.jpg", "README.md"),
     "fingerprints": ("*.json",),
+    "machines": ("*/*.json", "README.md"),
 }
 
 

@@ -41,6 +41,9 @@ def _doctor(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    from .lock import report as lock_report
+
+    print("\n".join(lock_report()))
     if getattr(args, "workshop", False):
         from .workshop import check
 
