@@ -200,6 +200,32 @@ def verdicts(machines: Iterable[Machine]) -> dict[tuple[str, str], Verdict]:
     }
 
 
+def unscoped_failures(
+    machines: Iterable[Machine], lessons: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The rule of the fleet: a claim is universal only where it held on every real machine
+    that had its parts. One message for each claim of ``lessons`` (default: every lesson)
+    still declared for every machine (`ClaimSpec.applies` left at its default) that failed on
+    a machine, naming the lesson, the claim, the machines, the failure and the fix."""
+    from .lessons import all_lessons
+    from .lessons._base import ClaimSpec
+
+    unscoped = ClaimSpec("", "").applies
+    found = all_lessons() if lessons is None else lessons
+    out = []
+    for v in verdicts(machines).values():
+        spec = found[v.lesson].claims.get(v.key) if v.lesson in found else None
+        if not v.failed or spec is None or spec.applies != unscoped:
+            continue
+        f = v.failures[0]
+        out.append(
+            f"{v.lesson}: claim {v.key!r} is declared for {unscoped!r} but failed on "
+            f"{', '.join(v.failed)} (at {params_text(f.params)}: {f.text}); scope it with "
+            "applies=... to the machines where it holds, or make it an observation"
+        )
+    return out
+
+
 def failures_of(machine: Machine) -> list[Failure]:
     """Every claim that failed on ``machine``, run by run."""
     return [
@@ -210,32 +236,58 @@ def failures_of(machine: Machine) -> list[Failure]:
     ]
 
 
+def counts(runs: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many claims of ``runs`` hold, fail and were not checked."""
+    out = dict.fromkeys(STATES, 0)
+    for run in runs:
+        for claim in run["claims"].values():
+            out[claim["state"]] += 1
+    return out
+
+
 def params_text(params: Mapping[str, Any]) -> str:
     """Parameters as ``name=value, ...`` ("defaults" when none)."""
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
 def broken_table(machines: list[Machine]) -> str:
-    """Which machine broke which claim, as text: one row per claim that failed somewhere, one
-    column per machine (holds, FAILS, "not checked", or "·" where it did not run)."""
+    """Which machine broke which claim, as text: the machines, then one line per claim that
+    failed on any of them, naming where it failed, held and was not checked."""
     if not machines:
         return "no real-machine records"
-    broken = {at: v for at, v in verdicts(machines).items() if v.failed}
-    lines = ["machines:"] + [f"  {n}. {m.name} ({m.label})" for n, m in enumerate(machines, 1)]
+    lines = [
+        f"{len(machines)} real machines: " + "; ".join(f"{m.name} ({m.label})" for m in machines)
+    ]
+    broken = [v for v in verdicts(machines).values() if v.failed]
+    for v in broken:
+        parts = [("FAILS on", v.failed), ("holds on", v.held), ("not checked on", v.not_checked)]
+        said = "; ".join(f"{word} {', '.join(ms)}" for word, ms in parts if ms)
+        lines.append(f"  {v.lesson}.{v.key}: {said}")
     if not broken:
-        return "\n".join([*lines, "every claim held or was not checked on every machine"])
-    width = max(len(f"{lesson}.{key}") for lesson, key in broken)
-    cols = range(1, len(machines) + 1)
-    lines.append(f"{'claim':{width}s}  " + " ".join(f"{n:>11d}" for n in cols))
-    for (lesson, key), v in broken.items():
-        cells = [_cell(m.name, v) for m in machines]
-        lines.append(f"{lesson + '.' + key:{width}s}  " + " ".join(f"{c:>11s}" for c in cells))
+        lines.append("  every claim held or was not checked on every one of them")
     return "\n".join(lines)
 
 
-def _cell(name: str, v: Verdict) -> str:
-    if name in v.failed:
-        return "FAILS"
-    if name in v.held:
-        return "holds"
-    return "not checked" if name in v.not_checked else "·"
+def summary_row(m: Machine) -> tuple[str, str, str, str, str]:
+    """A machine in one row: name (label), CPU, card, date, and its claims' counts."""
+    prov, fp_machine = m.record["provenance"], (m.fingerprint or {}).get("machine", {})
+    said = ", ".join(f"{n} {state}" for state, n in counts(m.runs).items())
+    cpu = str(prov.get("cpu") or fp_machine.get("cpu") or "?")
+    return (f"{m.name} ({m.label})", cpu, str(prov.get("card", "?")), str(prov.get("date", "?")),
+            said)  # fmt: skip
+
+
+def broken_rows(
+    machines: list[Machine], lesson: str | None = None
+) -> list[tuple[str, str, str, str, str]]:
+    """Each claim (of ``lesson``, or of every lesson) that failed on a real machine: the
+    claim, the machines it failed, held and was not checked on, and its first failure."""
+    rows = []
+    for v in verdicts(machines).values():
+        if not v.failed or lesson not in (None, v.lesson):
+            continue
+        f = v.failures[0]
+        first = f"{f.machine} ({params_text(f.params)}): {f.text}"
+        rows.append((f"{v.lesson}.{v.key}", ", ".join(v.failed), ", ".join(v.held) or "—",
+                     ", ".join(v.not_checked) or "—", first))  # fmt: skip
+    return rows

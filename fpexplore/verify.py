@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from .errors import WorkerError
-from .machines import FORMAT, STATES, VERSION, failures_of, params_text
+from .machines import FORMAT, VERSION, counts, failures_of, params_text
 
 #: runs on a CUDA card, beside the plan's: where the GPU lessons decide their claims live
 CUDA_EXTRA: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -134,15 +134,6 @@ def verify(
     }
 
 
-def counts(runs: list[dict[str, Any]]) -> dict[str, int]:
-    """How many claims hold, fail and were not checked over ``runs``."""
-    out = dict.fromkeys(STATES, 0)
-    for run in runs:
-        for claim in run["claims"].values():
-            out[claim["state"]] += 1
-    return out
-
-
 def summary(record: dict[str, Any]) -> str:
     """The record in words: the machine, the counts, each failure and each run that raised."""
     from .machines import Machine
@@ -154,8 +145,14 @@ def summary(record: dict[str, Any]) -> str:
         f"{len(runs)} lesson runs in {prov.get('seconds', '?')} s",
         f"claims: {c['holds']} hold, {c['fails']} fail, {c['not checked']} not checked",
     ]
+    paths = {k: v for k, v in record.get("paths", {}).items() if not k.endswith("_reason")}
+    if paths:
+        lines.insert(1, "paths: " + ", ".join(f"{k} {v}" for k, v in paths.items()))
+    grouped: dict[tuple[str, str, str], list[str]] = {}  # one text, many parameter sets
     for f in failures_of(Machine("", "", record)):
-        lines.append(f"FAILS {f.lesson} ({params_text(f.params)}) {f.key}: {f.text}")
+        grouped.setdefault((f.lesson, f.key, f.text), []).append(params_text(f.params))
+    for (lesson, key, text), at in grouped.items():
+        lines.append(f"FAILS {lesson} {key} at ({'); ('.join(at)}):\n  {text}")
     for run in runs:
         if run["error"]:
             error = run["error"] if len(run["error"]) <= 500 else run["error"][:500] + "…"
