@@ -273,8 +273,13 @@ def summary_row(m: Machine) -> tuple[str, str, str, str, str]:
     prov, fp_machine = m.record["provenance"], (m.fingerprint or {}).get("machine", {})
     said = ", ".join(f"{n} {state}" for state, n in counts(m.runs).items())
     cpu = str(prov.get("cpu") or fp_machine.get("cpu") or "?")
-    return (f"{m.name} ({m.label})", cpu, str(prov.get("card", "?")), str(prov.get("date", "?")),
-            said)  # fmt: skip
+    return (
+        f"{m.name} ({m.label})",
+        cpu,
+        str(prov.get("card", "?")),
+        str(prov.get("date", "?")),
+        said,
+    )
 
 
 def broken_rows(
@@ -288,6 +293,13 @@ def broken_rows(
             continue
         f = v.failures[0]
         first = f"{f.machine} ({params_text(f.params)}): {f.text}"
-        rows.append((f"{v.lesson}.{v.key}", ", ".join(v.failed), ", ".join(v.held) or "—",
-                     ", ".join(v.not_checked) or "—", first))  # fmt: skip
+        rows.append(
+            (
+                f"{v.lesson}.{v.key}",
+                ", ".join(v.failed),
+                ", ".join(v.held) or "—",
+                ", ".join(v.not_checked) or "—",
+                first,
+            )
+        )
     return rows

@@ -163,8 +163,11 @@ def _fleet() -> dict[str, Any]:
     from . import machines
 
     found, error = machines.try_load_all()
-    return {"machines": [machines.summary_row(m) for m in found],
-            "broken": machines.broken_rows(found), "error": error}  # fmt: skip
+    return {
+        "machines": [machines.summary_row(m) for m in found],
+        "broken": machines.broken_rows(found),
+        "error": error,
+    }
 
 
 def build(runs: list[LessonRun]) -> str:

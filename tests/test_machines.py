@@ -26,8 +26,13 @@ def _claim(state: str, text: str = "a claim") -> dict:
 
 
 def _run(lesson: str, params: dict, error: str | None = None, **claims: str) -> dict:
-    return {"lesson": lesson, "params": params, "error": error, "observations": {},
-            "claims": {k: _claim(s, f"{k} text") for k, s in claims.items()}}  # fmt: skip
+    return {
+        "lesson": lesson,
+        "params": params,
+        "error": error,
+        "observations": {},
+        "claims": {k: _claim(s, f"{k} text") for k, s in claims.items()},
+    }
 
 
 def _machine(root: Path, name: str, runs: list[dict], old: bool = False) -> Path:
@@ -36,8 +41,13 @@ def _machine(root: Path, name: str, runs: list[dict], old: bool = False) -> Path
     if old:  # the shape of benchmarks/gpu_claims_run.py: no format, no label
         record = {"paths": {}, "runs": runs, "provenance": {"card": "no CUDA device"}}
     else:
-        record = {"format": machines.FORMAT, "version": machines.VERSION, "paths": {},
-                  "runs": runs, "provenance": {"label": f"{name} label"}}  # fmt: skip
+        record = {
+            "format": machines.FORMAT,
+            "version": machines.VERSION,
+            "paths": {},
+            "runs": runs,
+            "provenance": {"label": f"{name} label"},
+        }
     (folder / machines.CLAIMS_FILE).write_text(json.dumps(record))
     return folder
 
@@ -92,8 +102,14 @@ def test_both_record_shapes_are_read():
 
 
 def test_verdicts_combine_runs_and_machines(tmp_path):
-    _machine(tmp_path, "a", [_run("l", {"n": 1}, k="holds", j="holds"),
-                              _run("l", {"n": 2}, k="fails", j="not checked")])  # fmt: skip
+    _machine(
+        tmp_path,
+        "a",
+        [
+            _run("l", {"n": 1}, k="holds", j="holds"),
+            _run("l", {"n": 2}, k="fails", j="not checked"),
+        ],
+    )
     _machine(tmp_path, "b", [_run("l", {}, k="holds", j="not checked")], old=True)
     _machine(tmp_path, "c", [_run("l", {}, error="ValueError: boom")])
     v = machines.verdicts(machines.load_all(tmp_path))
@@ -118,10 +134,12 @@ def test_verdicts_combine_runs_and_machines(tmp_path):
         ('{"runs": [{"lesson": 3}]}', "run 0 is not an object with a 'lesson'"),
         ('{"runs": [{"lesson": "x", "params": {}}]}', "'params' and 'claims'"),
         ('{"runs": [{"lesson": "x", "params": {}, "claims": {}, "error": 5}]}', "'error'"),
-        ('{"runs": [{"lesson": "x", "params": {}, "claims": {"k": {"state": "maybe"}}}]}',
-         "claim 'k' has no 'state'"),
+        (
+            '{"runs": [{"lesson": "x", "params": {}, "claims": {"k": {"state": "maybe"}}}]}',
+            "claim 'k' has no 'state'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_claims_record_is_a_clear_error_naming_its_file(tmp_path, text, words):
     folder = tmp_path / "bad"
     folder.mkdir()
@@ -155,8 +173,16 @@ def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_pa
     labels = [fp["label"] for fp in shipped]
     for m in machines.load_all():
         assert m.fingerprint["label"] in labels
-    fleet = [*machines.load_all(), machines.Machine("x", "x", machines.check_claims(
-        {"runs": [_run("summation_order", {"n": 5}, numpy_emulated="fails")]}))]  # fmt: skip
+    fleet = [
+        *machines.load_all(),
+        machines.Machine(
+            "x",
+            "x",
+            machines.check_claims(
+                {"runs": [_run("summation_order", {"n": 5}, numpy_emulated="fails")]}
+            ),
+        ),
+    ]
     table = classroom.class_table(shipped, machines=fleet)
     assert "claims on real machines:" in table
     assert "summation_order.numpy_emulated: FAILS on x" in " ".join(table.split())
@@ -198,9 +224,11 @@ def _fake_claims(runs: list[dict]):
 
 
 def test_verify_records_provenance_and_the_summary_names_failures(monkeypatch):
-    runs = [_run("summation_order", {"n": 1}, a="holds", b="fails"),
-            _run("summation_order", {"n": 2}, b="fails"),
-            _run("tf32", {"device": "cpu"}, error="RuntimeError: boom")]  # fmt: skip
+    runs = [
+        _run("summation_order", {"n": 1}, a="holds", b="fails"),
+        _run("summation_order", {"n": 2}, b="fails"),
+        _run("tf32", {"device": "cpu"}, error="RuntimeError: boom"),
+    ]
     seen, fake = _fake_claims(runs)
     monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", fake)
     monkeypatch.setattr(verify, "cards", lambda: [])
