@@ -104,6 +104,17 @@ def provenance(label: str, command: str, card_names: list[str]) -> dict[str, Any
     }
 
 
+def _is_plan(runs: Any) -> bool:
+    """Whether ``runs`` is a list of (lesson name, parameters dict) pairs."""
+    return isinstance(runs, list | tuple) and all(
+        isinstance(r, tuple | list)
+        and len(r) == 2
+        and isinstance(r[0], str)
+        and isinstance(r[1], dict)
+        for r in runs
+    )
+
+
 def verify(
     label: str = "",
     *,
@@ -114,7 +125,14 @@ def verify(
     """Decide every claim of ``runs`` (default: `plan`, with CUDA runs where a card is seen)
     in a fresh process; the record, with its provenance (``label`` names the machine)."""
     from .dispatch.fresh import run_claims
+    from .errors import InvalidParameter
 
+    if not isinstance(label, str) or not label.isprintable():
+        raise InvalidParameter("label", label, "a printable string", "verify")
+    if runs is not None and not _is_plan(runs):
+        raise InvalidParameter("runs", runs, "None or a list of (lesson, params dict)", "verify")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise InvalidParameter("timeout", timeout, "a positive number of seconds", "verify")
     seen = cards()
     the_plan = plan(bool(seen)) if runs is None else list(runs)
     t0 = time.monotonic()

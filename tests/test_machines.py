@@ -12,7 +12,7 @@ import pytest
 
 from fpexplore import cli, machines, verify
 from fpexplore.dispatch import classroom
-from fpexplore.errors import InvalidInput
+from fpexplore.errors import InvalidInput, InvalidParameter
 from fpexplore.lessons import all_lessons
 from fpexplore.paths import data_dir
 
@@ -250,6 +250,24 @@ def test_verify_records_provenance_and_the_summary_names_failures(monkeypatch):
     monkeypatch.setattr(verify, "cards", lambda: ["Some GPU"])
     assert verify.verify()["provenance"]["card"] == "Some GPU"
     assert all((n, dict(p)) in seen[1] for n, p in verify.CUDA_EXTRA)
+
+
+@pytest.mark.parametrize(
+    ("kw", "named"),
+    [
+        ({"label": 5}, "'label'"),
+        ({"label": "a\nb"}, "'label'"),
+        ({"runs": "summation_order"}, "'runs'"),
+        ({"runs": [("summation_order",)]}, "'runs'"),
+        ({"runs": [(3, {})]}, "'runs'"),
+        ({"timeout": 0}, "'timeout'"),
+        ({"timeout": True}, "'timeout'"),
+    ],
+)
+def test_verify_refuses_bad_arguments_before_running(kw, named, monkeypatch):
+    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", None)  # never reached
+    with pytest.raises(InvalidParameter, match=named):
+        verify.verify(**kw)
 
 
 def test_verify_on_one_tiny_lesson_run_in_a_fresh_process():
