@@ -238,8 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if args.command in ("run", "export"):
         args.params = extra
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    elif extra:  # one line naming them, as every refusal of the package
+        print(f"fpexplore: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return 2
     try:
         command = getattr(args, "_command", None)
         if command is not None:
