@@ -43,7 +43,7 @@ def _doctor(args: argparse.Namespace) -> int:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     from .lock import report as lock_report
 
-    print("\n".join(lock_report()))
+    print("\n" + "\n".join(lock_report()))  # after a blank line: the table ends there
     if getattr(args, "workshop", False):
         from .workshop import check
 

@@ -201,9 +201,9 @@ def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_pa
 
 
 def test_the_report_lists_the_fleet(tmp_path, monkeypatch):
-    from fpexplore import report
+    from fpexplore import machines, report
 
-    monkeypatch.setenv("FPEXPLORE_DATA", str(tmp_path))
+    monkeypatch.setattr(machines, "folder", lambda: tmp_path / "machines")
     _machine(tmp_path / "machines", "x", [_run("l", {"n": 5}, k="fails", j="holds")])
     fleet = report._fleet()
     assert fleet["machines"][0][0] == "x (x label)" and "1 fails" in fleet["machines"][0][-1]
