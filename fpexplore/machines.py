@@ -303,3 +303,31 @@ def broken_rows(
             )
         )
     return rows
+
+
+def findings(machines: Iterable[Machine], lesson: str, keys: Iterable[str]) -> list[str]:
+    """What each machine recorded for ``keys`` of ``lesson`` (claims with their state,
+    observations with their value), one line each, the first run's text: how one finding
+    reads across the fleet (a claim renamed or turned into an observation keeps its old key
+    in older records, so name both)."""
+    keys = tuple(keys)
+    lines = []
+    for m in machines:
+        seen: set[str] = set()
+        for run in m.runs:
+            if run["lesson"] != lesson:
+                continue
+            for key in keys:
+                if key in seen:
+                    continue
+                claim = run["claims"].get(key)
+                observed = (run.get("observations") or {}).get(key)
+                if claim is not None:
+                    said = f"[{claim['state']}] {claim.get('text', '')}"
+                elif observed is not None:
+                    said = f"[observed: {observed.get('value')}] {observed.get('text', '')}"
+                else:
+                    continue
+                seen.add(key)
+                lines.append(f"{m.name} · {key}: {said}")
+    return lines

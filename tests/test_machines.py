@@ -318,3 +318,15 @@ def test_bad_verify_arguments_exit_2_with_one_line(argv, named, monkeypatch, cap
     code, out, err = _main(capsys, "verify", *argv)
     assert code == 2 and out == "" and named in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_findings_read_one_finding_across_the_fleet(tmp_path):
+    """Claims with their state, observations with their value, each machine once per key."""
+    from fpexplore import machines
+
+    _machine(tmp_path, "x", [_run("l", {"n": 5}, k="fails", j="holds")])
+    fleet = machines.load_all(tmp_path)
+    lines = machines.findings(fleet, "l", ("k", "nothing"))
+    assert len(lines) == 1 and lines[0].startswith("x · k: [fails]")
+    real = machines.findings(machines.load_all(), "summation_order", ("offset_same_bits",))
+    assert any("amd-epyc-zen3" in line and "[fails]" in line for line in real)
