@@ -34,3 +34,10 @@ def cpu_model() -> str:
     """The CPU's model name (``platform.processor()`` where /proc/cpuinfo is missing)."""
     info = _cpuinfo()
     return info.get("model name") or info.get("CPU part") or platform.processor() or "unknown"
+
+
+def cpu_vendor() -> str:
+    """The CPU's vendor as Linux names it (``GenuineIntel``, ``AuthenticAMD``; on ARM the
+    implementer code), else ``platform.processor()`` or "unknown"."""
+    info = _cpuinfo()
+    return info.get("vendor_id") or info.get("CPU implementer") or platform.processor() or "unknown"

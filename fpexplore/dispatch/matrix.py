@@ -108,6 +108,7 @@ PART_LIBRARIES: dict[str, tuple[str, ...]] = {
     "sequential bound": ("numpy",),
     "pairwise bound": ("numpy",),
     "np.sum in bfloat16": ("numpy",),
+    "MKL as torch's BLAS": ("torch",),
     # rng_seeds
     "randn path": ("torch",),
     "cpu path": ("torch",),
