@@ -15,7 +15,6 @@ import time
 import mpmath
 import pytest
 import suite_reuse
-from _pytest.reports import TestReport
 from browser_support import chromium_browser, lab_server  # noqa: F401  (browser fixtures)
 
 from fpexplore.dispatch import fresh
@@ -74,7 +73,7 @@ def pytest_terminal_summary(terminalreporter):
 # ----------------------------------------------------------------------------- reused passes
 _MARKED: set[str] = set()
 _REUSED: list[dict] = []
-_PHASES: dict[str, list[TestReport]] = {}
+_PHASES: dict[str, list[pytest.TestReport]] = {}
 
 
 def pytest_collection_modifyitems(items):
@@ -93,7 +92,7 @@ def pytest_runtest_protocol(item, nextitem):
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     for when in ("setup", "call", "teardown"):
-        report = TestReport(
+        report = pytest.TestReport(
             item.nodeid,
             item.location,
             dict.fromkeys(item.keywords, 1),
