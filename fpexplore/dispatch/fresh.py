@@ -383,6 +383,10 @@ def _folder() -> Path:
 
 
 def _log(kind: str, what: str, env: Mapping[str, str], digest: str, reused: bool, s: float):
+    from .fingerprint import PATH_ENV
+
+    # the switches the process runs under: those given, and those this process was started with
+    env = {**{k: v for k, v in os.environ.items() if k in PATH_ENV}, **env}
     line = {
         "run": os.environ.get(RUN_ENV, ""),
         "kind": kind,
