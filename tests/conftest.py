@@ -24,6 +24,14 @@ os.environ.setdefault(fresh.CACHE_ENV, "1")
 os.environ.setdefault(fresh.RUN_ENV, f"pytest-{os.getpid()}-{time.time_ns()}")
 
 
+def pytest_sessionstart(session):
+    """The tree and the machine as the session starts (what reused passes are keyed by), and a
+    fresh-process cache kept small."""
+    fresh.prune()
+    suite_reuse.tree_hash()
+    suite_reuse.machine_key()
+
+
 @pytest.fixture(autouse=True)
 def _restore_mpmath_precision():
     prec = mpmath.mp.prec

@@ -104,3 +104,24 @@ def test_the_code_hash_is_of_the_package_sources():
     key = fresh.fresh_key({"ATEN_CPU_CAPABILITY": "avx2"})
     assert key["env"]["ATEN_CPU_CAPABILITY"] == "avx2" and key["code"] == fresh.code_hash()
     assert fresh.CACHE_ENV not in key["env"] and fresh.RUN_ENV not in key["env"]
+
+
+def test_prune_drops_the_oldest_past_the_size_and_age_limits(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path))
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    now = time.time()
+    for i, age_days in enumerate((0, 1, 2, 40)):
+        p = folder / f"fingerprint-{i}.json"
+        p.write_text("x" * 100)
+        (folder / f"fingerprint-{i}.lock").touch()
+        os.utime(p, (now - age_days * 86400, now - age_days * 86400))
+    fresh.prune(max_bytes=250)
+    assert sorted(p.name for p in folder.glob("*.json")) == [
+        "fingerprint-0.json",
+        "fingerprint-1.json",
+    ]
+    assert not (folder / "fingerprint-3.lock").exists()

@@ -275,10 +275,10 @@ def _files_hash(root: Path, skip: tuple[str, ...] = ()) -> str:
     return h.hexdigest()
 
 
-@cache
 def code_hash() -> str:
     """A hash of the fpexplore package's code: every file of it but compiled ones and shipped
-    data (the same for a checkout and an installed copy of the same code)."""
+    data (the same for a checkout and an installed copy of the same code). Hashed at each call
+    (a few milliseconds): code edited while this process runs is what a new process imports."""
     return _files_hash(Path(__file__).resolve().parents[1], _NOT_CODE)
 
 
@@ -442,6 +442,8 @@ def _cached(
         except (OSError, ValueError):
             stored = None
         if isinstance(stored, dict) and stored.get("key") == key:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # recently used: kept longest by `prune`
             _log(kind, what, env, digest, True, time.monotonic() - t0)
             return stored["result"]
         result = compute()
@@ -451,3 +453,32 @@ def _cached(
             os.replace(tmp, path)
         _log(kind, what, env, digest, False, time.monotonic() - t0)
         return result
+
+
+def prune(max_bytes: int = 300_000_000, max_age_days: float = 30.0, log_lines: int = 5000) -> None:
+    """Keep the cache small: results unused for ``max_age_days`` go, then the least recently
+    used ones until the rest fit in ``max_bytes``; the log keeps its last ``log_lines`` lines."""
+    folder = _folder()
+    if not folder.is_dir():
+        return
+    now = time.time()
+    entries = []
+    for p in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            st = p.stat()
+            entries.append((st.st_mtime, st.st_size, p))
+    entries.sort(reverse=True)  # newest first
+    total = 0
+    for mtime, size, p in entries:
+        total += size
+        if total > max_bytes or now - mtime > max_age_days * 86400:
+            for gone in (p, p.with_suffix(".lock")):
+                with contextlib.suppress(OSError):
+                    gone.unlink()
+    log_file = folder / "log.jsonl"
+    with contextlib.suppress(OSError):
+        if log_file.stat().st_size > 200 * log_lines:
+            lines = log_file.read_text(encoding="utf-8").splitlines()[-log_lines:]
+            tmp = log_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            os.replace(tmp, log_file)
