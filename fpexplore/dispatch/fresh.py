@@ -235,7 +235,8 @@ KEY_PREFIXES = (
     "FPEXPLORE_",
 )
 #: variables left out of the key: the cache's own, where the test suite keeps screenshots,
-#: how many processes may run at once, and what `_fresh` sets in every child anyway
+#: how many processes may run at once, what `_fresh` sets in every child anyway, and where
+#: compilers cache their work
 KEY_IGNORED = frozenset(
     {
         CACHE_ENV,
@@ -244,6 +245,12 @@ KEY_IGNORED = frozenset(
         "FPEXPLORE_SCREENSHOTS",
         "FPEXPLORE_CACHE",  # replaced by the cache folder it names (`paths.cache_dir`)
         "TF_CPP_MIN_LOG_LEVEL",
+        # where compilers keep their own caches (torch.compile sets the first when it runs, so
+        # a process that compiled once passes it to its children): no result depends on it
+        "TORCHINDUCTOR_CACHE_DIR",
+        "TRITON_CACHE_DIR",
+        "PYTORCH_KERNEL_CACHE_PATH",
+        "CUDA_CACHE_PATH",
     }
 )
 #: the package's folders that are not code (an installed package's shipped data)
