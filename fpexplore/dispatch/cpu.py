@@ -34,3 +34,22 @@ def cpu_model() -> str:
     """The CPU's model name (``platform.processor()`` where /proc/cpuinfo is missing)."""
     info = _cpuinfo()
     return info.get("model name") or info.get("CPU part") or platform.processor() or "unknown"
+
+
+def cpu_vendor() -> str:
+    """The CPU's vendor as /proc/cpuinfo names it (``GenuineIntel``, ``AuthenticAMD``), else
+    read from the model name; ``unknown`` where neither says."""
+    return vendor_of(_cpuinfo().get("vendor_id", ""), cpu_model())
+
+
+def vendor_of(vendor_id: str, model: str) -> str:
+    """``GenuineIntel`` or ``AuthenticAMD`` from a vendor id or, for fingerprints that did not
+    record one, from the model name; else the vendor id as given, or ``unknown``."""
+    if vendor_id:
+        return vendor_id
+    words = model.lower()
+    if "intel" in words:
+        return "GenuineIntel"
+    if "amd" in words:
+        return "AuthenticAMD"
+    return "unknown"
