@@ -162,6 +162,12 @@ def _tools() -> tuple[Tool, ...]:
                 Text("b", "", "the other fingerprint", f"{file} (.json)"),
                 _JSON,
                 Text("html", None, "also write an HTML page", f"{file} (.html)"),
+                Flag(
+                    "check",
+                    False,
+                    "take the fingerprint again here, in a fresh process under the suggested "
+                    "environment, and say which differences it removed",
+                ),
             ),
             _compare,
             positional=("a", "b"),
@@ -234,21 +240,22 @@ def _fingerprint(out: str | None, label: str) -> int:
     return fingerprint.main_take(out, label)
 
 
-def _compare(a: str, b: str, json: bool, html: str | None) -> int:
+def _compare(a: str, b: str, json: bool, html: str | None, check: bool) -> int:
     from dataclasses import asdict
 
     from .dispatch import fingerprint
     from .dispatch.compare import compare
+    from .errors import InvalidInput
     from .paths import check_out
 
-    if html is not None:
-        check_out(html, "--html", "fpexplore compare")
-    diff = compare(fingerprint.load(a), fingerprint.load(b))
+    page = None if html is None else check_out(html, "--html", "fpexplore compare")
+    diff = compare(fingerprint.load(a, "a"), fingerprint.load(b, "b"), check_here=check)
     _print(lambda: asdict(diff), diff.text, json)
-    if html is not None:
+    if page is not None:
         from .page import document
 
-        check_out(html, "--html", "fpexplore compare").write_text(
-            document("fpexplore compare", diff.html()), encoding="utf-8"
-        )
+        try:
+            page.write_text(document("fpexplore compare", diff.html()), encoding="utf-8")
+        except OSError as exc:  # a full disk, a folder that became read-only
+            raise InvalidInput(f"--html {html!r} could not be written: {exc}") from None
     return 0

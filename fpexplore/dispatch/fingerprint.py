@@ -173,7 +173,9 @@ def _values(a: Any) -> dict[str, Any]:
 def load(path: str | os.PathLike[str], name: str = "path") -> dict[str, Any]:
     """A fingerprint from ``path``, checked: `InvalidInput` says what is wrong with it."""
     if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
-        raise InvalidParameter(name, path, "a fingerprint dict or the path of its JSON file")
+        raise InvalidParameter(
+            name, path, "a fingerprint dict or the path of its JSON file", "fpexplore.compare"
+        )
     try:
         p = Path(path)
         data = json.loads(p.read_text(encoding="utf-8"))
