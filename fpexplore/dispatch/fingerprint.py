@@ -176,17 +176,15 @@ def load(path: str | os.PathLike[str], name: str = "path") -> dict[str, Any]:
         raise InvalidParameter(
             name, path, "a fingerprint dict or the path of its JSON file", "fpexplore.compare"
         )
+    who = f"{str(path)!r} (argument {name!r})"
     try:
-        p = Path(path)
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InvalidInput(f"no fingerprint at {str(path)!r}: the file does not exist") from None
+        raise InvalidInput(f"no fingerprint at {who}: the file does not exist") from None
     except (OSError, UnicodeDecodeError, TypeError, ValueError) as exc:  # JSON errors too
-        raise InvalidInput(f"{str(path)!r} is not a readable JSON fingerprint: {exc}") from None
+        raise InvalidInput(f"{who} is not a readable JSON fingerprint: {exc}") from None
     except RecursionError:
-        raise InvalidInput(
-            f"{str(path)!r} is not a fingerprint: its JSON is nested too deeply to read"
-        ) from None
+        raise InvalidInput(f"{who} is not a fingerprint: its JSON is nested too deeply") from None
     return check(data, str(path))
 
 
