@@ -26,7 +26,7 @@ SHIPPED = sorted((data_dir() / "fingerprints").glob("*.json"))
 DEV = data_dir() / "fingerprints" / "dev-xeon-avx512-amx.json"
 
 #: torch's BLAS results (MKL), its ATen results, numpy's BLAS (OpenBLAS) and SIMD results
-MKL_KEYS = {"torch:cpu:dot", "torch:cpu:matmul", "libtorch:cpu:matmul"}
+MKL_KEYS = {"torch:cpu:dot", "torch:cpu:matmul", "libtorch:cpu:matmul", "torch:cpu:conv2d"}
 OPENBLAS_KEYS = {"numpy:cpu:dot", "numpy:cpu:matmul"}
 
 
@@ -146,7 +146,7 @@ def test_amd_against_the_gpu_host_names_versions_first_and_mkl_s_vendor_path():
     assert names[:2] == ["torch version", "numpy version"], d.text()
     assert "MKL's CPU-vendor path" in names and "oneDNN's ISA" in names
     mkl = d.causes[names.index("MKL's CPU-vendor path")]
-    assert set(mkl.explains) == {"torch:cpu:dot", "torch:cpu:matmul"} & set(d.differs)
+    assert set(mkl.explains) == MKL_KEYS & set(d.differs)
     assert not any(c.name.startswith("environment") for c in d.causes)
     env = dict(d.reproduce_env)
     assert env["OMP_NUM_THREADS"] == "2" and env["ONEDNN_MAX_CPU_ISA"] == "AVX2"

@@ -17,8 +17,8 @@ from typing import Any
 from .cpu import vendor_of
 from .libpaths import ONEDNN_ISAS, onednn_isa
 
-#: the engine that computes each battery op on the CPU, per library (torch's BLAS is MKL,
-#: its float32 convolutions oneDNN's; numpy's BLAS is OpenBLAS)
+#: the engines that compute each battery op on the CPU, per library (torch's BLAS is MKL, its
+#: float32 convolutions oneDNN's or MKL's GEMM; numpy's BLAS is OpenBLAS)
 BLAS_OPS = ("dot", "matmul")
 TORCH_LIKE = ("torch", "libtorch", "djl")
 #: environment variables whose effect a fingerprint records, and where
@@ -60,24 +60,29 @@ def get(d: Any, *path: str) -> Any:
     return d
 
 
-def engine(op: dict[str, Any]) -> str:
-    """Which engine computes ``op`` (an entry of a fingerprint's ops): ``mkl``, ``onednn``,
-    ``aten``, ``openblas``, ``numpy-simd``, ``tensorflow`` or ``card``."""
+def engine(op: dict[str, Any]) -> tuple[str, ...]:
+    """Which engines compute ``op`` (an entry of a fingerprint's ops): ``mkl``, ``onednn``,
+    ``aten``, ``openblas``, ``numpy-simd``, ``tensorflow`` or ``card``. torch's float32
+    convolution runs on oneDNN or, where oneDNN does not take it, as im2col and MKL's GEMM
+    (``MKL_CBWR`` changes torch's conv2d on a CPU where oneDNN does not take it)."""
     lib, name = op.get("library"), op.get("op")
     if op.get("device") != "cpu":
-        return "card"
+        return ("card",)
     if lib == "numpy":
-        return "openblas" if name in BLAS_OPS else "numpy-simd"
+        return ("openblas",) if name in BLAS_OPS else ("numpy-simd",)
     if lib in TORCH_LIKE:
-        return "mkl" if name in BLAS_OPS else "onednn" if name == "conv2d" else "aten"
-    return str(lib)
+        if name == "conv2d":
+            return ("onednn", "mkl")
+        return ("mkl",) if name in BLAS_OPS else ("aten",)
+    return (str(lib),)
 
 
 def engines(ops: dict[str, Any]) -> dict[str, set[str]]:
     """Result keys by engine, plus ``torch-cpu`` (every torch-like CPU result)."""
     out: dict[str, set[str]] = {}
     for key, op in ops.items():
-        out.setdefault(engine(op), set()).add(key)
+        for name in engine(op):
+            out.setdefault(name, set()).add(key)
         if op.get("library") in TORCH_LIKE and op.get("device") == "cpu":
             out.setdefault("torch-cpu", set()).add(key)
     return out
