@@ -124,6 +124,13 @@ def test_old_fingerprints_without_library_paths_are_read_and_name_no_recorded_pa
     d = compare(a, b)
     assert not d.causes and set(d.unexplained) == MKL_KEYS
     assert [c.name for c in d.suspects] == ["environment MKL_ENABLE_INSTRUCTIONS"]
+    assert set(d.suspects[0].explains) == MKL_KEYS
+    b["ops"]["torch:cpu:exp"]["digest"] = "e" * 16
+    b["machine"]["torch"]["capability"] = "AVX2"  # explains exp
+    b["machine"]["cpu"] = "another CPU"  # a suspect that could reach every CPU result
+    d = compare(a, b)
+    assert "torch:cpu:exp" not in d.unexplained and "the CPU" in [c.name for c in d.suspects]
+    assert all(set(s.explains) <= set(d.unexplained) for s in d.suspects)  # only what is left
     assert "MKL_ENABLE_INSTRUCTIONS=SSE4_2" in d.reproduce  # not recorded: still suggested
 
 

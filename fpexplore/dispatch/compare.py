@@ -130,7 +130,11 @@ def compare(a: dict[str, Any], b: dict[str, Any], check_here: bool = False) -> D
         unexplained,
         _reproduce.command(env),
         tuple(k for k in both if k not in differ),
-        tuple(c for c in suspects if set(c.explains) & set(unexplained)),
+        tuple(
+            replace(c, explains=tuple(k for k in c.explains if k in unexplained))
+            for c in suspects
+            if set(c.explains) & set(unexplained)
+        ),
         tuple(env.items()),
         tuple(notes),
     )

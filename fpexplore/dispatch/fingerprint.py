@@ -196,7 +196,7 @@ def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
             f'{where} is not an fpexplore fingerprint (expected "format": {FORMAT!r}); '
             "make one with: fpexplore fingerprint --out NAME.json"
         )
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:
         raise InvalidInput(
             f"{where} is a fingerprint of format version {shown(data.get('version'))}; this "
             f"fpexplore reads version {VERSION}: take it again with this version's fpexplore "
