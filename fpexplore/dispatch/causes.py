@@ -242,6 +242,15 @@ def _threads(ma: Any, mb: Any, add: Any, keys: Any) -> None:
             keys("torch-cpu"),
             f"rerun with OMP_NUM_THREADS={tb} on A to confirm",
         )
+    xa, xb = get(ma, "tensorflow", "intra_op_threads"), get(mb, "tensorflow", "intra_op_threads")
+    xa, xb = (xa or ma.get("cores")), (xb or mb.get("cores"))  # 0: one a core (TF's default)
+    if xa is not None and xb is not None and xa != xb:
+        add(
+            "TensorFlow's thread count",
+            f"TensorFlow's intra-op pool has {xa} thread(s) on A, {xb} on B",
+            keys("tensorflow"),
+            f"rerun with TF_NUM_INTRAOP_THREADS={xb} on A to confirm",
+        )
     oa, ob = threads(ma, "openblas"), threads(mb, "openblas")
     if oa is not None and ob is not None and oa != ob:
         add(
