@@ -155,8 +155,8 @@ def _tools() -> tuple[Tool, ...]:
         ),
         Tool(
             "compare",
-            "two fingerprints: which results differ, how far each is from the truth, and the "
-            "likely causes, ranked",
+            "two fingerprints: which results differ, how far each is from the truth, the "
+            "causes the fingerprints show (versions first), and what they do not explain",
             (
                 Text("a", "", "one fingerprint", f"{file} (.json)"),
                 Text("b", "", "the other fingerprint", f"{file} (.json)"),
