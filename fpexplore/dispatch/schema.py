@@ -93,7 +93,7 @@ def check_machine(machine: dict[str, Any], where: str) -> None:
         if not _is(node, types):
             raise _field(where, name, node, _names(types))
         if items is not None and not all(_is(v, items) for v in node):
-            raise _field(where, name, node, f"a list of {_names(items)[2:]}s")
+            raise _field(where, name, node, f"a list of {_names(items).split(' ', 1)[1]}s")
     for key, value in machine.get("env", {}).items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise _field(where, f"machine.env.{key}", value, "a string")
