@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fresh
+from .reproduce import assignments
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Check:
     unexplained: tuple[str, ...]
 
     def text(self) -> str:
-        under = " ".join(f"{k}={v}" for k, v in self.env) or "no variable"
+        under = assignments(dict(self.env)) or "no variable"
         out = [
             f"checked here, in a fresh process under {under}: removed {len(self.removed)} of "
             f"{self.before} differences; {len(self.remain)} remain"

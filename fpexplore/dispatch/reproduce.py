@@ -86,7 +86,9 @@ def _mkl(ma: dict[str, Any], mb: dict[str, Any], env: dict[str, str], notes: lis
 
 def command(env: dict[str, str]) -> str:
     """``VAR=value ... fpexplore fingerprint --out B-on-A.json`` ('' for no variable)."""
-    if not env:
-        return ""
-    words = [f'{k}="{v}"' if " " in v else f"{k}={v}" for k, v in env.items()]
-    return " ".join(words) + " fpexplore fingerprint --out B-on-A.json"
+    return assignments(env) + " fpexplore fingerprint --out B-on-A.json" if env else ""
+
+
+def assignments(env: dict[str, str]) -> str:
+    """``VAR=value ...`` as a shell reads it (a value with spaces quoted)."""
+    return " ".join(f'{k}="{v}"' if " " in v else f"{k}={v}" for k, v in env.items())
