@@ -226,3 +226,13 @@ def test_check_reruns_here_under_the_suggested_environment(monkeypatch, tmp_path
     assert json.loads(capsys.readouterr().out)["checked"]["remain"] == ["torch:cpu:dot"]
     assert len(seen) == 3
     assert fpexplore.compare(a, b).checked is None and len(seen) == 3  # only when asked
+
+
+def test_a_path_only_one_side_records_is_a_suspect_never_an_explanation():
+    old = fingerprint.load(DEV)
+    new = _new_style(old)
+    d = compare(new, _flip(old, OPENBLAS_KEYS | {"torch:cpu:dot"}))
+    assert not d.causes and set(d.unexplained) == OPENBLAS_KEYS | {"torch:cpu:dot"}
+    found = {c.name: set(c.explains) for c in d.suspects}
+    assert found == {"OpenBLAS's core kernel": OPENBLAS_KEYS, "MKL's branch": {"torch:cpu:dot"}}
+    assert "not recorded" in d.text()

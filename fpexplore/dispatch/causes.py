@@ -149,6 +149,7 @@ def find(a: dict[str, Any], b: dict[str, Any], differ: set[str]) -> tuple[list[C
     _library_paths(ma, mb, changed, add, keys)
     _threads(ma, mb, add, keys)
     _environment(ma, mb, keys, suspect, by)
+    _unrecorded(ma, mb, keys, suspect)
     _hardware(ma, mb, ops, add, suspect)
     order = sorted(found, key=lambda c: (c.rank, -len(c.explains), c.reach, c.name))
     return order, sorted(suspects, key=lambda c: (c.rank, -len(c.explains), c.name))
@@ -294,6 +295,24 @@ def _environment(ma: Any, mb: Any, keys: Any, suspect: Any, by: Any) -> None:
             reach,
             rank=1,
         )
+
+
+def _unrecorded(ma: Any, mb: Any, keys: Any, suspect: Any) -> None:
+    """Library paths one side's fingerprint does not record (taken before fpexplore recorded
+    them): suspects for the results of their engine."""
+    for name, path, engine_ in (
+        ("OpenBLAS's core kernel", ("numpy", "openblas", "core"), "openblas"),
+        ("MKL's branch", ("mkl", "branch"), "mkl"),
+    ):
+        va, vb = get(ma, *path), get(mb, *path)
+        if (va is None) != (vb is None):
+            suspect(
+                name,
+                f"A: {va or 'not recorded'}, B: {vb or 'not recorded'} (a fingerprint taken "
+                "before fpexplore recorded it)",
+                keys(engine_),
+                rank=1,
+            )
 
 
 def _hardware(ma: Any, mb: Any, ops: Any, add: Any, suspect: Any) -> None:
