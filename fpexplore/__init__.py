@@ -6,7 +6,7 @@ or backend needs it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     BackendUnavailable,
@@ -22,6 +22,9 @@ from .errors import (
 )
 from .result import Claim, Comparison, Observation, Outcome
 from .result.text_table import wrapped
+
+if TYPE_CHECKING:
+    from .dispatch.compare import Difference
 
 __version__ = "0.1.0"
 
@@ -71,7 +74,7 @@ def fingerprint(label: str = "") -> dict[str, Any]:
     return take(label)
 
 
-def compare(a: Any, b: Any, check: bool = False) -> Any:
+def compare(a: Any, b: Any, check: bool = False) -> Difference:
     """Two fingerprints (dicts, or paths of JSON files) compared (``fpexplore compare``):
     which results differ, how far each side is from the truth, the causes the fingerprints
     show. With ``check``, the fingerprint is taken again here in a fresh process under the

@@ -236,3 +236,23 @@ def test_a_path_only_one_side_records_is_a_suspect_never_an_explanation():
     found = {c.name: set(c.explains) for c in d.suspects}
     assert found == {"OpenBLAS's core kernel": OPENBLAS_KEYS, "MKL's branch": {"torch:cpu:dot"}}
     assert "not recorded" in d.text()
+
+
+def test_check_says_when_this_machine_is_not_a(monkeypatch):
+    a = fingerprint.load(DEV)
+    b = _flip(a, {"numpy:cpu:exp"})
+    b["machine"]["numpy"]["simd_targets"] = ["X86_V3"]
+    seen: list = []
+    fake = _fake_fresh(b, set(), seen)
+    monkeypatch.setattr(fresh, "fingerprint", fake)
+    assert fpexplore.compare(a, b, check=True).checked.not_a == ""
+
+    def elsewhere(env, label, values=False, timeout=300.0):
+        out = fake(env, label)
+        out["machine"]["cpu"] = "AMD EPYC"
+        return out
+
+    monkeypatch.setattr(fresh, "fingerprint", elsewhere)
+    d = fpexplore.compare(a, b, check=True)
+    assert d.checked.removed == ("numpy:cpu:exp",) and "cpu here AMD EPYC" in d.checked.not_a
+    assert "note: this machine is not A" in d.text()

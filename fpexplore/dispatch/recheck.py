@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fresh
+from .causes import get
 from .reproduce import assignments
 
 
@@ -22,6 +23,8 @@ class Check:
     new: tuple[str, ...]
     causes: tuple[Any, ...]
     unexplained: tuple[str, ...]
+    #: how this machine differs from A's record ('' when it is A's CPU and versions)
+    not_a: str = ""
 
     def text(self) -> str:
         under = assignments(dict(self.env)) or "no variable"
@@ -30,6 +33,8 @@ class Check:
             f"{self.before} differences; {len(self.remain)} remain"
             + (f": {', '.join(self.remain)}" if self.remain else "")
         ]
+        if self.not_a:
+            out.append(f"  note: this machine is not A ({self.not_a})")
         if self.new:
             out.append(f"  new differences here: {', '.join(self.new)}")
         for c in self.causes:
@@ -39,9 +44,9 @@ class Check:
         return "\n".join(out)
 
 
-def check_here(diff: Any, b: dict[str, Any], env: dict[str, str]) -> Check:
+def check_here(diff: Any, a: dict[str, Any], b: dict[str, Any], env: dict[str, str]) -> Check:
     """Take the fingerprint here under ``env`` (`fresh.fingerprint`) and compare it with
-    ``b``; ``diff`` is the comparison of A and B it checks."""
+    ``b``; ``diff`` is the comparison of ``a`` and ``b`` it checks."""
     from .compare import compare
 
     here = fresh.fingerprint(env, "A here under the suggested environment")
@@ -56,4 +61,18 @@ def check_here(diff: Any, b: dict[str, Any], env: dict[str, str]) -> Check:
         tuple(k for k in after.differs if k not in before),
         after.causes,
         after.unexplained,
+        _not_a(here["machine"], a["machine"]),
     )
+
+
+def _not_a(here: dict[str, Any], a: dict[str, Any]) -> str:
+    """How the machine here differs from A's record: its CPU and library versions."""
+    fields = [("cpu",), ("cpu_flags",), ("torch", "version"), ("numpy", "version")]
+    fields.append(("tensorflow", "version"))
+    out = []
+    for path in fields:
+        vh, va = get(here, *path), get(a, *path)
+        if vh is not None and va is not None and vh != va:
+            name = ".".join(path)
+            out.append(f"{name} here {vh}, A {va}" if path != ("cpu_flags",) else "other CPU flags")
+    return "; ".join(out)
