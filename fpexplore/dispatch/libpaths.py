@@ -88,10 +88,10 @@ def openblas_paths() -> dict[str, Any] | None:
     of the library itself (the symbols threadpoolctl reads)."""
     try:
         with open("/proc/self/maps", encoding="utf-8") as f:
-            libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln})
+            libs = {ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln}
     except OSError:
         return None
-    for so in libs:
+    for so in sorted(libs, key=lambda path: "numpy" not in path):  # numpy's own first
         try:
             lib = ctypes.CDLL(so)
         except OSError:
