@@ -12,15 +12,29 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm slides
+.PHONY: setup lab test notebooks lint format djl browser libtorch widgets-js lite clean warm slides lock
 
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
-$(VENV)/.installed: pyproject.toml
+# Every package at the lock's version (constraints.txt): the versions every comparison with the
+# shipped records assumes. `make lock` writes the lock again from a fresh environment.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[all]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all]'
 	@touch $@
+
+# The lock again: the newest versions pyproject.toml allows, resolved in a fresh environment
+# and frozen into constraints.txt; then the whole suite runs on them.
+lock:
+	rm -rf $(CACHE)/lock-venv
+	$(PYTHON) -m venv $(CACHE)/lock-venv
+	$(CACHE)/lock-venv/bin/python -m pip install -q --upgrade pip
+	$(CACHE)/lock-venv/bin/python -m pip install -q -e '.[all]'
+	{ sed -n '1,2p' constraints.txt; $(CACHE)/lock-venv/bin/python -m pip freeze \
+	  --exclude-editable | sort -f; } > constraints.txt.new && mv constraints.txt.new constraints.txt
+	rm -rf $(CACHE)/lock-venv
+	$(MAKE) test
 
 # The pinned DJL jars, resolved by Maven from Maven Central (checksums enforced) into .cache.
 djl: $(CACHE)/djl/.resolved

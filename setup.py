@@ -1,5 +1,6 @@
-"""Build hook: ship what the lessons read (``data/gpu`` records, ``data/images`` samples) inside
-the package as ``fpexplore/data``, so an installed wheel finds them with `importlib.resources`.
+"""Build hook: ship what the lessons read (``data/gpu`` records, ``data/images`` samples, the
+fingerprints and the real machines' records) inside the package as ``fpexplore/data``, so an
+installed wheel finds them with `importlib.resources`.
 
 Everything else is configured in ``pyproject.toml``. The checkout keeps ``data/`` as the one
 source: new recordings go there, and editable installs read it directly (``fpexplore.paths``).
@@ -18,6 +19,7 @@ PACKAGE_DATA = {
     "gpu": ("**/*.json",),
     "images": ("*.png", "*.jpg", "README.md"),
     "fingerprints": ("*.json",),
+    "machines": ("*/*.json", "README.md"),
 }
 
 

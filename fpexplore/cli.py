@@ -41,6 +41,9 @@ def _doctor(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    from .lock import report as lock_report
+
+    print("\n" + "\n".join(lock_report()))  # after a blank line: the table ends there
     if getattr(args, "workshop", False):
         from .workshop import check
 
@@ -235,8 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if args.command in ("run", "export"):
         args.params = extra
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    elif extra:  # one line naming them, as every refusal of the package
+        print(f"fpexplore: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return 2
     try:
         command = getattr(args, "_command", None)
         if command is not None:

@@ -541,8 +541,8 @@ def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         if not found:
             raise RecordError(
                 "no recorded determinism check in data/gpu/determinism_check; record one on a "
-                "GPU machine with: fpexplore check-determinism fpexplore.determinism_check:example "
-                "--device cuda --backward --json"
+                "GPU machine with: python3 benchmarks/determinism_record.py "
+                "data/gpu/determinism_check/NAME.json"
             )
         path = found[-1]
     if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):

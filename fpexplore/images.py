@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InvalidParameter
-from .paths import data_dir
+from .paths import shipped_data_dir
 
 #: name -> (height, width)
 SIZES = {"gradient": (97, 131), "texture": (75, 101), "edges": (121, 160)}
@@ -20,7 +20,7 @@ JPEG_QUALITIES = (50, 75, 95)
 
 
 def images_dir() -> Path:
-    return data_dir() / "images"
+    return shipped_data_dir() / "images"
 
 
 def gradient(h: int, w: int) -> np.ndarray:

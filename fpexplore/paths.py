@@ -9,6 +9,8 @@ GPU records are looked up in order (`gpu_record_dirs`): ``$FPEXPLORE_DATA/gpu`` 
 checkout's ``data/gpu``, then the user's own recordings (`user_data_dir`, where ``fpexplore
 record-gpu`` writes when the package is installed: site-packages may not be writable and is
 replaced on upgrade), then the package's data; a file name found earlier hides a later one.
+Shipped inputs (sample images, fingerprints, machine records) are read from
+`shipped_data_dir`, which ``$FPEXPLORE_DATA`` does not redirect.
 """
 
 from __future__ import annotations
@@ -78,6 +80,15 @@ def _own_data() -> Path | None:
 def data_dir() -> Path:
     """``$FPEXPLORE_DATA``, else the checkout's ``data/``, else the package's own data."""
     return _own_data() or package_data_dir()
+
+
+def shipped_data_dir() -> Path:
+    """The data the project ships (sample images, fingerprints, machine records): the
+    checkout's ``data/``, else the package's own. ``$FPEXPLORE_DATA`` redirects recordings
+    only, never these inputs."""
+    if in_checkout() and (REPO_DIR / "data").is_dir():
+        return REPO_DIR / "data"
+    return package_data_dir()
 
 
 def user_data_dir() -> Path:

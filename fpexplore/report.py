@@ -130,7 +130,7 @@ def _fingerprint() -> dict[str, Any]:
     """This machine's fingerprint (`fpexplore fingerprint`), compared with the shipped ones."""
     from .dispatch import classroom, fingerprint
     from .dispatch.compare import compare
-    from .paths import data_dir
+    from .paths import shipped_data_dir
 
     here = fingerprint.take("this machine")
     m = here["machine"]
@@ -144,7 +144,7 @@ def _fingerprint() -> dict[str, Any]:
         tf = m["tensorflow"]
         rows.append(("TensorFlow", f"{tf['version']}; {tf['onednn_reason']}"))
     try:
-        shipped = classroom.load_folder(data_dir() / "fingerprints")
+        shipped = classroom.shipped(shipped_data_dir())
     except FpexploreError:
         shipped = []
     return {
@@ -154,6 +154,19 @@ def _fingerprint() -> dict[str, Any]:
             (other.get("label", ""), templates.trusted(compare(here, other).html()))
             for other in shipped
         ],
+    }
+
+
+def _fleet() -> dict[str, Any]:
+    """The real machines' records (``data/machines``): each machine, and which claim each
+    broke; or why they could not be read."""
+    from . import machines
+
+    found, error = machines.try_load_all()
+    return {
+        "machines": [machines.summary_row(m) for m in found],
+        "broken": machines.broken_rows(found),
+        "error": error,
     }
 
 
@@ -174,6 +187,7 @@ def build(runs: list[LessonRun]) -> str:
         machine=page.machine(),
         backends=probe_all(),
         fingerprint=_fingerprint(),
+        fleet=_fleet(),
         records=_records(),
         record_fix=RECORD_FIX,
         runs=runs,

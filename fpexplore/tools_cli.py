@@ -1,6 +1,6 @@
 """Command-line faces of the tools for your own models: ``fpexplore diverge``, ``fpexplore
 tolerance``, ``fpexplore check-determinism``, and for your own machines: ``fpexplore
-fingerprint`` and ``fpexplore compare`` (registered by `fpexplore.cli`).
+fingerprint``, ``fpexplore compare`` and ``fpexplore verify`` (registered by `fpexplore.cli`).
 
 Each tool declares its parameters as a lesson does (`fpexplore.params`); its command line is
 generated from them and every value given is parsed and validated by its declaration."""
@@ -172,6 +172,17 @@ def _tools() -> tuple[Tool, ...]:
             _compare,
             positional=("a", "b"),
         ),
+        Tool(
+            "verify",
+            "every lesson's claims on this machine at quick and edge parameters, with CUDA runs "
+            "where torch sees a card (minutes): a summary and a record for data/machines "
+            "(exit status 1 when a claim failed or a run raised)",
+            (
+                Text("out", None, "write the record here", f"{file} (.json)"),
+                Text("label", "", "a name for this machine in class tables"),
+            ),
+            _verify,
+        ),
     )
 
 
@@ -259,3 +270,9 @@ def _compare(a: str, b: str, json: bool, html: str | None, check: bool) -> int:
         except OSError as exc:  # a full disk, a folder that became read-only
             raise InvalidInput(f"--html {html!r} could not be written: {exc}") from None
     return 0
+
+
+def _verify(out: str | None, label: str) -> int:
+    from . import verify
+
+    return verify.command(out, label)

@@ -56,17 +56,16 @@ def test_claims_hold_under_switch(switch, cells):
 
 
 def _recorded_claims():
-    import json
-
+    from fpexplore import machines
     from fpexplore.paths import data_dir
 
     found = sorted((data_dir() / "gpu" / "claims").glob("*.json"))
     assert found, "no recorded GPU claims run in data/gpu/claims"
-    return [json.loads(p.read_text()) for p in found]
+    return [machines.load_claims(p) for p in found]
 
 
 def test_claims_held_live_on_a_gpu():
-    """The recorded live run on a GPU machine (benchmarks/gpu_claims_run.py): no claim failed,
+    """The recorded live run on a GPU machine (``fpexplore verify`` there): no claim failed,
     no run raised, and the CUDA-only claims were decided there, not skipped."""
     for record in _recorded_claims():
         card = record["provenance"]["card"]

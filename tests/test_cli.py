@@ -37,8 +37,10 @@ def test_doctor_lists_every_backend_in_under_five_seconds():
         done = fpexplore("doctor", timeout=60)
         times.append(time.perf_counter() - start)
         assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    table, _, versions = done.stdout.partition("\n\n")
+    lines = table.splitlines()
     assert lines[0].split()[:2] == ["backend", "available"]
+    assert versions.startswith("versions")  # the lock's lines follow the table
     rows = {line.split()[0]: line for line in lines[1:]}
     assert set(backends.names()) <= set(rows)
     assert {"numpy", "torch", "tensorflow", "djl", "libtorch"} <= set(rows)

@@ -29,3 +29,14 @@ def test_generator_is_deterministic_and_every_file_is_committed(tmp_path):
 def test_unknown_image_names_the_choices():
     with pytest.raises(InvalidParameter, match=r"edges\.png"):
         images.path("cat.png")
+
+
+def test_a_recordings_folder_never_hides_the_shipped_images(tmp_path, monkeypatch):
+    """``$FPEXPLORE_DATA`` redirects recordings; the sample images stay the shipped ones."""
+    from fpexplore.paths import data_dir
+
+    monkeypatch.setenv("FPEXPLORE_DATA", str(tmp_path))
+    assert data_dir() == tmp_path  # recordings go there
+    for name in images.names():
+        assert images.path(name).is_file(), name
+        assert not images.path(name).is_relative_to(tmp_path)

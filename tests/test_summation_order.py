@@ -374,12 +374,47 @@ def test_kept_input_gives_the_same_comparison_as_a_fresh_one():
 
 
 def test_layout_and_residual_claims_hold():
-    """Claims 22 and 24: offsets move no bits, strides do; a residual block's two orders differ
-    within the rounding bound of the exact result."""
+    """Claims 22 and 24: offsets move no bits in ATen's own loops, strides do, and under
+    MKL's strict mode no BLAS bits either; a residual block's two orders differ within the
+    rounding bound of the exact result. What alignment does to the BLAS is observed."""
     torch = pytest.importorskip("torch")
     from fpexplore.lessons.summation_order import layout
 
-    claims, found = layout.layout_claims(torch, 11)
+    claims, observed, found = layout.layout_claims(torch, 11)
     more, _ = layout.residual_claims(torch, 11)
     assert all(c.holds for c in {**claims, **more}.values()), {**claims, **more}
     assert found.offset_same == found.offset_tried
+    assert set(found.blas_differ) == {"dot", "mv"}
+    assert observed["blas_offset_bits"].value == sum(found.blas_differ.values())
+    if torch.backends.mkl.is_available():
+        assert found.strict_differ == 0 and "cbwr_strict_offset_same_bits" in claims
+
+
+def test_alignment_is_observed_not_claimed(monkeypatch):
+    """An offset that moves the BLAS's bits (MKL on an AMD EPYC) is an observation, never a
+    failed claim; a fresh process that cannot run leaves the strict claim not checked."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.errors import WorkerError
+    from fpexplore.lessons import summation_order as so
+    from fpexplore.lessons.summation_order import layout
+
+    def moved(torch, seed, ops):
+        differ, tried = real(torch, seed, ops)
+        return ({k: v + 3 for k, v in differ.items()} if "dot" in ops else differ), tried
+
+    def broken(seed):
+        raise WorkerError("exited with -4")
+
+    real = layout.offset_differ
+    monkeypatch.setattr(layout, "offset_differ", moved)
+    monkeypatch.setattr(layout, "strict_offsets", broken)
+    so._LAYOUT.clear()
+    try:
+        c = so.LESSON.run(**so.LESSON.quick)
+    finally:
+        so._LAYOUT.clear()
+    assert c.observations["blas_offset_bits"].value >= 6
+    assert c.claims["aten_offset_same_bits"].holds is True
+    strict = c.claims["cbwr_strict_offset_same_bits"]
+    assert strict.holds is None and "exited with -4" in strict.reason
+    assert torch is not None

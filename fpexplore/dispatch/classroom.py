@@ -1,19 +1,24 @@
 """The class table: any number of fingerprints (a folder of them), who got which bits for each
-result, and the cause that separates each machine from the first, as `compare` names it.
+result, and the cause that separates each machine from the first, as `compare` names it; with
+the real machines' records (`fpexplore.machines`), which machine broke which claim.
 
 In a workshop every attendee runs ``fpexplore fingerprint --out NAME.json`` and drops the file
-into one folder; `class_table` is the exercise's answer sheet.
+into one folder; `class_table` is the exercise's answer sheet. `shipped` is the project's own
+class: ``data/fingerprints`` and each real machine's fingerprint in ``data/machines``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from .compare import compare
 from .fingerprint import load
+
+if TYPE_CHECKING:
+    from ..machines import Machine
 
 
 def load_folder(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -29,6 +34,18 @@ def load_folder(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
             "fpexplore fingerprint --out NAME.json"
         )
     return found
+
+
+def shipped(data: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The fingerprints the project ships, from ``data`` (default: the shipped data,
+    `fpexplore.paths.shipped_data_dir`): ``fingerprints/*.json``, then
+    ``machines/NAME/fingerprint.json`` of each real machine."""
+    from ..machines import FINGERPRINT_FILE
+    from ..paths import shipped_data_dir
+
+    root = Path(shipped_data_dir() if data is None else data)
+    files = sorted((root / "fingerprints").glob("*.json"))
+    return [load(f) for f in files + sorted((root / "machines").glob(f"*/{FINGERPRINT_FILE}"))]
 
 
 def groups(fingerprints: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -52,9 +69,14 @@ def groups(fingerprints: list[dict[str, Any]]) -> dict[str, list[str]]:
     return table
 
 
-def class_table(fingerprints: list[dict[str, Any]], only_differing: bool = True) -> str:
+def class_table(
+    fingerprints: list[dict[str, Any]],
+    only_differing: bool = True,
+    machines: list[Machine] | None = None,
+) -> str:
     """The table as text: one row per result, one column per machine (letters as in
-    `groups`), then each machine's causes against the first."""
+    `groups`), then each machine's causes against the first; with ``machines`` (real
+    machines' records, `fpexplore.machines.load_all`), which of them broke which claim."""
     labels = [str(fp.get("label", f"#{n}")) for n, fp in enumerate(fingerprints, 1)]
     rows = groups(fingerprints)
     shown = {
@@ -76,6 +98,10 @@ def class_table(fingerprints: list[dict[str, Any]], only_differing: bool = True)
             continue
         causes = "; ".join(f"{c.name} ({len(c.explains)})" for c in diff.causes[:3])
         out.append(f"  {n}. {len(diff.rows)} differ: {causes or 'no described cause'}")
+    if machines is not None:
+        from ..machines import broken_table
+
+        out += ["claims on real machines:", broken_table(machines)]
     from ..result.text_table import wrapped
 
     return wrapped("\n".join(out))

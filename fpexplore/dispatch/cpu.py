@@ -37,9 +37,10 @@ def cpu_model() -> str:
 
 
 def cpu_vendor() -> str:
-    """The CPU's vendor as /proc/cpuinfo names it (``GenuineIntel``, ``AuthenticAMD``), else
-    read from the model name; ``unknown`` where neither says."""
-    return vendor_of(_cpuinfo().get("vendor_id", ""), cpu_model())
+    """The CPU's vendor as Linux names it (``GenuineIntel``, ``AuthenticAMD``; on ARM the
+    implementer code), else ``platform.processor()`` or "unknown"."""
+    info = _cpuinfo()
+    return info.get("vendor_id") or info.get("CPU implementer") or platform.processor() or "unknown"
 
 
 def vendor_of(vendor_id: str, model: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,6 +45,8 @@ def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float
         timeout=timeout,
         check=False,
     )
+    if proc.returncode < 0:  # killed by a signal: name it and why, never a bare exit code
+        raise WorkerError(f"the fresh process under {dict(env)} {died_by(proc.returncode)}")
     last = proc.stdout.strip().splitlines()[-1:] or [""]
     try:
         return json.loads(last[0])
@@ -53,6 +56,25 @@ def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float
             f"the fresh process under {dict(env)} exited with {proc.returncode} and no result:\n"
             + tail
         ) from None
+
+
+#: what a signal that ends a fresh process usually means
+_SIGNAL_REASONS = {
+    "SIGILL": "an instruction this CPU does not have (a path forced beyond the CPU)",
+    "SIGKILL": "killed from outside, most often for memory (the out-of-memory killer)",
+    "SIGSEGV": "a crash in a library's native code",
+    "SIGABRT": "a library aborted",
+    "SIGBUS": "a bad memory access in native code",
+}
+
+
+def died_by(returncode: int) -> str:
+    """``"died by SIGILL: <reason>"`` for a process's negative ``returncode``."""
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    return f"died by {name}: {_SIGNAL_REASONS.get(name, 'ended by a signal')}"
 
 
 def _memory_budget() -> float:

@@ -1,7 +1,8 @@
 """One printable page per notebook, generated from the notebook itself: the handout (what
 you'll see, three commands, the exercise questions) and the facilitator notes (the answers, the
 cell that checks each, and numbers recorded on the reference machines, read from
-``data/fingerprints`` and ``data/gpu``); with ``--slides``, each lesson's page made by
+``data/fingerprints``, ``data/machines`` and ``data/gpu``, with the lesson's claims that a real
+machine broke); with ``--slides``, each lesson's page made by
 `fpexplore export`, and an index of everything."""
 
 from __future__ import annotations
@@ -198,7 +199,10 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
     """What the reference machines recorded for this notebook (HTML), read from the records."""
     sections = []
     ops = OPS.get(nb.key, ())
-    prints = _records(root / "data/fingerprints")
+    prints = _records(root / "data/fingerprints") + [
+        json.loads(p.read_text())
+        for p in sorted((root / "data/machines").glob("*/fingerprint.json"))
+    ]
     if ops and prints:
         keys = sorted({k for f in prints for k in f["ops"] if k.split(":")[-1] in ops})
         rows = [(k, *(_op_cell(f["ops"].get(k)) for f in prints)) for k in keys]
@@ -209,6 +213,13 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
         table = _SUMMARIES.get(exp, _generic)(rec.get("experiments", {}).get(exp) or {})
         card = f"{prov.get('gpu_name', '?')}, torch {prov.get('torch', '?')}"
         sections.append({**table, "card": card, "date": prov.get("date", "?"), "experiment": exp})
+    if nb.lesson:
+        from .. import machines
+
+        fleet = machines.load_all(root / "data/machines")
+        rows = machines.broken_rows(fleet, nb.lesson)
+        head = ("claim", "fails on", "holds on", "not checked on", "first failure")
+        sections += [{**_table(head, rows), "claims": True}] if rows else []
     return render("kit_numbers.html", sections=sections)
 
 

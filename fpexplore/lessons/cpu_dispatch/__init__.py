@@ -17,14 +17,17 @@ import numpy as np
 from ...dispatch import SWITCHES, switch
 from ...dispatch.battery import OP_NOTES, OPS, truths
 from ...dispatch.compare import Difference, compare
+from ...dispatch.cpu import cpu_flags
 from ...dispatch.fingerprint import PATH_ENV
 from ...dispatch.fresh import each, fingerprint
+from ...errors import WorkerError
 from ...memo import Memo
 from ...params import Options
 from ...result import Comparison, Outcome
-from .._base import Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts, not_checked_by_run, settle
 
 HERE = "this-machine"
+#: every configuration the lesson knows; `configs_here` are those this CPU can take
 CONFIGS = (HERE, *(s.name for s in SWITCHES))
 LIBRARIES = ("numpy", "torch", "tensorflow", "libtorch", "djl")
 
@@ -36,7 +39,7 @@ class DispatchData:
     op: str
     a: dict[str, Any]  # the first configuration's fingerprint
     b: dict[str, Any]  # the second configuration's fingerprint
-    diff: Difference
+    diff: Difference | None  # None where a configuration could not be taken (`not_taken`)
     note: str  # what the op is (`OP_NOTES`)
 
 
@@ -59,6 +62,20 @@ have their own); numpy dispatches its loops by the CPU's SIMD targets.
 _TAKEN = Memo(keep=len(CONFIGS) * 2)
 
 
+def lacking(config: str, flags: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The CPU flags ``config``'s path needs that this CPU (or one with ``flags``) lacks:
+    where any is lacking, the configuration is never started (it would die with SIGILL)."""
+    if config == HERE:
+        return ()
+    flags = cpu_flags() if flags is None else flags
+    return tuple(f for f in switch(config).needs if f not in flags)
+
+
+def configs_here(flags: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The configurations this CPU (or one with ``flags``) can take."""
+    return tuple(c for c in CONFIGS if not lacking(c, flags))
+
+
 def env_of(config: str) -> dict[str, str]:
     """The environment a configuration adds to this process's."""
     return {} if config == HERE else dict(switch(config).env)
@@ -69,11 +86,26 @@ def _key(config: str) -> tuple[str, tuple[tuple[str, str | None], ...]]:
 
 
 def _take(config: str) -> dict[str, Any]:
-    return fingerprint(env_of(config), config, values=True)
+    """``config``'s fingerprint, or ``{"failed": why}``: a path this CPU lacks is never
+    started, and a fresh process that died (a signal, no result) is named, never raised."""
+    if missing := lacking(config):
+        return {"failed": _lacks(missing)}
+    try:
+        return fingerprint(env_of(config), config, values=True)
+    except WorkerError as exc:
+        return {"failed": str(exc).splitlines()[0]}
+
+
+def _lacks(missing: tuple[str, ...]) -> str:
+    return (
+        f"not started: this CPU has no {', '.join(f.upper() for f in missing)} (starting that "
+        "path would die with SIGILL, an instruction the CPU does not have)"
+    )
 
 
 def taken(config: str) -> dict[str, Any]:
-    """The fingerprint (with values) of ``config``, taken once in a fresh process and kept."""
+    """The fingerprint (with values) of ``config``, taken once in a fresh process and kept;
+    ``{"failed": why}`` where it could not be taken (`not_taken` lists those)."""
     return _TAKEN.get(_key(config), lambda: _take(config))
 
 
@@ -86,14 +118,26 @@ def _take_missing(configs: list[str], done: Callable[[], object] | None = None) 
 
 
 def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
-    """Every configuration's fingerprint (those already taken are a lookup), with a progress
-    bar while the others are computed, several at once where the machine holds them."""
+    """The fingerprint of every configuration this CPU can take (those already taken are a
+    lookup), with a progress bar while the others are computed, several at once where the
+    machine holds them. The others, and why, are in `not_taken`."""
     from tqdm.auto import tqdm
 
-    with tqdm(total=len(CONFIGS), desc="configurations", disable=not progress, leave=False) as bar:
-        bar.update(sum(_key(c) in _TAKEN for c in CONFIGS))
-        _take_missing(list(CONFIGS), lambda: bar.update(1))
-    return {c: taken(c) for c in CONFIGS}
+    here = list(configs_here())
+    with tqdm(total=len(here), desc="configurations", disable=not progress, leave=False) as bar:
+        bar.update(sum(_key(c) in _TAKEN for c in here))
+        _take_missing(here, lambda: bar.update(1))
+    return {c: fp for c in here if "failed" not in (fp := taken(c))}
+
+
+def not_taken(flags: frozenset[str] | None = None) -> dict[str, str]:
+    """The configurations with no fingerprint here, and why: a path this CPU (or one with
+    ``flags``) lacks, never started; or a fresh process that died, with its signal."""
+    out = {c: _lacks(missing) for c in CONFIGS if (missing := lacking(c, flags))}
+    for c in CONFIGS:
+        if c not in out and _key(c) in _TAKEN and "failed" in (fp := taken(c)):
+            out[c] = fp["failed"]
+    return out
 
 
 def _values(op: dict[str, Any]) -> np.ndarray:
@@ -143,9 +187,39 @@ OBSERVATIONS = declare_texts(
 )
 
 
+def _not_run(op: str, a: str, b: str, fa: dict[str, Any], fb: dict[str, Any]) -> Comparison:
+    """The comparison where ``a`` or ``b`` could not be taken: a row per configuration that
+    names why (the signal, or the instructions this CPU lacks), every claim not checked."""
+    why = "; ".join(f"{c}: {fp['failed']}" for c, fp in ((a, fa), (b, fb)) if "failed" in fp)
+    outcomes = tuple(
+        Outcome.missing(
+            f"{op} · {c}",
+            "fingerprint",
+            f"{fp['failed']}. Fix: pick a configuration this CPU has ({', '.join(configs_here())})",
+            settings={"config": c},
+        )
+        if "failed" in fp
+        else Outcome.missing(f"{op} · {c}", "fingerprint", f"not compared: {why}")
+        for c, fp in ((a, fa), (b, fb))
+    )
+    claims = not_checked_by_run(CLAIMS.values(), f"{why}. Fix: pick another configuration")
+    data = DispatchData(op, fa, fb, None, OP_NOTES[op])
+    return Comparison(
+        "cpu_dispatch",
+        {"op": op, "a": a, "b": b},
+        truths().get(op),
+        outcomes,
+        claims,
+        data,
+        f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION,
+    )
+
+
 def compute(op: str, a: str, b: str) -> Comparison:
     _take_missing([a, b])  # both at once where neither is kept yet
     fa, fb = taken(a), taken(b)
+    if "failed" in fa or "failed" in fb:
+        return _not_run(op, a, b, fa, fb)
     truth = truths().get(op)
     outcomes: list[Outcome] = []
     for config, fp in ((a, fa), (b, fb)):
@@ -239,8 +313,8 @@ LESSON = Lesson(
     summary="one battery under each CPU dispatch switch: which bits change, and why",
     params=(
         Options("op", "softmax", "the computation to show", choices=OPS),
-        Options("a", HERE, "the first configuration", choices=CONFIGS),
-        Options("b", "onednn-off", "the second configuration", choices=CONFIGS),
+        Options("a", HERE, "the first configuration", choices=configs_here()),
+        Options("b", "onednn-off", "the second configuration", choices=configs_here()),
     ),
     compute=compute,
     claims=CLAIMS,
@@ -251,11 +325,14 @@ LESSON = Lesson(
 )
 
 
-def config_table(fingerprints: dict[str, dict[str, Any]]) -> str:
+def config_table(
+    fingerprints: dict[str, dict[str, Any]], skipped: dict[str, str] | None = None
+) -> str:
     """Every CPU result (rows) under every configuration (columns, one character each: 1–9,
     then a, b, …): letters group the configurations that gave the same bits (``A`` = the
     first configuration's), and each row ends with the range of its errors against the exact
-    truth. Narrow enough for a notebook at 1000 px (`fpexplore.wrapped`)."""
+    truth; then each configuration of ``skipped`` (`not_taken`) with why. Narrow enough for a
+    notebook at 1000 px (`fpexplore.wrapped`)."""
     from ...dispatch.classroom import groups
     from ...result.text_table import wrapped
 
@@ -277,4 +354,5 @@ def config_table(fingerprints: dict[str, dict[str, Any]]) -> str:
         lo, hi = (f"{min(ulps):.3g}", f"{max(ulps):.3g}") if ulps else ("", "")
         span = "no truth (random)" if not ulps else lo if lo == hi else f"{lo}–{hi}"
         lines.append(f"{key:{width}s} {''.join(letters)}  {span}")
+    lines += [f"not run: {c}: {why}" for c, why in (skipped or {}).items()]
     return wrapped("\n".join(lines))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import FpexploreError
+from ...errors import FpexploreError, WorkerError
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
@@ -147,7 +147,8 @@ CLAIMS = declare_texts(
         **layout.TEXTS,
     },
     ("torch",),
-    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS},
+    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS}
+    | {"cbwr_strict_offset_same_bits": ("torch", layout.STRICT_PART)},
     test=_TEST,
 )
 CLAIMS |= (
@@ -174,18 +175,35 @@ _INPUTS = Memo(keep=6)
 _LAYOUT = Memo(keep=6)
 
 
-def _layout_claims(
-    seed: int,
-) -> tuple[dict[str, Claim], layout.Layout | None, layout.Residual | None]:
+@dataclasses.dataclass(frozen=True)
+class _LayoutFindings:
+    """`layout`'s claims, observations and data for one seed, and why a part was missing."""
+
+    claims: dict[str, Claim]
+    observations: dict[str, Observation]
+    found: layout.Layout | None = None
+    residual: layout.Residual | None = None
+    why: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _layout_claims(seed: int) -> _LayoutFindings:
     """Storage offsets, strides and a residual block's association orders (torch)."""
     from ... import backends
 
     if missing_part(("torch",)):
-        return {}, None, None
+        return _LayoutFindings({}, {})
     torch = backends.load("torch")
-    c1, found = layout.layout_claims(torch, seed)
+    why: dict[str, str] = {}
+    strict_why = layout.strict_missing(torch)
+    try:
+        c1, observed, found = layout.layout_claims(torch, seed, strict=True)
+    except WorkerError as exc:  # the fresh process under MKL_CBWR could not run
+        strict_why = f"{layout.STRICT_PART}: {exc}. Fix: run `fpexplore doctor`"
+        c1, observed, found = layout.layout_claims(torch, seed, strict=False)
+    if strict_why:
+        why[layout.STRICT_PART] = strict_why
     c2, residual = layout.residual_claims(torch, seed)
-    return {**c1, **c2}, found, residual
+    return _LayoutFindings({**c1, **c2}, observed, found, residual, why)
 
 
 def _input(distribution: str, n: int, dtype: str, seed: int) -> _Input:
@@ -259,7 +277,10 @@ OBSERVATIONS = declare_texts(
     {
         "frameworks_differ": "distinct results (bit patterns) among the stacks that ran",
         "some_framework_inexact": "stacks that miss the correctly rounded exact sum",
-    }
+        **layout.OBSERVED,
+    },
+    ("torch",),
+    {"frameworks_differ": (), "some_framework_inexact": ()},
 ) | {structure.THREADS_CHANGE_BITS.key: structure.THREADS_CHANGE_BITS}
 
 
@@ -379,8 +400,10 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     split_claims, observations, split_numbers = _threads_findings(inp, by_name)
     observations = {**_agreement(x, outcomes), **observations}
     claims.update(split_claims)
-    layout_claims, found, residual = _LAYOUT.get(seed, lambda: _layout_claims(seed))
-    claims.update(layout_claims)
+    lay = _LAYOUT.get(seed, lambda: _layout_claims(seed))
+    claims.update(lay.claims)
+    observations |= lay.observations
+    why |= lay.why
     data = SummationData(
         explained_by=explained,
         running_sum=java_numbers,
@@ -395,8 +418,8 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
             x, truth, outcomes, {n: f"emulate {em}" for n, _b, em, _r in FRAMEWORKS}
         ),
         curves=functools.partial(growth.curves, distribution, dtype, threads),
-        layout=found,
-        residual=residual,
+        layout=lay.found,
+        residual=lay.residual,
     )
     params = dict(distribution=distribution, n=n, dtype=dtype, threads=threads, seed=seed)
     text = (

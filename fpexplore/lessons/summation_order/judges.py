@@ -24,18 +24,29 @@ def djl_sum(c: Comparison) -> Verdicts:
 
 
 def layout(c: Comparison) -> Verdicts:
-    offset, strides = holds(c, "offset_same_bits"), holds(c, "strides_change_bits")
+    aten, strides = holds(c, "aten_offset_same_bits"), holds(c, "strides_change_bits")
     d = c.data.layout
+    moved = sum(d.blas_differ.values())
+    blas = ", ".join(f"{op} {k} of {d.blas_tried}" for op, k in d.blas_differ.items())
     return decide(
-        f"offsets: {d.offset_same} of {d.offset_tried} same; stride-2 gelu: "
-        f"{d.gelu_strided_differ} of {d.gelu_strided_n} differ",
+        f"ATen offsets: {d.offset_same} of {d.offset_tried} same; BLAS at an offset "
+        f"({d.blas}): {blas} differ; stride-2 gelu: {d.gelu_strided_differ} of "
+        f"{d.gelu_strided_n} differ",
         (
-            offset and strides,
-            DEPENDS,
-            "on strides, not on alignment: offset (misaligned) data gives the same bits, a "
-            "strided view takes another loop (scalar kernels, another reduction order)",
+            aten and strides and moved > 0,
+            HOLDS,
+            "strides change bits everywhere, and alignment does where the BLAS depends on it: "
+            "here torch's dot/mv (MKL) gave other bits at another offset; ATen's own loops did "
+            "not, and MKL_CBWR=AUTO,STRICT removes it",
         ),
-        (not offset, HOLDS, "an offset alone changed bits"),
+        (
+            aten and strides,
+            DEPENDS,
+            "on strides everywhere; on alignment only where the BLAS depends on it (MKL's "
+            "dot/mv on some CPUs, an AMD EPYC among the shipped machines, not this one): "
+            "ATen's own loops never",
+        ),
+        (not aten, HOLDS, "an offset alone changed ATen's own bits"),
         otherwise=(FAILS, "neither offsets nor strides changed bits here"),
     )
 

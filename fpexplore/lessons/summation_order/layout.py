@@ -1,16 +1,25 @@
 """Memory layout and association order, judged on several seeds with torch: the same values at
 other storage offsets and strides (claim 22), and a residual block added in two orders against
-the exact result (claim 24)."""
+the exact result (claim 24).
+
+Alignment is two stories. ATen's own loops never depend on it. torch's BLAS calls (dot, mv) go
+to MKL on x86 wheels, and whether MKL's bits depend on it is a property of the CPU: on an AMD
+EPYC without AVX-512 (a shipped machine record) they do, on Intel AVX-512 CPUs they do not. So
+that is an observation with its numbers, and the universal claim is MKL's strict mode."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ...result import Claim
+from ...errors import WorkerError
+from ...result import Claim, Observation
 from ...truth import matmul
 
 SEEDS = 3
@@ -19,8 +28,10 @@ OFFSETS = range(1, 9)  # elements: 4 to 32 bytes away from the aligned start
 D, H = 32, 64  # residual block: features, hidden units
 
 TEXTS = {
-    "offset_same_bits": "the same values at another storage offset (alignment) give the same "
-    "bits in sum, dot and elementwise ops",
+    "aten_offset_same_bits": "the same values at another storage offset (alignment) give the "
+    "same bits in ATen's own CPU loops: sum, exp and gelu",
+    "cbwr_strict_offset_same_bits": "under MKL_CBWR=AUTO,STRICT (MKL's strict conditional "
+    "numerical reproducibility) torch.dot and torch.mv give the same bits at every storage offset",
     "strides_change_bits": "a strided view gives other bits than its contiguous copy: reductions "
     "and some elementwise ops take another loop",
     "residual_orders_differ": "a residual block's x + (h W + b) and (x + b) + h W differ in "
@@ -28,16 +39,29 @@ TEXTS = {
     "residual_orders_bounded": "both residual orders stay inside the float32 rounding bound of "
     "the exact result",
 }
+#: what alignment does to torch's BLAS calls depends on the library and the CPU: an observation
+OBSERVED = {
+    "blas_offset_bits": "torch.dot and torch.mv (torch's BLAS) at storage offsets of 1 to 8 "
+    "elements: cases whose bits differ from an aligned copy's",
+}
+#: the environment under which MKL promises alignment-independent bits (`strict_offsets`)
+STRICT_ENV = {"MKL_CBWR": "AUTO,STRICT"}
 
 
 @dataclass(frozen=True)
 class Layout:
     """Storage offsets and strides against an aligned, contiguous copy (`layout`)."""
 
-    offset_same: int  # cases where an offset view gave the copy's bits
+    offset_same: int  # cases where an offset view gave the copy's bits (ATen's own loops)
     offset_tried: int
     gelu_strided_differ: int  # gelu values of a stride-2 view that differ from its copy's
     gelu_strided_n: int
+    #: torch's BLAS calls (dot, mv): cases whose bits differ at an offset, by op, of ``blas_tried``
+    blas_differ: dict[str, int] = field(default_factory=dict)
+    blas_tried: int = 0  # cases per op
+    blas: str = ""  # the library and CPU behind them, in words
+    #: the same BLAS cases in a fresh process under `STRICT_ENV` (None: not measured)
+    strict_differ: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,11 +73,16 @@ class Residual:
     worst_of_bound: float  # the largest error, as a fraction of the rounding bound
 
 
+#: ATen's own CPU loops
 _OPS: dict[str, Any] = {
     "sum": lambda t, a: t.sum(a),
-    "dot": lambda t, a: t.dot(a, a),
     "exp": lambda t, a: t.exp(a),
     "gelu": lambda t, a: t.nn.functional.gelu(a),
+}
+#: calls torch hands to its BLAS (MKL on x86 wheels): a dot product, a 1×n matrix-vector product
+BLAS_OPS: dict[str, Any] = {
+    "dot": lambda t, a: t.dot(a, a),
+    "mv": lambda t, a: t.mv(a.reshape(1, -1), a),
 }
 
 
@@ -61,23 +90,84 @@ def _bits(a: Any) -> bytes:
     return np.ascontiguousarray(a.numpy()).tobytes()
 
 
-def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
-    same = tried = 0
-    single = single_tried = 0
-    strided_elem = strided_sum = strided_n = 0
-    gelu = torch.nn.functional.gelu
+def _base(torch: Any, s: int) -> Any:
+    base = np.random.Generator(np.random.PCG64(s)).standard_normal(2048 + 16) * 3
+    return torch.from_numpy(base.astype(np.float32))
+
+
+def offset_differ(torch: Any, seed: int, ops: dict[str, Any]) -> tuple[dict[str, int], int]:
+    """For each of ``ops``: in how many cases the same values at storage offsets `OFFSETS`
+    (sizes `SIZES`, `SEEDS` seeds) give other bits than an aligned copy; and the cases per op."""
+    differ = dict.fromkeys(ops, 0)
+    tried = 0
     for s in range(seed, seed + SEEDS):
-        base = np.random.Generator(np.random.PCG64(s)).standard_normal(2048 + 16) * 3
-        t = torch.from_numpy(base.astype(np.float32))
+        t = _base(torch, s)
         for n in SIZES:
             for off in OFFSETS:
                 view = t[off : off + n]  # storage offset off, 4·off bytes from the start
                 copy = view.clone()  # a fresh, aligned allocation
-                for name, op in _OPS.items():
-                    if n == 1 and name == "gelu":
-                        continue  # a one-element tensor takes the scalar loop: counted below
-                    tried += 1
-                    same += _bits(op(torch, view)) == _bits(op(torch, copy))
+                tried += 1
+                for name, op in ops.items():
+                    differ[name] += _bits(op(torch, view)) != _bits(op(torch, copy))
+    return differ, tried
+
+
+def blas_name(torch: Any) -> str:
+    """torch's BLAS and the CPU it runs on, in words (MKL picks its code path by CPU vendor)."""
+    from ...dispatch.cpu import cpu_model
+
+    mkl = bool(torch.backends.mkl.is_available())
+    lib = "MKL" if mkl else "torch's BLAS (no MKL in this build)"
+    cbwr = os.environ.get("MKL_CBWR")
+    return f"{lib}{f' (MKL_CBWR={cbwr})' if mkl and cbwr else ''} on {cpu_model()}"
+
+
+#: the part the strict-CBWR claim needs beside torch (`strict_missing` says why it is missing)
+STRICT_PART = "MKL as torch's BLAS"
+
+
+def strict_missing(torch: Any) -> str | None:
+    """Why the strict-CBWR claim cannot be checked with this torch (None: it can)."""
+    if torch.backends.mkl.is_available():
+        return None
+    return (
+        f"{STRICT_PART} is missing: this torch build has no MKL (ARM and macOS wheels use "
+        "other BLAS libraries). Fix: run on an x86-64 machine with torch from PyPI"
+    )
+
+
+def strict_offsets(seed: int) -> int:
+    """`offset_differ` of `BLAS_OPS` (all ops together) in a fresh interpreter under
+    `STRICT_ENV`: MKL reads ``MKL_CBWR`` once, when it loads, so it cannot be set here."""
+    code = (
+        "import sys, torch; from fpexplore.lessons.summation_order import layout as L; "
+        f"d, _ = L.offset_differ(torch, {int(seed)}, L.BLAS_OPS); print(sum(d.values()))"
+    )
+    env = {**os.environ, **STRICT_ENV, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    lines = proc.stdout.split()
+    if proc.returncode != 0 or not lines or not lines[-1].isdigit():
+        raise WorkerError(
+            f"the fresh process under {STRICT_ENV} exited with {proc.returncode}: "
+            + proc.stderr[-500:]
+        )
+    return int(lines[-1])
+
+
+def layout_claims(
+    torch: Any, seed: int, strict: bool = True
+) -> tuple[dict[str, Claim], dict[str, Observation], Layout]:
+    """The offset and stride claims and the BLAS observation (``strict``: also decide the
+    strict-CBWR claim, in a fresh process where MKL is torch's BLAS)."""
+    single = single_tried = 0
+    strided_elem = strided_sum = strided_n = 0
+    gelu = torch.nn.functional.gelu
+    aten, tried = offset_differ(torch, seed, _OPS)
+    blas, _ = offset_differ(torch, seed, BLAS_OPS)
+    for s in range(seed, seed + SEEDS):
+        t = _base(torch, s)
         # elementwise on one element (scalar loop) vs the same value inside a long tensor
         full = gelu(t).numpy()
         for i in range(64):
@@ -89,14 +179,17 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
         strided_n += strided.numel()
         m = t[:2048].reshape(32, 64).t()
         strided_sum += int((m.sum(1) != m.contiguous().sum(1)).sum().item())
+    total = tried * len(_OPS)
+    same = total - sum(aten.values())
+    strict_differ = strict_offsets(seed) if strict and not strict_missing(torch) else None
+    where = f"sizes {', '.join(map(str, SIZES))}, {SEEDS} seeds"
     claims = {
-        "offset_same_bits": Claim(
+        "aten_offset_same_bits": Claim(
             f"the same float32 values at storage offsets of 1 to 8 elements (4 to 32 bytes off "
-            f"the aligned start) give the same bits as an aligned copy in {same} of {tried} cases "
-            f"of sum, dot, exp and gelu (sizes {', '.join(map(str, SIZES))}, {SEEDS} seeds): "
-            "the vectorized loops load unaligned and count from the first element, so alignment "
-            "moves nothing",
-            same == tried,
+            f"the aligned start) give the same bits as an aligned copy in {same} of {total} "
+            f"cases of sum, exp and gelu ({where}): ATen's vectorized loops load unaligned and "
+            "count from the first element, so alignment moves nothing there",
+            same == total,
         ),
         "strides_change_bits": Claim(
             f"strides do change bits: gelu of a stride-2 view differs from gelu of its "
@@ -108,7 +201,29 @@ def layout_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Layout]:
             strided_elem > 0 and strided_sum > 0,
         ),
     }
-    return claims, Layout(same, tried, strided_elem, strided_n)
+    if strict_differ is not None:
+        claims["cbwr_strict_offset_same_bits"] = Claim(
+            f"under MKL_CBWR=AUTO,STRICT, torch.dot and torch.mv at storage offsets of 1 to 8 "
+            f"elements give an aligned copy's bits in {2 * tried - strict_differ} of "
+            f"{2 * tried} cases ({where}; a fresh process, as MKL reads the mode when it "
+            "loads): MKL's strict reproducibility takes alignment out of its results",
+            strict_differ == 0,
+        )
+    name = blas_name(torch)
+    observed = {
+        "blas_offset_bits": Observation(
+            OBSERVED["blas_offset_bits"]
+            + f" ({name}; {where}): "
+            + ", ".join(f"{op} {k} of {tried}" for op, k in blas.items()),
+            sum(blas.values()),
+            "MKL picks its kernels by CPU, and on some (an AMD EPYC without AVX-512 among the "
+            "shipped machines) its dot and gemv results depend on where the array starts in "
+            "memory; MKL documents aligned data as a condition of reproducible results unless "
+            "a strict CBWR mode is set",
+        )
+    }
+    found = Layout(same, total, strided_elem, strided_n, blas, tried, name, strict_differ)
+    return claims, observed, found
 
 
 #: float arrays to exact Fractions, element by element
