@@ -6,7 +6,7 @@ or backend needs it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     BackendUnavailable,
@@ -22,6 +22,9 @@ from .errors import (
 )
 from .result import Claim, Comparison, Observation, Outcome
 from .result.text_table import wrapped
+
+if TYPE_CHECKING:
+    from .dispatch.compare import Difference
 
 __version__ = "0.1.0"
 
@@ -71,13 +74,18 @@ def fingerprint(label: str = "") -> dict[str, Any]:
     return take(label)
 
 
-def compare(a: Any, b: Any) -> Any:
+def compare(a: Any, b: Any, check: bool = False) -> Difference:
     """Two fingerprints (dicts, or paths of JSON files) compared (``fpexplore compare``):
-    which results differ, how far each side is from the truth, the likely causes, ranked."""
+    which results differ, how far each side is from the truth, the causes the fingerprints
+    show. With ``check``, the fingerprint is taken again here in a fresh process under the
+    suggested environment (``fpexplore compare A B --check``): which differences it removed."""
     from .dispatch.compare import compare as _compare
-    from .dispatch.fingerprint import check, load
+    from .dispatch.fingerprint import check as checked
+    from .dispatch.fingerprint import load
 
     def read(x: Any, side: str) -> dict[str, Any]:
-        return check(x, side) if isinstance(x, dict) else load(x)
+        return checked(x, side.upper()) if isinstance(x, dict) else load(x, side)
 
-    return _compare(read(a, "A"), read(b, "B"))
+    if not isinstance(check, bool):
+        raise InvalidParameter("check", check, "True or False", "fpexplore.compare")
+    return _compare(read(a, "a"), read(b, "b"), check_here=check)

@@ -407,6 +407,8 @@ def check(
 
     if not isinstance(runs, int) or isinstance(runs, bool) or not 2 <= runs <= 1000:
         raise InvalidParameter("runs", runs, "an integer in [2, 1000]", WHERE)
+    if not isinstance(backward, bool):  # "no" would be true
+        raise InvalidParameter("backward", backward, "True or False", WHERE)
     if not isinstance(device, str) or not device.strip():
         raise InvalidParameter("device", device, "a torch device string such as 'cpu'", WHERE)
     if device.strip().partition(":")[0] == "meta":

@@ -12,6 +12,7 @@ integer arithmetic, `round_array` float arrays with vectorized integer arithmeti
 
 from __future__ import annotations
 
+import datetime
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -161,8 +162,19 @@ def get(fmt: Any) -> Format:
     return _LOOKUP[key]
 
 
-#: Containers numpy would read as int or bool arrays, yet which hold no numbers to round.
+#: Containers numpy would read as int or bool arrays, yet which hold no numbers to round (a
+#: numpy timedelta64 is even an integer subclass), and times, which are no numbers either.
 _NOT_FLOATS = (bool, np.bool_, bytes, bytearray, memoryview, range)
+_NOT_FLOATS += (np.timedelta64, np.datetime64, datetime.timedelta, datetime.date)
+#: array kinds that hold no numbers: bool, timedelta, datetime
+_NOT_FLOAT_KINDS = "bmM"
+
+
+def _not_numbers(x: Any) -> bool:
+    """Whether ``x`` is one of `_NOT_FLOATS` or an array of bools or times."""
+    return isinstance(x, _NOT_FLOATS) or (
+        isinstance(x, np.ndarray) and x.dtype.kind in _NOT_FLOAT_KINDS
+    )
 
 
 def _array(x: Any, where: str, name: str = "x") -> np.ndarray:
@@ -178,11 +190,11 @@ def _array(x: Any, where: str, name: str = "x") -> np.ndarray:
 
 def _refuse_non_numbers(x: Any, where: str, name: str = "x") -> None:
     """Raise `InvalidInput` for a bool (scalar or array), bytes, bytearray or range."""
-    if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+    if _not_numbers(x):
         raise InvalidInput(
             f"{where}: {name!r} must be a number or an array of numbers (float or int); got "
-            f"{type(x).__name__} (a bool is not a float; bytes, bytearray and range are not "
-            "float arrays)."
+            f"{type(x).__name__} (a bool or a time is not a float; bytes, bytearray and range "
+            "are not float arrays)."
         )
 
 
@@ -374,6 +386,8 @@ def from_bits(pattern: Any, fmt: Any) -> Any:
     """The value(s) with bit pattern(s) ``pattern`` in ``fmt``, as the storage dtype."""
     f = get(fmt)
     accepted = f"an integer (or integer array) in [0, 2**{f.width})"
+    if _not_numbers(pattern):  # bytes, a range, a bool or a time are no bit patterns
+        raise InvalidParameter("pattern", pattern, accepted, "formats.from_bits")
     p = _array(pattern, "from_bits", "pattern")
     if p.dtype == object:
         vals = p.reshape(-1).tolist()
@@ -457,7 +471,7 @@ def ulp(x: Any, fmt: Any) -> Any:
     spacing beyond float64's own range is inf.
     """
     f = get(fmt)
-    if isinstance(x, _NOT_FLOATS) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+    if _not_numbers(x):
         raise InvalidParameter("x", x, _ULP_ACCEPTS, "formats.ulp")
     if isinstance(x, np.integer):
         x = int(x)

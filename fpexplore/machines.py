@@ -262,7 +262,7 @@ def broken_table(machines: list[Machine]) -> str:
     for v in broken:
         parts = [("FAILS on", v.failed), ("holds on", v.held), ("not checked on", v.not_checked)]
         said = "; ".join(f"{word} {', '.join(ms)}" for word, ms in parts if ms)
-        lines.append(f"  {v.lesson}.{v.key}: {said}")
+        lines.append(f"  {v.lesson}.{v.key}{_retired(v)}: {said}")
     if not broken:
         lines.append("  every claim held or was not checked on every one of them")
     return "\n".join(lines)
@@ -295,7 +295,7 @@ def broken_rows(
         first = f"{f.machine} ({params_text(f.params)}): {f.text}"
         rows.append(
             (
-                f"{v.lesson}.{v.key}",
+                f"{v.lesson}.{v.key}{_retired(v)}",
                 ", ".join(v.failed),
                 ", ".join(v.held) or "—",
                 ", ".join(v.not_checked) or "—",
@@ -303,6 +303,17 @@ def broken_rows(
             )
         )
     return rows
+
+
+def _retired(v: Verdict) -> str:
+    """`` (no longer a claim)`` where the lesson declares ``v``'s key no more (a claim that
+    failed on a real machine and became an observation, as the rule asks); else ""."""
+    from .lessons import all_lessons
+
+    lesson = all_lessons().get(v.lesson)
+    if lesson is None or v.key in lesson.claims:
+        return ""
+    return " (no longer a claim)"
 
 
 def findings(machines: Iterable[Machine], lesson: str, keys: Iterable[str]) -> list[str]:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import formats
-from .errors import InvalidParameter
+from .errors import InvalidInput, InvalidParameter, shown
 
 __all__ = [
     "ERF_ULPS",
@@ -104,6 +104,32 @@ def probabilistic_gamma(n: int, fmt: Any = "float32", lam: float = 5.0) -> float
 # float64, elementwise, for inputs given as float64 arrays of the very input values.
 
 
+def _floats(where: str, **arrays: Any) -> list[np.ndarray]:
+    """Each of ``arrays`` as a float64 array, in the order given; `InvalidInput` names one that
+    holds no numbers, or arguments whose shapes do not broadcast together."""
+    out = []
+    for name, a in arrays.items():
+        try:
+            arr = np.asarray(a)
+        except (TypeError, ValueError, OverflowError):
+            arr = np.asarray(None)
+        if arr.dtype.kind not in "fiu":
+            raise InvalidInput(
+                f"{where}: {name!r} must be a number or an array of numbers (float or int); got "
+                f"{shown(a)} of type {type(a).__name__}."
+            )
+        out.append(arr.astype(np.float64))
+    try:
+        np.broadcast_shapes(*(a.shape for a in out))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(arrays, out, strict=True))
+        raise InvalidInput(
+            f"{where}: the shapes of {shapes} do not broadcast together; give arrays of one "
+            "shape (or shapes numpy broadcasts)."
+        ) from None
+    return out
+
+
 def _g(n: int, fmt: Any) -> float:
     return gamma(n, fmt) * _SAFETY
 
@@ -118,12 +144,14 @@ def accumulation_format(fmt: Any) -> str:
 def underflow(fmt: Any, roundings: int = 1) -> float:
     """An absolute allowance for results in the subnormal range: half a subnormal spacing per
     rounding (the relative bounds above hold only for normal results)."""
-    return roundings * formats.get(fmt).min_subnormal / 2
+    n = _count(roundings, "tolerance.underflow", "roundings")
+    return n * formats.get(fmt).min_subnormal / 2
 
 
 def widen(bound: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
     """A bound for work done in `accumulation_format` and rounded once to ``fmt`` at the end:
     ``bound + u (|exact| + bound)`` (unchanged when the two formats are the same)."""
+    bound, exact = _floats("tolerance.widen", bound=bound, exact=exact)
     if accumulation_format(fmt) == formats.get(fmt).name:
         return bound
     return bound + unit_roundoff(fmt) * _SAFETY * (np.abs(exact) + bound) + underflow(fmt)
@@ -136,7 +164,11 @@ def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any, exact: np.ndarray | None = 
     once to ``fmt`` at the end: ``gamma_32(n) sum|terms| + u (|exact| + gamma_32(n) sum|terms|)``
     (``exact`` is then needed).
     """
-    s = np.asarray(abs_sum, dtype=np.float64)
+    where = "tolerance.dot_bound"
+    n = _count(n, where)
+    given = {"abs_sum": abs_sum} if exact is None else {"abs_sum": abs_sum, "exact": exact}
+    s, *rest = _floats(where, **given)
+    exact = rest[0] if rest else None
     acc = accumulation_format(fmt)
     if acc == formats.get(fmt).name:
         return _g(n, fmt) * s + underflow(fmt, n)
@@ -145,9 +177,9 @@ def dot_bound(abs_sum: np.ndarray, n: int, fmt: Any, exact: np.ndarray | None = 
 
 def rounding_bound(exact: np.ndarray, fmt: Any, roundings: int = 1) -> np.ndarray:
     """A few roundings of the result itself (an add, a scaling by a non-power of two)."""
-    return _g(roundings, fmt) * np.abs(np.asarray(exact, dtype=np.float64)) + underflow(
-        fmt, roundings
-    )
+    roundings = _count(roundings, "tolerance.rounding_bound", "roundings")
+    (exact,) = _floats("tolerance.rounding_bound", exact=exact)
+    return _g(roundings, fmt) * np.abs(exact) + underflow(fmt, roundings)
 
 
 def normalize_bound(
@@ -174,6 +206,13 @@ def normalize_bound(
     variance a relative ``gamma(2n+4)``, which adds ``|w|/sigma gamma(n+1) mean|x|`` and
     ``gamma(n+2) |w z|``.
     """
+    where = "tolerance.normalize_bound"
+    stats_terms = _count(stats_terms, where, "stats_terms")
+    named = {"x": x, "mean": mean, "sigma": sigma, "weight": weight, "bias": bias}
+    if mean_abs is not None:
+        named["mean_abs"] = mean_abs
+    x, mean, sigma, weight, bias, *rest = _floats(where, **named)
+    mean_abs = rest[0] if rest else None
     w = np.abs(weight)
     z = np.abs(x - mean) / sigma
     out = w / sigma * _g(4, fmt) * (np.abs(x) + np.abs(mean))
@@ -197,6 +236,15 @@ def softmax_bound(x: np.ndarray, exact: np.ndarray, axis: int, fmt: Any) -> np.n
     to first order (each rounding counted once more by the gammas, which covers the second
     order).
     """
+    where = "tolerance.softmax_bound"
+    x, exact = _floats(where, x=x, exact=exact)
+    try:
+        ax = None if isinstance(axis, bool | np.bool_) else operator.index(axis)
+    except TypeError:
+        ax = None
+    if ax is None or not -x.ndim <= ax < x.ndim:
+        raise InvalidParameter("axis", axis, f"an axis of x (x has {x.ndim})", where)
+    axis = ax
     u = unit_roundoff(fmt)
     n = x.shape[axis]
     d = np.abs(x - np.max(x, axis=axis, keepdims=True))
@@ -213,6 +261,7 @@ def gelu_bound(x: np.ndarray, exact: np.ndarray, fmt: Any) -> np.ndarray:
 
         |err| <= (E + 2) u |x| / 2 + gamma(3) |y|.
     """
+    x, exact = _floats("tolerance.gelu_bound", x=x, exact=exact)
     u = unit_roundoff(fmt)
     return ((ERF_ULPS + 2) * u * np.abs(x) / 2 + _g(3, fmt) * np.abs(exact)) * _SAFETY + (
         underflow(fmt, 4)
@@ -225,6 +274,11 @@ def function_bound(exact: np.ndarray, x: np.ndarray, fmt: Any, slope: float = 1.
     ``slope`` bounds ``|f'|`` (1 for tanh, 1/4 for sigmoid; 1 covers both): an argument off by
     a relative ``u`` moves the result by at most ``slope * u |x|``.
     """
+    where = "tolerance.function_bound"
+    exact, x = _floats(where, exact=exact, x=x)
+    ok = isinstance(slope, int | float | np.number) and not isinstance(slope, bool | np.bool_)
+    if not (ok and math.isfinite(float(slope)) and slope >= 0):
+        raise InvalidParameter("slope", slope, "a finite non-negative float", where)
     u = unit_roundoff(fmt)
     return (FUNC_ULPS * u * np.abs(exact) + slope * u * np.abs(x)) * _SAFETY + underflow(fmt, 2)
 

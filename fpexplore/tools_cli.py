@@ -155,13 +155,19 @@ def _tools() -> tuple[Tool, ...]:
         ),
         Tool(
             "compare",
-            "two fingerprints: which results differ, how far each is from the truth, and the "
-            "likely causes, ranked",
+            "two fingerprints: which results differ, how far each is from the truth, the "
+            "causes the fingerprints show (versions first), and what they do not explain",
             (
                 Text("a", "", "one fingerprint", f"{file} (.json)"),
                 Text("b", "", "the other fingerprint", f"{file} (.json)"),
                 _JSON,
                 Text("html", None, "also write an HTML page", f"{file} (.html)"),
+                Flag(
+                    "check",
+                    False,
+                    "take the fingerprint again here, in a fresh process under the suggested "
+                    "environment, and say which differences it removed",
+                ),
             ),
             _compare,
             positional=("a", "b"),
@@ -245,23 +251,24 @@ def _fingerprint(out: str | None, label: str) -> int:
     return fingerprint.main_take(out, label)
 
 
-def _compare(a: str, b: str, json: bool, html: str | None) -> int:
+def _compare(a: str, b: str, json: bool, html: str | None, check: bool) -> int:
     from dataclasses import asdict
 
     from .dispatch import fingerprint
     from .dispatch.compare import compare
+    from .errors import InvalidInput
     from .paths import check_out
 
-    if html is not None:
-        check_out(html, "--html", "fpexplore compare")
-    diff = compare(fingerprint.load(a), fingerprint.load(b))
+    page = None if html is None else check_out(html, "--html", "fpexplore compare")
+    diff = compare(fingerprint.load(a, "a"), fingerprint.load(b, "b"), check_here=check)
     _print(lambda: asdict(diff), diff.text, json)
-    if html is not None:
+    if page is not None:
         from .page import document
 
-        check_out(html, "--html", "fpexplore compare").write_text(
-            document("fpexplore compare", diff.html()), encoding="utf-8"
-        )
+        try:
+            page.write_text(document("fpexplore compare", diff.html()), encoding="utf-8")
+        except OSError as exc:  # a full disk, a folder that became read-only
+            raise InvalidInput(f"--html {html!r} could not be written: {exc}") from None
     return 0
 
 

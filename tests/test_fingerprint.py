@@ -49,10 +49,10 @@ def test_a_fingerprint_compared_with_itself_shows_no_difference(here):
 FLIPPED = [
     ("onednn-on", "onednn-off", "TensorFlow's oneDNN kernels"),
     (None, "aten-default", "ATen's CPU path"),
-    (None, "mkl-avx2", "environment MKL_ENABLE_INSTRUCTIONS"),
-    (None, "mkl-cbwr", "environment MKL_CBWR"),
-    (None, "openblas-haswell", "environment OPENBLAS_CORETYPE"),
-    ("threads-1", "threads-2", "thread count"),
+    (None, "mkl-avx2", "MKL's branch and CBWR mode"),
+    (None, "mkl-cbwr", "MKL's branch and CBWR mode"),
+    (None, "openblas-haswell", "OpenBLAS's core kernel"),
+    ("threads-1", "threads-2", "torch's thread count"),
 ]
 
 

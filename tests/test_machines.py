@@ -330,3 +330,15 @@ def test_findings_read_one_finding_across_the_fleet(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("x · k: [fails]")
     real = machines.findings(machines.load_all(), "summation_order", ("offset_same_bits",))
     assert any("amd-epyc-zen3" in line and "[fails]" in line for line in real)
+
+
+def test_a_retired_claim_is_shown_as_history():
+    """offset_same_bits failed on the AMD machines and became an observation: the class table
+    still shows the old failure, marked as no longer a claim."""
+    from fpexplore import machines
+
+    fleet = machines.load_all()
+    assert "offset_same_bits (no longer a claim): FAILS on amd-epyc-zen3" in (
+        machines.broken_table(fleet)
+    )
+    assert all("(no longer a claim)" in row[0] for row in machines.broken_rows(fleet))

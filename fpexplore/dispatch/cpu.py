@@ -41,3 +41,16 @@ def cpu_vendor() -> str:
     implementer code), else ``platform.processor()`` or "unknown"."""
     info = _cpuinfo()
     return info.get("vendor_id") or info.get("CPU implementer") or platform.processor() or "unknown"
+
+
+def vendor_of(vendor_id: str, model: str) -> str:
+    """``GenuineIntel`` or ``AuthenticAMD`` from a vendor id or, for fingerprints that did not
+    record one, from the model name; else the vendor id as given, or ``unknown``."""
+    if vendor_id:
+        return vendor_id
+    words = model.lower()
+    if "intel" in words:
+        return "GenuineIntel"
+    if "amd" in words:
+        return "AuthenticAMD"
+    return "unknown"

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
-from . import battery
-from .cpu import cpu_flags, cpu_model
+from ..errors import InvalidInput, InvalidParameter, shown
+from . import battery, schema
+from .cpu import cpu_flags, cpu_model, cpu_vendor
+from .libpaths import mkl_paths, onednn_isa, openblas_paths
 from .paths import ONEDNN_DEFAULT_FLAGS, tensorflow_onednn, torch_capability
 from .switches import SWITCHES
 
@@ -43,7 +44,9 @@ PATH_FLAGS = (
 PATH_ENV = tuple(
     sorted(
         {k for s in SWITCHES for k in s.env}
-        | {"MKL_CBWR", "OPENBLAS_CORETYPE", "TF_NUM_INTRAOP_THREADS", "CUBLAS_WORKSPACE_CONFIG"}
+        | {"MKL_CBWR", "MKL_DEBUG_CPU_TYPE", "MKL_NUM_THREADS", "OMP_NUM_THREADS"}
+        | {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "DNNL_MAX_CPU_ISA"}
+        | {"TF_NUM_INTRAOP_THREADS", "CUBLAS_WORKSPACE_CONFIG"}
     )
 )
 
@@ -55,6 +58,7 @@ def describe() -> dict[str, Any]:
     flags = cpu_flags()
     machine: dict[str, Any] = {
         "cpu": cpu_model(),
+        "cpu_vendor": cpu_vendor(),
         "arch": platform.machine(),
         "system": platform.system(),
         "cpu_flags": sorted(f for f in PATH_FLAGS if f in flags),
@@ -73,7 +77,9 @@ def describe() -> dict[str, Any]:
             "mkl": bool(torch.backends.mkl.is_available()),
             "mkldnn": bool(torch.backends.mkldnn.is_available()),
         }
+        machine["mkl"] = mkl_paths(torch)
         machine["cards"] = _cards(torch)
+    machine["onednn_isa"] = onednn_isa(flags, os.environ)
     if backends.missing("tensorflow") is None:
         tf = backends.load("tensorflow")
         on, why = tensorflow_onednn()
@@ -104,6 +110,7 @@ def _numpy_paths() -> dict[str, Any]:
         "version": np.__version__,
         "simd_targets": [t for t in __cpu_dispatch__ if __cpu_features__.get(t)],
         "blas": blas,
+        "openblas": openblas_paths(),
     }
 
 
@@ -129,6 +136,10 @@ def take(label: str = "", values: bool = False) -> dict[str, Any]:
     """This machine's fingerprint as a JSON-ready dict (``label`` names it in class tables);
     with ``values``, every result's values too (exact float hex, for the lesson; files keep
     digests only)."""
+    if not isinstance(label, str):
+        raise InvalidParameter("label", label, "a string", "fpexplore.fingerprint")
+    if not isinstance(values, bool):
+        raise InvalidParameter("values", values, "True or False", "fpexplore.fingerprint")
     t0 = time.monotonic()
     results, unavailable = battery.run()
     errors = battery.errors(results)
@@ -159,38 +170,46 @@ def _values(a: Any) -> dict[str, Any]:
     return {"shape": list(a.shape), "values": [v.hex() for v in a.ravel().tolist()]}
 
 
-def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+def load(path: str | os.PathLike[str], name: str = "path") -> dict[str, Any]:
     """A fingerprint from ``path``, checked: `InvalidInput` says what is wrong with it."""
-    p = Path(path)
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
+        raise InvalidParameter(
+            name, path, "a fingerprint dict or the path of its JSON file", "fpexplore.compare"
+        )
+    who = f"{str(path)!r} (argument {name!r})"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InvalidInput(f"no fingerprint at {str(p)!r}: the file does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{str(p)!r} is not a readable JSON fingerprint: {exc}") from None
-    return check(data, str(p))
+        raise InvalidInput(f"no fingerprint at {who}: the file does not exist") from None
+    except (OSError, UnicodeDecodeError, TypeError, ValueError) as exc:  # JSON errors too
+        raise InvalidInput(f"{who} is not a readable JSON fingerprint: {exc}") from None
+    except RecursionError:
+        raise InvalidInput(f"{who} is not a fingerprint: its JSON is nested too deeply") from None
+    return check(data, str(path))
 
 
 def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
-    """``data`` if it is a fingerprint this version reads, else `InvalidInput` naming why."""
+    """``data`` if it is a fingerprint this version reads, else `InvalidInput` naming why
+    (every field `compare` reads is checked for its type: `schema`)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InvalidInput(
             f'{where} is not an fpexplore fingerprint (expected "format": {FORMAT!r}); '
             "make one with: fpexplore fingerprint --out NAME.json"
         )
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:
         raise InvalidInput(
-            f"{where} is a fingerprint of format version {data.get('version')!r}; this fpexplore "
-            f"reads version {VERSION}: take it again with this version's fpexplore fingerprint"
+            f"{where} is a fingerprint of format version {shown(data.get('version'))}; this "
+            f"fpexplore reads version {VERSION}: take it again with this version's fpexplore "
+            "fingerprint"
         )
     ops, machine = data.get("ops"), data.get("machine")
     if not isinstance(ops, dict) or not isinstance(machine, dict):
         raise InvalidInput(f"{where}: a fingerprint needs the objects 'ops' and 'machine'")
+    if not isinstance(data.get("label", ""), str):
+        raise InvalidInput(f"{where}: its 'label' must be a string")
     for key, op in ops.items():
-        if not isinstance(op, dict) or not isinstance(op.get("digest"), str):
-            raise InvalidInput(f"{where}: op {key!r} has no 'digest' string")
-        if op.get("max_ulp") is not None and not isinstance(op["max_ulp"], int | float):
-            raise InvalidInput(f"{where}: op {key!r} has a 'max_ulp' that is not a number")
+        schema.check_op(key, op, where)
+    schema.check_machine(machine, where)
     return data
 
 

@@ -19,6 +19,11 @@ def _from_torch(x: Any, name: str, where: str) -> tuple[np.ndarray, str]:
         raise InvalidInput(
             f"{where}: '{name}' is a torch tensor of dtype {x.dtype}; accepted is {ACCEPTED}."
         )
+    if str(getattr(x, "device", "")) == "meta":
+        raise InvalidInput(
+            f"{where}: '{name}' is a meta tensor: it has a shape but no values; accepted is "
+            f"{ACCEPTED} with values (on the CPU or a card)."
+        )
     t = x.detach().cpu()
     # float16/bfloat16 -> float32 is exact, so the values keep their bits.
     arr = t.double().numpy() if fmt == "float64" else t.float().numpy()
