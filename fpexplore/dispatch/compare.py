@@ -141,7 +141,7 @@ def compare(a: dict[str, Any], b: dict[str, Any], check_here: bool = False) -> D
     if check_here:
         from .recheck import check_here as rerun
 
-        diff = replace(diff, checked=rerun(diff, a, b, env))
+        diff = replace(diff, checked=rerun(diff, a, b, env, compare))
     return diff
 
 

@@ -3,6 +3,7 @@ environment `compare` suggests, and compared with B again: which differences it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,11 +45,15 @@ class Check:
         return "\n".join(out)
 
 
-def check_here(diff: Any, a: dict[str, Any], b: dict[str, Any], env: dict[str, str]) -> Check:
-    """Take the fingerprint here under ``env`` (`fresh.fingerprint`) and compare it with
+def check_here(
+    diff: Any,
+    a: dict[str, Any],
+    b: dict[str, Any],
+    env: dict[str, str],
+    compare: Callable[[dict[str, Any], dict[str, Any]], Any],
+) -> Check:
+    """Take the fingerprint here under ``env`` (`fresh.fingerprint`) and ``compare`` it with
     ``b``; ``diff`` is the comparison of ``a`` and ``b`` it checks."""
-    from .compare import compare
-
     here = fresh.fingerprint(env, "A here under the suggested environment")
     after = compare(here, b)
     before = set(diff.differs)
