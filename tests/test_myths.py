@@ -25,9 +25,23 @@ from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
 
+
+def _cutoffs(dtype):
+    """pinv cut-offs as measured: numpy's fixed 1e-15, torch's 3·eps, TensorFlow's 30·eps."""
+    eps = float(np.finfo(dtype).eps)
+    return {"numpy pinv cutoff": 1e-15, "torch pinv cutoff": 3 * eps, "tf pinv cutoff": 30 * eps}
+
+
+_X5 = np.array([10.0, 20.0, 30.0, 40.0, 50.0], np.float32)
 DATA = {
     "djl_normalization": DjlData(
-        classic=Classic([10.0], numpy=[-1.41], torch=[-1.26], torch_fixed=[-1.41], djl=[-1.41])
+        classic=Classic(
+            _X5,
+            numpy=(_X5 - 30) / np.std(_X5),
+            torch=(_X5 - 30) / np.std(_X5, ddof=1),
+            torch_fixed=(_X5 - 30) / np.std(_X5),
+            djl=(_X5 - 30) / np.std(_X5),
+        )
     ),
     "train_vs_eval": TrainEvalData(
         bn_runs=BnRuns(
@@ -76,6 +90,8 @@ DATA = {
         "tolerances": tvt.TolerancesData(
             tolerances={
                 "float32": {"numpy pinv[2,2]": 1e6, "torch pinv[2,2]": 1e6, "tf pinv[2,2]": 0.0}
+                | _cutoffs(np.float32),
+                "float64": _cutoffs(np.float64),
             }
         ),
     },
