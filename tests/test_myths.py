@@ -122,6 +122,7 @@ DATA = {
             gpus_same_stream=True,
             streams_reproduce=True,
         ),
+        djl_uniform_same=(64, 64),
     ),
     "libtorch_vs_pytorch": LibtorchData(
         threads=(1, 2),
@@ -242,6 +243,10 @@ def _all_constants(code):
 
 
 JUDGED = [m for m in myths.MYTHS if m.judge is not None]
+#: myths judged on two readings that point opposite ways (myth 2: the article's randomUniform
+#: example and default initializers): every claim flipped flips both, "depends" either way;
+#: `test_myth2_judges_both_readings` tries each reading alone
+TWO_SIDED = {2}
 
 
 @pytest.mark.parametrize("myth", JUDGED, ids=lambda m: f"myth{m.number}")
@@ -254,7 +259,10 @@ def test_verdict_follows_the_claims(myth):
             assert "not the claim's device" in v.number
         return
     assert yes.verdict in myths.VERDICTS[:3] and no.verdict in myths.VERDICTS[:3]
-    assert yes.verdict != no.verdict, (yes, no)
+    if myth.number in TWO_SIDED:  # both readings flip together: the reasons swap sides
+        assert yes.why != no.why, (yes, no)
+    else:
+        assert yes.verdict != no.verdict, (yes, no)
     assert yes.number and yes.why
     unchecked = _stand_in(myth, True)
     unchecked = replace(
