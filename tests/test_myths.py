@@ -26,6 +26,17 @@ from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEva
 from fpexplore.result import Claim, Comparison, Outcome
 
 
+def _layer_row(seed, moved):
+    """A transformer layer's row under the autograd modes: ``moved`` outputs differ."""
+    return {
+        "seed": seed,
+        "values": 4096,
+        "grad_vs_no_grad": moved,
+        "no_grad_vs_inference": 0,
+        "max_abs_diff": 7.2e-7 if moved else 0.0,
+    }
+
+
 def _cutoffs(dtype):
     """pinv cut-offs as measured: numpy's fixed 1e-15, torch's 3·eps, TensorFlow's 30·eps."""
     eps = float(np.finfo(dtype).eps)
@@ -50,7 +61,13 @@ DATA = {
             train_half_batch_max_gap=2.0,
             eval_before_after_max_gap=3.0,
         ),
-        autograd_modes=AutogradModes(same=3, seeds=3),
+        autograd_modes=AutogradModes(
+            same=3,
+            seeds=3,
+            transformer=[_layer_row(s, 2600) for s in range(3)],
+            gpu_rows=None,
+            gpu_where="no GPU myths record",
+        ),
         rrelu_train_distinct=5,
     ),
     "tf_vs_torch": {  # by op: each section has its own data
@@ -148,6 +165,11 @@ DATA = {
             offset_tried=9,
             gelu_strided_differ=2,
             gelu_strided_n=8,
+            blas_differ={"dot": 0, "mv": 0, "mm": 0},
+            blas_tried=96,
+            blas="MKL on a CPU",
+            strict_differ=0,
+            fleet={"intel-xeon": (0, "holds")},  # alignment moved nothing: see myth 22's test
         ),
         residual=Residual(differ=4, total=16, worst_of_bound=0.03),
     ),

@@ -504,7 +504,12 @@ BOTH_BN_CLAIMS = declare_texts(
 #: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
 #: comparisons of the two
 BATCHNORM_CLAIMS = {**TORCH_BN_CLAIMS, **KERAS_BN_CLAIMS, **BOTH_BN_CLAIMS}
-MODES_CLAIMS = declare_texts(_train_modes.MODES_TEXTS, _T, test=_TEST)
+MODES_CLAIMS = declare_texts(
+    _train_modes.MODES_TEXTS,
+    _T,
+    {"transformer_grad_changes_bits_cuda": (*_T, _train_modes.GPU_PART)},
+    test=_TEST,
+)
 KERAS_NOISE_CLAIMS = declare_texts(_train_modes.KERAS_NOISE_TEXTS, _K, test=_TEST)
 CLAIMS = {**DROPOUT_CLAIMS, **MODES_CLAIMS, **KERAS_NOISE_CLAIMS, **BATCHNORM_CLAIMS}
 C_ = CLAIMS
@@ -619,7 +624,13 @@ def compute(
         settle(
             CLAIMS.values(),
             {**d_claims, **b_claims},
-            lambda part: NO_UPDATE.get(part) if momentum == 0 else None,
+            lambda part: (
+                _train_modes.gpu_missing()
+                if part == _train_modes.GPU_PART
+                else NO_UPDATE.get(part)
+                if momentum == 0
+                else None
+            ),
         ),
         TrainEvalData(**d_data, **b_data),
         EXPLANATION,
