@@ -49,9 +49,9 @@ def std(c: Comparison) -> Verdicts:
     )
     fixed = ""
     if classic.torch_fixed is not None:
-        fixed = (
-            f"; with the same divisor (x.std(correction=0)) torch is within "
-            f"{_ulps(classic.torch_fixed, classic.djl)} ULP of DJL"
+        ulps = _ulps(classic.torch_fixed, classic.djl)
+        fixed = "; with the same divisor (x.std(correction=0)) torch " + (
+            "gives DJL's bits" if ulps == 0 else f"is within {ulps} ULP of DJL"
         )
     return decide(
         f"first normalized value: torch (x.std(), N−1) {first(classic.torch):.7g}, DJL "
