@@ -134,7 +134,8 @@ def _state_dict_example(torch: Any) -> str:
     return ""
 
 
-#: the part the CUDA transformer claim needs: the GPU myths record
+#: the CUDA transformer claim, and the part it needs: the GPU myths record
+GPU_KEY = "transformer_grad_changes_bits_cuda"
 GPU_PART = "the GPU myths record"
 
 
