@@ -38,6 +38,7 @@ NARRATED = {
         "chain_drifts",
         "conv_tf32_default",
         "conv_tf32_error",
+        "conv_fp32_differs_cpu",
     ],
 }
 

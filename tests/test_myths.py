@@ -25,9 +25,34 @@ from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
 
+
+def _layer_row(seed, moved):
+    """A transformer layer's row under the autograd modes: ``moved`` outputs differ."""
+    return {
+        "seed": seed,
+        "values": 4096,
+        "grad_vs_no_grad": moved,
+        "no_grad_vs_inference": 0,
+        "max_abs_diff": 7.2e-7 if moved else 0.0,
+    }
+
+
+def _cutoffs(dtype):
+    """pinv cut-offs as measured: numpy's fixed 1e-15, torch's 3·eps, TensorFlow's 30·eps."""
+    eps = float(np.finfo(dtype).eps)
+    return {"numpy pinv cutoff": 1e-15, "torch pinv cutoff": 3 * eps, "tf pinv cutoff": 30 * eps}
+
+
+_X5 = np.array([10.0, 20.0, 30.0, 40.0, 50.0], np.float32)
 DATA = {
     "djl_normalization": DjlData(
-        classic=Classic([10.0], numpy=[-1.41], torch=[-1.26], torch_fixed=[-1.41], djl=[-1.41])
+        classic=Classic(
+            _X5,
+            numpy=(_X5 - 30) / np.std(_X5),
+            torch=(_X5 - 30) / np.std(_X5, ddof=1),
+            torch_fixed=(_X5 - 30) / np.std(_X5),
+            djl=(_X5 - 30) / np.std(_X5),
+        )
     ),
     "train_vs_eval": TrainEvalData(
         bn_runs=BnRuns(
@@ -36,7 +61,13 @@ DATA = {
             train_half_batch_max_gap=2.0,
             eval_before_after_max_gap=3.0,
         ),
-        autograd_modes=AutogradModes(same=3, seeds=3),
+        autograd_modes=AutogradModes(
+            same=3,
+            seeds=3,
+            transformer=[_layer_row(s, 2600) for s in range(3)],
+            gpu_rows=None,
+            gpu_where="no GPU myths record",
+        ),
         rrelu_train_distinct=5,
     ),
     "tf_vs_torch": {  # by op: each section has its own data
@@ -76,6 +107,8 @@ DATA = {
         "tolerances": tvt.TolerancesData(
             tolerances={
                 "float32": {"numpy pinv[2,2]": 1e6, "torch pinv[2,2]": 1e6, "tf pinv[2,2]": 0.0}
+                | _cutoffs(np.float32),
+                "float64": _cutoffs(np.float64),
             }
         ),
     },
@@ -106,6 +139,7 @@ DATA = {
             gpus_same_stream=True,
             streams_reproduce=True,
         ),
+        djl_uniform_same=(64, 64),
     ),
     "libtorch_vs_pytorch": LibtorchData(
         threads=(1, 2),
@@ -131,6 +165,11 @@ DATA = {
             offset_tried=9,
             gelu_strided_differ=2,
             gelu_strided_n=8,
+            blas_differ={"dot": 0, "mv": 0, "mm": 0},
+            blas_tried=96,
+            blas="MKL on a CPU",
+            strict_differ=0,
+            fleet={"intel-xeon": (0, "holds")},  # alignment moved nothing: see myth 22's test
         ),
         residual=Residual(differ=4, total=16, worst_of_bound=0.03),
     ),
@@ -162,13 +201,20 @@ DATA = {
         gap={"NVIDIA H200 (recorded), torch default": [0.0, 1e-6]},
         sums={"cpu (live, here)": Sums(500.1, 1.0002)},
         truth_sums=Sums(500.1, 1.0),
-        conv_error={"NVIDIA (recorded), torch default": 3e-4, "NVIDIA, fp32 (TF32 off)": 4e-7},
+        conv_error={
+            "cpu (live, here)": 2.4e-7,
+            "NVIDIA (recorded), torch default": 3e-4,
+            "NVIDIA, fp32 (TF32 off)": 4.5e-7,
+        },
         relu_edges=ReluEdges(
             cases_per_device=560,
             devices=["cpu", "cuda:0"],
             neg_zero={"cpu": "-0.0", "cuda:0": "+0.0"},
             split=[{"edge": "-0.0"}],
         ),
+        conv_vs_cpu={"NVIDIA (recorded), torch default": 64, "NVIDIA, fp32 (TF32 off)": 60},
+        conv_cpu="cpu (live, here)",
+        conv_samples=64,
     ),
 }
 
@@ -219,6 +265,10 @@ def _all_constants(code):
 
 
 JUDGED = [m for m in myths.MYTHS if m.judge is not None]
+#: myths judged on two readings that point opposite ways (myth 2: the article's randomUniform
+#: example and default initializers): every claim flipped flips both, "depends" either way;
+#: `test_myth2_judges_both_readings` tries each reading alone
+TWO_SIDED = {2}
 
 
 @pytest.mark.parametrize("myth", JUDGED, ids=lambda m: f"myth{m.number}")
@@ -231,7 +281,10 @@ def test_verdict_follows_the_claims(myth):
             assert "not the claim's device" in v.number
         return
     assert yes.verdict in myths.VERDICTS[:3] and no.verdict in myths.VERDICTS[:3]
-    assert yes.verdict != no.verdict, (yes, no)
+    if myth.number in TWO_SIDED:  # both readings flip together: the reasons swap sides
+        assert yes.why != no.why, (yes, no)
+    else:
+        assert yes.verdict != no.verdict, (yes, no)
     assert yes.number and yes.why
     unchecked = _stand_in(myth, True)
     unchecked = replace(
@@ -403,3 +456,154 @@ def test_a_run_missing_its_parts_is_not_measured(myth):
         data=NoData(),
     )
     assert myths.judge(myth, missing).verdict == myths.NOT_MEASURED
+
+
+def _with(myth, states, **data):
+    """A stand-in of ``myth`` with every claim holding except ``states`` (key: True, False or
+    None for not checked), its data's fields replaced by ``data``."""
+    c = _stand_in(myth, True)
+    claims = dict(c.claims)
+    for key, holds in states.items():
+        claims[key] = Claim(f"claim {key}", holds)
+    d = c.data
+    if data:
+        d = replace(d, **data)
+    return replace(c, claims=claims, data=d)
+
+
+BY = {m.number: m for m in myths.MYTHS}
+
+
+def test_myth13_is_judged_on_the_tf32_off_convolution():
+    """TF32 off still differs from the CPU with errors of one size: the backends' algorithms
+    differ ("holds"); TF32 off matching the CPU would make it depend on TF32."""
+    v = myths.judge(BY[13], _stand_in(BY[13], True))
+    assert v.verdict == myths.HOLDS and "algorithms differ" in v.why
+    assert "60 of 64 sampled outputs differ" in v.number and "670×" not in v.number
+    assert "CPU 2.4e-07" in v.number and "TF32 off 4.5e-07" in v.number
+    same = _with(BY[13], {"conv_fp32_differs_cpu": False})
+    assert myths.judge(BY[13], same).verdict == myths.DEPENDS
+    unmeasured = _with(BY[13], {"conv_fp32_differs_cpu": None})
+    assert myths.judge(BY[13], unmeasured).verdict == myths.NOT_MEASURED
+
+
+def test_myth21_runs_a_transformer_layer_and_reads_the_gpu_record():
+    """The conv model keeps its bits, the transformer layer's fast path does not: "depends"
+    on the model; without the GPU record the CUDA side is not checked, naming the command."""
+    from fpexplore.lessons._gpu import myth_record
+
+    v = myths.judge(BY[21], _stand_in(BY[21], True))
+    assert v.verdict == myths.DEPENDS and "TransformerEncoderLayer" in v.why
+    assert "3 of 3 seeds" in v.number and "CUDA: not checked" in v.number
+    rows = [_layer_row(s, 2700) for s in range(3)]
+    autograd = replace(
+        DATA["train_vs_eval"].autograd_modes, gpu_rows=rows, gpu_where="NVIDIA H200, recorded"
+    )
+    gpu = _with(BY[21], {}, autograd_modes=autograd)
+    v = myths.judge(BY[21], gpu)
+    assert "on CUDA (recorded)" in v.why and "CUDA (NVIDIA H200, recorded)" in v.number
+    unchanged = _with(BY[21], {"transformer_grad_changes_bits": False})
+    assert myths.judge(BY[21], unchanged).verdict == myths.FAILS
+    assert myth_record.COMMAND.startswith("PYTHONPATH=. python3 benchmarks/record_myth_gpu.py")
+
+
+def test_myth22_reads_the_machine_records_and_the_cuda_record():
+    """Alignment that moved nothing here still makes it hold where a machine record (MKL on
+    an AMD EPYC) or the CUDA record shows it; with none anywhere it depends on strides."""
+    layout = DATA["summation_order"].layout
+    none = myths.judge(BY[22], _stand_in(BY[22], True))
+    assert none.verdict == myths.DEPENDS and "CUDA not checked until recorded" in none.why
+    amd = replace(layout, fleet={"amd-epyc-zen4": (32, "holds"), "intel-xeon": (0, "holds")})
+    v = myths.judge(BY[22], _with(BY[22], {}, layout=amd))
+    assert v.verdict == myths.HOLDS and "MKL on amd-epyc-zen4 (recorded)" in v.why
+    assert "MKL_CBWR=AUTO,STRICT removes it" in v.why and "amd-epyc-zen4 32" in v.number
+    cuda = replace(layout, cuda_differ={"sum": 11, "dot": 0, "mv": 0, "mm": 0}, cuda_tried=96)
+    v = myths.judge(BY[22], _with(BY[22], {}, layout=cuda))
+    assert v.verdict == myths.HOLDS and "CUDA" in v.why and "sum 11" in v.number
+
+
+def test_myths_8_and_25_read_one_record_for_two_statements():
+    """manual_seed seeds both GPUs: myth 8 (about torch.manual_seed) does not hold; myth 25
+    (seeding in general) depends, as cuda.manual_seed and racing threads leave draws varying."""
+    loud = {"current_device_seed_misses_others": True, "thread_race_varies": True}
+    c8, c25 = _stand_in(BY[8], True), _with(BY[25], loud)
+    assert myths.judge(BY[8], c8).verdict == myths.FAILS
+    v25 = myths.judge(BY[25], c25)
+    assert v25.verdict == myths.DEPENDS and "cuda.manual_seed seeds only" in v25.why
+    assert "6 distinct in 6 runs" in v25.number
+    quiet = {"current_device_seed_misses_others": False, "thread_race_varies": False}
+    assert myths.judge(BY[25], _with(BY[25], quiet)).verdict == myths.FAILS
+    assert myths.judge(BY[8], _with(BY[8], {"seed_reaches_every_gpu": False})).verdict == (
+        myths.HOLDS
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "init", "verdict"),
+    [
+        (True, True, myths.DEPENDS),
+        (True, False, myths.FAILS),
+        (False, True, myths.HOLDS),
+        (False, False, myths.DEPENDS),
+    ],
+)
+def test_myth2_judges_both_readings(raw, init, verdict):
+    """The article's randomUniform example and default initializers, each deciding its side;
+    the stream's match is read from the run's counts."""
+    states = {"djl_matches_torch_cpu": raw, "djl_init_not_torch": init}
+    c = _with(BY[2], states, djl_uniform_same=(64 if raw else 3, 64))
+    v = myths.judge(BY[2], c)
+    assert v.verdict == verdict
+    assert f"{64 if raw else 3} of 64 values bit-identical" in v.why
+
+
+def test_myth3_renders_both_standard_deviations_from_the_run():
+    v = myths.judge(BY[3], _stand_in(BY[3], True))
+    assert "15.81 vs 14.14" in v.why and "11.8% apart" in v.why and "not rounding" in v.why
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    c = _with(
+        BY[3],
+        {},
+        classic=Classic(
+            x,
+            numpy=(x - 2) / np.std(x),
+            torch=(x - 2) / np.std(x, ddof=1),
+            torch_fixed=(x - 2) / np.std(x),
+            djl=(x - 2) / np.std(x),
+        ),
+    )
+    assert "1 vs 0.8165" in myths.judge(BY[3], c).why
+
+
+def test_myth28_reads_the_cutoffs_measured():
+    """numpy's fixed 1e-15 is told apart from torch's max(m,n)·eps; a numpy that used
+    max(m,n)·eps would read as such."""
+    v = myths.judge(BY[28], _stand_in(BY[28], True))
+    assert "numpy a fixed 1e-15" in v.why and "torch 3.58e-07 = 1·max(m,n)·eps" in v.why
+    t = DATA["tf_vs_torch"]["tolerances"].tolerances
+    eps = {dt: float(np.finfo(dt).eps) for dt in ("float32", "float64")}
+    other = {dt: {**t[dt], "numpy pinv cutoff": 3 * eps[dt]} for dt in eps}
+    c = _stand_in(BY[28], True)
+    c = replace(c, data=replace(c.data, tolerances=other))
+    assert "numpy 3.58e-07 = 1·max(m,n)·eps" in myths.judge(BY[28], c).why
+
+
+def test_gpu_myths_record_is_validated(tmp_path):
+    """A record the script would write reads back; a malformed one is skipped."""
+    import json
+
+    from fpexplore.lessons._gpu import myth_record
+
+    good = {
+        "format": myth_record.FORMAT,
+        "version": myth_record.VERSION,
+        "torch": "2.11.0+cu130",
+        "card": "NVIDIA H200",
+        "autograd_modes": [_layer_row(s, 2700) for s in range(3)],
+        "offsets": {"differ": {"sum": 12, "dot": 0, "mv": 0, "mm": 0}, "tried": 96},
+    }
+    (tmp_path / "a.json").write_text(json.dumps(good))
+    assert myth_record.recorded(tmp_path)["card"] == "NVIDIA H200"
+    bad = {**good, "offsets": {"differ": {"sum": 200}, "tried": 96}}
+    (tmp_path / "b.json").write_text(json.dumps(bad))  # newer by name, but invalid
+    assert myth_record.recorded(tmp_path)["path"] == "a.json"

@@ -384,7 +384,7 @@ def test_layout_and_residual_claims_hold():
     more, _ = layout.residual_claims(torch, 11)
     assert all(c.holds for c in {**claims, **more}.values()), {**claims, **more}
     assert found.offset_same == found.offset_tried
-    assert set(found.blas_differ) == {"dot", "mv"}
+    assert set(found.blas_differ) == {"dot", "mv", "mm"}
     assert observed["blas_offset_bits"].value == sum(found.blas_differ.values())
     if torch.backends.mkl.is_available():
         assert found.strict_differ == 0 and "cbwr_strict_offset_same_bits" in claims

@@ -122,3 +122,32 @@ def test_autograd_modes_rrelu_and_the_state_dict_example():
     for seed in (0, 17):
         _, claims, _fields = _train_modes.torch_part(torch, seed, 3)
         assert all(c.holds for c in claims.values()), claims  # the error names a missing key
+
+
+@pytest.mark.parametrize("moved", [2700, 0])
+def test_transformer_claims_read_the_gpu_myths_record(monkeypatch, moved):
+    """Claim 21 on CUDA comes from the GPU myths record: stated only where one is, holding
+    when grad changed the bits in every seed, failing when a seed kept them."""
+    torch = pytest.importorskip("torch")
+    from fpexplore.lessons._gpu import myth_record
+    from fpexplore.lessons.train_vs_eval import modes as _train_modes
+
+    row = {"values": 4096, "no_grad_vs_inference": 0, "max_abs_diff": 7e-7}
+    rec = {
+        "card": "NVIDIA H200",
+        "torch": "2.11.0+cu130",
+        "path": "h200.json",
+        "autograd_modes": [
+            {**row, "seed": s, "grad_vs_no_grad": moved if s else 2700} for s in range(3)
+        ],
+    }
+    monkeypatch.setattr(myth_record, "recorded", lambda directory=None: rec)
+    _, claims, fields = _train_modes.torch_part(torch, 0, 3)
+    claim = claims["transformer_grad_changes_bits_cuda"]
+    assert claim.holds is (moved > 0) and "NVIDIA H200" in claim.text
+    assert fields["autograd_modes"].gpu_rows == rec["autograd_modes"]
+    assert claims["transformer_grad_changes_bits"].holds  # this CPU, live
+    monkeypatch.setattr(myth_record, "recorded", lambda directory=None: None)
+    _, claims, fields = _train_modes.torch_part(torch, 0, 3)
+    assert "transformer_grad_changes_bits_cuda" not in claims
+    assert myth_record.COMMAND in fields["autograd_modes"].gpu_where

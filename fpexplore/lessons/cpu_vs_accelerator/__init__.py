@@ -48,12 +48,16 @@ CLAIMS = {
             "convolution with TF32 off",
             "conv_tf32_error": "the accelerator's default convolution is over 100 times further "
             "from the exact result than its convolution with TF32 off",
+            "conv_fp32_differs_cpu": "with TF32 off the accelerator's convolution still differs "
+            "from the CPU's in sampled outputs (another algorithm), its error within 10 times the "
+            "CPU's",
         },
         ("torch", "accelerator"),
         {
             "relu_identical": ("device runs",),
             "conv_tf32_default": ("accelerator",),
             "conv_tf32_error": ("accelerator",),
+            "conv_fp32_differs_cpu": ("accelerator",),
         },
         applies="a CPU beside an accelerator (live or recorded)",
         test="tests/test_gpu_lessons.py",
@@ -260,6 +264,11 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
     strict = next((a for a in accs if a["mode"] != "torch default"), None)
     rec_cpu = info.get("recorded_cpu")
     conv_error = {sd["label"]: acc.conv_error(sd, tr) for sd in sides}
+    near = cpu if cpu is not None else rec_cpu  # the CPU the accelerator is compared with
+    conv_vs_cpu = {
+        a["label"]: int(np.sum(np.asarray(a["conv"]) != np.asarray(near["conv"])))
+        for a in (accs if near is not None else [])
+    }
     tf32_ratio = (
         conv_error[default["label"]] / conv_error[strict["label"]]
         if default is not None and strict is not None and conv_error[strict["label"]]
@@ -286,6 +295,14 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         )
         decided["conv_tf32_error"] = C["conv_tf32_error"].claim(
             tf32_ratio > 100, f" (here {tf32_ratio:.0f} times)"
+        )
+    if strict is not None and near is not None:
+        apart = conv_vs_cpu[strict["label"]]
+        e_acc, e_cpu = conv_error[strict["label"]], acc.conv_error(near, tr)
+        decided["conv_fp32_differs_cpu"] = C["conv_fp32_differs_cpu"].claim(
+            apart > 0 and e_acc <= 10 * e_cpu and e_cpu <= 10 * e_acc,
+            f" (here {apart} of {len(near['conv'])} sampled outputs differ; relative error "
+            f"{e_acc:.3g} TF32 off, {e_cpu:.3g} on the CPU, {near['label']})",
         )
     decided.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
@@ -333,6 +350,9 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         truth_sums=_sums(tr),
         conv_error=conv_error,
         relu_edges=edge_data,
+        conv_vs_cpu=conv_vs_cpu,
+        conv_cpu="" if near is None else near["label"],
+        conv_samples=0 if near is None else len(near["conv"]),
     )
     return present.comparison(
         "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -38,3 +38,7 @@ class AcceleratorData:
     truth_sums: Sums
     conv_error: dict[str, float]  # ||got - exact|| / ||exact|| of the sampled conv outputs
     relu_edges: ReluEdges
+    #: sampled conv outputs whose bits differ from the CPU's, by accelerator side
+    conv_vs_cpu: dict[str, int] = field(default_factory=dict)
+    conv_cpu: str = ""  # the CPU side they are compared with ('' when none ran)
+    conv_samples: int = 0  # sampled conv outputs per side

@@ -161,7 +161,7 @@ def compute(
             np.random.Generator(np.random.PCG64(seed)).random(4096, dtype=np.float32)
         ),
     }
-    djl_equal = layers = None  # DJL randomUniform equals torch.rand; DJL's layers
+    djl_equal = djl_same = layers = None  # DJL randomUniform vs torch.rand; DJL's layers
     if tensorflow:
         tf_outs, tf_claims, tf_bits = _TENSORFLOW.get(
             (seed, k), lambda: _rng_stacks.tensorflow(seed, k)
@@ -171,7 +171,7 @@ def compute(
         bits.update(tf_bits)
     if java:
         j_outs, j_claims = _rng_stacks.java(seed, k)
-        d_outs, d_claims, djl_equal = _rng_devices.djl(seed, n, k)
+        d_outs, d_claims, djl_equal, djl_same = _rng_devices.djl(seed, n, k)
         outcomes += j_outs + d_outs
         claims.update(j_claims)
         claims.update(d_claims)
@@ -222,7 +222,7 @@ def compute(
     claims = settle(specs, claims, why.get)
 
     rel = relation(outcomes, a, b, share32, bool(djl_equal))
-    data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers)
+    data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers, djl_same)
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
     if gpus_note is not None:

@@ -50,3 +50,5 @@ class RngData:
     multi_gpu: MultiGpu | None = None
     djl_uniform_equal: bool | None = None  # DJL randomUniform is torch.rand, bit for bit
     djl_layers: DjlLayers | None = None
+    #: DJL randomUniform against torch.rand: (values bit-identical, values compared)
+    djl_uniform_same: tuple[int, int] | None = None

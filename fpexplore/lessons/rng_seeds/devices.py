@@ -172,10 +172,13 @@ DJL_CLAIMS = declare_texts(
 )
 
 
-def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], bool | None]:
+def djl(
+    seed: int, n: int, k: int
+) -> tuple[list[Outcome], dict[str, Claim], bool | None, tuple[int, int] | None]:
     """DJL ``randomUniform`` after ``Engine.setRandomSeed(seed)``, measured against
-    ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator; last,
-    whether the two streams are equal (None: DJL did not run)."""
+    ``torch.manual_seed(seed); torch.rand(n)`` here and against the MT19937 emulator; then
+    whether the two streams are equal and (values bit-identical, values) (None: DJL did not
+    run)."""
     from ...errors import BackendUnavailable, WorkerError
 
     reason = missing_part(("djl", "torch"))
@@ -189,7 +192,7 @@ def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], boo
     if reason is not None:
         why = reason
         claims = settle(DJL_CLAIMS.values(), {}, lambda part: why)
-        return [Outcome.missing("DJL randomUniform", "djl", reason)], claims, None
+        return [Outcome.missing("DJL randomUniform", "djl", reason)], claims, None, None
     out = Outcome(
         "DJL randomUniform",
         "djl",
@@ -209,4 +212,4 @@ def djl(seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str, Claim], boo
         ),
         "djl_is_mt19937": DJL_CLAIMS["djl_is_mt19937"].claim(is_mt19937),
     }
-    return [out], claims, bool(s["uniform_equal"])
+    return [out], claims, bool(s["uniform_equal"]), (same_u, n)

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Rule, Verdicts, decide, holds
+from ...judging import (
+    DEPENDS,
+    FAILS,
+    HOLDS,
+    NotMeasured,
+    Rule,
+    Verdicts,
+    claim,
+    decide,
+    holds,
+)
+from . import multi_gpu
 
 if TYPE_CHECKING:
     from ...result import Comparison
@@ -28,17 +39,39 @@ def _init_number(c: Comparison) -> str:
     )
 
 
-# the weights a DJL model starts with come from its default initializer, not from a
-# randomUniform call: judged from the initializers (the raw uniform streams do match)
-seed = Rule(
-    ("djl_init_gaussian_fan_in", "djl_init_not_torch"),
-    HOLDS,
-    "for default-initialized models: DJL's Linear/Conv2d start from Xavier Gaussian (fan-in, "
-    "magnitude 2, zero bias), torch's from kaiming_uniform(a=√5) with a uniform bias; the raw "
-    "randomUniform streams are libtorch's and match torch.rand bit for bit",
-    (DEPENDS, "on the layer: DJL's default initializer matched torch's here"),
-    _init_number,
-)
+def seed(c: Comparison) -> Verdicts:
+    """Myth 2 on both of its readings: the article's own example (DJL ``randomUniform`` vs
+    ``torch.rand`` after the same seed) and default-initialized layers."""
+    raw = claim(c, "djl_matches_torch_cpu")
+    init = holds(c, "djl_init_gaussian_fan_in", "djl_init_not_torch")
+    same = c.data.djl_uniform_same
+    if same is None:
+        raise NotMeasured(f"the {c.lesson} run drew no DJL randomUniform stream")
+    stream = (
+        f"DJL's randomUniform {'equals' if raw else 'differs from'} torch.rand "
+        f"({same[0]} of {same[1]} values bit-identical, seed {c.params.get('seed')})"
+    )
+    layers = (
+        "default-initialized Linear/Conv2d differ (DJL: Xavier Gaussian, fan-in, zero bias; "
+        "torch: kaiming_uniform(a=√5), uniform bias)"
+        if init
+        else "DJL's default-initialized layers matched torch's"
+    )
+    return decide(
+        f"randomUniform vs torch.rand: {same[0]} of {same[1]} identical; {_init_number(c)}",
+        (
+            raw and init,
+            DEPENDS,
+            f"on how the weights are drawn: in the article's own example {stream}, so it "
+            f"does not hold; {layers}, so it holds there",
+        ),
+        (raw, FAILS, f"{stream}, and {layers}"),
+        (init, HOLDS, f"{stream}, and {layers}"),
+        otherwise=(
+            DEPENDS,
+            f"on how the weights are drawn: {stream}, so it holds there; {layers}",
+        ),
+    )
 
 
 init = Rule(
@@ -64,26 +97,46 @@ djl_dropout = Rule(
 
 
 def seeding(c: Comparison) -> Verdicts:
-    extra = ""
+    """Myth 25 ("seeding is not enough with several GPUs, CUDA streams or DataLoader workers"):
+    every way of seeding measured, DataLoader workers live, GPUs and streams live or from the
+    two-GPU record; the ways that leave draws unseeded or racing make it depend."""
     workers = holds(c, "workers_reproduce_with_seed", "workers_distinct_streams")
     live = c.claims.get("seeding_two_gpus")
     gpus = None if live is None else live.holds  # None: no two CUDA devices in this run
     recorded = [c.claims.get(k) for k in ("seed_reaches_every_gpu", "streams_reproduce")]
     if live is None and all(r is not None and r.holds is not None for r in recorded):
         gpus = all(r.holds for r in recorded)
-        race = c.claims.get("thread_race_varies")
-        if race is not None and race.holds:
-            extra = (
-                " (recorded); only host threads racing for one generator got other "
-                "draws each run (myth 8)"
-            )
+    gaps = []  # the ways of seeding that left draws varying, as measured
+    for key, what in (
+        (
+            "current_device_seed_misses_others",
+            "torch.cuda.manual_seed seeds only the current "
+            "device, so cuda:1 drew another stream in each fresh process",
+        ),
+        (
+            "thread_race_varies",
+            "host threads racing for one generator get other draws each run "
+            "(no seed fixes the interleaving)",
+        ),
+    ):
+        found = c.claims.get(key)
+        if found is not None and found.holds:
+            gaps.append(what)
     gpu_why = (
         "two GPUs and CUDA streams: not measurable here"
         if gpus is None
-        else "two GPUs and a second stream: same streams" + extra
+        else "two GPUs and a second stream after torch.manual_seed: same streams"
         if gpus
         else "two GPUs or a second stream gave other streams"
     )
+    m = getattr(c.data, "multi_gpu", None)
+    if m is not None and gpus is not None:
+        p = multi_gpu.PROBES
+        gpu_why += (
+            f"; cuda.manual_seed then cuda:1: {m.distinct[p[2]]} distinct in {m.runs} runs; "
+            f"racing host threads: {max(m.distinct[p[6]], m.distinct[p[7]])} distinct per "
+            f"thread (recorded on {len(m.cards)} × {m.cards[0]})"
+        )
     return decide(
         "DataLoader with 2 workers: reproduced bit for bit after manual_seed; " + gpu_why,
         (
@@ -92,10 +145,17 @@ def seeding(c: Comparison) -> Verdicts:
             "workers reproduce, but the GPUs or streams did not",
         ),
         (
+            workers and bool(gpus) and bool(gaps),
+            DEPENDS,
+            "on how the seed is set and who draws: torch.manual_seed is enough for DataLoader "
+            "workers, every GPU and streams launched in a fixed order; " + "; ".join(gaps),
+        ),
+        (
             workers,
             FAILS,
             "for DataLoader workers: torch seeds each worker's torch, numpy and random from the "
-            "seeded base seed (worker_init_fn is not needed since torch 1.9)",
+            "seeded base seed (worker_init_fn is not needed since torch 1.9)"
+            + ("; torch.manual_seed also seeds every GPU and fixed-order streams" if gpus else ""),
         ),
         otherwise=(HOLDS, "seeded DataLoader workers did not reproduce"),
     )

@@ -253,8 +253,10 @@ def lesson_parts() -> tuple[dict[str, Any], MultiGpu | None]:
 
 
 def judge_myth(c: Any) -> tuple[str, str, str]:
-    """Myth "torch.manual_seed does not make multi-GPU or multi-stream runs reproducible",
-    from a run of the RNG lesson: (verdict, why, number)."""
+    """Myth 8, "torch.manual_seed does not make multi-GPU or multi-stream runs reproducible",
+    from the two-GPU record: decided by what manual_seed does (every GPU, streams in a fixed
+    order); torch.cuda.manual_seed and racing host threads are shown beside it, as what does
+    vary and why. Returns (verdict, why, number)."""
     keys = (
         "seed_reaches_every_gpu",
         "streams_reproduce",
@@ -265,19 +267,27 @@ def judge_myth(c: Any) -> tuple[str, str, str]:
     if any(s == "not checked" or s == "absent" for s in states.values()):
         return "not measured", "needs the recorded run on two GPUs (data/gpu/seeding)", ""
     d = c.data.multi_gpu
+    race = max(d.distinct[PROBES[6]], d.distinct[PROBES[7]])
     number = (
         f"{d.runs} fresh processes on {len(d.cards)} × {d.cards[0]}: manual_seed → "
         f"cuda:0 and cuda:1 {'identical' if d.gpus_same_stream else 'different'}; two "
         f"streams {'reproduce' if d.streams_reproduce else 'vary'}; cuda.manual_seed then "
-        f"cuda:1: {d.distinct[PROBES[2]]} distinct; two racing host threads: "
-        f"{max(d.distinct[PROBES[6]], d.distinct[PROBES[7]])} distinct per thread"
+        f"cuda:1: {d.distinct[PROBES[2]]} distinct; two racing host threads: {race} distinct "
+        "per thread"
     )
+    aside = []
+    if states["current_device_seed_misses_others"] == "holds":
+        aside.append("torch.cuda.manual_seed seeds only the current device")
+    if states["thread_race_varies"] == "holds":
+        aside.append(
+            "host threads racing for one generator split its draws differently each run (the "
+            "same set of draws: the interleaving varies, not the seed)"
+        )
     if states["seed_reaches_every_gpu"] == "holds" and states["streams_reproduce"] == "holds":
         return (
-            "depends",
-            "on how the seed is set and who draws: manual_seed seeds every GPU and streams "
-            "launched in a fixed order reproduce; torch.cuda.manual_seed seeds only the "
-            "current device, and host threads racing for one generator get other draws each run",
+            "does not hold",
+            "torch.manual_seed seeds every GPU and streams launched in a fixed order reproduce"
+            + (f"; what varies is other: {'; '.join(aside)}" if aside else ""),
             number,
         )
     return "holds", "one manual_seed did not reproduce across GPUs or streams", number

@@ -9,6 +9,7 @@ from ...judging import DEPENDS, FAILS, HOLDS, Rule, Verdicts, decide, first, hol
 
 if TYPE_CHECKING:
     from ...result import Comparison
+    from .layout import Layout
 
 
 def djl_sum(c: Comparison) -> Verdicts:
@@ -23,30 +24,69 @@ def djl_sum(c: Comparison) -> Verdicts:
     )
 
 
+def _alignment_number(d: Layout, strict: str) -> str:
+    """Where alignment was measured: this CPU's BLAS, the machine records, CUDA's record."""
+    here = ", ".join(f"{op} {k}" for op, k in d.blas_differ.items())
+    parts = [f"BLAS at an offset here ({d.blas}): {here} of {d.blas_tried} differ"]
+    if d.strict_differ is not None:
+        parts.append(f"under MKL_CBWR=AUTO,STRICT: {d.strict_differ} differ ({strict})")
+    if d.fleet:
+        parts.append(
+            "machine records (BLAS offset cases that differ, strict mode): "
+            + ", ".join(
+                f"{name} {'?' if k is None else k}, strict {state}"
+                for name, (k, state) in d.fleet.items()
+            )
+        )
+    if d.cuda_differ:
+        cuda = ", ".join(f"{op} {k}" for op, k in d.cuda_differ.items())
+        parts.append(f"CUDA at an offset ({d.cuda_card}): {cuda} of {d.cuda_tried} differ")
+    else:
+        parts.append(f"CUDA: not checked, {d.cuda_card or 'no record'}")
+    return "; ".join(parts)
+
+
 def layout(c: Comparison) -> Verdicts:
+    """Myth 22: strides, and alignment on this CPU's BLAS, the shipped machine records and the
+    CUDA record; MKL's strict CBWR mode as the CPU's fix."""
     aten, strides = holds(c, "aten_offset_same_bits"), holds(c, "strides_change_bits")
     d = c.data.layout
-    moved = sum(d.blas_differ.values())
-    blas = ", ".join(f"{op} {k} of {d.blas_tried}" for op, k in d.blas_differ.items())
+    found = c.claims.get("cbwr_strict_offset_same_bits")
+    strict = "not checked" if found is None else found.state
+    moved_here = sum(d.blas_differ.values()) > 0
+    moved_records = [name for name, (k, _s) in d.fleet.items() if k]
+    moved_cuda = sum(d.cuda_differ.values()) > 0
+    where = (
+        (["this CPU's MKL dot/mv/mm"] if moved_here else [])
+        + ([f"MKL on {', '.join(moved_records)} (recorded)"] if moved_records else [])
+        + ([f"CUDA ({d.cuda_card})"] if moved_cuda else [])
+    )
+    fixed = [name for name, (_k, state) in d.fleet.items() if state == "holds"]
+    fix = (
+        "MKL_CBWR=AUTO,STRICT removes it from the CPU's BLAS ("
+        + ("held here" if strict == "holds" else f"here: {strict}")
+        + (f"; held on {', '.join(fixed)}" if fixed else "")
+        + ")"
+    )
+    cuda_note = "" if d.cuda_differ else "; CUDA not checked until recorded"
     return decide(
-        f"ATen offsets: {d.offset_same} of {d.offset_tried} same; BLAS at an offset "
-        f"({d.blas}): {blas} differ; stride-2 gelu: {d.gelu_strided_differ} of "
-        f"{d.gelu_strided_n} differ",
-        (
-            aten and strides and moved > 0,
-            HOLDS,
-            "strides change bits everywhere, and alignment does where the BLAS depends on it: "
-            "here torch's dot/mv (MKL) gave other bits at another offset; ATen's own loops did "
-            "not, and MKL_CBWR=AUTO,STRICT removes it",
-        ),
-        (
-            aten and strides,
-            DEPENDS,
-            "on strides everywhere; on alignment only where the BLAS depends on it (MKL's "
-            "dot/mv on some CPUs, an AMD EPYC among the shipped machines, not this one): "
-            "ATen's own loops never",
-        ),
+        f"ATen offsets: {d.offset_same} of {d.offset_tried} same; "
+        + _alignment_number(d, strict)
+        + f"; stride-2 gelu: {d.gelu_strided_differ} of {d.gelu_strided_n} differ",
         (not aten, HOLDS, "an offset alone changed ATen's own bits"),
+        (
+            strides and bool(where),
+            HOLDS,
+            "strides change bits everywhere (another loop or reduction order), and alignment "
+            f"does where a kernel depends on it: {'; '.join(where)}; ATen's own CPU loops "
+            f"never; {fix}{cuda_note}",
+        ),
+        (
+            strides,
+            DEPENDS,
+            "on strides everywhere; alignment changed nothing on any CPU or GPU measured "
+            f"(ATen's loops, the BLAS here and in the records){cuda_note}",
+        ),
         otherwise=(FAILS, "neither offsets nor strides changed bits here"),
     )
 

@@ -2,10 +2,12 @@
 other storage offsets and strides (claim 22), and a residual block added in two orders against
 the exact result (claim 24).
 
-Alignment is two stories. ATen's own loops never depend on it. torch's BLAS calls (dot, mv) go
-to MKL on x86 wheels, and whether MKL's bits depend on it is a property of the CPU: on an AMD
-EPYC without AVX-512 (a shipped machine record) they do, on Intel AVX-512 CPUs they do not. So
-that is an observation with its numbers, and the universal claim is MKL's strict mode."""
+Alignment is two stories on the CPU. ATen's own loops never depend on it. torch's BLAS calls
+(dot, mv, mm) go to MKL on x86 wheels, and whether MKL's bits depend on it is a property of the
+CPU: on AMD EPYCs (shipped machine records) they do, on Intel AVX-512 CPUs they do not. So that
+is an observation with its numbers, beside the shipped machine records (`fleet`), and the
+universal claim is MKL's strict mode. On CUDA (from the GPU myths record, `cuda_offsets`) a
+sum's vectorized loads need aligned data, so an offset can change its bits."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ TEXTS = {
     "aten_offset_same_bits": "the same values at another storage offset (alignment) give the "
     "same bits in ATen's own CPU loops: sum, exp and gelu",
     "cbwr_strict_offset_same_bits": "under MKL_CBWR=AUTO,STRICT (MKL's strict conditional "
-    "numerical reproducibility) torch.dot and torch.mv give the same bits at every storage offset",
+    "numerical reproducibility) torch.dot, torch.mv and torch.mm give the same bits at every "
+    "storage offset",
     "strides_change_bits": "a strided view gives other bits than its contiguous copy: reductions "
     "and some elementwise ops take another loop",
     "residual_orders_differ": "a residual block's x + (h W + b) and (x + b) + h W differ in "
@@ -41,8 +44,8 @@ TEXTS = {
 }
 #: what alignment does to torch's BLAS calls depends on the library and the CPU: an observation
 OBSERVED = {
-    "blas_offset_bits": "torch.dot and torch.mv (torch's BLAS) at storage offsets of 1 to 8 "
-    "elements: cases whose bits differ from an aligned copy's",
+    "blas_offset_bits": "torch.dot, torch.mv and torch.mm (torch's BLAS) at storage offsets of "
+    "1 to 8 elements: cases whose bits differ from an aligned copy's",
 }
 #: the environment under which MKL promises alignment-independent bits (`strict_offsets`)
 STRICT_ENV = {"MKL_CBWR": "AUTO,STRICT"}
@@ -56,12 +59,21 @@ class Layout:
     offset_tried: int
     gelu_strided_differ: int  # gelu values of a stride-2 view that differ from its copy's
     gelu_strided_n: int
-    #: torch's BLAS calls (dot, mv): cases whose bits differ at an offset, by op, of ``blas_tried``
+    #: torch's BLAS calls (dot, mv, mm): cases whose bits differ at an offset, by op, of
+    #: ``blas_tried``
     blas_differ: dict[str, int] = field(default_factory=dict)
     blas_tried: int = 0  # cases per op
     blas: str = ""  # the library and CPU behind them, in words
     #: the same BLAS cases in a fresh process under `STRICT_ENV` (None: not measured)
     strict_differ: int | None = None
+    #: the shipped machine records (`fpexplore.machines`): machine -> (BLAS offset cases that
+    #: differ, or None where not recorded; the strict-CBWR claim's state)
+    fleet: dict[str, tuple[int | None, str]] = field(default_factory=dict)
+    #: CUDA from the GPU myths record: sum/dot/mv/mm cases that differ at an offset (empty: no
+    #: record), of ``cuda_tried`` per op, on ``cuda_card`` (or how to record it)
+    cuda_differ: dict[str, int] = field(default_factory=dict)
+    cuda_tried: int = 0
+    cuda_card: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,37 +91,79 @@ _OPS: dict[str, Any] = {
     "exp": lambda t, a: t.exp(a),
     "gelu": lambda t, a: t.nn.functional.gelu(a),
 }
-#: calls torch hands to its BLAS (MKL on x86 wheels): a dot product, a 1×n matrix-vector product
+#: calls torch hands to its BLAS (MKL on x86 wheels): a dot product, a 1×n matrix-vector
+#: product, and an 8×n by n×8 matrix product (``a`` holds `MM_ROWS`·n values)
 BLAS_OPS: dict[str, Any] = {
     "dot": lambda t, a: t.dot(a, a),
     "mv": lambda t, a: t.mv(a.reshape(1, -1), a),
+    "mm": lambda t, a: t.mm(a.reshape(MM_ROWS, -1), a.reshape(MM_ROWS, -1).t()),
 }
+MM_ROWS = 8
+#: what each op reads at an offset: n values, or `MM_ROWS` rows of n
+_ROWS = {"mm": MM_ROWS}
+#: the ops recorded on CUDA (`cuda_offsets`): ATen's sum beside the BLAS calls (cuBLAS there)
+CUDA_OPS: dict[str, Any] = {"sum": _OPS["sum"], **BLAS_OPS}
 
 
 def _bits(a: Any) -> bytes:
-    return np.ascontiguousarray(a.numpy()).tobytes()
+    return np.ascontiguousarray(a.detach().cpu().numpy()).tobytes()
 
 
-def _base(torch: Any, s: int) -> Any:
-    base = np.random.Generator(np.random.PCG64(s)).standard_normal(2048 + 16) * 3
+def _base(torch: Any, s: int, rows: int = 1) -> Any:
+    base = np.random.Generator(np.random.PCG64(s)).standard_normal(rows * 2048 + 16) * 3
     return torch.from_numpy(base.astype(np.float32))
 
 
-def offset_differ(torch: Any, seed: int, ops: dict[str, Any]) -> tuple[dict[str, int], int]:
+def offset_differ(
+    torch: Any, seed: int, ops: dict[str, Any], device: str = "cpu"
+) -> tuple[dict[str, int], int]:
     """For each of ``ops``: in how many cases the same values at storage offsets `OFFSETS`
-    (sizes `SIZES`, `SEEDS` seeds) give other bits than an aligned copy; and the cases per op."""
+    (sizes `SIZES`, `SEEDS` seeds) on ``device`` give other bits than an aligned copy; and the
+    cases per op."""
     differ = dict.fromkeys(ops, 0)
     tried = 0
     for s in range(seed, seed + SEEDS):
-        t = _base(torch, s)
+        bases = {r: _base(torch, s, r).to(device) for r in {1, *_ROWS.values()}}
         for n in SIZES:
             for off in OFFSETS:
-                view = t[off : off + n]  # storage offset off, 4·off bytes from the start
-                copy = view.clone()  # a fresh, aligned allocation
                 tried += 1
                 for name, op in ops.items():
+                    rows = _ROWS.get(name, 1)
+                    view = bases[rows][off : off + rows * n]  # 4·off bytes from the start
+                    copy = view.clone()  # a fresh, aligned allocation
                     differ[name] += _bits(op(torch, view)) != _bits(op(torch, copy))
     return differ, tried
+
+
+def cuda_offsets(torch: Any, seed: int = 0, device: str = "cuda") -> dict[str, Any]:
+    """`offset_differ` of `CUDA_OPS` on a CUDA device, JSON-ready (for the GPU myths record)."""
+    differ, tried = offset_differ(torch, seed, CUDA_OPS, device)
+    return {"seed": seed, "sizes": list(SIZES), "seeds": SEEDS, "differ": differ, "tried": tried}
+
+
+def fleet() -> dict[str, tuple[int | None, str]]:
+    """Each shipped machine record's BLAS offset observation (cases that differ) and the state
+    of its strict-CBWR claim (`fpexplore.machines`); {} where none can be read."""
+    from ... import machines
+
+    found, _why = machines.try_load_all()
+    out: dict[str, tuple[int | None, str]] = {}
+    for m in found:
+        value: int | None = None
+        state = "absent"
+        for run in m.runs:
+            if run["lesson"] != "summation_order":
+                continue
+            seen = (run.get("observations") or {}).get("blas_offset_bits")
+            strict = run["claims"].get("cbwr_strict_offset_same_bits")
+            if value is None and isinstance(seen, dict):
+                v = str(seen.get("value", ""))  # records keep observed values as text
+                value = int(v) if v.isdigit() else None
+            if state == "absent" and isinstance(strict, dict):
+                state = str(strict.get("state", "absent"))
+        if value is not None or state != "absent":
+            out[m.name] = (value, state)
+    return out
 
 
 def blas_name(torch: Any) -> str:
@@ -202,11 +256,12 @@ def layout_claims(
         ),
     }
     if strict_differ is not None:
+        every = len(BLAS_OPS) * tried
         claims["cbwr_strict_offset_same_bits"] = Claim(
-            f"under MKL_CBWR=AUTO,STRICT, torch.dot and torch.mv at storage offsets of 1 to 8 "
-            f"elements give an aligned copy's bits in {2 * tried - strict_differ} of "
-            f"{2 * tried} cases ({where}; a fresh process, as MKL reads the mode when it "
-            "loads): MKL's strict reproducibility takes alignment out of its results",
+            f"under MKL_CBWR=AUTO,STRICT, torch.dot, torch.mv and torch.mm at storage offsets of "
+            f"1 to 8 elements give an aligned copy's bits in {every - strict_differ} of {every} "
+            f"cases ({where}; a fresh process, as MKL reads the mode when it loads): MKL's "
+            "strict reproducibility takes alignment out of its results",
             strict_differ == 0,
         )
     name = blas_name(torch)
@@ -216,13 +271,30 @@ def layout_claims(
             + f" ({name}; {where}): "
             + ", ".join(f"{op} {k} of {tried}" for op, k in blas.items()),
             sum(blas.values()),
-            "MKL picks its kernels by CPU, and on some (an AMD EPYC without AVX-512 among the "
-            "shipped machines) its dot and gemv results depend on where the array starts in "
+            "MKL picks its kernels by CPU, and on some (AMD EPYCs among the shipped machines) "
+            "its dot, gemv and gemm results depend on where the array starts in "
             "memory; MKL documents aligned data as a condition of reproducible results unless "
             "a strict CBWR mode is set",
         )
     }
-    found = Layout(same, total, strided_elem, strided_n, blas, tried, name, strict_differ)
+    from .._gpu import myth_record
+
+    cuda = myth_record.recorded()
+    offsets = cuda["offsets"] if cuda is not None else {}
+    found = Layout(
+        same,
+        total,
+        strided_elem,
+        strided_n,
+        blas,
+        tried,
+        name,
+        strict_differ,
+        fleet=fleet(),
+        cuda_differ=dict(offsets.get("differ", {})),
+        cuda_tried=int(offsets.get("tried", 0)),
+        cuda_card=myth_record.where(cuda) if cuda is not None else myth_record.NO_RECORD,
+    )
     return claims, observed, found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -182,9 +183,43 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
 DIAG = (1.0, 1e-5, 1e-6)
 
 
+def pinv_cutoff(pinv: Callable[[np.ndarray], Any], dtype: str, steps: int = 48) -> float:
+    """The default cut-off of ``pinv`` relative to σ_max, measured: the smallest s that
+    pinv(diag(1, 1, s)) keeps (bisected in log2 between 2**-100 and 1), max(m, n) = 3."""
+
+    def kept(e: float) -> bool:
+        a = np.diag(np.array([1.0, 1.0, 2.0**e], dtype=dtype))
+        return float(np.asarray(pinv(a))[2, 2]) != 0.0
+
+    lo, hi = -100.0, 0.0  # dropped at lo, kept at hi
+    if kept(lo) or not kept(hi):
+        return 0.0 if kept(lo) else 1.0
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if kept(mid) else (mid, hi)
+    return 2.0**hi
+
+
+def pinv_defaults(fw: Frameworks) -> dict[str, str]:
+    """Each library's pinv signature as installed (its tolerance arguments and defaults)."""
+    import inspect
+
+    out = {"numpy": str(inspect.signature(np.linalg.pinv))}
+    for lib, f in (("tf", fw.tf.linalg.pinv),):
+        out[lib] = str(inspect.signature(f))
+    doc = fw.torch.linalg.pinv.__doc__ or ""
+    out["torch"] = doc.strip().splitlines()[0] if doc.strip() else "(no signature)"
+    return out
+
+
 def run_tolerances(fw: Frameworks, **_: Any) -> Section:
     torch, tf = fw.torch, fw.tf
     out: dict[str, dict[str, Any]] = {}
+    pinvs = {
+        "numpy": np.linalg.pinv,
+        "torch": lambda a: torch.linalg.pinv(torch.from_numpy(a)).numpy(),
+        "tf": lambda a: tf.linalg.pinv(tf.constant(a)).numpy(),
+    }
     for dt in ("float32", "float64"):
         a = np.diag(np.array(DIAG, dtype=dt))
         b = np.ones(3, dtype=dt)
@@ -201,7 +236,9 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
                 torch.linalg.lstsq(at, torch.from_numpy(b)[:, None])[0][2, 0]
             ),
             "tf lstsq x[2]": float(tf.linalg.lstsq(af, tf.constant(b)[:, None])[2, 0]),
+            **{f"{lib} pinv cutoff": pinv_cutoff(f, dt) for lib, f in pinvs.items()},
         }
+    out["signatures"] = pinv_defaults(fw)
     f32 = out["float32"]
     eps = float(np.finfo(np.float32).eps)
     kept = 1 / np.float32(DIAG[2])
@@ -215,7 +252,9 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
             f"1e-6 singular value (rcond 10·3·eps = {30 * eps:.3g}; pinv[2,2] = "
             f"{f32['tf pinv[2,2]']:g}) while its own matrix_rank counts it (rank "
             f"{f32['tf rank']}); numpy and torch keep it (pinv[2,2] {f32['numpy pinv[2,2]']:.7g} "
-            f"and {f32['torch pinv[2,2]']:.7g}; rtol 3·eps = {3 * eps:.3g})",
+            f"and {f32['torch pinv[2,2]']:.7g}; measured cut-offs relative to σ_max: numpy "
+            f"{f32['numpy pinv cutoff']:.3g}, torch {f32['torch pinv cutoff']:.3g}, TensorFlow "
+            f"{f32['tf pinv cutoff']:.3g})",
             bool(tf_drops and others_keep),
         ),
         "float64_all_agree": Claim(

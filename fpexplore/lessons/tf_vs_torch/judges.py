@@ -3,7 +3,10 @@ derivatives and pinv tolerances, TensorFlow against torch (`fpexplore.judging`).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Rule, Verdicts, decide, holds
 from .data import AutogradData, GraphData, LstmData, SoftmaxData
@@ -125,17 +128,42 @@ def higher_order(c: Comparison) -> Verdicts:
     )
 
 
-tolerances = Rule(
-    ("tolerances_differ",),
-    HOLDS,
-    "in float32: TensorFlow's pinv cuts at 10·max(m,n)·eps, ten times torch's and numpy's, "
-    "so it drops the 1e-6 singular value they keep",
-    (FAILS, "the defaults agreed on this matrix"),
-    lambda c: (
+def _cutoff_words(cut: dict[str, float], dtype: str) -> str:
+    """A measured cut-off in words: a multiple of max(m, n)·eps of ``dtype`` (m = n = 3) where
+    it is one (to the bisection's and the dtype's precision), else the number itself."""
+    eps = float(np.finfo(dtype).eps)
+    k = cut[dtype] / (3 * eps)
+    if abs(k - round(k)) < 1e-3 * max(1.0, k) and round(k) >= 1:
+        return f"{cut[dtype]:.3g} = {round(k)}·max(m,n)·eps"
+    return f"{cut[dtype]:.3g} (not a multiple of max(m,n)·eps: {k:.3g}×)"
+
+
+def tolerances(c: Comparison) -> Verdicts:
+    """Myth 28 from the pinv cut-offs measured in the run (and each library's signature)."""
+    differ = holds(c, "tolerances_differ")
+    t = c.data.tolerances
+    libs = {"numpy": "numpy", "torch": "torch", "tf": "TensorFlow"}
+    try:
+        cut = {
+            lib: {dt: float(t[dt][f"{lib} pinv cutoff"]) for dt in ("float32", "float64")}
+            for lib in libs
+        }
+    except KeyError as exc:
+        raise NotMeasured(f"the run measured no pinv cut-off {exc}") from None
+    said = "; ".join(
+        f"{name} a fixed {cut[lib]['float32']:.3g} whatever the dtype, not max(m,n)·eps"
+        if math.isclose(cut[lib]["float32"], cut[lib]["float64"], rel_tol=1e-3)
+        else f"{name} {_cutoff_words(cut[lib], 'float32')} in float32, "
+        f"{_cutoff_words(cut[lib], 'float64')} in float64"
+        for lib, name in libs.items()
+    )
+    sigs = t.get("signatures", {})
+    why = f"pinv's default cut-offs relative to σ_max, measured: {said}" + (
+        f" (numpy's signature here: pinv{sigs['numpy']})" if "numpy" in sigs else ""
+    )
+    return decide(
         "float32 pinv[2,2]: "
-        + ", ".join(
-            f"{lib} {c.data.tolerances['float32'][f'{lib} pinv[2,2]']:.7g}"
-            for lib in ("numpy", "torch", "tf")
-        )
-    ),
-)
+        + ", ".join(f"{lib} {t['float32'][f'{lib} pinv[2,2]']:.7g}" for lib in libs),
+        (differ, HOLDS, why + "; so in float32 TensorFlow drops the 1e-6 singular value"),
+        otherwise=(FAILS, "the defaults agreed on this matrix: " + why),
+    )

@@ -20,7 +20,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...truth import reference
-from .._base import Lesson, declare_texts, settle
+from .._base import ClaimSpec, Lesson, declare_texts, settle
 from . import modes as _train_modes
 from .data import BnRuns, TrainEvalData
 from .figures import C, figure
@@ -504,7 +504,22 @@ BOTH_BN_CLAIMS = declare_texts(
 #: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
 #: comparisons of the two
 BATCHNORM_CLAIMS = {**TORCH_BN_CLAIMS, **KERAS_BN_CLAIMS, **BOTH_BN_CLAIMS}
-MODES_CLAIMS = declare_texts(_train_modes.MODES_TEXTS, _T, test=_TEST)
+MODES_CLAIMS = {
+    **declare_texts(
+        {k: t for k, t in _train_modes.MODES_TEXTS.items() if k != _train_modes.GPU_KEY},
+        _T,
+        test=_TEST,
+    ),
+    # stated where the GPU myths record is; until then the myth's row names the command
+    _train_modes.GPU_KEY: ClaimSpec(
+        _train_modes.GPU_KEY,
+        _train_modes.MODES_TEXTS[_train_modes.GPU_KEY],
+        (*_T, _train_modes.GPU_PART),
+        applies="a CUDA GPU (recorded)",
+        test=_TEST,
+        occasional=True,
+    ),
+}
 KERAS_NOISE_CLAIMS = declare_texts(_train_modes.KERAS_NOISE_TEXTS, _K, test=_TEST)
 CLAIMS = {**DROPOUT_CLAIMS, **MODES_CLAIMS, **KERAS_NOISE_CLAIMS, **BATCHNORM_CLAIMS}
 C_ = CLAIMS
@@ -619,7 +634,13 @@ def compute(
         settle(
             CLAIMS.values(),
             {**d_claims, **b_claims},
-            lambda part: NO_UPDATE.get(part) if momentum == 0 else None,
+            lambda part: (
+                _train_modes.gpu_missing()
+                if part == _train_modes.GPU_PART
+                else NO_UPDATE.get(part)
+                if momentum == 0
+                else None
+            ),
         ),
         TrainEvalData(**d_data, **b_data),
         EXPLANATION,

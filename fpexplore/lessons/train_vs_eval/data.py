@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,10 +20,15 @@ class BnRuns:
 
 @dataclass(frozen=True)
 class AutogradModes:
-    """Seeds whose forward gave the same bits under grad, no_grad and inference_mode."""
+    """Forwards under grad, no_grad and inference_mode: a small conv model (seeds whose three
+    forwards gave the same bits) and a transformer encoder layer, live and from a GPU record."""
 
-    same: int
+    same: int  # the conv model's seeds with the same bits in all three modes
     seeds: int
+    #: the transformer layer on this CPU, per seed (`modes.transformer_modes`' rows)
+    transformer: list[dict[str, Any]] = field(default_factory=list)
+    gpu_rows: list[dict[str, Any]] | None = None  # the same on CUDA, recorded (None: no record)
+    gpu_where: str = ""  # the record in words, or how to make it
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,12 @@ LOWER, UPPER = 1 / 8, 1 / 3  # torch's RReLU defaults
 MODES_TEXTS = {
     "autograd_modes_same_bits": "the same forward gives the same bits with autograd on, under "
     "no_grad and under inference_mode",
+    "transformer_grad_changes_bits": "nn.TransformerEncoderLayer in eval() gives other bits "
+    "with autograd on than under no_grad (its fused fast path runs only when no grad is "
+    "needed), and the same bits under no_grad and inference_mode",
+    "transformer_grad_changes_bits_cuda": "on a CUDA GPU too, nn.TransformerEncoderLayer in "
+    "eval() gives other bits with autograd on than under no_grad, and the same bits under "
+    "no_grad and inference_mode",
     "state_dict_example_raises": "the article's model.load_state_dict into the model without "
     "Dropout raises (its keys no longer match)",
     "rrelu_train_varies": "RReLU in train mode draws a new negative slope per element each call",
@@ -62,6 +68,60 @@ def _autograd_modes(torch: Any, seed: int) -> tuple[int, int]:
     return same, MODE_SEEDS
 
 
+#: nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward), batch_first, in eval(); its
+#: fused fast path (torch._transformer_encoder_layer_fwd) runs only when no grad is needed
+TRANSFORMER = (64, 4, 128)
+
+
+def transformer_modes(torch: Any, seed: int, device: str = "cpu") -> list[dict[str, Any]]:
+    """A transformer encoder layer in eval() under grad, no_grad and inference_mode, on
+    ``device``, for `MODE_SEEDS` seeds: per seed, the float32 outputs whose bits differ between
+    grad and no_grad and between no_grad and inference_mode, and the largest |grad − no_grad|."""
+    rows = []
+    d, heads, ff = TRANSFORMER
+    for s in range(seed, seed + MODE_SEEDS):
+        torch.manual_seed(s)
+        layer = torch.nn.TransformerEncoderLayer(d, heads, ff, batch_first=True)
+        layer = layer.eval().to(device)
+        x = torch.randn(4, 16, d).to(device)
+        with torch.enable_grad():
+            a = layer(x).detach().cpu().numpy()
+        with torch.no_grad():
+            b = layer(x).cpu().numpy()
+        with torch.inference_mode():
+            c = layer(x).cpu().numpy()
+        rows.append(
+            {
+                "seed": s,
+                "values": int(a.size),
+                "grad_vs_no_grad": int((a.view(np.uint32) != b.view(np.uint32)).sum()),
+                "no_grad_vs_inference": int((b.view(np.uint32) != c.view(np.uint32)).sum()),
+                "max_abs_diff": float(np.abs(a.astype(np.float64) - b).max()),
+            }
+        )
+    return rows
+
+
+def transformer_changes(rows: list[dict[str, Any]]) -> bool:
+    """Whether grad mode gave other bits in every seed, no_grad and inference_mode the same."""
+    return bool(rows) and all(
+        r["grad_vs_no_grad"] > 0 and r["no_grad_vs_inference"] == 0 for r in rows
+    )
+
+
+def transformer_text(rows: list[dict[str, Any]], where: str) -> str:
+    """What ``rows`` measured, in words, for a claim's text."""
+    moved = sum(r["grad_vs_no_grad"] > 0 for r in rows)
+    same = sum(r["no_grad_vs_inference"] == 0 for r in rows)
+    worst = max((r["max_abs_diff"] for r in rows), default=0.0)
+    per = ", ".join(f"{r['grad_vs_no_grad']} of {r['values']}" for r in rows)
+    return (
+        f" ({where}: grad vs no_grad differ in {moved} of {len(rows)} seeds ({per} outputs, "
+        f"max |diff| {worst:.2g}); no_grad and inference_mode identical in {same} of "
+        f"{len(rows)})"
+    )
+
+
 def _state_dict_example(torch: Any) -> str:
     """The article's code: copy a Dropout model's state dict into the model without it. Returns
     the first line of the error ('' if it loaded)."""
@@ -74,8 +134,39 @@ def _state_dict_example(torch: Any) -> str:
     return ""
 
 
+#: the CUDA transformer claim, and the part it needs: the GPU myths record
+GPU_KEY = "transformer_grad_changes_bits_cuda"
+GPU_PART = "the GPU myths record"
+
+
+def gpu_missing() -> str | None:
+    """Why the CUDA transformer claim cannot be checked (None: the record is here)."""
+    from .._gpu import myth_record
+
+    return None if myth_record.recorded() is not None else myth_record.NO_RECORD
+
+
+def _gpu_modes() -> tuple[dict[str, Claim], Any]:
+    """The CUDA transformer claim and its rows, from the GPU myths record ({} and None
+    without one: `settle` then says how to make it)."""
+    from .._gpu import myth_record
+
+    rec = myth_record.recorded()
+    if rec is None:
+        return {}, None
+    rows = rec["autograd_modes"]
+    claim = _said(
+        "transformer_grad_changes_bits_cuda",
+        transformer_changes(rows),
+        transformer_text(rows, myth_record.where(rec)),
+    )
+    return {"transformer_grad_changes_bits_cuda": claim}, (myth_record.where(rec), rows)
+
+
 def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[str, Claim], dict]:
     same, tried = _autograd_modes(torch, seed)
+    layer_rows = transformer_modes(torch, seed)
+    gpu_claims, gpu = _gpu_modes()
     raised = _state_dict_example(torch)
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(64, generator=g)
@@ -97,6 +188,12 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
             same == tried,
             f" (a Conv-GELU-LayerNorm-Linear-softmax model, {same} of {tried} seeds)",
         ),
+        "transformer_grad_changes_bits": _said(
+            "transformer_grad_changes_bits",
+            transformer_changes(layer_rows),
+            transformer_text(layer_rows, f"this CPU, torch {torch.__version__}"),
+        ),
+        **gpu_claims,
         "state_dict_example_raises": _said(
             "state_dict_example_raises",
             bool(raised) and "Missing key" in raised,
@@ -120,7 +217,13 @@ def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[st
         for t, v in ((True, train), (False, evals))
     ]
     data = {
-        "autograd_modes": AutogradModes(same, tried),
+        "autograd_modes": AutogradModes(
+            same,
+            tried,
+            transformer=layer_rows,
+            gpu_rows=None if gpu is None else gpu[1],
+            gpu_where=(gpu_missing() or "") if gpu is None else gpu[0],
+        ),
         "rrelu_train_distinct": distinct,
     }
     return outcomes, claims, data
