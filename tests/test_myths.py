@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.cpu_vs_accelerator.cpu_modes import Fallback
 from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Sums
 from fpexplore.lessons.djl_normalization.data import Classic, DjlData
 from fpexplore.lessons.gpu_determinism import DeterminismData
@@ -22,6 +23,7 @@ from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngD
 from fpexplore.lessons.summation_order import SummationData
 from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.lessons.tf_vs_torch import data as tvt
+from fpexplore.lessons.tf_vs_torch.custom_op import CustomOp
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
 
@@ -44,6 +46,12 @@ DATA = {
             seed_gradients=tvt.SeedGradients(torch=192.0, tensorflow=192.0, exact=Fraction(192)),
             lengths=[1],
             rel_by_length={},
+            custom_op=CustomOp(
+                differ=[3, 4],
+                n=10,
+                ordinary_ulp={"torch": 1.5, "hand-written": 1.7},
+                edge_ulp={"torch": {-100.0: 0.4}, "hand-written": {-100.0: 26.0}},
+            ),
         ),
         "softmax": tvt.SoftmaxData(
             seed_example=tvt.SeedExample(
@@ -169,6 +177,10 @@ DATA = {
             neg_zero={"cpu": "-0.0", "cuda:0": "+0.0"},
             split=[{"edge": "-0.0"}],
         ),
+        cpu_modes={
+            "counts": {"rows": 10, "touched": 6, "flushed to zero": 6, "unchanged": 4},
+            "fallback": Fallback(half={}, strided_differ=[True, False], strided_err=[]),
+        },
     ),
 }
 
@@ -244,7 +256,7 @@ def test_verdict_follows_the_claims(myth):
 
 
 def test_every_claim_to_check_is_listed_once_in_order():
-    assert [m.number for m in myths.MYTHS] == list(range(1, 29))
+    assert [m.number for m in myths.MYTHS] == list(range(1, 34))
     assert all(m.notebook.endswith(".ipynb") for m in myths.MYTHS)
 
 

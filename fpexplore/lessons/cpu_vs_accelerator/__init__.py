@@ -12,7 +12,7 @@ from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import record_param, resolve
-from . import articles, edges
+from . import articles, cpu_modes, edges
 from .data import AcceleratorData, Sums
 
 DEVICE_HELP = (
@@ -60,6 +60,7 @@ CLAIMS = {
     ),
     **articles.CLAIMS,
     **edges.CLAIMS,
+    **cpu_modes.CLAIMS,
 }
 C = CLAIMS
 SEEN = declare_texts(
@@ -70,7 +71,12 @@ SEEN = declare_texts(
     },
     by_key={"sum_differs": ("torch", "accelerator")},
 )
-OBSERVATIONS = {**SEEN, **edges.OBSERVATIONS, **present.OBSERVATIONS}
+OBSERVATIONS = {
+    **SEEN,
+    **edges.OBSERVATIONS,
+    **present.OBSERVATIONS,
+    **cpu_modes.OBSERVATIONS,
+}
 NO_ACCELERATOR = (
     "no accelerator ran. Fix: pass an accelerator's device string, or device='recorded' for "
     "the recorded GPU run"
@@ -208,6 +214,14 @@ def _article_claims(seed: int) -> dict[str, Claim]:
 
 
 @functools.cache
+def _cpu_modes() -> tuple[dict[str, Claim], dict[str, Any], dict[str, Any]]:
+    """Flush-to-zero and fallback kernels on this CPU (`cpu_modes`), measured once."""
+    from ... import backends
+
+    return cpu_modes.claims_and_data(backends.load("torch"))
+
+
+@functools.cache
 def _articles(seed: int) -> dict[str, Claim]:
     from ... import backends
 
@@ -289,6 +303,11 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         )
     decided.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
+    modes_data = None
+    if cpu_missing is None:
+        modes_claims, modes_seen, modes_data = _cpu_modes()
+        decided.update(modes_claims)
+        observations.update(modes_seen)
     if cpu is not None and default is not None:
         # whether two orders of a long sum land on the same float depends on the CPU's
         # vector width and thread count: observed, not claimed
@@ -333,6 +352,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         truth_sums=_sums(tr),
         conv_error=conv_error,
         relu_edges=edge_data,
+        cpu_modes=modes_data,
     )
     return present.comparison(
         "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations

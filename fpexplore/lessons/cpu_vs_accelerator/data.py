@@ -38,3 +38,6 @@ class AcceleratorData:
     truth_sums: Sums
     conv_error: dict[str, float]  # ||got - exact|| / ||exact|| of the sampled conv outputs
     relu_edges: ReluEdges
+    #: flush-to-zero and fallback kernels on this CPU (`cpu_modes`: "flush", "fallback",
+    #: "counts"); None without torch
+    cpu_modes: dict[str, Any] | None = None
