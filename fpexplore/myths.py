@@ -406,6 +406,14 @@ MYTHS: tuple[Myth, ...] = (
         {"op": "control_flow"},
         "More-claims-from-the-articles",
     ),
+    Myth(
+        34,
+        "DJL's random augmentations cannot match Python's for the same seed.",
+        "rng_seeds",
+        _beside("rng_seeds.augment:judge"),
+        _RNG,
+        "More-claims-from-the-articles",
+    ),
 )
 
 

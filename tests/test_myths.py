@@ -19,6 +19,7 @@ from fpexplore.lessons.gpu_determinism import DeterminismData
 from fpexplore.lessons.gpu_determinism.linear_flag import LinearFlag
 from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
 from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
+from fpexplore.lessons.rng_seeds.augment import Flips
 from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
 from fpexplore.lessons.summation_order import SummationData
 from fpexplore.lessons.summation_order.layout import Layout, Residual
@@ -114,6 +115,7 @@ DATA = {
             gpus_same_stream=True,
             streams_reproduce=True,
         ),
+        flips=Flips([42], {42: [True, False]}, {42: [False, False]}),
     ),
     "libtorch_vs_pytorch": LibtorchData(
         threads=(1, 2),
@@ -256,7 +258,7 @@ def test_verdict_follows_the_claims(myth):
 
 
 def test_every_claim_to_check_is_listed_once_in_order():
-    assert [m.number for m in myths.MYTHS] == list(range(1, 34))
+    assert [m.number for m in myths.MYTHS] == list(range(1, 35))
     assert all(m.notebook.endswith(".ipynb") for m in myths.MYTHS)
 
 

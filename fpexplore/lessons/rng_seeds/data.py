@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -50,3 +51,4 @@ class RngData:
     multi_gpu: MultiGpu | None = None
     djl_uniform_equal: bool | None = None  # DJL randomUniform is torch.rand, bit for bit
     djl_layers: DjlLayers | None = None
+    flips: Any = None  # `augment.Flips`: DJL's and torchvision's flip decisions
