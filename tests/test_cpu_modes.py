@@ -87,3 +87,27 @@ def test_the_live_fallbacks_on_two_seeds():
     fb = m.fallback_run(torch, (0, 1))
     assert m.check_half(fb)
     assert all(abs(e) < 1 for pair in fb.strided_err for e in pair)
+
+
+def _record(f: m.Flush, seeds) -> dict:
+    builds = {
+        "default": {"bits": m._bits(f.default).tolist()},
+        "ftz": {"bits": m._bits(f.flushed).tolist()},
+    }
+    return {"experiments": {"ftz": {"seeds": list(seeds), "n": int(f.a.size), "builds": builds}}}
+
+
+def test_a_recorded_cuda_ftz_build_is_read_and_checked():
+    seeds = (0, 1)
+    parts = [_flush(s) for s in seeds]
+    f = m.Flush(
+        *(np.concatenate([getattr(p, k) for p in parts]) for k in ("a", "b", "op", "exact")),
+        np.concatenate([p.default for p in parts]),
+        np.concatenate([p.flushed for p in parts]),
+        0,
+        1,
+    )
+    back = m.cuda_from_record(_record(f, seeds))
+    assert m.check_flush(back)[:2] == (True, True)
+    unflushed = _record(replace(f, flushed=f.default), seeds)  # -ftz=true that did nothing
+    assert m.check_flush(m.cuda_from_record(unflushed))[0] is False

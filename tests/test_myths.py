@@ -181,6 +181,7 @@ DATA = {
         ),
         cpu_modes={
             "counts": {"rows": 10, "touched": 6, "flushed to zero": 6, "unchanged": 4},
+            "cuda_counts": {"rows": 10, "touched": 6, "flushed to zero": 6, "unchanged": 4},
             "fallback": Fallback(half={}, strided_differ=[True, False], strided_err=[]),
         },
     ),

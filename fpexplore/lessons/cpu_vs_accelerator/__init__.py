@@ -61,6 +61,7 @@ CLAIMS = {
     **articles.CLAIMS,
     **edges.CLAIMS,
     **cpu_modes.CLAIMS,
+    **cpu_modes.CUDA_CLAIMS,
 }
 C = CLAIMS
 SEEN = declare_texts(
@@ -334,6 +335,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         "torch": cpu_missing,
         "accelerator": None if default is not None and strict is not None else NO_ACCELERATOR,
         "device runs": None if sides else cpu_missing,
+        "cuda ftz record": modes_data["cuda_missing"] if modes_data else cpu_missing,
         **edge_missing,
     }
     claims = settle(CLAIMS.values(), decided | edge_claims, lambda part: why.get(part))

@@ -42,6 +42,15 @@ CLAIMS = declare_texts(
     ("torch",),
     test=_TEST,
 )
+CUDA_CLAIMS = declare_texts(
+    {
+        "cuda_ftz_flushes": "a CUDA kernel built with nvcc -ftz=true flushes the same battery "
+        "as the CPU flag does, and the default build gives the correctly rounded results",
+    },
+    ("cuda ftz record",),
+    applies="CUDA devices (from the recorded run of fpexplore record cuda-kernels)",
+    test=_TEST,
+)
 OBSERVATIONS = declare_texts(
     {
         "ftz_per_thread": "set_flush_denormal sets the calling thread's flag only: an op split "
@@ -265,7 +274,49 @@ def claims_and_data(torch: Any) -> tuple[dict[str, Any], dict[str, Any], dict[st
             f" (in {sum(fb.strided_differ)} of {len(SEEDS)} seeds, {SUM_N} values)",
         ),
     }
-    return claims, observations, {"flush": f, "fallback": fb, "counts": counts}
+    cuda_claims, cuda_missing, cuda_counts = cuda_part()
+    claims.update(cuda_claims)
+    data = {"flush": f, "fallback": fb, "counts": counts, "cuda_counts": cuda_counts}
+    return claims, observations, data | {"cuda_missing": cuda_missing}
+
+
+def cuda_from_record(data: dict[str, Any]) -> Flush:
+    """The recorded FTZ experiment as a `Flush` (the battery rebuilt here from its seeds)."""
+    ftz = data["experiments"]["ftz"]
+    rows = [_battery(s) for s in ftz["seeds"]]
+    a, b, op = (np.concatenate([r[i] for r in rows]) for i in range(3))
+    if a.size != ftz["n"]:
+        raise ValueError(f"the record's battery has {ftz['n']} rows, this one {a.size}")
+    got = {k: np.asarray(v["bits"], np.uint32).view(np.float32) for k, v in ftz["builds"].items()}
+    return Flush(a, b, op, exact(a, b, op), got["default"], got["ftz"], 0, 1)
+
+
+def cuda_part() -> tuple[dict[str, Any], str | None, dict[str, int] | None]:
+    """The CUDA claim from the newest kernel record: (claims, why it is missing, counts)."""
+    from ...errors import RecordError
+    from ..libtorch_vs_pytorch import cuda_kernels
+
+    try:
+        path, data = cuda_kernels.load()
+    except RecordError as exc:
+        return {}, str(exc), None
+    if "ftz" not in data["experiments"]:
+        return (
+            {},
+            f"{path.name} has no FTZ builds. Fix: {cuda_kernels.RECORD_FIX}",
+            None,
+        )
+    f = cuda_from_record(data)
+    ftz_ok, default_ok, counts = check_flush(f)
+    card = data["provenance"]["gpu_name"]
+    claims = {
+        "cuda_ftz_flushes": CUDA_CLAIMS["cuda_ftz_flushes"].claim(
+            ftz_ok and default_ok,
+            f" ({card}, recorded: {counts['flushed to zero']} of {counts['touched']} "
+            f"subnormal-touching results zero with -ftz=true)",
+        )
+    }
+    return claims, None, counts
 
 
 def judge_ftz(c: Any) -> Verdicts:
@@ -276,11 +327,18 @@ def judge_ftz(c: Any) -> Verdicts:
     flushed = claim(c, "ftz_flushes_subnormals")
     exact_default = claim(c, "ftz_default_exact")
     n = d["counts"]
+    try:
+        cuda = claim(c, "cuda_ftz_flushes")
+        g = d["cuda_counts"]
+        on_cuda = f"; CUDA -ftz=true (recorded): {g['flushed to zero']} of {g['touched']} zero"
+    except NotMeasured as exc:
+        cuda, on_cuda = True, f"; CUDA: {exc}"
     return decide(
-        f"{n['flushed to zero']} of {n['touched']} subnormal-touching float32 results became "
-        f"zero with the flag on; {n['rows'] - n['touched']} others kept their bits",
+        f"CPU: {n['flushed to zero']} of {n['touched']} subnormal-touching float32 results "
+        f"became zero with the flag on; {n['rows'] - n['touched']} others kept their bits"
+        + on_cuda,
         (
-            flushed and exact_default,
+            flushed and exact_default and cuda,
             HOLDS,
             "for results or inputs below 2**-126 only: with FTZ/DAZ they become zeros (a "
             "relative error of 100%), where the default gives the correctly rounded subnormal; "
