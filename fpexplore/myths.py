@@ -149,7 +149,8 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
 _RNG = {"seed": 42, "tensorflow": False, "weights": False}
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
-#: the claims of shared/reference/claims-to-check.md, in its order
+#: the claims of shared/reference/claims-to-check.md, in its order, then (29-34) the articles'
+#: claims found uncovered by a later fact-check
 MYTHS: tuple[Myth, ...] = (
     Myth(
         1,
