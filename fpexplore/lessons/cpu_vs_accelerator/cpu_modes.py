@@ -21,12 +21,11 @@ import numpy as np
 
 from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Verdicts, claim, decide
 from .._base import declare_texts
+from .._gpu.subnormals import SEEDS, TINY, exact
+from .._gpu.subnormals import battery as _battery
 
-SEEDS = (0, 1, 2, 3)
-N_RANDOM = 64  # random subnormal-producing products per seed
 SUM_N = 8193  # values in each fallback sum (odd: no lane count divides it)
 PARALLEL_N = 1 << 20  # long enough to be split over intra-op threads
-TINY = float(np.finfo(np.float32).tiny)  # 2**-126, the smallest normal float32
 
 _TEST = "tests/test_cpu_modes.py"
 CLAIMS = declare_texts(
@@ -86,35 +85,6 @@ class Fallback:
     half: dict[str, list[tuple[float, float, float, float]]]
     strided_differ: list[bool]  # per seed: strided sum != contiguous copy's
     strided_err: list[tuple[float, float]]  # per seed: (strided, contiguous) - exact, float32 ULP
-
-
-def _battery(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Operands (float32) and op per row: random products landing in the subnormal range,
-    subnormal inputs scaled back to normal, sums of subnormals, and the breaking inputs."""
-    g = np.random.Generator(np.random.PCG64(seed))
-    # products: |a·b| between 2**-149 and 2**-127
-    ea = g.integers(-75, -60, N_RANDOM)
-    eb = -g.integers(128, 149, N_RANDOM) - ea
-    sign = np.where(g.random(N_RANDOM) < 0.5, -1.0, 1.0)
-    pa = (sign * g.uniform(1, 2, N_RANDOM) * 2.0**ea).astype(np.float32)
-    pb = (g.uniform(1, 2, N_RANDOM) * 2.0**eb).astype(np.float32)
-    # subnormal inputs: x·2**30 is normal, x + y is subnormal or just normal
-    bits = g.integers(1, 1 << 23, 2 * N_RANDOM).astype(np.uint32).view(np.float32)
-    sa, sb = bits[:N_RANDOM], bits[N_RANDOM:]
-    edge_a = np.array([-0.0, np.nan, TINY, TINY, 2.0**-149, 1.0, -(2.0**-75)], np.float32)
-    edge_b = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 2.0**-149, 2.0**-75], np.float32)
-    a = np.concatenate([pa, sa, sa, edge_a])
-    b = np.concatenate([pb, np.full(N_RANDOM, 2.0**30, np.float32), sb, edge_b])
-    op = np.array(["*"] * N_RANDOM + ["*"] * N_RANDOM + ["+"] * N_RANDOM + ["*"] * len(edge_a))
-    return a, b, op
-
-
-def exact(a: np.ndarray, b: np.ndarray, op: np.ndarray) -> np.ndarray:
-    """a·b or a + b in float64: exact for float32 operands (48 significant bits at most for a
-    product, and no float64 underflow for these exponents)."""
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        return np.where(op == "*", a64 * b64, a64 + b64)
 
 
 def _torch_ops(torch: Any, a: np.ndarray, b: np.ndarray, op: np.ndarray) -> np.ndarray:

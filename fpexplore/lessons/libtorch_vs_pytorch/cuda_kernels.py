@@ -9,7 +9,7 @@ Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
   elements by a shared-memory tree and ``atomicAdd``s the partial (mode 1), in whatever order
   the threads arrive.
 - ``mul_add`` (`FTZ_CU`), built twice: with nvcc's defaults and with ``-ftz=true``, on the
-  subnormal battery of `cpu_vs_accelerator.cpu_modes` (products and sums that touch
+  subnormal battery of `_gpu.subnormals` (products and sums that touch
   subnormals); the record keeps both builds' bits (``experiments.ftz``).
 
 `fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record`
@@ -273,14 +273,14 @@ def compile_ftz(build_dir: str | None = None) -> dict[str, Any]:
 def run_ftz(mods: dict[str, Any], dev: Any, say: Any = print) -> dict[str, Any]:
     """Both builds of `FTZ_CU` on the subnormal battery: every result's bits, by build."""
     torch = backends.load("torch")
-    from ..cpu_vs_accelerator import cpu_modes
+    from .._gpu import subnormals
 
-    rows = [cpu_modes._battery(s) for s in cpu_modes.SEEDS]
+    rows = [subnormals.battery(s) for s in subnormals.SEEDS]
     a, b, op = (np.concatenate([r[i] for r in rows]) for i in range(3))
     ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
     top = torch.from_numpy((op == "*").astype(np.int32)).to(dev)
     out: dict[str, Any] = {
-        "seeds": list(cpu_modes.SEEDS),
+        "seeds": list(subnormals.SEEDS),
         "n": int(a.size),
         "input_digest": digest(np.concatenate([a, b])),
         "builds": {},
