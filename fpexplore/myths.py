@@ -149,7 +149,8 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
 _RNG = {"seed": 42, "tensorflow": False, "weights": False}
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
-#: the claims of shared/reference/claims-to-check.md, in its order
+#: the claims of shared/reference/claims-to-check.md, in its order, then (29-34) the articles'
+#: claims found uncovered by a later fact-check
 MYTHS: tuple[Myth, ...] = (
     Myth(
         1,
@@ -368,6 +369,50 @@ MYTHS: tuple[Myth, ...] = (
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:tolerances"),
         {"op": "tolerances"},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        29,
+        "Flushing subnormals to zero (FTZ/DAZ) changes float32 results.",
+        "cpu_vs_accelerator",
+        _beside("cpu_vs_accelerator.cpu_modes:judge_ftz"),
+    ),
+    Myth(
+        30,
+        "Ops without a kernel for a dtype or layout fall back to other kernels, which change "
+        "the results.",
+        "cpu_vs_accelerator",
+        _beside("cpu_vs_accelerator.cpu_modes:judge_fallback"),
+    ),
+    Myth(
+        31,
+        "A custom op's hand-written gradient differs from the framework's own.",
+        "tf_vs_torch",
+        _beside("tf_vs_torch.custom_op:judge"),
+        {"op": "autograd"},
+    ),
+    Myth(
+        32,
+        "Kernel execution order varies between runs.",
+        "libtorch_vs_pytorch",
+        _beside("libtorch_vs_pytorch.judges:execution_order"),
+        {"cuda": "recorded"},
+        "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
+    ),
+    Myth(
+        33,
+        "TensorFlow's eager gradients are symbolic differentiation.",
+        "tf_vs_torch",
+        _beside("tf_vs_torch.judges:symbolic"),
+        {"op": "control_flow"},
+        "More-claims-from-the-articles",
+    ),
+    Myth(
+        34,
+        "DJL's random augmentations cannot match Python's for the same seed.",
+        "rng_seeds",
+        _beside("rng_seeds.augment:judge"),
+        _RNG,
         "More-claims-from-the-articles",
     ),
 )

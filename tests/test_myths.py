@@ -12,16 +12,19 @@ import numpy as np
 import pytest
 
 from fpexplore import myths
+from fpexplore.lessons.cpu_vs_accelerator.cpu_modes import Fallback
 from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Sums
 from fpexplore.lessons.djl_normalization.data import Classic, DjlData
 from fpexplore.lessons.gpu_determinism import DeterminismData
 from fpexplore.lessons.gpu_determinism.linear_flag import LinearFlag
 from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
 from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
+from fpexplore.lessons.rng_seeds.augment import Flips
 from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
 from fpexplore.lessons.summation_order import SummationData
 from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.lessons.tf_vs_torch import data as tvt
+from fpexplore.lessons.tf_vs_torch.custom_op import CustomOp
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
 from fpexplore.result import Claim, Comparison, Outcome
 
@@ -75,6 +78,12 @@ DATA = {
             seed_gradients=tvt.SeedGradients(torch=192.0, tensorflow=192.0, exact=Fraction(192)),
             lengths=[1],
             rel_by_length={},
+            custom_op=CustomOp(
+                differ=[3, 4],
+                n=10,
+                ordinary_ulp={"torch": 1.5, "hand-written": 1.7},
+                edge_ulp={"torch": {-100.0: 0.4}, "hand-written": {-100.0: 26.0}},
+            ),
         ),
         "softmax": tvt.SoftmaxData(
             seed_example=tvt.SeedExample(
@@ -140,6 +149,7 @@ DATA = {
             streams_reproduce=True,
         ),
         djl_uniform_same=(64, 64),
+        flips=Flips([42], {42: [True, False]}, {42: [False, False]}),
     ),
     "libtorch_vs_pytorch": LibtorchData(
         threads=(1, 2),
@@ -215,6 +225,11 @@ DATA = {
         conv_vs_cpu={"NVIDIA (recorded), torch default": 64, "NVIDIA, fp32 (TF32 off)": 60},
         conv_cpu="cpu (live, here)",
         conv_samples=64,
+        cpu_modes={
+            "counts": {"rows": 10, "touched": 6, "flushed to zero": 6, "unchanged": 4},
+            "cuda_counts": {"rows": 10, "touched": 6, "flushed to zero": 6, "unchanged": 4},
+            "fallback": Fallback(half={}, strided_differ=[True, False], strided_err=[]),
+        },
     ),
 }
 
@@ -297,7 +312,7 @@ def test_verdict_follows_the_claims(myth):
 
 
 def test_every_claim_to_check_is_listed_once_in_order():
-    assert [m.number for m in myths.MYTHS] == list(range(1, 29))
+    assert [m.number for m in myths.MYTHS] == list(range(1, 35))
     assert all(m.notebook.endswith(".ipynb") for m in myths.MYTHS)
 
 

@@ -12,7 +12,7 @@ from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
 from .._gpu import present
 from .._gpu.source import record_param, resolve
-from . import articles, edges
+from . import articles, cpu_modes, edges
 from .data import AcceleratorData, Sums
 
 DEVICE_HELP = (
@@ -64,6 +64,8 @@ CLAIMS = {
     ),
     **articles.CLAIMS,
     **edges.CLAIMS,
+    **cpu_modes.CLAIMS,
+    **cpu_modes.CUDA_CLAIMS,
 }
 C = CLAIMS
 SEEN = declare_texts(
@@ -74,7 +76,12 @@ SEEN = declare_texts(
     },
     by_key={"sum_differs": ("torch", "accelerator")},
 )
-OBSERVATIONS = {**SEEN, **edges.OBSERVATIONS, **present.OBSERVATIONS}
+OBSERVATIONS = {
+    **SEEN,
+    **edges.OBSERVATIONS,
+    **present.OBSERVATIONS,
+    **cpu_modes.OBSERVATIONS,
+}
 NO_ACCELERATOR = (
     "no accelerator ran. Fix: pass an accelerator's device string, or device='recorded' for "
     "the recorded GPU run"
@@ -212,6 +219,14 @@ def _article_claims(seed: int) -> dict[str, Claim]:
 
 
 @functools.cache
+def _cpu_modes() -> tuple[dict[str, Claim], dict[str, Any], dict[str, Any]]:
+    """Flush-to-zero and fallback kernels on this CPU (`cpu_modes`), measured once."""
+    from ... import backends
+
+    return cpu_modes.claims_and_data(backends.load("torch"))
+
+
+@functools.cache
 def _articles(seed: int) -> dict[str, Claim]:
     from ... import backends
 
@@ -306,6 +321,11 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         )
     decided.update(_article_claims(int(s.get("seed", 0))))
     observations = {}
+    modes_data = None
+    if cpu_missing is None:
+        modes_claims, modes_seen, modes_data = _cpu_modes()
+        decided.update(modes_claims)
+        observations.update(modes_seen)
     if cpu is not None and default is not None:
         # whether two orders of a long sum land on the same float depends on the CPU's
         # vector width and thread count: observed, not claimed
@@ -332,6 +352,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         "torch": cpu_missing,
         "accelerator": None if default is not None and strict is not None else NO_ACCELERATOR,
         "device runs": None if sides else cpu_missing,
+        "cuda ftz record": modes_data["cuda_missing"] if modes_data else cpu_missing,
         **edge_missing,
     }
     claims = settle(CLAIMS.values(), decided | edge_claims, lambda part: why.get(part))
@@ -353,6 +374,7 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         conv_vs_cpu=conv_vs_cpu,
         conv_cpu="" if near is None else near["label"],
         conv_samples=0 if near is None else len(near["conv"]),
+        cpu_modes=modes_data,
     )
     return present.comparison(
         "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations

@@ -42,3 +42,6 @@ class AcceleratorData:
     conv_vs_cpu: dict[str, int] = field(default_factory=dict)
     conv_cpu: str = ""  # the CPU side they are compared with ('' when none ran)
     conv_samples: int = 0  # sampled conv outputs per side
+    #: flush-to-zero and fallback kernels on this CPU (`cpu_modes`: "flush", "fallback",
+    #: "counts"); None without torch
+    cpu_modes: dict[str, Any] | None = None

@@ -8,6 +8,9 @@ Kernels (`KERNELS_CU`, built with ``torch.utils.cpp_extension.load_inline``):
 - ``sum_atomic``: every thread ``atomicAdd``s its element (mode 0), or each block sums its 256
   elements by a shared-memory tree and ``atomicAdd``s the partial (mode 1), in whatever order
   the threads arrive.
+- ``mul_add`` (`FTZ_CU`), built twice: with nvcc's defaults and with ``-ftz=true``, on the
+  subnormal battery of `_gpu.subnormals` (products and sums that touch
+  subnormals); the record keeps both builds' bits (``experiments.ftz``).
 
 `fma_chain` and `plain_chain` emulate the naive kernel on the CPU bit for bit. `record`
 (``fpexplore record cuda-kernels [--out DIR] [--quick]``) writes
@@ -114,6 +117,28 @@ torch::Tensor sum_atomic(torch::Tensor x, int64_t mode) {
   return out;
 }
 """
+#: one elementwise product or sum per element (op 1: a * b, op 0: a + b), built with nvcc's
+#: defaults and with -ftz=true (`FTZ_BUILDS`)
+FTZ_CU = r"""
+#include <torch/extension.h>
+
+__global__ void mul_add_k(const float* a, const float* b, const int* op, float* c, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) c[i] = op[i] ? __fmul_rn(a[i], b[i]) : __fadd_rn(a[i], b[i]);
+}
+
+torch::Tensor mul_add(torch::Tensor a, torch::Tensor b, torch::Tensor op) {
+  TORCH_CHECK(a.is_cuda() && a.dtype() == torch::kFloat32 && op.dtype() == torch::kInt32);
+  a = a.contiguous(); b = b.contiguous(); op = op.contiguous();
+  long n = a.numel();
+  auto c = torch::empty_like(a);
+  mul_add_k<<<(n + 255) / 256, 256>>>(a.data_ptr<float>(), b.data_ptr<float>(),
+                                      op.data_ptr<int>(), c.data_ptr<float>(), n);
+  return c;
+}
+"""
+FTZ_BUILDS = {"default": CUDA_FLAGS, "ftz": (*CUDA_FLAGS, "-ftz=true")}
+
 KERNELS_CPP = (
     "torch::Tensor mm_naive(torch::Tensor a, torch::Tensor b, bool fma);\n"
     "torch::Tensor sum_atomic(torch::Tensor x, int64_t mode);\n"
@@ -223,6 +248,48 @@ def compile_kernels(build_dir: str | None = None) -> tuple[Any, float]:
         build_directory=build_dir,
     )
     return mod, round(time.perf_counter() - t0, 2)
+
+
+def compile_ftz(build_dir: str | None = None) -> dict[str, Any]:
+    """`FTZ_CU` built once per `FTZ_BUILDS` entry, by name."""
+    load_inline = backends.load("torch", "utils.cpp_extension").load_inline
+    mods = {}
+    for name, flags in FTZ_BUILDS.items():
+        where = os.path.join(build_dir, f"ftz_{name}") if build_dir else None
+        if where:
+            os.makedirs(where, exist_ok=True)
+        mods[name] = load_inline(
+            name=f"fpx_cuda_mul_add_{name}",
+            cpp_sources="torch::Tensor mul_add(torch::Tensor a, torch::Tensor b, "
+            "torch::Tensor op);\n",
+            cuda_sources=FTZ_CU,
+            functions=["mul_add"],
+            extra_cuda_cflags=list(flags),
+            build_directory=where,
+        )
+    return mods
+
+
+def run_ftz(mods: dict[str, Any], dev: Any, say: Any = print) -> dict[str, Any]:
+    """Both builds of `FTZ_CU` on the subnormal battery: every result's bits, by build."""
+    torch = backends.load("torch")
+    from .._gpu import subnormals
+
+    rows = [subnormals.battery(s) for s in subnormals.SEEDS]
+    a, b, op = (np.concatenate([r[i] for r in rows]) for i in range(3))
+    ta, tb = torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)
+    top = torch.from_numpy((op == "*").astype(np.int32)).to(dev)
+    out: dict[str, Any] = {
+        "seeds": list(subnormals.SEEDS),
+        "n": int(a.size),
+        "input_digest": digest(np.concatenate([a, b])),
+        "builds": {},
+    }
+    for name, mod in mods.items():
+        got = mod.mul_add(ta, tb, top).cpu().numpy()
+        out["builds"][name] = {"flags": list(FTZ_BUILDS[name]), "bits": bits(got)}
+        say(f"ftz {name}: {int((got == 0).sum())} zeros of {got.size}")
+    return out
 
 
 def nvcc_version() -> str:
@@ -341,6 +408,7 @@ def record(
     t0 = time.perf_counter()
     mm = run_matmul(mod, dev, sizes, say)
     sums = run_sum(mod, dev, SUM_N, runs, say)
+    ftz = run_ftz(compile_ftz(build_dir), dev, say)
     from ... import __version__
 
     data = {
@@ -356,7 +424,7 @@ def record(
             "command": RECORD_COMMAND + (" --quick" if quick else ""),
             "variants": {**MM_VARIANTS, **SUM_VARIANTS},
         },
-        "experiments": {"matmul": mm, "sum": sums},
+        "experiments": {"matmul": mm, "sum": sums, "ftz": ftz},
         "timings_s": {"experiments": round(time.perf_counter() - t0, 2)},
     }
     validate(data, "the new record")
@@ -421,6 +489,17 @@ def validate(data: Any, source: str) -> dict[str, Any]:
             isinstance(var.get("bits"), list) and len(var["bits"]) == s.get("runs"),
             f"sum.variants.{v}.bits must hold one int per run",
         )
+    ftz = exp.get("ftz")  # absent from records made before the FTZ builds
+    if ftz is not None:
+        need(isinstance(ftz.get("n"), int), "experiments.ftz.n is missing")
+        for v in FTZ_BUILDS:
+            b = ftz.get("builds", {}).get(v)
+            need(
+                isinstance(b, dict)
+                and isinstance(b.get("bits"), list)
+                and len(b["bits"]) == ftz["n"],
+                f"experiments.ftz.builds.{v}.bits must hold n ints",
+            )
     return data
 
 

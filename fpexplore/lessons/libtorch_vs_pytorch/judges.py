@@ -58,3 +58,26 @@ def cuda_kernel(c: Comparison) -> Verdicts:
         ),
         otherwise=(HOLDS, "the custom kernels differ from torch's at every size"),
     )
+
+
+def execution_order(c: Comparison) -> Verdicts:
+    """Myth: kernel execution order varies between runs. Kernels issued on one CUDA stream run
+    in issue order; what can vary is the order of the additions inside one kernel."""
+    atomic = claim(c, "atomic_varies")
+    stock = claim(c, "torch_sum_repeatable")
+    cu = c.data.cuda
+    each = c.outcome("CUDA sum · atomicAdd each")
+    sums = c.outcome("CUDA sum · torch.sum")
+    return decide(
+        f"{cu.card or 'GPU'}: atomicAdd sum: {each.note or first(each.value)}; torch.sum: "
+        f"{sums.note or first(sums.value)}",
+        (
+            atomic and stock,
+            FAILS,
+            "not as worded: kernels on a stream run in the order they are issued, and "
+            "torch.sum's kernels gave the same bits in every run; what varies is the order in "
+            "which one kernel's threads reach an atomicAdd",
+        ),
+        (not stock, HOLDS, "a stock kernel's bits changed from run to run"),
+        otherwise=(DEPENDS, "the atomicAdd kernel gave one bit pattern in these runs"),
+    )

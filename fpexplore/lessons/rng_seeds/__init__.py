@@ -19,6 +19,7 @@ from ...params import Flag, Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import ClaimSpec, Lesson, declare_texts, settle
+from . import augment as _augment
 from . import devices as _rng_devices
 from . import djl_layers as _djl_layers
 from . import layer as _layer
@@ -87,7 +88,12 @@ WORKER_CLAIMS["seeding_two_gpus"] = ClaimSpec(
 CLAIMS_BY_FLAG = {
     None: {**TORCH_CLAIMS, **WORKER_CLAIMS, **_rng_devices.CUDA_CLAIMS, **_multi_gpu.CLAIMS},
     "tensorflow": _rng_stacks.TF_CLAIMS,
-    "java": {**_rng_stacks.JAVA_CLAIMS, **_rng_devices.DJL_CLAIMS, **_djl_layers.CLAIMS},
+    "java": {
+        **_rng_stacks.JAVA_CLAIMS,
+        **_rng_devices.DJL_CLAIMS,
+        **_djl_layers.CLAIMS,
+        **_augment.CLAIMS,
+    },
     "weights": {**_layer.TORCH_CLAIMS, **_layer.KERAS_CLAIMS},
 }
 CLAIMS = {k: spec for specs in CLAIMS_BY_FLAG.values() for k, spec in specs.items()}
@@ -161,7 +167,7 @@ def compute(
             np.random.Generator(np.random.PCG64(seed)).random(4096, dtype=np.float32)
         ),
     }
-    djl_equal = djl_same = layers = None  # DJL randomUniform vs torch.rand; DJL's layers
+    djl_equal = djl_same = layers = flips = None  # DJL randomUniform vs torch.rand; layers; flips
     if tensorflow:
         tf_outs, tf_claims, tf_bits = _TENSORFLOW.get(
             (seed, k), lambda: _rng_stacks.tensorflow(seed, k)
@@ -181,6 +187,9 @@ def compute(
         )
         outcomes += l_outs
         claims.update(l_claims)
+        if torch is not None and backends.missing("java") is None:
+            a_claims, flips = _augment.run(torch, seed, _rng_stacks.java_floats)
+            claims.update(a_claims)
     gpus_note = None  # why the live run cannot decide the two-GPU claim
     if torch is not None:
         w_claims_, gpus_note = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
@@ -222,7 +231,7 @@ def compute(
     claims = settle(specs, claims, why.get)
 
     rel = relation(outcomes, a, b, share32, bool(djl_equal))
-    data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers, djl_same)
+    data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers, djl_same, flips=flips)
     params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
     if gpus_note is not None:

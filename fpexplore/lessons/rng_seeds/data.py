@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,4 @@ class RngData:
     djl_layers: DjlLayers | None = None
     #: DJL randomUniform against torch.rand: (values bit-identical, values compared)
     djl_uniform_same: tuple[int, int] | None = None
+    flips: Any = None  # `augment.Flips`: DJL's and torchvision's flip decisions

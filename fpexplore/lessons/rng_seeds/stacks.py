@@ -189,7 +189,7 @@ _JAVA_VERSION = Memo(keep=1)
 JAVA_SEEDS_AROUND = 2
 
 
-def _java_floats(seed: int, k: int) -> np.ndarray:
+def java_floats(seed: int, k: int) -> np.ndarray:
     """``new java.util.Random(seed).nextFloat()`` k times, from the JVM worker, drawn with
     its `JAVA_SEEDS_AROUND` neighbours on each side (kept for when they are asked for)."""
     from ...rng import java as jr
@@ -219,7 +219,7 @@ def java(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim]]:
         note="48-bit LCG, nextFloat = next(24) / 2**24",
     )
     try:
-        real = _java_floats(seed, k)
+        real = java_floats(seed, k)
         version = _JAVA_VERSION.get("java", jr.java_version)
     except (BackendUnavailable, WorkerError) as exc:  # no JVM: say so, keep the emulator
         why = str(exc)

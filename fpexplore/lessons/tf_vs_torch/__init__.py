@@ -22,6 +22,7 @@ from . import (
     calculus,
     claims,
     conv,
+    custom_op,
     graph,
     lstm,
     norms,
@@ -107,7 +108,7 @@ SECTIONS: dict[str, Spec] = {
     "autograd": Spec(
         autograd.run_autograd,
         (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
-        _declared(claims.AUTOGRAD_CLAIMS),
+        {**_declared(claims.AUTOGRAD_CLAIMS), **custom_op.CLAIMS},
         claims.AUTOGRAD_TEXT,
     ),
     "lstm": Spec(
@@ -238,5 +239,5 @@ LESSON = Lesson(
     data=SectionData,  # each op's own subclass (`.data`), or `NotRun`
     #: every section's claims (a key such as "fix_agrees" names each section's own fix)
     claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},
-    observations=OBSERVATIONS,
+    observations={**OBSERVATIONS, **custom_op.OBSERVATIONS},
 )

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...result import Claim
 from ...truth.certify import certified
+from . import custom_op
 from .data import AutogradData, SeedGradients
 from .frameworks import ROUND_ONCE_BOUND, Frameworks, Section, on_grid, rng, same_bits, shown
 
@@ -134,8 +135,13 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
             ),
         ),
     }
+    custom_claims, custom_seen, custom = custom_op.run(fw)
+    claims.update(custom_claims)
     data = AutogradData(
-        SeedGradients(g_torch, g_tf, exact), lengths, {k: v.tolist() for k, v in rel.items()}
+        SeedGradients(g_torch, g_tf, exact),
+        lengths,
+        {k: v.tolist() for k, v in rel.items()},
+        custom,
     )
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
-    return Section(rows, claims, truth, data)
+    return Section(rows, claims, truth, data, custom_seen)

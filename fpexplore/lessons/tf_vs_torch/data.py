@@ -96,6 +96,7 @@ class AutogradData(SectionData):
     seed_gradients: SeedGradients
     lengths: list[int]
     rel_by_length: dict[str, list[float]]
+    custom_op: Any = None  # `custom_op.CustomOp`: the hand-written softplus backward
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Rule, Verdicts, decide, holds
-from .data import AutogradData, GraphData, LstmData, SoftmaxData
+from .data import AutogradData, ControlFlowData, GraphData, LstmData, SoftmaxData
 
 if TYPE_CHECKING:
     from ...result import Comparison
@@ -166,4 +166,26 @@ def tolerances(c: Comparison) -> Verdicts:
         + ", ".join(f"{lib} {t['float32'][f'{lib} pinv[2,2]']:.7g}" for lib in libs),
         (differ, HOLDS, why + "; so in float32 TensorFlow drops the 1e-6 singular value"),
         otherwise=(FAILS, "the defaults agreed on this matrix: " + why),
+    )
+
+
+def symbolic(c: Comparison) -> Verdicts:
+    """Myth: TensorFlow's eager gradients are symbolic differentiation. tf.GradientTape records
+    the operations as they run and applies each op's registered gradient to the recorded
+    values (reverse-mode automatic differentiation); no derivative expression is formed."""
+    if not isinstance(c.data, ControlFlowData):
+        raise NotMeasured("the tf_vs_torch run has no control-flow gradients")
+    taped = holds(c, "if_without_tape", "control_flow_gradients_agree")
+    return decide(
+        f"gradient through a Python `if` at {len(c.data.points)} points: the taped gradient "
+        "is the gradient of the branch that ran, bit for bit",
+        (
+            taped,
+            FAILS,
+            "GradientTape is automatic differentiation: it records only the operations that "
+            "ran (one branch of a Python `if`) and applies each op's registered gradient to "
+            "the recorded values, the same numbers as torch's autograd; no expression of the "
+            "derivative is ever built",
+        ),
+        otherwise=(HOLDS, "the taped gradient was not that of the branch that ran"),
     )
