@@ -78,6 +78,14 @@ def test_float_and_exact_paths_agree_at_powers_of_two(name, monkeypatch):
     triples = zip(got, exact, want, strict=True)
     errs = [float((Fraction(float(g)) - t) / Fraction(u)) for g, t, u in triples]
     assert np.array_equal(fast.ulp, np.array(errs))
+    # the other neighbour of each truth is half to one of its ULPs away (less than one, but
+    # rounded to float64 here), on either side of the power of two
+    above = np.array([Fraction(float(g)) < t for g, t in zip(got, exact, strict=True)])
+    other = np.where(above, formats.next_up(got, f), formats.next_down(got, f))
+    off = metrics.measure(other, truth, fmt=f)
+    keep = np.isfinite(other) & (got != 0)
+    assert keep.sum() > 150
+    assert np.all(np.abs(off.ulp[keep]) >= 0.5) and np.all(np.abs(off.ulp[keep]) <= 1)
 
 
 def _flagship() -> tuple[np.ndarray, Truth]:
