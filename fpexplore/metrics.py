@@ -7,13 +7,16 @@ boundary (a tie, or a neighbour) are decided exactly with Fractions.
 
 Conventions
 -----------
-- ``ulp``: signed error in units of the truth's ULP, ``(got - truth) / ulp(round(truth))``:
-  ``round(truth)`` is the correctly rounded truth in got's format and ``ulp`` the gap from it to
-  the next larger magnitude (`fpexplore.formats.ulp`); a truth beyond the format's largest
-  value uses the same formula past it. This is the definition libm accuracy tests use: the unit
-  belongs to the exact answer, so it is the same for every implementation measured against it,
-  and a result of ±0 or a subnormal does not shrink it (dividing by ulp(got) would report a
-  -0.0 returned for a truth of -6e-8 in float32 as about 1e37 ULP instead of about 8e6).
+- ``ulp``: signed error in units of the exact truth's ULP, ``(got - truth) / ulp(truth)``,
+  Goldberg's ulp(x) = 2**(e - p + 1) with e the exponent of the *exact* x (not of x rounded to
+  the format) and the format's smallest gap below its smallest normal
+  (`fpexplore.formats.ulp` of the exact value; past the largest value the formula goes on).
+  The unit belongs to the exact answer, so it is the same for every implementation measured
+  against it. A truth just below a power of two that rounds up to it keeps the smaller unit
+  (0.9999999747 has ulp 2**-24 in float32, though it rounds to 1.0, whose ulp is 2**-23), and
+  a result of ±0 or a subnormal does not shrink it (dividing by ulp(got) would report a -0.0
+  returned for a truth of -6e-8 in float32 as about 1e37 ULP instead of about 8e6).
+  ``unit`` holds that ULP per element, so ``ulp * unit`` is ``got - truth``.
 - ``rel``: ``|got - truth| / |truth|`` (0 when both are 0, inf when only the truth is 0).
 - ``bits``: ``-log2(rel)``, inf when got equals the truth, 0 for rel >= 1, and at most the
   format's precision + 32 otherwise (beyond that it says nothing about the result).
@@ -40,7 +43,7 @@ from .errors import InvalidInput, shown
 if TYPE_CHECKING:
     from .truth.value import Truth
 
-__all__ = ["BITS_ABOVE_PRECISION", "ErrorSummary", "as_format_array", "measure"]
+__all__ = ["BITS_ABOVE_PRECISION", "ErrorSummary", "as_format_array", "measure", "truth_ulp"]
 
 BITS_ABOVE_PRECISION = 32
 
@@ -66,13 +69,22 @@ class ErrorSummary:
     bits: np.ndarray
     correctly_rounded_each: np.ndarray
     faithful_each: np.ndarray
+    unit: np.ndarray  # the exact truth's ULP per element: ulp * unit is got - truth
 
     _ARRAYS = ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each")
+    _NOT_SAVED = ("unit",)
+
+    def abs_error(self) -> np.ndarray:
+        """The signed error ``got - truth`` per element (float64): ``ulp * unit``."""
+        with np.errstate(invalid="ignore"):
+            return np.where(self.ulp == 0, 0.0, self.ulp * self.unit)
 
     def to_dict(self, max_elements: int = 64) -> dict[str, Any]:
         """JSON-ready: the summary, plus the per-element arrays when there are few elements."""
         out: dict[str, Any] = {}
         for fl in fields(self):
+            if fl.name in self._NOT_SAVED:
+                continue
             v = getattr(self, fl.name)
             if fl.name in self._ARRAYS:
                 if self.n <= max_elements:
@@ -207,8 +219,9 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         known = known.copy()
         _tighten(truth, g, f, hi.reshape(-1), lo.reshape(-1), known.reshape(-1), margin)
     with np.errstate(all="ignore"):
-        ulp_err, rel, bits, cr, faithful, amb = _elementwise(g, hi, lo, f)
-        exact_needed = _needs_exact(g, hi, lo, known, ulp_err, _beyond_float64(truth, hi), f)
+        ulp_err, rel, bits, cr, faithful, amb, unit = _elementwise(g, hi, lo, f)
+        beyond = _beyond_float64(truth, hi)
+        exact_needed = _needs_exact(g, hi, lo, known, ulp_err, beyond, f)
     amb &= ~exact_needed
     if amb.any():
         _decide_exactly(truth, g, f, np.flatnonzero(amb.ravel()), cr.ravel(), faithful.ravel())
@@ -219,6 +232,7 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
             f,
             np.flatnonzero(exact_needed.ravel()),
             (ulp_err.ravel(), rel.ravel(), bits.ravel(), cr.ravel(), faithful.ravel()),
+            unit.ravel(),
         )
     abs_ulp = np.abs(ulp_err)
     n = int(g.size)
@@ -246,7 +260,29 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         bits=bits.reshape(shape),
         correctly_rounded_each=cr.reshape(shape),
         faithful_each=faithful.reshape(shape),
+        unit=unit.reshape(shape),
     )
+
+
+def truth_ulp(truth: Truth, fmt: Any) -> np.ndarray:
+    """The ULP in ``fmt`` of each exact element of ``truth`` (float64 array of its shape): the
+    unit `measure` counts errors in, for bounds compared with them. NaN where the truth is
+    NaN, inf where it is infinite."""
+    f = formats.get(fmt)
+    hi, lo, known, _ = (np.atleast_1d(np.asarray(v)) for v in truth.split_bounded())
+    hi, lo = hi.astype(np.float64).reshape(-1), lo.astype(np.float64).reshape(-1)
+    fin = np.isfinite(hi)
+    lo = np.where(np.isfinite(lo), lo, 0.0)
+    with np.errstate(all="ignore"):
+        unit = _truth_ulp(np.where(fin, hi, 0.0), np.where(fin, lo, 0.0), f)
+    unit = np.where(fin, unit, np.where(np.isnan(hi), np.nan, np.inf))
+    idx = np.flatnonzero(
+        (fin & _power_of_two(hi) & ~known.reshape(-1)) | _beyond_float64(truth, hi)
+    )
+    for i, t in zip(idx.tolist(), _exact_elements(truth, idx), strict=True):
+        if t is not None:
+            unit[i] = _float_or_inf(_exact_ulp(t, f))
+    return unit.reshape(tuple(truth.shape))
 
 
 _MARGIN_BITS = 42  # a truth known to 2**-42 of the error, the value and ulp(got) suffices
@@ -302,7 +338,8 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
     s, e = _two_sum(gz, -hz)
     diff = s + (e - lz)  # got - truth
     u = np.asarray(formats.ulp(gz, f), dtype=np.float64)  # got's gap: for the rounding flags
-    ulp_err = diff / _truth_ulp(hz + lz, f)
+    unit = _truth_ulp(hz, lz, f)
+    ulp_err = diff / unit
     tabs = np.abs(hz + lz)
     rel = np.where(
         tabs > 0, np.abs(diff) / np.where(tabs > 0, tabs, 1.0), np.where(diff == 0, 0.0, np.inf)
@@ -328,7 +365,7 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
     amb = fin & ((np.abs(dist - gap / 2) <= tol) | (np.abs(dist - gap) <= tol))
 
     if all_finite:
-        return ulp_err, rel, bits, cr, faithful, amb
+        return ulp_err, rel, bits, cr, faithful, amb, unit
     # non-finite cases
     nan_g, nan_t = np.isnan(g), np.isnan(hi)
     both_nan = nan_g & nan_t
@@ -350,14 +387,27 @@ def _elementwise(g: np.ndarray, hi: np.ndarray, lo: np.ndarray, f: formats.Forma
         & np.isfinite(hi)
         & (np.abs(t_signed - (f.max + formats.ulp(f.max, f) / 2)) <= np.ldexp(f.max, -100))
     )
-    return ulp_err, rel, bits, cr, faithful, amb
+    fin_t = np.isfinite(hi)
+    lo_t = np.where(np.isfinite(lo), lo, 0.0)
+    unit_t = _truth_ulp(np.where(fin_t, hi, 0.0), np.where(fin_t, lo_t, 0.0), f)
+    unit = np.where(fin, unit, np.where(fin_t, unit_t, np.where(nan_t, np.nan, np.inf)))
+    return ulp_err, rel, bits, cr, faithful, amb, unit
 
 
-def _truth_ulp(t: np.ndarray, f: formats.Format) -> np.ndarray:
-    """ulp of the correctly rounded truth ``t`` (float64) in ``f``; past the largest value
-    (the truth rounds to inf) the spacing formula continues."""
-    r = np.asarray(formats.round_array(t, f), dtype=np.float64)
-    return np.asarray(formats.ulp(np.where(np.isinf(r), t, r), f), dtype=np.float64)
+def _power_of_two(x: np.ndarray) -> np.ndarray:
+    """Where the float64 ``x`` is ±2**k (finite, nonzero)."""
+    m = np.frexp(np.where(np.isfinite(x), x, 0.0))[0]
+    return np.abs(m) == 0.5
+
+
+def _truth_ulp(hi: np.ndarray, lo: np.ndarray, f: formats.Format) -> np.ndarray:
+    """ulp in ``f`` of the exact truth hi + lo (a float64 pair, |lo| <= ulp64(hi)/2): the
+    exponent is hi's, one less where hi is a power of two and lo pulls the value below it
+    (above the smallest normal, where the gap stops shrinking). Past the largest value the
+    spacing formula continues."""
+    u = np.asarray(formats.ulp(hi, f), dtype=np.float64)
+    below = _power_of_two(hi) & (np.abs(hi) > f.tiny) & (np.sign(hi) * np.sign(lo) < 0)
+    return np.where(below, u / 2, u)
 
 
 def _exact_ulp(v: Fraction, f: formats.Format) -> Fraction:
@@ -466,10 +516,9 @@ def _needs_exact(
     need |= beyond  # a finite truth whose float64 value overflowed
     need |= fin_t & fin_g & ~np.isfinite(ulp_err)  # the error itself overflows
     need |= fin_t & (np.abs(g) >= f.max)  # the result at the largest value or infinite
-    # a truth so close to a rounding boundary at a power of two that its float64 value cannot
-    # say which binade the correctly rounded truth (and so its ULP) is in
-    unsure = _truth_ulp(hi * (1 - 2.0**-45), f) != _truth_ulp(hi * (1 + 2.0**-45), f)
-    need |= fin_t & fin_g & unsure
+    # a truth at a power of two known only approximately: the sign of its remainder, which
+    # says the binade of the exact value (and so its ULP), may be wrong
+    need |= fin_t & fin_g & _power_of_two(hi) & ~known
     # a difference within the truth's float64 approximation (about 2**-106 relative): the
     # pair cannot tell it from zero
     close = fin_t & fin_g & (np.abs(g - hi) <= np.ldexp(ah, -100))
@@ -532,29 +581,38 @@ def _measure_nonfinite(
 
 
 def _measure_exactly(
-    truth: Truth, g: np.ndarray, f: formats.Format, idx: np.ndarray, out: tuple[np.ndarray, ...]
+    truth: Truth,
+    g: np.ndarray,
+    f: formats.Format,
+    idx: np.ndarray,
+    out: tuple[np.ndarray, ...],
+    unit: np.ndarray,
 ) -> None:
-    """Exact ULP error, relative error, bits and rounding flags (`_decide_exactly`) for the
-    elements ``idx``."""
+    """Exact ULP error, relative error, bits, rounding flags (`_decide_exactly`) and the exact
+    truth's ULP (``unit``) for the elements ``idx``."""
     ulp_err, rel, bits, cr, faithful = out
     flat = g.ravel()
     cap = f.precision + BITS_ABOVE_PRECISION
     odd = ~np.isfinite(flat[idx])
     if odd.any() and truth.expansion_like:
         _measure_nonfinite(truth, flat, f, idx[odd], out)
+        far = idx[odd][~np.isfinite(unit[idx[odd]])]  # a truth beyond float64's range
+        for i, t in zip(far.tolist(), _exact_elements(truth, far), strict=True):
+            unit[i] = math.nan if t is None else _float_or_inf(_exact_ulp(t, f))
         idx = idx[~odd]
-    exact, roundings = _decide_exactly(truth, g, f, idx, cr, faithful)
-    for i, t, rounded in zip(idx.tolist(), exact, roundings, strict=True):
+    exact, _ = _decide_exactly(truth, g, f, idx, cr, faithful)
+    for i, t in zip(idx.tolist(), exact, strict=True):
         got = float(flat[i])
         if t is None:  # the truth is NaN/inf: the float path handled it
             continue
+        unit[i] = _float_or_inf(_exact_ulp(t, f))
         if not math.isfinite(got):
             ulp_err[i] = math.inf if math.isnan(got) else got  # NaN: an infinite error
             rel[i] = math.inf
             bits[i] = 0.0
             continue
         d = Fraction(got) - t
-        q = d / _exact_ulp(Fraction(rounded) if math.isfinite(rounded) else t, f)
+        q = d / _exact_ulp(t, f)
         try:
             ulp_err[i] = float(q)
         except OverflowError:
@@ -570,6 +628,14 @@ def _measure_exactly(
             except OverflowError:
                 rel[i] = math.inf
             bits[i] = min(cap, max(0.0, math.log2(r.denominator) - math.log2(r.numerator)))
+
+
+def _float_or_inf(v: Fraction) -> float:
+    """``v`` as a float, inf where it is beyond float64's range."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf
 
 
 def _between(down: float, t: Fraction, up: float) -> bool:

@@ -41,8 +41,8 @@ CLAIMS = {
 class Side:
     """One implementation at one layer: its added error against the bound."""
 
-    max_ulp: float  # max |output - exact result of its own input|, in ULPs of the output
-    bound_ulp: float  # the a-priori bound at that layer, in ULPs (largest over elements)
+    max_ulp: float  # max |output - exact result of its own input|, in ULPs of the exact result
+    bound_ulp: float  # the a-priori bound at that layer, in ULPs of the exact result (largest)
     use: float  # max over elements of |error| / bound (<= 1: within; inf: bound 0, error > 0)
     within: bool
     n_outside: int
@@ -325,8 +325,8 @@ def _measure_once(
     truth = layer_truth(spec, inputs, output.shape)
     err = metrics.measure(output, truth)
     got = output.astype(np.float64)
-    u = np.asarray(formats.ulp(got, fmt), dtype=np.float64)
-    signed = np.asarray(err.ulp, dtype=np.float64) * u  # got - truth
+    u = np.asarray(err.unit, dtype=np.float64)  # the exact truth's ULP, the error's unit
+    signed = np.asarray(err.abs_error(), dtype=np.float64)  # got - truth
     exact = got - signed
     bound = spec.bound(list(inputs), exact, fmt)
     absd = np.abs(signed)

@@ -66,7 +66,7 @@ class FloatBitsRow:
     decimal: str  # the stored value's exact decimal expansion (shortened when long)
     exact: bool  # the typed value is stored without error
     error: str  # stored - typed, as a decimal
-    ulp_error: float  # (stored - typed) / ulp(stored)
+    ulp_error: float  # (stored - typed) / ulp(typed), the exact value's ULP
     rel_error: float
     bits_correct: float
     ulp: float

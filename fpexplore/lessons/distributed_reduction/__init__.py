@@ -67,8 +67,8 @@ shows a record made on a machine with four GPUs (NCCL's default algorithm and th
 settings, world sizes 2, 3 and 4), each result compared with the rank-ordered sum, with every
 ring order, and with the correctly rounded exact sum. A ring all-reduce adds each chunk of the
 vector starting at a different rank, so different elements see different orders; within one
-node NCCL's "tree" is a chain, which adds the ranks in one order. (The Tree setting offers no
-algorithm for other collectives such as all_gather: the recorder uses all_reduce only.)"""
+node NCCL's "tree" is a chain, which adds the ranks in one order. (The recorder uses all_reduce
+only: the record says nothing about other collectives, such as all_gather, under these settings.)"""
 
 
 def _grads(torch: Any, n: int, seed: int) -> np.ndarray:

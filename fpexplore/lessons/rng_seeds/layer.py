@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ... import backends, formats
+from ... import backends
 from ...result import Claim, Outcome
 from ...truth import Truth, matmul
 from .._base import declare_texts, settle
@@ -131,7 +131,7 @@ def weight_init_outcomes(
     u = 2.0**-24
     gamma = (IN + 1) * u / (1 - (IN + 1) * u)
     size = np.abs(x).astype(np.float64) @ np.abs(w.T).astype(np.float64) + np.abs(b)
-    ulp = formats.ulp(y_torch, "float32")
+    ulp = torch_out.error.unit  # the exact output's ULP: the errors' unit
     bound = gamma * size / ulp
     between = np.abs(y_keras.astype(np.float64) - y_torch) / ulp
     err_own = own_out.error.max_abs_ulp

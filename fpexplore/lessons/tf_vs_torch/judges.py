@@ -56,6 +56,7 @@ def graph(c: Comparison) -> Verdicts:
     n_seeds = len(seeds)
     xla_lse = len(d.xla_same_seeds["lse"])
     fn_lse = len(d.lse_function_same_seeds)
+    share = ", ".join(f"{d.divide_differ[s] / d.divide_n:.0%}" for s in seeds)
     return decide(
         "x / 3.0: tf.function differs from eager in "
         + ", ".join(f"{d.divide_differ[s]}" for s in seeds)
@@ -68,8 +69,9 @@ def graph(c: Comparison) -> Verdicts:
             rewritten and restored,
             DEPENDS,
             "on the graph: Grappler rewrites a division by a constant into a multiply by its "
-            "rounded reciprocal, so default tf.function changes the bits of x / 3.0 (about a "
-            f"third of them); with set_experimental_options({{'{d.rewrite_switch}': False}}) "
+            "rounded reciprocal, so default tf.function changes the bits of x / 3.0 "
+            f"({share} of them at the {n_seeds} seeds); with "
+            f"set_experimental_options({{'{d.rewrite_switch}': False}}) "
             "it gives eager's bits; a graph without such a rewrite (the log-sum-exp) keeps "
             "eager's bits; XLA compiles its own fused loops, so whether its bits match "
             "eager's is counted per seed; every mode stays within a few ULP of the exact value",

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats
+from ... import metrics
 from ...result import Claim
 from ...truth import reference
 from .data import LayerNormData
@@ -27,15 +27,16 @@ BOUND_OPS = 8  # rounding steps budgeted: mean, variance, +eps, rsqrt, subtract,
 
 
 def rounding_bound(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, y: np.ndarray
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, unit: np.ndarray
 ) -> np.ndarray:
-    """Per element, in ULPs of ``y``: BOUND_OPS·u·((|x| + |mean|)·|a| + |beta|) + 1, with
+    """Per element, in ULPs of the exact result (``unit``, `metrics.truth_ulp`, the unit the
+    errors are measured in): BOUND_OPS·u·((|x| + |mean|)·|a| + |beta|) + 1, with
     a = gamma / sqrt(var + eps), for a float32 layer norm however it is folded."""
     x64 = x.astype(np.float64)
     mean = x64.mean(-1, keepdims=True)
     a = np.abs(gamma) / np.sqrt(x64.var(-1, keepdims=True) + eps)
     size = (np.abs(x64) + np.abs(mean)) * a + np.abs(beta)
-    return BOUND_OPS * 2.0**-24 * size / formats.ulp(y, "float32") + 1
+    return BOUND_OPS * 2.0**-24 * size / unit + 1
 
 
 def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Section:
@@ -83,12 +84,10 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
             epsilon=ln.eps,
         ),
     }
-    from ... import metrics
-
     own = np.abs(metrics.measure(y_keras, truth_keras).ulp)
     err = {k: np.abs(o.error.ulp) for k, o in outcomes.items()}
-    b = rounding_bound(x, gamma, beta, ln.eps, y_torch)
-    b_own = rounding_bound(x, gamma, beta, k_eps, y_keras)
+    b = rounding_bound(x, gamma, beta, ln.eps, metrics.truth_ulp(truth, "float32"))
+    b_own = rounding_bound(x, gamma, beta, k_eps, metrics.truth_ulp(truth_keras, "float32"))
     var = float(x.astype(np.float64).var(-1).mean())
     rel = float(np.abs(y_keras.astype(np.float64) - truth.split()[0]).max())
     claims = {

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats, metrics
+from ... import metrics
 from ...dispatch import tensorflow_onednn
 from ...result import Claim
 from ...truth import reference
@@ -189,7 +189,7 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
     cap = -math.log(eps)
     capped = t_hi > cap + 1e-3
     bound = 4.0
-    allowed = bound * formats.ulp(t_hi.astype(np.float32), "float32") + bound * 2.0**-24 * np.abs(
+    allowed = bound * metrics.truth_ulp(truth, "float32") + bound * 2.0**-24 * np.abs(
         logits.astype(np.float64)
     ).max(axis=1)
 

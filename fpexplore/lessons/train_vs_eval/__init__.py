@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import backends, formats, metrics
+from ... import backends, metrics
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
@@ -37,15 +37,15 @@ def rounding_bound(
     mean: Any,
     var: Any,
     eps: float,
-    y: np.ndarray,
+    unit: np.ndarray,
 ) -> np.ndarray:
-    """Per-element error bound, in ULPs of ``y``, for batch norm computed in float32:
+    """Per-element error bound, in ULPs of the exact result (``unit``, `metrics.truth_ulp`,
+    the unit the errors are measured in), for batch norm computed in float32:
     BOUND_OPS * u * (|x| |a| + |mean| |a| + |beta|) with a = gamma / sqrt(var + eps), plus the
     final rounding. Both frameworks fold the layer into x * a + (beta - mean * a)."""
     a = np.abs(gamma.astype(np.float64)) / np.sqrt(np.asarray(var, dtype=np.float64) + eps)
     size = (np.abs(x) + np.abs(np.asarray(mean, dtype=np.float64))) * a + np.abs(beta)
-    ulp = formats.ulp(y, "float32")
-    return BOUND_OPS * 2.0**-24 * size / ulp + 1
+    return BOUND_OPS * 2.0**-24 * size / unit + 1
 
 
 def _one_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -332,7 +332,7 @@ def _keras_bn(
     yk_batch1 = np.asarray(_keras_layer(keras, v, epsilon=eps, momentum=0.99)(x[:1], training=True))
     b_eval, _b_train = _bounds(seed, batch, eps)
     b_own = rounding_bound(
-        x, gamma, beta, v["run_mean"], v["run_var"], 1e-3, _rounded(seed, batch, 1e-3, False)
+        x, gamma, beta, v["run_mean"], v["run_var"], 1e-3, _unit(seed, batch, 1e-3, False)
     )
     batch1_dev = float(np.abs(yk_batch1[0].astype(np.float64) - beta).max())
     # Keras folds the statistics into x * inv + (beta - mean * inv), inv = gamma / sqrt(eps):
@@ -391,9 +391,9 @@ def _keras_bn(
     return outcomes, claims, data
 
 
-def _rounded(seed: int, batch: int, eps: float, training: bool) -> np.ndarray:
-    """The reference rounded to float32: the output whose ULPs the bound counts in."""
-    return _bn_truth(seed, batch, eps, training).split()[0].astype(np.float32)
+def _unit(seed: int, batch: int, eps: float, training: bool) -> np.ndarray:
+    """The float32 ULP of the exact reference: the unit the bound and the errors count in."""
+    return metrics.truth_ulp(_bn_truth(seed, batch, eps, training), "float32")
 
 
 def _bounds(seed: int, batch: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -403,8 +403,8 @@ def _bounds(seed: int, batch: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
     mean, var = x.mean(0, dtype=np.float64), x.var(0, dtype=np.float64)
     args = (x, v["gamma"], v["beta"])
     return (
-        rounding_bound(*args, v["run_mean"], v["run_var"], eps, _rounded(seed, batch, eps, False)),
-        rounding_bound(*args, mean, var, eps, _rounded(seed, batch, eps, True)),
+        rounding_bound(*args, v["run_mean"], v["run_var"], eps, _unit(seed, batch, eps, False)),
+        rounding_bound(*args, mean, var, eps, _unit(seed, batch, eps, True)),
     )
 
 
