@@ -18,6 +18,24 @@ import time
 from pathlib import Path
 
 
+def record(device: str = "cuda", seed: int = 0) -> dict:
+    """Both probes on ``device``: the record without its provenance (`main` adds it)."""
+    from fpexplore import backends
+    from fpexplore.lessons._gpu import myth_record
+    from fpexplore.lessons.summation_order import layout
+    from fpexplore.lessons.train_vs_eval import modes
+
+    torch = backends.load("torch")
+    return {
+        "format": myth_record.FORMAT,
+        "version": myth_record.VERSION,
+        "torch": torch.__version__,
+        "card": torch.cuda.get_device_name(torch.device(device)),
+        "autograd_modes": modes.transformer_modes(torch, seed, device),
+        "offsets": layout.cuda_offsets(torch, seed, device),
+    }
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("data/gpu/myths")
     device = sys.argv[2] if len(sys.argv) > 2 else "cuda"
@@ -28,7 +46,7 @@ def main() -> None:
     if not torch.cuda.is_available():
         sys.exit("no CUDA device: this record is made on a machine with a CUDA GPU")
     t0 = time.monotonic()
-    data = myth_record.record(device)
+    data = record(device)
     data["provenance"] = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "seconds": round(time.monotonic() - t0, 1),

@@ -26,23 +26,6 @@ NO_RECORD = f"no GPU myths record (data/gpu/{FOLDER}). Fix: {FIX}"
 ROW_KEYS = ("seed", "values", "grad_vs_no_grad", "no_grad_vs_inference", "max_abs_diff")
 
 
-def record(device: str = "cuda", seed: int = 0) -> dict[str, Any]:
-    """Both probes on ``device``: a JSON-ready record (provenance is added by the script)."""
-    from ... import backends
-    from ..summation_order import layout
-    from ..train_vs_eval import modes
-
-    torch = backends.load("torch")
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "torch": torch.__version__,
-        "card": torch.cuda.get_device_name(torch.device(device)),
-        "autograd_modes": modes.transformer_modes(torch, seed, device),
-        "offsets": layout.cuda_offsets(torch, seed, device),
-    }
-
-
 def validate(data: Any, source: str) -> dict[str, Any]:
     """``data`` checked against the record's shape; `RecordError` naming what is wrong."""
     bad = header(data, FORMAT, VERSION, source, fix=FIX)

@@ -146,7 +146,7 @@ def gpu_missing() -> str | None:
     return None if myth_record.recorded() is not None else myth_record.NO_RECORD
 
 
-def _gpu_modes() -> tuple[dict[str, Claim], Any]:
+def gpu_modes() -> tuple[dict[str, Claim], Any]:
     """The CUDA transformer claim and its rows, from the GPU myths record ({} and None
     without one: `settle` then says how to make it)."""
     from .._gpu import myth_record
@@ -166,7 +166,7 @@ def _gpu_modes() -> tuple[dict[str, Claim], Any]:
 def torch_part(torch: Any, seed: int, runs: int) -> tuple[list[Outcome], dict[str, Claim], dict]:
     same, tried = _autograd_modes(torch, seed)
     layer_rows = transformer_modes(torch, seed)
-    gpu_claims, gpu = _gpu_modes()
+    gpu_claims, gpu = gpu_modes()
     raised = _state_dict_example(torch)
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(64, generator=g)
