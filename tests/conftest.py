@@ -110,6 +110,9 @@ def pytest_runtest_protocol(item, nextitem):
             user_properties=[("reused", record.get("when", ""))],
         )
         ihook.pytest_runtest_logreport(report=report)
+    # what the skipped teardown would have done: tear down the fixtures (a module's, a
+    # session's) that the next test does not need, so that it starts on a clean stack
+    item.session._setupstate.teardown_exact(nextitem)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
 
