@@ -161,6 +161,23 @@ def fingerprint(
     return fp
 
 
+def call(target: str, args: Sequence[Any], env: Mapping[str, str], timeout: float = 300.0) -> Any:
+    """``module:function(*args)`` (JSON in, JSON out) in a fresh interpreter whose environment
+    is this one plus ``env``: for what a library decides once, when it loads (MKL's CBWR mode);
+    kept in the on-disk cache where it is on."""
+    payload = json.dumps({"target": target, "args": list(args)})
+    if not cache_on():
+        return _fresh(["--call"], payload, env, timeout)
+    return _cached(
+        "call",
+        env,
+        {"call": payload},
+        lambda: {"value": _fresh(["--call"], payload, env, timeout)},
+        lambda result: True,
+        target,
+    )["value"]
+
+
 def _take_fingerprint(
     env: Mapping[str, str], label: str, values: bool, timeout: float
 ) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The fresh process of `fresh.run_claims` (reads a plan on stdin) and `fresh.fingerprint`
-(``--fingerprint LABEL``): prints one JSON line."""
+"""The fresh process of `fresh.run_claims` (reads a plan on stdin), `fresh.fingerprint`
+(``--fingerprint LABEL``) and `fresh.call` (``--call``, reads its target and arguments on
+stdin): prints one JSON line."""
 
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ def main() -> None:
 
         data = take(sys.argv[2], values="--values" in sys.argv[3:])
         sys.stdout.write("\n" + json.dumps(data) + "\n")
+        _exit()
+    if sys.argv[1:2] == ["--call"]:
+        import importlib
+
+        asked = json.loads(sys.stdin.read())
+        module, _, function = asked["target"].partition(":")
+        value = getattr(importlib.import_module(module), function)(*asked["args"])
+        sys.stdout.write("\n" + json.dumps(value) + "\n")
         _exit()
     from .. import lessons
 

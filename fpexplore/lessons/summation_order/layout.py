@@ -12,15 +12,12 @@ sum's vectorized loads need aligned data, so an offset can change its bits."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ...errors import WorkerError
 from ...result import Claim, Observation
 from ...truth import matmul
 
@@ -190,24 +187,19 @@ def strict_missing(torch: Any) -> str | None:
     )
 
 
+def blas_offsets(seed: int) -> dict[str, int]:
+    """`offset_differ` of `BLAS_OPS` with this process's torch (what `strict_offsets` runs)."""
+    from ... import backends
+
+    return offset_differ(backends.load("torch"), seed, BLAS_OPS)[0]
+
+
 def strict_offsets(seed: int) -> int:
-    """`offset_differ` of `BLAS_OPS` (all ops together) in a fresh interpreter under
-    `STRICT_ENV`: MKL reads ``MKL_CBWR`` once, when it loads, so it cannot be set here."""
-    code = (
-        "import sys, torch; from fpexplore.lessons.summation_order import layout as L; "
-        f"d, _ = L.offset_differ(torch, {int(seed)}, L.BLAS_OPS); print(sum(d.values()))"
-    )
-    env = {**os.environ, **STRICT_ENV, "PYTHONWARNINGS": "ignore"}
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
-    )
-    lines = proc.stdout.split()
-    if proc.returncode != 0 or not lines or not lines[-1].isdigit():
-        raise WorkerError(
-            f"the fresh process under {STRICT_ENV} exited with {proc.returncode}: "
-            + proc.stderr[-500:]
-        )
-    return int(lines[-1])
+    """`blas_offsets` (all ops together) in a fresh interpreter under `STRICT_ENV`: MKL reads
+    ``MKL_CBWR`` once, when it loads, so it cannot be set here."""
+    from ...dispatch.fresh import call
+
+    return sum(call(f"{__name__}:blas_offsets", [int(seed)], STRICT_ENV).values())
 
 
 def layout_claims(
