@@ -162,9 +162,9 @@ def fingerprint(
 
 
 def call(target: str, args: Sequence[Any], env: Mapping[str, str], timeout: float = 300.0) -> Any:
-    """``module:function(*args)`` (JSON in, JSON out) in a fresh interpreter whose environment
-    is this one plus ``env``: for what a library decides once, when it loads (MKL's CBWR mode);
-    kept in the on-disk cache where it is on."""
+    """The worker's ``CALLS[target](*args)`` (JSON in, JSON out) in a fresh interpreter whose
+    environment is this one plus ``env``: for what a library decides once, when it loads
+    (MKL's CBWR mode); kept in the on-disk cache where it is on."""
     payload = json.dumps({"target": target, "args": list(args)})
     if not cache_on():
         return _fresh(["--call"], payload, env, timeout)

@@ -199,7 +199,7 @@ def strict_offsets(seed: int) -> int:
     ``MKL_CBWR`` once, when it loads, so it cannot be set here."""
     from ...dispatch.fresh import call
 
-    return sum(call(f"{__name__}:blas_offsets", [int(seed)], STRICT_ENV).values())
+    return sum(call("blas_offsets", [int(seed)], STRICT_ENV).values())
 
 
 def layout_claims(
