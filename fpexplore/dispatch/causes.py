@@ -235,31 +235,36 @@ def _mkl(ma: Any, mb: Any, add: Any, keys: Any) -> None:
 
 def _threads(ma: Any, mb: Any, add: Any, keys: Any) -> None:
     """Effective thread counts, as the libraries report them (not the variables)."""
-    ta, tb = threads(ma, "torch"), threads(mb, "torch")
-    if ta is not None and tb is not None and ta != tb:
-        add(
-            "torch's thread count",
-            f"torch uses {ta} thread(s) on A, {tb} on B: reductions split into other partial sums",
-            keys("torch-cpu"),
-            f"rerun with OMP_NUM_THREADS={tb} on A to confirm",
-        )
-    xa, xb = get(ma, "tensorflow", "intra_op_threads"), get(mb, "tensorflow", "intra_op_threads")
-    xa, xb = (xa or ma.get("cores")), (xb or mb.get("cores"))  # 0: one a core (TF's default)
-    if xa is not None and xb is not None and xa != xb:
-        add(
-            "TensorFlow's thread count",
-            f"TensorFlow's intra-op pool has {xa} thread(s) on A, {xb} on B",
-            keys("tensorflow"),
-            f"rerun with TF_NUM_INTRAOP_THREADS={xb} on A to confirm",
-        )
-    oa, ob = threads(ma, "openblas"), threads(mb, "openblas")
-    if oa is not None and ob is not None and oa != ob:
-        add(
-            "OpenBLAS's thread count",
-            f"numpy's OpenBLAS uses {oa} thread(s) on A, {ob} on B",
-            keys("openblas"),
-            f"rerun with OPENBLAS_NUM_THREADS={ob} on A to confirm",
-        )
+
+    def tf(m: Any) -> Any:  # 0 or unset: one thread a core (TensorFlow's default)
+        return get(m, "tensorflow", "intra_op_threads") or m.get("cores")
+
+    for name, count, what, reaches, var in (
+        ("torch", lambda m: threads(m, "torch"), "torch uses", "torch-cpu", "OMP_NUM_THREADS"),
+        (
+            "TensorFlow",
+            tf,
+            "TensorFlow's intra-op pool has",
+            "tensorflow",
+            "TF_NUM_INTRAOP_THREADS",
+        ),
+        (
+            "OpenBLAS",
+            lambda m: threads(m, "openblas"),
+            "numpy's OpenBLAS uses",
+            "openblas",
+            "OPENBLAS_NUM_THREADS",
+        ),
+    ):
+        a, b = count(ma), count(mb)
+        if a is not None and b is not None and a != b:
+            add(
+                f"{name}'s thread count",
+                f"{what} {a} thread(s) on A, {b} on B"
+                + (": reductions split into other partial sums" if name == "torch" else ""),
+                keys(reaches),
+                f"rerun with {var}={b} on A to confirm",
+            )
 
 
 def _environment(ma: Any, mb: Any, keys: Any, suspect: Any, by: Any) -> None:
