@@ -8,6 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8888
 CACHE  := .cache
 PYTEST_ARGS ?=
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told (containers, CI): say so only there.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -95,11 +96,14 @@ lab: setup
 	$(BIN)/jupyter lab --no-browser --ip=$(HOST) --port=$(PORT) \
 	  --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(ROOT_ARGS) $(LAB_ARGS)
 
-# Every notebook is executed by the suite twice: in JupyterLab in Chromium
-# (tests/test_browser_notebooks.py) and in the Binder replay's fresh environment
-# (tests/test_binder_replay.py); notebook 12's fresh processes are taken once for both (and for
-# the fingerprint and claims tests) through .cache/fresh. `make notebooks` runs them once more,
+# Every notebook is executed by the suite once: in JupyterLab in Chromium, with kernels from the
+# Binder replay's environment (tests/binder_env.py), each kernel measured against Binder's memory
+# limit as it runs (tests/test_browser_notebooks.py). `make notebooks` runs them once more,
 # plainly, under nbmake.
+#
+# The suite runs on JOBS processes (pytest-xdist; at most 4, one per core): a test module, or a
+# group of modules sharing a fixture, is one unit of work, the longest first
+# (tests/suite_parallel.py). JOBS=0 runs it in this process alone.
 #
 # Fresh processes (fingerprints under each switch, the claims matrix's runs) are kept in
 # .cache/fresh, keyed by their environment, the CPU, every installed version and the code's
@@ -109,7 +113,8 @@ lab: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests --durations=30 --junitxml=$(CACHE)/suite/test.xml $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests -n $(JOBS) --durations=30 --junitxml=$(CACHE)/suite/test.xml \
+	  $(PYTEST_ARGS)
 
 # The edit loop: lint, then every test but the browser's, the Binder replay, the claims matrix
 # and the rest of the slow tier (markers in pyproject.toml). `make test` runs them all.
@@ -117,7 +122,7 @@ CHECK_MARKERS ?= not slow and not browser
 check: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests -m "$(CHECK_MARKERS)" --durations=15 \
+	$(BIN)/python -m pytest tests -n $(JOBS) -m "$(CHECK_MARKERS)" --durations=15 \
 	  --junitxml=$(CACHE)/suite/check.xml $(PYTEST_ARGS)
 
 # The suite's time by tier (marker) and its 20 slowest tests, from the last run's JUnit XML.

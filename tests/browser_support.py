@@ -120,8 +120,19 @@ _LAB_SETTINGS = {
 class LabServer:
     """JupyterLab serving ``root`` on a free port, with a token; a context manager."""
 
-    def __init__(self, root: Path = ROOT, *, log: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: Path = ROOT,
+        *,
+        log: Path | None = None,
+        kernel_python: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """``kernel_python`` starts the notebooks' kernels (``python3``) from another
+        environment; ``env`` replaces this process's environment for the server and kernels."""
         self.root = Path(root)
+        self.kernel_python = kernel_python
+        self.env = env
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.base = f"http://127.0.0.1:{self.port}"
@@ -140,12 +151,14 @@ class LabServer:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value))
         env = {
-            **os.environ,
+            **(os.environ if self.env is None else self.env),
             "JUPYTER_PLATFORM_DIRS": "1",
             "JUPYTERLAB_SETTINGS_DIR": str(settings),
             "JUPYTERLAB_WORKSPACES_DIR": str(self._tmp / "workspaces"),
             "PYTHONUNBUFFERED": "1",
         }
+        if self.kernel_python is not None:
+            env["JUPYTER_PATH"] = str(self._kernelspec(self.kernel_python))
         command = [
             str(JUPYTER),
             "lab",
@@ -175,6 +188,32 @@ class LabServer:
             raise RuntimeError(f"jupyter lab exited with {self._proc.returncode}:\n{self.tail()}")
         self.stop()
         raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT_S} s:\n{self.tail()}")
+
+    def _kernelspec(self, python: Path) -> Path:
+        """A data folder whose ``python3`` kernel is ``python``'s ipykernel (JUPYTER_PATH comes
+        before the server's own environment in the kernelspec search)."""
+        spec = self._tmp / "jupyter" / "kernels" / "python3"
+        spec.mkdir(parents=True)
+        argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        kernel = {"argv": argv, "display_name": "Python 3 (ipykernel)", "language": "python"}
+        (spec / "kernel.json").write_text(json.dumps(kernel))
+        return self._tmp / "jupyter"
+
+    def kernel_pid(self, notebook: str) -> int:
+        """The process id of the kernel of ``notebook``'s session (from the server's sessions
+        and its children's command lines)."""
+        import psutil
+
+        with urllib.request.urlopen(self.url("api/sessions"), timeout=30) as r:
+            sessions = json.loads(r.read())
+        ids = [s["kernel"]["id"] for s in sessions if s.get("path") == notebook]
+        if not ids or self._proc is None:
+            raise RuntimeError(f"no kernel for {notebook}: {sessions}")
+        for child in psutil.Process(self._proc.pid).children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if any(f"kernel-{ids[0]}.json" in a for a in child.cmdline()):
+                    return child.pid
+        raise RuntimeError(f"the kernel {ids[0]} of {notebook} is not among the server's children")
 
     def tail(self, chars: int = 3000) -> str:
         try:

@@ -14,7 +14,9 @@ import time
 
 import mpmath
 import pytest
+import suite_parallel
 import suite_reuse
+from binder_env import binder_replay  # noqa: F401  (the Binder environment, once)
 from browser_support import chromium_browser, lab_server  # noqa: F401  (browser fixtures)
 
 from fpexplore.dispatch import fresh
@@ -78,6 +80,12 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line(f"reused {ln['kind']} {ln['what']} under {ln['env']} (key {ln['key']})")
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """With ``-n`` (pytest-xdist): a module, or a group of modules sharing a fixture, per unit of
+    work, the longest first (`suite_parallel`)."""
+    return suite_parallel.make_scheduler(config, log)
+
+
 # ----------------------------------------------------------------------------- reused passes
 _MARKED: set[str] = set()
 _REUSED: list[dict] = []
@@ -85,6 +93,8 @@ _PHASES: dict[str, list[pytest.TestReport]] = {}
 
 
 def pytest_collection_modifyitems(items):
+    # the longest units of work first, each unit's tests together (`suite_parallel`)
+    items[:] = [items[i] for i in suite_parallel.ordered([i.nodeid for i in items])]
     _MARKED.update(i.nodeid for i in items if i.get_closest_marker(suite_reuse.MARKER))
 
 
@@ -107,7 +117,7 @@ def pytest_runtest_protocol(item, nextitem):
             "passed",
             None,
             when,
-            user_properties=[("reused", record.get("when", ""))],
+            user_properties=[("reused", record.get("when", "")), ("seconds", record["seconds"])],
         )
         ihook.pytest_runtest_logreport(report=report)
     # what the skipped teardown would have done: tear down the fixtures (a module's, a
@@ -118,8 +128,16 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def pytest_runtest_logreport(report):
-    """Keep the pass of a ``reusable`` test that ran (setup, call and teardown passed)."""
-    if report.nodeid not in _MARKED or any(r["test"] == report.nodeid for r in _REUSED):
+    """Keep the pass of a ``reusable`` test that ran (setup, call and teardown passed); note a
+    reused one that another process (an xdist worker) reported."""
+    if any(r["test"] == report.nodeid for r in _REUSED):
+        return
+    props = dict(report.user_properties)
+    if "reused" in props:  # an xdist worker's (this process collected nothing)
+        if report.when == "call":
+            _REUSED.append({"test": report.nodeid, "when": props["reused"], **props})
+        return
+    if report.nodeid not in _MARKED:
         return
     phases = _PHASES.setdefault(report.nodeid, [])
     phases.append(report)

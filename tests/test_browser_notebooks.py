@@ -6,18 +6,27 @@ Run All, and require no error output, no cell left unrun, every widget rendered 
 widget…", no "Error displaying widget", no ``<Figure size`` text instead of a figure), no
 table, text output or picture wider than the notebook, and no framework log line, warning or
 progress-bar residue in any output; then move one control of every widget and require its
-output to change and settle. Screenshots of each notebook (its full length) and each widget
+output to change and settle.
+
+The kernels come from the Binder replay's environment (`binder_env`: postBuild's venv, the
+package installed from its build), and each notebook's kernel, with its children, is measured
+while it runs (`benchmarks/notebook_memory.py`'s sampler): its peak with CPU-only torch stays
+under Binder's limit, and nothing it started outlives it. Every notebook runs once, for both.
+Screenshots of each notebook (its full length) and each widget
 are kept in ``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+from binder_env import BINDER_LIMIT_GB, Replay
 from browser_support import (
     ROOT,
     LabPage,
+    LabServer,
     WidgetView,
     new_page,
     notebooks,
@@ -25,10 +34,27 @@ from browser_support import (
     screenshot_pages,
 )
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import notebook_memory as nm
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.reusable]
 
 RUN_ALL_TIMEOUT_S = 600
 CHANGE_TIMEOUT_S = 120
+
+
+#: each notebook's measured peak, printed as a table when the module ends
+PEAKS: list[nm.Peak] = []
+
+
+@pytest.fixture(scope="module")
+def series_lab(binder_replay: Replay):
+    """JupyterLab on the checkout's notebooks, with kernels from the Binder replay's venv."""
+    python = binder_replay.require()
+    with LabServer(kernel_python=python, env=binder_replay.env) as server:
+        yield server
+    if PEAKS:
+        print("\n" + nm.table(PEAKS))
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +78,17 @@ def test_notebooks_are_discovered():
 
 @pytest.mark.timeout(RUN_ALL_TIMEOUT_S + 300)
 @pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: Path(p).stem)
-def test_notebook_runs_and_widgets_answer(lab_server, page, notebook):
+def test_notebook_runs_and_widgets_answer(series_lab, page, notebook):
     stem = Path(notebook).stem
-    lab = LabPage(lab_server, page).open(notebook)
+    lab = LabPage(series_lab, page).open(notebook)
+    peak = nm.Peak(Path(notebook).name)
+    kernel = series_lab.kernel_pid(notebook)
+    # the kernel is the Binder environment's Python, whose fpexplore is the built package
+    assert nm.tree(kernel)[0].cmdline()[0] == str(series_lab.kernel_python)
+    sampler = nm.Sampler(kernel, peak)
+    sampler.start()
     try:
-        lab.run_all(timeout_s=RUN_ALL_TIMEOUT_S)
+        peak.seconds = lab.run_all(timeout_s=RUN_ALL_TIMEOUT_S)
         screenshot(page, stem)
         screenshot_pages(page, lab.root, stem)
         errors = lab.errors()
@@ -83,5 +115,14 @@ def test_notebook_runs_and_widgets_answer(lab_server, page, notebook):
             assert not lab.not_rendered(), f"{widget.title} after moving {control.label}"
             screenshot(widget.locator, f"{stem}_widget{widget.index}")
         assert not lab.errors(), f"{notebook} after moving the controls: {lab.errors()}"
+        peak.ok = True
     finally:
+        sampler.stop.set()
+        sampler.join()
         lab.close()
+    PEAKS.append(peak)
+    # Binder's limit, with CPU-only torch (the CUDA libraries' pages taken off)
+    nm._report(peak)
+    assert peak.cpu_wheel_charged / 1e9 < BINDER_LIMIT_GB, nm.table([peak])
+    left = nm._left_running(sampler.seen.values())
+    assert not left, f"{notebook}: processes outlived their kernel: {left}"

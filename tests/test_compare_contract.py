@@ -11,6 +11,7 @@ import copy
 import datetime
 import json
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -34,6 +35,12 @@ NOT_FINGERPRINTS += [{"format": "fpexplore-fingerprint", "version": True}, np.ar
 WRONG = [None, True, 0, -1, 2.5, "x", [], ["x"], [1], {}, {"a": 1}, [{"device": 1}]]
 
 
+def stable_id(value: object) -> str:
+    """A parameter's repr without memory addresses: the same in every process (xdist's workers
+    must collect the same ids)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+
+
 def _refused(fn, *args, names: tuple[str, ...], **kwargs) -> str:
     """Call ``fn``: it must raise the package's error, naming one of ``names``."""
     with pytest.raises(FpexploreError) as info:
@@ -51,7 +58,7 @@ def _cli_one_line(capsys, *argv: str) -> str:
     return err
 
 
-@pytest.mark.parametrize("value", NOT_FINGERPRINTS, ids=repr)
+@pytest.mark.parametrize("value", NOT_FINGERPRINTS, ids=stable_id)
 def test_compare_refuses_what_is_not_a_fingerprint(value):
     fp = fingerprint.load(SHIPPED[0])
     _refused(
@@ -126,7 +133,7 @@ MACHINE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value"), MACHINE_CASES, ids=repr)
+@pytest.mark.parametrize(("path", "value"), MACHINE_CASES, ids=stable_id)
 def test_wrong_typed_machine_fields_are_refused_by_name(path, value):
     """A machine field of the wrong type is refused before any cause is sought, naming it."""
     good = fingerprint.load(GPU)
@@ -149,7 +156,7 @@ def test_wrong_typed_machine_fields_are_refused_by_name(path, value):
         ("op", {}),
         ("head", "0x1p0"),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_wrong_typed_op_fields_are_refused_by_name(field, value):
     good = fingerprint.load(GPU)
@@ -191,7 +198,7 @@ def test_html_that_cannot_be_written_exits_2_in_one_line(tmp_path, capsys, monke
     assert "--html" in err
 
 
-@pytest.mark.parametrize("label", [5, None, 1.5, b"x", ["x"], True, object()], ids=repr)
+@pytest.mark.parametrize("label", [5, None, 1.5, b"x", ["x"], True, object()], ids=stable_id)
 def test_fingerprint_refuses_a_label_that_is_not_a_string(label):
     _refused(fpexplore.fingerprint, label, names=("label",))
     if not isinstance(label, bool):
@@ -213,7 +220,7 @@ FORMAT_FNS = ["ulp", "next_up", "next_down", "bits", "classify", "fields", "to_g
 FORMAT_FNS += ["round_array", "round_bits", "round_exact", "bit_string", "from_bits"]
 
 
-@pytest.mark.parametrize("value", NOT_NUMBERS, ids=repr)
+@pytest.mark.parametrize("value", NOT_NUMBERS, ids=stable_id)
 @pytest.mark.parametrize("fn", FORMAT_FNS)
 def test_formats_refuse_times_and_byte_strings(fn, value):
     arg = {"from_bits": "pattern", "round_exact": "value", "round_bits": "value"}.get(fn, "x")
@@ -254,7 +261,7 @@ def _helpers(a, b):
     ]
 
 
-@pytest.mark.parametrize("bad", STRINGS, ids=repr)
+@pytest.mark.parametrize("bad", STRINGS, ids=stable_id)
 def test_tolerance_helpers_refuse_what_holds_no_numbers(bad):
     for first in (True, False):
         a, b = (bad, np.ones(3)) if first else (np.ones(3), bad)
@@ -271,7 +278,9 @@ def test_tolerance_helpers_refuse_shapes_that_do_not_broadcast():
     _refused(tolerance.softmax_bound, np.ones(3), np.ones(3), 1, "float32", names=("axis",))
 
 
-@pytest.mark.parametrize("count", [-1, -(10**30), 1.5, "2", None, True, Fraction(1, 2)], ids=repr)
+@pytest.mark.parametrize(
+    "count", [-1, -(10**30), 1.5, "2", None, True, Fraction(1, 2)], ids=stable_id
+)
 def test_counts_of_roundings_are_non_negative_ints(count):
     _refused(tolerance.underflow, "float32", count, names=("roundings",))
     _refused(tolerance.rounding_bound, np.ones(2), "float32", count, names=("roundings",))

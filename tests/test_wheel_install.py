@@ -1,10 +1,11 @@
 """A built wheel, installed outside the checkout, carries the data its lessons read.
 
-The wheel is built from a copy of the working tree (so no stale ``build/`` folder leaks into it)
-and installed with ``--no-deps`` into a fresh virtual environment in a temporary folder, which
-reuses the development environment's installed libraries through a ``.pth`` file (that folder's
-own ``.pth`` files, such as the editable install's finder, are not processed). The DJL jars are
-not reachable from there: DJL says Unavailable, the rest runs on the shipped records and images.
+The installed package is the Binder replay's (`binder_env`, shared with the notebook series):
+postBuild builds the wheel from a copy of the working tree (so no stale ``build/`` folder leaks
+into it) and installs it into a fresh virtual environment in a temporary folder, which reuses
+the development environment's installed libraries through a ``.pth`` file. Run here without the
+project cache, the DJL jars are not reachable: DJL says Unavailable, the rest runs on the
+shipped records and images.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+from binder_env import Replay
 
 REPO = Path(__file__).resolve().parents[1]
 
-PIP = [sys.executable, "-m", "pip"]
 PROBE = r"""
 import json, os, sys
 import fpexplore
@@ -41,39 +41,11 @@ print(json.dumps(out))
 """
 
 
-def _build_wheel(out: Path) -> Path:
-    """fpexplore's wheel, built by `make lite`'s own step (lite/build.py)."""
-    sys.path.insert(0, str(REPO))
-    try:
-        from lite.build import fpexplore_wheel
-    finally:
-        sys.path.remove(str(REPO))
-    return fpexplore_wheel(out)
-
-
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Python of a fresh venv outside the checkout with the built wheel installed."""
-    base = tmp_path_factory.mktemp("wheel")
-    wheel = _build_wheel(base / "wheels")  # from a copy of the checkout, removed once built
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
-    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run(
-        [*PIP, "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    return python
+def installed(binder_replay: Replay) -> Path:
+    """The Python of the Binder replay's venv (`binder_env`): outside the checkout, the
+    package installed from the wheel pip built of a copy of the tree."""
+    return binder_replay.require()
 
 
 def test_wheel_ships_the_data_files() -> None:
