@@ -87,6 +87,15 @@ def _nccl(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=150.0, help="seconds per launch")
 
 
+def _myths(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON for scripts")
+    p.add_argument(
+        "--articles",
+        action="store_true",
+        help="after the verdicts, every article claim with its evidence and what stays uncovered",
+    )
+
+
 def _workshop(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="build/workshop", help="folder (default: build/workshop)")
     p.add_argument("--only", default=None, help="notebook numbers, comma-separated (00,01…)")
@@ -155,8 +164,9 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         ("myths",),
-        "judge every myth of the index by running its lesson; text or --json",
-        lambda p: p.add_argument("--json", action="store_true", help="print JSON for scripts"),
+        "judge every myth of the index by running its lesson; text or --json; --articles "
+        "adds every article claim with the verdicts and lesson claims that judge it",
+        _myths,
         "fpexplore.myths:command",
     ),
 )

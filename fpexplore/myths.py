@@ -540,7 +540,8 @@ def judge_all_isolated(timeout: float = 900.0) -> list[Verdict]:
 
 
 def command(args: Any) -> int:
-    """``fpexplore myths [--json]``: every verdict, as text or JSON."""
+    """``fpexplore myths [--json] [--articles]``: every verdict, as text or JSON; with
+    ``--articles`` (text) every article claim with its evidence (`fpexplore.article_claims`)."""
     import json
 
     verdicts = judge_all()
@@ -562,6 +563,10 @@ def command(args: Any) -> int:
             print(f"{v.myth.number:2d}. [{v.verdict}] {v.myth.text}\n    {v.why}; {v.number}")
             if v.split:
                 print(f"    cases: {v.split}")
+    if getattr(args, "articles", False):
+        from .article_claims import report
+
+        print("\n" + report(verdicts))
     return 0
 
 

@@ -29,6 +29,7 @@ def record_gpu(
 ) -> Path:
     """Run every GPU experiment on ``device`` and write the record; returns its path."""
     from .backends import torch_device as env
+    from .lessons._gpu import ulp_unit
     from .lessons.cpu_vs_accelerator import experiment as accelerator
     from .lessons.gpu_determinism import experiment as determinism
     from .lessons.gpu_determinism import raise_probe
@@ -114,6 +115,8 @@ def record_gpu(
         "experiments": experiments,
         "timings_s": timings,
     }
+    for name in ulp_unit.EXPERIMENTS:  # their ULP fields count in the exact value's unit
+        experiments[name][ulp_unit.KEY] = ulp_unit.EXACT
     data = json.loads(json.dumps(data, allow_nan=True))  # plain JSON types only
     validate(data, "the new record")
     folder = Path(out_dir) if out_dir is not None else recordings_dir()

@@ -194,6 +194,9 @@ def _check_read(data: dict[str, Any]) -> None:
                 f"that dtype (np.full) or an int seed >= 0 and a distribution one of "
                 f"{_RECIPE_DISTRIBUTIONS}"
             )
+    for name in ("determinism", "tf32"):  # the unit of their ULP fields, where it is said
+        if not isinstance(exp[name].get("ulp_unit", ""), str):
+            raise RecordError(f"experiments.{name}.ulp_unit must be a string (the ULPs' unit)")
     for i, row in enumerate(exp["tf32"]["rows"]):
         if row["raised"] is None and not (
             all(_is_num(row.get(k)) for k in ("rel_error", "median_abs_ulp32", "ms"))

@@ -9,7 +9,7 @@ from typing import Any
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, settle
-from .._gpu import present
+from .._gpu import present, ulp_unit
 from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
 
@@ -46,6 +46,8 @@ class DeterminismData:
     card: str
     cublas_probe: list[dict[str, Any]] | None = None  # cuBLAS under each workspace config
     linear_flag: linear_flag.LinearFlag | None = None  # None without its record
+    #: the unit of the rows' ulp_vs_truth_* fields, in words (`_gpu.ulp_unit.words`)
+    ulp_unit: str = "float32 ULPs of the exact value"
 
 
 def _varies(row: dict[str, Any]) -> bool:
@@ -240,6 +242,7 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
                 f"{'es' if processes != 1 else ''})"
             )
         run = run_determinism(src.device, n_runs=runs, quick=quick, processes=processes)
+        run[ulp_unit.KEY] = ulp_unit.EXACT  # measured now, by fpexplore.metrics
     else:
         run = src.record.experiments["determinism"]
     with src.reading("determinism"):
@@ -251,6 +254,7 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             card=src.label,
             cublas_probe=run.get("cublas_probe"),
             linear_flag=linear,
+            ulp_unit=ulp_unit.words(run if src.live else src.record.experiments["determinism"]),
         )
         params = {
             "device": device,
@@ -349,7 +353,7 @@ def figure(comparison: Comparison) -> Any:
             ax2.plot(range(1, len(ulps) + 1), ulps, "o-", label=c)
     ax2.axhline(0, color="k", lw=0.5)
     ax2.set_xlabel("run")
-    ax2.set_ylabel("bin 0 error vs exact sum (float32 ULPs)")
+    ax2.set_ylabel("bin 0 error vs exact sum\n(" + data.ulp_unit.split(" (")[0] + ")")
     ax2.set_title("index_add_: one bin, run after run", fontsize=9)
     ax2.legend(fontsize=8)
     return present.with_banner(fig, data.banner)

@@ -49,6 +49,8 @@ QUICK_CONV_CASES: dict[str, tuple[int, ...]] = {
 }
 
 N_SAMPLES = 16
+#: values scattered by the atomic ops, by ``quick``
+ATOMIC_VALUES = {False: 10**6, True: 10**4}
 
 
 def _exact_sums(label: str, rows: list[np.ndarray]) -> Truth:
@@ -213,6 +215,25 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
         y.backward(igo)
         return to_numpy(xi.grad)
 
+    samples = atomic_samples(a)
+    runs = {
+        "index_add_": into_bins(lambda z: z.index_add_(0, idx, src)),
+        "scatter_add_": into_bins(lambda z: z.scatter_add_(0, idx, src)),
+        "index_put_(accumulate=True)": into_bins(
+            lambda z: z.index_put_((idx,), src, accumulate=True)
+        ),
+        "embedding_bag backward (sum)": embedding_bag,
+        "interpolate backward (bilinear)": interp,
+        "sum (control)": lambda: to_numpy(src.sum().reshape(1)),
+    }
+    return {op: (once, samples[op]) for op, once in runs.items()}
+
+
+Sample = tuple[list[tuple[int, ...]], Truth] | None
+
+
+def atomic_samples(a: dict[str, Any]) -> dict[str, Sample]:
+    """op name -> (sampled entries, their exact values), or None where nothing is sampled."""
     rows = a["e_rows"]
     e_sample = (
         [(r, j) for r in rows for j in range(a["dim"])],
@@ -221,26 +242,35 @@ def _atomic_ops(torch: Any, dev: Any, a: dict[str, Any]) -> dict[str, tuple[Call
             exact=np.concatenate([a["e_truth"][r] for r in rows]),
         ),
     )
-    bin_sample = ([(i,) for i in range(bins)], a["truth"])
+    bin_sample = ([(i,) for i in range(a["bins"])], a["truth"])
     return {
-        "index_add_": (into_bins(lambda z: z.index_add_(0, idx, src)), bin_sample),
-        "scatter_add_": (into_bins(lambda z: z.scatter_add_(0, idx, src)), bin_sample),
-        "index_put_(accumulate=True)": (
-            into_bins(lambda z: z.index_put_((idx,), src, accumulate=True)),
-            bin_sample,
-        ),
-        "embedding_bag backward (sum)": (embedding_bag, e_sample),
-        "interpolate backward (bilinear)": (interp, None),
-        "sum (control)": (
-            lambda: to_numpy(src.sum().reshape(1)),
-            ([(0,)], _exact_sums("exact sum", [a["src"]])),
-        ),
+        "index_add_": bin_sample,
+        "scatter_add_": bin_sample,
+        "index_put_(accumulate=True)": bin_sample,
+        "embedding_bag backward (sum)": e_sample,
+        "interpolate backward (bilinear)": None,
+        "sum (control)": ([(0,)], _exact_sums("exact sum", [a["src"]])),
     }
 
 
-def _measure(
-    results: list[np.ndarray], sample: tuple[list[tuple[int, ...]], Truth] | None
-) -> dict[str, Any]:
+def sampled_truths(*, quick: bool, seed: int = 0) -> dict[tuple[str, str, str], Truth]:
+    """(op, case, output) -> the exact values of the entries `run_determinism` samples, made
+    from the same seeded inputs with no device: what a record's ULP fields can be checked
+    against offline."""
+    cases = QUICK_CONV_CASES if quick else CONV_CASES
+    out: dict[tuple[str, str, str], Truth] = {}
+    for ci, (name, case) in enumerate(cases.items()):
+        x, wt, go = _conv_inputs(case, seed + ci)
+        for output, (_, t) in conv_truth(case, x, wt, go, seed + ci).items():
+            out[("conv2d", name, output)] = t
+    a = _atomic_cases(ATOMIC_VALUES[quick], seed + 100)
+    for op, sample in atomic_samples(a).items():
+        if sample is not None:
+            out[(op, _atomic_case_text(op, a), "result")] = sample[1]
+    return out
+
+
+def _measure(results: list[np.ndarray], sample: Sample) -> dict[str, Any]:
     """Run-to-run spread of ``results`` and, at the sampled entries, their ULPs vs the truth."""
     row = run_spread(results)
     if sample is None:
@@ -307,7 +337,7 @@ def run_determinism(
                     row.update(_measure(outs, truth[out_name]))
                 rows.append(row)
 
-    a = _atomic_cases(10**4 if quick else 10**6, seed + 100)
+    a = _atomic_cases(ATOMIC_VALUES[quick], seed + 100)
     for op, (once, sample) in _atomic_ops(torch, dev, a).items():
         say(f"determinism: {op}")
         for cname, cflags in CONFIGS.items():

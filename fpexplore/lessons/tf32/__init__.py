@@ -9,7 +9,7 @@ from typing import Any
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
-from .._gpu import present
+from .._gpu import present, ulp_unit
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
 EXPLANATION = """\
@@ -236,6 +236,9 @@ def _cpu_flag_claim() -> dict[str, Claim]:
 def _outcomes(data: TF32Data, src: Any) -> tuple[Outcome, ...]:
     out = []
     version = src.record.provenance["torch"] if not src.live else torch_version()
+    unit = "float32 ULPs of the exact value"
+    if not src.live:  # a record made before the recorder counted in that unit says so
+        unit = ulp_unit.words(src.record.experiments["tf32"])
     for op, size in (("matmul", data.focus_size), ("conv2d", data.focus_channels)):
         for mode in data.modes:
             r = _at(data, op, mode, size)
@@ -260,7 +263,7 @@ def _outcomes(data: TF32Data, src: Any) -> tuple[Outcome, ...]:
                     version=version,
                     device=src.label,
                     settings={"mode": mode, "output dtype": r["out_dtype"]},
-                    note=f"median {r['median_abs_ulp32']:.3g} float32 ULPs; {r['ms']:.3g} ms",
+                    note=f"median {r['median_abs_ulp32']:.3g} {unit}; {r['ms']:.3g} ms",
                 )
             )
     return tuple(out)

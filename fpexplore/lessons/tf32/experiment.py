@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import formats, truth
+from ... import metrics, truth
 from ...backends.torch_device import flags, tf32_defaults, torch_module
+from ...truth import Truth
 from .._gpu.common import normal32, rng, timed
 
 MATMUL_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -35,15 +36,16 @@ def _mode_ctx(torch: Any, dev: Any, mode: str, *, conv: bool) -> tuple[Any, Any]
     return fctx, contextlib.nullcontext()
 
 
-def _exact_dots(terms: np.ndarray) -> np.ndarray:
-    """Row sums of exact float64 products, correctly rounded to float64."""
-    return truth.sum(terms.reshape(terms.shape[0], -1), axis=1).round("float64")
+def exact_dots(terms: np.ndarray) -> Truth:
+    """The exact row sums of exact float64 products (one row of terms per sampled output)."""
+    return truth.sum(terms.reshape(terms.shape[0], -1), axis=1)
 
 
-def _errors(got: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> dict[str, float]:
+def _errors(got: np.ndarray, dots: Truth, scale: np.ndarray) -> dict[str, float]:
+    exact = dots.round("float64")
     err = got.astype(np.float64) - exact
     norm = float(np.sqrt(np.sum(exact**2)))
-    ulp32 = formats.ulp(exact, "float32")  # the exact value's float32 ULP, as in metrics
+    ulp32 = metrics.truth_ulp(dots, "float32")  # the exact value's float32 ULP, as in metrics
     return {
         "rel_error": float(np.sqrt(np.sum(err**2)) / norm) if norm else float("nan"),
         "max_scaled_error": float(np.max(np.abs(err) / scale)),
@@ -63,7 +65,7 @@ def _mode_rows(
     """One row per mode: ``op`` run and timed under the mode, its outputs at ``pos`` measured
     against the exact sums of the product ``terms`` (one row of terms per sampled output)."""
     torch = torch_module()
-    exact = _exact_dots(terms)
+    exact = exact_dots(terms)
     scale = np.abs(terms).reshape(len(terms), -1).sum(axis=1)
     rows = []
     for mode in MODES:
@@ -114,6 +116,30 @@ def run_matmul(dev: Any, sizes: tuple[int, ...], seed: int = 0) -> list[dict[str
     return rows
 
 
+def conv_inputs(c: int, seed: int, side: int, batch: int) -> tuple[np.ndarray, ...]:
+    """Seeded ``batch`` x ``c`` x ``side`` x ``side`` input x and c -> c 3x3 weights w, the
+    sampled outputs idx and the exact products summed at each: (x, w, idx, terms)."""
+    gen = rng(seed + 10_000 + c)
+    x, w = normal32(gen, batch, c, side, side), normal32(gen, c, c, 3, 3)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
+    w64 = w.astype(np.float64)
+    idx = [tuple(int(gen.integers(d)) for d in (batch, c, side, side)) for _ in range(N_SAMPLES)]
+    terms = np.stack([xp[n, :, y : y + 3, z : z + 3] * w64[o] for n, o, y, z in idx])
+    return x, w, np.array(idx), terms
+
+
+def sampled_truths(record: dict[str, Any]) -> dict[tuple[str, int], Truth]:
+    """(op, size) -> the exact values of the outputs a tf32 record (`run_tf32`'s result)
+    sampled, made from the same seeded inputs with no device: what its ULP fields can be
+    checked against offline."""
+    seed = record["seed"]
+    out = {("matmul", n): exact_dots(matmul_inputs(n, seed)[4]) for n in record["matmul_sizes"]}
+    for c in record["conv_channels"]:
+        terms = conv_inputs(c, seed, record["conv_side"], record["conv_batch"])[3]
+        out[("conv2d", c)] = exact_dots(terms)
+    return out
+
+
 def run_conv(
     dev: Any, channels: tuple[int, ...], seed: int = 0, side: int = 32, batch: int = 8
 ) -> list[dict[str, Any]]:
@@ -121,21 +147,14 @@ def run_conv(
     F = torch.nn.functional
     rows = []
     for c in channels:
-        gen = rng(seed + 10_000 + c)
-        x, w = normal32(gen, batch, c, side, side), normal32(gen, c, c, 3, 3)
-        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).astype(np.float64)
-        w64 = w.astype(np.float64)
-        idx = [
-            tuple(int(gen.integers(d)) for d in (batch, c, side, side)) for _ in range(N_SAMPLES)
-        ]
-        terms = np.stack([xp[n, :, y : y + 3, z : z + 3] * w64[o] for n, o, y, z in idx])
+        x, w, idx, terms = conv_inputs(c, seed, side, batch)
         tx, tw = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
         head = {"op": "conv2d", "size": c, "k": 9 * c}
         rows += _mode_rows(
             dev,
             head,
             lambda tx=tx, tw=tw: F.conv2d(tx, tw, padding=1),
-            tuple(np.array(idx).T),
+            tuple(idx.T),
             terms,
             conv=True,
         )
@@ -175,7 +194,7 @@ def run_tf32(
         "error_measures": {
             "rel_error": "||got - truth|| / ||truth|| over the sampled entries",
             "max_scaled_error": "max |got - truth| / sum |a_i b_i| (componentwise bound)",
-            "median_abs_ulp32": "median |got - truth| in float32 ULPs of the truth",
+            "median_abs_ulp32": "median |got - truth| in float32 ULPs of the exact value",
         },
         "rows": rows,
     }

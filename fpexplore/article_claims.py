@@ -1,0 +1,579 @@
+"""The articles' claims, each with what judges it: a myth of `fpexplore.myths`, the lesson claims
+it rests on, or why it is out of reach.
+
+The series answers five widely read articles on why frameworks disagree. Their claims are
+recorded in the project's reference (`claims-to-check.md`: 28 paraphrased claims, a fact-check
+of the articles' own code examples) and in the list of uncovered claims a later fact-check
+found (FTZ/DAZ, DJL's augmentations, fallback kernels, custom-op gradients, "kernel execution
+order", "symbolic differentiation"). That fact-check counted 64 distinct claims; its list was
+never recorded, so this accounting is built from what the project records of the articles,
+with a claim split where one sentence asserts separable things that are measured apart (the
+mm difference and its cause; several GPUs, streams and workers; strides and alignment of
+reductions and of matrix products; drift on DirectML and on CUDA). That gives
+`len(ARTICLE_CLAIMS)` distinct claims, not 64: no other claim of the articles is recorded
+anywhere the project can read, and inventing some to reach 64 would be a claim no one made.
+
+Each `ArticleClaim` names the myths whose verdicts judge it and the lesson claims
+(``"lesson:key"``) that decide it, or is out of reach with the reason; ``left`` says what part
+of a judged claim stays unmeasured. `uncovered()` ranks what stays uncovered by a reader's
+interest (``rank``); `uncovered_markdown()` is the README's list; `report()` is what
+``fpexplore myths --articles`` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ARTICLE_CLAIMS",
+    "ArticleClaim",
+    "report",
+    "summary",
+    "uncovered",
+    "uncovered_markdown",
+]
+
+#: where a claim is recorded
+CHECK = "claims-to-check.md #"  # + the row's number
+EXAMPLE = "claims-to-check.md, the articles' examples as written"
+FOUND = "the later fact-check's uncovered claims"
+
+
+@dataclass(frozen=True)
+class ArticleClaim:
+    """One distinct claim of the articles and what judges it."""
+
+    number: int
+    text: str
+    source: str  # where the project records the claim
+    myths: tuple[int, ...] = ()  # myth numbers whose verdicts judge it
+    claims: tuple[str, ...] = ()  # "lesson:key" of the lesson claims that decide it
+    out_of_reach: str = ""  # why nothing here can judge it ('' when judged)
+    left: str = ""  # the part of a judged claim that stays unmeasured, and why
+    rank: int = 0  # among what stays uncovered, by a reader's interest (1 first)
+
+    @property
+    def judged(self) -> bool:
+        return not self.out_of_reach
+
+
+def _c(lesson: str, *keys: str) -> tuple[str, ...]:
+    return tuple(f"{lesson}:{k}" for k in keys)
+
+
+_ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], ...] = (
+    # (text, source, myths, claims, out_of_reach, left, rank)
+    (
+        "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
+        CHECK + "1",
+        (1,),
+        _c("summation_order", "djl_emulated", "torch_emulated"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "The same seed (42) makes DJL's randomUniform and torch.rand draw different numbers "
+        "(the article's own example).",
+        CHECK + "2",
+        (2,),
+        _c("rng_seeds", "djl_matches_torch_cpu", "djl_is_mt19937"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "The same seed does not give a DJL model and a PyTorch model the same initial weights.",
+        CHECK + "2",
+        (2,),
+        _c("rng_seeds", "djl_init_not_torch"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "DJL and PyTorch compute the mean and the standard deviation differently.",
+        CHECK + "3",
+        (3,),
+        _c("djl_normalization", "std_ddof", "std_djl_population", "std_fix"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "So data normalized in DJL and in PyTorch differs.",
+        CHECK + "3",
+        (3,),
+        _c("djl_normalization", "std_fix", "normalize_bit_equal"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Setting cudnn.deterministic = True changes the output of a small nn.Linear model on "
+        "one input.",
+        CHECK + "4",
+        (4,),
+        _c("gpu_determinism", "linear_ignores_cudnn_flags"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "cudnn.benchmark is what causes non-deterministic behaviour.",
+        CHECK + "5",
+        (5,),
+        _c(
+            "gpu_determinism",
+            "conv_varies_without_benchmark",
+            "benchmark_adds_nothing_across_processes",
+            "atomics_vary",
+        ),
+        "",
+        "",
+        0,
+    ),
+    (
+        "If training baked dropout into the weights, inference must remove the dropout layers "
+        "to reproduce.",
+        CHECK + "6",
+        (6,),
+        _c("train_vs_eval", "dropout_removed_equals_eval", "dropout_eval_fixed"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "The article's dropout-removal code loads the trained state dict into the model "
+        "without Dropout.",
+        EXAMPLE,
+        (),
+        _c("train_vs_eval", "state_dict_example_raises"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Forgetting eval() with BatchNorm makes results inconsistent across runs.",
+        CHECK + "7",
+        (7,),
+        _c("train_vs_eval", "bn_train_repeats", "bn_forgotten_eval_moves_stats"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "torch.manual_seed does not make runs on several GPUs reproducible.",
+        CHECK + "8",
+        (8,),
+        _c("rng_seeds", "seed_reaches_every_gpu"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "torch.manual_seed does not make multi-stream runs reproducible.",
+        CHECK + "8",
+        (8,),
+        _c("rng_seeds", "streams_reproduce"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "LibTorch and PyTorch give different mm results.",
+        CHECK + "9",
+        (9,),
+        _c("libtorch_vs_pytorch", "mm_same_bits"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "The difference comes from the Python interpreter, garbage collection and memory "
+        "management.",
+        CHECK + "9",
+        (9,),
+        _c(
+            "libtorch_vs_pytorch",
+            "mm_same_bits",
+            "mlp_same_bits",
+            "sum_same_bits",
+            "threads_explain_sum",
+        ),
+        "",
+        "",
+        0,
+    ),
+    (
+        "LibTorch's autograd gives different gradients from PyTorch's.",
+        CHECK + "10",
+        (10,),
+        _c("libtorch_vs_pytorch", "grad_same_bits"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
+        CHECK + "11",
+        (11,),
+        _c("libtorch_vs_pytorch", "naive_kernel_is_fma_chain", "fma_changes_bits"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Chained matmuls drift on DirectML.",
+        CHECK + "12",
+        (12,),
+        (),
+        "no DirectML device (torch-directml's privateuseone: Windows or WSL with a DirectX 12 "
+        "GPU) runs here or on the lent GPU machines; the lesson run there with "
+        "device='privateuseone' would measure it (myth 12 shows the CPU and CUDA drift beside "
+        "it, marked as not the claim's device)",
+        "",
+        1,
+    ),
+    (
+        "Chained matmuls do not drift on CUDA.",
+        CHECK + "12",
+        (),
+        _c("cpu_vs_accelerator", "chain_drifts"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "torch.device('directml') selects the DirectML device.",
+        EXAMPLE,
+        (),
+        _c("cpu_vs_accelerator", "directml_device_raises"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "The article's DirectML example measures the drift of a chain of matmuls.",
+        EXAMPLE,
+        (),
+        _c("cpu_vs_accelerator", "article_drift_is_other_matrices"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Convolutions differ between CPU and accelerator because of backend algorithms.",
+        CHECK + "13",
+        (13,),
+        _c(
+            "cpu_vs_accelerator",
+            "conv_fp32_differs_cpu",
+            "conv_tf32_default",
+            "conv_tf32_error",
+        ),
+        "",
+        "",
+        0,
+    ),
+    (
+        "ReLU can differ between backends.",
+        CHECK + "14",
+        (14,),
+        _c("cpu_vs_accelerator", "relu_negzero_by_device", "relu_identical"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "TensorFlow's graph mode (tf.function) gives different numbers from eager mode.",
+        CHECK + "15",
+        (15,),
+        _c("tf_vs_torch", "division_rewritten", "rewrite_off_is_eager", "xla"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "For z = (x**2)**3 at x = 2 both frameworks give the gradient 24.",
+        CHECK + "16",
+        (16,),
+        _c("tf_vs_torch", "seed_192"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "softmax([1, 2, 3]) differs between TensorFlow and PyTorch.",
+        CHECK + "17",
+        (17,),
+        _c("tf_vs_torch", "seed_example"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "LSTM gradients differ between the frameworks over long sequences.",
+        CHECK + "18",
+        (18,),
+        _c("tf_vs_torch", "gradients_rounding", "growth", "gate_order"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "DJL's dropout masks differ from PyTorch's for the same seed.",
+        CHECK + "19",
+        (19,),
+        _c("rng_seeds", "djl_dropout_matches_torch"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "DJL's default weight initialization differs from PyTorch's.",
+        CHECK + "20",
+        (20,),
+        _c("rng_seeds", "djl_init_gaussian_fan_in", "djl_init_not_torch"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Autograd being on changes a model's inference outputs.",
+        CHECK + "21",
+        (21,),
+        _c(
+            "train_vs_eval",
+            "autograd_modes_same_bits",
+            "transformer_grad_changes_bits",
+            "transformer_grad_changes_bits_cuda",
+        ),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Memory layout (a strided view instead of a contiguous tensor) changes results.",
+        CHECK + "22",
+        (22,),
+        _c("summation_order", "strides_change_bits"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Alignment and memory fragmentation (where a tensor starts) change the results of "
+        "reductions and elementwise ops.",
+        CHECK + "22",
+        (22,),
+        _c("summation_order", "aten_offset_same_bits"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Alignment changes the results of matrix products.",
+        CHECK + "22",
+        (22,),
+        _c("summation_order", "cbwr_strict_offset_same_bits"),
+        "",
+        "on CUDA it is read from one recorded card (the GPU myths record of sum, dot, mv and "
+        "mm at storage offsets, an H200); other cards and cuBLAS versions need their own "
+        "record (benchmarks/record_myth_gpu.py run on that card)",
+        2,
+    ),
+    (
+        "Noise-injecting activations (RReLU-style) make inference vary.",
+        CHECK + "23",
+        (23,),
+        _c("train_vs_eval", "rrelu_train_varies", "rrelu_eval_fixed", "keras_noise_eval_identity"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Layer execution order and skip connections change results.",
+        CHECK + "24",
+        (24,),
+        _c("summation_order", "residual_orders_differ", "residual_orders_bounded"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Seeding is not enough with several GPUs.",
+        CHECK + "25",
+        (25,),
+        _c("rng_seeds", "current_device_seed_misses_others", "seed_reaches_every_gpu"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Seeding is not enough with CUDA streams.",
+        CHECK + "25",
+        (25,),
+        _c("rng_seeds", "thread_race_varies", "streams_reproduce"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Seeding is not enough with DataLoader workers.",
+        CHECK + "25",
+        (25,),
+        _c("rng_seeds", "workers_reproduce_with_seed", "workers_change_the_numbers"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "TensorFlow needs a GradientTape for a Python if.",
+        CHECK + "26",
+        (26,),
+        _c("tf_vs_torch", "if_without_tape", "control_flow_gradients_agree"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Higher-order derivatives differ between the frameworks.",
+        CHECK + "27",
+        (27,),
+        _c("tf_vs_torch", "higher_order_accurate"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Default tolerances for near-singular matrices differ.",
+        CHECK + "28",
+        (28,),
+        _c("tf_vs_torch", "tolerances_differ", "float64_all_agree"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "DJL computes sums, means and standard deviations with NDArrays.sum/mean/std, and "
+        "draws random numbers with ai.djl.random.RandomGenerator.",
+        EXAMPLE,
+        (),
+        _c("djl_normalization", "article_names_gone"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Flushing subnormals to zero (FTZ/DAZ) changes float32 results.",
+        FOUND,
+        (29,),
+        _c("cpu_vs_accelerator", "ftz_flushes_subnormals", "ftz_default_exact", "cuda_ftz_flushes"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "Ops without a kernel for a dtype or layout fall back to other kernels, which change "
+        "the results.",
+        FOUND,
+        (30,),
+        _c("cpu_vs_accelerator", "half_sum_upcasts"),
+        "",
+        "an op that a DirectML or MPS backend hands back to the CPU needs that device; torch's "
+        "own CPU fallbacks (half-precision sums through the float32 loop, strided inputs "
+        "through the strided loop) are measured",
+        4,
+    ),
+    (
+        "A custom op's hand-written gradient differs from the framework's own.",
+        FOUND,
+        (31,),
+        _c("tf_vs_torch", "custom_backward_differs", "custom_backward_overflows"),
+        "",
+        "the same op with TensorFlow's tf.custom_gradient is not run; torch's "
+        "torch.autograd.Function is",
+        5,
+    ),
+    (
+        "Kernel execution order varies between runs.",
+        FOUND,
+        (32,),
+        _c("libtorch_vs_pytorch", "atomic_varies", "torch_sum_repeatable"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "TensorFlow's eager gradients are symbolic differentiation.",
+        FOUND,
+        (33,),
+        _c("tf_vs_torch", "if_without_tape", "control_flow_gradients_agree"),
+        "",
+        "",
+        0,
+    ),
+    (
+        "DJL's random augmentations cannot match Python's for the same seed.",
+        FOUND,
+        (34,),
+        _c("rng_seeds", "djl_flips_differ", "java_emulator_matches"),
+        "",
+        "DJL's own transform classes (RandomFlipLeftRight, its random crops) are not run "
+        "through the JVM worker: the java.util.Random stream they draw from is, against "
+        "torchvision's flips",
+        3,
+    ),
+)
+
+ARTICLE_CLAIMS: tuple[ArticleClaim, ...] = tuple(
+    ArticleClaim(i, text, source, myths, claims, out, left, rank)
+    for i, (text, source, myths, claims, out, left, rank) in enumerate(_ROWS, 1)
+)
+
+
+def uncovered(claims: Iterable[ArticleClaim] = ARTICLE_CLAIMS) -> list[ArticleClaim]:
+    """The claims out of reach, and the judged ones with a part left, by a reader's interest."""
+    return sorted((c for c in claims if c.out_of_reach or c.left), key=lambda c: c.rank)
+
+
+def uncovered_markdown() -> str:
+    """The ranked list of what stays uncovered, as the README shows it."""
+    lines = []
+    for k, c in enumerate(uncovered(), 1):
+        what = f"Out of reach: {c.out_of_reach}" if c.out_of_reach else f"Judged; left: {c.left}"
+        lines.append(f"{k}. **{c.text}** {what}.")
+    return "\n".join(lines)
+
+
+def summary() -> str:
+    """How many article claims there are, how many are judged and how many are out of reach."""
+    judged = sum(c.judged for c in ARTICLE_CLAIMS)
+    out = len(ARTICLE_CLAIMS) - judged
+    return f"{len(ARTICLE_CLAIMS)} distinct article claims: {judged} judged, {out} out of reach"
+
+
+def report(verdicts: Iterable[Any] = ()) -> str:
+    """Every article claim with its evidence: the verdicts of its myths (``verdicts``, the
+    `fpexplore.myths.Verdict` list judged this run), the lesson claims that decide it, or why
+    it is out of reach; then the count and the ranked list of what stays uncovered."""
+    by_number = {v.myth.number: v for v in verdicts}
+    out = []
+    for c in ARTICLE_CLAIMS:
+        out.append(f"{c.number:2d}. {c.text}")
+        if c.out_of_reach:
+            out.append(f"    out of reach: {c.out_of_reach}")
+        for m in c.myths:
+            v = by_number.get(m)
+            said = f"[{v.verdict}] {v.number}" if v is not None else "(not judged in this run)"
+            out.append(f"    myth {m}: {said}")
+        if c.claims:
+            out.append(f"    lesson claims: {', '.join(c.claims)}")
+        if c.left:
+            out.append(f"    left: {c.left}")
+    out.append(f"\n{summary()}. Uncovered, most interesting first:")
+    out.append(uncovered_markdown())
+    return "\n".join(out)
