@@ -8,13 +8,17 @@ class FpexploreError(Exception):
 
 
 def shown(value: object, limit: int = 80) -> str:
-    """``repr(value)`` for a message: shortened past ``limit`` characters, and never raising
-    (a value whose repr fails is named by its type)."""
+    """``repr(value)`` for a message: past ``limit`` characters its middle is cut, keeping its
+    start and its end (a path's file name); never raising (a value whose repr fails is named by
+    its type)."""
     try:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__} object>"
-    return text if len(text) <= limit else text[: limit - 15] + f"... ({len(text)} chars)"
+    if len(text) <= limit:
+        return text
+    keep = (limit - 20) // 2
+    return f"{text[:keep]}...{text[-keep:]} ({len(text)} chars)"
 
 
 class InvalidParameter(FpexploreError, ValueError):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fpexplore import formats, metrics, records
+from fpexplore import formats, gpu_recheck, metrics, records
 from fpexplore.lessons._gpu import ulp_unit
 from fpexplore.lessons.gpu_determinism import experiment as determinism
 from fpexplore.lessons.tf32 import experiment as tf32
@@ -56,11 +56,11 @@ def test_committed_records_are_in_the_exact_unit_by_the_offline_check(path):
     for name in ulp_unit.EXPERIMENTS:
         assert ulp_unit.unit(data["experiments"][name]) == ulp_unit.EXACT, name
     # the conversion stands only while the recheck finds nothing counted differently
-    assert ulp_unit.recheck(data) == dict.fromkeys(ulp_unit.EXPERIMENTS, 0)
+    assert gpu_recheck.recheck(data) == dict.fromkeys(ulp_unit.EXPERIMENTS, 0)
     old = copy.deepcopy(data)
     for name in ulp_unit.EXPERIMENTS:
         del old["experiments"][name]["ulp_unit"]
-    assert ulp_unit.mark(old) == dict.fromkeys(ulp_unit.EXPERIMENTS, 0)
+    assert gpu_recheck.mark(old) == dict.fromkeys(ulp_unit.EXPERIMENTS, 0)
     assert old == data  # mark() makes exactly what is committed
 
 
@@ -68,8 +68,8 @@ def test_mark_leaves_the_old_unit_where_a_value_would_count_differently(monkeypa
     data = json.loads(RECORDS[0].read_text())
     for name in ulp_unit.EXPERIMENTS:
         del data["experiments"][name]["ulp_unit"]
-    monkeypatch.setattr(ulp_unit, "recheck", lambda record: {"determinism": 0, "tf32": 2})
-    ulp_unit.mark(data)
+    monkeypatch.setattr(gpu_recheck, "recheck", lambda record: {"determinism": 0, "tf32": 2})
+    gpu_recheck.mark(data)
     assert ulp_unit.unit(data["experiments"]["determinism"]) == ulp_unit.EXACT
     assert ulp_unit.unit(data["experiments"]["tf32"]) == ulp_unit.ROUNDED
 

@@ -272,3 +272,13 @@ def test_summation_order_degrades_on_an_overflowing_recipe(record, tmp_path, mon
     with pytest.warns(records.RecordWarning, match="overflow.json"):
         out = recorded.outcome("recorded", x, truth.sum(x))
     assert out.kind == "recorded"
+
+
+def test_a_long_value_in_a_message_keeps_its_start_and_its_end():
+    from fpexplore.errors import shown
+
+    path = "/tmp/" + "deep/" * 30 + "model.py"
+    text = shown(path)
+    assert text.startswith("'/tmp/deep/") and text.endswith(f"model.py' ({len(path) + 2} chars)")
+    assert len(text) < 100
+    assert shown("short") == "'short'"

@@ -142,13 +142,16 @@ def test_bad_parameters_are_named():
         fpexplore.run("rng_seeds", a="matlab")
 
 
-def test_bits_view_computes_the_next_seed_ahead():
+def test_bits_view_computes_the_next_seed_ahead(monkeypatch):
     """In a kernel (an event loop running) the bits view runs its neighbouring settings while
     the cell is still running: the next seed's run is kept before a student asks for it, and
-    no neighbour starts TensorFlow or Java."""
+    no neighbour starts TensorFlow or Java. (The cell's time for it is lengthened: on a busy
+    machine the default budget may cover only the nearest.)"""
     import asyncio
 
-    from fpexplore.widgets import rng_bits
+    from fpexplore.widgets import explorer, rng_bits
+
+    monkeypatch.setattr(explorer, "AHEAD_IN_CELL_S", 120.0)
 
     streams = rng_seeds.LESSON.param("a").choices
     near = rng_bits._next_settings(

@@ -8,8 +8,8 @@ truth's ULP is twice the exact value's). A record's experiment says its unit in 
 one without it is in the old unit.
 
 Their sampled inputs are seeded, so the exact values can be made again with no GPU
-(`recheck`): where none of them rounds up to a power of two, the recorded numbers are the same
-in both units, and `mark` says so in the record.
+(`fpexplore.gpu_recheck`): where none of them rounds up to a power of two, the recorded numbers
+are the same in both units, and it says so in the record.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import formats, metrics
 
-__all__ = ["EXACT", "KEY", "ROUNDED", "boundary", "mark", "recheck", "unit", "words"]
+__all__ = ["EXACT", "KEY", "ROUNDED", "boundary", "unit", "words"]
 
 KEY = "ulp_unit"
 EXACT = "exact value"
@@ -54,41 +54,3 @@ def boundary(truth: Any, fmt: str = "float32") -> int:
     rounded = np.asarray(truth.round(fmt), dtype=np.float64).ravel()
     of_rounding = np.asarray(formats.ulp(rounded, fmt), dtype=np.float64).ravel()
     return int(np.sum(exact != of_rounding))
-
-
-def recheck(record: Mapping[str, Any]) -> dict[str, int]:
-    """Per experiment of a GPU record, how many sampled exact values its ULP fields would
-    count differently in the two units (0: the recorded numbers hold in both)."""
-    from ..gpu_determinism import experiment as determinism
-    from ..tf32 import experiment as tf32
-
-    exp = record["experiments"]
-    quick = bool(record["settings"]["quick"])
-    det = determinism.sampled_truths(quick=quick, seed=exp["determinism"]["seed"])
-    measured = {
-        (r["op"], r["case"], r["output"])
-        for r in exp["determinism"]["rows"]
-        if r.get("ulp_vs_truth_max") is not None
-    }
-    if missing := measured - set(det):
-        raise ValueError(f"rows the offline truths do not cover: {sorted(missing)[:3]}")
-    return {
-        "determinism": sum(boundary(det[k]) for k in measured),
-        "tf32": sum(boundary(t) for t in tf32.sampled_truths(exp["tf32"]).values()),
-    }
-
-
-def mark(record: dict[str, Any]) -> dict[str, int]:
-    """Set each experiment's `KEY` of a record in the old unit whose `recheck` finds no value
-    counted differently; returns the recheck. An experiment already in the exact value's unit
-    is left as it is."""
-    found = recheck(record)
-    for name in EXPERIMENTS:
-        experiment = record["experiments"][name]
-        if unit(experiment) == ROUNDED and found[name] == 0:
-            experiment[KEY] = (
-                f"{EXACT} (recorded as ULPs of the rounded truth; rechecked offline: none of "
-                "the sampled exact values rounds up to a power of two, so the numbers are the "
-                "same in both units)"
-            )
-    return found
