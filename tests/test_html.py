@@ -207,6 +207,7 @@ def test_long_names_break_after_their_punctuation_only():
     assert fhtml.soft("F.softmax(float32)") == "F.<wbr>softmax(<wbr>float32)"
     assert fhtml.soft("torch 2.11.0+cu130") == "torch 2.11.0+cu130"  # versions stay whole
     assert fhtml.soft("a<b") == "a&lt;b"
+    assert fhtml.soft("3->16 -0.5 grad-input") == "3\u2011&gt;16 \u20110.5 grad-input"
 
 
 def test_a_long_table_shows_its_first_rows_and_collapses_the_rest_with_a_summary():

@@ -231,11 +231,13 @@ def _value(outcome: Outcome) -> tuple[list[str], str]:
 
 def soft(text: str) -> str:
     """``text`` escaped, with break opportunities (``<wbr>``) after the punctuation of its
-    long words ("F.softmax(float32)" may break after "F." or "(", never inside "float32")."""
+    long words ("F.softmax(float32)" may break after "F." or "(", never inside "float32"),
+    and no break after a hyphen that a digit or a symbol follows ("3->16")."""
     from markupsafe import escape
 
     def mark(word: re.Match[str]) -> str:
-        w = word.group(0)
+        # a hyphen before a digit or symbol ("3->16", "-0.5") does not break: U+2011
+        w = re.sub(r"-(?=[^\sA-Za-z])", "\u2011", word.group(0))
         if len(w) < SOFT_CHARS:
             return w
         return re.sub(r"([.(\[_/,=:]+)(?=[^\W\d])", r"\1<wbr>", w)
