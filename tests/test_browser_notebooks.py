@@ -1,14 +1,14 @@
 """Every notebook of the series in JupyterLab, in headless Chromium, as a student sees it.
 
 One JupyterLab server and one 1000×800 page with the file browser open (JupyterLab's default
-layout on a laptop: 568 px of output width) for the whole session. For each notebook found in ``notebooks/``: open it,
-Run All, and require no error output, no cell left unrun, every widget rendered (no "Loading
-widget…", no "Error displaying widget", no ``<Figure size`` text instead of a figure), no
-table, text output or picture wider than the notebook, no word of a table cell broken inside
-the word, no figure shown below `LEGIBLE_SCALE` of its own width, and no framework log line, warning or
-progress-bar residue in any output; then move one control of every widget and require its
-output to change and settle. Screenshots of each notebook (its full length) and each widget
-are kept in ``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
+layout on a laptop: 568 px of output width) for the whole session. For each notebook found in
+``notebooks/``: open it, Run All, and require no error output, no cell left unrun, every widget
+rendered (no "Loading widget…", no "Error displaying widget", no ``<Figure size`` text instead
+of a figure), no table, text output or picture wider than the notebook, no word of a table cell
+broken inside the word, no figure shown below `LEGIBLE_SCALE` of its own width, and no
+framework log line, warning or progress-bar residue in any output; then move one control of
+every widget and require its output to change and settle. Screenshots of each notebook (its
+full length) and each widget are kept in ``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
 """
 
 from __future__ import annotations

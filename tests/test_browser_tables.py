@@ -53,8 +53,13 @@ def _long_names():
 
     x = np.array([0.00056681614, 7.4339e-06, 1.4271611e-05, 0.99999946], dtype=np.float32)
     truth = Truth("softmax", exact=np.array([Fraction(float(v)) for v in x], dtype=object))
-    names = ("tf.nn.softmax(float32)", "F.softmax(float32)", "torch.sum (CUDA, recorded)",
-             "Keras BatchNormalization defaults, inference", "keras.layers.LayerNormalization")  # fmt: skip
+    names = (
+        "tf.nn.softmax(float32)",
+        "F.softmax(float32)",
+        "torch.sum (CUDA, recorded)",
+        "Keras BatchNormalization defaults, inference",
+        "keras.layers.LayerNormalization",
+    )
     rows = tuple(
         Outcome.measured(n, "tensorflow", x * np.float32(1 + i * 1e-7), truth, version="2.21.0")
         for i, n in enumerate(names)
