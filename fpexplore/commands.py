@@ -160,7 +160,7 @@ COMMANDS: tuple[Command, ...] = (
         "the workshop kit: a handout and facilitator notes per notebook, from the notebooks "
         "and the recorded runs; --slides adds each lesson's exported page (make slides)",
         _workshop,
-        "fpexplore.workshop.pages:command",
+        "fpexplore.workshop.day:command",
     ),
     Command(
         ("myths",),

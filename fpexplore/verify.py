@@ -13,9 +13,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -55,15 +53,9 @@ def plan(cuda: bool) -> list[tuple[str, dict[str, Any]]]:
 
 def _java_version() -> str:
     """``java -version``'s version string ("" where there is no java)."""
-    java = shutil.which("java")
-    if java is None:
-        return ""
-    try:
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    found = re.search(r'version "([^"]+)"', out.stderr + out.stdout)
-    return found.group(1) if found else ""
+    from .backends import java_version
+
+    return java_version()
 
 
 def versions() -> dict[str, str]:

@@ -42,7 +42,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-VIEWPORT = {"width": 1000, "height": 1000}
+#: a laptop's browser window: JupyterLab at 1000×800 with the file browser open leaves 568 px
+#: of output width (the width `fpexplore.figures.WIDTH_IN` and the tables are made for)
+VIEWPORT = {"width": 1000, "height": 800}
+#: a picture shown below this share of its own width has labels too small to read
+LEGIBLE_SCALE = 0.85
 #: where screenshots go (FPEXPLORE_SCREENSHOTS overrides, e.g. when .cache is shared read-only)
 SCREENSHOTS = Path(os.environ.get("FPEXPLORE_SCREENSHOTS") or ROOT / ".cache" / "screenshots")
 JUPYTER = Path(sys.executable).with_name("jupyter")
@@ -371,6 +375,72 @@ _JS_OVERFLOW = """
 }
 """
 
+# Runs in the page: words of table cells broken across lines inside the word (a break is a
+# word boundary at a space, or after punctuation where the text offers one: "(" "." "," "/").
+JS_MIDWORD = """
+(rootSelector) => {
+  const root = document.querySelector(rootSelector) || document.body;
+  const out = [];
+  const cellIndex = (el) => {
+    const cell = el.closest('.jp-Cell');
+    return cell ? [...root.querySelectorAll('.jp-Cell')].indexOf(cell) : -1;
+  };
+  const cells = root.querySelectorAll(
+    '.jp-OutputArea-output td, .jp-OutputArea-output th, .jp-MarkdownOutput td, '
+    + '.jp-MarkdownOutput th, table.fpx-t td');
+  for (const td of cells) {
+    if (td.closest('details:not([open])') || td.getClientRects().length === 0) continue;
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent;
+      const re = /\\S+/g;
+      const top = (i, j) => {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, j);
+        const rects = [...range.getClientRects()].filter(r => r.width > 0);
+        return rects.map(r => Math.round(r.top));
+      };
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        const word = m[0];
+        if (new Set(top(m.index, m.index + word.length)).size < 2) continue;
+        // where it breaks: allowed only after punctuation that a letter follows ("F.|softmax")
+        for (let i = 1; i < word.length; i++) {
+          const [a] = top(m.index + i - 1, m.index + i), [b] = top(m.index + i, m.index + i + 1);
+          if (a === undefined || b === undefined || a === b) continue;
+          if (/[.(\\[,\\/_=:]/.test(word[i - 1]) && /[A-Za-z]/.test(word[i])) continue;
+          out.push(`cell ${cellIndex(td)}: "${word.slice(0, 40)}" breaks inside, in "`
+            + td.innerText.replace(/\\s+/g, ' ').slice(0, 60) + '"');
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+"""
+
+# Runs in the page: pictures shown smaller than they were drawn (their labels shrink with them).
+JS_SCALED = """
+([rootSelector, least]) => {
+  const root = document.querySelector(rootSelector) || document.body;
+  const out = [];
+  for (const img of root.querySelectorAll('.jp-OutputArea-output img')) {
+    if (!img.naturalWidth || img.closest('details:not([open])')) continue;
+    const shown = img.getBoundingClientRect().width;
+    if (shown === 0) continue;
+    const ratio = shown / img.naturalWidth;
+    if (ratio < least) {
+      const cell = img.closest('.jp-Cell');
+      const index = cell ? [...root.querySelectorAll('.jp-Cell')].indexOf(cell) : -1;
+      out.push(`cell ${index}: a ${img.naturalWidth} px picture shown at ${Math.round(shown)}`
+        + ` px (${ratio.toFixed(2)} of its size)`);
+    }
+  }
+  return out;
+}
+"""
+
 # Runs in the page: the current notebook panel and its cells, through the exposed app.
 _JS_PANEL = """
 () => {
@@ -589,6 +659,14 @@ class LabPage:
         """Outputs and markdown that are wider than the notebook shows: a table, a text output
         or a picture that scrolls sideways or is cut (one line each)."""
         return self.page.evaluate(_JS_OVERFLOW, self.root.get_attribute("id"))
+
+    def midword_breaks(self) -> list[str]:
+        """Words of table cells that wrap inside the word (one line each)."""
+        return self.page.evaluate(JS_MIDWORD, "#" + self.root.get_attribute("id"))
+
+    def scaled_figures(self, least: float = LEGIBLE_SCALE) -> list[str]:
+        """Pictures shown at less than ``least`` of their own width (one line each)."""
+        return self.page.evaluate(JS_SCALED, ["#" + self.root.get_attribute("id"), least])
 
     def noise_lines(self) -> list[str]:
         """Framework log lines, warnings and progress-bar residue in the outputs: the text

@@ -1,19 +1,20 @@
 """Every notebook of the series in JupyterLab, in headless Chromium, as a student sees it.
 
-One JupyterLab server and one 1000×1000 page with the file browser open (JupyterLab's default
-layout on a laptop) for the whole session. For each notebook found in ``notebooks/``: open it,
-Run All, and require no error output, no cell left unrun, every widget rendered (no "Loading
-widget…", no "Error displaying widget", no ``<Figure size`` text instead of a figure), no
-table, text output or picture wider than the notebook, and no framework log line, warning or
-progress-bar residue in any output; then move one control of every widget and require its
-output to change and settle.
+One JupyterLab server and one 1000×800 page with the file browser open (JupyterLab's default
+layout on a laptop: 568 px of output width) for the whole session. For each notebook found in
+``notebooks/``: open it, Run All, and require no error output, no cell left unrun, every widget
+rendered (no "Loading widget…", no "Error displaying widget", no ``<Figure size`` text instead
+of a figure), no table, text output or picture wider than the notebook, no word of a table cell
+broken inside the word, no figure shown below `LEGIBLE_SCALE` of its own width, and no
+framework log line, warning or progress-bar residue in any output; then move one control of
+every widget and require its output to change and settle.
 
 The kernels come from the Binder replay's environment (`binder_env`: postBuild's venv, the
 package installed from its build), and each notebook's kernel, with its children, is measured
 while it runs (`benchmarks/notebook_memory.py`'s sampler): its peak with CPU-only torch stays
 under Binder's limit, and nothing it started outlives it. Every notebook runs once, for both.
-Screenshots of each notebook (its full length) and each widget
-are kept in ``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
+Screenshots of each notebook (its full length) and each widget are kept in
+``.cache/screenshots`` (or ``$FPEXPLORE_SCREENSHOTS``).
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ def test_notebook_runs_and_widgets_answer(series_lab, page, notebook):
         assert not noise, f"{notebook}: log, warning or progress lines:\n" + "\n".join(noise)
         wide = lab.overflow()
         assert not wide, f"{notebook}: wider than the notebook at 1000 px:\n" + "\n".join(wide)
+        broken = lab.midword_breaks()
+        assert not broken, f"{notebook}: words broken inside:\n" + "\n".join(broken)
+        small = lab.scaled_figures()
+        assert not small, f"{notebook}: figures too small to read:\n" + "\n".join(small)
 
         widgets = lab.widgets()
         assert len(widgets) == lab.widget_count_in_outputs(), (

@@ -62,8 +62,9 @@ def test_html_has_truth_first_one_row_per_outcome_and_tooltips():
     assert page.index("truth") < page.index("<table")
     assert page.count("<tr") == 1 + len(c.outcomes)
     assert "max-width:1000px" in page
-    # the value's full digits are in the tooltip; the ULP bar has its colour class
-    assert "title='0.3333333432674408'" in page
+    # the value in the digits of its own format (float32: 0.33333334), shown whole and in the
+    # tooltip; the ULP bar has its colour class
+    assert "title='0.33333334'" in page and "<span>0.33333334</span>" in page
     assert fhtml.ULP_CLASSES["correct"][0] in page and fhtml.ULP_CLASSES["many"][0] in page
     assert "outside the format&#39;s range" in page  # inf ULP explained in the row
     assert "reference row" in page
@@ -188,3 +189,34 @@ def test_columns_no_row_measured_are_left_out():
     sum_ = Outcome.measured("np.sum", "numpy", np.float32(0.5), Truth("0.5", exact=Fraction(1, 2)))
     both = comparison_html(Comparison("demo", {}, None, (counted, sum_)))
     assert "ULP error</th>" in both and "bits</th>" in both and both.count("<td>") == 10
+
+
+def test_values_show_every_digit_of_their_own_format_and_wrap_between_numbers():
+    x = np.array([0.99999946, 1 / 3, 2.0], dtype=np.float32)
+    assert fhtml.value_text(x) == "float32[3] [0.99999946, 0.33333334, 2.0]"
+    assert fhtml.value_text(np.float64(0.1) + np.float64(0.2)) == "0.30000000000000004"
+    assert fhtml.value_text(np.zeros((4, 2), np.float16)).startswith("float16[4×2] [0.0,")
+    truth = Truth("x", exact=np.array([Fraction(float(v)) for v in x], dtype=object))
+    o = Outcome.measured("emulate pairwise", "emulator", x, truth)
+    page = Comparison(lesson="t", params={}, truth=truth, outcomes=(o,))._repr_html_()
+    words = re.findall(r"<span>([^<]*)</span>", page.split("class='fpx-v'")[1].split("</td>")[0])
+    assert words == ["float32[3]", "[0.99999946,", "0.33333334,", "2.0]"]
+
+
+def test_long_names_break_after_their_punctuation_only():
+    assert fhtml.soft("F.softmax(float32)") == "F.<wbr>softmax(<wbr>float32)"
+    assert fhtml.soft("torch 2.11.0+cu130") == "torch 2.11.0+cu130"  # versions stay whole
+    assert fhtml.soft("a<b") == "a&lt;b"
+    assert fhtml.soft("3->16 -0.5 grad-input") == "3\u2011&gt;16 \u20110.5 grad-input"
+
+
+def test_a_long_table_shows_its_first_rows_and_collapses_the_rest_with_a_summary():
+    truth = Truth("half", exact=Fraction(1, 2))
+    n = fhtml.OPEN_ROWS + 3
+    rows = tuple(Outcome.measured(f"way {i}", "emulator", np.float32(0.5), truth) for i in range(n))
+    page = Comparison(lesson="t", params={}, truth=truth, outcomes=rows)._repr_html_()
+    head, rest = page.split("<details class='fpx-rows'><summary>")
+    assert head.count("<b>way ") == fhtml.OPEN_ROWS
+    summary = rest.split("</summary>")[0]
+    assert "3 more implementations" in summary and "way 10" in summary
+    assert rest.count("<b>way ") == 3

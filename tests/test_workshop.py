@@ -45,8 +45,8 @@ def test_each_plan_fills_its_length_from_the_map(p):
             nb = plan.notebook(key)
             assert s.time in ("core", "full")
             assert (nb.minutes if s.time == "full" else nb.core) <= s.minutes
-    # the half-day plan is 3.5 hours, the short one 90 minutes: the titles say so
-    assert {p.minutes for p in workshop.PLANS} == {90, 210}
+    # the half-day plan is 3.5 hours, the short ones 2 hours and 90 minutes: the titles say so
+    assert {p.minutes for p in workshop.PLANS} == {90, 120, 210}
 
 
 def test_a_plan_that_overruns_is_refused():
@@ -229,7 +229,7 @@ def test_workshop_check_says_what_runs_and_what_cannot_with_the_fix():
     infos = [_Info(n, True) for n in ("numpy", "torch", "torchvision", "tensorflow", "libtorch")]
     infos.append(_Info("djl", False, fix="make djl"))
     lines: list[str] = []
-    rc = check.report(infos, probe_s=check.REFERENCE_PROBE_S * 2, say=lines.append)
+    rc = check.report(infos, probe_s=check.REFERENCE_PROBE_S * 2, say=lines.append, probes={})
     text = "\n".join(lines)
     assert rc == 1
     row01 = next(line for line in lines if line.strip().startswith("01"))
@@ -246,13 +246,126 @@ def test_estimate_scales_the_waiting_part_only():
     assert slower == pytest.approx(total * (1 + 2 * check.COMPUTE_SHARE))
 
 
-def test_probe_is_short():
-    assert 0 < check.probe(repeat=1) < 5
+def test_probe_runs_long_enough_to_mean_something(monkeypatch):
+    clock = iter(range(10_000))  # a clock that moves one second per reading
+    monkeypatch.setattr(check.time, "perf_counter", lambda: float(next(clock)))
+    assert check.probe(repeat=1, least_s=30) == 1.0  # each run read as one second long
+    assert next(clock) >= 30  # repeated until 30 (clock) seconds had passed, not once
+
+
+def test_a_notebook_whose_claim_probe_crashes_does_not_run(monkeypatch):
+    from fpexplore.errors import WorkerError
+
+    def crash(plan, env, timeout):
+        raise WorkerError("the fresh process under {} exited with -4 and no result:\ntrace")
+
+    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", crash)
+    probe = check.claim_probe("cpu_dispatch")
+    assert not probe.ran and "exited with -4" in probe.problem and "trace" not in probe.problem
+    infos = [_Info(n, True) for n in ("numpy", "torch", "torchvision", "tensorflow", "libtorch")]
+    infos.append(_Info("djl", True))
+    lines: list[str] = []
+    rc = check.report(infos, 0.05, lines.append, probes={"12": probe, "01": check.Probe(True, 4)})
+    row12 = next(line for line in lines if line.strip().startswith("12"))
+    row01 = next(line for line in lines if line.strip().startswith("01"))
+    assert rc == 1 and "NO" in row12 and "claim probe" in row12
+    assert "yes" in row01 and "claim probe 4 s" in row01
+
+
+def test_a_failing_claim_is_a_notebook_that_does_not_run(monkeypatch):
+    result = {"runs": [{"error": None, "claims": {"k": {"state": "fails", "text": "a sum"}}}]}
+    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", lambda *a, **k: result)
+    probe = check.claim_probe("summation_order")
+    assert not probe.ran and "a sum" in probe.problem
+
+
+def test_the_java_row_says_the_jvms_version_not_jpypes():
+    from fpexplore import backends
+
+    java = backends.get("java")
+    if backends.java_version() == "":
+        pytest.skip("no java here")
+    assert java.version().startswith(f"Java {backends.java_version()}")
+    assert re.match(r"\d+(\.\d+)*", backends.java_version())
 
 
 def test_doctor_workshop_option(monkeypatch, capsys):
     monkeypatch.setattr(check, "probe", lambda repeat=3: check.REFERENCE_PROBE_S)
+    monkeypatch.setattr(check, "claim_probes", lambda: {})
     rc = cli.main(["doctor", "--workshop"])
     out = capsys.readouterr().out
     assert "Workshop check" in out and "Estimate:" in out
     assert rc in (0, 1)
+
+
+# --- the day: run sheet, pre-flight, troubleshooting, glossary -----------------------------
+
+
+def test_the_run_sheet_has_a_2_hour_and_a_half_day_plan_with_goals_and_exercises():
+    from fpexplore.workshop import day
+
+    page = day.runsheet()
+    for p in workshop.PLANS:
+        assert p.title in page
+    two = next(p for p in workshop.PLANS if p.minutes == 120)
+    assert all(s.goal for s in two.slots if not s.break_minutes)
+    assert f"{120 - two.slots[-1].minutes}–120" in page and "0–10" in page
+    n01 = len(pages.exercises(NOTEBOOKS / plan.notebook("01").file))
+    assert "01: exercise 1" in page  # a core slot takes the first exercise
+    assert f"exercises 1–{n01}" in day.runsheet(
+        (plan.Plan("x", 30, (plan.Slot("all of 01", ("01",), time="full"),)),)
+    )
+
+
+def test_preflight_lists_the_laptop_check():
+    from fpexplore.workshop import day
+
+    page = day.preflight()
+    assert "fpexplore doctor --workshop" in page and "make djl" in page
+
+
+def test_troubleshooting_runs_the_lesson_with_the_part_hidden():
+    from fpexplore.workshop import day
+
+    seen = []
+
+    def run(name, params):
+        from fpexplore.lessons import _base, get
+
+        seen.append((name, sorted(_base._HIDDEN.get())))
+        return get(name).run(**params) if name == "libtorch_vs_pytorch" else _empty(name)
+
+    page = day.troubleshooting(run)
+    assert ("libtorch_vs_pytorch", ["libtorch"]) in seen
+    assert "Without the C++ build" in page and "not checked" in page
+    assert "libtorch is missing (hidden)" in page
+
+
+def _empty(name):
+    from fpexplore.result import Comparison
+
+    return Comparison(lesson=name, params={}, truth=None, outcomes=())
+
+
+def test_notebook_12s_handout_starts_its_exercises_with_a_question():
+    nb = plan.notebook("12")
+    first = pages.exercises(NOTEBOOKS / nb.file)[0]
+    assert first.question.startswith("**1.**") and "fpexplore fingerprint" not in first.question
+
+
+def test_every_link_of_the_kit_lands_on_a_page_and_an_anchor_of_it(tmp_path):
+    pages.build(tmp_path)
+    ids: dict[str, set[str]] = {}
+    for page in tmp_path.glob("*.html"):
+        ids[page.name] = set(re.findall(r'id="([^"]+)"', page.read_text()))
+    glossary_links = 0
+    for page in tmp_path.glob("*.html"):
+        for href in re.findall(r'href="([^"#:]*)(?:#([^"]*))?"', page.read_text()):
+            target, anchor = href
+            if not target or target in ("runsheet.html", "preflight.html", "troubleshooting.html"):
+                continue
+            assert target in ids, f"{page.name}: {target}"
+            if anchor:
+                assert anchor in ids[target], f"{page.name}: {target}#{anchor}"
+            glossary_links += target == "glossary.html"
+    assert glossary_links > 10

@@ -145,8 +145,35 @@ class _Keras(Backend):
         return super().load()
 
 
+@cache
+def java_version() -> str:
+    """The JVM's version as ``java -version`` says it ("17.0.15"; "" where there is none): the
+    java of ``$JAVA_HOME``, else the one on PATH (JPype starts the same)."""
+    import re
+    import subprocess
+
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return ""
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    found = re.search(r'version "([^"]+)"', out.stderr + out.stdout)
+    return found.group(1) if found else ""
+
+
 class _Java(Backend):
     """A JVM through the JPype worker process (`fpexplore.jvm.client`): java.util.Random."""
+
+    def version(self) -> str:
+        """The JVM's version, then JPype's ("Java 17.0.15 (JPype 1.7.1)")."""
+        jpype = super().version()
+        jvm = java_version()
+        if not jvm:
+            return f"JPype {jpype}" if jpype else ""
+        return f"Java {jvm}" + (f" (JPype {jpype})" if jpype else "")
 
     def available(self) -> bool:
         return self.missing() is None

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import svg
+from ..figures import WIDTH_IN
 from ..templates import part
 from .report import AGREE, DivergenceReport
 
@@ -50,7 +51,7 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
     if own:
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(rows) + 2), 3.8))
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.8))
     else:
         fig = ax.figure
     xs = np.arange(len(rows))

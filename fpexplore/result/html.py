@@ -1,7 +1,9 @@
 """A `Comparison` as compact HTML (notebooks, widgets, pages): the truth, one row per
 implementation (value, ULP error as a coloured bar, bits of agreement, a note on what an
-alarming number means), the claims. It fits a 1000 px output area and one of about 550 px
-(JupyterLab with its file browser open): text wraps in its cell; only numbers are shortened.
+alarming number means), the claims. It fits a 1000 px output area and one of 568 px
+(JupyterLab at a 1000 px window with its file browser open): text wraps at word boundaries
+(`soft` marks where a long name may break), a value wraps between its numbers and shows each
+in the digits of its own format, and a table of more than `OPEN_ROWS` rows opens on a click.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import Comparison, Outcome
 
-__all__ = ["claims_html", "comparison_html", "meaning", "ulp_class", "value_text"]
+__all__ = ["claims_html", "comparison_html", "meaning", "soft", "ulp_class", "value_text"]
 
 #: the widest an output is laid out for (JupyterLab's output area at a 1400 px window)
 MAX_WIDTH_PX = 1000
-#: numbers and arrays longer than this are shortened in the table (the full text is in the
-#: tooltip); a text value is shown whole, wrapped (up to `NOTE_CHARS`, the rest under a click)
-VALUE_CHARS = 26
+#: how many values of an array the table shows (all of them are in the tooltip, up to 12)
+VALUE_COUNT = 3
+#: a table of more rows than this is collapsed under a one-line summary
+OPEN_ROWS = 8
+#: words at least this long get break opportunities after their punctuation (`soft`)
+SOFT_CHARS = 12
 #: a first display with more claims than this lists those that hold under a click
 OPEN_CLAIMS = 8
 #: notes longer than this show their start; the rest opens on a click
@@ -56,15 +61,19 @@ def value_text(value: Any, limit: int | None = None) -> str:
     if arr.dtype == object and arr.ndim == 0:
         return str(value)
     if arr.ndim == 0:
-        item = arr.item()
-        return repr(item) if isinstance(item, float) else str(item)
+        return _number(arr[()])
     flat = arr.ravel()
-    k = 3 if limit is None else limit
-    if arr.dtype.kind in "fc":
-        head = ", ".join(f"{float(x):.7g}" for x in flat[:k])
-    else:
-        head = ", ".join(str(x) for x in flat[:k])
-    return f"{arr.dtype}{list(arr.shape)} [{head}{', …' if flat.size > k else ''}]"
+    k = VALUE_COUNT if limit is None else limit
+    head = ", ".join(_number(x) for x in flat[:k])
+    shape = "×".join(str(d) for d in arr.shape)
+    return f"{arr.dtype}[{shape}] [{head}{', …' if flat.size > k else ''}]"
+
+
+def _number(x: Any) -> str:
+    """One number in the shortest digits that identify it in its own format (numpy's and
+    ml_dtypes' repr: a float32 in up to 9 significant digits, a float64 in up to 17), so
+    every digit that can differ is shown."""
+    return str(x)
 
 
 def ulp_class(outcome: Outcome) -> str:
@@ -212,13 +221,28 @@ def _bits(outcome: Outcome) -> tuple[str, str] | None:
     return bits_text(b, err.fmt), f"all {cap} bits of {err.fmt}" if b >= cap else ""
 
 
-def _value(outcome: Outcome) -> tuple[str, str]:
-    """The value cell: ``("", text)`` for a verdict in words, else (shortened, tooltip)."""
+def _value(outcome: Outcome) -> tuple[list[str], str]:
+    """The value cell: ``([], text)`` for a verdict in words, else (its words: the dtype and
+    shape, then each number, each kept whole, the cell wrapping between them; tooltip)."""
     if isinstance(outcome.value, str):  # a verdict in words: whole, wrapped in its column
-        return "", outcome.value
-    short = value_text(outcome.value)
-    shown = short if len(short) <= VALUE_CHARS else short[: VALUE_CHARS - 1] + "…"
-    return shown, value_text(outcome.value, limit=12)
+        return [], outcome.value
+    return value_text(outcome.value).split(" "), value_text(outcome.value, limit=12)
+
+
+def soft(text: str) -> str:
+    """``text`` escaped, with break opportunities (``<wbr>``) after the punctuation of its
+    long words ("F.softmax(float32)" may break after "F." or "(", never inside "float32"),
+    and no break after a hyphen that a digit or a symbol follows ("3->16")."""
+    from markupsafe import escape
+
+    def mark(word: re.Match[str]) -> str:
+        # a hyphen before a digit or symbol ("3->16", "-0.5") does not break: U+2011
+        w = re.sub(r"-(?=[^\sA-Za-z])", "\u2011", word.group(0))
+        if len(w) < SOFT_CHARS:
+            return w
+        return re.sub(r"([.(\[_/,=:]+)(?=[^\W\d])", r"\1<wbr>", w)
+
+    return re.sub(r"\S+", mark, str(escape(text)))
 
 
 def _meta(outcome: Outcome) -> str:
@@ -240,10 +264,9 @@ def _long(text: str) -> tuple[str, str]:
 
 
 def _code(text: str) -> str:
-    """Escape ``text``; `backticked` parts become code."""
-    from markupsafe import escape
-
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text)))
+    """Escape ``text``; `backticked` parts become code; long words may break after their
+    punctuation (`soft`)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", soft(text))
 
 
 def truth_text(truth: Any) -> tuple[str, str]:
@@ -325,7 +348,10 @@ def _render(name: str, c: Comparison, previous: Comparison | None, **context: An
     from ..templates import render, trusted
 
     code = lambda text: trusted(_code(text))  # noqa: E731
-    return render(name, claims=_claims(c, previous), code=code, **context)
+    soft_html = lambda text: trusted(soft(text))  # noqa: E731
+    return render(
+        name, claims=_claims(c, previous), code=code, soft=soft_html, open_rows=OPEN_ROWS, **context
+    )
 
 
 def claims_html(c: Comparison, previous: Comparison | None = None) -> str:

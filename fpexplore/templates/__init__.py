@@ -40,6 +40,7 @@ def _environment() -> Any:
         lstrip_blocks=True,
     )
     env.globals["stylesheet"] = lambda: trusted(stylesheet())
+    env.filters["unbroken"] = unbroken
     return env
 
 
@@ -51,3 +52,11 @@ def render(name: str, /, **context: Any) -> str:
 def part(name: str, /, *args: Any, **kwargs: Any) -> str:
     """The macro ``name`` of ``parts.html`` (a table, a bit strip, an error line) filled."""
     return str(getattr(_environment().get_template("parts.html").module, name)(*args, **kwargs))
+
+
+def unbroken(text: Any) -> str:
+    """``text`` whose hyphens before a digit or symbol do not break a line ("1.1755e-38",
+    "-0.4" stay whole): U+2011, the non-breaking hyphen."""
+    import re
+
+    return re.sub(r"-(?=[^\sA-Za-z])", "\u2011", str(text))

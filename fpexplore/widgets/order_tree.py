@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import svg
 from ..errors import InvalidParameter
-from ..figures import figure_png
+from ..figures import WIDTH_IN, figure_png
 
 MAX_N = 64
 #: pictures a tree view keeps, per (n, order, threads)
@@ -164,7 +164,8 @@ def draw(
     from matplotlib.figure import Figure
 
     trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.draw")
-    fig = Figure(figsize=(5.2 * cols, 3.4 * rows), layout="constrained")
+    scale = min(1.0, WIDTH_IN / (5.2 * cols))  # the panels' shape, the notebook's width
+    fig = Figure(figsize=(min(WIDTH_IN, 5.2 * cols), 3.4 * rows * scale), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, (root, title) in zip(axes, trees, strict=False):
         draw_tree(root, ax, title)

@@ -1,6 +1,8 @@
-"""``fpexplore doctor --workshop``: before the day, on each laptop — which notebooks run here,
-which cannot (and the command that fixes it), and an estimate of how long the series takes
-here, from a short timed probe."""
+"""``fpexplore doctor --workshop``: before the day, on each laptop — which notebooks run here
+(each notebook's lesson run at its quick parameters in a fresh process: its claim probe, so a
+notebook that crashes or raises here says NO), which cannot (and the command that fixes it),
+and an estimate of how long the series takes here, from a timed probe of at least
+`PROBE_MIN_S` seconds."""
 
 from __future__ import annotations
 
@@ -21,21 +23,66 @@ COMPUTE_SHARE = 0.25
 SMALL_MEMORY_GB = 4.0
 
 
-def probe(repeat: int = 3) -> float:
-    """Seconds for a fixed small workload of the kind the lessons run (exact sums of float32
-    arrays, numpy reductions in several orders); the best of ``repeat`` runs."""
+#: the timed probe runs its workload for at least this long (a 0.06 s probe measures noise)
+PROBE_MIN_S = 2.0
+
+
+def probe(repeat: int = 3, least_s: float = PROBE_MIN_S) -> float:
+    """Seconds for a fixed workload of the kind the lessons run (exact sums of float32 arrays,
+    numpy reductions in several orders): the median of at least ``repeat`` runs, repeated
+    until ``least_s`` seconds have passed."""
+    import statistics
+
     import numpy as np
 
     from .. import truth
 
     x = np.random.default_rng(0).random(4_000_000, dtype=np.float32)
-    best = float("inf")
-    for _ in range(repeat):
+    times: list[float] = []
+    began = time.perf_counter()
+    while len(times) < repeat or time.perf_counter() - began < least_s:
         start = time.perf_counter()
         truth.sum(x)
         np.sum(x), np.cumsum(x)[-1], np.sort(x).sum()
-        best = min(best, time.perf_counter() - start)
-    return best
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A notebook's claim probe here: whether its lesson ran, in how many seconds, and the
+    first line of what went wrong (a crash, a raise, a failing claim)."""
+
+    ran: bool
+    seconds: float
+    problem: str = ""
+
+
+def claim_probe(lesson: str, timeout: float = 300.0) -> Probe:
+    """Run ``lesson`` at its quick parameters in a fresh process (a crash cannot take this one
+    with it); failing claims and errors are the problem."""
+    from ..dispatch.fresh import run_claims
+    from ..errors import WorkerError
+    from ..lessons import get
+
+    start = time.perf_counter()
+    try:
+        result = run_claims([(lesson, dict(get(lesson).quick))], {}, timeout=timeout)
+    except (WorkerError, OSError) as exc:  # killed by a signal, no result, …
+        return Probe(False, time.perf_counter() - start, str(exc).splitlines()[0])
+    except Exception as exc:  # a timeout
+        return Probe(False, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+    took = time.perf_counter() - start
+    (run,) = result["runs"]
+    if run["error"]:
+        return Probe(False, took, str(run["error"]).splitlines()[0])
+    failed = [c["text"] for c in run["claims"].values() if c["state"] == "fails"]
+    return Probe(not failed, took, f"a claim fails here: {failed[0]}" if failed else "")
+
+
+def claim_probes(notebooks: Iterable[Notebook] = NOTEBOOKS) -> dict[str, Probe]:
+    """Each notebook's claim probe, by its key (notebooks with no lesson have none)."""
+    return {nb.key: claim_probe(nb.lesson) for nb in notebooks if nb.lesson}
 
 
 def memory_gb() -> float | None:
@@ -52,11 +99,18 @@ class Row:
     note: str  # what it shows here, or what is missing and its fix
 
 
-def rows(available: dict[str, tuple[bool, str]], has_gpu: bool) -> list[Row]:
+def rows(
+    available: dict[str, tuple[bool, str]], has_gpu: bool, probes: dict[str, Probe] | None = None
+) -> list[Row]:
     """Each notebook against the backends here: ``available`` maps a backend's name to
-    (available, the fix when it is not)."""
+    (available, the fix when it is not); ``probes``, the notebooks' claim probes, say NO for
+    a notebook whose lesson crashed, raised or broke a claim here."""
     out = []
     for nb in NOTEBOOKS:
+        tried = (probes or {}).get(nb.key)
+        if tried is not None and not tried.ran:
+            out.append(Row(nb, False, f"its claim probe: {tried.problem}"))
+            continue
         missing = [b for b in nb.backends if not available.get(b, (False, ""))[0]]
         if missing:
             fixes = "; ".join(
@@ -67,7 +121,8 @@ def rows(available: dict[str, tuple[bool, str]], has_gpu: bool) -> list[Row]:
         elif nb.recorded_gpu and not has_gpu:
             out.append(Row(nb, True, "runs; the GPU parts show the recorded GPU runs"))
         else:
-            out.append(Row(nb, True, "runs"))
+            took = f" (claim probe {tried.seconds:.0f} s)" if tried is not None else ""
+            out.append(Row(nb, True, "runs" + took))
     return out
 
 
@@ -81,14 +136,21 @@ def estimate_minutes(probe_s: float, notebooks: Iterable[Notebook] = NOTEBOOKS) 
 
 
 def report(
-    infos: Iterable[object], probe_s: float | None = None, say: Callable[[str], None] = print
+    infos: Iterable[object],
+    probe_s: float | None = None,
+    say: Callable[[str], None] = print,
+    probes: dict[str, Probe] | None = None,
 ) -> int:
-    """Print the workshop check from ``backends.probe_all``'s infos; returns 0 when every
-    notebook runs here, 1 when some cannot."""
+    """Print the workshop check from ``backends.probe_all``'s infos, running each notebook's
+    claim probe (unless ``probes`` are given); returns 0 when every notebook runs here, 1 when
+    some cannot."""
     available = {i.name: (i.available, i.fix) for i in infos}  # type: ignore[attr-defined]
     devices = {d for i in infos for d in (i.devices or ())}  # type: ignore[attr-defined]
     has_gpu = any(d.lower().startswith(("cuda", "gpu")) for d in devices)
-    table = rows(available, has_gpu)
+    if probes is None:
+        say("\nRunning each notebook's claim probe (a fresh process each; a few minutes)…")
+        probes = claim_probes()
+    table = rows(available, has_gpu, probes)
     say("\nWorkshop check: what this laptop can run")
     width = max(len(r.notebook.title) for r in table)
     for r in table:

@@ -7,7 +7,6 @@ machine broke); with ``--slides``, each lesson's page made by
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ from .plan import NOTEBOOKS, Notebook, binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
+#: an exercise's number anywhere in a cell ("**1.**" at a line's start)
+MARKER = re.compile(r"^\*\*\d+\.\*\*", re.M)
 ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
 #: the reference machines' recorded ops each notebook's facts rest on (fingerprint op names)
 OPS = {
@@ -43,13 +44,36 @@ class Exercise:
     check: str  # the code cell that checks the answer
 
 
+#: the notebooks' links, as the kit's pages: a notebook's handout, the kit's glossary and index
+_LINKS = (
+    (re.compile(r'href="(\d\d)_[\w.-]*\.ipynb'), r'href="\1-handout.html'),
+    (re.compile(r'href="glossary\.md'), 'href="glossary.html'),
+    (re.compile(r'href="index\.ipynb'), 'href="index.html'),
+)
+
+
+def kit_links(html: str) -> str:
+    """``html`` with the notebooks' relative links pointing at the kit's own pages."""
+    for pattern, to in _LINKS:
+        html = pattern.sub(to, html)
+    return html
+
+
 def _md(text: str) -> str:
-    """Markdown as HTML for a template (as text in ``<pre>`` where mistune is missing)."""
+    """Markdown as HTML for a template, its links the kit's (as text in ``<pre>`` where
+    mistune is missing)."""
     try:
         import mistune
     except ImportError:  # pragma: no cover - nbconvert brings it
         return trusted(part("pre", text))
-    return trusted(str(mistune.html(text)))
+    return trusted(kit_links(str(mistune.html(text))))
+
+
+def glossary_html(notebooks: Path | None = None) -> str:
+    """The series' glossary (``notebooks/glossary.md``) as a page of the kit, its anchors kept:
+    the handouts' ``glossary.md#term`` links land on it."""
+    text = ((notebooks or ROOT / "notebooks") / "glossary.md").read_text(encoding="utf-8")
+    return _page("kit_page.html", "Glossary", body=_md(text))
 
 
 def _page(template: str, title: str, **context: Any) -> str:
@@ -83,7 +107,10 @@ def exercises(path: Path) -> list[Exercise]:
         if m is None:
             continue
         check = next((_src(d) for d in cells[i + 1 :] if d["cell_type"] == "code"), "")
-        out.append(Exercise(text[: m.start()].strip(), m.group(1).strip(), check))
+        question = text[: m.start()]
+        numbered = list(MARKER.finditer(question))  # the question starts at its number
+        question = question[numbered[-1].start() :] if numbered else question
+        out.append(Exercise(question.strip(), m.group(1).strip(), check))
     return out
 
 
@@ -232,9 +259,11 @@ def facilitator_html(nb: Notebook, notebooks: Path | None = None, root: Path = R
                  numbers=trusted(reference_numbers(nb, root)))  # fmt: skip
 
 
-def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Path:
+def build(out: Path, keys: list[str] | None = None, slides: bool = False, day: bool = True) -> Path:
     """Write every handout, every facilitator page, (with ``slides``) every lesson's exported
-    page, and ``index.html`` listing them; returns the index's path."""
+    page, the glossary, (with ``day``) the run sheet, the pre-flight checklist and the
+    troubleshooting page (it runs lessons), and ``index.html`` listing them; returns the
+    index's path."""
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for nb in NOTEBOOKS:
@@ -252,13 +281,7 @@ def build(out: Path, keys: list[str] | None = None, slides: bool = False) -> Pat
                    interactive=False, progress=False)  # fmt: skip
             slide = True
         rows.append((nb, slide))
+    (out / "glossary.html").write_text(glossary_html(), encoding="utf-8")
     index = out / "index.html"
     index.write_text(_page("kit_index.html", "fpexplore workshop kit", rows=rows), "utf-8")
     return index
-
-
-def command(args: argparse.Namespace) -> int:
-    """``fpexplore workshop``: write the kit, print the index's path."""
-    keys = [k.strip() for k in args.only.split(",")] if args.only else None
-    print(build(Path(args.out), keys, slides=args.slides))
-    return 0

@@ -110,6 +110,7 @@ class Slot:
     pick: bool = False
     index: tuple[str, ...] = ()
     break_minutes: int = 0
+    goal: str = ""  # what the class can do after the slot (the run sheet says it)
 
     @property
     def minutes(self) -> int:
@@ -133,6 +134,28 @@ class Plan:
 
 
 PLANS: tuple[Plan, ...] = (
+    Plan(
+        "2 hours (one 10-minute break, laptops or Binder)",
+        120,
+        (
+            Slot("the question, the shape of a Comparison, the myths table", index=("intro",),
+                 goal="say what a result is measured against, and in which unit"),
+            Slot("bits, rounding, ULPs: type numbers into the float-bits widget", ("00",),
+                 goal="read a float's bits and count an error in ULPs"),
+            Slot("summation order: 10,000 × 0.0001, emulators, error growth", ("01",),
+                 goal="explain why np, torch and a Java loop give different sums"),
+            Slot("seeds across stacks, or train vs eval (pick one by audience)", ("02", "03"),
+                 pick=True, goal="tell a different algorithm from a different seed or mode"),
+            Slot("break", break_minutes=10),
+            Slot("TensorFlow vs PyTorch: operator defaults", ("06",),
+                 goal="find the default that makes two frameworks differ"),
+            Slot("GPU effects from the recorded runs: TF32, or CPU vs accelerator (pick one)",
+                 ("07", "08"), pick=True, goal="say which GPU differences a flag removes"),
+            Slot("which myths held; the tools for your own models", index=("myths",),
+                 goal="name the tool to run on their own model tomorrow"),
+        ),
+        after=("04", "05", "09", "10", "11", "12"),
+    ),
     Plan(
         "90 minutes (one framework at a time, laptops or Binder)",
         90,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...figures import WIDTH_IN
 from ...params import Text
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
@@ -387,7 +388,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     data: AcceleratorData = comparison.data
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0), layout="constrained")
     for label, curve in data.drift.items():
         ax.semilogy(data.steps[1:], curve[1:], label=label)
     ax.set_xlabel("matmul step")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...figures import WIDTH_IN
 from ...params import Interval
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, settle
@@ -299,7 +300,7 @@ def figure(comparison: Comparison) -> Any:
 
     d = comparison.data
     # one panel above the other: readable in a notebook 1000 px wide with the sidebar open
-    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.5))
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.5))
     ax = axes[0]
     if d.not_exact is not None:
         width = 0.2

@@ -6,6 +6,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from ...figures import WIDTH_IN
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, settle
@@ -315,7 +316,7 @@ def figure(comparison: Comparison) -> Any:
     fig, (ax, ax2) = plt.subplots(
         2,
         1,
-        figsize=(6.5, 0.3 * len(keys) + 5),
+        figsize=(WIDTH_IN, 0.3 * len(keys) + 5),
         gridspec_kw={"height_ratios": [0.3 * len(keys) + 1.5, 3]},
     )
     for i, k in enumerate(keys):

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import formats, svg
+from ...figures import WIDTH_IN
 from ...result import Comparison
 
 _NOT_STREAMS = ("torch Linear", "Keras")
@@ -45,7 +46,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     bits = comparison.data.bits_per_float
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), layout="constrained")
     ax1.barh(list(bits), list(bits.values()), color="tab:blue")
     ax1.set_xlabel("random bits per float (measured)")
     ax1.invert_yaxis()

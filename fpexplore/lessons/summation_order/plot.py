@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from ...figures import DPI, WIDTH_IN
 from .growth import NS, X_MAX, _signature, ylim
 
 #: figures kept for reuse by `draw` (a redraw then only moves this run's markers), newest last
@@ -151,12 +152,13 @@ class RunMarkers:
             return
         fig = self.ax.figure
         was_stale = fig.stale
-        legend = Legend(  # right of the axes, where it hides no curve and no marker
+        legend = Legend(  # below the axes, where it hides no curve and no marker
             self.ax,
             self.lines[: len(labels)],
             labels,
             loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
+            bbox_to_anchor=(-0.12, -0.16),
+            ncol=3,
             borderaxespad=0.0,
             fontsize=7,
             labelspacing=0.8,
@@ -192,8 +194,8 @@ def draw(comparison: Any) -> Any:
         return fig
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9.6, 4.6), dpi=90)
-    fig.subplots_adjust(left=0.09, right=0.76, bottom=0.11, top=0.93)
+    fig = Figure(figsize=(WIDTH_IN, 5.0), dpi=DPI)
+    fig.subplots_adjust(left=0.14, right=0.97, bottom=0.3, top=0.88)
     ax = fig.add_subplot()
     ns = np.asarray(growth["n"], dtype=np.float64)
     for order, ys in growth["errors"].items():
@@ -213,7 +215,7 @@ def draw(comparison: Any) -> Any:
     ax.set_xlabel("n (number of terms)")
     ax.set_ylabel("|sum - exact| / Σ|x|")
     ax.set_title(
-        f"Error growth: {p['distribution']}, {p['dtype']} (curves: seed {growth['seed']}, "
+        f"Error growth: {p['distribution']}, {p['dtype']}\n(curves: seed {growth['seed']}, "
         f"{growth['threads']} thread(s); zero errors not drawn)",
         fontsize=9,
     )

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...figures import WIDTH_IN
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, settle
@@ -339,7 +340,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     data = comparison.data
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0), layout="constrained")
     for ax, op, xlabel in (
         (axes[0], "matmul", "matrix size n (n x n times n x n)"),
         (axes[1], "conv2d", "reduction length 9 x channels"),

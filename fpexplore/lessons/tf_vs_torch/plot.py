@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ...figures import WIDTH_IN
 from ...result import Comparison
 from .data import AutogradData, LstmData
 
@@ -17,7 +18,7 @@ def error_vs_length(comparison: Comparison) -> Any:
 
     d = comparison.data
     if isinstance(d, LstmData):
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), layout="constrained")
         steps = np.arange(1, d.length + 1)
         for k, style in (("torch", "-"), ("keras", "--")):
             a1.semilogy(steps, np.maximum(d.h_error_by_step[k], 1e-12), style, label=k)
@@ -36,7 +37,7 @@ def error_vs_length(comparison: Comparison) -> Any:
         fig.tight_layout()
         return fig
     if isinstance(d, AutogradData):
-        fig, ax = plt.subplots(figsize=(6.5, 3.6))
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6))
         for k, style in (("torch", "o-"), ("tf", "s--"), ("torch wide", "x:"), ("tf wide", "+:")):
             ax.loglog(d.lengths, np.maximum(d.rel_by_length[k], 1e-12), style, label=k)
         u = 2.0**-24
@@ -58,7 +59,7 @@ def figure(comparison: Comparison) -> Any:
     if fig is not None:
         return fig
     ran = [o for o in comparison.outcomes if o.ran and o.error is not None]
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * max(len(ran), 1)))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.8 + 0.45 * max(len(ran), 1)))
     if not ran:
         why = "not run: " + (comparison.outcomes[0].unavailable or "")
         ax.text(0.5, 0.5, why, ha="center", va="center", wrap=True)

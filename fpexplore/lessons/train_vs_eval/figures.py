@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import svg
+from ...figures import WIDTH_IN
 from ...result import Comparison
 
 C = 6  # features of the BatchNorm layer and of the dropout MLP's hidden layer
@@ -55,7 +56,8 @@ def _bn_rows(comparison: Comparison) -> tuple[list[str], float, float]:
 
 #: where the two panels sit in the figure (left, bottom, width, height as fractions): fixed,
 #: so that a redraw needs no layout pass (tight_layout draws the figure once more)
-_PANELS = ((0.055, 0.16, 0.39, 0.68), (0.625, 0.16, 0.355, 0.68))
+#: the two panels one above the other (left, bottom, width, height), for `WIDTH_IN`
+_PANELS = ((0.14, 0.6, 0.82, 0.3), (0.14, 0.09, 0.82, 0.36))
 
 
 def figure(comparison: Comparison) -> Any:
@@ -66,7 +68,7 @@ def figure(comparison: Comparison) -> Any:
 
     d, mode = comparison.data, comparison.params["mode"]
     other = "eval" if mode == "train" else "train"
-    fig = plt.figure(figsize=(11, 3.6))
+    fig = plt.figure(figsize=(WIDTH_IN, 6.4))
     ax1, ax2 = (fig.add_axes(rect) for rect in _PANELS)
     fig.suptitle(_title(comparison))
     for ax, part in ((ax1, d.train_runs), (ax2, d.bn_ulp)):
