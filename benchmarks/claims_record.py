@@ -3,12 +3,12 @@ as JSON ``{lesson: {params: {claim: state}}}``; with ``--compare OLD NEW`` the d
 two such records, key by key.
 
     python benchmarks/claims_record.py OUT.json [--texts TEXTS.json] [LESSON ...]
-    python benchmarks/claims_record.py --compare BEFORE.json AFTER.json [--rename OLD=NEW ...]
+    python benchmarks/claims_record.py --compare BEFORE.json AFTER.json [--section L=P:D ...]
 
 ``params`` is the run's parameters as sorted JSON; a run that raised records ``{"error": ...}``.
 ``--texts`` also writes each claim's text (the numbers it measured change between runs);
-``--rename`` maps a key of the old record to its name in the new one (``fix_agrees=softmax.fix_agrees``,
-or a prefix ending in ``.*``: ``*=softmax.*`` for a lesson whose keys gained a section).
+``--section tf_vs_torch=op:softmax`` compares a lesson whose keys gained their section (the
+value of ``op``, ``softmax`` where the run left it at its default) with its older record.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 
@@ -50,20 +51,10 @@ def record(only: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     return states, texts
 
 
-def _renamed(key: str, lesson: str, renames: list[tuple[str, str]]) -> str:
-    for old, new in renames:
-        where, _, old_key = old.rpartition(":")
-        if where and where != lesson:
-            continue
-        if old_key == key:
-            return new
-        if old_key == "*" and new.endswith(".*"):
-            return new[:-1] + key
-    return key
-
-
-def compare(before: dict[str, Any], after: dict[str, Any], renames: list[tuple[str, str]]):
-    """The lines that differ between two records (keys of ``before`` renamed by ``renames``)."""
+def compare(before: dict[str, Any], after: dict[str, Any], sections: dict[str, tuple[str, str]]):
+    """The lines that differ between two records; where ``sections`` names a lesson's
+    ``(parameter, default)``, the keys of ``before`` gain that parameter's value as their
+    section (``fix_agrees`` -> ``softmax.fix_agrees``)."""
     lines = []
     for lesson in sorted(set(before) | set(after)):
         b_runs, a_runs = before.get(lesson, {}), after.get(lesson, {})
@@ -73,7 +64,10 @@ def compare(before: dict[str, Any], after: dict[str, Any], renames: list[tuple[s
             if b is None or a is None:
                 lines.append(f"{lesson} {params}: only {'after' if b is None else 'before'}")
                 continue
-            b = {_renamed(k, lesson, renames): v for k, v in b.items()}
+            if lesson in sections and "error" not in b:
+                name, default = sections[lesson]
+                section = json.loads(params).get(name, default)
+                b = {f"{section}.{k}": v for k, v in b.items()}
             for key in sorted(set(b) | set(a)):
                 if b.get(key) != a.get(key):
                     lines.append(f"{lesson} {params} {key}: {b.get(key)} -> {a.get(key)}")
@@ -86,12 +80,16 @@ def main() -> None:
     ap.add_argument("lessons", nargs="*", help="only these lessons (default: all)")
     ap.add_argument("--texts", help="where the claims' texts are written")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
-    ap.add_argument("--rename", action="append", default=[], metavar="[LESSON:]OLD=NEW")
+    ap.add_argument("--section", action="append", default=[], metavar="LESSON=PARAM:DEFAULT")
     args = ap.parse_args()
     if args.compare:
-        before, after = (json.load(open(p)) for p in args.compare)
-        renames = [tuple(r.split("=", 1)) for r in args.rename]
-        lines = compare(before, after, renames)
+        before, after = (json.loads(Path(p).read_text()) for p in args.compare)
+        sections = {}
+        for item in args.section:
+            lesson, _, rest = item.partition("=")
+            name, _, default = rest.partition(":")
+            sections[lesson] = (name, default)
+        lines = compare(before, after, sections)
         print("\n".join(lines) if lines else "no difference")
         sys.exit(1 if lines else 0)
     if not args.out:

@@ -465,9 +465,7 @@ def test_a_run_missing_its_parts_is_not_measured(myth):
     missing = _stand_in(myth, True)
     missing = replace(
         missing,
-        claims={
-            k: Claim.not_checked(c.text, "torch is missing") for k, c in missing.claims.items()
-        },
+        claims={k: Claim(c.text, None, "torch is missing") for k, c in missing.claims.items()},
         data=NoData(),
     )
     assert myths.judge(myth, missing).verdict == myths.NOT_MEASURED

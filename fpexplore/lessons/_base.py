@@ -14,7 +14,15 @@ from ..params import Param, validate_all
 from ..result import Claim, Comparison, NoData
 from ..result.spec import ClaimSpec, declare_texts
 
-__all__ = ["ClaimSpec", "Lesson", "declare_texts", "hidden", "missing_part", "settle"]
+__all__ = [
+    "ClaimSpec",
+    "Lesson",
+    "declare_texts",
+    "hidden",
+    "missing_part",
+    "missing_parts",
+    "settle",
+]
 
 
 #: parts made to look missing (`hidden`), to check that claims degrade to "not checked"
@@ -47,6 +55,13 @@ def missing_part(
         if why:
             return why
     return None
+
+
+def missing_parts(specs: Iterable[ClaimSpec], why: Callable[[str], str | None]) -> dict[str, str]:
+    """``why(part)`` asked for every part ``specs`` need: ``{part: why}`` of those it names
+    missing (what a compute returns as `Comparison.missing`)."""
+    parts = dict.fromkeys(p for spec in specs for p in spec.needs)
+    return {p: w for p in parts if (w := why(p))}
 
 
 def settle(

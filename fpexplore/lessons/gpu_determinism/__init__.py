@@ -8,7 +8,7 @@ from typing import Any
 
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts, missing_parts
 from .._gpu import present
 from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
@@ -252,21 +252,15 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             cublas_probe=run.get("cublas_probe"),
             linear_flag=linear,
         )
-        params = {
-            "device": device,
-            "runs": data.n_runs,
-            "processes": processes,
-            "quick": quick,
-            "record": record,
-        }
         cuda = src.device is None or src.device.type == "cuda"
-        claims = settle(
-            CLAIMS.values(),
-            _decide(data) | linear_claims,
-            _missing(data, cuda, bool(src.live and quick)),
-        )
+        why = _missing(data, cuda, bool(src.live and quick))
         return present.comparison(
-            "gpu_determinism", src, params, _outcomes(data, src), claims, data, EXPLANATION
+            src,
+            _outcomes(data, src),
+            _decide(data) | linear_claims,
+            data,
+            EXPLANATION,
+            missing=missing_parts(CLAIMS.values(), why),
         )
 
 
