@@ -485,8 +485,8 @@ KERAS_BN_CLAIMS = declare_texts(
         "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
         "keras_defaults_disagree": (
             "with Keras's defaults (epsilon 1e-3) the same weights give other outputs than "
-            "torch's reference (unless torch's eps is 1e-3 too: then Keras's defaults stay "
-            "inside the rounding bound of torch's reference)",
+            "torch's reference (unless torch's eps is 1e-3 too: then the two default epsilons "
+            "coincide and Keras's defaults stay inside the rounding bound of torch's reference)",
             " (eps {eps:g}): up to {ulp:.3g} ULP from it, {outside} of {size} outside the "
             "rounding bound",
         ),
