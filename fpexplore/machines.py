@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import FpexploreError, InvalidInput
+from .result import State
 
 FORMAT = "fpexplore-claims"
 VERSION = 1
-STATES = ("holds", "fails", "not checked")
+STATES = tuple(s.value for s in State)
 CLAIMS_FILE = "claims.json"
 FINGERPRINT_FILE = "fingerprint.json"
 

@@ -44,10 +44,9 @@ def params_text(params: Any) -> str:
 
 def claim_counts(comparison: Comparison) -> dict[str, int]:
     """How many of the comparison's claims hold, fail, were not checked."""
-    counts = {"holds": 0, "fails": 0, "not checked": 0}
-    for claim in comparison.claims.values():
-        counts[claim.state] += 1
-    return counts
+    from .result import State
+
+    return State.counts(c.state for c in comparison.claims.values())
 
 
 def machine() -> dict[str, str]:

@@ -174,8 +174,9 @@ def build(runs: list[LessonRun]) -> str:
     """The report page of ``runs`` (see `run_lessons`) on this machine."""
     from .backends import probe_all
     from .records import RECORD_FIX
+    from .result import State
 
-    totals = {"holds": 0, "fails": 0, "not checked": 0}
+    totals = State.counts()
     for r in runs:
         for k, n in r.counts.items():
             totals[k] += n

@@ -196,6 +196,9 @@ def _claim_problems(c: Comparison, lesson: Lesson, params: dict[str, Any]) -> li
             problems.append(f"{where} FAILS: {claim.text} ({claim.reason})")
         elif claim.holds is None and not claim.reason.strip():
             problems.append(f"{where} is not checked and gives no reason")
+        spec = lesson.claims.get(key)
+        if spec is not None and isinstance(claim, Claim) and not spec.says(claim.text):
+            problems.append(f"{where} says {claim.text!r}, not what it declares: {spec.text!r}")
     if not isinstance(c.data, lesson.data):
         problems.append(
             f"{lesson.name} {params}: its data is a {type(c.data).__name__}, not the declared "

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import formats
 from .errors import InvalidInput, InvalidParameter, shown
+from .result.spec import declare_texts
 
 __all__ = [
     "ERF_ULPS",
@@ -374,22 +375,23 @@ class Advice:
         """The claims of this advice (`ADVICE_CLAIMS`), the measured numbers filled in:
         "within_bound" (not checked when nothing was measured; the note says why) and, for a
         reduction, "growth" of its bounds with the number of terms."""
-        from .result import Claim
-
-        text = ADVICE_CLAIMS["within_bound"].format(
-            implementation=self.implementation or "the implementation",
-            op=self.op,
-            fmt=self.fmt,
-            size=self.size,
-        )
+        spec = ADVICE_CLAIMS["within_bound"]
         if self.within_bound is None or self.measured_max_abs is None:
-            claims = {"within_bound": Claim.not_checked(text, self.note or "not measured")}
+            what = f"{self.op} in {self.fmt}, size {self.size}"
+            claims = {"within_bound": spec.not_checked(f"{what}: {self.note or 'not measured'}")}
         else:
-            text += (
-                f": max |error| {self.measured_max_abs:.3g} ({self.measured_max_ulp:.3g} ULP), "
-                f"largest bound {self.bound_max_abs:.3g}"
-            )
-            claims = {"within_bound": Claim(text, self.within_bound)}
+            claims = {
+                "within_bound": spec.claim(
+                    self.within_bound,
+                    implementation=self.implementation or "the implementation",
+                    op=self.op,
+                    fmt=self.fmt,
+                    size=self.size,
+                    max_abs=self.measured_max_abs,
+                    max_ulp=self.measured_max_ulp,
+                    bound=self.bound_max_abs,
+                )
+            }
         if self.terms > 1:
             claims["growth"] = _growth_claim(self.terms, self.accumulation)
         return claims
@@ -432,31 +434,36 @@ class Advice:
         return "\n".join(lines)
 
 
-#: key -> the claim of an `Advice` as declared; the measured numbers follow it after a colon.
-ADVICE_CLAIMS = {
-    "within_bound": "every element {implementation} computed is inside the a-priori bound of "
-    "{op} in {fmt}, size {size}",
-    "growth": "the worst-case bound grows linearly with the number of terms, the probabilistic "
-    "one like its square root",
-}
+#: key -> the claim of an `Advice` as declared, with the template of its measured numbers
+ADVICE_CLAIMS = declare_texts(
+    {
+        "within_bound": (
+            "every element the implementation computed is inside the a-priori bound of the op",
+            " ({implementation}: {op} in {fmt}, size {size}): max |error| {max_abs:.3g} "
+            "({max_ulp:.3g} ULP), largest bound {bound:.3g}",
+        ),
+        "growth": (
+            "the worst-case bound grows linearly with the number of terms, the probabilistic "
+            "one like its square root",
+            ": from {n} to {n100} terms the worst case grows {worst:.4g}-fold, the "
+            "probabilistic one {likely:.4g}-fold",
+        ),
+    }
+)
 
 
 def _growth_claim(n: int, fmt: str) -> Any:
     """ADVICE_CLAIMS["growth"] from ``n`` to 100 n terms: gamma 100-fold, the probabilistic
     gamma 10-fold (to 1 %, 10 %), where 100 n u is small enough for both to be that close."""
-    from .result import Claim
-
+    spec = ADVICE_CLAIMS["growth"]
     u = unit_roundoff(fmt)
     if 100 * n * u > 0.01:
         why = f"at {100 * n} terms n*u = {100 * n * u:.3g} is not small: neither bound is linear"
-        return Claim.not_checked(ADVICE_CLAIMS["growth"], why)
+        return spec.not_checked(why)
     worst = gamma(100 * n, fmt) / gamma(n, fmt)
     likely = probabilistic_gamma(100 * n, fmt) / probabilistic_gamma(n, fmt)
-    text = (
-        f"{ADVICE_CLAIMS['growth']}: from {n} to {100 * n} terms the worst case grows "
-        f"{worst:.4g}-fold, the probabilistic one {likely:.4g}-fold"
-    )
-    return Claim(text, abs(worst / 100 - 1) < 0.01 and abs(likely / 10 - 1) < 0.1)
+    holds = abs(worst / 100 - 1) < 0.01 and abs(likely / 10 - 1) < 0.1
+    return spec.claim(holds, n=n, n100=100 * n, worst=worst, likely=likely)
 
 
 def _checked(op: Any, fmt: Any, size: Any) -> tuple[str, str, int]:

@@ -19,7 +19,7 @@ def _comparison() -> Comparison:
         claims={
             "yes": Claim("one plus one is two", np.bool_(True)),
             "no": Claim("one plus one is three", False),
-            "unknown": Claim.not_checked("Java sums like numpy", "needs Java: make djl"),
+            "unknown": Claim("Java sums like numpy", None, "needs Java: make djl"),
         },
         explanation="Why the numbers differ.",
         observations={"cpu": Observation("this CPU matches the recording CPU", False)},

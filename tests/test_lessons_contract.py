@@ -106,3 +106,71 @@ def test_settle_makes_not_checked_from_needs_with_the_fix():
     assert out["x"].holds is None and out["x"].reason == "no record. Fix: record it"
     out = settle(specs, decided, lambda part: None)
     assert out["a"].text == "a holds: 3 ULP" and out["a"].holds
+
+
+PACKAGE = ROOT / "fpexplore"
+
+
+def _claims_made_by_hand(source: str) -> list[int]:
+    """The lines of ``Claim(...)`` and ``Claim.<anything>(...)`` calls in ``source``: a claim
+    made anywhere but from its declaration (`ClaimSpec`)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        named = isinstance(f, ast.Name) and f.id == "Claim"
+        method = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+        if named or (method and f.value.id == "Claim"):
+            found.append(node.lineno)
+    return found
+
+
+def test_claims_are_made_only_from_their_declarations():
+    """Lessons and tools state a claim through its `ClaimSpec` (`claim`, `not_checked`), never
+    by building a `Claim` themselves: the text a run shows is the text declared."""
+    files = [p for p in PACKAGE.rglob("*.py") if (PACKAGE / "result") not in p.parents]
+    assert any("lessons" in p.parts for p in files) and (PACKAGE / "tolerance.py") in files
+    made = [
+        f"{p.relative_to(ROOT)}:{n}" for p in files for n in _claims_made_by_hand(p.read_text())
+    ]
+    assert not made, made
+
+
+def test_the_scan_finds_a_claim_made_by_hand():
+    source = "from x import Claim\nc = Claim('t', True)\nd = Claim.not_checked('t', 'r')\n"
+    assert _claims_made_by_hand(source) == [2, 3]
+    assert _claims_made_by_hand("c = SPEC.claim(True)\nd = Claim\n") == []
+
+
+@pytest.mark.parametrize("name", DECLARING)
+def test_each_claim_a_run_returns_says_what_is_declared(name):
+    lesson = LESSONS[name]
+    c = lesson.run(**{**lesson.defaults(), **lesson.quick})
+    assert c.lesson == name and dict(c.params) == {**lesson.defaults(), **lesson.quick}
+    for key, claim in c.claims.items():
+        assert key in lesson.claims, f"{name}: claim {key!r} is not declared"
+        assert lesson.claims[key].says(claim.text), (key, claim.text, lesson.claims[key].text)
+
+
+def test_a_text_that_differs_from_its_declaration_is_caught():
+    spec = ClaimSpec("k", "the sums agree", numbers=": {n} of {m} cases")
+    assert spec.says(spec.claim(True, n=3, m=4).text) and spec.says(spec.not_checked("x").text)
+    assert not spec.says("the sums agree in 3 of 4 cases")
+    assert not spec.says("the sums differ: 3 of 4 cases")
+    with pytest.raises(KeyError):
+        spec.claim(True, n=3)
+
+
+def test_every_declared_tf_vs_torch_claim_is_reachable():
+    """tf_vs_torch keys carry their section: no section's claim hides another's."""
+    from fpexplore.lessons.tf_vs_torch import LESSON as TF
+    from fpexplore.lessons.tf_vs_torch import SECTIONS
+
+    pairs = [(op, key) for op, spec in SECTIONS.items() for key in spec.claims]
+    assert len(TF.claims) == len(pairs) and set(TF.claims) == {f"{o}.{k}" for o, k in pairs}
+    for op in SECTIONS:
+        stated = {s.key for s in TF.stated({"op": op})}
+        assert stated == {f"{op}.{k}" for k in SECTIONS[op].claims}, op

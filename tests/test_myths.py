@@ -248,7 +248,7 @@ def _stand_in(myth, holds, also=()):
     claims = {}
     # the claim keys a judge reads: a rule's keys, or the string constants of its code
     consts = [k for m in (myth, *also) for k in _judge_keys(m.judge)]
-    keys = [k for k in consts if isinstance(k, str) and k.isidentifier()]
+    keys = [k for k in consts if isinstance(k, str) and all(p.isidentifier() for p in k.split("."))]
     for key in keys:
         claims[key] = Claim(f"claim {key}", holds)
     outcomes = (
@@ -465,9 +465,7 @@ def test_a_run_missing_its_parts_is_not_measured(myth):
     missing = _stand_in(myth, True)
     missing = replace(
         missing,
-        claims={
-            k: Claim.not_checked(c.text, "torch is missing") for k, c in missing.claims.items()
-        },
+        claims={k: Claim(c.text, None, "torch is missing") for k, c in missing.claims.items()},
         data=NoData(),
     )
     assert myths.judge(myth, missing).verdict == myths.NOT_MEASURED

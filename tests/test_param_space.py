@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import types
 
 import pytest
 
@@ -17,14 +18,19 @@ from fpexplore.lessons import all_lessons
 from fpexplore.lessons.tf_vs_torch import LESSON as TF_VS_TORCH
 from fpexplore.lessons.tf_vs_torch import SECTIONS
 from fpexplore.params import Depends, Flag, Interval, Options, Param, Text
+from fpexplore.result import Comparison
 from fpexplore.widgets.explorer import controls_for
 
 LESSONS = all_lessons()
 
 
 def _validating(lesson):
-    """``lesson`` whose run returns its validated parameters instead of doing the work."""
-    return dataclasses.replace(lesson, compute=lambda **params: params)
+    """A stand-in for ``lesson`` whose ``run`` returns the validated parameters (those
+    `Lesson.run` fills in) instead of doing the work."""
+    stub = dataclasses.replace(
+        lesson, compute=lambda **params: Comparison(), claims={}, stated_by=None
+    )
+    return types.SimpleNamespace(run=lambda **params: dict(stub.run(**params).params))
 
 
 def _inside(p: Param) -> list:

@@ -25,7 +25,7 @@ def _compute(x: int = 3) -> Comparison:
         claims={
             "a": Claim("x is positive", x > 0),
             "b": Claim("x is large", x > 100),
-            "c": Claim.not_checked("torch agrees", "torch is missing: pip install torch"),
+            "c": Claim("torch agrees", None, "torch is missing: pip install torch"),
         },
         explanation="Toy explanation paragraph.",
     )

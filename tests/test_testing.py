@@ -19,13 +19,15 @@ PARAMS = (
 )
 
 
+POS = ClaimSpec("pos", "n is positive", numbers=" (n = {n})")
+
+
 def _lesson(compute, params=PARAMS) -> Lesson:
-    claims = {"pos": ClaimSpec("pos", "n is positive")}
-    return Lesson("toy", "Toy", "A toy lesson.", params, compute, claims=claims)
+    return Lesson("toy", "Toy", "A toy lesson.", params, compute, claims={"pos": POS})
 
 
 def _good(n, kind, fast):
-    claim = Claim("n is positive", n > 0) if n > 1 else Claim.not_checked("n > 1", "n is 1")
+    claim = POS.claim(n > 0, n=n) if n > 1 else POS.not_checked("n is 1")
     return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), {"pos": claim})
 
 
@@ -45,6 +47,19 @@ def test_a_failing_claim_is_named():
 
     with pytest.raises(LessonContractError, match="claim 'pos' FAILS"):
         check_lesson(_lesson(compute), draws=3)
+
+
+def test_a_claim_that_says_other_than_its_declaration_is_named():
+    def compute(n, kind, fast):
+        return Comparison(claims={"pos": Claim(f"n is {n}", n > 0)})
+
+    with pytest.raises(LessonContractError, match="claim 'pos' says 'n is 1', not what it"):
+        check_lesson(_lesson(compute), draws=1)
+
+
+def test_the_run_names_the_lesson_and_its_validated_parameters():
+    c = _lesson(lambda n, kind, fast: Comparison(claims={"pos": POS.claim(True, n=n)})).run(n=5)
+    assert c.lesson == "toy" and dict(c.params) == {"n": 5, "kind": "a", "fast": False}
 
 
 def test_an_undeclared_observation_is_named():
@@ -103,22 +118,22 @@ def test_check_lesson_refuses_bad_arguments():
 
 
 def test_declared_claims_undeclared_keys_and_hidden_needs():
-    """A lesson that declares its claims: one that settles them passes; one that returns an
-    undeclared claim, or decides a claim whose part is hidden, is named."""
-    from fpexplore.lessons._base import settle
+    """A lesson that declares its claims passes: `Lesson.run` settles what its compute decided
+    ("not checked" where a part it needs is hidden); an undeclared claim is named."""
+    from fpexplore.lessons._base import hidden
 
-    specs = {"pos": ClaimSpec("pos", "n is positive", ("torch",))}
+    specs = {"pos": ClaimSpec("pos", "n is positive", ("torch",), numbers=" (n={n})")}
 
-    def settled(n, kind, fast):
-        claims = settle(specs.values(), {"pos": specs["pos"].claim(n > 0, f" (n={n})")})
-        return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), claims)
+    def decided(n, kind, fast):
+        return Comparison(claims={"pos": specs["pos"].claim(n > 0, n=n)})
 
-    def unsettled(n, kind, fast):
-        claims = {"pos": Claim("n is positive", n > 0), "extra": Claim("extra", True)}
-        return Comparison("toy", {"n": n, "kind": kind, "fast": fast}, None, (), claims)
+    def extra(n, kind, fast):
+        return Comparison(claims={**decided(n, kind, fast).claims, "extra": Claim("extra", True)})
 
-    check_lesson(Lesson("toy", "Toy", "A toy lesson.", PARAMS, settled, claims=specs), draws=1)
+    lesson = Lesson("toy", "Toy", "A toy lesson.", PARAMS, decided, claims=specs)
+    check_lesson(lesson, draws=1)
+    with hidden("torch"):
+        assert lesson.run(n=3).claims["pos"].holds is None  # settled by the run
     with pytest.raises(LessonContractError) as exc:
-        check_lesson(Lesson("toy", "Toy", "A toy.", PARAMS, unsettled, claims=specs), draws=1)
+        check_lesson(Lesson("toy", "Toy", "A toy.", PARAMS, extra, claims=specs), draws=1)
     assert "'extra' is not declared" in str(exc.value)
-    assert "torch hidden: claim 'pos' is holds" in str(exc.value)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import backends
+from ..result import State
 from .fresh import Plan, run_claims
 from .paths import effective_paths
 from .switches import SWITCHES, Switch
@@ -81,15 +82,15 @@ def run_cell(s: Switch | None, the_plan: Plan) -> Cell:
     default paths of this CPU)."""
     t0 = time.monotonic()
     result = run_claims(the_plan, s.env if s is not None else {})
-    failures, errors, states = [], [], {"holds": 0, "fails": 0, "not checked": 0}
+    failures, errors = [], []
     for run in result["runs"]:
         where = f"{run['lesson']} {run['params']}"
         if run["error"]:
             errors.append(f"{where}: {run['error']}")
         for key, claim in run["claims"].items():
-            states[claim["state"]] += 1
-            if claim["state"] == "fails":
+            if claim["state"] == State.FAILS:
                 failures.append(f"{where} {key}: {claim['text']}")
+    states = State.counts(c["state"] for run in result["runs"] for c in run["claims"].values())
     lessons = tuple(run["lesson"] for run in result["runs"])
     return Cell(s, time.monotonic() - t0, result["paths"], failures, errors, states, lessons)
 

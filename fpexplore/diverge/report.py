@@ -24,6 +24,7 @@ from .. import formats, metrics
 from ..errors import InvalidInput, InvalidParameter
 from ..memo import Memo
 from ..result import Claim, Observation, check_claims, claim_holds, jsonable
+from ..result.spec import declare_texts
 from .capture import Capture
 from .specs import LayerSpec, spec_of
 
@@ -35,6 +36,13 @@ CLAIMS = {
     "first_divergence": "the first layer outside its bound is the expected one, and only the "
     "expected side is outside there",
 }
+#: the claims declared: each text, then what the run found
+SPECS = declare_texts(
+    {
+        "agree": (CLAIMS["agree"], ": {verdict}"),
+        "first_divergence": (CLAIMS["first_divergence"], ": expected '{layer}' on {side}; {found}"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -163,7 +171,7 @@ class DivergenceReport:
     @property
     def claims(self) -> dict[str, Claim]:
         """`CLAIMS` with the measured numbers ("first_divergence" only with `expected`)."""
-        claims = {"agree": Claim(f"{CLAIMS['agree']}: {self.verdict()}", self.agree)}
+        claims = {"agree": SPECS["agree"].claim(self.agree, verdict=self.verdict())}
         if self.expected is not None:
             layer, side = self.expected
             f = self.first
@@ -176,8 +184,9 @@ class DivergenceReport:
                     if s is not None and not s.within:
                         found += f"; {name}: {s.n_outside} of {s.n} elements, {s.use:.3g} x bound"
             holds = f is not None and f.name == layer and f.culprits(self.names) == [side]
-            text = f"{CLAIMS['first_divergence']}: expected '{layer}' on {side}; {found}"
-            claims["first_divergence"] = Claim(text, holds)
+            claims["first_divergence"] = SPECS["first_divergence"].claim(
+                holds, layer=layer, side=side, found=found
+            )
         return claims
 
     @property

@@ -6,52 +6,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import backends
 from ..params import Param, validate_all
-from ..result import Claim, Comparison, NoData, Observation
+from ..result import Claim, Comparison, NoData
+from ..result.spec import ClaimSpec, declare_texts
 
-
-@dataclass(frozen=True)
-class ClaimSpec:
-    """A claim (or an observation) a lesson declares: its ``key``; its ``text`` as stated
-    before anything is measured (`claim` appends the measured numbers); the parts it
-    ``needs`` (backends by registry name, or other parts the lesson's ``missing`` names);
-    where it ``applies``; and the ``test`` that decides it. Wherever a part it needs is
-    missing it is "not checked", naming the part and its fix (`settle`)."""
-
-    key: str
-    text: str
-    needs: tuple[str, ...] = ()
-    applies: str = "every machine"
-    test: str = ""
-    #: stated only when the run meets its case (values that overshoot, say): never "not checked"
-    occasional: bool = False
-
-    def claim(self, holds: bool | None, measured: str = "", reason: str = "") -> Claim:
-        """This claim decided: its text followed by ``measured`` (the numbers this run saw)."""
-        return Claim(self.text + measured, holds, reason)
-
-    def not_checked(self, reason: str) -> Claim:
-        return Claim.not_checked(self.text, reason)
-
-    def observe(self, value: Any, note: str = "", measured: str = "") -> Observation:
-        """This observation made: its text followed by ``measured``, with its ``value``."""
-        return Observation(self.text + measured, value, note)
-
-
-def declare_texts(
-    texts: Mapping[str, str],
-    needs: tuple[str, ...] = (),
-    by_key: Mapping[str, tuple[str, ...]] | None = None,
-    **common: Any,
-) -> dict[str, ClaimSpec]:
-    """Claims ``{key: text}`` declared: each needs ``by_key[key]`` where given, else ``needs``;
-    ``common`` (``applies``, ``test``) is the same for all."""
-    by_key = by_key or {}
-    return {k: ClaimSpec(k, t, by_key.get(k, needs), **common) for k, t in texts.items()}
+__all__ = [
+    "ClaimSpec",
+    "Lesson",
+    "declare_texts",
+    "hidden",
+    "missing_part",
+    "missing_parts",
+    "settle",
+]
 
 
 #: parts made to look missing (`hidden`), to check that claims degrade to "not checked"
@@ -86,6 +57,13 @@ def missing_part(
     return None
 
 
+def missing_parts(specs: Iterable[ClaimSpec], why: Callable[[str], str | None]) -> dict[str, str]:
+    """``why(part)`` asked for every part ``specs`` need: ``{part: why}`` of those it names
+    missing (what a compute returns as `Comparison.missing`)."""
+    parts = dict.fromkeys(p for spec in specs for p in spec.needs)
+    return {p: w for p in parts if (w := why(p))}
+
+
 def settle(
     specs: Iterable[ClaimSpec],
     decided: Mapping[str, Claim],
@@ -104,12 +82,6 @@ def settle(
             out[spec.key] = decided[spec.key]
     declared = {spec.key for spec in specs}
     return out | {k: c for k, c in decided.items() if k not in declared}
-
-
-def not_checked_by_run(specs: Iterable[ClaimSpec], reason: str) -> dict[str, Claim]:
-    """Every claim of ``specs`` "not checked" for ``reason``: something that happened in the
-    run (a framework raised inside its kernel), where `settle` answers for missing parts."""
-    return {spec.key: spec.not_checked(reason) for spec in specs}
 
 
 @dataclass(frozen=True)
@@ -137,9 +109,24 @@ class Lesson:
     #: judges and tests read by attribute.
     data: type | tuple[type, ...] = NoData
 
+    #: the declared claims a run at the given (validated) parameters states, where that
+    #: depends on them (a section's, an option's); None: every declared claim
+    stated_by: Callable[[Mapping[str, Any]], Iterable[ClaimSpec]] | None = None
+
     def run(self, /, **params: Any) -> Comparison:
-        """Validate ``params`` against the declarations (defaults filled in) and run."""
-        return self.compute(**validate_all(self.params, params, f"lesson '{self.name}'"))
+        """Validate ``params`` against the declarations (defaults filled in), compute, and
+        settle the claims (`settle`, with the parts the run found missing): the comparison
+        names this lesson and the validated parameters."""
+        values = validate_all(self.params, params, f"lesson '{self.name}'")
+        c = self.compute(**values)
+        claims = settle(self.stated(values), c.claims, lambda part: c.missing.get(part) or None)
+        return replace(c, lesson=self.name, params=values, claims=claims, missing={})
+
+    def stated(self, values: Mapping[str, Any]) -> list[ClaimSpec]:
+        """The declared claims a run at ``values`` states (`stated_by`)."""
+        if self.stated_by is None:
+            return list(self.claims.values())
+        return list(self.stated_by(values))
 
     @property
     def notebook(self) -> str:

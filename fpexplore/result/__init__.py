@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -64,6 +65,27 @@ class Outcome:
         return d
 
 
+class State(StrEnum):
+    """What a run made of a claim (the value is what pages and records show)."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    NOT_CHECKED = "not checked"
+
+    @classmethod
+    def of(cls, holds: bool | None) -> State:
+        return cls.NOT_CHECKED if holds is None else cls.HOLDS if holds else cls.FAILS
+
+    @classmethod
+    def counts(cls, states: Any = ()) -> dict[str, int]:
+        """``{state: how many}`` of ``states`` (each a `State` or its value), every state
+        present."""
+        out = {s.value: 0 for s in cls}
+        for s in states:
+            out[cls(s).value] += 1
+        return out
+
+
 @dataclass(frozen=True)
 class Claim:
     """A sentence the lesson states, true on every machine, and what this run made of it:
@@ -78,22 +100,18 @@ class Claim:
         if self.holds is not None:
             object.__setattr__(self, "holds", bool(self.holds))  # numpy bools too
 
-    @classmethod
-    def not_checked(cls, text: str, reason: str) -> Claim:
-        """A claim this run could not check; ``reason`` names what was missing and the fix."""
-        return cls(text, None, reason)
-
     @property
-    def state(self) -> Literal["holds", "fails", "not checked"]:
-        return "not checked" if self.holds is None else "holds" if self.holds else "fails"
+    def state(self) -> State:
+        return State.of(self.holds)
 
     def line(self, key: str) -> str:
         """``[holds] key: text`` (with the reason when it failed or was not checked)."""
-        mark = "FAILS" if self.holds is False else self.state
+        mark = "FAILS" if self.holds is False else self.state.value
         return f"[{mark}] {key}: {self.text}" + (f" ({self.reason})" if self.reason else "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "holds": self.holds, "state": self.state, "reason": self.reason}
+        state = self.state.value
+        return {"text": self.text, "holds": self.holds, "state": state, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -123,15 +141,19 @@ class NoData:
 class Comparison:
     """A lesson's result: truth, outcomes, the claims it checked, and data for its figures."""
 
-    lesson: str
-    params: Mapping[str, Any]
-    truth: Truth | None
-    outcomes: tuple[Outcome, ...]
+    #: the lesson and its validated parameters (`Lesson.run` fills them in)
+    lesson: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    truth: Truth | None = None
+    outcomes: tuple[Outcome, ...] = ()
     claims: Mapping[str, Claim] = field(default_factory=dict)
     #: the lesson's typed data (`Lesson.data`, a frozen dataclass): what its figure draws
     data: Any = field(default_factory=NoData)
     explanation: str = ""
     observations: Mapping[str, Observation] = field(default_factory=dict)
+    #: why a part the lesson's claims need is missing in this run, by part (beside the
+    #: backends registry's answer): `Lesson.run` settles the claims with it
+    missing: Mapping[str, str] = field(default_factory=dict)
 
     def outcome(self, implementation: str) -> Outcome:
         for o in self.outcomes:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import formats
 from ..result import Claim
+from ..result.spec import declare_texts
 
 #: key -> the claim as declared; the measured numbers follow it after a colon.
 CLAIMS = {
@@ -103,15 +104,19 @@ def _exact_in(a: Fraction, f: formats.Format) -> bool:
     return m.bit_length() <= f.precision and low >= f.emin - f.mbits and top <= f.emax
 
 
+#: the claims declared: each text, then what this value shows
+SPECS = declare_texts({k: (t, ": {detail}") for k, t in CLAIMS.items()})
+
+
 def _claim(key: str, detail: str, holds: bool | None, reason: str = "") -> Claim:
-    return Claim(f"{CLAIMS[key]}: {detail}", holds, reason)
+    return SPECS[key].claim(holds, reason=reason, detail=detail)
 
 
 def explanation_claims(text: str, value: Fraction | float, rows: Sequence[Any]) -> dict[str, Claim]:
     """The claims of `CLAIMS` for the typed ``text`` (exact ``value``) and its ``rows``."""
     if isinstance(value, float) and not math.isfinite(value):
         why = f"{text} is not a finite number: the typed value is stored as it is"
-        return {k: Claim.not_checked(f"{t}: {text}", why) for k, t in CLAIMS.items()}
+        return {k: spec.not_checked(why) for k, spec in SPECS.items()}
     v = Fraction(value)
     a = abs(v)
     fs = [(r, formats.get(r.format)) for r in rows]

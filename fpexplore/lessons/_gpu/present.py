@@ -15,19 +15,26 @@ OBSERVATIONS = {OTHER_CARD.key: OTHER_CARD}
 
 
 def comparison(
-    lesson: str,
     src: Any,
-    params: Mapping[str, Any],
     outcomes: Iterable[Outcome],
     claims: Mapping[str, Claim],
     data: Any,
     explanation: str,
     observations: Mapping[str, Observation] | None = None,
+    missing: Mapping[str, str] | None = None,
 ) -> Comparison:
     """A GPU lesson's result from the run ``src`` (a `source.Source`): no single truth (each
-    op has its own); a recorded run also observes what differs on another card."""
+    op has its own); a recorded run also observes what differs on another card. ``missing``:
+    why a part the claims need is missing (`Comparison.missing`)."""
     seen = {**(observations or {}), **other_card(src)}
-    return Comparison(lesson, params, None, tuple(outcomes), claims, data, explanation, seen)
+    return Comparison(
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=explanation,
+        observations=seen,
+        missing=missing or {},
+    )
 
 
 def with_banner(fig: Any, banner: str, fontsize: int = 9) -> Any:

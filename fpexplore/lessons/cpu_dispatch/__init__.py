@@ -24,7 +24,7 @@ from ...errors import WorkerError
 from ...memo import Memo
 from ...params import Options
 from ...result import Comparison, Outcome
-from .._base import Lesson, declare_texts, not_checked_by_run, settle
+from .._base import Lesson, declare_texts
 
 HERE = "this-machine"
 #: every configuration the lesson knows; `configs_here` are those this CPU can take
@@ -202,16 +202,13 @@ def _not_run(op: str, a: str, b: str, fa: dict[str, Any], fb: dict[str, Any]) ->
         else Outcome.missing(f"{op} · {c}", "fingerprint", f"not compared: {why}")
         for c, fp in ((a, fa), (b, fb))
     )
-    claims = not_checked_by_run(CLAIMS.values(), f"{why}. Fix: pick another configuration")
-    data = DispatchData(op, fa, fb, None, OP_NOTES[op])
+    reason = f"{why}. Fix: pick another configuration"
     return Comparison(
-        "cpu_dispatch",
-        {"op": op, "a": a, "b": b},
-        truths().get(op),
-        outcomes,
-        claims,
-        data,
-        f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION,
+        truth=truths().get(op),
+        outcomes=outcomes,
+        claims={k: spec.not_checked(reason) for k, spec in CLAIMS.items()},
+        data=DispatchData(op, fa, fb, None, OP_NOTES[op]),
+        explanation=f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION,
     )
 
 
@@ -266,7 +263,6 @@ def compute(op: str, a: str, b: str) -> Comparison:
         else f"{a!r} and {b!r} between them reach every library that ran. Fix: choose a pair "
         "whose switches leave some library alone"
     )
-    claims = settle(CLAIMS.values(), decided, lambda part: why)
     per_op = [r for r in diff.rows if r["op"] == op]
     observations = {
         "results_differ": OBSERVATIONS["results_differ"].observe(
@@ -296,14 +292,13 @@ def compute(op: str, a: str, b: str) -> Comparison:
     data = DispatchData(op, fa, fb, diff, OP_NOTES[op])
     text = f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION
     return Comparison(
-        "cpu_dispatch",
-        {"op": op, "a": a, "b": b},
-        truth,
-        tuple(outcomes),
-        claims,
-        data,
-        text,
-        observations,
+        truth=truth,
+        outcomes=tuple(outcomes),
+        claims=decided,
+        data=data,
+        explanation=text,
+        observations=observations,
+        missing={"an untouched library": why} if why else {},
     )
 
 

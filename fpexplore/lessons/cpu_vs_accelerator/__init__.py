@@ -10,7 +10,7 @@ import numpy as np
 from ...figures import WIDTH_IN
 from ...params import Text
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson, declare_texts, missing_part, settle
+from .._base import Lesson, declare_texts, missing_part
 from .._gpu import present
 from .._gpu.source import record_param, resolve
 from . import articles, cpu_modes, edges
@@ -239,10 +239,10 @@ def compute(device: str, record: str) -> Comparison:
 
     src = resolve(device, record)
     with src.reading("cpu_vs_accelerator"):
-        return _compute(src, acc, {"device": device, "record": record})
+        return _compute(src, acc)
 
 
-def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
+def _compute(src: Any, acc: Any) -> Comparison:
     s = acc.settings() if src.live else src.record.experiments["cpu_vs_accelerator"]["settings"]
     inp = acc.inputs(s)
     tr = acc.truth(inp)
@@ -356,7 +356,6 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         "cuda ftz record": modes_data["cuda_missing"] if modes_data else cpu_missing,
         **edge_missing,
     }
-    claims = settle(CLAIMS.values(), decided | edge_claims, lambda part: why.get(part))
     observations.update(edge_obs)
     data = AcceleratorData(
         banner=info["banner"],
@@ -378,7 +377,13 @@ def _compute(src: Any, acc: Any, params: dict[str, Any]) -> Comparison:
         cpu_modes=modes_data,
     )
     return present.comparison(
-        "cpu_vs_accelerator", src, params, outcomes, claims, data, EXPLANATION, observations
+        src,
+        outcomes,
+        decided | edge_claims,
+        data,
+        EXPLANATION,
+        observations,
+        {part: w for part, w in why.items() if w},
     )
 
 

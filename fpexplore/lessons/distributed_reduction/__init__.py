@@ -12,7 +12,7 @@ import numpy as np
 from ...figures import WIDTH_IN
 from ...params import Interval
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts
 
 WORLDS = (1, 2, 4)
 BATCH = 8
@@ -216,7 +216,6 @@ def compute(n: int, seed: int) -> Comparison:
 
     nccl, nccl_claims, nccl_obs = _nccl_part()
     missing = {"torch": "", "nccl record": nccl.error}
-    params = {"n": n, "seed": seed}
     try:
         grads, out, version = _gloo(n, seed)
     except BackendUnavailable as exc:
@@ -225,14 +224,12 @@ def compute(n: int, seed: int) -> Comparison:
             Outcome.missing(f"gloo all_reduce, {w} rank(s)", "torch", reason) for w in WORLDS
         )
         return Comparison(
-            "distributed_reduction",
-            params,
-            None,
-            outcomes,
-            settle(CLAIMS.values(), nccl_claims, lambda part: missing.get(part) or None),
-            ReductionData(nccl),
-            EXPLANATION,
-            nccl_obs,
+            outcomes=outcomes,
+            claims=nccl_claims,
+            data=ReductionData(nccl),
+            explanation=EXPLANATION,
+            observations=nccl_obs,
+            missing={part: w for part, w in missing.items() if w},
         )
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
@@ -269,11 +266,7 @@ def compute(n: int, seed: int) -> Comparison:
         "float64_exact": same("float64") and n_not_exact("float64", 1) == 0,
         "kahan_faithful": kahan_ok,
     }
-    claims = settle(
-        CLAIMS.values(),
-        {k: C[k].claim(v) for k, v in decided.items()} | nccl_claims,
-        lambda part: missing.get(part) or None,
-    )
+    claims = {k: C[k].claim(v) for k, v in decided.items()} | nccl_claims
     counts = {m: {w: n_not_exact(m, w) for w in WORLDS} for m in METHODS}
     differ = {
         f"{a} vs {b}": int((bits["plain"][a] != bits["plain"][b]).sum())
@@ -289,7 +282,13 @@ def compute(n: int, seed: int) -> Comparison:
     }
     data = ReductionData(nccl, n, counts, differ, res, exact)
     return Comparison(
-        "distributed_reduction", params, t, tuple(outcomes), claims, data, EXPLANATION, obs
+        truth=t,
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=EXPLANATION,
+        observations=obs,
+        missing={part: w for part, w in missing.items() if w},
     )
 
 

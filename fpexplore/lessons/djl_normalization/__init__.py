@@ -8,8 +8,6 @@ diverges from torchvision's, and whether the fixes work.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -22,9 +20,10 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from ...truth.value import Truth
-from .._base import ClaimSpec, Lesson, declare_texts, missing_part, settle
+from .._base import Lesson, missing_part
 from . import pipelines as P
 from . import stages as S
+from .claims import CLAIMS, DETAIL, OBSERVED
 from .data import BitEqual, DjlData
 from .figure_svg import figure_svg as figure_svg
 
@@ -138,20 +137,16 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
     claims: dict[str, Claim] = {}
     if "djl (as written)" in divergence:
         naive, fixed = divergence["djl (as written)"], divergence["djl (fixed)"]
-        claims["pipeline_first_divergence"] = Claim(
-            "DJL's pipeline as usually written first diverges from torchvision's at the resize "
-            "(Resize(int) is square)",
-            naive is not None and naive["stage"] == "resize" and not naive["same_shape"],
+        claims["pipeline_first_divergence"] = CLAIMS["pipeline_first_divergence"].claim(
+            naive is not None and naive["stage"] == "resize" and not naive["same_shape"]
         )
         fixed_rows = [r for r in data["stage_table"] if r["pipeline"] == "djl (fixed)"]
         gap = 0.0 if fixed is None else float(fixed["max_abs_diff"])
-        claims["pipeline_fixed"] = Claim(
-            "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's pipeline has "
-            "torchvision's shapes at every stage and first differs (if at all) at the resize, "
-            f"where PIL's resampler and libtorch's differ (here by up to {gap:g} "
-            f"level{'' if gap == 1 else 's'})",
+        claims["pipeline_fixed"] = CLAIMS["pipeline_fixed"].claim(
             all(r["same_shape"] for r in fixed_rows)
             and (fixed is None or fixed["stage"] == "resize"),
+            gap=gap,
+            plural="" if gap == 1 else "s",
         )
         data["heat"] = P.heat(runs["djl (as written)"]["normalize"], tv["normalize"])
         data["heat_title"] = "|DJL (as written) - torchvision| after Normalize"
@@ -176,86 +171,22 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
 
 # -- the lesson -----------------------------------------------------------------------------
 
-#: Every claim, as stated before measuring (then "not checked" where a part it needs is
-#: missing, naming it).
-_TEXTS = {
-    "std_ddof": "torch.std is unbiased (divides by N-1), np.std divides by N",
-    "std_fix": "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
-    "std_djl_population": "DJL's std idiom is the population std",
-    "article_names_gone": "the articles' NDArrays.sum/mean/std and ai.djl.random.RandomGenerator "
-    "do not exist in DJL 0.36's api jar",
-    "decode_tf_default_differs": "TensorFlow's decode_jpeg with its default (fast) IDCT differs "
-    "from PIL on the sample JPEGs",
-    "decode_imageio_equals_pil": "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every "
-    "sample PNG and JPEG to the same bits",
-    "antialias_matters": "downscaling without antialias (TensorFlow's default) errs by many "
-    "levels against the antialiased resize",
-    "resize_square": "DJL Resize(size) is square, torchvision Resize(size) keeps the aspect ratio",
-    "resize_is_torch_interpolate": "DJL's resize is libtorch interpolate(antialias=True): on "
-    "float32 input it equals torch's to within float32 rounding (< 1e-3 levels)",
-    "resize_uint8_truncates": "on uint8 input DJL casts the float result back by truncation",
-    "resize_fix_matches_torchvision_tensor": "the fix (resize float32, round, clamp) reproduces "
-    "torchvision's uint8-tensor Resize bit for bit",
-    "rounding_halves_error": "truncation only rounds down; rounding keeps every in-range pixel "
-    "within half a level",
-    "crop_offset": "DJL floors the centre-crop offset, torchvision rounds it half to even",
-    "crop_fix": "cropping at torchvision's offset in DJL gives torchvision's crop bit for bit",
-    "to_tensor_convert_image_dtype": "tf.image.convert_image_dtype multiplies by 1/255",
-    "to_tensor_tf_fix": "tf.cast(x, float32) / 255 equals torchvision's ToTensor bit for bit",
-    "to_tensor_bit_equal": "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are "
-    "bit-identical and correctly rounded",
-    "normalize_folded_differs": "folding Normalize into x * (1/s) - m/s is not bit-equal to "
-    "(x - m) / s",
-    "normalize_bit_equal": "DJL's Normalize, torchvision's Normalize and numpy float32 give the "
-    "same bits",
-    "normalize_tf_bit_equal": "TensorFlow's (x - m) / s gives DJL's Normalize bits too",
-    "pipeline_first_divergence": "DJL's pipeline as usually written first diverges from "
-    "torchvision's at the resize",
-    "pipeline_fixed": "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's "
-    "pipeline has torchvision's shapes at every stage",
-    "resize_uint8_wraps": "bicubic overshoots, and DJL's uint8 cast wraps the values outside "
-    "(-1, 256)",
-}
-
-
 _TV = ("torch", "torchvision")
-#: what aliasing needs to fold; a smooth gradient has none
-_DETAIL = "an image with fine detail"
+_DETAIL = DETAIL
 _NO_DETAIL = (
     "a smooth gradient has no detail finer than the new pixel spacing, so skipping the "
     "antialias filter loses little there; pick a texture or edges image"
 )
-#: what each claim needs beyond numpy and PIL, where it is not (torch, torchvision, DJL)
-_NEEDS: dict[str, tuple[str, ...]] = {
-    "std_ddof": ("torch",),
-    "std_fix": ("torch",),
-    "std_djl_population": ("djl",),
-    "article_names_gone": ("djl",),
-    "decode_tf_default_differs": ("tensorflow",),
-    "decode_imageio_equals_pil": ("djl",),
-    "antialias_matters": (*_TV, "tensorflow", _DETAIL),
-    "to_tensor_convert_image_dtype": (*_TV, "tensorflow"),
-    "to_tensor_tf_fix": (*_TV, "tensorflow"),
-    "normalize_folded_differs": _TV,
-    "normalize_tf_bit_equal": (*_TV, "tensorflow", "djl"),
-}
-CLAIMS = declare_texts(_TEXTS, (*_TV, "djl"), _NEEDS, test="tests/test_djl_normalization.py")
-OBSERVED = ClaimSpec(
-    "resize_bit_equal",
-    "DJL's float32 resize vs this torch's interpolate, bit for bit",
-    ("torch", "djl"),
-)
-CLAIMS["resize_uint8_wraps"] = replace(CLAIMS["resize_uint8_wraps"], occasional=True)
 #: what each stage needs to run at all (the stages after decode start from torchvision's
 #: pipeline); the parts each claim needs are in `CLAIMS`
 STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
 
 
-def _missing(djl: Any, gradient: bool = False) -> Callable[[str], str | None]:
+def _missing(djl: Any, gradient: bool = False) -> dict[str, str]:
     """Why a part is missing: for DJL, why its worker did not start; for detail, that a smooth
     gradient has none (the registry otherwise)."""
     why = {"djl": djl if isinstance(djl, str) else None, _DETAIL: _NO_DETAIL if gradient else None}
-    return why.get
+    return {part: w for part, w in why.items() if w}
 
 
 def _unavailable_rows(stage: str, why: str, djl: Any) -> tuple[Outcome, ...]:
@@ -274,7 +205,7 @@ def _unavailable_rows(stage: str, why: str, djl: Any) -> tuple[Outcome, ...]:
 def compute(stage: str, image: str, size: int, crop: int, interpolation: str) -> Comparison:
     p = {"stage": stage, "image": image, "size": size, "crop": crop, "interpolation": interpolation}
     djl = _djl()
-    tv_missing = missing_part(_TV, _missing(djl))
+    tv_missing = missing_part(_TV, _missing(djl).get)
     versions = _versions()
     # Everything but the shown stage's outcomes depends on the input alone: kept per input, so
     # switching the stage recomputes nothing but the rows shown.
@@ -325,10 +256,16 @@ def compute(stage: str, image: str, size: int, crop: int, interpolation: str) ->
     data["djl_unavailable"] = djl if isinstance(djl, str) else None
     # a gradient's antialias claim is "not checked" where the resize decided it
     gradient = image.startswith("gradient") and "antialias_matters" in claims
-    claims = settle(CLAIMS.values(), claims, _missing(djl, gradient))
     d = DjlData(**data)
-    observations = _observations(d.resize_bit_equal, versions)
-    return Comparison("djl_normalization", p, truth, outcomes, claims, d, EXPLANATION, observations)
+    return Comparison(
+        truth=truth,
+        outcomes=outcomes,
+        claims=claims,
+        data=d,
+        explanation=EXPLANATION,
+        observations=_observations(d.resize_bit_equal, versions),
+        missing=_missing(djl, gradient),
+    )
 
 
 def _observations(bits: BitEqual | None, versions: dict[str, str]) -> dict[str, Observation]:

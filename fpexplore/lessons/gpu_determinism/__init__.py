@@ -9,7 +9,7 @@ from typing import Any
 from ...figures import WIDTH_IN
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts, missing_parts
 from .._gpu import present, ulp_unit
 from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
@@ -257,21 +257,15 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
             linear_flag=linear,
             ulp_unit=ulp_unit.words(run if src.live else src.record.experiments["determinism"]),
         )
-        params = {
-            "device": device,
-            "runs": data.n_runs,
-            "processes": processes,
-            "quick": quick,
-            "record": record,
-        }
         cuda = src.device is None or src.device.type == "cuda"
-        claims = settle(
-            CLAIMS.values(),
-            _decide(data) | linear_claims,
-            _missing(data, cuda, bool(src.live and quick)),
-        )
+        why = _missing(data, cuda, bool(src.live and quick))
         return present.comparison(
-            "gpu_determinism", src, params, _outcomes(data, src), claims, data, EXPLANATION
+            src,
+            _outcomes(data, src),
+            _decide(data) | linear_claims,
+            data,
+            EXPLANATION,
+            missing=missing_parts(CLAIMS.values(), why),
         )
 
 

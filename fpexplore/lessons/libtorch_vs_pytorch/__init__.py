@@ -15,7 +15,7 @@ from ... import backends, metrics, orders
 from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts
 from . import cuda_view, inputs, loops, sides
 from .data import LibtorchData
 
@@ -136,7 +136,6 @@ def _rng_emulated(seed: int, n: int, capability: str) -> np.ndarray | None:
 
 
 def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
-    params = {"seed": seed, "size": size, "sum_length": sum_length, "cuda": cuda}
     inp = inputs.make(seed, size, sum_length)
     truths = inputs.all_truths(inp)
     outcomes: list[Outcome] = []
@@ -317,16 +316,12 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     # -- the custom CUDA kernels (live, or the recorded run)
     cu = cuda_view.compare(cuda)
     outcomes.extend(cu.outcomes)
-    claims = settle(
-        CLAIMS.values(), claims | cu.claims, lambda part: missing.get(part) or cu.missing.get(part)
-    )
     observations.update(cu.observations)
+    why = {part: w for part, w in cu.missing.items() if w} | {p: w for p, w in missing.items() if w}
     return Comparison(
-        lesson="libtorch_vs_pytorch",
-        params=params,
-        truth=None,
         outcomes=tuple(outcomes),
-        claims=claims,
+        claims=claims | cu.claims,
+        missing=why,
         data=LibtorchData(THREADS, inp, sum_threads_differ, cu.data),
         explanation=EXPLANATION,
         observations=observations,

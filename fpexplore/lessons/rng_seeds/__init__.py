@@ -11,6 +11,8 @@ and Keras, and only transferring the weights makes the layers agree.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from ...memo import Memo
 from ...params import Flag, Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
-from .._base import ClaimSpec, Lesson, declare_texts, settle
+from .._base import ClaimSpec, Lesson, declare_texts
 from . import augment as _augment
 from . import devices as _rng_devices
 from . import djl_layers as _djl_layers
@@ -29,7 +31,7 @@ from .data import Relation, RngData
 from .djl_layers import djl_layers
 from .layer import weight_init_outcomes
 from .views import bits_of, figure, figure_svg, stream_table
-from .workers import TEXTS as WORKER_TEXTS
+from .workers import CLAIMS as WORKER_CLAIMS
 from .workers import worker_claims
 
 __all__ = ["LESSON", "STREAMS", "bits_of", "figure", "figure_svg", "relation", "stream_table"]
@@ -78,11 +80,6 @@ TORCH_CLAIMS = declare_texts(
         "cuda_differs_from_cpu": ("torch", "cuda stream"),
     },
     test=_TEST,
-)
-#: the DataLoader claims (the two-GPU one is an observation here, decided from a record)
-WORKER_CLAIMS = declare_texts(WORKER_TEXTS, ("torch",), test=_TEST)
-WORKER_CLAIMS["seeding_two_gpus"] = ClaimSpec(
-    "seeding_two_gpus", WORKER_TEXTS["seeding_two_gpus"], test=_TEST, occasional=True
 )
 #: every claim, by the flag that includes it (None: always)
 CLAIMS_BY_FLAG = {
@@ -215,7 +212,6 @@ def compute(
         )
         outcomes += w_outs
         claims.update(w_claims)
-    flags = {None: True, "tensorflow": tensorflow, "java": java, "weights": weights}
     path, said = _rng_stacks.emulated_path()
     why = {
         "randn path": said if path is None and n >= 16 else None,
@@ -227,20 +223,29 @@ def compute(
         else f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is too big. Fix: "
         f"choose a seed below {2**31 - _djl_layers.SEEDS}",
     }
-    specs = [s for flag, group in CLAIMS_BY_FLAG.items() if flags[flag] for s in group.values()]
-    claims = settle(specs, claims, why.get)
 
     rel = relation(outcomes, a, b, share32, bool(djl_equal))
     data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers, djl_same, flips=flips)
-    params = dict(seed=seed, n=n, k=k, a=a, b=b, tensorflow=tensorflow, java=java, weights=weights)
     observations = {}
     if gpus_note is not None:
         if gpu_data:
             gpus_note += f"; decided from the recorded run instead ({gpu_data.path})"
         observations["seeding_two_gpus"] = OBSERVED.observe(gpus_note)
     return Comparison(
-        "rng_seeds", params, truth, tuple(outcomes), claims, data, EXPLANATION, observations
+        truth=truth,
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=EXPLANATION,
+        observations=observations,
+        missing={part: w for part, w in why.items() if w},
     )
+
+
+def stated(params: Mapping[str, Any]) -> list[ClaimSpec]:
+    """The claims of the parts ``params`` include (`CLAIMS_BY_FLAG`)."""
+    flags = {None: True, **{f: params[f] for f in CLAIMS_BY_FLAG if f is not None}}
+    return [s for flag, group in CLAIMS_BY_FLAG.items() if flags[flag] for s in group.values()]
 
 
 def _claims(
@@ -367,6 +372,7 @@ LESSON = Lesson(
     ),
     compute=compute,
     claims=CLAIMS,
+    stated_by=stated,
     observations={OBSERVED.key: OBSERVED},
     data=RngData,
     explanation=EXPLANATION,

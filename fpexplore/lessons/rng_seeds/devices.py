@@ -10,9 +10,10 @@ import numpy as np
 
 from ...memo import Memo
 from ...result import Claim, Outcome
+from ...result.spec import declare_texts
 from ...rng import TorchCPURandom
 from ...rng.philox import torch_cuda_rand
-from .._base import declare_texts, missing_part, settle
+from .._base import missing_part
 
 _PHILOX_NOTE = "Philox4x32-10, one curand_uniform4 block per thread, (0, 1] -> [0, 1)"
 
@@ -162,8 +163,13 @@ def _djl_streams(seed: int, n: int) -> tuple[dict[str, Any], bool]:
 
 DJL_CLAIMS = declare_texts(
     {
-        "djl_matches_torch_cpu": "measured: DJL randomUniform equals torch.manual_seed(seed) + "
-        "torch.rand(n) bit for bit",
+        "djl_matches_torch_cpu": (
+            "measured: DJL randomUniform equals torch.manual_seed(seed) + "
+            "torch.rand(n) bit for bit",
+            ": DJL {djl} {verb} torch.manual_seed({seed}) + "
+            "torch.rand({n}) (torch {torch}): {same_u}/{n} values bit-identical; randomNormal vs "
+            "torch.randn: {same_n}/{n}",
+        ),
         "djl_is_mt19937": "DJL's uniform stream is fpexplore's independent MT19937 with "
         "torch's 24-bit mapping",
     },
@@ -190,8 +196,7 @@ def djl(
         except (BackendUnavailable, WorkerError) as exc:
             reason = str(exc)
     if reason is not None:
-        why = reason
-        claims = settle(DJL_CLAIMS.values(), {}, lambda part: why)
+        claims = {k: spec.not_checked(reason) for k, spec in DJL_CLAIMS.items()}
         return [Outcome.missing("DJL randomUniform", "djl", reason)], claims, None, None
     out = Outcome(
         "DJL randomUniform",
@@ -204,11 +209,15 @@ def djl(
     same_n = int((u32(s["djl_normal"]) == u32(s["torch_normal"])).sum())
     verb = "equals" if s["uniform_equal"] else "differs from"
     claims = {
-        "djl_matches_torch_cpu": Claim(
-            f"measured: DJL randomUniform ({s['djl']}) {verb} torch.manual_seed({seed}) + "
-            f"torch.rand({n}) (torch {s['torch_version']}): {same_u}/{n} values bit-identical; "
-            f"randomNormal vs torch.randn: {same_n}/{n}",
+        "djl_matches_torch_cpu": DJL_CLAIMS["djl_matches_torch_cpu"].claim(
             bool(s["uniform_equal"]),
+            djl=s["djl"],
+            verb=verb,
+            seed=seed,
+            n=n,
+            torch=s["torch_version"],
+            same_u=same_u,
+            same_n=same_n,
         ),
         "djl_is_mt19937": DJL_CLAIMS["djl_is_mt19937"].claim(is_mt19937),
     }

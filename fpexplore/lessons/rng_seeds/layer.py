@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import backends
 from ...result import Claim, Outcome
+from ...result.spec import declare_texts
 from ...truth import Truth, matmul
-from .._base import declare_texts, settle
 
 IN, OUT, BATCH = 8, 4, 3
 _KERAS_ROWS = ("Keras Dense, own init", "Keras Dense, torch weights")
@@ -29,11 +29,21 @@ TORCH_CLAIMS = declare_texts(
 KERAS_CLAIMS = declare_texts(
     {
         "weights_differ": "the same seed gives different weights in torch and Keras",
-        "keras_init_glorot": "Keras Dense draws its kernel from glorot_uniform and starts its "
-        "bias at zero",
-        "own_init_outputs_disagree": "with their own initial weights the two layers disagree",
-        "transfer_agrees": "with torch's weights copied in, Keras and torch both stay inside "
-        "the float32 error bound of the layer",
+        "keras_init_glorot": (
+            "Keras Dense draws its kernel from glorot_uniform and starts its bias at zero",
+            ": |w| <= sqrt(6/(in+out)) = {glorot:.4f}",
+        ),
+        "own_init_outputs_disagree": (
+            "with their own initial weights the two layers disagree",
+            " ({ulp:.3g} ULP from torch's layer)",
+        ),
+        "transfer_agrees": (
+            "with torch's weights copied in, Keras and torch both stay inside "
+            "the float32 error bound of the layer",
+            " (measured: torch {torch:.3g}, Keras {keras:.3g} "
+            "ULP of the exact output; bound {low:.3g} to {high:.3g} ULP per element) and differ "
+            "from each other by at most {between:.3g} ULP",
+        ),
     },
     ("torch", "tensorflow"),
     test="tests/test_rng_seeds.py",
@@ -53,8 +63,7 @@ def weight_init_outcomes(
         rows = [Outcome.missing("torch Linear", "torch", why)]
         if tensorflow:
             rows += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
-        specs = [*TORCH_CLAIMS.values(), *(KERAS_CLAIMS.values() if tensorflow else ())]
-        return rows, settle(specs, {}), None
+        return rows, {}, None  # not checked: `Lesson.run` settles them, naming torch
     torch = backends.load("torch")
 
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
@@ -95,8 +104,7 @@ def weight_init_outcomes(
     why = backends.missing("tensorflow")
     if why is not None:
         outcomes += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
-        claims.update(settle(KERAS_CLAIMS.values(), {}))
-        return outcomes, claims, truth
+        return outcomes, claims, truth  # not checked: `Lesson.run` names TensorFlow
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
 
     keras.utils.set_random_seed(seed)
@@ -138,22 +146,19 @@ def weight_init_outcomes(
     claims.update(
         {
             "weights_differ": KERAS_CLAIMS["weights_differ"].claim(bool((w != kw.T).any())),
-            "keras_init_glorot": Claim(
-                f"Keras Dense draws its kernel from glorot_uniform, |w| <= sqrt(6/(in+out)) = "
-                f"{glorot:.4f}, and starts its bias at zero",
-                bool(np.abs(kw).max() <= glorot and not kb.any()),
+            "keras_init_glorot": KERAS_CLAIMS["keras_init_glorot"].claim(
+                bool(np.abs(kw).max() <= glorot and not kb.any()), glorot=glorot
             ),
-            "own_init_outputs_disagree": Claim(
-                f"with their own initial weights the two layers disagree ({err_own:.3g} ULP from "
-                "torch's layer)",
-                bool(err_own > 1e3),
+            "own_init_outputs_disagree": KERAS_CLAIMS["own_init_outputs_disagree"].claim(
+                bool(err_own > 1e3), ulp=err_own
             ),
-            "transfer_agrees": Claim(
-                f"with torch's weights copied in, Keras and torch both stay inside the float32 "
-                f"error bound of the layer (measured: torch {err_t:.3g}, Keras {err_k:.3g} ULP of "
-                f"the exact output; bound {bound.min():.3g} to {bound.max():.3g} ULP per element) "
-                f"and differ from each other by at most {between.max():.3g} ULP",
+            "transfer_agrees": KERAS_CLAIMS["transfer_agrees"].claim(
                 bool((np.abs(e_t) <= bound).all() and (np.abs(e_k) <= bound).all()),
+                torch=err_t,
+                keras=err_k,
+                low=bound.min(),
+                high=bound.max(),
+                between=between.max(),
             ),
         }
     )

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import backends
-from .._base import declare_texts, settle
+from ...result.spec import declare_texts
 from .._gpu.small_records import header, newest
 from .data import MultiGpu
 
@@ -226,7 +226,7 @@ def lesson_parts() -> tuple[dict[str, Any], MultiGpu | None]:
     newest record (not checked, with the fix, without one), and what the record shows."""
     data = recorded()
     if data is None:
-        return settle(CLAIMS.values(), {}, lambda part: NO_RECORD), None
+        return {k: spec.not_checked(NO_RECORD) for k, spec in CLAIMS.items()}, None
     v = verdicts(data)
     runs, d = v["runs"], v["distinct"]
     where = f"{len(data['cards'])} × {data['cards'][0]}, torch {data['torch']}, {runs} runs"

@@ -10,20 +10,45 @@ import numpy as np
 
 from ... import backends
 from ...result import Claim
+from ...result.spec import declare_texts
 
 ITEMS, WORKERS = 8, 2
 
 TEXTS = {
-    "workers_reproduce_with_seed": "a DataLoader with worker processes gives the same torch, "
-    "numpy and random draws in every run when torch.manual_seed (or a generator) is set first, "
-    "with or without worker_init_fn",
-    "workers_distinct_streams": "each worker gets its own torch, numpy and random streams "
-    "(no duplicated numpy draws across workers)",
-    "workers_change_the_numbers": "the same seed gives other draws with num_workers > 0 than "
-    "with num_workers = 0, and a second unseeded pass other draws than the first",
-    "seeding_two_gpus": "manual_seed gives cuda:0 and cuda:1 the same stream, and a rand on a "
-    "second CUDA stream reproduces the default stream's",
+    "workers_reproduce_with_seed": (
+        "a DataLoader with worker processes gives the same torch, "
+        "numpy and random draws in every run when torch.manual_seed (or a generator) is set first, "
+        "with or without worker_init_fn",
+        ": {workers} worker processes, {items} items each drawing "
+        "from torch, numpy and random: two runs after torch.manual_seed give the same draws bit "
+        "for bit, without worker_init_fn, with torch's seed_worker, and with a seeded generator= "
+        "(torch seeds every worker's torch, random and numpy from a base seed)",
+    ),
+    "workers_distinct_streams": (
+        "each worker gets its own torch, numpy and random streams "
+        "(no duplicated numpy draws across workers)",
+        ": the {workers} workers share no draw of torch, "
+        "numpy or random, each gets base seed + worker id (torch ≥ 1.9 seeds numpy per worker too)",
+    ),
+    "workers_change_the_numbers": (
+        "the same seed gives other draws with num_workers > 0 than "
+        "with num_workers = 0, and a second unseeded pass other draws than the first",
+        ": num_workers = {workers} against 0 (each iterator draws a new base seed)",
+    ),
+    "seeding_two_gpus": (
+        "manual_seed gives cuda:0 and cuda:1 the same stream, and a rand on a "
+        "second CUDA stream reproduces the default stream's",
+        " ({note})",
+    ),
 }
+_TEST = "tests/test_rng_seeds.py"
+#: the DataLoader claims (the two-GPU one is an observation here, decided from a record)
+CLAIMS = declare_texts(
+    {k: t for k, t in TEXTS.items() if k != "seeding_two_gpus"}, ("torch",), test=_TEST
+)
+CLAIMS |= declare_texts(
+    {"seeding_two_gpus": TEXTS["seeding_two_gpus"]}, test=_TEST, occasional=True
+)
 
 
 class Draws:
@@ -113,26 +138,17 @@ def worker_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], str | None]:
     )
     gpus, gpu_note = _two_gpus(torch, seed)
     claims = {
-        "workers_reproduce_with_seed": Claim(
-            f"a DataLoader with {WORKERS} worker processes, {ITEMS} items each drawing from "
-            "torch, numpy and random: two runs after torch.manual_seed give the same draws bit "
-            "for bit, without worker_init_fn, with torch's seed_worker, and with a seeded "
-            "generator= (torch seeds every worker's torch, random and numpy from a base seed)",
-            reproduce,
+        "workers_reproduce_with_seed": CLAIMS["workers_reproduce_with_seed"].claim(
+            reproduce, workers=WORKERS, items=ITEMS
         ),
-        "workers_distinct_streams": Claim(
-            f"the {WORKERS} workers share no draw of torch, numpy or random: each gets base "
-            "seed + worker id (torch ≥ 1.9 seeds numpy per worker too)",
-            distinct,
+        "workers_distinct_streams": CLAIMS["workers_distinct_streams"].claim(
+            distinct, workers=WORKERS
         ),
-        "workers_change_the_numbers": Claim(
-            "the same seed gives other torch draws with num_workers = "
-            f"{WORKERS} than with num_workers = 0, and a second pass without reseeding gives "
-            "other draws than the first (each iterator draws a new base seed)",
-            change,
+        "workers_change_the_numbers": CLAIMS["workers_change_the_numbers"].claim(
+            change, workers=WORKERS
         ),
     }
     if gpus is None:  # the place of the two-GPU record: said, never judged from a stand-in
         return claims, gpu_note
-    claims["seeding_two_gpus"] = Claim(TEXTS["seeding_two_gpus"] + f" ({gpu_note})", gpus)
+    claims["seeding_two_gpus"] = CLAIMS["seeding_two_gpus"].claim(gpus, note=gpu_note)
     return claims, None

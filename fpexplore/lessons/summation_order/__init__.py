@@ -16,7 +16,7 @@ from ...errors import FpexploreError, WorkerError
 from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
-from .._base import Lesson, declare_texts, missing_part, settle
+from .._base import Lesson, declare_texts, missing_part
 from . import bounds, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
@@ -140,30 +140,31 @@ _TEST = "tests/test_summation_order.py"
 #: run meets their case (the all-equal input, an exact sum, torch on threads).
 CLAIMS = declare_texts(
     {
-        **{
-            f"{key}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
-            for name, _backend, em, key in FRAMEWORKS
-        },
-        **layout.TEXTS,
+        f"{key}_emulated": f"emulate(x, {em!r}) reproduces {name} bit for bit"
+        for name, _backend, em, key in FRAMEWORKS
     },
-    ("torch",),
-    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS}
-    | {"cbwr_strict_offset_same_bits": ("torch", layout.STRICT_PART)},
+    (),
+    {f"{key}_emulated": (key, f"{key} run") for *_, key in FRAMEWORKS},
     test=_TEST,
 )
 CLAIMS |= (
-    declare_texts(
+    layout.CLAIMS
+    | declare_texts(
         {
-            "rounded_is_best": "no framework is closer to the exact sum than the correctly rounded "
-            "sum, which is within half an ULP of it",
-            "truth_not_nominal": "the exact sum of all-equal inputs is not n × the decimal value",
-            "tree_depth": "np.sum's pairwise tree grows like log2 n deep, a loop's like n",
-            "torch_threads_split": "emulate(x, 'torch', threads=T) gives torch.sum's bits on "
-            "T threads",
+            "rounded_is_best": (
+                "no framework is closer to the exact sum than the correctly rounded sum, which "
+                "is within half an ULP of it",
+                " ({best:.3f} ULP)",
+            ),
+            "truth_not_nominal": (
+                "the exact sum of all-equal inputs is not n × the decimal value",
+                ": not {nominal:g} = {n} × {value}, as {dtype}({value}) is not exactly {value}",
+            ),
         },
         test=_TEST,
         occasional=True,
     )
+    | {s.key: s for s in (structure.TREE_DEPTH, structure.THREADS_SPLIT)}
     | bounds.CLAIMS
 )
 
@@ -314,7 +315,7 @@ def _claims(
     for name, _backend, emulator, key in FRAMEWORKS:
         fw, em = by_name.get(name), by_name.get(f"emulate {emulator}")
         if fw is None or em is None or not fw.ran or not em.ran:
-            continue  # not checked through `settle`: `_missing` says why
+            continue  # not checked through `Lesson.run`: `_missing` says why
         t = em.settings.get("threads", 1)
         claims[f"{key}_emulated"] = CLAIMS[f"{key}_emulated"].claim(
             _same_bits(in_format(em.value, x.dtype), fw.value), f" (threads={t})"
@@ -323,17 +324,13 @@ def _claims(
     ran = [o for o in ran if np.isfinite(float(o.value))]
     best = _ulp(by_name.get(REFERENCE))
     if ran and best is not None:
-        claims["rounded_is_best"] = Claim(
-            "no framework is closer to the exact sum than the correctly rounded sum, which is "
-            f"within half an ULP of it ({best:.3f} ULP)",
-            best <= 0.5 and all(e is None or e >= best for e in map(_ulp, ran)),
+        claims["rounded_is_best"] = CLAIMS["rounded_is_best"].claim(
+            best <= 0.5 and all(e is None or e >= best for e in map(_ulp, ran)), best=best
         )
     if distribution == "allequal" and n > 0 and truth.exact is not None:
         nominal = Fraction(n) * Fraction(str(ALLEQUAL_VALUE))
-        claims["truth_not_nominal"] = Claim(
-            f"the exact sum of the inputs is not {float(nominal):g} = n × {ALLEQUAL_VALUE}: "
-            f"{dtype}({ALLEQUAL_VALUE}) is not exactly {ALLEQUAL_VALUE}",
-            truth.exact != nominal,
+        claims["truth_not_nominal"] = CLAIMS["truth_not_nominal"].claim(
+            truth.exact != nominal, nominal=float(nominal), n=n, value=ALLEQUAL_VALUE, dtype=dtype
         )
     return claims
 
@@ -344,15 +341,15 @@ def _ulp(o: Outcome | None) -> float | None:
     return abs(u) if u is not None and np.isfinite(u) else None
 
 
-def _missing(outcomes: list[Outcome]) -> Callable[[str], str | None]:
+def _missing(outcomes: list[Outcome]) -> dict[str, str]:
     """Why a framework's run (f"{framework} run") is missing here: its row's or its
-    emulator's reason (None where both ran)."""
+    emulator's reason ("" where both ran)."""
     by_name = {o.implementation: o for o in outcomes}
     why = {}
     for name, _backend, emulator, key in FRAMEWORKS:
         rows = (by_name.get(name), by_name.get(f"emulate {emulator}"))
         why[f"{key} run"] = "; ".join(o.unavailable for o in rows if o and not o.ran)
-    return lambda part: why.get(part) or None
+    return why
 
 
 def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]:
@@ -393,7 +390,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
     claims = _claims(x, distribution, n, dtype, truth, outcomes)
     by_name = {o.implementation: o for o in outcomes}
     exact = truth.exact if isinstance(truth.exact, Fraction) else None
-    why: dict[str, str] = {}  # the bounds that could not be decided, by part (`settle`)
+    why: dict[str, str] = {}  # the bounds that could not be decided, by part (`Lesson.run`)
     bound_claims, java_numbers, low_numbers = bounds.claims(x, dtype, exact, by_name, why)
     claims.update(bound_claims)
     claims.update(structure.depth_claim(n))
@@ -421,15 +418,19 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         layout=lay.found,
         residual=lay.residual,
     )
-    params = dict(distribution=distribution, n=n, dtype=dtype, threads=threads, seed=seed)
     text = (
         f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
         "for.\n" + EXPLANATION
     )
-    runs = _missing(outcomes)
-    claims = settle(CLAIMS.values(), claims, lambda part: why.get(part) or runs(part))
+    missing = _missing(outcomes) | {part: w for part, w in why.items() if w}
     return Comparison(
-        "summation_order", params, truth, tuple(outcomes), claims, data, text, observations
+        truth=truth,
+        outcomes=tuple(outcomes),
+        claims=claims,
+        data=data,
+        explanation=text,
+        observations=observations,
+        missing=missing,
     )
 
 

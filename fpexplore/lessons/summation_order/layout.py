@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...result import Claim, Observation
+from ...result.spec import declare_texts
 from ...truth import matmul
 
 SEEDS = 3
@@ -27,17 +28,40 @@ OFFSETS = range(1, 9)  # elements: 4 to 32 bytes away from the aligned start
 D, H = 32, 64  # residual block: features, hidden units
 
 TEXTS = {
-    "aten_offset_same_bits": "the same values at another storage offset (alignment) give the "
-    "same bits in ATen's own CPU loops: sum, exp and gelu",
-    "cbwr_strict_offset_same_bits": "under MKL_CBWR=AUTO,STRICT (MKL's strict conditional "
-    "numerical reproducibility) torch.dot, torch.mv and torch.mm give the same bits at every "
-    "storage offset",
-    "strides_change_bits": "a strided view gives other bits than its contiguous copy: reductions "
-    "and some elementwise ops take another loop",
-    "residual_orders_differ": "a residual block's x + (h W + b) and (x + b) + h W differ in "
-    "some bits",
-    "residual_orders_bounded": "both residual orders stay inside the float32 rounding bound of "
-    "the exact result",
+    "aten_offset_same_bits": (
+        "the same values at another storage offset (alignment) give the "
+        "same bits in ATen's own CPU loops: sum, exp and gelu",
+        ": float32 values at storage offsets "
+        "of 1 to 8 elements (4 to 32 bytes off the aligned start) give an aligned copy's bits in "
+        "{same} of {total} cases ({where}): ATen's vectorized loops load unaligned and count from "
+        "the first element, so alignment moves nothing there",
+    ),
+    "cbwr_strict_offset_same_bits": (
+        "under MKL_CBWR=AUTO,STRICT (MKL's strict conditional "
+        "numerical reproducibility) torch.dot, torch.mv and torch.mm give the same bits at every "
+        "storage offset",
+        ": at offsets of 1 to 8 elements an aligned copy's bits in {same} of "
+        "{every} cases ({where}; a fresh process, as MKL reads the mode when it loads)",
+    ),
+    "strides_change_bits": (
+        "a strided view gives other bits than its contiguous copy: reductions "
+        "and some elementwise ops take another loop",
+        ": gelu of a stride-2 view differs from gelu of "
+        "its contiguous copy in {elem} of {elem_n} values (a non-contiguous input takes the scalar "
+        "loop, whose erf rounds differently from the vectorized one; a one-element tensor too: "
+        "{single} of {single_n}), and summing the rows of a transposed view differs from summing "
+        "its contiguous copy in {sums} of {sums_n} sums (another reduction order)",
+    ),
+    "residual_orders_differ": (
+        "a residual block's x + (h W + b) and (x + b) + h W differ in some bits",
+        ": x + (h·Wᵀ + b) (torch's Linear, then the skip) and (x + b) + h·Wᵀ (addmm onto "
+        "the skip) differ in {differ} of {total} float32 outputs ({seeds} seeds)",
+    ),
+    "residual_orders_bounded": (
+        "both residual orders stay inside the float32 rounding bound of the exact result",
+        ": (H + 2)·u·(|x| + |b| + Σ|h||w|) (worst: {worst:.3g} of the bound): "
+        "neither order is wrong, they round at different places",
+    ),
 }
 #: what alignment does to torch's BLAS calls depends on the library and the CPU: an observation
 OBSERVED = {
@@ -175,6 +199,13 @@ def blas_name(torch: Any) -> str:
 
 #: the part the strict-CBWR claim needs beside torch (`strict_missing` says why it is missing)
 STRICT_PART = "MKL as torch's BLAS"
+#: the layout claims: each needs torch, the strict one MKL as torch's BLAS too
+CLAIMS = declare_texts(
+    TEXTS,
+    ("torch",),
+    {"cbwr_strict_offset_same_bits": ("torch", STRICT_PART)},
+    test="tests/test_summation_order.py",
+)
 
 
 def strict_missing(torch: Any) -> str | None:
@@ -230,31 +261,23 @@ def layout_claims(
     strict_differ = strict_offsets(seed) if strict and not strict_missing(torch) else None
     where = f"sizes {', '.join(map(str, SIZES))}, {SEEDS} seeds"
     claims = {
-        "aten_offset_same_bits": Claim(
-            f"the same float32 values at storage offsets of 1 to 8 elements (4 to 32 bytes off "
-            f"the aligned start) give the same bits as an aligned copy in {same} of {total} "
-            f"cases of sum, exp and gelu ({where}): ATen's vectorized loops load unaligned and "
-            "count from the first element, so alignment moves nothing there",
-            same == total,
+        "aten_offset_same_bits": CLAIMS["aten_offset_same_bits"].claim(
+            same == total, same=same, total=total, where=where
         ),
-        "strides_change_bits": Claim(
-            f"strides do change bits: gelu of a stride-2 view differs from gelu of its "
-            f"contiguous copy in {strided_elem} of {strided_n} values (a non-contiguous input "
-            f"takes the scalar loop, whose erf rounds differently from the vectorized one; a "
-            f"one-element tensor too: {single} of {single_tried}), and summing the rows of a "
-            f"transposed view differs from summing its contiguous copy in {strided_sum} of "
-            f"{SEEDS * 64} sums (another reduction order)",
+        "strides_change_bits": CLAIMS["strides_change_bits"].claim(
             strided_elem > 0 and strided_sum > 0,
+            elem=strided_elem,
+            elem_n=strided_n,
+            single=single,
+            single_n=single_tried,
+            sums=strided_sum,
+            sums_n=SEEDS * 64,
         ),
     }
     if strict_differ is not None:
         every = len(BLAS_OPS) * tried
-        claims["cbwr_strict_offset_same_bits"] = Claim(
-            f"under MKL_CBWR=AUTO,STRICT, torch.dot, torch.mv and torch.mm at storage offsets of "
-            f"1 to 8 elements give an aligned copy's bits in {every - strict_differ} of {every} "
-            f"cases ({where}; a fresh process, as MKL reads the mode when it loads): MKL's "
-            "strict reproducibility takes alignment out of its results",
-            strict_differ == 0,
+        claims["cbwr_strict_offset_same_bits"] = CLAIMS["cbwr_strict_offset_same_bits"].claim(
+            strict_differ == 0, same=every - strict_differ, every=every, where=where
         )
     name = blas_name(torch)
     observed = {
@@ -317,17 +340,9 @@ def residual_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], Residual]:
             inside &= bool((err <= bound).all())
             worst = max(worst, float((err / bound).max()))
     claims = {
-        "residual_orders_differ": Claim(
-            f"a residual block's two association orders, x + (h·Wᵀ + b) (torch's Linear, then the "
-            f"skip) and (x + b) + h·Wᵀ (addmm onto the skip), differ in {differ} of {total} "
-            f"float32 outputs ({SEEDS} seeds)",
-            differ > 0,
+        "residual_orders_differ": CLAIMS["residual_orders_differ"].claim(
+            differ > 0, differ=differ, total=total, seeds=SEEDS
         ),
-        "residual_orders_bounded": Claim(
-            f"both orders stay inside the float32 rounding bound (H + 2)·u·(|x| + |b| + Σ|h||w|) "
-            f"of the exact result (worst: {worst:.3g} of the bound): neither order is wrong, "
-            "they round at different places",
-            inside,
-        ),
+        "residual_orders_bounded": CLAIMS["residual_orders_bounded"].claim(inside, worst=worst),
     }
     return claims, Residual(differ, total, worst)

@@ -23,7 +23,7 @@ import numpy as np
 from ...orders.numpy_sum import BLOCK, UNROLL
 from ...orders.torch_sum import GRAIN_SIZE
 from ...result import Claim, Observation, Outcome
-from .._base import ClaimSpec
+from ...result.spec import ClaimSpec
 from .inputs import bits
 
 #: the deepest block: 127 elements, 15 rows into each accumulator (14 additions), 3 levels to
@@ -44,6 +44,24 @@ def numpy_depth(n: int) -> int:
     return 1 + max(numpy_depth(left), numpy_depth(n - left))
 
 
+#: np.sum's tree depth against a loop's, for the run's n (`depth_claim`)
+TREE_DEPTH = ClaimSpec(
+    "tree_depth",
+    "np.sum's pairwise tree grows like log2 n deep, a loop's like n",
+    test="tests/test_summation_order.py",
+    occasional=True,
+    numbers=": a left-to-right loop adds each term after all earlier ones, n − 1 = {loop} "
+    "additions deep; np.sum's pairwise tree (blocks of {block} with {unroll} accumulators) is "
+    "{depth} deep, within {block_depth} + ⌈log2⌈n/{block}⌉⌉ = {bound}",
+)
+#: where torch.sum ran on two threads or more (`threads_findings`)
+THREADS_SPLIT = ClaimSpec(
+    "torch_threads_split",
+    "emulate(x, 'torch', threads=T) gives torch.sum's bits on T threads",
+    test="tests/test_summation_order.py",
+    occasional=True,
+    numbers=": torch.sum with {threads} threads {how}",
+)
 #: observed where torch.sum ran on two threads or more (`threads_findings`)
 THREADS_CHANGE_BITS = ClaimSpec(
     "torch_threads_change_bits",
@@ -65,13 +83,17 @@ def depth_claim(n: int) -> dict[str, Claim]:
     if n < 1:
         return {}
     depth, bound = numpy_depth(n), numpy_depth_bound(n)
-    text = (
-        f"a left-to-right loop adds each term after all earlier ones: its tree is n − 1 = "
-        f"{n - 1} additions deep; np.sum's pairwise tree (blocks of {BLOCK} with {UNROLL} "
-        f"accumulators) is {depth} deep, within {BLOCK_DEPTH} + ⌈log2⌈n/{BLOCK}⌉⌉ = {bound}: "
-        "its depth grows like log2 n, not like n"
-    )
-    return {"tree_depth": Claim(text, depth <= bound and depth <= max(n - 1, 0))}
+    return {
+        "tree_depth": TREE_DEPTH.claim(
+            depth <= bound and depth <= max(n - 1, 0),
+            loop=n - 1,
+            block=BLOCK,
+            unroll=UNROLL,
+            depth=depth,
+            block_depth=BLOCK_DEPTH,
+            bound=bound,
+        )
+    }
 
 
 def threads_findings(
@@ -100,10 +122,7 @@ def threads_findings(
         if k > 1
         else f"does not split {n} values (chunks start at {GRAIN_SIZE} values)"
     )
-    claim = Claim(
-        f"torch.sum with {t} threads {how}: emulate(x, 'torch', threads={t}) gives its bits",
-        bits(split) == bits(torch_.value),
-    )
+    claim = THREADS_SPLIT.claim(bits(split) == bits(torch_.value), threads=t, how=how)
     observation = THREADS_CHANGE_BITS.observe(
         changed, f"1 thread {single}, {t} threads {split}", f" ({t} threads)"
     )

@@ -9,7 +9,7 @@ from typing import Any
 from ...figures import WIDTH_IN
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
-from .._base import Lesson, declare_texts, missing_part, settle
+from .._base import Lesson, declare_texts, missing_part, missing_parts
 from .._gpu import present, ulp_unit
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
@@ -305,7 +305,6 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
         run = run_tf32(src.device, sizes=sizes, channels=channels)
     else:
         run = src.record.experiments["tf32"]
-    params = {"device": device, "max_size": max_size, "record": record}
     defaults_here, missing_here = _defaults_here()
     with src.reading("tf32"):
         sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
@@ -321,17 +320,12 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
             defaults_here,
         )
         return present.comparison(
-            "tf32",
             src,
-            params,
             _outcomes(data, src) + ((missing_here,) if missing_here else ()),
-            settle(
-                CLAIMS.values(),
-                {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
-                _missing(data, src),
-            ),
+            {**_claims(data), **_input_rounding_claims(data), **_cpu_flag_claim()},
             data,
             EXPLANATION,
+            missing=missing_parts(CLAIMS.values(), _missing(data, src)),
         )
 
 

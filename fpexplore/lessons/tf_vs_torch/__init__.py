@@ -7,14 +7,14 @@ of the same mathematics, and checks live the one-line change that makes them agr
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import BackendUnavailable, FpexploreError
 from ...params import Depends, Flag, Interval, Options
 from ...result import Comparison
-from .._base import ClaimSpec, Lesson, declare_texts, settle
+from .._base import ClaimSpec, Lesson
 from . import (
     activations,
     adam,
@@ -36,7 +36,7 @@ from .plot import figure
 
 @dataclass(frozen=True)
 class Spec:
-    """One section: how it runs, its rows and claims (for when it cannot run), the ``size``
+    """One section: how it runs, its rows and claims (keyed within the section), the ``size``
     and ``dtype`` it accepts, and the text that explains it."""
 
     run: Callable[..., Any]
@@ -50,17 +50,12 @@ class Spec:
 _LOW = ("float32", "float16", "bfloat16")
 
 
-def _declared(texts: dict[str, str]) -> dict[str, ClaimSpec]:
-    """A section's claims: each needs both frameworks, and is decided by the lesson's tests."""
-    return declare_texts(texts, ("torch", "tensorflow"), test="tests/test_tf_vs_torch.py")
-
-
 def _softmax(op: str) -> Spec:
     """softmax or log_softmax: one section each, the same claims and text."""
     return Spec(
         lambda fw, **kw: softmax.run_softmax(fw, op, **kw),
         ((f"torch F.{op}", "torch"), (f"tf.nn.{op}", "tensorflow")),
-        _declared(claims.SOFTMAX_CLAIMS),
+        claims.SOFTMAX,
         claims.SOFTMAX_TEXT,
         (8, 1, 4096),
         _LOW,
@@ -73,80 +68,80 @@ SECTIONS: dict[str, Spec] = {
     "cross_entropy": Spec(
         softmax.run_cross_entropy,
         (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
-        _declared(claims.CROSS_ENTROPY_CLAIMS),
+        claims.CROSS_ENTROPY,
         claims.CROSS_ENTROPY_TEXT,
         (10, 2, 1000),
     ),
     "gelu": Spec(
         activations.run_gelu,
         (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
-        _declared(claims.GELU_CLAIMS),
+        claims.GELU,
         claims.GELU_TEXT,
         (121, 2, 10_000),
     ),
     "layer_norm": Spec(
         norms.run_layer_norm,
         (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
-        _declared(claims.LAYER_NORM_CLAIMS),
+        claims.LAYER_NORM,
         claims.LAYER_NORM_TEXT,
         (64, 2, 1024),
     ),
     "conv_same": Spec(
         conv.run_conv,
         (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
-        _declared(claims.CONV_CLAIMS),
+        claims.CONV,
         claims.CONV_TEXT,
         (8, 4, 64),
     ),
     "adam": Spec(
         adam.run_adam,
         (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
-        _declared(claims.ADAM_CLAIMS),
+        claims.ADAM,
         claims.ADAM_TEXT,
         (16, 1, 1024),
     ),
     "autograd": Spec(
         autograd.run_autograd,
         (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
-        {**_declared(claims.AUTOGRAD_CLAIMS), **custom_op.CLAIMS},
+        {**claims.AUTOGRAD, **custom_op.CLAIMS},
         claims.AUTOGRAD_TEXT,
     ),
     "lstm": Spec(
         lstm.run_lstm,
         (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
-        _declared(claims.LSTM_CLAIMS),
+        claims.LSTM,
         claims.LSTM_TEXT,
     ),
     "graph_mode": Spec(
         graph.run_graph,
         (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
-        _declared(claims.GRAPH_CLAIMS),
+        claims.GRAPH,
         claims.GRAPH_TEXT,
         (256, 1, 10_000),
     ),
     "reduce_sum": Spec(
         reduction.run_reduce_sum,
         (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
-        _declared(claims.REDUCE_SUM_CLAIMS),
+        claims.REDUCE_SUM,
         claims.REDUCE_SUM_TEXT,
         (300_000, 1, 1_000_000),
     ),
     "control_flow": Spec(
         calculus.run_control_flow,
         (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
-        _declared(claims.CONTROL_FLOW_CLAIMS),
+        claims.CONTROL_FLOW,
         claims.CONTROL_FLOW_TEXT,
     ),
     "higher_order": Spec(
         calculus.run_higher_order,
         (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
-        _declared(claims.HIGHER_ORDER_CLAIMS),
+        claims.HIGHER_ORDER,
         claims.HIGHER_ORDER_TEXT,
     ),
     "tolerances": Spec(
         calculus.run_tolerances,
         (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
-        _declared(claims.TOLERANCE_CLAIMS),
+        claims.TOLERANCE,
         claims.TOLERANCE_TEXT,
     ),
 }
@@ -154,12 +149,13 @@ SECTIONS: dict[str, Spec] = {
 
 def compute(op: str, **params: Any) -> Comparison:
     """Run section ``op`` (``dtype`` and ``size`` already checked against what it takes); a
-    missing framework makes its rows Unavailable, its claims not checked."""
+    missing framework makes its rows Unavailable, its claims not checked. Its claims are keyed
+    ``op.key`` (`sectioned`)."""
     spec = SECTIONS[op]
     try:
         fw = load()
     except BackendUnavailable as exc:
-        section = unavailable(exc, spec.rows, spec.claims)
+        section = unavailable(exc, spec.rows)
         env: dict[str, Any] = {}
     else:
         env = fw.env()
@@ -173,15 +169,32 @@ def compute(op: str, **params: Any) -> Comparison:
     if env:
         observations["versions_threads"] = OBSERVATIONS["versions_threads"].observe(env)
     return Comparison(
-        "tf_vs_torch",
-        {"op": op, **params},
-        section.truth,
-        tuple(section.outcomes),
-        settle(spec.claims.values(), section.claims),
-        section.data,
-        spec.text + "\n\n" + EXPLANATION,
-        observations,
+        truth=section.truth,
+        outcomes=tuple(section.outcomes),
+        claims={f"{op}.{k}": c for k, c in section.claims.items()},
+        data=section.data,
+        explanation=spec.text + "\n\n" + EXPLANATION,
+        observations=observations,
+        missing=section.missing,
     )
+
+
+def sectioned(sections: Mapping[str, Spec]) -> dict[str, ClaimSpec]:
+    """Every section's claims, each keyed by its section: ``softmax.fix_agrees``."""
+    return {
+        f"{op}.{key}": replace(c, key=f"{op}.{key}")
+        for op, spec in sections.items()
+        for key, c in spec.claims.items()
+    }
+
+
+CLAIMS = sectioned(SECTIONS)
+
+
+def stated(params: Mapping[str, Any]) -> list[ClaimSpec]:
+    """The claims of the section ``params["op"]`` names."""
+    prefix = f"{params['op']}."
+    return [c for key, c in CLAIMS.items() if key.startswith(prefix)]
 
 
 EXPLANATION = (
@@ -237,7 +250,7 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     data=SectionData,  # each op's own subclass (`.data`), or `NotRun`
-    #: every section's claims (a key such as "fix_agrees" names each section's own fix)
-    claims={k: c for spec in SECTIONS.values() for k, c in spec.claims.items()},
+    claims=CLAIMS,  # each section's claims, keyed by their section: "softmax.fix_agrees"
+    stated_by=stated,
     observations={**OBSERVATIONS, **custom_op.OBSERVATIONS},
 )

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ... import formats
-from ...result import Claim
 from ...truth import reference
+from .claims import GELU
 from .data import GeluData
 from .frameworks import (
     Frameworks,
@@ -71,46 +71,43 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
     ops_default = _default(keras.ops.gelu, "approximate")
     one = {k: float(v[-1]) for k, v in got.items()}
     claims = {
-        "keras_defaults": Claim(
-            f"keras.activations.gelu defaults to approximate={act_default}, keras.ops.gelu to "
-            f"approximate={ops_default}; torch's F.gelu is exact (erf) unless "
-            "approximate='tanh'",
+        "keras_defaults": GELU["keras_defaults"].claim(
             bool(act_default is False and ops_default is True),
+            act_default=act_default,
+            ops_default=ops_default,
         ),
-        "gelu_one": Claim(
-            f"gelu(1): torch {one['torch erf']:.8g}, keras.activations "
-            f"{one['keras.activations']:.8g}, keras.ops {one['keras.ops']:.8g} (exact erf form "
-            f"{float(erf_truth.split()[0][-1]):.8g}, tanh form "
-            f"{float(tanh_truth.split()[0][-1]):.8g})",
+        "gelu_one": GELU["gelu_one"].claim(
             bool(abs(one["keras.ops"] - one["torch erf"]) > 10 * u),
+            torch_one=one["torch erf"],
+            activations_one=one["keras.activations"],
+            ops_one=one["keras.ops"],
+            erf_form=float(erf_truth.split()[0][-1]),
+            tanh_form=float(tanh_truth.split()[0][-1]),
         ),
-        "tanh_is_a_formula_gap": Claim(
-            f"the tanh form differs from the erf form by up to {gap:.3g} on [-6, 6], far more than "
-            f"rounding ({bound:.3g} = 8 u max|gelu|): keras.ops.gelu's default is off by "
-            f"{abs_err('keras.ops', erf_truth):.3g} from the erf truth but within "
-            f"{abs_err('keras.ops', tanh_truth):.3g} of the tanh one, like torch's "
-            f"approximate='tanh' ({abs_err('torch tanh', tanh_truth):.3g})",
+        "tanh_is_a_formula_gap": GELU["tanh_is_a_formula_gap"].claim(
             bool(
                 gap > 10 * bound
                 and abs_err("keras.ops", tanh_truth) <= bound
                 and abs_err("torch tanh", tanh_truth) <= bound
             ),
+            gap=gap,
+            bound=bound,
+            ops_erf=abs_err("keras.ops", erf_truth),
+            ops_tanh=abs_err("keras.ops", tanh_truth),
+            torch_tanh=abs_err("torch tanh", tanh_truth),
         ),
-        "fix_agrees": Claim(
-            f"the one-line fix keras.ops.gelu(x, approximate=False) is within {bound:.3g} "
-            f"(8 u max|gelu|) of the erf truth, as torch's F.gelu "
-            f"({abs_err('torch erf', erf_truth):.3g})"
-            f" and keras.activations.gelu ({abs_err('keras.activations', erf_truth):.3g}) are; "
-            + (
-                "it equals keras.activations.gelu bit for bit"
-                if same_bits(got["keras.ops exact"], got["keras.activations"])
-                else "its bits differ from keras.activations.gelu's"
-            ),
+        "fix_agrees": GELU["fix_agrees"].claim(
             bool(
                 abs_err("keras.ops exact", erf_truth) <= bound
                 and abs_err("torch erf", erf_truth) <= bound
                 and abs_err("keras.activations", erf_truth) <= bound
             ),
+            bound=bound,
+            torch_erf=abs_err("torch erf", erf_truth),
+            activations_erf=abs_err("keras.activations", erf_truth),
+            bits="it equals keras.activations.gelu bit for bit"
+            if same_bits(got["keras.ops exact"], got["keras.activations"])
+            else "its bits differ from keras.activations.gelu's",
         ),
     }
     data = GeluData({k: float(v.max_abs_ulp) for k, v in err.items()})

@@ -9,8 +9,8 @@ import mpmath
 import numpy as np
 
 from ... import formats
-from ...result import Claim
 from ...truth.certify import certified
+from .claims import ADAM
 from .data import AdamData
 from .frameworks import Frameworks, Section, on_grid, rng, shown
 
@@ -178,40 +178,32 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
     fixed_within = bool((err["keras fixed"] <= bound_k).all())
     shift = math.sqrt((1 - BETA2) / (1 - 0.999)) * (1 - 0.9) / (1 - BETA1) - 1
     claims = {
-        "beta_rounding": Claim(
-            f"Keras rounds beta_1 = 0.9 and beta_2 = 0.999 to float32 before taking powers: with "
-            f"torch's double 0.999 the first step size would differ by {shift:.2g} relative "
-            "(this lesson gives both the float32 values)",
-            abs(shift) > 2.0**-24,
+        "beta_rounding": ADAM["beta_rounding"].claim(abs(shift) > 2.0**-24, shift=shift),
+        "default_epsilons": ADAM["default_epsilons"].claim(
+            eps_t != eps_k, eps_t=eps_t, eps_k=eps_k
         ),
-        "default_epsilons": Claim(
-            f"default epsilons: torch Adam eps={eps_t:g}, Keras Adam epsilon={eps_k:g}",
-            eps_t != eps_k,
-        ),
-        "placement": Claim(
-            f"with its defaults Keras's weights differ from torch's Adam by up to "
-            f"{err1['keras'].max():.3g} ULP after one step and {err['keras'].max():.3g} after "
-            f"{n}, on weights whose gradients are near epsilon; Keras is within "
-            f"{own_ulp:.3g} ULP of its own formula (epsilon-hat added to √v "
-            "after folding the bias corrections into the step size), inside one ULP per step "
-            "plus what its float32 β^t can cost",
+        "placement": ADAM["placement"].claim(
             bool(err["keras"].max() > bound and own_within),
+            err1_keras_max=err1["keras"].max(),
+            err_keras_max=err["keras"].max(),
+            n=n,
+            own_ulp=own_ulp,
         ),
-        "fix_one_step": Claim(
-            f"one step: Keras epsilon = {eps_t:g}·√(1-β2) = "
-            f"{eps_t * math.sqrt(1 - BETA2):.4g} makes "
-            f"the two agree with torch's exact Adam: torch within 2 ULP "
-            f"({err1['torch'].max():.3g}), Keras within 2 ULP plus its float32 β^t's "
-            f"{float((bound_k1 - 2).max()):.3g} ({err1['keras fixed'].max():.3g})",
+        "fix_one_step": ADAM["fix_one_step"].claim(
             bool(err1["torch"].max() <= 2 and (err1["keras fixed"] <= bound_k1).all()),
+            eps_t=eps_t,
+            eps_hat=eps_t * math.sqrt(1 - BETA2),
+            err1_torch_max=err1["torch"].max(),
+            beta_cost=float((bound_k1 - 2).max()),
+            err1_keras_fixed_max=err1["keras fixed"].max(),
         ),
-        "fix_many_steps": Claim(
-            f"{n} steps: no constant epsilon does it (epsilon-hat = eps·√(1-β2^t) changes with t); "
-            "setting opt.epsilon to it before each step does: torch within "
-            f"{bound:g} ULP (one per step) of torch's exact Adam ({err['torch'].max():.3g}), "
-            f"Keras within that plus its float32 β^t's {float((bound_k - bound).max()):.3g} "
-            f"({err['keras fixed'].max():.3g})",
+        "fix_many_steps": ADAM["fix_many_steps"].claim(
             bool(err["torch"].max() <= bound and fixed_within),
+            n=n,
+            bound=bound,
+            err_torch_max=err["torch"].max(),
+            beta_cost=float((bound_k - bound).max()),
+            err_keras_fixed_max=err["keras fixed"].max(),
         ),
     }
     ulps = {

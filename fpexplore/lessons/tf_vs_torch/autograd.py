@@ -8,9 +8,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim
 from ...truth.certify import certified
 from . import custom_op
+from .claims import AUTOGRAD
 from .data import AutogradData, SeedGradients
 from .frameworks import ROUND_ONCE_BOUND, Frameworks, Section, on_grid, rng, same_bits, shown
 
@@ -110,29 +110,31 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
     bounds = np.array([8.0 * n * u for n in lengths])
     drift_ok = all(bool((rel[k] <= bounds).all()) for k in ("torch", "tf"))
     claims = {
-        "seed_192": Claim(
-            f"z = (x**2)**3 at x = 2: torch gives {g_torch:g}, TensorFlow {g_tf:g}; the exact "
-            f"derivative is 6·x⁵ = {exact}. The often-quoted {SEED_CLAIM:g} is wrong.",
+        "seed_192": AUTOGRAD["seed_192"].claim(
             g_torch == float(exact) == g_tf and float(exact) != SEED_CLAIM,
+            g_torch=g_torch,
+            g_tf=g_tf,
+            exact=exact,
+            seed_claim=SEED_CLAIM,
         ),
-        "chain_drift": Claim(
-            f"through a {length}-step chain y ← y + {C}·sin(y + φ_k) the float32 gradients drift "
-            f"from the exact derivative: at L = {length} torch is off by {err['torch'][-1]:.3g} "
-            f"ULP, TensorFlow by {err['tf'][-1]:.3g} (at L = 1: {err['torch'][0]:.3g} and "
-            f"{err['tf'][0]:.3g}); both stay within a relative error of 8·L·u, first-order "
-            "growth",
+        "chain_drift": AUTOGRAD["chain_drift"].claim(
             drift_ok,
+            length=length,
+            c=C,
+            err_torch_1=err["torch"][-1],
+            err_tf_1=err["tf"][-1],
+            err_torch_0=err["torch"][0],
+            err_tf_0=err["tf"][0],
         ),
-        "fix_agrees": Claim(
-            f"the one-line fix (run the chain in float64, round the gradient once) makes both "
-            f"within {ROUND_ONCE_BOUND:g} ULP of the exact derivative at every length (torch "
-            f"{err['torch wide'].max():.3g}, TensorFlow {err['tf wide'].max():.3g}) and "
-            "identical bit for bit",
+        "fix_agrees": AUTOGRAD["fix_agrees"].claim(
             bool(
                 err["torch wide"].max() <= ROUND_ONCE_BOUND
                 and err["tf wide"].max() <= ROUND_ONCE_BOUND
                 and same_bits(got["torch wide"], got["tf wide"])
             ),
+            round_once_bound=ROUND_ONCE_BOUND,
+            err_torch_wide_max=err["torch wide"].max(),
+            err_tf_wide_max=err["tf wide"].max(),
         ),
     }
     custom_claims, custom_seen, custom = custom_op.run(fw)

@@ -10,9 +10,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim
 from ...truth import Truth
 from ...truth.ops import make_truth
+from .claims import CONTROL_FLOW, HIGHER_ORDER, TOLERANCE
 from .data import ControlFlowData, HigherOrderData, TolerancesData
 from .frameworks import OBSERVATIONS, Frameworks, Section, n_different, on_grid, rng
 
@@ -69,16 +69,11 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
         arrays[k].tobytes() == arrays["exact"].tobytes() for k in ("tape", "graph", "cond", "torch")
     )
     claims = {
-        "if_without_tape": Claim(
-            f"a Python `if` on an eager tensor runs without any GradientTape: at {len(xs)} points "
-            "on both sides of 0 it returns the branch's value bit for bit",
-            arrays["no tape"].tobytes() == values.tobytes(),
+        "if_without_tape": CONTROL_FLOW["if_without_tape"].claim(
+            arrays["no tape"].tobytes() == values.tobytes(), len_xs=len(xs)
         ),
-        "control_flow_gradients_agree": Claim(
-            f"the gradient through that `if` is the same, bit for bit and exact (2x or -2), "
-            f"taped eagerly, under tf.function (autograph's tf.cond), with an explicit tf.cond "
-            f"and in torch, at all {len(xs)} points",
-            grads_equal,
+        "control_flow_gradients_agree": CONTROL_FLOW["control_flow_gradients_agree"].claim(
+            grads_equal, len_xs=len(xs)
         ),
     }
     exact_grads = np.array(
@@ -154,13 +149,13 @@ def run_higher_order(fw: Frameworks, seed: int, **_: Any) -> Section:
             n = n_different(t[k], f[k])
             differ, total = differ + n, total + x.size
     claims = {
-        "higher_order_accurate": Claim(
-            f"second and third derivatives of {', '.join(FUNCTIONS)} at {x.size} float32 points, "
-            f"nested autograd in torch and nested tapes in TensorFlow: both stay within "
-            f"{SCALED_BOUND / 2.0**-24:.0f} u of the exact (mpmath) derivative, scaled by its "
-            f"largest magnitude (torch {worst['torch'] / 2.0**-24:.3g} u, TensorFlow "
-            f"{worst['tf'] / 2.0**-24:.3g} u)",
+        "higher_order_accurate": HIGHER_ORDER["higher_order_accurate"].claim(
             max(worst.values()) <= SCALED_BOUND,
+            functions=", ".join(FUNCTIONS),
+            x_size=x.size,
+            bound_u=SCALED_BOUND / 2.0**-24,
+            torch_u=worst["torch"] / 2.0**-24,
+            tf_u=worst["tf"] / 2.0**-24,
         ),
     }
     observations = {
@@ -247,23 +242,24 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         abs(f32[f"{lib} pinv[2,2]"] - kept) <= 1e-5 * kept for lib in ("numpy", "torch")
     )
     claims = {
-        "tolerances_differ": Claim(
-            f"on diag{DIAG} in float32 the default cut-offs differ: TensorFlow's pinv drops the "
-            f"1e-6 singular value (rcond 10·3·eps = {30 * eps:.3g}; pinv[2,2] = "
-            f"{f32['tf pinv[2,2]']:g}) while its own matrix_rank counts it (rank "
-            f"{f32['tf rank']}); numpy and torch keep it (pinv[2,2] {f32['numpy pinv[2,2]']:.7g} "
-            f"and {f32['torch pinv[2,2]']:.7g}; measured cut-offs relative to σ_max: numpy "
-            f"{f32['numpy pinv cutoff']:.3g}, torch {f32['torch pinv cutoff']:.3g}, TensorFlow "
-            f"{f32['tf pinv cutoff']:.3g})",
+        "tolerances_differ": TOLERANCE["tolerances_differ"].claim(
             bool(tf_drops and others_keep),
+            diag=DIAG,
+            rcond=30 * eps,
+            f32_tf_pinv_2_2=f32["tf pinv[2,2]"],
+            f32_tf_rank=f32["tf rank"],
+            f32_numpy_pinv_2_2=f32["numpy pinv[2,2]"],
+            f32_torch_pinv_2_2=f32["torch pinv[2,2]"],
+            f32_numpy_pinv_cutoff=f32["numpy pinv cutoff"],
+            f32_torch_pinv_cutoff=f32["torch pinv cutoff"],
+            f32_tf_pinv_cutoff=f32["tf pinv cutoff"],
         ),
-        "float64_all_agree": Claim(
-            "in float64 every library counts rank 3 and keeps 1e6 in pinv",
+        "float64_all_agree": TOLERANCE["float64_all_agree"].claim(
             all(
                 out["float64"][f"{lib} rank"] == 3
                 and abs(out["float64"][f"{lib} pinv[2,2]"] - 1e6) <= 1e-3
                 for lib in ("numpy", "torch", "tf")
-            ),
+            )
         ),
     }
     truth = make_truth(

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import truth as exact
-from ...result import Claim
+from .claims import CONV
 from .data import ConvData
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
 
@@ -118,47 +118,35 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
     }
     shifted = not _within(y2_sym, truth, b2)
     claims = {
-        "stride1_same": Claim(
-            "stride 1, 3×3 kernel: padding='same' is one pixel on every side in both; both are "
-            "within the float32 bound n·u·Σ|x·w| of the exact convolution ("
-            + (
-                "identical bits"
-                if same_bits(y1_torch, y1_tf)
-                else f"bits differ in {int((y1_torch != y1_tf).sum())} of {y1_tf.size} outputs"
-            )
-            + ")",
+        "stride1_same": CONV["stride1_same"].claim(
             _within(y1_torch, t1, b1) and _within(y1_tf, t1, b1),
+            bits="identical bits"
+            if same_bits(y1_torch, y1_tf)
+            else f"bits differ in {int((y1_torch != y1_tf).sum())} of {y1_tf.size} outputs",
         ),
-        "even_kernel_extra": Claim(
-            f"stride 1, 4×4 kernel: 3 pixels of padding per axis; torch puts the extra one "
-            f"{extra['torch']}, TensorFlow {extra['tensorflow']} (right and bottom)",
+        "even_kernel_extra": CONV["even_kernel_extra"].claim(
             extra["torch"] == "after" and extra["tensorflow"] == "after",
+            extra_torch=extra["torch"],
+            extra_tensorflow=extra["tensorflow"],
         ),
-        "torch_refuses_stride2": Claim(
-            f"torch refuses padding='same' with stride 2: {refused!r}",
-            bool(refused),
+        "torch_refuses_stride2": CONV["torch_refuses_stride2"].claim(
+            bool(refused), refused=refused
         ),
-        "stride2_grid": Claim(
-            f"stride 2 on a {size}×{size} image: TensorFlow pads {p2} (before, after); torch's "
-            "symmetric padding=1 "
-            + (
-                "samples a grid shifted by one pixel, so its outputs are other numbers (up to "
-                f"{np.abs(y2_sym - y2_tf).max():.3g} apart)"
-                if shifted
-                else "happens to be the same padding here (odd size): no shift"
-            )
-            + "; TensorFlow is within the rounding bound of the exact convolution on its grid",
+        "stride2_grid": CONV["stride2_grid"].claim(
             _within(y2_tf, truth, b2) and shifted == (p2[0] != p2[1]),
+            size=size,
+            p2=p2,
+            grid="samples a grid shifted by one pixel, so its outputs are other numbers (up to "
+            f"{np.abs(y2_sym - y2_tf).max():.3g} apart)"
+            if shifted
+            else "happens to be the same padding here (odd size): no shift",
         ),
-        "fix_agrees": Claim(
-            f"the one-line fix F.pad(x, {(p2[0], p2[1], p2[0], p2[1])}) then padding=0 puts torch"
-            " on TensorFlow's grid: both within the rounding bound of the same exact convolution"
-            + (
-                ", bit for bit equal"
-                if same_bits(y2_fix, y2_tf)
-                else f" (bits differ in {int((y2_fix != y2_tf).sum())} of {y2_tf.size} outputs)"
-            ),
+        "fix_agrees": CONV["fix_agrees"].claim(
             _within(y2_fix, truth, b2) and _within(y2_tf, truth, b2),
+            pad=(p2[0], p2[1], p2[0], p2[1]),
+            bits=", bit for bit equal"
+            if same_bits(y2_fix, y2_tf)
+            else f" (bits differ in {int((y2_fix != y2_tf).sum())} of {y2_tf.size} outputs)",
         ),
     }
     data = ConvData(p2)

@@ -12,7 +12,7 @@ import numpy as np
 from ... import backends, formats
 from ...errors import BackendUnavailable
 from ...result import Claim, Observation, Outcome
-from .._base import ClaimSpec, declare_texts, not_checked_by_run, settle
+from ...result.spec import ClaimSpec, declare_texts
 from .data import NotRun, SectionData
 
 #: a fix that computes in float64 and rounds once is correctly rounded, give or take the
@@ -114,18 +114,18 @@ class Section:
     truth: Any
     data: SectionData
     observations: dict[str, Observation] = field(default_factory=dict)
+    #: why a part the claims need is missing (`Comparison.missing`)
+    missing: dict[str, str] = field(default_factory=dict)
 
 
-def unavailable(
-    exc: BackendUnavailable, rows: tuple[tuple[str, str], ...], claims: dict[str, ClaimSpec]
-) -> Section:
+def unavailable(exc: BackendUnavailable, rows: tuple[tuple[str, str], ...]) -> Section:
     """The section when a framework is missing: its rows say why and how to fix it, its
-    claims are not checked (`settle`, naming the missing framework)."""
+    claims are not checked (`Lesson.run` settles them, naming the missing framework)."""
     reason = f"{exc.reason} To fix it, run: {exc.fix}" if exc.fix else exc.reason
     why = f"{exc.backend} is missing; run {exc.fix}" if exc.fix else f"{exc.backend} is missing"
-    checked = settle(claims.values(), {}, lambda part: why if part == exc.backend else None)
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    return Section(outcomes, checked, None, NotRun(missing=exc.backend, fix=exc.fix))
+    not_run = NotRun(missing=exc.backend, fix=exc.fix)
+    return Section(outcomes, {}, None, not_run, missing={exc.backend: why})
 
 
 def raised(
@@ -145,7 +145,7 @@ def raised(
         "a framework error under these settings, not a verdict on the claim"
     )
     outcomes = [Outcome.missing(name, backend, reason) for name, backend in rows]
-    checked = not_checked_by_run(claims.values(), reason)
+    checked = {key: spec.not_checked(reason) for key, spec in claims.items()}
     return Section(outcomes, checked, None, NotRun(raised=f"{who}: {type(exc).__name__}"))
 
 

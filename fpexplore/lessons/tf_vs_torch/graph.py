@@ -11,8 +11,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ...result import Claim, Outcome
+from ...result import Outcome
 from ...truth.certify import certified
+from .claims import GRAPH, REWRITE_SWITCH
 from .data import GraphData
 from .frameworks import OBSERVATIONS as SEEN
 from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
@@ -21,9 +22,6 @@ ROWS = 8
 BOUND_ULP = 4.0  # max, subtract, exp, sum, log, add: a few ULP of the result at most
 SEEDS = 3  # the seed asked for and the next ones: graph-mode verdicts are judged over all
 DIVIDE_N = 16_384  # float32 elements divided by 3.0
-#: the Grappler optimizer whose rewrite turns x / const into x * (1 / const) (ConstantFolding's
-#: division-to-reciprocal rule); switching it off restores eager's division
-REWRITE_SWITCH = "constant_folding"
 
 
 def lse_reference(x: np.ndarray) -> Any:
@@ -183,53 +181,46 @@ def run_graph(
     }
     seeds = [c["seed"] for c in cases]
     claims = {
-        "division_rewritten": Claim(
-            "default tf.function rewrites x / 3.0 into x * (1 / 3.0): at every seed its bits are "
-            "those of the multiply by the rounded reciprocal, eager's those of the correctly "
-            "rounded division (they differ in "
-            + ", ".join(f"{n} of {DIVIDE_N}" for n in div_differ.values())
-            + " elements)",
+        "division_rewritten": GRAPH["division_rewritten"].claim(
             div_rewritten,
+            differ=", ".join(f"{n} of {DIVIDE_N}" for n in div_differ.values()),
         ),
-        "rewrite_off_is_eager": Claim(
-            "with Grappler's rewrite off (tf.config.optimizer.set_experimental_options("
-            f"{{'{REWRITE_SWITCH}': False}})), tf.function gives eager's bits for x / 3.0 and "
-            f"for the log-sum-exp at every seed ({', '.join(map(str, seeds))})",
+        "rewrite_off_is_eager": GRAPH["rewrite_off_is_eager"].claim(
             rewrite_off,
+            rewrite_switch=REWRITE_SWITCH,
+            seeds=", ".join(map(str, seeds)),
         ),
-        "xla": Claim(
-            "eager, tf.function (either way) and XLA are all within "
-            f"{BOUND_ULP:g} ULP of the exact log-sum-exp at every seed (worst {worst:.3g}); "
-            "XLA fuses exp and sum into its own loop and gives eager's bits at seeds "
-            f"{xla_same['lse'] or 'none'} of {seeds}",
+        "xla": GRAPH["xla"].claim(
             worst <= BOUND_ULP,
+            bound_ulp=BOUND_ULP,
+            worst=worst,
+            xla_seeds=xla_same["lse"] or "none",
+            seeds=seeds,
         ),
-        "torch_vs_tf": Claim(
-            f"torch eager is within {BOUND_ULP:g} ULP too ({err['torch eager']:.3g}); "
-            + (
-                "its bits equal TensorFlow's"
-                if same_bits(got["torch eager"], got["tf eager"])
-                else f"{int((got['torch eager'] != got['tf eager']).sum())} of {ROWS} rows "
-                "differ from TensorFlow's"
-            ),
+        "torch_vs_tf": GRAPH["torch_vs_tf"].claim(
             err["torch eager"] <= BOUND_ULP,
+            bound_ulp=BOUND_ULP,
+            err_torch_eager=err["torch eager"],
+            bits="its bits equal TensorFlow's"
+            if same_bits(got["torch eager"], got["tf eager"])
+            else f"{int((got['torch eager'] != got['tf eager']).sum())} of {ROWS} rows "
+            "differ from TensorFlow's",
         ),
-        "fix_agrees": Claim(
-            "computing in float64 and rounding once gives the same bits eagerly, under XLA and "
-            f"in torch, within {0.5 + 2.0**-12:g} ULP of the exact value",
+        "fix_agrees": GRAPH["fix_agrees"].claim(
             same_bits(got["tf eager wide"], got["tf XLA wide"])
             and same_bits(got["tf eager wide"], got["torch eager wide"])
             and max(err[k] for k in ("tf eager wide", "tf XLA wide", "torch eager wide"))
             <= 0.5 + 2.0**-12,
+            bound=0.5 + 2.0**-12,
         ),
     }
     if "torch.compile" in got:
         same_compile = same_bits(got["torch.compile"], got["torch eager"])
-        claims["torch_compile"] = Claim(
-            "torch.compile (inductor) generates its own fused loop: "
-            + ("bit-identical to eager here" if same_compile else "its bits differ from eager's")
-            + f"; within {BOUND_ULP:g} ULP of the exact value ({err['torch.compile']:.3g})",
+        claims["torch_compile"] = GRAPH["torch_compile"].claim(
             err["torch.compile"] <= BOUND_ULP,
+            bits="bit-identical to eager here" if same_compile else "its bits differ from eager's",
+            bound_ulp=BOUND_ULP,
+            err_torch_compile=err["torch.compile"],
         )
     data = GraphData(seeds, DIVIDE_N, div_differ, lse_fn_same, xla_same, REWRITE_SWITCH)
     obs = {

@@ -21,7 +21,7 @@ def gradient(c: Comparison) -> Verdicts:
     g = c.data.seed_gradients
     return decide(
         str(g),
-        (holds(c, "seed_192"), FAILS, "both give the exact gradient 192, not 24"),
+        (holds(c, "autograd.seed_192"), FAILS, "both give the exact gradient 192, not 24"),
         (g.torch == g.tensorflow == 24, HOLDS, "both give 24"),
         otherwise=(DEPENDS, "on the framework: they do not both give the exact gradient"),
     )
@@ -34,7 +34,11 @@ def softmax(c: Comparison) -> Verdicts:
     return decide(
         f"{seed.differ} of {len(seed.torch)} float32 values differ in their bits on this CPU "
         f"({seed.onednn_reason})",
-        (not holds(c, "seed_example"), HOLDS, "at least one framework is more than 2 ULP off"),
+        (
+            not holds(c, "softmax.seed_example"),
+            HOLDS,
+            "at least one framework is more than 2 ULP off",
+        ),
         otherwise=(
             DEPENDS,
             "on TensorFlow's CPU path: its oneDNN kernel (on by default only on CPUs with "
@@ -49,9 +53,9 @@ def graph(c: Comparison) -> Verdicts:
     d = c.data
     if not isinstance(d, GraphData):
         raise NotMeasured("the tf_vs_torch run has no graph-mode cases")
-    rewritten = holds(c, "division_rewritten")
-    restored = holds(c, "rewrite_off_is_eager")
-    bounded = holds(c, "xla")
+    rewritten = holds(c, "graph_mode.division_rewritten")
+    restored = holds(c, "graph_mode.rewrite_off_is_eager")
+    bounded = holds(c, "graph_mode.xla")
     seeds = d.seeds
     n_seeds = len(seeds)
     xla_lse = len(d.xla_same_seeds["lse"])
@@ -84,7 +88,7 @@ def lstm(c: Comparison) -> Verdicts:
     d = c.data
     if not isinstance(d, LstmData):
         raise NotMeasured("the tf_vs_torch run has no LSTM steps")
-    mapped = holds(c, "gate_order")
+    mapped = holds(c, "lstm.gate_order")
     worst = max(float(max(v)) for v in d.grad_error_by_distance.values())
     return decide(
         f"input gradients over {d.length} steps: torch and Keras "
@@ -93,7 +97,7 @@ def lstm(c: Comparison) -> Verdicts:
         f"{float(max(d.torch_keras_diff_by_step)):.3g}",
         (not mapped, HOLDS, "even with the weights mapped right, the outputs part"),
         (
-            mapped and holds(c, "gradients_rounding"),
+            mapped and holds(c, "lstm.gradients_rounding"),
             DEPENDS,
             "on the weight mapping: mapped right (gate order, both biases, recurrent "
             "activation), outputs and gradients differ only by rounding, within the lesson's "
@@ -104,7 +108,7 @@ def lstm(c: Comparison) -> Verdicts:
 
 
 control_flow = Rule(
-    ("if_without_tape", "control_flow_gradients_agree"),
+    ("control_flow.if_without_tape", "control_flow.control_flow_gradients_agree"),
     FAILS,
     "an eager Python `if` runs with or without a tape; taped, tf.function/tf.cond and torch "
     "gradients are identical",
@@ -114,7 +118,7 @@ control_flow = Rule(
 
 
 def higher_order(c: Comparison) -> Verdicts:
-    accurate = holds(c, "higher_order_accurate")
+    accurate = holds(c, "higher_order.higher_order_accurate")
     d = c.data
     w = d.worst_u
     return decide(
@@ -142,7 +146,7 @@ def _cutoff_words(cut: dict[str, float], dtype: str) -> str:
 
 def tolerances(c: Comparison) -> Verdicts:
     """Myth 28 from the pinv cut-offs measured in the run (and each library's signature)."""
-    differ = holds(c, "tolerances_differ")
+    differ = holds(c, "tolerances.tolerances_differ")
     t = c.data.tolerances
     libs = {"numpy": "numpy", "torch": "torch", "tf": "TensorFlow"}
     try:
@@ -177,7 +181,7 @@ def symbolic(c: Comparison) -> Verdicts:
     values (reverse-mode automatic differentiation); no derivative expression is formed."""
     if not isinstance(c.data, ControlFlowData):
         raise NotMeasured("the tf_vs_torch run has no control-flow gradients")
-    taped = holds(c, "if_without_tape", "control_flow_gradients_agree")
+    taped = holds(c, "control_flow.if_without_tape", "control_flow.control_flow_gradients_agree")
     return decide(
         f"gradient through a Python `if` at {len(c.data.points)} points: the taped gradient "
         "is the gradient of the branch that ran, bit for bit",

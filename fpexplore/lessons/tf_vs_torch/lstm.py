@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ...result import Claim
 from ...truth.value import Truth
 from . import lstm_reference
+from .claims import LSTM
 from .data import LstmData
 from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng, shown
 
@@ -142,35 +142,31 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
     same = int((h_t == h_k).all(axis=1).sum())
     worst = {k: float(v.max()) for k, v in e_h.items()}
     claims = {
-        "gate_order": Claim(
-            "torch's gate order i, f, g, o is Keras's i, f, c, o under another name: "
-            "transposing the matrices and summing the two biases is the whole transfer; then "
-            f"Keras's h is within {worst['keras']:.3g} of the exact cell at every one of "
-            f"{length} steps (torch: {worst['torch']:.3g}), inside 2^-16",
+        "gate_order": LSTM["gate_order"].claim(
             worst["keras"] <= H_BOUND and worst["torch"] <= H_BOUND,
+            worst_keras=worst["keras"],
+            length=length,
+            worst_torch=worst["torch"],
         ),
-        "one_bias_wrong": Claim(
-            f"forgetting torch's second bias b_hh puts Keras's h off by up to "
-            f"{worst['keras one bias']:.3g}: a mapping bug, not rounding",
-            worst["keras one bias"] > 100 * H_BOUND,
+        "one_bias_wrong": LSTM["one_bias_wrong"].claim(
+            worst["keras one bias"] > 100 * H_BOUND, worst_keras_one_bias=worst["keras one bias"]
         ),
-        "recurrent_activation": Claim(
-            f"Keras's LSTM uses recurrent_activation='{rec_default}' by default, as torch does; "
-            f"'hard_sigmoid' (Keras 2's old default) moves h by up to {worst['keras hard']:.3g}",
+        "recurrent_activation": LSTM["recurrent_activation"].claim(
             rec_default == "sigmoid" and worst["keras hard"] > 100 * H_BOUND,
+            rec_default=rec_default,
+            worst_keras_hard=worst["keras hard"],
         ),
-        "gradients_rounding": Claim(
-            f"the gradients d sum(h_L)/dx_t of both frameworks are within "
-            f"{max(e_g['torch'].max(), e_g['keras'].max()):.3g} of the exact ones (relative "
-            f"to the largest), inside 2^-12 for every t: rounding, not a bug",
+        "gradients_rounding": LSTM["gradients_rounding"].claim(
             bool(e_g["torch"].max() <= GRAD_BOUND and e_g["keras"].max() <= GRAD_BOUND),
+            worst=max(e_g["torch"].max(), e_g["keras"].max()),
         ),
-        "growth": Claim(
-            f"the torch–Keras difference in h grows from {diff_h[0]:.3g} at step 1 to "
-            f"{diff_h.max():.3g} (largest, at step {int(diff_h.argmax()) + 1}) and stays within "
-            f"2^-15 up to step {length}: the cell forgets old rounding errors as it forgets old "
-            f"inputs; {same} of {length} steps are bit-identical",
+        "growth": LSTM["growth"].claim(
             bool(diff_h.max() <= 2 * H_BOUND),
+            diff_h_0=diff_h[0],
+            diff_h_max=diff_h.max(),
+            at_step=int(diff_h.argmax()) + 1,
+            length=length,
+            same=same,
         ),
     }
     grad_diff = np.abs(np.asarray(d_t, np.float64) - np.asarray(d_k, np.float64)).max()

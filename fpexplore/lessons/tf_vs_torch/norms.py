@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from ... import metrics
-from ...result import Claim
 from ...truth import reference
+from .claims import LAYER_NORM
 from .data import LayerNormData
 from .frameworks import (
     Frameworks,
@@ -91,24 +91,25 @@ def run_layer_norm(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     var = float(x.astype(np.float64).var(-1).mean())
     rel = float(np.abs(y_keras.astype(np.float64) - truth.split()[0]).max())
     claims = {
-        "default_epsilons": Claim(
-            f"the default epsilons differ: torch LayerNorm eps={ln.eps:g}, Keras "
-            f"LayerNormalization epsilon={k_eps:g}",
-            bool(ln.eps != k_eps),
+        "default_epsilons": LAYER_NORM["default_epsilons"].claim(
+            bool(ln.eps != k_eps), ln_eps=ln.eps, k_eps=k_eps
         ),
-        "defaults_disagree": Claim(
-            f"with a row variance near {var:.2g}, Keras's epsilon changes the output by up to "
-            f"{rel:.3g} ({err['keras'].max():.3g} ULP): {int((err['keras'] > b).sum())} of "
-            f"{err['keras'].size} values lie outside the rounding bound of torch's reference, "
-            f"while Keras is within {own.max():.3g} ULP of its own (epsilon={k_eps:g}) reference",
+        "defaults_disagree": LAYER_NORM["defaults_disagree"].claim(
             bool((err["keras"] > b).mean() > 0.5 and (own <= b_own).all()),
+            var=var,
+            rel=rel,
+            err_keras_max=err["keras"].max(),
+            outside=int((err["keras"] > b).sum()),
+            values=err["keras"].size,
+            own_max=own.max(),
+            k_eps=k_eps,
         ),
-        "fix_agrees": Claim(
-            f"the one-line fix LayerNormalization(epsilon={ln.eps:g}) brings Keras within "
-            f"{err['keras fixed'].max():.3g} ULP of the reference, torch is within "
-            f"{err['torch'].max():.3g}; both inside the float32 rounding bound of the layer, "
-            f"element by element (up to {b.max():.3g} ULP)",
+        "fix_agrees": LAYER_NORM["fix_agrees"].claim(
             bool((err["keras fixed"] <= b).all() and (err["torch"] <= b).all()),
+            ln_eps=ln.eps,
+            err_keras_fixed_max=err["keras fixed"].max(),
+            err_torch_max=err["torch"].max(),
+            b_max=b.max(),
         ),
     }
     data = LayerNormData({k: float(v.max()) for k, v in err.items()})

@@ -10,7 +10,8 @@ import numpy as np
 
 from ... import orders
 from ... import truth as exact
-from ...result import Claim, Outcome
+from ...result import Outcome
+from .claims import REDUCE_SUM
 from .data import ReduceSumData
 from .frameworks import (
     OBSERVATIONS,
@@ -90,26 +91,24 @@ def run_reduce_sum(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) 
     distinct_tf = len({np.asarray(v).tobytes() for v in emulated_tf.values()})
     e_wide = max(outcomes["torch wide"].error.max_abs_ulp, outcomes["tf wide"].error.max_abs_ulp)
     claims = {
-        "torch_threads": Claim(
-            f"torch.sum of {size} float32 values at {', '.join(map(str, THREADS))} threads: "
-            f"{distinct_torch} distinct result(s) (torch splits sums of 32768 elements or more "
-            "across threads); the summation lesson's emulator reproduces every one bit for bit",
+        "torch_threads": REDUCE_SUM["torch_threads"].claim(
             all(same_bits(emulated_torch[t], live[t]) for t in THREADS),
+            size=size,
+            threads=", ".join(map(str, THREADS)),
+            distinct_torch=distinct_torch,
         ),
-        "tf_threads": Claim(
-            f"TensorFlow's sum here matches the Eigen emulator at "
-            f"{', '.join(map(str, tf_match)) or 'no'} thread(s); emulated at "
-            f"{', '.join(map(str, THREADS))} intra-op threads it gives {distinct_tf} distinct "
-            "result(s)",
+        "tf_threads": REDUCE_SUM["tf_threads"].claim(
             bool(tf_match),
+            matched=", ".join(map(str, tf_match)) or "no",
+            threads=", ".join(map(str, THREADS)),
+            distinct_tf=distinct_tf,
         ),
-        "fix_agrees": Claim(
-            "the one-line fix, accumulating in float64 and rounding once, gives one result for "
-            f"every thread count and both frameworks, within {ROUND_ONCE_BOUND:g} ULP of the "
-            f"exact sum (measured {e_wide:.3g})",
+        "fix_agrees": REDUCE_SUM["fix_agrees"].claim(
             all(same_bits(wide[t], wide[1]) for t in THREADS)
             and same_bits(np.asarray(wide[1]), np.asarray(tf_wide))
             and e_wide <= ROUND_ONCE_BOUND,
+            round_once_bound=ROUND_ONCE_BOUND,
+            e_wide=e_wide,
         ),
     }
     data = ReduceSumData(live, tf_live, tf_match)

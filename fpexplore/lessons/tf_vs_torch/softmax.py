@@ -10,8 +10,8 @@ import numpy as np
 
 from ... import metrics
 from ...dispatch import tensorflow_onednn
-from ...result import Claim
 from ...truth import reference
+from .claims import CROSS_ENTROPY, SOFTMAX
 from .data import CrossEntropyData, SeedExample, SoftmaxData
 from .frameworks import (
     OBSERVATIONS,
@@ -84,46 +84,46 @@ def run_softmax(
     err = {k: o.error for k, o in outcomes.items()}
     naive_bad = not np.isfinite(naive).all()
     claims = {
-        "seed_example": Claim(
-            f"{op}([1, 2, 3]) in float32: torch and TensorFlow are each within "
-            f"{SEED_BOUND:g} ULP of the exact value, on every CPU path (measured "
-            f"{e_seed['torch'].max_abs_ulp:.3g} and {e_seed['tensorflow'].max_abs_ulp:.3g} ULP)",
+        "seed_example": SOFTMAX["seed_example"].claim(
             bool(
                 e_seed["torch"].max_abs_ulp <= SEED_BOUND
                 and e_seed["tensorflow"].max_abs_ulp <= SEED_BOUND
             ),
+            op=op,
+            seed_bound=SEED_BOUND,
+            torch_ulp=e_seed["torch"].max_abs_ulp,
+            tf_ulp=e_seed["tensorflow"].max_abs_ulp,
         ),
-        "naive_overflows": Claim(
-            f"the textbook exp(x) / sum(exp(x)) overflows on logits near 1000 "
-            f"(float32 exp overflows above {math.log(np.finfo(np.float32).max):.4g}); both "
-            "frameworks subtract the maximum first and stay finite",
+        "naive_overflows": SOFTMAX["naive_overflows"].claim(
             bool(
                 naive_bad
                 and np.isfinite(y_torch.astype(np.float32)).all()
                 and np.isfinite(y_tf.astype(np.float32)).all()
             ),
+            exp_max=math.log(np.finfo(np.float32).max),
         ),
-        "defaults_error": Claim(
-            f"on {size} logits near 1000 in {dtype}: torch is off by up to "
-            f"{err['torch'].max_abs_ulp:.3g} ULP and TensorFlow by up to "
-            f"{err['tf'].max_abs_ulp:.3g} ULP of the exact {op}; "
-            f"{n_different(y_torch, y_tf)} of {size} elements differ in their bits; computing "
-            "in float64 and rounding once is at least as accurate as either",
+        "defaults_error": SOFTMAX["defaults_error"].claim(
             bool(
                 max(err["torch wide"].max_abs_ulp, err["tf wide"].max_abs_ulp)
                 <= min(err["torch"].max_abs_ulp, err["tf"].max_abs_ulp) + 2.0**-12
             ),
+            size=size,
+            dtype=dtype,
+            torch_ulp=err["torch"].max_abs_ulp,
+            tf_ulp=err["tf"].max_abs_ulp,
+            op=op,
+            differ=n_different(y_torch, y_tf),
         ),
-        "fix_agrees": Claim(
-            f"the one-line fix (compute in float64, round once) makes both within "
-            f"{ROUND_ONCE_BOUND:g} ULP of the exact {op} (measured "
-            f"{err['torch wide'].max_abs_ulp:.3g} and {err['tf wide'].max_abs_ulp:.3g}) and "
-            "identical bit for bit",
+        "fix_agrees": SOFTMAX["fix_agrees"].claim(
             bool(
                 err["torch wide"].max_abs_ulp <= ROUND_ONCE_BOUND
                 and err["tf wide"].max_abs_ulp <= ROUND_ONCE_BOUND
                 and same_bits(w_torch, w_tf)
             ),
+            round_once_bound=ROUND_ONCE_BOUND,
+            op=op,
+            torch_wide=err["torch wide"].max_abs_ulp,
+            tf_wide=err["tf wide"].max_abs_ulp,
         ),
     }
     onednn, why = tensorflow_onednn()
@@ -197,20 +197,20 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
         return np.abs(y.astype(np.float64) - t_hi)
 
     claims = {
-        "keras_epsilon": Claim(
-            f"Keras's backend epsilon is {eps:g}: a loss computed from probabilities never "
-            f"exceeds -log({eps:g}) = {cap:.6g} (give or take the rounding of the renormalized "
-            f"probabilities); here {int(capped.sum())} of {n} samples have "
-            f"an exact loss above it (up to {t_hi.max():.4g}) and Keras returns at most "
-            f"{float(y_probs.max()):.6g}",
+        "keras_epsilon": CROSS_ENTROPY["keras_epsilon"].claim(
             bool(capped.any() and float(y_probs.max()) <= cap * (1 + 1e-4)),
+            eps=eps,
+            cap=cap,
+            capped=int(capped.sum()),
+            n=n,
+            exact_max=t_hi.max(),
+            keras_max=float(y_probs.max()),
         ),
-        "from_logits_agrees": Claim(
-            f"from logits both are within {bound:g} ULP of the exact loss plus {bound:g} u of the "
-            "largest logit (the size of the numbers subtracted in log-sum-exp minus the target "
-            f"logit): torch {err['torch'].max_abs_ulp:.3g} ULP at most, Keras "
-            f"{err['keras logits'].max_abs_ulp:.3g}; the one-line fix is from_logits=True",
+        "from_logits_agrees": CROSS_ENTROPY["from_logits_agrees"].claim(
             bool((abs_err(y_torch) <= allowed).all() and (abs_err(y_logits) <= allowed).all()),
+            bound=bound,
+            torch_ulp=err["torch"].max_abs_ulp,
+            keras_ulp=err["keras logits"].max_abs_ulp,
         ),
     }
     losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}

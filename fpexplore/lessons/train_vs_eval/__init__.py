@@ -20,7 +20,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...truth import reference
-from .._base import ClaimSpec, Lesson, declare_texts, settle
+from .._base import Lesson, declare_texts
 from . import modes as _train_modes
 from .data import BnRuns, TrainEvalData
 from .figures import C, figure
@@ -114,13 +114,12 @@ def _dropout_part(
     ]
     claims = {
         "dropout_train_varies": C_["dropout_train_varies"].claim(
-            distinct["train"] > 1,
-            f" ({distinct['train']} distinct outputs in {runs} runs, p={p:g})",
-        )
-        if p > 0
-        else Claim(
-            "with p=0 train mode drops nothing: all runs equal eval()'s output bit for bit",
-            bool((train_runs.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
+            distinct["train"] > 1
+            if p > 0
+            else bool((train_runs.view(np.uint32) == eval_runs[0].view(np.uint32)).all()),
+            distinct=distinct["train"],
+            runs=runs,
+            p=p,
         ),
         "dropout_eval_fixed": C_["dropout_eval_fixed"].claim(
             distinct["eval"] == 1, f" ({runs} runs)"
@@ -366,15 +365,13 @@ def _keras_bn(
             f"{batch1_ulp:.3g})",
         ),
         "keras_defaults_disagree": C_["keras_defaults_disagree"].claim(
-            bool((e_default > b_eval).mean() > 0.5),
-            f" (eps {eps:g}): up to {e_default.max():.3g} ULP from it, "
-            f"{int((e_default > b_eval).sum())} of {e_default.size} outside the rounding bound",
-        )
-        if eps != 1e-3
-        else Claim(
-            "with eps=1e-3 torch's and Keras's default epsilons coincide: Keras's defaults stay "
-            f"inside the rounding bound of torch's reference ({e_default.max():.3g} ULP)",
-            bool((e_default <= b_eval).all()),
+            bool((e_default > b_eval).mean() > 0.5)
+            if eps != 1e-3
+            else bool((e_default <= b_eval).all()),
+            eps=eps,
+            ulp=e_default.max(),
+            outside=int((e_default > b_eval).sum()),
+            size=e_default.size,
         ),
         "keras_defaults_own_convention": C_["keras_defaults_own_convention"].claim(
             bool((e_default_own <= b_own).all()),
@@ -455,7 +452,11 @@ NO_UPDATE = {
 _T, _K, _TEST = ("torch",), ("tensorflow",), "tests/test_train_vs_eval.py"
 DROPOUT_CLAIMS = declare_texts(
     {
-        "dropout_train_varies": "in train mode the output changes from run to run",
+        "dropout_train_varies": (
+            "in train mode the output changes from run to run (with p=0 train mode drops "
+            "nothing: every run equals eval()'s output bit for bit)",
+            " ({distinct} distinct outputs in {runs} runs, p={p:g})",
+        ),
         "dropout_eval_fixed": "in eval mode all runs give the same output, bit for bit",
         "dropout_scaling": "kept activations are scaled by 1/(1-p)",
         "dropout_removed_equals_eval": "removing the Dropout layer and copying the weights "
@@ -482,8 +483,13 @@ TORCH_BN_CLAIMS = declare_texts(
 KERAS_BN_CLAIMS = declare_texts(
     {
         "bn_batch1_keras": "Keras accepts batch size 1 with training=True and returns beta",
-        "keras_defaults_disagree": "with Keras's defaults (epsilon 1e-3) the same weights give "
-        "other outputs than torch's reference",
+        "keras_defaults_disagree": (
+            "with Keras's defaults (epsilon 1e-3) the same weights give other outputs than "
+            "torch's reference (unless torch's eps is 1e-3 too: then the two default epsilons "
+            "coincide and Keras's defaults stay inside the rounding bound of torch's reference)",
+            " (eps {eps:g}): up to {ulp:.3g} ULP from it, {outside} of {size} outside the "
+            "rounding bound",
+        ),
         "keras_defaults_own_convention": "Keras's defaults are right for their own convention",
     },
     _K,
@@ -504,24 +510,8 @@ BOTH_BN_CLAIMS = declare_texts(
 #: every BatchNorm claim: torch's alone, Keras's alone (against the reference), and the
 #: comparisons of the two
 BATCHNORM_CLAIMS = {**TORCH_BN_CLAIMS, **KERAS_BN_CLAIMS, **BOTH_BN_CLAIMS}
-MODES_CLAIMS = {
-    **declare_texts(
-        {k: t for k, t in _train_modes.MODES_TEXTS.items() if k != _train_modes.GPU_KEY},
-        _T,
-        test=_TEST,
-    ),
-    # stated where the GPU myths record is (read from it, torch or not); until then the
-    # myth's row names the command
-    _train_modes.GPU_KEY: ClaimSpec(
-        _train_modes.GPU_KEY,
-        _train_modes.MODES_TEXTS[_train_modes.GPU_KEY],
-        (_train_modes.GPU_PART,),
-        applies="a CUDA GPU (recorded)",
-        test=_TEST,
-        occasional=True,
-    ),
-}
-KERAS_NOISE_CLAIMS = declare_texts(_train_modes.KERAS_NOISE_TEXTS, _K, test=_TEST)
+MODES_CLAIMS = _train_modes.MODES_CLAIMS
+KERAS_NOISE_CLAIMS = _train_modes.KERAS_NOISE_CLAIMS
 CLAIMS = {**DROPOUT_CLAIMS, **MODES_CLAIMS, **KERAS_NOISE_CLAIMS, **BATCHNORM_CLAIMS}
 C_ = CLAIMS
 
@@ -627,25 +617,16 @@ def compute(
     d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**d_data, **m_data}
     # the reference of the mode in front
     truth = _bn_truth(seed, batch, eps, mode == "train") if b_data else None
-    params = dict(mode=mode, batch=batch, momentum=momentum, eps=eps, p=p, runs=runs, seed=seed)
+    missing = {_train_modes.GPU_PART: _train_modes.gpu_missing() or ""}
+    if momentum == 0:
+        missing |= NO_UPDATE
     return Comparison(
-        "train_vs_eval",
-        params,
-        truth,
-        tuple(d_out + b_out),
-        settle(
-            CLAIMS.values(),
-            {**d_claims, **b_claims},
-            lambda part: (
-                _train_modes.gpu_missing()
-                if part == _train_modes.GPU_PART
-                else NO_UPDATE.get(part)
-                if momentum == 0
-                else None
-            ),
-        ),
-        TrainEvalData(**d_data, **b_data),
-        EXPLANATION,
+        truth=truth,
+        outcomes=tuple(d_out + b_out),
+        claims={**d_claims, **b_claims},
+        data=TrainEvalData(**d_data, **b_data),
+        explanation=EXPLANATION,
+        missing={part: why for part, why in missing.items() if why},
     )
 
 

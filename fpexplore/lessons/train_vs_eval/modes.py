@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...result import Claim, Outcome
+from ...result.spec import ClaimSpec, declare_texts
 from .data import AutogradModes
 
 MODE_SEEDS = 3  # the autograd-mode claim is judged on this many seeds of weights and inputs
@@ -33,11 +34,6 @@ KERAS_NOISE_TEXTS = {
     "keras_noise_eval_identity": "Keras GaussianNoise varies with training=True and is the "
     "identity with training=False",
 }
-
-
-def _said(key: str, holds: bool, measured: str) -> Claim:
-    """Claim ``key`` decided: its declared text, then what this run measured."""
-    return Claim({**MODES_TEXTS, **KERAS_NOISE_TEXTS}[key] + measured, holds)
 
 
 def _digest(a: Any) -> bytes:
@@ -137,6 +133,27 @@ def _state_dict_example(torch: Any) -> str:
 #: the CUDA transformer claim, and the part it needs: the GPU myths record
 GPU_KEY = "transformer_grad_changes_bits_cuda"
 GPU_PART = "the GPU myths record"
+
+_T, _K, _TEST = ("torch",), ("tensorflow",), "tests/test_train_vs_eval.py"
+MODES_CLAIMS = {
+    **declare_texts({k: t for k, t in MODES_TEXTS.items() if k != GPU_KEY}, _T, test=_TEST),
+    # stated where the GPU myths record is (read from it, torch or not); until then the
+    # myth's row names the command
+    GPU_KEY: ClaimSpec(
+        GPU_KEY,
+        MODES_TEXTS[GPU_KEY],
+        (GPU_PART,),
+        applies="a CUDA GPU (recorded)",
+        test=_TEST,
+        occasional=True,
+    ),
+}
+KERAS_NOISE_CLAIMS = declare_texts(KERAS_NOISE_TEXTS, _K, test=_TEST)
+
+
+def _said(key: str, holds: bool, measured: str) -> Claim:
+    """Claim ``key`` decided: its declared text, then what this run measured."""
+    return {**MODES_CLAIMS, **KERAS_NOISE_CLAIMS}[key].claim(holds, measured)
 
 
 def gpu_missing() -> str | None:

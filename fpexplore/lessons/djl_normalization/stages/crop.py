@@ -8,6 +8,7 @@ from .... import backends
 from ....result import Claim
 from ....truth import once, reference
 from .. import pipelines as P
+from ..claims import CLAIMS
 from .common import StageResult, missing, rows
 
 
@@ -44,16 +45,15 @@ def crop_stage(p: dict, djl: Any, versions: dict, resized: np.ndarray) -> StageR
     djl_rule = resized[ft : ft + crop if ft > 0 else h, fl : fl + crop if fl > 0 else w]
     differ = off["floor"] != off["round"]
     keeps = [n for n, dd, full in (("height", ft, h), ("width", fl, w)) if dd == 0 and full != crop]
-    claims["crop_offset"] = Claim(
-        f"on a {h}x{w} input DJL crops at (top, left) = {off['floor']} (floor), torchvision "
-        f"at {off['round']} (round half to even): "
-        + ("a one-pixel shift" if differ else "the same offset here")
-        + (f"; DJL leaves the {' and '.join(keeps)} uncropped (offset 0)" if keeps else ""),
+    claims["crop_offset"] = CLAIMS["crop_offset"].claim(
         bool(np.array_equal(d, djl_rule))
         and bool(np.array_equal(d, tv)) == (not differ and not keeps),
+        h=h,
+        w=w,
+        floor=off["floor"],
+        rounded=off["round"],
+        shift="a one-pixel shift" if differ else "the same offset here",
+        uncropped=f"; DJL leaves the {' and '.join(keeps)} uncropped (offset 0)" if keeps else "",
     )
-    claims["crop_fix"] = Claim(
-        "cropping at torchvision's offset in DJL gives torchvision's crop bit for bit",
-        bool(np.array_equal(fixed, tv)),
-    )
+    claims["crop_fix"] = CLAIMS["crop_fix"].claim(bool(np.array_equal(fixed, tv)))
     return truth, rows(values, truth, versions), claims, data

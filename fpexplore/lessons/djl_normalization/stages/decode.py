@@ -9,6 +9,7 @@ from ....memo import Memo
 from ....result import Claim
 from ....truth import Truth, once
 from .. import pipelines as P
+from ..claims import CLAIMS
 from .common import StageResult, Thunks, missing, optional, rows
 
 _DECODE_TABLES = Memo(keep=2)
@@ -55,11 +56,9 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     jpgs = [r for r in table if "tf_vs_pil" in r]
     claims: dict[str, Claim] = {}
     if tf is not None:
-        claims["decode_tf_default_differs"] = Claim(
-            "TensorFlow's decode_jpeg with its default (fast) IDCT differs from PIL on the "
-            "sample JPEGs; dct_method='INTEGER_ACCURATE' gives PIL's bits",
+        claims["decode_tf_default_differs"] = CLAIMS["decode_tf_default_differs"].claim(
             any(r["tf_vs_pil"] > 0 for r in jpgs)
-            and all(r["tf_accurate_vs_pil"] == 0 for r in jpgs),
+            and all(r["tf_accurate_vs_pil"] == 0 for r in jpgs)
         )
     data: dict[str, Any] = {"decode_table": table}
     if isinstance(djl, str):
@@ -72,9 +71,7 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
         values = {"djl: BufferedImageFactory (ImageIO)": d, **values}
         data["heat"] = P.heat(d, values[other])
         data["heat_title"] = f"|DJL ImageIO decode - {other.split(':')[0]} decode| (levels)"
-        claims["decode_imageio_equals_pil"] = Claim(
-            "Java ImageIO (DJL's BufferedImageFactory) and PIL decode every sample PNG and JPEG "
-            "to the same bits",
-            all(r["imageio_vs_pil"] == 0 for r in table),
+        claims["decode_imageio_equals_pil"] = CLAIMS["decode_imageio_equals_pil"].claim(
+            all(r["imageio_vs_pil"] == 0 for r in table)
         )
     return truth, rows(values, truth, versions) + extra, claims, data

@@ -5,9 +5,9 @@ from typing import Any
 import numpy as np
 
 from .... import backends
-from ....result import Claim
 from ....truth import by_value, reference
 from .. import pipelines as P
+from ..claims import CLAIMS
 from .common import StageResult, Thunks, missing, optional, rows
 
 
@@ -36,10 +36,8 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
     else:
         values["tensorflow: (x - m) / s"] = ((tf.constant(tensor) - m) / s).numpy()
     claims = {
-        "normalize_folded_differs": Claim(
-            "folding Normalize into x * (1/s) - m/s (as when it is merged into a layer) is not "
-            "bit-equal to (x - m) / s",
-            not np.array_equal(fused, npf),
+        "normalize_folded_differs": CLAIMS["normalize_folded_differs"].claim(
+            not np.array_equal(fused, npf)
         )
     }
     if isinstance(djl, str):
@@ -51,14 +49,11 @@ def normalize_stage(p: dict, djl: Any, versions: dict, tensor: np.ndarray) -> St
         "heat": P.heat(d, fused),
         "heat_title": "|DJL Normalize - folded x*(1/s) - m/s| (float32)",
     }
-    claims["normalize_bit_equal"] = Claim(
-        "DJL's Normalize, torchvision's Normalize and numpy float32 give the same bits (each is "
-        "one float32 subtraction and one division)",
-        all(np.array_equal(d, v) for v in (tv, npf)),
+    claims["normalize_bit_equal"] = CLAIMS["normalize_bit_equal"].claim(
+        all(np.array_equal(d, v) for v in (tv, npf))
     )
     if tf is not None:
-        claims["normalize_tf_bit_equal"] = Claim(
-            "TensorFlow's (x - m) / s gives DJL's Normalize bits too",
-            bool(np.array_equal(d, values["tensorflow: (x - m) / s"])),
+        claims["normalize_tf_bit_equal"] = CLAIMS["normalize_tf_bit_equal"].claim(
+            bool(np.array_equal(d, values["tensorflow: (x - m) / s"]))
         )
     return truth, rows(values, truth, versions) + extra, claims, data

@@ -11,6 +11,7 @@ from ....result import Claim
 from ....truth import Truth, once, reference
 from .. import pipelines as P
 from .. import reference as T
+from ..claims import CLAIMS
 from ..data import BitEqual, Wrapped
 from .common import StageResult, Thunks, levels, missing, nearest, optional, rows
 
@@ -73,11 +74,9 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     if tf is not None and aa and (h > oh or w > ow):
         lv["tensorflow default"] = levels(tf_plain, exact)
         lv["tensorflow antialias"] = levels(tf_aa, exact)
-        claims["antialias_matters"] = Claim(
-            "downscaling without antialias (TensorFlow's default) errs by many levels against "
-            "the antialiased resize; antialias=True brings TensorFlow within a level",
+        claims["antialias_matters"] = CLAIMS["antialias_matters"].claim(
             lv["tensorflow default"].max_abs_levels > 5
-            and lv["tensorflow antialias"].max_abs_levels < 1.0,
+            and lv["tensorflow antialias"].max_abs_levels < 1.0
         )
     if isinstance(djl, str):
         extra.append(missing("djl: ResizeShort (uint8)", djl))
@@ -94,23 +93,24 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
     }
     data["heat"] = P.heat(d_u8, tv_pil)
     data["heat_title"] = "|DJL ResizeShort uint8 - torchvision Resize(PIL)| (levels)"
-    claims["resize_square"] = Claim(
-        f"DJL Resize({size}) gives {size}x{size}, torchvision Resize({size}) keeps the aspect "
-        f"ratio ({oh}x{ow}); DJL's ResizeShort({size}) gives torchvision's shape",
+    claims["resize_square"] = CLAIMS["resize_square"].claim(
         square.shape[:2] == (size, size)
         and d_u8.shape[:2] == (oh, ow) == tv_pil.shape[:2]
         and (oh, ow) != (size, size),
+        size=size,
+        oh=oh,
+        ow=ow,
     )
     # Bit equality is not a fact of DJL: it depends on the two libtorch builds (DJL's and
     # this torch) and on how many input pixels each output sums (an antialiased downscale by
     # s sums about s times more taps, and builds that accumulate them differently part in the
     # last bits). So the claim is the rounding-level agreement, and the bits an observation.
     gap = float(np.abs(d_f32.astype(np.float64) - t_float).max()) if d_f32.size else 0.0
-    claims["resize_is_torch_interpolate"] = Claim(
-        f"DJL's resize is libtorch interpolate({interp}"
-        f"{', antialias=True' if aa else ''}): on float32 input it equals torch's to within "
-        f"float32 rounding (max |diff| {gap:.2g} < 1e-3 levels) at every size and scale",
+    claims["resize_is_torch_interpolate"] = CLAIMS["resize_is_torch_interpolate"].claim(
         d_f32.shape == t_float.shape and gap < 1e-3,
+        interp=interp,
+        antialias=", antialias=True" if aa else "",
+        gap=gap,
     )
     differ = d_f32 != t_float
     scale = max(h / oh, w / ow)
@@ -123,20 +123,14 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
         f"{'down' if scale > 1 else 'up'}scale ×{max(scale, 1 / scale):.3g}",
     )
     inside = (d_f32 >= 0) & (d_f32 < 256) & (exact >= 0) & (exact <= 255)
-    claims["resize_uint8_truncates"] = Claim(
-        "on uint8 input DJL casts the float result back by truncation: its output is the "
-        "floor of its own float32 resize (wherever that lies in [0, 256))",
-        bool(np.array_equal(d_u8[inside], np.floor(d_f32[inside]).astype(np.uint8))),
+    claims["resize_uint8_truncates"] = CLAIMS["resize_uint8_truncates"].claim(
+        bool(np.array_equal(d_u8[inside], np.floor(d_f32[inside]).astype(np.uint8)))
     )
     wrapped = (d_f32 <= -1) | (d_f32 >= 256)
     if wrapped.any():
         err = np.abs(d_u8.astype(np.float64) - exact)[wrapped]
         data["wrapped"] = Wrapped(int(wrapped.sum()), float(err.max()))
-        claims["resize_uint8_wraps"] = Claim(
-            f"{interp} overshoots: {int(wrapped.sum())} values of DJL's float resize fall "
-            "outside (-1, 256), and its uint8 cast wraps them (trunc modulo 256) instead of "
-            f"clamping: errors of {err.min():.0f} to {err.max():.0f} levels against the exact "
-            "resize; the fix clamps them to 0 or 255",
+        claims["resize_uint8_wraps"] = CLAIMS["resize_uint8_wraps"].claim(
             bool(
                 np.array_equal(
                     d_u8[wrapped].astype(np.int64), np.trunc(d_f32[wrapped]).astype(np.int64) % 256
@@ -144,22 +138,26 @@ def resize_stage(p: dict, djl: Any, versions: dict, decoded: np.ndarray) -> Stag
                 and err.min() > 128
                 and np.array_equal(d_fix[wrapped], np.where(d_f32[wrapped] < 0, 0, 255))
             ),
+            interp=interp,
+            wrapped=int(wrapped.sum()),
+            err_min=err.min(),
+            err_max=err.max(),
         )
     fix_gap = int(np.abs(d_fix.astype(int) - tv_tensor).max())
-    claims["resize_fix_matches_torchvision_tensor"] = Claim(
-        "the fix (resize float32, round, clamp) reproduces torchvision's uint8-tensor Resize "
-        + ("bit for bit" if interp == "bilinear" else "to within 1 level"),
+    claims["resize_fix_matches_torchvision_tensor"] = CLAIMS[
+        "resize_fix_matches_torchvision_tensor"
+    ].claim(
         fix_gap == 0 if interp == "bilinear" else fix_gap <= 1,
+        interp=interp,
+        closeness="bit for bit" if interp == "bilinear" else "to within 1 level",
     )
     lv["djl uint8 (truncated)"] = levels(d_u8, exact)
     lv["djl rounded (fix)"] = levels(d_fix, exact)
     if aa:
         t_in, r_in = levels(d_u8, exact, inside), levels(d_fix, exact, inside)
-        claims["rounding_halves_error"] = Claim(
-            "truncation only rounds down: its errors lie in (-1, 0] level (up to float32 "
-            "noise); rounding keeps every in-range pixel within 0.5 level of the exact resize",
+        claims["rounding_halves_error"] = CLAIMS["rounding_halves_error"].claim(
             t_in.max_levels <= 1e-3
             and t_in.min_levels > -1 - 1e-3
-            and r_in.max_abs_levels < 0.5 + 1e-3,
+            and r_in.max_abs_levels < 0.5 + 1e-3
         )
     return truth, rows(values, truth, versions) + extra, claims, data

@@ -9,6 +9,7 @@ from .... import backends
 from ....result import Claim, Outcome
 from .. import pipelines as P
 from .. import reference as T
+from ..claims import CLAIMS
 from ..data import Classic
 from .common import StageResult, optional
 
@@ -56,17 +57,14 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
             out("torch: (x - mean) / x.std()", "torch", torch_default, unbiased_note, 1),
             out("torch: x.std(correction=0)", "torch", torch_fixed, "the fix: population std", 0),
         ]
-        claims["std_ddof"] = Claim(
-            "torch.std is unbiased (divides by N-1), np.std divides by N: torch's normalized "
-            "values are sqrt((N-1)/N) times numpy's",
+        claims["std_ddof"] = CLAIMS["std_ddof"].claim(
             bool(
                 np.allclose(torch_default * np.sqrt(n / (n - 1)), numpy_vals, rtol=1e-6)
                 and not np.allclose(torch_default, numpy_vals, rtol=1e-3)
-            ),
+            )
         )
-        claims["std_fix"] = Claim(
-            "torch.std(correction=0) fixes it: torch then agrees with numpy to within 1 ULP",
-            bool(P.ulp_distance(torch_fixed, numpy_vals).max() <= 1),
+        claims["std_fix"] = CLAIMS["std_fix"].claim(
+            bool(P.ulp_distance(torch_fixed, numpy_vals).max() <= 1)
         )
     idiom = "djl: x.sub(x.mean()).square().mean().sqrt()"
     if isinstance(djl, str):
@@ -75,23 +73,20 @@ def std_stage(djl: Any, versions: dict[str, str]) -> StageResult:
         djl_vals = djl.normalize_by_stats(x)
         classic["djl"] = djl_vals
         outs.append(out(idiom, "djl", djl_vals, "DJL has no std(): the idiom divides by N", 0))
-        claims["std_djl_population"] = Claim(
-            "DJL's std idiom is the population std: its normalized values agree with numpy's "
-            "(divided by N) to within 1 ULP and differ from the unbiased ones (N-1, torch's "
-            "default)",
+        claims["std_djl_population"] = CLAIMS["std_djl_population"].claim(
             bool(
                 P.ulp_distance(djl_vals, numpy_vals).max() <= 1
                 and not np.allclose(djl_vals, unbiased, rtol=1e-3)
-            ),
+            )
         )
         names = _article_names()
         gone = [n for n in ARTICLE_NAMES if not names[n]]
         here = [n for n in PRESENT_NAMES if names[n]]
-        claims["article_names_gone"] = Claim(
-            "the articles' DJL code does not compile against the 0.36 api jar: "
-            f"{', '.join(gone) or 'none'} missing (of {', '.join(ARTICLE_NAMES)}); what exists "
-            f"is {', '.join(here)} (no std: hence the idiom above)",
+        claims["article_names_gone"] = CLAIMS["article_names_gone"].claim(
             gone == list(ARTICLE_NAMES) and here == list(PRESENT_NAMES),
+            gone=", ".join(gone) or "none",
+            names=", ".join(ARTICLE_NAMES),
+            here=", ".join(here),
         )
     return truth, [partial(lambda o: o, o) for o in outs], claims, {"classic": Classic(**classic)}
 

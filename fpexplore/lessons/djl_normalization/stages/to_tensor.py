@@ -9,6 +9,7 @@ from ....result import Claim
 from ....truth import by_value
 from .. import pipelines as P
 from .. import reference as T
+from ..claims import CLAIMS
 from .common import StageResult, Thunks, missing, optional, rows
 
 
@@ -43,10 +44,8 @@ def to_tensor_stage(p: dict, djl: Any, versions: dict, cropped: np.ndarray) -> S
         "heat_title": f"|DJL ToTensor - {other}| (float32)",
     }
     rounded = np.asarray(truth.round("binary32"), dtype=np.float32)
-    claims["to_tensor_bit_equal"] = Claim(
-        "DJL's ToTensor, torchvision's ToTensor and numpy's x/255 are bit-identical and "
-        "correctly rounded",
-        all(np.array_equal(d, v) for v in (tv, npf, rounded)),
+    claims["to_tensor_bit_equal"] = CLAIMS["to_tensor_bit_equal"].claim(
+        all(np.array_equal(d, v) for v in (tv, npf, rounded))
     )
     return truth, rows(values, truth, versions) + extra, claims, data
 
@@ -65,17 +64,13 @@ def _tf_to_tensor(tf: Any, cropped: np.ndarray, tv: np.ndarray) -> tuple[Any, di
         "tensorflow: cast / 255 (the fix)": tfd,
     }
     claims = {
-        "to_tensor_convert_image_dtype": Claim(
-            f"tf.image.convert_image_dtype multiplies by 1/255: {n_bad} of the 256 levels come "
-            "out 1 ULP away from x/255",
+        "to_tensor_convert_image_dtype": CLAIMS["to_tensor_convert_image_dtype"].claim(
             n_bad > 0
             and bool(
                 P.ulp_distance(conv, all_levels.astype(np.float32) / np.float32(255)).max() == 1
             ),
+            n_bad=n_bad,
         ),
-        "to_tensor_tf_fix": Claim(
-            "tf.cast(x, float32) / 255 equals torchvision's ToTensor bit for bit",
-            bool(np.array_equal(tfd, tv)),
-        ),
+        "to_tensor_tf_fix": CLAIMS["to_tensor_tf_fix"].claim(bool(np.array_equal(tfd, tv))),
     }
     return tfc, claims, values
