@@ -180,9 +180,9 @@ def run(fw: Any) -> tuple[dict[str, Claim], dict[str, Observation], CustomOp]:
 def judge(c: Any) -> Verdicts:
     """Myth: a custom op's hand-written gradient differs from the framework's own."""
     d = getattr(c.data, "custom_op", None)
-    differs = claim(c, "custom_backward_differs")
-    close = claim(c, "custom_backward_close")
-    overflows = claim(c, "custom_backward_overflows")
+    differs = claim(c, "autograd.custom_backward_differs")
+    close = claim(c, "autograd.custom_backward_close")
+    overflows = claim(c, "autograd.custom_backward_overflows")
     if d is None:
         raise NotMeasured("the tf_vs_torch run has no custom autograd op")
     number = (
