@@ -155,6 +155,25 @@ def test_every_myth_is_judged_on_its_notebooks_run():
         replace(myths.MYTHS[0], params={"n": 1000})
 
 
+def _filtered(notebook: str, key: str) -> bool:
+    """Whether the notebook picks ``key`` from a run's claims by its ending or beginning
+    (``[k for k in c.claims if k.endswith("_emulated")]``)."""
+    for tree in _cells(notebook):
+        for comp in ast.walk(tree):
+            if not isinstance(comp, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+                continue
+            for gen in comp.generators:
+                if not (isinstance(gen.iter, ast.Attribute) and gen.iter.attr == "claims"):
+                    continue
+                for test in gen.ifs:
+                    f = test.func if isinstance(test, ast.Call) else None
+                    if isinstance(f, ast.Attribute) and f.attr in ("endswith", "startswith"):
+                        part = _literal(test.args[0], {})
+                        if isinstance(part, str) and getattr(key, f.attr)(part):
+                            return True
+    return False
+
+
 @pytest.mark.parametrize("myth", MEASURED, ids=lambda m: f"myth{m.number}")
 def test_the_notebook_names_the_claims_its_myth_reads(myth):
     """Each claim the verdict rests on is named in the notebook's code, or the section's run
@@ -177,7 +196,7 @@ def test_the_notebook_names_the_claims_its_myth_reads(myth):
         for n in ast.walk(t)
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
-    missing = [k for k in myth.reads if k not in named]
+    missing = [k for k in myth.reads if k not in named and not _filtered(myth.notebook, k)]
     assert checks_all or not missing, (myth.number, myth.notebook, missing)
 
 
