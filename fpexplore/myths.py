@@ -13,6 +13,7 @@ measure it. `verdict_table()` renders the verdicts for the index notebook.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -39,6 +40,7 @@ __all__ = [
     "HOLDS",
     "MYTHS",
     "NOT_MEASURED",
+    "SECTIONS",
     "VERDICTS",
     "Myth",
     "NotMeasured",
@@ -47,6 +49,8 @@ __all__ = [
     "judge_all",
     "judge_all_isolated",
     "lesson_catalog",
+    "recorded_elsewhere",
+    "records",
     "verdict_table",
 ]
 
@@ -104,6 +108,31 @@ class Myth:
     #: where the device or stack the claim names cannot run here: what would measure it (the
     #: row then says "not measurable here" instead of judging a stand-in)
     not_here: str = ""
+    #: the notebook section whose lesson run it is judged on (a key of `SECTIONS`): its
+    #: lesson and parameters, so the table and the notebook read the same run
+    section: str = ""
+
+    def __post_init__(self) -> None:
+        if self.section:
+            lesson, params = SECTIONS[self.section]
+            if lesson != self.lesson or (self.params and dict(self.params) != dict(params)):
+                raise ValueError(f"myth {self.number}: not the run of {self.section!r}")
+            object.__setattr__(self, "params", params)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The claim keys of its lesson its verdict rests on: the evidence
+        `fpexplore.article_claims` lists for the article claims it judges."""
+        from .article_claims import ARTICLE_CLAIMS
+
+        keys = [
+            key
+            for c in ARTICLE_CLAIMS
+            if self.number in c.myths
+            for lesson, key in (ref.split(":") for ref in c.claims)
+            if lesson == self.lesson
+        ]
+        return tuple(dict.fromkeys(keys))
 
     @property
     def notebook(self) -> str:
@@ -146,8 +175,32 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
     return judge_it
 
 
-_RNG = {"seed": 42, "tensorflow": False, "weights": False}
-_SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
+#: The lesson runs the notebooks make, by section: (lesson, parameters). Each notebook calls
+#: its lesson at exactly these parameters (tests/test_myths_notebooks.py reads the calls from
+#: the notebooks' code and holds them to this), and each myth names the section it is judged
+#: on (`Myth.section`), so the myths table reads the very run the notebook shows.
+SECTIONS: dict[str, tuple[str, Mapping[str, Any]]] = {
+    "01 the motivating sum": (
+        "summation_order",
+        {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1},
+    ),
+    "02 seed 42": ("rng_seeds", {"seed": 42, "n": 1000, "k": 4}),
+    "03 train vs eval": (
+        "train_vs_eval",
+        {"p": 0.5, "runs": 50, "batch": 8, "momentum": 0.1, "eps": 1e-5},
+    ),
+    "04 determinism": ("gpu_determinism", {}),
+    "05 std": ("djl_normalization", {"stage": "std"}),
+    "06 softmax": ("tf_vs_torch", {"op": "softmax"}),
+    "06 autograd": ("tf_vs_torch", {"op": "autograd", "length": 500}),
+    "06 lstm": ("tf_vs_torch", {"op": "lstm", "length": 1000, "agree": True}),
+    "06 graph mode": ("tf_vs_torch", {"op": "graph_mode"}),
+    "06 control flow": ("tf_vs_torch", {"op": "control_flow"}),
+    "06 higher order": ("tf_vs_torch", {"op": "higher_order"}),
+    "06 tolerances": ("tf_vs_torch", {"op": "tolerances"}),
+    "08 cpu vs accelerator": ("cpu_vs_accelerator", {}),
+    "09 libtorch vs pytorch": ("libtorch_vs_pytorch", {}),
+}
 
 #: the claims of shared/reference/claims-to-check.md, in its order, then (29-34) the articles'
 #: claims found uncovered by a later fact-check
@@ -157,8 +210,8 @@ MYTHS: tuple[Myth, ...] = (
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
         "summation_order",
         _beside("summation_order.judges:djl_sum"),
-        _SUM,
-        "The-motivating-example:-10,000-×-float32(0.0001)",
+        section="01 the motivating sum",
+        anchor="The-motivating-example:-10,000-×-float32(0.0001)",
         cases=({"n": 1000},),
     ),
     Myth(
@@ -166,8 +219,8 @@ MYTHS: tuple[Myth, ...] = (
         "The same seed (42) in DJL and PyTorch does not give the same random weights.",
         "rng_seeds",
         _beside("rng_seeds.judges:seed"),
-        _RNG,
-        "More-claims-from-the-articles",
+        section="02 seed 42",
+        anchor="More-claims-from-the-articles",
         cases=({"seed": 0}, {"seed": 7}),
     ),
     Myth(
@@ -176,8 +229,8 @@ MYTHS: tuple[Myth, ...] = (
         "differs.",
         "djl_normalization",
         _beside("djl_normalization.judges:std"),
-        {"stage": "std"},
-        "The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
+        section="05 std",
+        anchor="The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
     ),
     Myth(
         4,
@@ -185,12 +238,14 @@ MYTHS: tuple[Myth, ...] = (
         "on one input.",
         "gpu_determinism",
         _beside("gpu_determinism.linear_flag"),  # recorded on a GPU
+        section="04 determinism",
     ),
     Myth(
         5,
         "`cudnn.benchmark` is what causes non-deterministic behaviour.",
         "gpu_determinism",
         _beside("gpu_determinism.judges:benchmark"),
+        section="04 determinism",
     ),
     Myth(
         6,
@@ -198,6 +253,7 @@ MYTHS: tuple[Myth, ...] = (
         "to reproduce.",
         "train_vs_eval",
         _beside("train_vs_eval.judges:dropout"),
+        section="03 train vs eval",
         anchor="1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
         cases=({"seed": 3}, {"batch": 32}),
     ),
@@ -206,6 +262,7 @@ MYTHS: tuple[Myth, ...] = (
         "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
         "train_vs_eval",
         _beside("train_vs_eval.judges:batchnorm"),
+        section="03 train vs eval",
         anchor="2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
         cases=({"seed": 3}, {"batch": 32}),
     ),
@@ -214,8 +271,8 @@ MYTHS: tuple[Myth, ...] = (
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
         "rng_seeds",
         _beside("rng_seeds.multi_gpu"),  # recorded on two GPUs
-        _RNG,
-        "3.-Devices-and-CPU-kernels",
+        section="02 seed 42",
+        anchor="3.-Devices-and-CPU-kernels",
     ),
     Myth(
         9,
@@ -223,30 +280,31 @@ MYTHS: tuple[Myth, ...] = (
         "garbage collection and memory management.",
         "libtorch_vs_pytorch",
         _beside("libtorch_vs_pytorch.judges:mm"),
-        {"cuda": "recorded"},
-        "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
+        section="09 libtorch vs pytorch",
+        anchor="2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
     Myth(
         10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
         "libtorch_vs_pytorch",
         _beside("libtorch_vs_pytorch.judges:grad"),
-        {"cuda": "recorded"},
-        "2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
+        section="09 libtorch vs pytorch",
+        anchor="2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
     Myth(
         11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
         "libtorch_vs_pytorch",
         _beside("libtorch_vs_pytorch.judges:cuda_kernel"),
-        {"cuda": "recorded"},
-        "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
+        section="09 libtorch vs pytorch",
+        anchor="6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
     Myth(
         12,
         "Chained matmuls drift on DirectML but not on CUDA.",
         "cpu_vs_accelerator",
         _beside("cpu_vs_accelerator.judges:chain"),
+        section="08 cpu vs accelerator",
         not_here=(
             "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
             "GPU) runs here; the lesson run with device='privateuseone' there would measure it"
@@ -257,19 +315,21 @@ MYTHS: tuple[Myth, ...] = (
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
         "cpu_vs_accelerator",
         _beside("cpu_vs_accelerator.judges:conv"),
+        section="08 cpu vs accelerator",
     ),
     Myth(
         14,
         "ReLU can differ between backends.",
         "cpu_vs_accelerator",
         _beside("cpu_vs_accelerator.edges"),  # this CPU and the recorded GPUs
+        section="08 cpu vs accelerator",
     ),
     Myth(
         15,
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:graph"),
-        {"op": "graph_mode"},
+        section="06 graph mode",
         cases=({"seed": 7}, {"size": 1000}),
     ),
     Myth(
@@ -277,43 +337,44 @@ MYTHS: tuple[Myth, ...] = (
         "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:gradient"),
-        {"op": "autograd"},
+        section="06 autograd",
     ),
     Myth(
         17,
         "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:softmax"),
-        {"op": "softmax"},
+        section="06 softmax",
     ),
     Myth(
         18,
         "LSTM gradients differ between the frameworks over long sequences.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:lstm"),
-        {"op": "lstm"},
+        section="06 lstm",
     ),
     Myth(
         19,
         "DJL's dropout masks differ from PyTorch's for the same seed.",
         "rng_seeds",
         _beside("rng_seeds.judges:djl_dropout"),
-        _RNG,
-        "More-claims-from-the-articles",
+        section="02 seed 42",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         20,
         "DJL's default weight initialization differs from PyTorch's.",
         "rng_seeds",
         _beside("rng_seeds.judges:init"),
-        {"seed": 42},
-        "More-claims-from-the-articles",
+        section="02 seed 42",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         21,
         "Autograd being on changes a model's inference outputs.",
         "train_vs_eval",
         _beside("train_vs_eval.judges:autograd_modes"),
+        section="03 train vs eval",
         anchor="More-claims-from-the-articles",
     ),
     Myth(
@@ -321,14 +382,15 @@ MYTHS: tuple[Myth, ...] = (
         "Memory layout, fragmentation or alignment changes results.",
         "summation_order",
         _beside("summation_order.judges:layout"),
-        _SUM,
-        "More-claims-from-the-articles",
+        section="01 the motivating sum",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         23,
         "Noise-injecting activations (RReLU-style) make inference vary.",
         "train_vs_eval",
         _beside("train_vs_eval.judges:rrelu"),
+        section="03 train vs eval",
         anchor="More-claims-from-the-articles",
     ),
     Myth(
@@ -336,46 +398,47 @@ MYTHS: tuple[Myth, ...] = (
         "Layer execution order and skip connections change results.",
         "summation_order",
         _beside("summation_order.judges:residual"),
-        _SUM,
-        "More-claims-from-the-articles",
+        section="01 the motivating sum",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         25,
         "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
         "rng_seeds",
         _beside("rng_seeds.judges:seeding"),
-        _RNG,
-        "More-claims-from-the-articles",
+        section="02 seed 42",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         26,
         "TensorFlow needs a GradientTape for a Python `if`.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:control_flow"),
-        {"op": "control_flow"},
-        "More-claims-from-the-articles",
+        section="06 control flow",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         27,
         "Higher-order derivatives differ between the frameworks.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:higher_order"),
-        {"op": "higher_order"},
-        "More-claims-from-the-articles",
+        section="06 higher order",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         28,
         "Default tolerances for near-singular matrices differ.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:tolerances"),
-        {"op": "tolerances"},
-        "More-claims-from-the-articles",
+        section="06 tolerances",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         29,
         "Flushing subnormals to zero (FTZ/DAZ) changes float32 results.",
         "cpu_vs_accelerator",
         _beside("cpu_vs_accelerator.cpu_modes:judge_ftz"),
+        section="08 cpu vs accelerator",
     ),
     Myth(
         30,
@@ -383,37 +446,38 @@ MYTHS: tuple[Myth, ...] = (
         "the results.",
         "cpu_vs_accelerator",
         _beside("cpu_vs_accelerator.cpu_modes:judge_fallback"),
+        section="08 cpu vs accelerator",
     ),
     Myth(
         31,
         "A custom op's hand-written gradient differs from the framework's own.",
         "tf_vs_torch",
         _beside("tf_vs_torch.custom_op:judge"),
-        {"op": "autograd"},
+        section="06 autograd",
     ),
     Myth(
         32,
         "Kernel execution order varies between runs.",
         "libtorch_vs_pytorch",
         _beside("libtorch_vs_pytorch.judges:execution_order"),
-        {"cuda": "recorded"},
-        "6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
+        section="09 libtorch vs pytorch",
+        anchor="6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
     Myth(
         33,
         "TensorFlow's eager gradients are symbolic differentiation.",
         "tf_vs_torch",
         _beside("tf_vs_torch.judges:symbolic"),
-        {"op": "control_flow"},
-        "More-claims-from-the-articles",
+        section="06 control flow",
+        anchor="More-claims-from-the-articles",
     ),
     Myth(
         34,
         "DJL's random augmentations cannot match Python's for the same seed.",
         "rng_seeds",
         _beside("rng_seeds.augment:judge"),
-        _RNG,
-        "More-claims-from-the-articles",
+        section="02 seed 42",
+        anchor="More-claims-from-the-articles",
     ),
 )
 
@@ -425,8 +489,62 @@ def _source(c: Comparison) -> str:
     return "live" + (" + recorded GPU run" if "recorded" in kinds else "")
 
 
+@functools.cache
+def records() -> tuple[tuple[str, Mapping[tuple[str, str], str]], ...]:
+    """(name, claim states) of every shipped record of real machines' claims: the fleet's
+    (``data/machines/*``, `fpexplore.machines`) and the GPU claims records
+    (``data/gpu/claims/*.json``); each state is a (lesson, key)'s over all the record's runs,
+    "fails" where any run failed it (`fpexplore.machines.Machine.states`)."""
+    from . import machines
+    from .errors import FpexploreError
+    from .paths import shipped_data_dir
+
+    fleet, _ = machines.try_load_all()
+    out = [(m.name, m.states()) for m in fleet]
+    for path in sorted((shipped_data_dir() / "gpu" / "claims").glob("*.json")):
+        try:
+            record = machines.load_claims(path)
+        except FpexploreError:
+            continue
+        out.append((path.stem, machines.Machine(path.stem, path.stem, record).states()))
+    return tuple(out)
+
+
+def recorded_elsewhere(
+    myth: Myth, comparison: Comparison, here: str | None = None
+) -> list[tuple[str, str, str]]:
+    """Each record (`records`) whose claim states, put in place of this run's for the claims
+    it decided, make ``myth``'s judge give another verdict than this run's (``here``, judged
+    when not given): (record, that verdict, the claims whose states differ, as ``key
+    state``)."""
+    here = myth.judge(comparison)[0] if here is None else here
+    out = []
+    for name, states in records():
+        decided = {
+            key: states[(myth.lesson, key)]
+            for key in comparison.claims
+            if states.get((myth.lesson, key)) in ("holds", "fails")
+        }
+        changed = {k: s for k, s in decided.items() if comparison.claims[k].state != s}
+        if not changed:
+            continue
+        claims = dict(comparison.claims)
+        for key, state in decided.items():
+            claims[key] = replace(claims[key], holds=state == "holds", reason="")
+        try:
+            there = myth.judge(replace(comparison, claims=claims))[0]
+        except NotMeasured:
+            continue
+        if there not in (here, NOT_MEASURED):
+            read = [k for k in myth.reads if k in changed] or sorted(changed)
+            out.append((name, there, ", ".join(f"{k} {changed[k]}" for k in read)))
+    return out
+
+
 def judge(myth: Myth, comparison: Comparison) -> Verdict:
-    """The verdict of one lesson run on ``myth`` (its judge decides; never stored)."""
+    """The verdict of one lesson run on ``myth`` (its judge decides; never stored). A verdict
+    that a shipped machine's record contradicts (`recorded_elsewhere`: the claims it reads
+    went another way there) is "depends", scoped to where it went which way."""
     try:
         verdict, why, number = myth.judge(comparison)
     except NotMeasured as exc:
@@ -439,6 +557,11 @@ def judge(myth: Myth, comparison: Comparison) -> Verdict:
             f"for comparison only (not the claim's device): {number}",
             _source(comparison),
         )
+    if verdict != DEPENDS and (elsewhere := recorded_elsewhere(myth, comparison, verdict)):
+        there = "; ".join(f"{v} on {name} (recorded: {keys})" for name, v, keys in elsewhere)
+        why = f"{verdict} in this run ({why}); {there}"
+        number += "; recorded on " + ", ".join(name for name, _, _ in elsewhere)
+        verdict = DEPENDS
     return Verdict(myth, verdict, why, number, _source(comparison))
 
 
