@@ -149,7 +149,7 @@ def _beside(where: str) -> Callable[[Comparison], Verdicts]:
 _RNG = {"seed": 42, "tensorflow": False, "weights": False}
 _SUM = {"distribution": "allequal", "n": 10_000, "dtype": "float32", "threads": 1}
 
-#: the claims of shared/reference/claims-to-check.md, in its order, then (29-34) the articles'
+#: the claims of shared/reference/claims-to-check.md, in its order, then (29-35) the articles'
 #: claims found uncovered by a later fact-check
 MYTHS: tuple[Myth, ...] = (
     Myth(
@@ -414,6 +414,14 @@ MYTHS: tuple[Myth, ...] = (
         _beside("rng_seeds.augment:judge"),
         _RNG,
         "More-claims-from-the-articles",
+    ),
+    Myth(
+        35,
+        "Small numerical differences compound over training, especially in recurrent networks.",
+        "training_drift",
+        _beside("training_drift.judges:compound"),
+        {"steps": 100},
+        "2.-Stable-or-unstable",
     ),
 )
 
