@@ -45,13 +45,14 @@ $(CACHE)/djl/.resolved: fpexplore/jvm/pom.xml fpexplore/jvm/Fpx.java $(VENV)/.in
 	$(BIN)/python -m fpexplore setup djl
 	@touch $@
 
-# The summation explorer's error-growth curves for every choice, computed once into .cache, so
-# that no widget click waits for them (fpexplore warm; recomputed when orders change).
+# The summation explorer's error-growth curves for every choice and the training-drift study and
+# table, computed once into .cache, so that no widget click waits for them (fpexplore warm;
+# recomputed when orders or the training-drift lesson change).
 warm: $(CACHE)/summation_growth/.warm
 
 $(CACHE)/summation_growth/.warm: $(wildcard fpexplore/orders/*.py) \
   fpexplore/lessons/summation_order/growth.py fpexplore/lessons/summation_order/inputs.py \
-  $(VENV)/.installed
+  $(wildcard fpexplore/lessons/training_drift/*.py) $(VENV)/.installed
 	$(BIN)/python -m fpexplore warm
 	@mkdir -p $(@D) && touch $@
 

@@ -4,7 +4,8 @@ Each is declared once here (its options) and run by one function of its own modu
 modules have no ``python -m`` entries of their own (``python -m fpexplore`` is ``fpexplore``):
 
     fpexplore setup djl | libtorch | widgets
-    fpexplore record gpu | cuda-kernels | nccl      (record-gpu is record gpu's old name)
+    fpexplore record gpu | cuda-kernels | nccl | training-drift
+        (record-gpu is record gpu's old name)
     fpexplore warm
     fpexplore workshop [--slides]
     fpexplore myths
@@ -96,6 +97,11 @@ def _myths(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _gpu_drift(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default=None, help="output folder (default: data/gpu/training_drift)")
+    p.add_argument("--device", default="cuda", help="torch device string (default: cuda)")
+
+
 def _workshop(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="build/workshop", help="folder (default: build/workshop)")
     p.add_argument("--only", default=None, help="notebook numbers, comma-separated (00,01…)")
@@ -146,6 +152,13 @@ COMMANDS: tuple[Command, ...] = (
         "record all-reduce sums over world sizes and NCCL algorithms (needs GPUs)",
         _nccl,
         "fpexplore.lessons.distributed_reduction.nccl_record:command",
+    ),
+    Command(
+        ("record", "training-drift"),
+        "record the training-drift table's model on CUDA, deterministic and with atomics "
+        "(torch only; under a minute)",
+        _gpu_drift,
+        "fpexplore.lessons.training_drift.gpu_record:command",
     ),
     Command(
         ("warm",),

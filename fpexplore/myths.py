@@ -202,7 +202,7 @@ SECTIONS: dict[str, tuple[str, Mapping[str, Any]]] = {
     "09 libtorch vs pytorch": ("libtorch_vs_pytorch", {}),
 }
 
-#: the claims of shared/reference/claims-to-check.md, in its order, then (29-34) the articles'
+#: the claims of shared/reference/claims-to-check.md, in its order, then (29-35) the articles'
 #: claims found uncovered by a later fact-check
 MYTHS: tuple[Myth, ...] = (
     Myth(
@@ -478,6 +478,14 @@ MYTHS: tuple[Myth, ...] = (
         _beside("rng_seeds.augment:judge"),
         section="02 seed 42",
         anchor="More-claims-from-the-articles",
+    ),
+    Myth(
+        35,
+        "Small numerical differences compound over training, especially in recurrent networks.",
+        "training_drift",
+        _beside("training_drift.judges:compound"),
+        {"steps": 100},
+        "2.-Stable-or-unstable",
     ),
 )
 

@@ -94,6 +94,12 @@ def record_gpu(
     )
     experiments["rng"] = timed("rng", lambda: rng_exp.run_rng(dev))
     experiments["sum"] = timed("sum", lambda: sum_exp.run_sums(dev, quick=quick))
+    # the training-drift table's GPU row: a record of its own (data/gpu/training_drift)
+    from .lessons.training_drift import gpu_record as drift
+
+    drift_dir = None if out_dir is None else Path(out_dir) / drift.FOLDER
+    if dev.type == "cuda":
+        timed("training_drift", lambda: say(f"wrote {drift.record(drift_dir, device)}"))
     prov["env"]["CUBLAS_WORKSPACE_CONFIG"] = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
     prov["env"]["CUBLAS_WORKSPACE_CONFIG_given"] = cublas_given
     prov["tf32_defaults"] = defaults

@@ -1,5 +1,6 @@
 """``fpexplore warm``: compute once what the widgets would otherwise compute on a
-student's first click.
+student's first click (the summation explorer's curves; the training-drift lesson's study,
+table and default runs).
 
 The summation explorer draws error-growth curves per (distribution, format, threads); each set
 costs seconds the first time and is then kept on disk (``cache_dir()/summation_growth``). Set-up
@@ -30,4 +31,21 @@ def command(args: Any) -> int:
                     took = time.perf_counter() - began
                     print(f"  {distribution:12s} {dtype:9s} {threads} thread(s): {took:.2f} s")
     print(f"summation growth curves: {n} sets ready in {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    warm_training_drift()
+    print(f"training drift: study, table and default runs ready in "
+          f"{time.perf_counter() - start:.1f} s")  # fmt: skip
     return 0
+
+
+def warm_training_drift() -> None:
+    """The training-drift lesson's study, diversity table and each model's default runs for
+    every perturbation that needs no TensorFlow (TensorFlow's row runs when asked)."""
+    from .lessons import get
+    from .lessons.training_drift import experiment
+
+    lesson = get("training_drift")
+    for model in lesson.param("model").choices:
+        for perturbation in experiment.PERTURBATIONS:
+            if perturbation != "tensorflow":
+                lesson.run(model=model, perturbation=perturbation)

@@ -30,6 +30,11 @@ PLAN: dict[str, dict] = {
     "distributed_reduction": {"bounds": {"n": (64, 4_096)}},
     # every op; the switch pairs (a fresh process each) are test_claims_any_machine's job
     "cpu_dispatch": {"choices": {"a": ["this-machine"], "b": ["this-machine"]}},
+    # TensorFlow's row (its import alone takes 10-20 s) is test_training_drift's
+    "training_drift": {
+        "bounds": {"steps": (20, 300)},
+        "choices": {"perturbation": ["one-ulp", "summation-order", "float64", "torch"]},
+    },
 }
 
 LESSONS = all_lessons()

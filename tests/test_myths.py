@@ -26,6 +26,7 @@ from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.lessons.tf_vs_torch.custom_op import CustomOp
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
+from fpexplore.lessons.training_drift.data import DriftData
 from fpexplore.result import Claim, Comparison, Outcome
 
 
@@ -54,7 +55,12 @@ def _cutoffs(dtype):
 
 
 _X5 = np.array([10.0, 20.0, 30.0, 40.0, 50.0], np.float32)
+_STUDY_ROW = {"rate": 0.12, "apart_at": 80, "max_share": 0.4, "final": 4.0, "start": 1e-7}
 DATA = {
+    "training_drift": DriftData(
+        trajectories=None,
+        study={"rnn": [_STUDY_ROW] * 3, "logistic": [{**_STUDY_ROW, "max_share": 3e-7}] * 3},
+    ),
     "djl_normalization": DjlData(
         classic=Classic(
             _X5,
@@ -319,7 +325,7 @@ def test_verdict_follows_the_claims(myth):
 
 
 def test_every_claim_to_check_is_listed_once_in_order():
-    assert [m.number for m in myths.MYTHS] == list(range(1, 35))
+    assert [m.number for m in myths.MYTHS] == list(range(1, 36))
     assert all(m.notebook.endswith(".ipynb") for m in myths.MYTHS)
 
 

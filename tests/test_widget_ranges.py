@@ -33,6 +33,7 @@ EXPLORERS = {
     "djl_normalization": {},  # 05
     "tf_vs_torch": {},  # 06
     "cpu_dispatch": {},  # 12
+    "training_drift": {"steps": 100},  # 13
 }
 #: options visited per control where each option starts a fresh interpreter: the first ones
 #: (this machine, then switches); every switch's claims run in test_claims_any_machine

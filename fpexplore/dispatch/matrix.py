@@ -52,6 +52,8 @@ EXTRA: tuple[tuple[str, dict[str, Any]], ...] = (
     ("tf_vs_torch", {"op": "tolerances"}),
     ("libtorch_vs_pytorch", {"size": 32, "sum_length": 10_000, "seed": 3, "cuda": "recorded"}),
     ("distributed_reduction", {"n": 64, "seed": 9}),
+    ("training_drift", {"model": "logistic", "lr": 0.01, "steps": 20}),
+    ("training_drift", {"model": "mlp", "perturbation": "summation-order", "lr": 2.0}),
 )
 
 
@@ -136,6 +138,8 @@ PART_LIBRARIES: dict[str, tuple[str, ...]] = {
     "cuda kernels": ("torch", "libtorch"),
     "kernel inputs": ("torch", "libtorch"),
     "nccl record": ("torch",),
+    # training_drift
+    "training_drift GPU record": ("torch",),
     # cpu_dispatch: its fingerprints run every library, in processes under the switch
     "an untouched library": LIBRARIES,
 }

@@ -83,6 +83,11 @@ NOTEBOOKS: tuple[Notebook, ...] = (
              "CPU dispatch switches; fingerprint and compare two machines", "torch, TensorFlow",
              25, 15, "cpu_dispatch", "fpexplore fingerprint --out here.json",
              ("numpy", "torch", "tensorflow")),
+    Notebook("13_small_differences_compound.ipynb", "Small differences compound",
+             "one bit, another model: training against a truth; the diversity table",
+             "torch (TensorFlow for its row)", 30, 15, "training_drift",
+             "fpexplore run training_drift --perturbation summation-order",
+             ("numpy", "torch", "tensorflow"), True),
 )  # fmt: skip
 
 #: the index's own parts: minutes of the opening and of the closing (the myths table)
@@ -95,7 +100,7 @@ def narrating(lesson: str) -> str:
 
 
 def notebook(key: str) -> Notebook:
-    """The notebook whose file starts with ``key`` ("00" … "12")."""
+    """The notebook whose file starts with ``key`` ("00" … "13")."""
     return {nb.key: nb for nb in NOTEBOOKS}[key]
 
 
@@ -171,7 +176,7 @@ PLANS: tuple[Plan, ...] = (
                  ("07", "08"), pick=True),
             Slot('"in practice" summaries; which myths held', index=("myths",)),
         ),
-        after=("04", "05", "06", "09", "10", "11", "12"),
+        after=("04", "05", "06", "09", "10", "11", "12", "13"),
     ),
     Plan(
         "Half a day (3.5 hours with two 15-minute breaks)",
@@ -189,7 +194,7 @@ PLANS: tuple[Plan, ...] = (
             Slot("", ("08", "09"), pick=True),
             Slot("wrap-up: which myths held; the tools for your own models", index=("myths",)),
         ),
-        after=("10", "11", "12"),
+        after=("10", "11", "12", "13"),
     ),
 )  # fmt: skip
 
