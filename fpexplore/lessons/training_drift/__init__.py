@@ -12,7 +12,7 @@ import numpy as np
 
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
-from .._base import ClaimSpec, Lesson, declare_texts, missing_part, settle
+from .._base import ClaimSpec, Lesson, declare_texts, missing_part, missing_parts
 from . import experiment, gpu_record, growth, table
 from .data import DriftData, Trajectories
 from .figures import figure
@@ -293,16 +293,13 @@ def compute(model: str, perturbation: str, lr: float, steps: int, seed: int) -> 
                 value=np.asarray(final["other"]),
             )
         )
-    params = dict(model=model, perturbation=perturbation, lr=lr, steps=steps, seed=seed)
     return Comparison(
-        "training_drift",
-        params,
-        None,
-        tuple(outcomes),
-        settle(CLAIMS.values(), decided, _missing),
-        DriftData(d, study, rows, gpu_where),
-        EXPLANATION,
-        _observations(d, study, rows),
+        outcomes=tuple(outcomes),
+        claims=decided,
+        data=DriftData(d, study, rows, gpu_where),
+        explanation=EXPLANATION,
+        observations=_observations(d, study, rows),
+        missing=missing_parts(CLAIMS.values(), _missing),
     )
 
 
