@@ -39,6 +39,7 @@ __all__ = [
 CHECK = "claims-to-check.md #"  # + the row's number
 EXAMPLE = "claims-to-check.md, the articles' examples as written"
 FOUND = "the later fact-check's uncovered claims"
+WORDED = "the articles' own wording"
 
 
 @dataclass(frozen=True)
@@ -543,6 +544,15 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         "through the JVM worker: the java.util.Random stream they draw from is, against "
         "torchvision's flips",
         3,
+    ),
+    (
+        "Small numerical differences compound over training, especially in recurrent networks.",
+        WORDED,
+        (35,),
+        _c("training_drift", "rnn_grows_exponentially", "convex_stays_at_rounding"),
+        "",
+        "",
+        0,
     ),
 )
 

@@ -200,6 +200,7 @@ SECTIONS: dict[str, tuple[str, Mapping[str, Any]]] = {
     "06 tolerances": ("tf_vs_torch", {"op": "tolerances"}),
     "08 cpu vs accelerator": ("cpu_vs_accelerator", {}),
     "09 libtorch vs pytorch": ("libtorch_vs_pytorch", {}),
+    "13 one ulp": ("training_drift", {"perturbation": "one-ulp"}),
 }
 
 #: the claims of shared/reference/claims-to-check.md, in its order, then (29-35) the articles'
@@ -484,8 +485,8 @@ MYTHS: tuple[Myth, ...] = (
         "Small numerical differences compound over training, especially in recurrent networks.",
         "training_drift",
         _beside("training_drift.judges:compound"),
-        {"steps": 100},
-        "2.-Stable-or-unstable",
+        section="13 one ulp",
+        anchor="2.-Stable-or-unstable",
     ),
 )
 
