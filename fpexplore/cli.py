@@ -8,7 +8,9 @@ Each lesson's options are generated from its declared parameters: ``fpexplore ru
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -103,22 +105,64 @@ def _run_help() -> str:
     return "\n".join(lines)
 
 
-class _Wrapping(argparse.HelpFormatter):
-    """Help that wraps at spaces only: choices such as 'onednn-off' stay whole."""
+def _plain(text: str | None) -> str | None:
+    """Help as plain text: no reST backticks."""
+    return text.replace("``", "").replace("`", "") if text else text
 
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        import textwrap
 
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+def _wrapped(text: str | None, width: int) -> str | None:
+    """``text`` `_plain`, wrapped at spaces only to ``width``: choices such as 'onednn-off'
+    stay whole."""
+    if not text:
+        return text
+    words = " ".join(str(_plain(text)).split())
+    return "\n".join(textwrap.wrap(words, max(width, 20), break_on_hyphens=False))
+
+
+def _help_wrapped(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """An argument's keywords with its help `_wrapped` for the help column (as argparse lays
+    it out: the terminal's width less 2, less 24 for the options)."""
+    if isinstance(kwargs.get("help"), str) and kwargs["help"] != argparse.SUPPRESS:
+        kwargs["help"] = _wrapped(kwargs["help"], shutil.get_terminal_size().columns - 26)
+    return kwargs
+
+
+class _Plain(argparse.ArgumentParser):
+    """The ``fpexplore`` parser: its subcommands' help and descriptions are `_plain`."""
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        add = action.add_parser
+
+        def add_parser(name: str, **kw: Any) -> Any:
+            for key in ("help", "description"):
+                kw[key] = _plain(kw.get(key))
+            return add(name, **kw)
+
+        action.add_parser = add_parser
+        return action
 
 
 class _Refusing(argparse.ArgumentParser):
-    """An argument parser whose errors are the package's own (one line, exit 2)."""
+    """An argument parser whose errors are the package's own (one line, exit 2), and whose help
+    wraps at spaces only (`_wrapped`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Wrapping)
+        kwargs.setdefault("formatter_class", argparse.RawTextHelpFormatter)
+        kwargs["description"] = _wrapped(
+            kwargs.get("description"), shutil.get_terminal_size().columns - 2
+        )
         super().__init__(*args, **kwargs)
         self.given: Sequence[str] = ()  # the tokens being parsed, quoted by errors
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> Any:
+        return super().add_argument(*args, **_help_wrapped(kwargs))
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        group = super().add_argument_group(*args, **kwargs)
+        add = group.add_argument
+        group.add_argument = lambda *a, **kw: add(*a, **_help_wrapped(kw))
+        return group
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         self.given = tuple(args or ())
@@ -185,7 +229,7 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     doc = (__doc__ or "").replace("``", "")
-    parser = argparse.ArgumentParser(prog="fpexplore", description=doc)
+    parser = _Plain(prog="fpexplore", description=doc)
     parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     doctor = sub.add_parser(
@@ -210,10 +254,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_command(sub)  # `report` and `export` keep their options in their own modules
     export.add_command(sub)
     tools_cli.add_commands(sub)
-    for action in sub._choices_actions:  # help is plain text: no reST backticks
-        action.help = (action.help or "").replace("``", "").replace("`", "")
-    for command in sub.choices.values():
-        command.description = (command.description or "").replace("``", "").replace("`", "")
     return parser
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from .errors import FpexploreError, InvalidInput
 from .result import State
+from .result.spec import ClaimSpec
 
 FORMAT = "fpexplore-claims"
 VERSION = 1
@@ -201,21 +202,16 @@ def verdicts(machines: Iterable[Machine]) -> dict[tuple[str, str], Verdict]:
     }
 
 
-def unscoped_failures(
-    machines: Iterable[Machine], lessons: Mapping[str, Any] | None = None
-) -> list[str]:
+def unscoped_failures(machines: Iterable[Machine], lessons: Mapping[str, Any]) -> list[str]:
     """The rule of the fleet: a claim is universal only where it held on every real machine
-    that had its parts. One message for each claim of ``lessons`` (default: every lesson)
-    still declared for every machine (`ClaimSpec.applies` left at its default) that failed on
-    a machine, naming the lesson, the claim, the machines, the failure and the fix."""
-    from .lessons import all_lessons
-    from .lessons._base import ClaimSpec
-
+    that had its parts. One message for each claim of ``lessons`` (name -> lesson, as
+    `fpexplore.lessons.all_lessons`) still declared for every machine (`ClaimSpec.applies` left
+    at its default) that failed on a machine, naming the lesson, the claim, the machines, the
+    failure and the fix."""
     unscoped = ClaimSpec("", "").applies
-    found = all_lessons() if lessons is None else lessons
     out = []
     for v in verdicts(machines).values():
-        spec = found[v.lesson].claims.get(v.key) if v.lesson in found else None
+        spec = lessons[v.lesson].claims.get(v.key) if v.lesson in lessons else None
         if not v.failed or spec is None or spec.applies != unscoped:
             continue
         f = v.failures[0]
@@ -251,9 +247,10 @@ def params_text(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
-def broken_table(machines: list[Machine]) -> str:
+def broken_table(machines: list[Machine], lessons: Mapping[str, Any]) -> str:
     """Which machine broke which claim, as text: the machines, then one line per claim that
-    failed on any of them, naming where it failed, held and was not checked."""
+    failed on any of them, naming where it failed, held and was not checked (and whether
+    ``lessons``, name -> lesson, declare it no more)."""
     if not machines:
         return "no real-machine records"
     lines = [
@@ -263,7 +260,7 @@ def broken_table(machines: list[Machine]) -> str:
     for v in broken:
         parts = [("FAILS on", v.failed), ("holds on", v.held), ("not checked on", v.not_checked)]
         said = "; ".join(f"{word} {', '.join(ms)}" for word, ms in parts if ms)
-        lines.append(f"  {v.lesson}.{v.key}{_retired(v)}: {said}")
+        lines.append(f"  {v.lesson}.{v.key}{_retired(v, lessons)}: {said}")
     if not broken:
         lines.append("  every claim held or was not checked on every one of them")
     return "\n".join(lines)
@@ -284,10 +281,11 @@ def summary_row(m: Machine) -> tuple[str, str, str, str, str]:
 
 
 def broken_rows(
-    machines: list[Machine], lesson: str | None = None
+    machines: list[Machine], lessons: Mapping[str, Any], lesson: str | None = None
 ) -> list[tuple[str, str, str, str, str]]:
     """Each claim (of ``lesson``, or of every lesson) that failed on a real machine: the
-    claim, the machines it failed, held and was not checked on, and its first failure."""
+    claim (marked where ``lessons``, name -> lesson, declare it no more), the machines it
+    failed, held and was not checked on, and its first failure."""
     rows = []
     for v in verdicts(machines).values():
         if not v.failed or lesson not in (None, v.lesson):
@@ -296,7 +294,7 @@ def broken_rows(
         first = f"{f.machine} ({params_text(f.params)}): {f.text}"
         rows.append(
             (
-                f"{v.lesson}.{v.key}{_retired(v)}",
+                f"{v.lesson}.{v.key}{_retired(v, lessons)}",
                 ", ".join(v.failed),
                 ", ".join(v.held) or "—",
                 ", ".join(v.not_checked) or "—",
@@ -306,12 +304,10 @@ def broken_rows(
     return rows
 
 
-def _retired(v: Verdict) -> str:
+def _retired(v: Verdict, lessons: Mapping[str, Any]) -> str:
     """`` (no longer a claim)`` where the lesson declares ``v``'s key no more (a claim that
     failed on a real machine and became an observation, as the rule asks); else ""."""
-    from .lessons import all_lessons
-
-    lesson = all_lessons().get(v.lesson)
+    lesson = lessons.get(v.lesson)
     if lesson is None or v.key in lesson.claims:
         return ""
     return " (no longer a claim)"

@@ -137,7 +137,7 @@ class Myth:
     @property
     def notebook(self) -> str:
         """The notebook that narrates its lesson, from the series' map."""
-        from .workshop.plan import narrating
+        from .series import narrating
 
         return narrating(self.lesson)
 

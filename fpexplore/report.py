@@ -161,11 +161,12 @@ def _fleet() -> dict[str, Any]:
     """The real machines' records (``data/machines``): each machine, and which claim each
     broke; or why they could not be read."""
     from . import machines
+    from .lessons import all_lessons
 
     found, error = machines.try_load_all()
     return {
         "machines": [machines.summary_row(m) for m in found],
-        "broken": machines.broken_rows(found),
+        "broken": machines.broken_rows(found, all_lessons()),
         "error": error,
     }
 

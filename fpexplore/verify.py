@@ -1,5 +1,5 @@
 """``fpexplore verify``: every lesson's claims on this machine, at quick and edge parameters
-(`fpexplore.dispatch.matrix.plan`), plus CUDA runs where torch sees a card, decided in one fresh
+(`fpexplore.testing.matrix.plan`), plus CUDA runs where torch sees a card, decided in one fresh
 process. `verify` returns the record (`fpexplore.machines` reads it; it belongs in
 ``data/machines/NAME/claims.json``), `summary` says what held, failed and raised.
 
@@ -46,7 +46,7 @@ def cards() -> list[str]:
 def plan(cuda: bool) -> list[tuple[str, dict[str, Any]]]:
     """Every lesson at its quick parameters and the edges of `matrix.EXTRA`; with ``cuda``,
     `CUDA_EXTRA` too."""
-    from .dispatch import matrix
+    from .testing import matrix
 
     return matrix.plan() + ([(n, dict(p)) for n, p in CUDA_EXTRA] if cuda else [])
 
@@ -76,8 +76,8 @@ def versions() -> dict[str, str]:
 
 def provenance(label: str, command: str, card_names: list[str]) -> dict[str, Any]:
     """Who, where and with what: the label, the date, the CPU, the versions, the cards."""
-    from .dispatch.cpu import cpu_flags, cpu_model, cpu_vendor
     from .dispatch.fingerprint import PATH_FLAGS
+    from .probe.cpu import cpu_flags, cpu_model, cpu_vendor
 
     flags = cpu_flags()
     return {
@@ -116,8 +116,8 @@ def verify(
 ) -> dict[str, Any]:
     """Decide every claim of ``runs`` (default: `plan`, with CUDA runs where a card is seen)
     in a fresh process; the record, with its provenance (``label`` names the machine)."""
-    from .dispatch.fresh import run_claims
     from .errors import InvalidParameter
+    from .testing.runner import run_claims
 
     if not isinstance(label, str) or not label.isprintable():
         raise InvalidParameter("label", label, "a printable string", "verify")

@@ -1,4 +1,4 @@
-"""The package's shape: no import cycles, lower layers never import upper ones, one way in
+"""The package's shape: no import cycles, imports run one way down the layers, one way in
 for frameworks (`fpexplore.backends`) and for lessons (`fpexplore.lessons`), and
 `fpexplore.catalog()` keeps working after a lesson ran."""
 
@@ -16,18 +16,40 @@ import fpexplore
 
 PKG = Path(fpexplore.__file__).resolve().parent
 ROOT = PKG.parent
-#: Layers that must not import lessons or widgets (they sit below them).
-LOWER = (
-    "backends",
-    "records",
-    "truth",
-    "formats",
-    "metrics",
-    "orders",
-    "rng",
-    "jvm",
-    "params",
-    "judging",
+#: The package's layers, lowest first, by top-level module or package: a module imports
+#: (at module level or inside a function) only from its own layer or those below it. Every
+#: top-level name is in exactly one layer (a new one must be placed).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors",),
+    ("paths", "quiet", "lock", "memo", "series", "templates", "svg", "figures", "judging"),
+    ("formats",),
+    ("truth",),
+    ("metrics",),
+    ("params", "result", "records", "images"),
+    ("jvm", "orders"),
+    ("backends",),
+    ("probe", "tolerance"),  # this machine probed; error bounds
+    ("rng",),
+    ("dispatch", "machines"),  # CPU switches, fingerprints; real machines' records
+    ("lessons",),
+    (  # the faces and tools over the lessons
+        "testing",
+        "widgets",
+        "page",
+        "export",
+        "widget_bundle",
+        "article_claims",
+        "myths",
+        "workshop",
+        "report",
+        "diverge",
+        "verify",
+        "recorder",
+        "gpu_recheck",
+        "warm",
+        "determinism_check",
+    ),
+    ("cli", "commands", "tools_cli", "__main__"),
 )
 #: Imported only by ``fpexplore/backends`` (everything else calls ``backends.load``).
 FRAMEWORKS = ("torch", "tensorflow", "keras", "tf_keras", "jpype")
@@ -126,13 +148,44 @@ def test_no_import_cycles():
     assert _cycles(_imports(_modules())) == []
 
 
-def test_lower_layers_never_import_lessons_or_widgets():
-    graph = _imports(_modules())
-    for mod, targets in graph.items():
-        layer = mod.split(".")[1] if mod.count(".") else ""
-        if layer in LOWER:
-            up = {t for t in targets if t.startswith(("fpexplore.lessons", "fpexplore.widgets"))}
-            assert not up, (mod, up)
+def upward_imports(
+    graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...] = LAYERS
+) -> list[str]:
+    """``module -> target`` for every import of a higher layer's module (the package's own
+    ``__init__`` is above all: it is imported first anyway), and every top-level name that no
+    layer places."""
+    rank = {name: i for i, names in enumerate(layers) for name in names}
+    found = []
+    for mod, targets in sorted(graph.items()):
+        top = mod.split(".")[1] if mod.count(".") else None
+        if top is None:
+            continue
+        if top not in rank:
+            found.append(f"{mod}: in no layer")
+            continue
+        for t in sorted(targets):
+            up = t.split(".")[1] if t.count(".") else None
+            if up is not None and rank.get(up, len(layers)) > rank[top]:
+                found.append(f"{mod} -> {t}")
+    return found
+
+
+def test_imports_run_down_the_layers():
+    assert upward_imports(_imports(_modules())) == []
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {
+        "fpexplore.rng.torch_cpu": {"fpexplore.dispatch.paths", "fpexplore.backends"},
+        "fpexplore.dispatch.worker": {"fpexplore.lessons.summation_order.layout"},
+        "fpexplore.lessons._base": {"fpexplore.series"},
+        "fpexplore.newthing": set(),
+    }
+    assert upward_imports(graph) == [
+        "fpexplore.dispatch.worker -> fpexplore.lessons.summation_order.layout",
+        "fpexplore.newthing: in no layer",
+        "fpexplore.rng.torch_cpu -> fpexplore.dispatch.paths",
+    ]
 
 
 def _trees(root: Path = PKG) -> list[tuple[str, ast.Module]]:

@@ -1,11 +1,11 @@
 """Every lesson's claims hold (or are "not checked") under every dispatch switch this CPU has.
 
 Each switch runs in a fresh process (the switches are read when a library loads), with every
-lesson at its quick parameters and at the edge values of `fpexplore.dispatch.matrix.EXTRA`,
+lesson at its quick parameters and at the edge values of `fpexplore.testing.matrix.EXTRA`,
 where the switch can change the lesson's bits; elsewhere the pair shares the run without any
-switch (the default), for the reason `fpexplore.dispatch.matrix.share` gives: the switch
+switch (the default), for the reason `fpexplore.testing.matrix.share` gives: the switch
 reaches none of the lesson's libraries (from its claims' ``needs``), or it takes this CPU's
-default paths (`fpexplore.dispatch.paths.effective_paths`, checked against the paths the
+default paths (`fpexplore.probe.paths.effective_paths`, checked against the paths the
 default process reports). A failure names the switch, the lesson, its parameters and the claim.
 """
 
@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from fpexplore import backends, lessons
-from fpexplore.dispatch import SWITCHES, applicable, matrix
+from fpexplore.dispatch import SWITCHES, applicable
 from fpexplore.dispatch.switches import Switch
+from fpexplore.testing import matrix
 
 PLAN = matrix.plan()
 WORKERS = 2  # fresh processes at once: each spends most of its time in one core

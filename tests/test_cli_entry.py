@@ -74,6 +74,8 @@ OWN_ENTRIES = {
     "images.py",
     "jvm/worker.py",
     "dispatch/worker.py",
+    "lessons/summation_order/blas_worker.py",
+    "testing/runner.py",
     "lessons/distributed_reduction/worker.py",
 }
 

@@ -17,9 +17,10 @@ import pytest
 
 import fpexplore
 from fpexplore import cli
-from fpexplore.dispatch import causes, fingerprint, fresh, libpaths
+from fpexplore.dispatch import causes, fingerprint, fresh
 from fpexplore.dispatch.compare import compare
 from fpexplore.paths import data_dir
+from fpexplore.probe import libpaths
 
 MACHINES = Path(__file__).resolve().parents[2] / "shared" / "machines"
 SHIPPED = sorted((data_dir() / "fingerprints").glob("*.json"))

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from fpexplore.dispatch import fresh
+from fpexplore.testing.runner import run_claims
 
 
 def _fake_fingerprint(label: str) -> dict:
@@ -29,7 +30,7 @@ def calls(monkeypatch, tmp_path):
     monkeypatch.setenv(fresh.RUN_ENV, "unit")
     started: list[tuple[list[str], dict]] = []
 
-    def fake(args, payload, env, timeout):
+    def fake(args, payload, env, timeout, module=fresh.WORKER):
         started.append((list(args), dict(env)))
         if args[:1] == ["--fingerprint"]:
             return _fake_fingerprint(args[1])
@@ -43,7 +44,7 @@ def calls(monkeypatch, tmp_path):
             ],
         }
 
-    monkeypatch.setattr(fresh, "_fresh", fake)
+    monkeypatch.setattr(fresh, "spawn", fake)
     return started
 
 
@@ -82,13 +83,13 @@ def test_a_path_switch_the_cpu_the_versions_or_the_code_make_a_new_key(calls, mo
 
 def test_claims_are_kept_per_plan_and_a_failure_is_never_kept(calls, tmp_path):
     plan = [("summation_order", {"n": 1})]
-    fresh.run_claims(plan, {})
-    fresh.run_claims(plan, {})
-    fresh.run_claims([("summation_order", {"n": 2})], {})
+    run_claims(plan, {})
+    run_claims(plan, {})
+    run_claims([("summation_order", {"n": 2})], {})
     assert len(calls) == 2
     failing = {"FPEXPLORE_STATE": "fails"}
     for _ in range(2):
-        assert fresh.run_claims(plan, failing)["runs"][0]["claims"]["c"]["state"] == "fails"
+        assert run_claims(plan, failing)["runs"][0]["claims"]["c"]["state"] == "fails"
     assert len(calls) == 4  # taken again: a failure may be a flake, and is shown each time
 
 

@@ -56,7 +56,7 @@ def _machine(root: Path, name: str, runs: list[dict], old: bool = False) -> Path
 def test_claims_that_failed_on_a_real_machine_are_not_declared_for_every_machine():
     """A claim is universal only when it held on every shipped real machine that had its
     parts: one that failed anywhere must be scoped with ``applies`` or be an observation."""
-    problems = machines.unscoped_failures(machines.load_all())
+    problems = machines.unscoped_failures(machines.load_all(), all_lessons())
     assert not problems, "\n".join(problems)
 
 
@@ -117,7 +117,7 @@ def test_verdicts_combine_runs_and_machines(tmp_path):
     assert v[("l", "j")].held == ("a",) and v[("l", "j")].not_checked == ("b",)
     [f] = v[("l", "k")].failures
     assert (f.machine, f.params, f.text) == ("a", {"n": 2}, "k text")
-    table = machines.broken_table(machines.load_all(tmp_path))
+    table = machines.broken_table(machines.load_all(tmp_path), all_lessons())
     assert "l.k: FAILS on a; holds on b" in table and "l.j" not in table
 
 
@@ -167,7 +167,8 @@ def test_missing_folders_and_files(tmp_path):
 
 # --------------------------------------------------------------------- the class table, pages
 def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_path):
-    from fpexplore.workshop import pages, plan
+    from fpexplore import series
+    from fpexplore.workshop import pages
 
     shipped = classroom.shipped()
     labels = [fp["label"] for fp in shipped]
@@ -183,7 +184,7 @@ def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_pa
             ),
         ),
     ]
-    table = classroom.class_table(shipped, machines=fleet)
+    table = classroom.class_table(shipped, machines=fleet, lessons=all_lessons())
     assert "claims on real machines:" in table
     assert "summation_order.numpy_emulated: FAILS on x" in " ".join(table.split())
     assert "claims on real machines" not in classroom.class_table(shipped)
@@ -194,7 +195,7 @@ def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_pa
     _machine(
         root / "data/machines", "x", [_run("summation_order", {"n": 5}, numpy_emulated="fails")]
     )
-    nb = next(n for n in plan.NOTEBOOKS if n.lesson == "summation_order")
+    nb = next(n for n in series.NOTEBOOKS if n.lesson == "summation_order")
     page = pages.reference_numbers(nb, root)
     assert "summation_order.numpy_emulated" in page and "numpy_emulated text" in page
     assert "n=5" in page
@@ -230,7 +231,7 @@ def test_verify_records_provenance_and_the_summary_names_failures(monkeypatch):
         _run("tf32", {"device": "cpu"}, error="RuntimeError: boom"),
     ]
     seen, fake = _fake_claims(runs)
-    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", fake)
+    monkeypatch.setattr("fpexplore.testing.runner.run_claims", fake)
     monkeypatch.setattr(verify, "cards", lambda: [])
     record = verify.verify("my box", command="the command")
     assert machines.check_claims(record)["runs"] == runs
@@ -265,7 +266,7 @@ def test_verify_records_provenance_and_the_summary_names_failures(monkeypatch):
     ],
 )
 def test_verify_refuses_bad_arguments_before_running(kw, named, monkeypatch):
-    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", None)  # never reached
+    monkeypatch.setattr("fpexplore.testing.runner.run_claims", None)  # never reached
     with pytest.raises(InvalidParameter, match=named):
         verify.verify(**kw)
 
@@ -287,7 +288,7 @@ def _main(capsys, *argv: str) -> tuple[int, str, str]:
 def test_verify_command_writes_the_record_and_exits_by_what_failed(tmp_path, monkeypatch, capsys):
     out = tmp_path / "claims.json"
     runs = [_run("summation_order", {"n": 1}, a="holds", b="fails")]
-    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", _fake_claims(runs)[1])
+    monkeypatch.setattr("fpexplore.testing.runner.run_claims", _fake_claims(runs)[1])
     monkeypatch.setattr(verify, "cards", lambda: [])
     code, text, _ = _main(capsys, "verify", "--out", str(out), "--label", "lab 3")
     assert code == 1 and "1 hold, 1 fail" in text and f"wrote {out}" in text
@@ -339,6 +340,8 @@ def test_a_retired_claim_is_shown_as_history():
 
     fleet = machines.load_all()
     assert "offset_same_bits (no longer a claim): FAILS on amd-epyc-zen3" in (
-        machines.broken_table(fleet)
+        machines.broken_table(fleet, all_lessons())
     )
-    assert all("(no longer a claim)" in row[0] for row in machines.broken_rows(fleet))
+    assert all(
+        "(no longer a claim)" in row[0] for row in machines.broken_rows(fleet, all_lessons())
+    )

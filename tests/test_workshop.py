@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore import cli, workshop
+from fpexplore import cli, series, workshop
 from fpexplore.workshop import answers, check, pages, plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def test_each_plan_fills_its_length_from_the_map(p):
     assert sum(s.minutes for s in p.slots) == p.minutes
     for s in p.slots:
         for key in s.notebooks:
-            nb = plan.notebook(key)
+            nb = series.notebook(key)
             assert s.time in ("core", "full")
             assert (nb.minutes if s.time == "full" else nb.core) <= s.minutes
     # the half-day plan is 3.5 hours, the short ones 2 hours and 90 minutes: the titles say so
@@ -175,7 +175,7 @@ def test_facilitator_notes_hold_the_answers_and_recorded_numbers(nb):
 def test_reference_numbers_are_read_from_the_records(tmp_path):
     """Numbers in the notes come from data/fingerprints and data/gpu: change a record, the page
     changes."""
-    nb01 = plan.notebook("01")
+    nb01 = series.notebook("01")
     real = pages.reference_numbers(nb01)
     prints = sorted((ROOT / "data/fingerprints").glob("*.json"))
     rec = json.loads(prints[0].read_text())
@@ -185,7 +185,7 @@ def test_reference_numbers_are_read_from_the_records(tmp_path):
     rec["ops"]["torch:cpu:sum"]["max_ulp"] = 12345.0
     (tmp_path / "data/fingerprints/x.json").write_text(json.dumps(rec))
     assert "1.23e+04" in pages.reference_numbers(nb01, tmp_path)
-    gpu = pages.reference_numbers(plan.notebook("08"))
+    gpu = pages.reference_numbers(series.notebook("08"))
     assert "NVIDIA" in gpu
 
 
@@ -259,7 +259,7 @@ def test_a_notebook_whose_claim_probe_crashes_does_not_run(monkeypatch):
     def crash(plan, env, timeout):
         raise WorkerError("the fresh process under {} exited with -4 and no result:\ntrace")
 
-    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", crash)
+    monkeypatch.setattr("fpexplore.testing.runner.run_claims", crash)
     probe = check.claim_probe("cpu_dispatch")
     assert not probe.ran and "exited with -4" in probe.problem and "trace" not in probe.problem
     infos = [_Info(n, True) for n in ("numpy", "torch", "torchvision", "tensorflow", "libtorch")]
@@ -274,7 +274,7 @@ def test_a_notebook_whose_claim_probe_crashes_does_not_run(monkeypatch):
 
 def test_a_failing_claim_is_a_notebook_that_does_not_run(monkeypatch):
     result = {"runs": [{"error": None, "claims": {"k": {"state": "fails", "text": "a sum"}}}]}
-    monkeypatch.setattr("fpexplore.dispatch.fresh.run_claims", lambda *a, **k: result)
+    monkeypatch.setattr("fpexplore.testing.runner.run_claims", lambda *a, **k: result)
     probe = check.claim_probe("summation_order")
     assert not probe.ran and "a sum" in probe.problem
 
@@ -310,7 +310,7 @@ def test_the_run_sheet_has_a_2_hour_and_a_half_day_plan_with_goals_and_exercises
     two = next(p for p in workshop.PLANS if p.minutes == 120)
     assert all(s.goal for s in two.slots if not s.break_minutes)
     assert f"{120 - two.slots[-1].minutes}–120" in page and "0–10" in page
-    n01 = len(pages.exercises(NOTEBOOKS / plan.notebook("01").file))
+    n01 = len(pages.exercises(NOTEBOOKS / series.notebook("01").file))
     assert "01: exercise 1" in page  # a core slot takes the first exercise
     assert f"exercises 1–{n01}" in day.runsheet(
         (plan.Plan("x", 30, (plan.Slot("all of 01", ("01",), time="full"),)),)
@@ -348,7 +348,7 @@ def _empty(name):
 
 
 def test_notebook_12s_handout_starts_its_exercises_with_a_question():
-    nb = plan.notebook("12")
+    nb = series.notebook("12")
     first = pages.exercises(NOTEBOOKS / nb.file)[0]
     assert first.question.startswith("**1.**") and "fpexplore fingerprint" not in first.question
 

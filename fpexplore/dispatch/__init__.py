@@ -5,13 +5,13 @@ Libraries choose their kernels at start-up from the CPU they find: TensorFlow tu
 only on some CPUs, ATen and numpy dispatch by instruction set, MKL and OpenBLAS by core type,
 and every threaded reduction by its thread count. Each `Switch` is an environment variable
 that caps or forces one of these choices; it is read when the library loads, so it takes
-effect in a fresh process only (`fresh.run_claims`).
+effect in a fresh process only (`fpexplore.dispatch.fresh`).
 """
 
 from __future__ import annotations
 
-from .cpu import cpu_flags
-from .paths import onednn_state, tensorflow_onednn, torch_capability
+from ..probe.cpu import cpu_flags
+from ..probe.paths import onednn_state, tensorflow_onednn, torch_capability
 from .switches import SWITCHES, applicable, switch
 
 __all__ = [

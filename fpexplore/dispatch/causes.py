@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .cpu import vendor_of
-from .libpaths import ONEDNN_ISAS, onednn_isa
+from ..probe.cpu import vendor_of
+from ..probe.libpaths import ONEDNN_ISAS, onednn_isa
 
 #: the engines that compute each battery op on the CPU, per library (torch's BLAS is MKL, its
 #: float32 convolutions oneDNN's or MKL's GEMM; numpy's BLAS is OpenBLAS)

@@ -10,6 +10,7 @@ class: ``data/fingerprints`` and each real machine's fingerprint in ``data/machi
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,10 +74,12 @@ def class_table(
     fingerprints: list[dict[str, Any]],
     only_differing: bool = True,
     machines: list[Machine] | None = None,
+    lessons: Mapping[str, Any] | None = None,
 ) -> str:
     """The table as text: one row per result, one column per machine (letters as in
     `groups`), then each machine's causes against the first; with ``machines`` (real
-    machines' records, `fpexplore.machines.load_all`), which of them broke which claim."""
+    machines' records, `fpexplore.machines.load_all`), which of them broke which claim of
+    ``lessons`` (name -> lesson, as `fpexplore.lessons.all_lessons`)."""
     labels = [str(fp.get("label", f"#{n}")) for n, fp in enumerate(fingerprints, 1)]
     rows = groups(fingerprints)
     shown = {
@@ -101,7 +104,7 @@ def class_table(
     if machines is not None:
         from ..machines import broken_table
 
-        out += ["claims on real machines:", broken_table(machines)]
+        out += ["claims on real machines:", broken_table(machines, lessons or {})]
     from ..result.text_table import wrapped
 
     return wrapped("\n".join(out))

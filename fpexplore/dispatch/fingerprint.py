@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, InvalidParameter, shown
+from ..probe.cpu import cpu_flags, cpu_model, cpu_vendor
+from ..probe.libpaths import mkl_paths, onednn_isa, openblas_paths
+from ..probe.paths import ONEDNN_DEFAULT_FLAGS, tensorflow_onednn, torch_capability
 from . import battery, schema
-from .cpu import cpu_flags, cpu_model, cpu_vendor
-from .libpaths import mkl_paths, onednn_isa, openblas_paths
-from .paths import ONEDNN_DEFAULT_FLAGS, tensorflow_onednn, torch_capability
 from .switches import SWITCHES
 
 FORMAT = "fpexplore-fingerprint"

@@ -1,8 +1,10 @@
-"""Lessons' claims decided in a fresh process under a switch's environment.
+"""Work done in a fresh process under a switch's environment.
 
-The switches are read once, when each library loads, so the only honest way to try a lesson
-under one is a new interpreter: `run_claims` starts ``python -m fpexplore.dispatch.worker``
-with the environment, hands it the plan on stdin and reads one JSON document back.
+The switches are read once, when each library loads, so the only honest way to try anything
+under one is a new interpreter: `spawn` starts ``python -m MODULE`` with the environment,
+hands it a payload on stdin and reads one JSON document back (`reply` writes it). A
+fingerprint (`fingerprint`) and one function a module `serve`s (`call`) run this way, and so
+do the lessons' claims (`fpexplore.testing.runner`).
 
 With ``$FPEXPLORE_FRESH_CACHE=1`` (the test suite sets it) each result is also kept on disk,
 under ``cache_dir()/fresh``, and a later call with the same key reads it instead of starting
@@ -29,13 +31,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from ..errors import WorkerError
 from ..quiet import TF_LOG_LEVEL
 
-#: one lesson run: (lesson name, parameters)
-Plan = Sequence[tuple[str, Mapping[str, Any]]]
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -47,11 +47,18 @@ PROCESS_BYTES = 1_300_000_000
 MEMORY_LIMIT_ENV = "FPEXPLORE_MEMORY_LIMIT"
 
 
-def _fresh(args: list[str], payload: str, env: Mapping[str, str], timeout: float) -> Any:
-    """Run the worker with ``args`` in a fresh interpreter under ``env``; its last line."""
+#: the module a fresh process runs by default (`fingerprint`'s)
+WORKER = "fpexplore.dispatch.worker"
+
+
+def spawn(
+    args: list[str], payload: str, env: Mapping[str, str], timeout: float, module: str = WORKER
+) -> Any:
+    """Run ``python -m module`` with ``args`` and ``payload`` on stdin in a fresh interpreter
+    under ``env``: its last line, as JSON (`reply` writes it)."""
     full = {**os.environ, **env, "PYTHONWARNINGS": "ignore", "TF_CPP_MIN_LOG_LEVEL": TF_LOG_LEVEL}
     proc = subprocess.run(
-        [sys.executable, "-m", "fpexplore.dispatch.worker", *args],
+        [sys.executable, "-m", module, *args],
         input=payload,
         capture_output=True,
         text=True,
@@ -150,7 +157,7 @@ def fingerprint(
     def keep(fp: dict[str, Any]) -> bool:  # a worker that failed is not kept: tried again
         return not any(" did not run: " in why for why in fp.get("unavailable", {}).values())
 
-    fp = _cached(
+    fp = cached(
         "fingerprint", env, {}, lambda: _take_fingerprint(env, "", True, timeout), keep, label
     )
     fp["label"] = label or platform.node() or "this machine"  # as `fingerprint.take` names it
@@ -161,50 +168,45 @@ def fingerprint(
     return fp
 
 
-def call(target: str, args: Sequence[Any], env: Mapping[str, str], timeout: float = 300.0) -> Any:
-    """The worker's ``CALLS[target](*args)`` (JSON in, JSON out) in a fresh interpreter whose
-    environment is this one plus ``env``: for what a library decides once, when it loads
-    (MKL's CBWR mode); kept in the on-disk cache where it is on."""
-    payload = json.dumps({"target": target, "args": list(args)})
+def call(module: str, args: Sequence[Any], env: Mapping[str, str], timeout: float = 300.0) -> Any:
+    """The function ``module`` `serve`s, on ``args`` (JSON in, JSON out), in a fresh
+    interpreter whose environment is this one plus ``env``: for what a library decides once,
+    when it loads (MKL's CBWR mode); kept in the on-disk cache where it is on."""
+    payload = json.dumps(list(args))
     if not cache_on():
-        return _fresh(["--call"], payload, env, timeout)
-    return _cached(
+        return spawn([], payload, env, timeout, module)
+    return cached(
         "call",
         env,
-        {"call": payload},
-        lambda: {"value": _fresh(["--call"], payload, env, timeout)},
+        {"call": module, "args": payload},
+        lambda: {"value": spawn([], payload, env, timeout, module)},
         lambda result: True,
-        target,
+        module,
     )["value"]
+
+
+def reply(value: Any) -> NoReturn:
+    """End a fresh process with ``value`` as its last line (what `spawn` reads): the JVM worker
+    it started is stopped, but the interpreter's teardown of torch and TensorFlow, which takes
+    seconds and decides nothing, is skipped."""
+    sys.stdout.write("\n" + json.dumps(value) + "\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    client = sys.modules.get("fpexplore.jvm.client")  # loaded: a JVM may run
+    if client is not None:
+        client.shutdown()
+    os._exit(0)
+
+
+def serve(fn: Callable[..., Any]) -> NoReturn:
+    """The fresh process of `call`: ``fn`` on the arguments read from stdin, `reply`-ed."""
+    reply(fn(*json.loads(sys.stdin.read() or "[]")))
 
 
 def _take_fingerprint(
     env: Mapping[str, str], label: str, values: bool, timeout: float
 ) -> dict[str, Any]:
-    return _fresh(["--fingerprint", label] + (["--values"] if values else []), "", env, timeout)
-
-
-def run_claims(plan: Plan, env: Mapping[str, str], timeout: float = 900.0) -> dict[str, Any]:
-    """Run ``plan`` in a fresh interpreter whose environment is this one plus ``env``.
-
-    Returns ``{"paths": {...}, "runs": [{"lesson", "params", "claims", "observations",
-    "error"}]}``: each claim as its ``to_dict()``; ``error`` is the message of a run that
-    raised (None otherwise); ``paths`` says which CPU paths the process took. Where the cache
-    is on, a result with no error and no failed claim is kept (keyed by the plan, `fresh_key`
-    and the data the lessons read), and read back for the same key."""
-    payload = json.dumps([[name, dict(params)] for name, params in plan])
-    if not cache_on():
-        return _fresh([], payload, env, timeout)
-
-    def keep(result: dict[str, Any]) -> bool:  # a failure is never kept: tried again
-        return not any(
-            run["error"] or any(c["state"] == "fails" for c in run["claims"].values())
-            for run in result["runs"]
-        )
-
-    what = f"claims of {len(plan)} runs"
-    extra = {"plan": payload, "data": data_hash()}
-    return _cached("claims", env, extra, lambda: _fresh([], payload, env, timeout), keep, what)
+    return spawn(["--fingerprint", label] + (["--values"] if values else []), "", env, timeout)
 
 
 # ----------------------------------------------------------------------------- the cache
@@ -252,7 +254,7 @@ KEY_PREFIXES = (
     "FPEXPLORE_",
 )
 #: variables left out of the key: the cache's own, where the test suite keeps screenshots,
-#: how many processes may run at once, what `_fresh` sets in every child anyway, and where
+#: how many processes may run at once, what `spawn` sets in every child anyway, and where
 #: compilers cache their work
 KEY_IGNORED = frozenset(
     {
@@ -326,7 +328,7 @@ def _machine() -> dict[str, Any]:
     this process may use, the cards, the interpreter and every installed distribution."""
     import importlib.metadata
 
-    from .cpu import cpu_flags, cpu_model
+    from ..probe.cpu import cpu_flags, cpu_model
 
     dists = sorted(
         {
@@ -444,7 +446,7 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _cached(
+def cached(
     kind: str,
     env: Mapping[str, str],
     extra: Mapping[str, Any],

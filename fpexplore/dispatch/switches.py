@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import InvalidParameter
-from .cpu import cpu_flags
+from ..probe.cpu import cpu_flags
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from .. import backends
 from ..params import Param, validate_all
 from ..result import Claim, Comparison, NoData
 from ..result.spec import ClaimSpec, declare_texts
+from ._gpu.recording import GpuExperiment
 
 __all__ = [
     "ClaimSpec",
@@ -112,6 +113,8 @@ class Lesson:
     #: the declared claims a run at the given (validated) parameters states, where that
     #: depends on them (a section's, an option's); None: every declared claim
     stated_by: Callable[[Mapping[str, Any]], Iterable[ClaimSpec]] | None = None
+    #: what ``fpexplore record gpu`` records for this lesson on a GPU (None: nothing)
+    gpu_experiment: GpuExperiment | None = None
 
     def run(self, /, **params: Any) -> Comparison:
         """Validate ``params`` against the declarations (defaults filled in), compute, and
@@ -131,7 +134,7 @@ class Lesson:
     @property
     def notebook(self) -> str:
         """The notebook that narrates this lesson, from the series' map ("" if none does)."""
-        from ..workshop.plan import narrating
+        from ..series import narrating
 
         return narrating(self.name)
 

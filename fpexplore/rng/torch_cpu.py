@@ -113,7 +113,7 @@ def path_for(capability: str, machine: str | None = None) -> Path:
 def running_path() -> Path:
     """The path torch takes in this process (`dispatch.torch_capability`, which asks torch
     when it is loaded and otherwise reads ``ATEN_CPU_CAPABILITY`` and the CPU's flags)."""
-    from ..dispatch.paths import torch_capability
+    from ..probe.paths import torch_capability
 
     return path_for(torch_capability())
 

@@ -9,8 +9,9 @@ of the two times they take; a slot's minutes are summed from the map, never type
 
 from __future__ import annotations
 
+from ..series import NOTEBOOKS, Notebook
 from .answers import hidden_answer
-from .plan import NOTEBOOKS, PLANS, Notebook, Plan, Slot, binder_note, map_html, plan_html
+from .plan import PLANS, Plan, Slot, binder_note, map_html, plan_html
 
 __all__ = [
     "NOTEBOOKS",

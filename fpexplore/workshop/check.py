@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .plan import NOTEBOOKS, Notebook
+from ..series import NOTEBOOKS, Notebook
 
 #: seconds the probe took on the reference (development) machine: 2 shared cores of an Intel
 #: Xeon with AVX-512 (the machine of data/fingerprints/dev-xeon-avx512-amx.json)
@@ -61,9 +61,9 @@ class Probe:
 def claim_probe(lesson: str, timeout: float = 300.0) -> Probe:
     """Run ``lesson`` at its quick parameters in a fresh process (a crash cannot take this one
     with it); failing claims and errors are the problem."""
-    from ..dispatch.fresh import run_claims
     from ..errors import WorkerError
     from ..lessons import get
+    from ..testing.runner import run_claims
 
     start = time.perf_counter()
     try:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..page import render
-from .plan import PLANS, Plan, notebook
+from ..series import notebook
+from .plan import PLANS, Plan
 
 
 def _exercise_count(key: str, notebooks: Path) -> int:
@@ -108,7 +109,7 @@ def troubleshooting(run: Callable[[str, dict[str, Any]], Any] | None = None) -> 
 
 def notebook_of(lesson: str) -> str:
     """The key ("01") of the notebook narrating ``lesson``."""
-    from .plan import narrating
+    from ..series import narrating
 
     return narrating(lesson)[:2]
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..page import render
+from ..series import NOTEBOOKS, Notebook
 from ..templates import part, trusted
-from .plan import NOTEBOOKS, Notebook, binder_note
+from .plan import binder_note
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
@@ -242,9 +243,10 @@ def reference_numbers(nb: Notebook, root: Path = ROOT) -> str:
         sections.append({**table, "card": card, "date": prov.get("date", "?"), "experiment": exp})
     if nb.lesson:
         from .. import machines
+        from ..lessons import all_lessons
 
         fleet = machines.load_all(root / "data/machines")
-        rows = machines.broken_rows(fleet, nb.lesson)
+        rows = machines.broken_rows(fleet, all_lessons(), nb.lesson)
         head = ("claim", "fails on", "holds on", "not checked on", "first failure")
         sections += [{**_table(head, rows), "claims": True}] if rows else []
     return render("kit_numbers.html", sections=sections)

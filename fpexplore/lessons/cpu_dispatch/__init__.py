@@ -17,12 +17,12 @@ import numpy as np
 from ...dispatch import SWITCHES, switch
 from ...dispatch.battery import OP_NOTES, OPS, truths
 from ...dispatch.compare import Difference, compare
-from ...dispatch.cpu import cpu_flags
 from ...dispatch.fingerprint import PATH_ENV
 from ...dispatch.fresh import each, fingerprint
 from ...errors import WorkerError
 from ...memo import Memo
 from ...params import Options
+from ...probe.cpu import cpu_flags
 from ...result import Comparison, Outcome
 from .._base import Lesson, declare_texts
 

@@ -12,6 +12,7 @@ from ...params import Text
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part
 from .._gpu import present
+from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import record_param, resolve
 from . import articles, cpu_modes, edges
 from .data import AcceleratorData, Sums
@@ -410,6 +411,15 @@ def figure(comparison: Comparison) -> Any:
     return present.with_banner(fig, data.banner, fontsize=8)
 
 
+def record_gpu(s: GpuSession) -> dict[str, Any]:
+    """The accelerator experiment on the CPU and on the session's device."""
+    from ...backends.torch_device import torch_module
+    from .experiment import run_accelerator
+
+    devices = [torch_module().device("cpu")] + ([s.device] if s.device.type != "cpu" else [])
+    return run_accelerator(devices, quick=s.quick, progress=s.say)
+
+
 LESSON = Lesson(
     name="cpu_vs_accelerator",
     title="CPU vs accelerator: the same ops, different numbers, the same truth",
@@ -425,4 +435,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     data=AcceleratorData,
+    gpu_experiment=GpuExperiment("cpu_vs_accelerator", record_gpu),
 )

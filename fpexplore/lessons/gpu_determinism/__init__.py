@@ -11,6 +11,7 @@ from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_parts
 from .._gpu import present, ulp_unit
+from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
 
@@ -354,6 +355,23 @@ def figure(comparison: Comparison) -> Any:
     return present.with_banner(fig, data.banner)
 
 
+def record_gpu(s: GpuSession) -> dict[str, Any]:
+    """The determinism experiment, after the cuBLAS probe (which runs before
+    ``CUBLAS_WORKSPACE_CONFIG`` is set here, where the caller did not set it)."""
+    import os
+
+    from . import raise_probe
+    from .experiment import run_determinism
+
+    cublas = raise_probe.probe_cublas(s.device)
+    s.say("cublas_probe: done")
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    det = run_determinism(
+        s.device, n_runs=s.n_runs, quick=s.quick, seed=0, processes=s.processes, progress=s.say
+    )
+    return {**det, "cublas_probe": cublas}
+
+
 LESSON = Lesson(
     name="gpu_determinism",
     title="cuDNN and determinism flags: which op varies run to run, and which flag fixes it",
@@ -380,4 +398,5 @@ LESSON = Lesson(
     figure=figure,
     data=DeterminismData,
     quick={"quick": True, "runs": 2, "processes": 0},
+    gpu_experiment=GpuExperiment("determinism", record_gpu),
 )

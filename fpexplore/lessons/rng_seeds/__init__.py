@@ -21,9 +21,11 @@ from ...params import Flag, Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...rng import TorchCPURandom, random_bits, shared_bits_agree
 from .._base import ClaimSpec, Lesson, declare_texts
+from .._gpu.recording import GpuExperiment, GpuSession
 from . import augment as _augment
 from . import devices as _rng_devices
 from . import djl_layers as _djl_layers
+from . import experiment as _experiment
 from . import layer as _layer
 from . import multi_gpu as _multi_gpu
 from . import stacks as _rng_stacks
@@ -356,6 +358,12 @@ OBSERVED = ClaimSpec(
     applies="where the live run cannot decide the two-GPU claim",
 )
 
+
+def record_gpu(s: GpuSession) -> dict[str, Any]:
+    """The generators' streams on the session's device."""
+    return _experiment.run_rng(s.device)
+
+
 LESSON = Lesson(
     name="rng_seeds",
     title="Same seed, different numbers: random streams across stacks",
@@ -378,4 +386,5 @@ LESSON = Lesson(
     explanation=EXPLANATION,
     figure=figure,
     quick={"n": 64, "k": 4},
+    gpu_experiment=GpuExperiment("rng", record_gpu, seed=_experiment.SEEDS),
 )

@@ -17,6 +17,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, missing_part
+from .._gpu.recording import GpuExperiment, GpuSession
 from . import bounds, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
@@ -470,6 +471,13 @@ def figure(comparison: Comparison) -> Any:
     return _summation_plot.draw(comparison)
 
 
+def record_gpu(s: GpuSession) -> dict[str, Any]:
+    """The sums on the session's device."""
+    from .experiment import run_sums
+
+    return run_sums(s.device, quick=s.quick)
+
+
 LESSON = Lesson(
     name="summation_order",
     title="Summation order: why np.sum, torch.sum, tf.reduce_sum and Java disagree",
@@ -489,4 +497,5 @@ LESSON = Lesson(
     figure=figure,
     quick={"n": 1000},
     data=SummationData,
+    gpu_experiment=GpuExperiment("sum", record_gpu, seed="per case"),
 )

@@ -189,7 +189,7 @@ def fleet() -> dict[str, tuple[int | None, str]]:
 
 def blas_name(torch: Any) -> str:
     """torch's BLAS and the CPU it runs on, in words (MKL picks its code path by CPU vendor)."""
-    from ...dispatch.cpu import cpu_model
+    from ...probe.cpu import cpu_model
 
     mkl = bool(torch.backends.mkl.is_available())
     lib = "MKL" if mkl else "torch's BLAS (no MKL in this build)"
@@ -230,7 +230,7 @@ def strict_offsets(seed: int) -> int:
     ``MKL_CBWR`` once, when it loads, so it cannot be set here."""
     from ...dispatch.fresh import call
 
-    return sum(call("blas_offsets", [int(seed)], STRICT_ENV).values())
+    return sum(call(f"{__package__}.blas_worker", [int(seed)], STRICT_ENV).values())
 
 
 def layout_claims(

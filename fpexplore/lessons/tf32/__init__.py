@@ -11,6 +11,7 @@ from ...params import Options
 from ...result import Claim, Comparison, Outcome
 from .._base import Lesson, declare_texts, missing_part, missing_parts
 from .._gpu import present, ulp_unit
+from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import device_param, record_param, resolve, torch_version
 
 EXPLANATION = """\
@@ -352,6 +353,13 @@ def figure(comparison: Comparison) -> Any:
     return present.with_banner(fig, data.banner)
 
 
+def record_gpu(s: GpuSession) -> dict[str, Any]:
+    """TF32 against float32 on the session's device."""
+    from .experiment import run_tf32
+
+    return run_tf32(s.device, quick=s.quick, seed=0, defaults=s.tf32_defaults, progress=s.say)
+
+
 LESSON = Lesson(
     name="tf32",
     title="TF32 and autocast: float32 in name, fewer bits in fact",
@@ -374,4 +382,5 @@ LESSON = Lesson(
     quick={"max_size": 256},
     claims=CLAIMS,
     observations=present.OBSERVATIONS,
+    gpu_experiment=GpuExperiment("tf32", record_gpu),
 )

@@ -13,6 +13,7 @@ import numpy as np
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from .._base import ClaimSpec, Lesson, declare_texts, missing_part, missing_parts
+from .._gpu.recording import GpuExperiment, GpuSession
 from . import experiment, gpu_record, growth, table
 from .data import DriftData, Trajectories
 from .figures import figure
@@ -315,6 +316,13 @@ EXPLANATION = (
     "good a model is, not which one it is."
 )
 
+
+def record_gpu(s: GpuSession) -> None:
+    """The training-drift table's GPU row: a record of its own (``data/gpu/training_drift``)."""
+    out = None if s.out_dir is None else s.out_dir / gpu_record.FOLDER
+    s.say(f"wrote {gpu_record.record(out, s.name)}")
+
+
 LESSON = Lesson(
     name="training_drift",
     title="Small differences compound: one bit at step 0, another model later",
@@ -339,4 +347,5 @@ LESSON = Lesson(
     claims=CLAIMS,
     observations=OBSERVATIONS,
     data=DriftData,
+    gpu_experiment=GpuExperiment("training_drift", record_gpu, seed=None, cuda_only=True),
 )

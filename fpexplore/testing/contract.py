@@ -1,18 +1,4 @@
-"""The lesson contract as a check anyone can run on a lesson (as scikit-learn's
-``check_estimator``)::
-
-    from fpexplore.testing import check_lesson
-    check_lesson(MY_LESSON, draws=3, seed=0)
-
-`check_lesson` verifies that every declared parameter refuses generated bad values with an
-`InvalidParameter` naming it, that random valid values (the edges of every range and every
-choice of every option included) give a `Comparison` whose claims all hold or are "not
-checked" with a reason, and that the result renders as HTML, text and JSON. Where the lesson
-declares its claims (``Lesson.claims``, `ClaimSpec`), every claim and observation it returns
-must be declared, and with every part its claims need hidden (`hidden`) each such claim must
-come back "not checked" naming the fix. It raises `LessonContractError` listing every breach,
-and returns a `LessonCheck` otherwise.
-"""
+"""`check_lesson`: the lesson contract checked on one lesson (see `fpexplore.testing`)."""
 
 from __future__ import annotations
 
@@ -23,11 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import FpexploreError, InvalidParameter, shown
-from .lessons import Lesson, get
-from .lessons._base import hidden
-from .params import MAX_TEXT, Flag, Interval, Options, Param, Text, declared_at, resolved
-from .result import Claim, Comparison
+from ..errors import FpexploreError, InvalidParameter, shown
+from ..lessons import Lesson, get
+from ..lessons._base import hidden
+from ..params import MAX_TEXT, Flag, Interval, Options, Param, Text, declared_at, resolved
+from ..result import Claim, Comparison
 
 __all__ = ["LessonCheck", "LessonContractError", "bad_values", "check_lesson", "valid_draws"]
 

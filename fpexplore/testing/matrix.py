@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import backends
+from ..dispatch.switches import SWITCHES, Switch
+from ..probe.paths import effective_paths
 from ..result import State
-from .fresh import Plan, run_claims
-from .paths import effective_paths
-from .switches import SWITCHES, Switch
+from .runner import Plan, run_claims
 
 #: parameter values beside each lesson's quick ones: the edges and options where claims that
 #: generalize are most likely to break (n = 1, every op of a many-op lesson, a CPU-only run of
