@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore import cli, workshop
+from fpexplore import cli, myths, workshop
 from fpexplore.workshop import answers, check, pages, plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,29 +164,70 @@ def test_handout_is_generated_from_the_notebook(nb):
 
 
 @pytest.mark.parametrize("nb", workshop.NOTEBOOKS, ids=lambda nb: nb.key)
-def test_facilitator_notes_hold_the_answers_and_recorded_numbers(nb):
+def test_facilitator_notes_hold_the_answers_and_what_each_answer_cell_printed(nb):
     page = pages.facilitator_html(nb)
-    for x in pages.exercises(NOTEBOOKS / nb.file):
+    ex = pages.exercises(NOTEBOOKS / nb.file)
+    for x in ex:
         assert "hidden_answer" in x.check
-        assert "<b>Answer.</b>" in page
-    assert "Expected numbers on the reference machines" in page
+    assert page.count("<b>Answer.</b>") == len(ex)
+    # every exercise has its recorded print (the shipped record covers the whole series)
+    assert page.count("<b>Expected: what this cell printed on ") >= len(ex), nb.key
+    assert "fingerprinted on the reference machines" not in page  # no fingerprint tables
 
 
-def test_reference_numbers_are_read_from_the_records(tmp_path):
-    """Numbers in the notes come from data/fingerprints and data/gpu: change a record, the page
-    changes."""
-    nb01 = plan.notebook("01")
-    real = pages.reference_numbers(nb01)
-    prints = sorted((ROOT / "data/fingerprints").glob("*.json"))
-    rec = json.loads(prints[0].read_text())
-    assert f"{rec['ops']['torch:cpu:sum']['max_ulp']:.3g}" in real
-    (tmp_path / "data/fingerprints").mkdir(parents=True)
-    (tmp_path / "data/gpu").mkdir(parents=True)
-    rec["ops"]["torch:cpu:sum"]["max_ulp"] = 12345.0
-    (tmp_path / "data/fingerprints/x.json").write_text(json.dumps(rec))
-    assert "1.23e+04" in pages.reference_numbers(nb01, tmp_path)
-    gpu = pages.reference_numbers(plan.notebook("08"))
-    assert "NVIDIA" in gpu
+def test_facilitator_notes_render_a_record_of_the_answer_cells(tmp_path):
+    """The expected numbers are read from data/machines/*/answers.json: change it, the page
+    changes; a cell that raised says so."""
+    from fpexplore.workshop import printed
+
+    nb = plan.notebook("00")
+    n = len(pages.exercises(NOTEBOOKS / nb.file))
+    folder = tmp_path / "data/machines/m1"
+    folder.mkdir(parents=True)
+    got = [{"printed": f"answer {i} prints 0.{i}25 ULP", "error": ""} for i in range(n)]
+    got[-1] = {"printed": "", "error": "AssertionError: went wrong"}
+    rec = {"label": "m1", "notebooks": {"00": got}}
+    (folder / printed.FILE).write_text(json.dumps(rec))
+    page = pages.facilitator_html(nb, NOTEBOOKS, tmp_path)
+    assert "answer 0 prints 0.025 ULP" in page and "printed on m1" in page
+    assert "AssertionError: went wrong" in page
+    empty = pages.facilitator_html(nb, NOTEBOOKS, tmp_path / "none")
+    assert "fpexplore record answers" in empty and "printed on" not in empty
+
+
+def _printed_by_running(nb_key: str, number: int, monkeypatch) -> str:
+    """Run exercise ``number``'s check cell of notebook ``nb_key`` (after the notebook's
+    imports) and return what it printed into its collapsed element."""
+    from fpexplore.workshop import check as _check  # noqa: F401  (the package, loaded)
+
+    path = NOTEBOOKS / plan.notebook(nb_key).file
+    imports = [
+        ast.unparse(node)
+        for c in _cells(path) if c["cell_type"] == "code"
+        for node in ast.parse(_src(c)).body if isinstance(node, ast.Import | ast.ImportFrom)
+    ]  # fmt: skip
+    shown: list[dict] = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    namespace: dict = {}
+    exec("\n".join(imports), namespace)
+    exec(pages.exercises(path)[number - 1].check, namespace)
+    (bundle,) = shown
+    from fpexplore.workshop import printed
+
+    return printed.printed_by({"outputs": [{"output_type": "display_data",
+                                            "data": bundle}]})["printed"]  # fmt: skip
+
+
+@pytest.mark.parametrize("key, number", [("00", 3), ("00", 1), ("06", 2)])
+def test_the_notes_hold_what_the_answer_cell_prints(key, number, monkeypatch):
+    """Exercises whose answer prints exact numbers (the same on every machine): the notes'
+    expected text is what running the answer's cell prints now."""
+    import html
+
+    text = _printed_by_running(key, number, monkeypatch)
+    assert text.strip()
+    page = html.unescape(pages.facilitator_html(plan.notebook(key)))
+    assert text in page
 
 
 def test_the_kit_index_lists_every_page(tmp_path):
@@ -197,18 +238,99 @@ def test_the_kit_index_lists_every_page(tmp_path):
     assert "02-handout" not in text
 
 
-def test_slides_are_made_by_export(tmp_path, monkeypatch):
+def test_slides_cover_every_notebook_with_a_live_control(tmp_path, monkeypatch):
+    """`workshop --slides` writes a slide for every notebook, 00 and 10 included, each with an
+    embedded control over its pre-computed views."""
+    from fpexplore.workshop import slides
+
     made = []
 
-    def fake_export(lesson, out, params=None, **kw):
-        made.append((lesson, Path(out).name, params, kw.get("interactive")))
-        Path(out).write_text("<html></html>")
-        return Path(out)
+    def fake(nb, notebooks, run=None):
+        made.append(nb.key)
+        return "<html></html>"
 
-    monkeypatch.setattr("fpexplore.export.export", fake_export)
-    assert cli.main(["workshop", "--out", str(tmp_path), "--only", "00,01", "--slides"]) == 0
-    assert made == [("summation_order", "01-slides.html", {"n": 1000}, False)]
-    assert "01-slides.html" in (tmp_path / "index.html").read_text()
+    monkeypatch.setattr(slides, "slide", fake)
+    assert cli.main(["workshop", "--out", str(tmp_path), "--only", "00,10,13", "--slides"]) == 0
+    assert made == ["00", "10", "13"]
+    index = (tmp_path / "index.html").read_text()
+    assert all(f"{k}-slides.html" in index for k in made)
+
+
+def test_slide_00_switches_between_the_values_the_notebook_shows(tmp_path):
+    from fpexplore.workshop import slides
+
+    page = slides.slide(plan.notebook("00"), NOTEBOOKS)
+    assert "widget-view+json" in page and "widget-state+json" in page
+    shown = slides.formats_slide(NOTEBOOKS)
+    assert shown["labels"][:2] == ["0.1", "1/3"] and len(shown["views"]) == len(shown["labels"])
+
+
+@pytest.mark.parametrize(
+    "nb", [nb for nb in workshop.NOTEBOOKS if nb.lesson], ids=lambda nb: nb.key
+)
+def test_a_lesson_slide_runs_the_notebooks_parameters_and_switches_one(nb):
+    from fpexplore.workshop import slides
+
+    p = slides.plan(nb, NOTEBOOKS)
+    calls = slides.lesson_calls(nb, NOTEBOOKS)
+    assert calls, nb.key  # read from the notebook
+    assert all(p.params[k] == v for k, v in calls[0].items())
+    assert p.vary and len(p.values) >= 2 and p.values[0] == p.params[p.vary]
+    for section, (lesson, params) in myths.SECTIONS.items():  # the myths' runs agree
+        if section.startswith(nb.key) and lesson == nb.lesson and params == calls[0]:
+            assert all(p.params[k] == v for k, v in params.items())
+
+
+def test_slide_01_uses_the_notebooks_n():
+    from fpexplore.workshop import slides
+
+    p = slides.plan(plan.notebook("01"), NOTEBOOKS)
+    assert p.params["n"] == myths.SECTIONS["01 the motivating sum"][1]["n"] == 10_000
+    assert p.vary == "distribution" and p.values[0] == "allequal"
+
+
+def _claims(**states):
+    from fpexplore.result import Claim
+
+    return {k: Claim(f"{k} text", v, "" if v else "why") for k, v in states.items()}
+
+
+def test_a_slides_headline_is_never_a_failing_claim():
+    from fpexplore.result import Comparison
+    from fpexplore.workshop import slides
+
+    c = Comparison(lesson="x", params={}, truth=None, outcomes=(),
+                   claims=_claims(broken=False, unknown=None, fine=True))  # fmt: skip
+    assert slides.headline(c) == ("fine", "fine text")
+    none = Comparison(lesson="x", params={}, truth=None, outcomes=(),
+                      claims=_claims(broken=False))  # fmt: skip
+    assert slides.headline(none) == ("", "")
+
+
+def test_slide_12_compares_this_machine_with_a_configuration_that_differs(monkeypatch):
+    from types import SimpleNamespace
+
+    from fpexplore.lessons import cpu_dispatch
+    from fpexplore.workshop import slides
+
+    monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: (cpu_dispatch.HERE, "p", "q"))
+    differ = {"p": False, "q": True}
+
+    def run(lesson, params):
+        assert params["a"] != params["b"]  # never the machine against itself
+        rows = [1] if differ[params["b"]] else []
+        data = SimpleNamespace(diff=SimpleNamespace(rows=rows))
+        return SimpleNamespace(claims=_claims(ok=True), observations={}, data=data)
+
+    nb = plan.notebook("12")
+    p = slides.plan(nb, NOTEBOOKS)
+    shown = slides.dispatch_slide(nb, p, run, view=lambda lesson, c: "<p>view</p>")
+    assert shown["start"] == 1 and shown["params"]["b"] == "q"
+    assert "1 of the 2 configurations" in shown["note"]
+    assert all(label != "this-machine vs this-machine" for label in shown["labels"])
+    differ["q"] = False
+    none = slides.dispatch_slide(nb, p, run, view=lambda lesson, c: "<p>view</p>")
+    assert "None of the 2 configurations" in none["note"] and none["headline"][0] == ""
 
 
 def test_make_slides_target_builds_the_kit():
