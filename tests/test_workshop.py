@@ -359,6 +359,7 @@ def test_workshop_check_says_what_runs_and_what_cannot_with_the_fix():
     row07 = next(line for line in lines if line.strip().startswith("07"))
     assert "recorded GPU runs" in row07
     assert "Estimate:" in text and "An estimate" in text and "2.0×" in text
+    assert check.REFERENCE_MACHINE in text  # the reference is named, not only a number
 
 
 def test_estimate_scales_the_waiting_part_only():
@@ -446,27 +447,41 @@ def test_preflight_lists_the_laptop_check():
     assert "fpexplore doctor --workshop" in page and "make djl" in page
 
 
-def test_troubleshooting_runs_the_lesson_with_the_part_hidden():
+def test_troubleshooting_shows_the_rows_a_laptop_without_the_part_gets():
+    """The C++ build missing (a fresh interpreter whose program path is not a program): the
+    C++ rows are Unavailable and name the fix, the claims that needed them are not checked;
+    the page shows the rows and the AVX-512 case."""
     from fpexplore.workshop import day
+
+    cpp = next(m for m in day.MISSING if "C++" in m.what)
+    rows, ran, claims = day.without(cpp, "libtorch_vs_pytorch")
+    assert rows and ran > 0
+    assert all("C++" in row and "make libtorch" in why for row, why in rows)
+    assert claims and all("make libtorch" in why for _, why in claims)
 
     seen = []
 
-    def run(name, params):
-        from fpexplore.lessons import _base, get
-
-        seen.append((name, sorted(_base._HIDDEN.get())))
-        return get(name).run(**params) if name == "libtorch_vs_pytorch" else _empty(name)
+    def run(m, name):
+        seen.append(name)
+        return (rows, ran, claims) if m is cpp else ([], 3, [])
 
     page = day.troubleshooting(run)
-    assert ("libtorch_vs_pytorch", ["libtorch"]) in seen
-    assert "Without the C++ build" in page and "not checked" in page
-    assert "libtorch is missing (hidden)" in page
+    assert seen == [n for m in day.MISSING for n in m.lessons]
+    assert "Without the C++ build" in page and "Unavailable" in page
+    assert rows[0][0] in page and "Without AVX-512" in page and "aten-avx512" in page
 
 
-def _empty(name):
-    from fpexplore.result import Comparison
+def test_without_avx512_the_avx512_paths_are_listed_as_not_taken():
+    from fpexplore.lessons.cpu_dispatch import CONFIGS
+    from fpexplore.workshop import day
 
-    return Comparison(lesson=name, params={}, truth=None, outcomes=())
+    zen3 = frozenset({"sse4_2", "avx", "avx2", "fma"})  # AVX2 and FMA, no AVX-512
+    shown = day.no_avx512(zen3)
+    assert not shown["here_has"] and "aten-avx512" in shown["not_taken"]
+    assert "aten-avx2" in shown["taken"] and "aten-avx512" not in shown["taken"]
+    assert set(shown["taken"]) | set(shown["not_taken"]) == set(CONFIGS)
+    avx512 = day.no_avx512(zen3 | {"avx512f", "avx512bw", "avx512vl", "avx512dq"})
+    assert avx512["here_has"] and avx512["not_taken"] == shown["not_taken"]
 
 
 def test_notebook_12s_handout_starts_its_exercises_with_a_question():

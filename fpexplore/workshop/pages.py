@@ -15,13 +15,11 @@ from typing import Any
 
 from ..page import render
 from ..templates import part, trusted
-from .plan import NOTEBOOKS, Notebook, binder_note
+from .plan import ANSWER, NOTEBOOKS, ROOT, Notebook, binder_note
 
-ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"^\*\*\d+\.\*\*\s*")
 #: an exercise's number anywhere in a cell ("**1.**" at a line's start)
 MARKER = re.compile(r"^\*\*\d+\.\*\*", re.M)
-ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
 
 
 @dataclass(frozen=True)

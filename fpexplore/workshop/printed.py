@@ -29,7 +29,7 @@ def _src(cell: dict[str, Any]) -> str:
 def answer_cells(cells: list[dict[str, Any]]) -> list[int]:
     """The index of each exercise's check cell: the first code cell after a collapsed answer
     (the cells `pages.exercises` reads its checks from)."""
-    from .pages import ANSWER
+    from .plan import ANSWER
 
     out = []
     for i, c in enumerate(cells):
@@ -116,7 +116,7 @@ def expected(nb: Notebook, records: list[dict[str, Any]]) -> list[list[tuple[str
 
 def command(args: argparse.Namespace) -> int:
     """``fpexplore record answers``: run the notebooks, write what their answer cells print."""
-    from .pages import ROOT
+    from .plan import ROOT
 
     out = Path(args.out)
     keys = [k.strip() for k in args.only.split(",")] if args.only else None

@@ -131,7 +131,7 @@ def plan(nb: Notebook, notebooks: Path) -> Plan:
         values = (params[name], *(v for v in varied[name] if v != params[name]))
         return Plan(lesson.name, params, name, values)
     if "record" in declared:  # a GPU lesson off a GPU: switch between the recorded cards
-        from .pages import ROOT
+        from .plan import ROOT
 
         cards = tuple(f.stem for f in sorted((ROOT / "data/gpu").glob("*.json")))
         if cards:
@@ -304,7 +304,7 @@ def slide(nb: Notebook, notebooks: Path, run: Run = _run) -> str:
 
 def build(out: Path, keys: list[str] | None = None, notebooks: Path | None = None) -> list[str]:
     """Write every notebook's slide (``NN-slides.html``); returns their keys."""
-    from .pages import ROOT
+    from .plan import ROOT
 
     folder = notebooks or ROOT / "notebooks"
     made = []
