@@ -110,6 +110,13 @@ def _workshop(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _answers(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="data/machines/NAME/answers.json")
+    p.add_argument("--label", required=True, help="the machine's name (its folder's)")
+    p.add_argument("--only", default=None, help="notebook numbers, comma-separated (00,01…)")
+    p.add_argument("--notebooks", default=None, help="folder (default: the checkout's)")
+
+
 _RECORD_GPU_DESCRIPTION = (
     "Run every GPU experiment on a device and write one JSON record. Lessons read records "
     "from data/gpu (or $FPEXPLORE_DATA/gpu), then the user's recordings, then the package's own."
@@ -159,6 +166,13 @@ COMMANDS: tuple[Command, ...] = (
         "(torch only; under a minute)",
         _gpu_drift,
         "fpexplore.lessons.training_drift.gpu_record:command",
+    ),
+    Command(
+        ("record", "answers"),
+        "run the notebooks and record what each exercise's answer cell prints (the "
+        "facilitator notes' expected numbers; minutes per notebook)",
+        _answers,
+        "fpexplore.workshop.printed:command",
     ),
     Command(
         ("warm",),

@@ -19,7 +19,7 @@ from .params import Flag, Interval, Options, Param, resolved, settle
 if TYPE_CHECKING:
     from .lessons import Lesson
 
-__all__ = ["export", "grid"]
+__all__ = ["export", "grid", "switch"]
 
 #: the most pre-computed values of the varied parameter
 MAX_POINTS = 12
@@ -88,29 +88,32 @@ def _label(value: Any) -> str:
     return str(value)
 
 
-def _interactive(
-    lesson: Lesson, params: dict[str, Any], param: Param, values: Sequence[Any], progress: bool
+def switch(
+    name: str,
+    help: str,
+    labels: Sequence[str],
+    views: Sequence[str],
+    start: int = 0,
+    dropdown: bool = True,
 ) -> tuple[str, dict[str, Any]]:
-    """The embedded control: the HTML for the page's head, and what the template shows."""
+    """A control over pre-computed HTML ``views`` (one per label), embedded for a page with no
+    kernel: the HTML for the page's head, and what a template shows of it (``name``,
+    ``help``, ``runs``, ``offline``, ``spec``, ``cdn``)."""
     import ipywidgets as w
     from ipywidgets.embed import embed_data
-    from tqdm.auto import tqdm
 
     from . import widget_bundle
 
-    shown = tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False)
-    views = [w.HTML(_view(lesson, settle(lesson.params, {**params, param.name: v}))) for v in shown]
-    start = values.index(params[param.name])
-    kind = w.Dropdown if isinstance(param, Options | Flag) else w.SelectionSlider
+    kind = w.Dropdown if dropdown else w.SelectionSlider
     control = kind(
-        options=[_label(v) for v in values],
+        options=list(labels),
         index=start,
-        description=param.name,
-        tooltip=param.help,
+        description=name,
+        tooltip=help,
         style={"description_width": "initial"},
         layout={"width": "480px"},
     )
-    stack = w.Stack(views, selected_index=start)
+    stack = w.Stack([w.HTML(v) for v in views], selected_index=start)
     w.jslink((control, "index"), (stack, "selected_index"))
     box = w.VBox([control, stack])
     data = embed_data(views=[box])
@@ -118,8 +121,21 @@ def _interactive(
     state = json.dumps(data["manager_state"]).replace("</", "<\\/")
     head = f'{scripts}<script type="application/vnd.jupyter.widget-state+json">{state}</script>'
     spec = templates.trusted(json.dumps(data["view_specs"][0]).replace("</", "<\\/"))
-    shown = {"param": param, "runs": len(values), "offline": offline, "spec": spec}
+    shown = {"name": name, "help": help, "runs": len(views), "offline": offline, "spec": spec}
     return head, {**shown, "cdn": widget_bundle.CDN}
+
+
+def _interactive(
+    lesson: Lesson, params: dict[str, Any], param: Param, values: Sequence[Any], progress: bool
+) -> tuple[str, dict[str, Any]]:
+    """The embedded control: the HTML for the page's head, and what the template shows."""
+    from tqdm.auto import tqdm
+
+    shown = tqdm(values, desc=f"{lesson.name}: {param.name}", disable=not progress, leave=False)
+    views = [_view(lesson, settle(lesson.params, {**params, param.name: v})) for v in shown]
+    start = list(values).index(params[param.name])
+    labels = [_label(v) for v in values]
+    return switch(param.name, param.help, labels, views, start, isinstance(param, Options | Flag))
 
 
 def export(

@@ -169,3 +169,24 @@ def test_notebook_00_widget_demo():
     r = explain("0.1")["binary64"]
     assert float(r.neighbours[0]) < 0.1 < float(r.neighbours[1])
     assert r.next_up - r.stored == r.ulp
+
+
+def test_the_formats_table_keeps_its_numbers_whole():
+    """Notebook 00's table of the formats comes from the package, in the float bits view's
+    style, with no break at a hyphen before a digit ("6.1035e-05" stays whole)."""
+    import json
+    from pathlib import Path
+
+    from fpexplore import formats
+    from fpexplore.widgets.float_bits_view import formats_html
+
+    html = formats_html()
+    assert "class='fpx-fb'" in html
+    assert "6.1035e\u201105" in html and "6.1035e-05" not in html
+    assert html.count("<tr>") == len(formats.FORMATS) + 1
+    nb = Path(__file__).resolve().parents[1] / "notebooks/00_floating_point_formats.ipynb"
+    code = "".join(
+        "".join(c["source"]) for c in json.loads(nb.read_text())["cells"]
+        if c["cell_type"] == "code"
+    )  # fmt: skip
+    assert "formats_html()" in code and "<table>" not in code

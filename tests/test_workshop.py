@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore import cli, series, workshop
+from fpexplore import cli, myths, series, workshop
 from fpexplore.workshop import answers, check, pages, plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,29 +164,70 @@ def test_handout_is_generated_from_the_notebook(nb):
 
 
 @pytest.mark.parametrize("nb", workshop.NOTEBOOKS, ids=lambda nb: nb.key)
-def test_facilitator_notes_hold_the_answers_and_recorded_numbers(nb):
+def test_facilitator_notes_hold_the_answers_and_what_each_answer_cell_printed(nb):
     page = pages.facilitator_html(nb)
-    for x in pages.exercises(NOTEBOOKS / nb.file):
+    ex = pages.exercises(NOTEBOOKS / nb.file)
+    for x in ex:
         assert "hidden_answer" in x.check
-        assert "<b>Answer.</b>" in page
-    assert "Expected numbers on the reference machines" in page
+    assert page.count("<b>Answer.</b>") == len(ex)
+    # every exercise has its recorded print (the shipped record covers the whole series)
+    assert page.count("<b>Expected: what this cell printed on ") >= len(ex), nb.key
+    assert "fingerprinted on the reference machines" not in page  # no fingerprint tables
 
 
-def test_reference_numbers_are_read_from_the_records(tmp_path):
-    """Numbers in the notes come from data/fingerprints and data/gpu: change a record, the page
-    changes."""
-    nb01 = series.notebook("01")
-    real = pages.reference_numbers(nb01)
-    prints = sorted((ROOT / "data/fingerprints").glob("*.json"))
-    rec = json.loads(prints[0].read_text())
-    assert f"{rec['ops']['torch:cpu:sum']['max_ulp']:.3g}" in real
-    (tmp_path / "data/fingerprints").mkdir(parents=True)
-    (tmp_path / "data/gpu").mkdir(parents=True)
-    rec["ops"]["torch:cpu:sum"]["max_ulp"] = 12345.0
-    (tmp_path / "data/fingerprints/x.json").write_text(json.dumps(rec))
-    assert "1.23e+04" in pages.reference_numbers(nb01, tmp_path)
-    gpu = pages.reference_numbers(series.notebook("08"))
-    assert "NVIDIA" in gpu
+def test_facilitator_notes_render_a_record_of_the_answer_cells(tmp_path):
+    """The expected numbers are read from data/machines/*/answers.json: change it, the page
+    changes; a cell that raised says so."""
+    from fpexplore.workshop import printed
+
+    nb = plan.notebook("00")
+    n = len(pages.exercises(NOTEBOOKS / nb.file))
+    folder = tmp_path / "data/machines/m1"
+    folder.mkdir(parents=True)
+    got = [{"printed": f"answer {i} prints 0.{i}25 ULP", "error": ""} for i in range(n)]
+    got[-1] = {"printed": "", "error": "AssertionError: went wrong"}
+    rec = {"label": "m1", "notebooks": {"00": got}}
+    (folder / printed.FILE).write_text(json.dumps(rec))
+    page = pages.facilitator_html(nb, NOTEBOOKS, tmp_path)
+    assert "answer 0 prints 0.025 ULP" in page and "printed on m1" in page
+    assert "AssertionError: went wrong" in page
+    empty = pages.facilitator_html(nb, NOTEBOOKS, tmp_path / "none")
+    assert "fpexplore record answers" in empty and "printed on" not in empty
+
+
+def _printed_by_running(nb_key: str, number: int, monkeypatch) -> str:
+    """Run exercise ``number``'s check cell of notebook ``nb_key`` (after the notebook's
+    imports) and return what it printed into its collapsed element."""
+    from fpexplore.workshop import check as _check  # noqa: F401  (the package, loaded)
+
+    path = NOTEBOOKS / plan.notebook(nb_key).file
+    imports = [
+        ast.unparse(node)
+        for c in _cells(path) if c["cell_type"] == "code"
+        for node in ast.parse(_src(c)).body if isinstance(node, ast.Import | ast.ImportFrom)
+    ]  # fmt: skip
+    shown: list[dict] = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    namespace: dict = {}
+    exec("\n".join(imports), namespace)
+    exec(pages.exercises(path)[number - 1].check, namespace)
+    (bundle,) = shown
+    from fpexplore.workshop import printed
+
+    return printed.printed_by({"outputs": [{"output_type": "display_data",
+                                            "data": bundle}]})["printed"]  # fmt: skip
+
+
+@pytest.mark.parametrize("key, number", [("00", 3), ("00", 1), ("06", 2)])
+def test_the_notes_hold_what_the_answer_cell_prints(key, number, monkeypatch):
+    """Exercises whose answer prints exact numbers (the same on every machine): the notes'
+    expected text is what running the answer's cell prints now."""
+    import html
+
+    text = _printed_by_running(key, number, monkeypatch)
+    assert text.strip()
+    page = html.unescape(pages.facilitator_html(plan.notebook(key)))
+    assert text in page
 
 
 def test_the_kit_index_lists_every_page(tmp_path):
@@ -197,18 +238,99 @@ def test_the_kit_index_lists_every_page(tmp_path):
     assert "02-handout" not in text
 
 
-def test_slides_are_made_by_export(tmp_path, monkeypatch):
+def test_slides_cover_every_notebook_with_a_live_control(tmp_path, monkeypatch):
+    """`workshop --slides` writes a slide for every notebook, 00 and 10 included, each with an
+    embedded control over its pre-computed views."""
+    from fpexplore.workshop import slides
+
     made = []
 
-    def fake_export(lesson, out, params=None, **kw):
-        made.append((lesson, Path(out).name, params, kw.get("interactive")))
-        Path(out).write_text("<html></html>")
-        return Path(out)
+    def fake(nb, notebooks, run=None):
+        made.append(nb.key)
+        return "<html></html>"
 
-    monkeypatch.setattr("fpexplore.export.export", fake_export)
-    assert cli.main(["workshop", "--out", str(tmp_path), "--only", "00,01", "--slides"]) == 0
-    assert made == [("summation_order", "01-slides.html", {"n": 1000}, False)]
-    assert "01-slides.html" in (tmp_path / "index.html").read_text()
+    monkeypatch.setattr(slides, "slide", fake)
+    assert cli.main(["workshop", "--out", str(tmp_path), "--only", "00,10,13", "--slides"]) == 0
+    assert made == ["00", "10", "13"]
+    index = (tmp_path / "index.html").read_text()
+    assert all(f"{k}-slides.html" in index for k in made)
+
+
+def test_slide_00_switches_between_the_values_the_notebook_shows(tmp_path):
+    from fpexplore.workshop import slides
+
+    page = slides.slide(plan.notebook("00"), NOTEBOOKS)
+    assert "widget-view+json" in page and "widget-state+json" in page
+    shown = slides.formats_slide(NOTEBOOKS)
+    assert shown["labels"][:2] == ["0.1", "1/3"] and len(shown["views"]) == len(shown["labels"])
+
+
+@pytest.mark.parametrize(
+    "nb", [nb for nb in workshop.NOTEBOOKS if nb.lesson], ids=lambda nb: nb.key
+)
+def test_a_lesson_slide_runs_the_notebooks_parameters_and_switches_one(nb):
+    from fpexplore.workshop import slides
+
+    p = slides.plan(nb, NOTEBOOKS)
+    calls = slides.lesson_calls(nb, NOTEBOOKS)
+    assert calls, nb.key  # read from the notebook
+    assert all(p.params[k] == v for k, v in calls[0].items())
+    assert p.vary and len(p.values) >= 2 and p.values[0] == p.params[p.vary]
+    for section, (lesson, params) in myths.SECTIONS.items():  # the myths' runs agree
+        if section.startswith(nb.key) and lesson == nb.lesson and params == calls[0]:
+            assert all(p.params[k] == v for k, v in params.items())
+
+
+def test_slide_01_uses_the_notebooks_n():
+    from fpexplore.workshop import slides
+
+    p = slides.plan(plan.notebook("01"), NOTEBOOKS)
+    assert p.params["n"] == myths.SECTIONS["01 the motivating sum"][1]["n"] == 10_000
+    assert p.vary == "distribution" and p.values[0] == "allequal"
+
+
+def _claims(**states):
+    from fpexplore.result import Claim
+
+    return {k: Claim(f"{k} text", v, "" if v else "why") for k, v in states.items()}
+
+
+def test_a_slides_headline_is_never_a_failing_claim():
+    from fpexplore.result import Comparison
+    from fpexplore.workshop import slides
+
+    c = Comparison(lesson="x", params={}, truth=None, outcomes=(),
+                   claims=_claims(broken=False, unknown=None, fine=True))  # fmt: skip
+    assert slides.headline(c) == ("fine", "fine text")
+    none = Comparison(lesson="x", params={}, truth=None, outcomes=(),
+                      claims=_claims(broken=False))  # fmt: skip
+    assert slides.headline(none) == ("", "")
+
+
+def test_slide_12_compares_this_machine_with_a_configuration_that_differs(monkeypatch):
+    from types import SimpleNamespace
+
+    from fpexplore.lessons import cpu_dispatch
+    from fpexplore.workshop import slides
+
+    monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: (cpu_dispatch.HERE, "p", "q"))
+    differ = {"p": False, "q": True}
+
+    def run(lesson, params):
+        assert params["a"] != params["b"]  # never the machine against itself
+        rows = [1] if differ[params["b"]] else []
+        data = SimpleNamespace(diff=SimpleNamespace(rows=rows))
+        return SimpleNamespace(claims=_claims(ok=True), observations={}, data=data)
+
+    nb = plan.notebook("12")
+    p = slides.plan(nb, NOTEBOOKS)
+    shown = slides.dispatch_slide(nb, p, run, view=lambda lesson, c: "<p>view</p>")
+    assert shown["start"] == 1 and shown["params"]["b"] == "q"
+    assert "1 of the 2 configurations" in shown["note"]
+    assert all(label != "this-machine vs this-machine" for label in shown["labels"])
+    differ["q"] = False
+    none = slides.dispatch_slide(nb, p, run, view=lambda lesson, c: "<p>view</p>")
+    assert "None of the 2 configurations" in none["note"] and none["headline"][0] == ""
 
 
 def test_make_slides_target_builds_the_kit():
@@ -237,6 +359,7 @@ def test_workshop_check_says_what_runs_and_what_cannot_with_the_fix():
     row07 = next(line for line in lines if line.strip().startswith("07"))
     assert "recorded GPU runs" in row07
     assert "Estimate:" in text and "An estimate" in text and "2.0×" in text
+    assert check.REFERENCE_MACHINE in text  # the reference is named, not only a number
 
 
 def test_estimate_scales_the_waiting_part_only():
@@ -324,27 +447,41 @@ def test_preflight_lists_the_laptop_check():
     assert "fpexplore doctor --workshop" in page and "make djl" in page
 
 
-def test_troubleshooting_runs_the_lesson_with_the_part_hidden():
+def test_troubleshooting_shows_the_rows_a_laptop_without_the_part_gets():
+    """The C++ build missing (a fresh interpreter whose program path is not a program): the
+    C++ rows are Unavailable and name the fix, the claims that needed them are not checked;
+    the page shows the rows and the AVX-512 case."""
     from fpexplore.workshop import day
+
+    cpp = next(m for m in day.MISSING if "C++" in m.what)
+    rows, ran, claims = day.without(cpp, "libtorch_vs_pytorch")
+    assert rows and ran > 0
+    assert all("C++" in row and "make libtorch" in why for row, why in rows)
+    assert claims and all("make libtorch" in why for _, why in claims)
 
     seen = []
 
-    def run(name, params):
-        from fpexplore.lessons import _base, get
-
-        seen.append((name, sorted(_base._HIDDEN.get())))
-        return get(name).run(**params) if name == "libtorch_vs_pytorch" else _empty(name)
+    def run(m, name):
+        seen.append(name)
+        return (rows, ran, claims) if m is cpp else ([], 3, [])
 
     page = day.troubleshooting(run)
-    assert ("libtorch_vs_pytorch", ["libtorch"]) in seen
-    assert "Without the C++ build" in page and "not checked" in page
-    assert "libtorch is missing (hidden)" in page
+    assert seen == [n for m in day.MISSING for n in m.lessons]
+    assert "Without the C++ build" in page and "Unavailable" in page
+    assert rows[0][0] in page and "Without AVX-512" in page and "aten-avx512" in page
 
 
-def _empty(name):
-    from fpexplore.result import Comparison
+def test_without_avx512_the_avx512_paths_are_listed_as_not_taken():
+    from fpexplore.lessons.cpu_dispatch import CONFIGS
+    from fpexplore.workshop import day
 
-    return Comparison(lesson=name, params={}, truth=None, outcomes=())
+    zen3 = frozenset({"sse4_2", "avx", "avx2", "fma"})  # AVX2 and FMA, no AVX-512
+    shown = day.no_avx512(zen3)
+    assert not shown["here_has"] and "aten-avx512" in shown["not_taken"]
+    assert "aten-avx2" in shown["taken"] and "aten-avx512" not in shown["taken"]
+    assert set(shown["taken"]) | set(shown["not_taken"]) == set(CONFIGS)
+    avx512 = day.no_avx512(zen3 | {"avx512f", "avx512bw", "avx512vl", "avx512dq"})
+    assert avx512["here_has"] and avx512["not_taken"] == shown["not_taken"]
 
 
 def test_notebook_12s_handout_starts_its_exercises_with_a_question():

@@ -215,6 +215,18 @@ def explain(text: str, fmts: tuple[str, ...] | None = None) -> FloatBitsExplanat
     return FloatBitsExplanation(text, rows, explanation_claims(text, parse_exact(text), rows))
 
 
+#: the heads of `formats_html`'s columns
+FORMAT_HEAD = ("format", "exp bits", "mant bits", "precision", "largest", "smallest normal",
+               "smallest subnormal")  # fmt: skip
+
+
+def formats_html() -> str:
+    """Every format of `fpexplore.formats.FORMATS` as a table (its bits, precision, largest,
+    smallest normal and smallest subnormal value), in the float bits view's style: a number
+    such as 6.1035e-05 never breaks at its hyphen."""
+    return render("formats_table.html", head=FORMAT_HEAD, rows=list(formats.FORMATS.values()))
+
+
 def float_bits_html(rows: list[FloatBitsRow]) -> str:
     """The rows as a compact HTML table (fits a 1000 px output area)."""
     return render("float_bits.html", rows=rows)

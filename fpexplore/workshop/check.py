@@ -13,9 +13,14 @@ from dataclasses import dataclass
 
 from ..series import NOTEBOOKS, Notebook
 
-#: seconds the probe took on the reference (development) machine: 2 shared cores of an Intel
-#: Xeon with AVX-512 (the machine of data/fingerprints/dev-xeon-avx512-amx.json)
-REFERENCE_PROBE_S = 0.05
+#: what the estimate is scaled against: the seconds `probe()` (this module's probe, at its
+#: present workload) took on the machine the map's minutes were worked through on, the
+#: development machine amd-epyc-zen4 of data/machines (AMD EPYC Zen 4, 2 cores shared with
+#: other work), measured on 2026-11-27 as the median of three `probe()` calls: 0.42–0.52 s.
+#: A constant measured there, not here: change the probe's workload and it must be measured
+#: again (`REFERENCE_MACHINE` is what the report names).
+REFERENCE_PROBE_S = 0.5
+REFERENCE_MACHINE = "amd-epyc-zen4 (data/machines), measured 2026-11-27"
 #: the part of the map's minutes that is waiting on cells at the reference machine's speed (the
 #: rest is reading and exploring, the same on any laptop); an assumption of the estimate
 COMPUTE_SHARE = 0.25
@@ -167,8 +172,8 @@ def report(
     probe_s = probe() if probe_s is None else probe_s
     ratio = probe_s / REFERENCE_PROBE_S
     say(
-        f"Timed probe: {probe_s:.2f} s here, {REFERENCE_PROBE_S:.2f} s on the reference machine "
-        f"({ratio:.1f}× its time)."
+        f"Timed probe: {probe_s:.2f} s here; the same probe took {REFERENCE_PROBE_S:.2f} s "
+        f"on the reference machine, {REFERENCE_MACHINE} ({ratio:.1f}× its time)."
     )
     say(
         f"Estimate: the whole series takes about {estimate_minutes(probe_s) / 60:.1f} hours "

@@ -70,41 +70,111 @@ def preflight() -> str:
 
 @dataclass(frozen=True)
 class Missing:
-    """A part a laptop may lack: the parts `hidden` hides, and the lessons that show it."""
+    """A part a laptop may lack: how a child interpreter is made to lack it (``env``: variables
+    set, ``"PATH"`` without ``java``), the claim parts `hidden` hides, and the lessons that show
+    it."""
 
     what: str
     parts: tuple[str, ...]
     lessons: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    no_java: bool = False
 
 
 MISSING: tuple[Missing, ...] = (
     Missing("Java (no JVM, no DJL jars)", ("java", "djl", "java run", "djl run", "java bound"),
-            ("summation_order",)),
-    Missing("a GPU (CUDA)", ("cuda", "tf32 card"), ("tf32",)),
-    Missing("the C++ build (LibTorch program)", ("libtorch",), ("libtorch_vs_pytorch",)),
+            ("summation_order",), no_java=True),
+    Missing("a GPU (CUDA)", ("cuda", "tf32 card"), ("tf32",), (("CUDA_VISIBLE_DEVICES", ""),)),
+    Missing("the C++ build (LibTorch program)", ("libtorch",), ("libtorch_vs_pytorch",),
+            (("FPEXPLORE_LIBTORCH_EXE", "/nonexistent/fpexplore-libtorch"),)),
 )  # fmt: skip
 
+#: what a section shows: (rows that did not run: (row, why and the fix); the number of rows
+#: that ran; claims "not checked": (text, why))
+Shown = tuple[list[tuple[str, str]], int, list[tuple[str, str]]]
 
-def troubleshooting(run: Callable[[str, dict[str, Any]], Any] | None = None) -> str:
+
+def shown_by(comparison: Any) -> Shown:
+    """The rows a run could not give (each ``Unavailable`` with its fix), how many it gave, and
+    its claims "not checked"."""
+    rows = [(o.implementation, o.unavailable or "") for o in comparison.outcomes if not o.ran]
+    ran = sum(1 for o in comparison.outcomes if o.ran)
+    claims = [(c.text, c.reason) for c in comparison.claims.values() if c.holds is None]
+    return rows, ran, claims
+
+
+def _path_without_java(folder: Path) -> str:
+    """A PATH with every command of this one except ``java`` (links in ``folder``)."""
+    import os
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            link = folder / name
+            if name != "java" and not link.exists() and not link.is_symlink():
+                link.symlink_to(Path(entry) / name)
+    return str(folder)
+
+
+def without(m: Missing, lesson: str, timeout: float = 600.0) -> Shown:
+    """``lesson`` at its quick parameters in a fresh interpreter that lacks ``m`` (its
+    environment, and `hidden` for the claims' parts): what a laptop without it shows."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    script = (
+        "import json, sys\n"
+        "from fpexplore.lessons import get\n"
+        "from fpexplore.lessons._base import hidden\n"
+        "from fpexplore.workshop.day import shown_by\n"
+        "name, parts = sys.argv[1], sys.argv[2:]\n"
+        "with hidden(*parts):\n"
+        "    c = get(name).run(**dict(get(name).quick))\n"
+        "print(json.dumps(shown_by(c)))\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, MPLBACKEND="Agg", **dict(m.env))
+        if m.no_java:
+            env["PATH"] = _path_without_java(Path(tmp) / "bin")
+            env.pop("JAVA_HOME", None)
+        argv = [sys.executable, "-c", script, lesson, *m.parts]
+        proc = subprocess.run(
+            argv, env=env, capture_output=True, text=True, timeout=timeout, check=True
+        )
+    rows, ran, claims = json.loads(proc.stdout.strip().splitlines()[-1])
+    return [tuple(r) for r in rows], ran, [tuple(c) for c in claims]
+
+
+def no_avx512(flags: frozenset[str] | None = None) -> dict[str, Any]:
+    """What notebook 12 shows on a CPU without AVX-512: this CPU's flags with every
+    ``avx512*`` flag taken out, and the configurations it can and cannot take (`lacking`)."""
+    from ..dispatch.cpu import cpu_flags
+    from ..lessons.cpu_dispatch import configs_here, not_taken
+
+    here = cpu_flags() if flags is None else flags
+    less = frozenset(f for f in here if not f.startswith("avx512"))
+    return {"taken": configs_here(less), "not_taken": not_taken(less),
+            "here_has": any(f.startswith("avx512") for f in here)}  # fmt: skip
+
+
+def troubleshooting(run: Callable[[Missing, str], Shown] | None = None) -> str:
     """What a laptop without each of `MISSING` shows: each lesson run at its quick parameters
-    with the part hidden, and the rows and claims that say it is missing."""
-    from ..lessons import get
-    from ..lessons._base import hidden
-
-    def quick(name: str, params: dict[str, Any]) -> Any:
-        return get(name).run(**params)
-
-    run = run or quick
+    in a fresh interpreter that lacks the part: the rows it gets (Unavailable, with the fix)
+    and the claims that say it is missing; then notebook 12's configurations on a CPU
+    without AVX-512."""
+    run = run or without
     sections = []
     for m in MISSING:
         for name in m.lessons:
-            with hidden(*m.parts):
-                c = run(name, dict(get(name).quick))
-            rows = [(o.implementation, o.unavailable) for o in c.outcomes if not o.ran]
-            claims = [(cl.text, cl.reason) for cl in c.claims.values() if cl.holds is None]
-            sections.append((m, name, notebook_of(name), rows, claims))
+            rows, ran, claims = run(m, name)
+            sections.append((m, name, notebook_of(name), rows, ran, claims))
     return render("kit_troubleshooting.html", title="Troubleshooting", body_class="fpx-kit",
-                  sections=sections)  # fmt: skip
+                  sections=sections, avx=no_avx512())  # fmt: skip
 
 
 def notebook_of(lesson: str) -> str:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..series import INDEX_MINUTES, NOTEBOOKS, notebook
 from ..templates import render
+
+#: the checkout (the notebooks, data/ and the recorded runs are read from it)
+ROOT = Path(__file__).resolve().parents[2]
+#: a notebook's collapsed answer (markdown)
+ANSWER = re.compile(r"<details><summary>Answer</summary>(.*?)</details>", re.S)
 
 
 def binder_note() -> str:
