@@ -70,9 +70,12 @@ class ErrorSummary:
     correctly_rounded_each: np.ndarray
     faithful_each: np.ndarray
     unit: np.ndarray  # the exact truth's ULP per element: ulp * unit is got - truth
+    truth: np.ndarray  # the truth this result was measured against, rounded to float64
+    #: errors in ULPs of the largest |truth| (and bits relative to it), not of each element
+    of_largest: bool = False
 
     _ARRAYS = ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each")
-    _NOT_SAVED = ("unit",)
+    _NOT_SAVED = ("unit", "truth")
 
     def abs_error(self) -> np.ndarray:
         """The signed error ``got - truth`` per element (float64): ``ulp * unit``."""
@@ -190,8 +193,14 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
 # measuring
 
 
-def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
+def measure(got: Any, truth: Truth, *, fmt: Any = None, of_largest: bool = False) -> ErrorSummary:
     """Error of ``got`` (scalar or array, any supported dtype) against ``truth``.
+
+    ``of_largest``: each error in ULPs of the largest |truth| where that ULP is larger than the
+    element's own, and its bits relative to the largest |truth| (the normwise measure of a
+    result whose elements span many magnitudes, such as a gradient through a long chain: an
+    element far below the largest counts by its absolute error). The rounding flags stay
+    per element.
 
     Elements where float64 cannot carry the truth or the error (a truth beyond float64's
     range or below its resolution, an error that overflows, a difference within the truth's
@@ -234,6 +243,8 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
             (ulp_err.ravel(), rel.ravel(), bits.ravel(), cr.ravel(), faithful.ravel()),
             unit.ravel(),
         )
+    if of_largest:
+        ulp_err, rel, bits, unit = _of_largest(ulp_err, unit, hi, f)
     abs_ulp = np.abs(ulp_err)
     n = int(g.size)
     if n:
@@ -261,7 +272,27 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         correctly_rounded_each=cr.reshape(shape),
         faithful_each=faithful.reshape(shape),
         unit=unit.reshape(shape),
+        truth=hi.reshape(shape),
+        of_largest=of_largest,
     )
+
+
+def _of_largest(
+    ulp_err: np.ndarray, unit: np.ndarray, hi: np.ndarray, f: formats.Format
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The errors (ULPs, relative, bits, unit) counted against the largest finite |truth|."""
+    finite = np.isfinite(hi)
+    top = float(np.max(np.abs(hi[finite]), initial=0.0))
+    if top == 0:
+        return ulp_err, np.zeros_like(ulp_err), np.full_like(ulp_err, np.inf), unit
+    with np.errstate(all="ignore"):
+        diff = np.where(ulp_err == 0, 0.0, ulp_err * unit)  # got - truth
+        wide = np.maximum(unit, float(formats.ulp(top, f)))
+        ulp_err = np.where(ulp_err == 0, 0.0, diff / wide)
+        rel = np.abs(diff) / top
+        cap = f.precision + BITS_ABOVE_PRECISION
+        bits = np.where(rel == 0, np.inf, np.clip(-np.log2(np.where(rel > 0, rel, 1.0)), 0, cap))
+    return ulp_err, rel, bits, wide
 
 
 def truth_ulp(truth: Truth, fmt: Any) -> np.ndarray:

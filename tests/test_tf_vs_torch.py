@@ -67,8 +67,12 @@ def test_agree_switch_shows_the_fixed_rows(frameworks):
     assert "keras.ops.gelu(x)" in [o.implementation for o in plain.outcomes]
     names = [o.implementation for o in fixed.outcomes]
     assert "keras.ops.gelu(x, approximate=False)" in names
-    worst = max(o.error.max_abs_ulp for o in plain.outcomes)
-    assert plain.claims.keys() == fixed.claims.keys() and worst > 1e3
+    err = {o.implementation: o.error for o in plain.outcomes}
+    # in ULPs of the largest |GELU|: the tanh default is a formula gap, torch's erf form rounding
+    assert err["keras.ops.gelu(x)"].max_abs_ulp > 100 > 4 > err["torch F.gelu(x)"].max_abs_ulp
+    assert plain.claims.keys() == fixed.claims.keys()
+    small = LESSON.run(op="gelu", size=8)  # size points: 7 on [-6, 6], then x = 1
+    assert {np.shape(o.value) for o in small.outcomes} == {(8,)}
 
 
 def test_seed_gradient_is_exactly_192(frameworks):

@@ -36,12 +36,20 @@ class Outcome:
 
     @classmethod
     def measured(
-        cls, implementation: str, backend: str, value: Any, truth: Truth | None, **kw: Any
+        cls,
+        implementation: str,
+        backend: str,
+        value: Any,
+        truth: Truth | None,
+        *,
+        of_largest: bool = False,
+        **kw: Any,
     ) -> Outcome:
-        """An outcome whose error against ``truth`` is computed now."""
+        """An outcome whose error against ``truth`` is computed now (``of_largest``: in ULPs of
+        the largest |truth|, `fpexplore.metrics.measure`)."""
         from .. import metrics
 
-        err = metrics.measure(value, truth) if truth is not None else None
+        err = metrics.measure(value, truth, of_largest=of_largest) if truth is not None else None
         return cls(implementation, backend, value=value, error=err, **kw)
 
     @classmethod
@@ -168,14 +176,14 @@ class Comparison:
         rows = []
         for o in self.outcomes:
             err = o.error if o.ran and not _is_integer(o.value) else None  # levels: see the note
-            notes = [o.unavailable] if not o.ran else [o.note, meaning(o, self.truth)]
+            notes = [o.unavailable] if not o.ran else [o.note, meaning(o)]
             rows.append(
                 {
                     "implementation": o.implementation,
                     "kind": o.kind,
                     "device": o.device,
                     "value": "—" if not o.ran else value_text(o.value),
-                    "ulp error": "—" if err is None else ulp_text(err, o.value, self.truth),
+                    "ulp error": "—" if err is None else ulp_text(err, o.value),
                     "rel error": "—" if err is None else f"{err.max_rel:.3g}",
                     "bits": "—" if err is None else bits_text(err.min_bits, err.fmt),
                     "note": "; ".join(n for n in notes if n),
