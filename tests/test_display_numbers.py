@@ -84,15 +84,15 @@ def test_no_bits_of_agreement_read_zero_not_minus_zero():
 
 def test_a_gradient_measured_of_its_largest_value_shows_no_zero_event():
     """A tiny exact element that a framework returns as zero is millions of its own ULPs off but
-    a fraction of an ULP of the largest element: measured that way (`of_largest`) the row
+    a fraction of an ULP of the largest element: measured that way (``at="largest"``) the row
     shows the count, not a red "0 vs ≠0"."""
     exact = [Fraction(1, 2**100), Fraction(3, 4), Fraction(-1, 2)]
     truth = Truth("grad", exact=np.array(exact, dtype=object))
     got = np.array([0.0, 0.75, -0.5], dtype=np.float32)
     own = Outcome.measured("elementwise", "x", got, truth)
-    wide = Outcome.measured("normwise", "x", got, truth, of_largest=True)
+    wide = Outcome.measured("normwise", "x", got, truth, at="largest")
     assert ulp_event(own.error, got) == "0 vs ≠0" and own.error.min_bits == 0
-    assert ulp_event(wide.error, got) is None and wide.error.of_largest
+    assert ulp_event(wide.error, got) is None and wide.error.at == "largest"
     assert wide.error.max_abs_ulp == float(Fraction(1, 2**100) / 2**-24)
     assert wide.error.min_bits > 24 and not wide.error.correctly_rounded  # flags per element
     c = Comparison("t", {}, truth, (wide,), {})

@@ -118,6 +118,19 @@ def test_adam_reference_matches_torch_in_float64(frameworks):
     np.testing.assert_allclose(one_t, one_k, rtol=1e-15)
 
 
+def test_adam_states_one_measure_once(frameworks):
+    """Adam's rows, its data and its claims count the same errors in the same unit (ULPs of the
+    weight's largest size along the way): the claim's number is the table's."""
+    c = run(op="adam", **FAST["adam"])
+    n = FAST["adam"]["length"]
+    rows = {o.implementation: o for o in c.outcomes}
+    torch_row = rows[f"torch.optim.Adam, {n} step(s)"]
+    assert torch_row.error.at == "given" and "largest size" in torch_row.note
+    shown = torch_row.error.max_abs_ulp
+    assert c.data.max_abs_ulp[n]["torch"] == shown
+    assert f"of torch's exact Adam ({shown:.3g})" in c.claims["fix_many_steps"].text
+
+
 def test_missing_tensorflow_gives_unavailable_rows(monkeypatch):
     real = backends.load
 

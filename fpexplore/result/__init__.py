@@ -42,14 +42,14 @@ class Outcome:
         value: Any,
         truth: Truth | None,
         *,
-        of_largest: bool = False,
+        at: Any = None,
         **kw: Any,
     ) -> Outcome:
-        """An outcome whose error against ``truth`` is computed now (``of_largest``: in ULPs of
-        the largest |truth|, `fpexplore.metrics.measure`)."""
+        """An outcome whose error against ``truth`` is computed now (``at``: the magnitudes
+        whose ULP counts the errors, `fpexplore.metrics.measure`)."""
         from .. import metrics
 
-        err = metrics.measure(value, truth, of_largest=of_largest) if truth is not None else None
+        err = metrics.measure(value, truth, at=at) if truth is not None else None
         return cls(implementation, backend, value=value, error=err, **kw)
 
     @classmethod

@@ -37,6 +37,8 @@ ULP_CLASSES = {
     "none": ("#999999", "not compared"),
 }
 _FEW_ULP = 16.0
+#: what a row's errors are counted in, where not each element's own ULP (`metrics.measure`)
+_AT = {"largest": "the largest |value|", "given": "the magnitudes the note names"}
 
 _MARK = {
     True: ("✔", "#2ca02c", "holds"),
@@ -126,7 +128,7 @@ def meaning(outcome: Outcome) -> str:
                 "inf ULP: the result is inf or NaN where the truth is finite "
                 "(outside the format's range, or an invalid operation)"
             )
-    if err.of_largest:
+    if err.at == "largest":  # magnitudes a lesson gives are named in its row's note
         parts.append(
             "errors in ULPs of the largest |value| (bits relative to it): an element near zero "
             "counts by its absolute error"
@@ -197,8 +199,8 @@ def _bar(outcome: Outcome) -> dict[str, Any] | str | None:
     else:
         frac, text = 1.0, "inf" if not math.isnan(a) else "nan"
     tip = f"{what}; |error| {a:.6g} ULP of {err.fmt}"
-    if err.of_largest:
-        tip += " at the largest |value| (an element near zero counts by its absolute error)"
+    if err.at:
+        tip += f" at {_AT[err.at]} (an element below it counts by its absolute error)"
     if err.ulp_scalar is None and err.n:
         tip += (
             f"; mean {err.mean_abs_ulp:.3g}, p99 {err.p99_abs_ulp:.3g} ULP; "

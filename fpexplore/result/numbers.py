@@ -43,7 +43,7 @@ def ulp_event(err: Any, value: Any) -> str | None:
     the truth the row was measured against (``err.truth``), never with another row's."""
     ulp = float(err.max_abs_ulp)
     readable = math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt)
-    if readable and (ulp < 2 or getattr(err, "of_largest", False)):
+    if readable and (ulp < 2 or getattr(err, "at", "")):
         return None  # in ULPs of the largest value a zero or a sign far below it is a count
     try:
         u = np.abs(np.asarray(err.ulp, dtype=np.float64)).reshape(-1)

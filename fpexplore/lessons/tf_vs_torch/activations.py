@@ -59,7 +59,7 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
             got[k],
             t,
             note="against the tanh formula" if t is tanh_truth else "",
-            of_largest=True,
+            at="largest",
         )
         for k, (lib, n, t) in names.items()
     }

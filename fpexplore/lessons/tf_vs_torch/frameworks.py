@@ -51,11 +51,11 @@ class Frameworks:
         truth: Any,
         *,
         note: str = "",
-        of_largest: bool = False,
+        at: Any = None,
         **settings: Any,
     ) -> Outcome:
-        """One framework's row, measured against ``truth`` (``of_largest``: in ULPs of its
-        largest value, `fpexplore.metrics.measure`). ``lib`` is "torch", "tensorflow" or
+        """One framework's row, measured against ``truth`` (``at``: the magnitudes whose ULP
+        counts the errors, `fpexplore.metrics.measure`). ``lib`` is "torch", "tensorflow" or
         "keras" (a TensorFlow row that names Keras's version); the row's settings are its
         framework's thread settings plus ``settings``."""
         module = {"torch": self.torch, "tensorflow": self.tf, "keras": self.keras}[lib]
@@ -70,7 +70,7 @@ class Frameworks:
             "torch" if lib == "torch" else "tensorflow",
             value,
             truth,
-            of_largest=of_largest,
+            at=at,
             version=module.__version__,
             settings={**threads, **settings},
             note=note,

@@ -123,10 +123,10 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
         ),
         # a gradient spans many magnitudes (the cell forgets): errors in ULPs of its largest
         "torch grad": fw.measured(
-            "torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth, of_largest=True
+            "torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth, at="largest"
         ),
         "keras grad": fw.measured(
-            "keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth, of_largest=True
+            "keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth, at="largest"
         ),
     }
     e_h = {
