@@ -306,7 +306,11 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
     for claim in claims.values():
         counts[claim.holds] += 1
     out: dict[str, Any] = {
-        "summary": ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n),
+        "summary": ", ".join(
+            f"{n} {'hold' if state is True and n > 1 else _MARK[state][2]}"
+            for state, n in counts.items()
+            if n
+        ),
         "same": None,
         "gone": [],
         "held": [],
