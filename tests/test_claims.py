@@ -53,6 +53,17 @@ def test_check_prints_and_asserts(capsys):
         c.check("nope")
 
 
+def test_check_under_a_table_asserts_without_repeating(capsys):
+    """Under a comparison's table (which lists the claims and observations) `check` asserts
+    them and says so in one line, printing no claim or observation a second time."""
+    c = _comparison()
+    c.check("yes", listed=True)
+    assert capsys.readouterr().out == "checked: the 1 claim listed above holds\n"
+    with pytest.raises(ClaimFailed, match="'no'"):
+        c.check(listed=True)
+    assert "[observed]" not in capsys.readouterr().out
+
+
 def test_observations_are_shown_never_failed(capsys):
     c = _comparison()
     line = c.observations["cpu"].line("cpu")

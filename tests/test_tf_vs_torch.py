@@ -37,8 +37,12 @@ def test_every_section_checks_its_claims(frameworks, op):
     failed = {k: v.text for k, v in c.claims.items() if not v.holds}
     assert not failed, failed
     assert c.truth is not None and c.outcomes and all(o.ran for o in c.outcomes)
-    env = c.observations["versions_threads"].value
-    assert env["torch"] and env["tensorflow"] and env["torch threads"] >= 1
+    if op == "softmax":  # the environment is stated once, by the first section
+        env = c.observations["versions_threads"].value
+        assert env["torch"] and env["tensorflow"] and env["torch threads"] >= 1
+    else:
+        assert "versions_threads" not in c.observations
+    assert all(o.version for o in c.outcomes if o.kind == "framework")  # each names its own
 
 
 @pytest.mark.parametrize(
@@ -116,6 +120,16 @@ def test_adam_reference_matches_torch_in_float64(frameworks):
     one_t = adam.reference(w0, grads[:1], 1e-8, "torch").split()[0]
     one_k = adam.reference(w0, grads[:1], 1e-8 * np.sqrt(1 - adam.BETA2), "keras").split()[0]
     np.testing.assert_allclose(one_t, one_k, rtol=1e-15)
+
+
+def test_the_fix_rows_say_how_often_they_round(frameworks):
+    """The float64 fix rounds once to float32, and twice (through float32) to float16 and
+    bfloat16: the rows and claims say so, never "round once" where the code rounds twice."""
+    for dtype, phrase in (("float32", "rounded once"), ("bfloat16", "then to bfloat16")):
+        c = run(op="softmax", dtype=dtype, size=16)
+        text = " ".join([*(o.implementation for o in c.outcomes), c.claims["fix_agrees"].text])
+        assert phrase in text
+        assert ("rounded once" in text) == (dtype == "float32")
 
 
 def test_adam_states_one_measure_once(frameworks):

@@ -152,9 +152,11 @@ class Comparison:
         """Whether claim ``key`` held in this run, None if it was not checked."""
         return claim_holds(self.claims, key)
 
-    def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all when none are named); see `check_claims`."""
-        check_claims(self.lesson, self.claims, keys, self.observations)
+    def check(self, *keys: str, listed: bool = False) -> None:
+        """Print and assert claims ``keys`` (all when none are named); see `check_claims`.
+        ``listed``: the comparison's table above already lists them: assert them and say so in
+        one line instead of printing each again."""
+        check_claims(self.lesson, self.claims, keys, self.observations, listed=listed)
 
     def show(self, *keys: str) -> None:
         """Print observations (or claims) ``keys`` the way `check` prints them, wrapped to a
@@ -241,11 +243,13 @@ def check_claims(
     claims: Mapping[str, Claim],
     keys: tuple[str, ...],
     observations: Mapping[str, Observation] | None = None,
+    listed: bool = False,
 ) -> None:
     """Print and assert ``claims`` ``keys`` (all when none are named); ``owner`` names the
     lesson or tool in the error. Raises KeyError for an unknown key, `ClaimFailed` (a failed
     claim) and `ClaimNotChecked` (both AssertionErrors). Observations are printed (when no key
-    is named), never asserted."""
+    is named), never asserted. ``listed``: the claims are on screen already (a comparison's
+    table): one line says they were asserted, instead of each claim and observation again."""
     from ..errors import ClaimFailed, ClaimNotChecked
     from .text_table import wrapped
 
@@ -253,9 +257,9 @@ def check_claims(
     if unknown:
         raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(claims)}")
     picked = keys or tuple(claims)
-    for key in picked:
+    for key in () if listed else picked:
         print(wrapped(claims[key].line(key)))
-    if not keys:
+    if not keys and not listed:
         for key, obs in (observations or {}).items():
             print(wrapped(obs.line(key)))
     for key in picked:
@@ -264,6 +268,9 @@ def check_claims(
             raise ClaimNotChecked(owner, key, claim)
         if not claim.holds:
             raise ClaimFailed(owner, key, claim)
+    if listed:
+        n = len(picked)
+        print(f"checked: the {n} claim{'s' if n != 1 else ''} listed above hold{'s' * (n == 1)}")
 
 
 def _short(v: Any) -> str:
