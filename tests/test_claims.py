@@ -64,6 +64,19 @@ def test_check_under_a_table_asserts_without_repeating(capsys):
     assert "[observed]" not in capsys.readouterr().out
 
 
+def test_check_of_the_decided_claims_names_the_others(capsys):
+    """`check(decided=True)` asserts what this run decided and prints each claim it could not
+    check with its reason, raising nothing for those (a notebook runs on)."""
+    c = _comparison()
+    c.check("yes", "unknown", decided=True)
+    out = capsys.readouterr().out
+    assert "[holds] yes" in out and "[not checked] unknown" in out and "make djl" in out
+    with pytest.raises(ClaimFailed, match="'no'"):
+        c.check(decided=True)
+    with pytest.raises(KeyError):
+        c.check("nope", decided=True)
+
+
 def test_observations_are_shown_never_failed(capsys):
     c = _comparison()
     line = c.observations["cpu"].line("cpu")

@@ -152,10 +152,22 @@ class Comparison:
         """Whether claim ``key`` held in this run, None if it was not checked."""
         return claim_holds(self.claims, key)
 
-    def check(self, *keys: str, listed: bool = False) -> None:
+    def check(self, *keys: str, listed: bool = False, decided: bool = False) -> None:
         """Print and assert claims ``keys`` (all when none are named); see `check_claims`.
         ``listed``: the comparison's table above already lists them: assert them and say so in
-        one line instead of printing each again."""
+        one line instead of printing each again. ``decided``: assert only the claims this run
+        decided; each other is printed with why it was not checked (what this machine lacks),
+        so that a notebook runs on to its end."""
+        if decided:
+            keys = keys or tuple(self.claims)
+            for key in keys:
+                if self.claims.get(key) is not None and self.claims[key].holds is None:
+                    self.show(key)
+            keys = tuple(
+                k for k in keys if k not in self.claims or self.claims[k].holds is not None
+            )
+            if not keys:
+                return
         check_claims(self.lesson, self.claims, keys, self.observations, listed=listed)
 
     def show(self, *keys: str) -> None:
