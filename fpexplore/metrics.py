@@ -70,9 +70,13 @@ class ErrorSummary:
     correctly_rounded_each: np.ndarray
     faithful_each: np.ndarray
     unit: np.ndarray  # the exact truth's ULP per element: ulp * unit is got - truth
+    truth: np.ndarray  # the truth this result was measured against, rounded to float64
+    #: what the errors are counted in: "" each element's own ULP; "largest" the ULP of the
+    #: largest |truth|; "given" the ULP of magnitudes the caller gave (`measure`'s ``at``)
+    at: str = ""
 
     _ARRAYS = ("ulp", "rel", "bits", "correctly_rounded_each", "faithful_each")
-    _NOT_SAVED = ("unit",)
+    _NOT_SAVED = ("unit", "truth")
 
     def abs_error(self) -> np.ndarray:
         """The signed error ``got - truth`` per element (float64): ``ulp * unit``."""
@@ -190,8 +194,14 @@ def as_format_array(got: Any, fmt: Any = None) -> tuple[np.ndarray, formats.Form
 # measuring
 
 
-def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
+def measure(got: Any, truth: Truth, *, fmt: Any = None, at: Any = None) -> ErrorSummary:
     """Error of ``got`` (scalar or array, any supported dtype) against ``truth``.
+
+    ``at``: count each error in ULPs of a magnitude instead of the element's own where that
+    ULP is larger, and its bits relative to it: ``"largest"`` (the largest |truth|, the
+    normwise measure of a result whose elements span many magnitudes, such as a gradient
+    through a long chain) or magnitudes (a number or one per element, such as the largest size
+    a weight took along an optimizer's steps). The rounding flags stay per element.
 
     Elements where float64 cannot carry the truth or the error (a truth beyond float64's
     range or below its resolution, an error that overflows, a difference within the truth's
@@ -234,6 +244,8 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
             (ulp_err.ravel(), rel.ravel(), bits.ravel(), cr.ravel(), faithful.ravel()),
             unit.ravel(),
         )
+    if at is not None:
+        ulp_err, rel, bits, unit = _counted_at(ulp_err, unit, hi, f, at)
     abs_ulp = np.abs(ulp_err)
     n = int(g.size)
     if n:
@@ -261,7 +273,34 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None) -> ErrorSummary:
         correctly_rounded_each=cr.reshape(shape),
         faithful_each=faithful.reshape(shape),
         unit=unit.reshape(shape),
+        truth=hi.reshape(shape),
+        at="" if at is None else "largest" if isinstance(at, str) else "given",
     )
+
+
+def _counted_at(
+    ulp_err: np.ndarray, unit: np.ndarray, hi: np.ndarray, f: formats.Format, at: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The errors (ULPs, relative, bits, unit) counted at magnitudes ``at`` (see `measure`)."""
+    if isinstance(at, str):
+        if at != "largest":
+            raise InvalidInput(f"measure: 'at' must be 'largest' or magnitudes; got {at!r}.")
+        at = float(np.max(np.abs(hi[np.isfinite(hi)]), initial=0.0))
+    size = np.abs(np.broadcast_to(np.asarray(at, dtype=np.float64), hi.shape))
+    with np.errstate(all="ignore"):
+        diff = np.where(ulp_err == 0, 0.0, ulp_err * unit)  # got - truth
+        wide = np.maximum(unit, np.asarray(formats.ulp(size, f), dtype=np.float64))
+        ulp_err = np.where(ulp_err == 0, 0.0, diff / wide)
+        top = np.maximum(np.abs(hi), size)
+        rel = np.where(top > 0, np.abs(diff) / np.where(top > 0, top, 1.0), _rel_zero(diff))
+        cap = f.precision + BITS_ABOVE_PRECISION
+        bits = np.where(rel == 0, np.inf, np.clip(-np.log2(np.where(rel > 0, rel, 1.0)), 0, cap))
+    return ulp_err, rel, bits, wide
+
+
+def _rel_zero(diff: np.ndarray) -> np.ndarray:
+    """The relative error against a zero truth: 0 where got is 0 too, else infinite."""
+    return np.where(diff == 0, 0.0, np.inf)
 
 
 def truth_ulp(truth: Truth, fmt: Any) -> np.ndarray:

@@ -703,5 +703,16 @@ def command(args: Any) -> int:
 
 
 def verdict_table(verdicts: list[Verdict]) -> str:
-    """The verdicts as an HTML table: claim, verdict (and on what), number, where measured."""
-    return render("myths.html", verdicts=verdicts)
+    """The verdicts as HTML: a line counting them, then (opened on a click) the table of
+    claim, verdict (and on what), number, where measured; `backticked` text set as code."""
+    from .result.html import _code
+    from .templates import trusted
+
+    counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    return render(
+        "myths.html",
+        verdicts=verdicts,
+        summary=summary,
+        code=lambda text: trusted(_code(text)),
+    )

@@ -53,6 +53,30 @@ def test_check_prints_and_asserts(capsys):
         c.check("nope")
 
 
+def test_check_under_a_table_asserts_without_repeating(capsys):
+    """Under a comparison's table (which lists the claims and observations) `check` asserts
+    them and says so in one line, printing no claim or observation a second time."""
+    c = _comparison()
+    c.check("yes", listed=True)
+    assert capsys.readouterr().out == "checked: the 1 claim listed above holds\n"
+    with pytest.raises(ClaimFailed, match="'no'"):
+        c.check(listed=True)
+    assert "[observed]" not in capsys.readouterr().out
+
+
+def test_check_of_the_decided_claims_names_the_others(capsys):
+    """`check(decided=True)` asserts what this run decided and prints each claim it could not
+    check with its reason, raising nothing for those (a notebook runs on)."""
+    c = _comparison()
+    c.check("yes", "unknown", decided=True)
+    out = capsys.readouterr().out
+    assert "[holds] yes" in out and "[not checked] unknown" in out and "make djl" in out
+    with pytest.raises(ClaimFailed, match="'no'"):
+        c.check(decided=True)
+    with pytest.raises(KeyError):
+        c.check("nope", decided=True)
+
+
 def test_observations_are_shown_never_failed(capsys):
     c = _comparison()
     line = c.observations["cpu"].line("cpu")

@@ -74,3 +74,58 @@ def test_a_configuration_that_died_is_a_row_not_a_traceback(monkeypatch):
     assert cpu_dispatch.take_all(progress=False) == {}
     table = cpu_dispatch.config_table({}, cpu_dispatch.not_taken())
     assert "not run: threads-1: the fresh process" in table and "SIGILL" in table
+
+
+def _notebook_cells() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "notebooks/12_same_code_different_machine.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [(c["cell_type"], "".join(c["source"])) for c in cells]
+
+
+def test_notebook_12_runs_to_its_end_where_every_configuration_died(monkeypatch, capsys):
+    """Run All on a machine where every fresh process dies (SIGILL): each cell runs, the
+    lacking paths become rows and lines that say why, and the exercises still check (no
+    NameError from a cell that had a problem, no claim asserted that could not be checked)."""
+
+    def died(env, label, values=False, timeout=300.0):
+        raise WorkerError(f"the fresh process under {env} {fresh.died_by(-4)}")
+
+    monkeypatch.setattr(cpu_dispatch, "_TAKEN", Memo(keep=40))
+    monkeypatch.setattr(cpu_dispatch, "fingerprint", died)
+    shown: list[object] = []
+    space: dict[str, object] = {"display": shown.append}
+    for kind, source in _notebook_cells():
+        if kind == "code":
+            exec(compile(source, "<notebook 12>", "exec"), space)
+    out = capsys.readouterr().out
+    assert "this machine's fingerprint: the fresh process" in out and "SIGILL" in out
+    assert "nothing to compare" in out and "[not checked] differences_explained" in out
+    assert "notebook ran in" in out
+
+
+def test_the_comparison_partner_differs_from_this_machines_default(monkeypatch):
+    """Notebook 12 compares this machine with a configuration that changes one of its paths:
+    TensorFlow's oneDNN switched against this CPU's default, never to it."""
+    machine = {"numpy": {}, "tensorflow": {"onednn": True}, "torch": {"capability": "AVX2"}}
+    monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: cpu_dispatch.CONFIGS)
+    monkeypatch.setattr(cpu_dispatch, "taken", lambda c: {"machine": machine})
+    assert cpu_dispatch.contrast() == "onednn-off"
+    machine["tensorflow"]["onednn"] = False
+    assert cpu_dispatch.contrast() == "onednn-on"
+    del machine["tensorflow"]
+    assert cpu_dispatch.contrast() == "aten-default"
+    machine["torch"]["capability"] = "DEFAULT"
+    assert cpu_dispatch.contrast() == "numpy-no-avx512"
+    monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: ("this-machine",))
+    assert cpu_dispatch.contrast() is None
+    monkeypatch.setattr(cpu_dispatch, "taken", lambda c: {"failed": "died"})
+    assert cpu_dispatch.contrast() is None
+
+
+def test_notebook_12_links_to_the_index_once_per_navigation_line():
+    cells = _notebook_cells()
+    for _, source in (cells[0], cells[-1]):
+        nav = next(line for line in source.splitlines() if "index.ipynb" in line)
+        assert nav.count("(index.ipynb)") == 1

@@ -121,7 +121,7 @@ def test_every_path_rebuilds_the_same_error_in_the_same_unit():
     one = Truth("sum", exact=TEN_THOUSAND)
     out = Outcome.measured("sum", "numpy", np.float32(1.0), one)
     cell = f"{metrics.measure(np.float32(1.0), one).ulp_scalar:+.3g}"
-    assert ulp_text(out.error, out.value, one) == cell == "+0.424"
+    assert ulp_text(out.error, out.value) == cell == "+0.424"
     c = Comparison("units", {}, one, (out,), {})
     assert cell in c.table() and cell in fhtml.comparison_html(c)
     assert c.rows()[0]["ulp error"] == cell

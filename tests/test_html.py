@@ -89,7 +89,7 @@ def test_claims_after_an_update_show_only_what_changed():
     assert "something that does not change" not in page
     assert "1 unchanged" in page
     same = fhtml.comparison_html(before, previous=_comparison(True))
-    assert "2 unchanged" in same and "correctly rounded" not in same.split("Claims")[1]
+    assert "all 2 unchanged" in same and "correctly rounded" not in same.split("Claims")[1]
     # a first display lists every claim
     assert "something that does not change" in fhtml.comparison_html(before)
 
@@ -97,7 +97,7 @@ def test_claims_after_an_update_show_only_what_changed():
 def test_meaning_of_alarming_numbers():
     c = _comparison()
     assert fhtml.meaning(c.outcome("float32 divide with a long implementation name")) == ""
-    assert "inf ULP" in fhtml.meaning(c.outcome("overflowed"), c.truth)
+    assert "inf ULP" in fhtml.meaning(c.outcome("overflowed"))
     assert fhtml.meaning(c.outcome("djl divide")) == ""
     pixels = Outcome.measured(
         "uint8",
@@ -220,3 +220,28 @@ def test_a_long_table_shows_its_first_rows_and_collapses_the_rest_with_a_summary
     summary = rest.split("</summary>")[0]
     assert "3 more implementations" in summary and "way 10" in summary
     assert rest.count("<b>way ") == 3
+
+
+def test_the_claims_caption_after_an_update_reads_as_a_sentence():
+    """A widget update lists what changed under a caption that reads, whatever the counts
+    (never "0 unchanged since the last update, changed or failing:)")."""
+    import re
+
+    from fpexplore.result import Claim
+
+    def claims(**texts):
+        return Comparison("t", {}, None, (), {k: Claim(t, True) for k, t in texts.items()})
+
+    def caption(now, before):
+        text = re.sub(r"<[^>]+>", " ", fhtml.claims_html(now, before))
+        return " ".join(text.split())
+
+    before = claims(a="x", b="y")
+    assert caption(claims(a="x2", b="y2"), before).startswith(
+        "Claims (2 hold). Changed since the last update, or failing: ✔ x2 ✔ y2"
+    )
+    assert caption(claims(a="x", b="y2"), before).startswith(
+        "Claims (2 hold). 1 unchanged since the last update; changed or failing: ✔ y2"
+    )
+    assert caption(before, before) == "Claims (2 hold), all 2 unchanged since the last update"
+    assert caption(claims(a="x"), None).startswith("Claims (1 holds) ✔ x")

@@ -633,3 +633,16 @@ def test_gpu_myths_record_is_validated(tmp_path):
     bad = {**good, "offsets": {"differ": {"sum": 200}, "tried": 96}}
     (tmp_path / "b.json").write_text(json.dumps(bad))  # newer by name, but invalid
     assert myth_record.recorded(tmp_path)["path"] == "a.json"
+
+
+def test_the_verdict_table_sets_code_and_folds_under_a_count():
+    """The index's table: `backticked` text is set as code (no literal backticks), and the tall
+    table opens on a click under one line that counts the verdicts."""
+    myth = next(m for m in JUDGED if "`" in m.text)
+    v = myths.judge(myth, _stand_in(myth, True))
+    page = myths.verdict_table([v])
+    cell = page.split("<table", 1)[1]
+    assert "<code>" in cell and "`" not in cell
+    summary = page.split("<summary>", 1)[1].split("</summary>", 1)[0]
+    assert f"1 {v.verdict}" in summary and "<table" not in summary
+    assert page.index("<details") < page.index("<table")

@@ -131,3 +131,39 @@ def test_a_sum_of_10000_values_is_not_split_over_threads():
     ]
     sums = {cpu_live.cpu_side(settings, n)["sum_tenthousand"] for n in cpu_live.THREADS}
     assert len(sums) == 1
+
+
+def _cells(name: str) -> list[str]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / name
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return ["".join(c["source"]) for c in nb["cells"]]
+
+
+def test_accelerator_exercise_uses_the_widgets_ops():
+    """08, exercise 3: its answer and the cell under it speak of the ops the widget offers
+    (no relu, which the widget does not have), each by the widget's own label."""
+    import re
+
+    from fpexplore.widgets.gpu_views import _ACC_OPS
+
+    cells = _cells("08_cpu_vs_accelerator.ipynb")
+    i = next(k for k, s in enumerate(cells) if s.startswith("**3.** Move the thread count"))
+    answer, code = cells[i], cells[i + 1]
+    assert "relu" not in answer
+    named = dict(re.findall(r'"([^"]+)": "(\w+)"', code))
+    assert set(named) == {label for label, _ in _ACC_OPS}
+
+
+def test_accelerator_intro_promises_only_what_is_checked():
+    """08's introduction promises a CPU/GPU difference for the motivating sum (a claim its
+    first cell checks) and calls the long sum's difference machine-dependent (the
+    observation `sum_differs`, which may read False here)."""
+    cells = _cells("08_cpu_vs_accelerator.ipynb")
+    intro = " ".join(cells[0].split())
+    assert "may or may not differ" in intro and "thread count" in intro
+    assert 'check("tenthousand_differs")' in cells[2]
+    c = fpexplore.run("cpu_vs_accelerator")
+    assert c.holds("tenthousand_differs") and "sum_differs" in c.observations

@@ -151,3 +151,19 @@ def test_transformer_claims_read_the_gpu_myths_record(monkeypatch, moved):
     _, claims, fields = _train_modes.torch_part(torch, 0, 3)
     assert "transformer_grad_changes_bits_cuda" not in claims
     assert myth_record.COMMAND in fields["autograd_modes"].gpu_where
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_each_row_shows_the_error_against_its_own_modes_truth(mode):
+    """Whichever mode's truth the comparison leads with, an eval() row is read against the
+    eval-mode truth and a train() row against the train-mode one: no "sign flip", and the
+    table's number is the one the claim states."""
+    c = fpexplore.run("train_vs_eval", mode=mode, runs=5, batch=8)
+    rows = {r["implementation"]: r for r in c.rows()}
+    page = c._repr_html_()
+    assert "sign flip" not in page and "0 vs ≠0" not in page
+    shown = rows["torch BatchNorm1d eval()"]["ulp error"]
+    assert (
+        shown.startswith("+")
+        and f"within {shown[1:]} ULP" in c.claims["bn_eval_uses_running_stats"].text
+    )

@@ -41,7 +41,7 @@ def test_control_kinds():
     seed = control_for(Interval("seed", 42, low=0, high=2**32 - 1, integer=True))
     assert seed.widget == "BoundedIntText"
     n = control_for(Interval("n", 300, low=1, high=10**7, integer=True, log=True))
-    assert n.widget == "SelectionSlider"
+    assert n.widget == "NotchedIntSlider"
     assert n.options[0] == 1 and n.options[-1] == 10**7 and 300 in n.options
     assert {10, 20, 50, 1000} <= set(n.options) and list(n.options) == sorted(n.options)
     x = control_for(Interval("x", 1e-3, low=1e-6, high=1.0, log=True))
@@ -94,6 +94,23 @@ def test_explore_reruns_the_lesson_when_a_control_changes():
     assert calls[-1] == {"n": 50, "mode": "b", "loud": False}
     assert "n is 50" in box.children[3].value
     assert box.state["comparison"].params == {"n": 50}
+
+
+def test_a_number_typed_into_a_log_slider_reruns_the_lesson():
+    """A log-scale integer (notebook 01's n) is a slider over 1-2-5 notches beside a number
+    box: a number typed there and entered reruns the table at that number (a SelectionSlider's
+    own readout only relabels itself), and the slider moves to the nearest notch."""
+    from fpexplore.widgets import explore
+
+    calls: list[dict] = []
+    box = explore(_toy_lesson(calls), n=20)
+    n = {c.description: c for c in box.children[1].children}["n"]
+    assert n.slider.readout is False and n.box.continuous_update is False
+    n.box.value = 300  # typed, then Enter: not one of the notches
+    assert calls[-1]["n"] == 300 and n.value == 300 and "n is 300" in box.children[3].value
+    assert n.slider.value == 200 and len(calls) == 2  # nearest notch shown, nothing else run
+    n.slider.value = 500  # a drag to a notch runs it and shows it in the box
+    assert calls[-1]["n"] == 500 and n.box.value == 500 and "n is 500" in box.children[3].value
 
 
 def test_explore_computes_the_next_settings_ahead(monkeypatch):

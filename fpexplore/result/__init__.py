@@ -37,12 +37,20 @@ class Outcome:
 
     @classmethod
     def measured(
-        cls, implementation: str, backend: str, value: Any, truth: Truth | None, **kw: Any
+        cls,
+        implementation: str,
+        backend: str,
+        value: Any,
+        truth: Truth | None,
+        *,
+        at: Any = None,
+        **kw: Any,
     ) -> Outcome:
-        """An outcome whose error against ``truth`` is computed now."""
+        """An outcome whose error against ``truth`` is computed now (``at``: the magnitudes
+        whose ULP counts the errors, `fpexplore.metrics.measure`)."""
         from .. import metrics
 
-        err = metrics.measure(value, truth) if truth is not None else None
+        err = metrics.measure(value, truth, at=at) if truth is not None else None
         return cls(implementation, backend, value=value, error=err, **kw)
 
     @classmethod
@@ -166,9 +174,23 @@ class Comparison:
         """Whether claim ``key`` held in this run, None if it was not checked."""
         return claim_holds(self.claims, key)
 
-    def check(self, *keys: str) -> None:
-        """Print and assert claims ``keys`` (all when none are named); see `check_claims`."""
-        check_claims(self.lesson, self.claims, keys, self.observations)
+    def check(self, *keys: str, listed: bool = False, decided: bool = False) -> None:
+        """Print and assert claims ``keys`` (all when none are named); see `check_claims`.
+        ``listed``: the comparison's table above already lists them: assert them and say so in
+        one line instead of printing each again. ``decided``: assert only the claims this run
+        decided; each other is printed with why it was not checked (what this machine lacks),
+        so that a notebook runs on to its end."""
+        if decided:
+            keys = keys or tuple(self.claims)
+            for key in keys:
+                if self.claims.get(key) is not None and self.claims[key].holds is None:
+                    self.show(key)
+            keys = tuple(
+                k for k in keys if k not in self.claims or self.claims[k].holds is not None
+            )
+            if not keys:
+                return
+        check_claims(self.lesson, self.claims, keys, self.observations, listed=listed)
 
     def show(self, *keys: str) -> None:
         """Print observations (or claims) ``keys`` the way `check` prints them, wrapped to a
@@ -190,14 +212,14 @@ class Comparison:
         rows = []
         for o in self.outcomes:
             err = o.error if o.ran and not _is_integer(o.value) else None  # levels: see the note
-            notes = [o.unavailable] if not o.ran else [o.note, meaning(o, self.truth)]
+            notes = [o.unavailable] if not o.ran else [o.note, meaning(o)]
             rows.append(
                 {
                     "implementation": o.implementation,
                     "kind": o.kind,
                     "device": o.device,
                     "value": "—" if not o.ran else value_text(o.value),
-                    "ulp error": "—" if err is None else ulp_text(err, o.value, self.truth),
+                    "ulp error": "—" if err is None else ulp_text(err, o.value),
                     "rel error": "—" if err is None else f"{err.max_rel:.3g}",
                     "bits": "—" if err is None else bits_text(err.min_bits, err.fmt),
                     "note": "; ".join(n for n in notes if n),
@@ -255,11 +277,13 @@ def check_claims(
     claims: Mapping[str, Claim],
     keys: tuple[str, ...],
     observations: Mapping[str, Observation] | None = None,
+    listed: bool = False,
 ) -> None:
     """Print and assert ``claims`` ``keys`` (all when none are named); ``owner`` names the
     lesson or tool in the error. Raises KeyError for an unknown key, `ClaimFailed` (a failed
     claim) and `ClaimNotChecked` (both AssertionErrors). Observations are printed (when no key
-    is named), never asserted."""
+    is named), never asserted. ``listed``: the claims are on screen already (a comparison's
+    table): one line says they were asserted, instead of each claim and observation again."""
     from ..errors import ClaimFailed, ClaimNotChecked
     from .text_table import wrapped
 
@@ -267,9 +291,9 @@ def check_claims(
     if unknown:
         raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(claims)}")
     picked = keys or tuple(claims)
-    for key in picked:
+    for key in () if listed else picked:
         print(wrapped(claims[key].line(key)))
-    if not keys:
+    if not keys and not listed:
         for key, obs in (observations or {}).items():
             print(wrapped(obs.line(key)))
     for key in picked:
@@ -278,6 +302,9 @@ def check_claims(
             raise ClaimNotChecked(owner, key, claim)
         if not claim.holds:
             raise ClaimFailed(owner, key, claim)
+    if listed:
+        n = len(picked)
+        print(f"checked: the {n} claim{'s' if n != 1 else ''} listed above hold{'s' * (n == 1)}")
 
 
 def _short(v: Any) -> str:

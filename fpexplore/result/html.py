@@ -42,6 +42,8 @@ ULP_CLASSES = {
     "none": ("#999999", "not compared"),
 }
 _FEW_ULP = 16.0
+#: what a row's errors are counted in, where not each element's own ULP (`metrics.measure`)
+_AT = {"largest": "the largest |value|", "given": "the magnitudes the note names"}
 
 _MARK = {
     True: ("✔", "#2ca02c", "holds"),
@@ -100,7 +102,7 @@ def _is_integer(value: Any) -> str | None:
     return str(dtype) if getattr(dtype, "kind", "") in "iub" else None
 
 
-def meaning(outcome: Outcome, truth: Any = None) -> str:
+def meaning(outcome: Outcome) -> str:
     """What an alarming number in this outcome's row means, in one sentence ('' when none is).
 
     - an infinite ULP error: the result or the truth lies outside the format's range, or is NaN;
@@ -114,7 +116,9 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
         return ""
     parts: list[str] = []
     integer = _is_integer(outcome.value)
-    finite_truth = truth is None or getattr(truth, "is_finite", True)
+    import numpy as np
+
+    finite_truth = bool(np.isfinite(np.asarray(err.truth, dtype=np.float64)).all())
     if outcome.kind == "reference" and err.max_abs_ulp > 1:
         parts.append(
             "reference row: its error is against the truth of the computation above, "
@@ -133,6 +137,11 @@ def meaning(outcome: Outcome, truth: Any = None) -> str:
                 "inf ULP: the result is inf or NaN where the truth is finite "
                 "(outside the format's range, or an invalid operation)"
             )
+    if err.at == "largest":  # magnitudes a lesson gives are named in its row's note
+        parts.append(
+            "errors in ULPs of the largest |value| (bits relative to it): an element near zero "
+            "counts by its absolute error"
+        )
     near_zero = _near_zero(outcome) if err.n > 1 and not integer else None
     if near_zero is not None and (err.min_bits <= 0 or err.max_abs_ulp > 1e4):
         abs_err, scale = near_zero
@@ -178,7 +187,7 @@ def _near_zero(outcome: Outcome) -> tuple[float, float] | None:
     return abs_err, scale
 
 
-def _bar(outcome: Outcome, truth: Any = None) -> dict[str, Any] | str | None:
+def _bar(outcome: Outcome) -> dict[str, Any] | str | None:
     """The ULP cell's bar ("int" for integers, None without an error)."""
     err = outcome.error
     if err is None:
@@ -190,7 +199,7 @@ def _bar(outcome: Outcome, truth: Any = None) -> dict[str, Any] | str | None:
     a = abs(ulp)
     from .numbers import ulp_event
 
-    event = ulp_event(err, outcome.value, truth) if truth is not None else None
+    event = ulp_event(err, outcome.value)
     if event is not None:
         frac, text = 1.0, event
     elif math.isfinite(a):
@@ -199,6 +208,8 @@ def _bar(outcome: Outcome, truth: Any = None) -> dict[str, Any] | str | None:
     else:
         frac, text = 1.0, "inf" if not math.isnan(a) else "nan"
     tip = f"{what}; |error| {a:.6g} ULP of {err.fmt}"
+    if err.at:
+        tip += f" at {_AT[err.at]} (an element below it counts by its absolute error)"
     if err.ulp_scalar is None and err.n:
         tip += (
             f"; mean {err.mean_abs_ulp:.3g}, p99 {err.p99_abs_ulp:.3g} ULP; "
@@ -318,7 +329,11 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
     for claim in claims.values():
         counts[claim.holds] += 1
     out: dict[str, Any] = {
-        "summary": ", ".join(f"{n} {_MARK[state][2]}" for state, n in counts.items() if n),
+        "summary": ", ".join(
+            f"{n} {'hold' if state is True and n > 1 else _MARK[state][2]}"
+            for state, n in counts.items()
+            if n
+        ),
         "same": None,
         "gone": [],
         "held": [],
@@ -364,8 +379,7 @@ def comparison_html(c: Comparison, previous: Comparison | None = None, style: bo
     """The comparison as compact HTML (≤ `MAX_WIDTH_PX` wide); with ``previous`` (shown before
     a widget update) the claims that changed; ``style=False``: no stylesheet (a page has it)."""
     rows = [
-        (o, _meta(o), _value(o), _bar(o, c.truth), _bits(o), meaning(o, c.truth) if o.ran else "")
-        for o in c.outcomes
+        (o, _meta(o), _value(o), _bar(o), _bits(o), meaning(o) if o.ran else "") for o in c.outcomes
     ]
     # the ULP and bits columns only where some row measured an error (recorded kernels and
     # counts have none: their notes get the width)

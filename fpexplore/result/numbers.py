@@ -34,22 +34,22 @@ def bits_text(bits: float, fmt: str) -> str:
         return "all"
     if math.isnan(bits):
         return "—"
-    return f"{min(max(bits, 0.0), bits_cap(fmt)):.1f}"
+    return "0.0" if bits <= 0 else f"{min(bits, bits_cap(fmt)):.1f}"  # never "-0.0"
 
 
-def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
+def ulp_event(err: Any, value: Any) -> str | None:
     """What happened at the worst element (a short phrase) when its ULP error is too large to
-    mean a count, or it changed sign or came out zero; else None."""
+    mean a count, or it changed sign or came out zero; else None. The element is compared with
+    the truth the row was measured against (``err.truth``), never with another row's."""
     ulp = float(err.max_abs_ulp)
     readable = math.isfinite(ulp) and ulp <= 2.0 ** bits_cap(err.fmt)
-    if readable and ulp < 2:
-        return None
+    if readable and (ulp < 2 or getattr(err, "at", "")):
+        return None  # in ULPs of the largest value a zero or a sign far below it is a count
     try:
         u = np.abs(np.asarray(err.ulp, dtype=np.float64)).reshape(-1)
         worst = int(np.nanargmax(np.where(np.isnan(u), np.inf, u))) if u.size else 0
         got = float(np.asarray(value, dtype=np.float64).reshape(-1)[worst])
-        hi = np.asarray(truth.split()[0], dtype=np.float64).reshape(-1)
-        want = float(hi[worst] if hi.size > worst else hi[0])
+        want = float(np.asarray(err.truth, dtype=np.float64).reshape(-1)[worst])
     except Exception:
         return None if math.isfinite(ulp) else "not finite"
     if readable:  # a count that reads, unless the worst element changed sign or hit zero
@@ -73,9 +73,9 @@ def ulp_event(err: Any, value: Any, truth: Any) -> str | None:
     return "off scale"
 
 
-def ulp_text(err: Any, value: Any, truth: Any) -> str:
+def ulp_text(err: Any, value: Any) -> str:
     """The ULP error cell: the signed count, or the event (`ulp_event`)."""
-    event = ulp_event(err, value, truth)
+    event = ulp_event(err, value)
     if event is not None:
         return event
     v = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp

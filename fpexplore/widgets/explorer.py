@@ -43,9 +43,68 @@ _STEPPED = (
     "FloatSlider",
     "FloatLogSlider",
     "SelectionSlider",
+    "NotchedIntSlider",
     "BoundedIntText",
     "BoundedFloatText",
 )
+
+
+def notched_int_slider(value: int, options: tuple[int, ...], low: int, high: int, **kw: Any) -> Any:
+    """A slider over ``options`` (1-2-5 notches) beside a number box for any integer in
+    [``low``, ``high``]; its ``value`` is the one run. Dragging picks a notch; typing a number
+    and pressing Enter runs that number (a `SelectionSlider`'s own readout can be typed into
+    but changes only its label), and moves the slider to the nearest notch."""
+    import ipywidgets as w
+    import traitlets
+
+    class NotchedIntSlider(w.HBox):
+        value = traitlets.Int()
+
+        def __init__(self) -> None:
+            tip = kw.get("tooltip", "")
+            self.slider = w.SelectionSlider(
+                options=list(options),
+                value=_nearest(options, value),
+                readout=False,
+                continuous_update=False,
+                **kw,
+            )
+            self.box = w.BoundedIntText(
+                value=value,
+                min=low,
+                max=high,
+                continuous_update=False,
+                tooltip=tip,
+                disabled=kw.get("disabled", False),
+                layout=w.Layout(width="9em"),
+            )
+            super().__init__([self.slider, self.box])
+            self.options = tuple(options)
+            self.description = kw.get("description", "")
+            self.placing = False  # the slider moved to a typed number's notch: not a move
+            self.value = value
+            self.slider.observe(self._slid, names="value")
+            self.box.observe(lambda ch: setattr(self, "value", int(ch.new)), names="value")
+
+        def _slid(self, change: Any) -> None:
+            if not self.placing:
+                self.value = int(change.new)
+
+        @traitlets.observe("value")
+        def _show(self, change: Any) -> None:
+            self.box.value = change.new
+            self.placing = True
+            try:
+                self.slider.value = _nearest(self.options, change.new)
+            finally:
+                self.placing = False
+
+    return NotchedIntSlider()
+
+
+def _nearest(options: tuple[int, ...], v: int) -> int:
+    """The option nearest ``v`` on a log scale (options are positive)."""
+    return min(options, key=lambda o: abs(math.log(o) - math.log(max(v, 1))))
 
 
 @dataclass(frozen=True)
@@ -64,13 +123,17 @@ class ControlSpec:
         """The ipywidgets control (imports ipywidgets)."""
         import ipywidgets as w
 
-        cls = getattr(w, self.widget)
         kw: dict[str, Any] = {
             "description": self.description,
             "tooltip": self.tooltip,
             "style": {"description_width": "initial"},
             **self.settings,
         }
+        if self.widget == "NotchedIntSlider":
+            low, high = self.settings["min"], self.settings["max"]
+            kw = {k: v for k, v in kw.items() if k not in ("min", "max")}
+            return notched_int_slider(self.value, self.options, low, high, **kw)
+        cls = getattr(w, self.widget)
         if self.options:
             kw["options"] = [(str(o), o) for o in self.options]
         if self.widget in (*_STEPPED, "Text"):
@@ -133,8 +196,9 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
         low, high = param.low, param.high
         if param.integer:
             low, high = int(low), int(high)
-            if param.log and low >= 1:
-                return spec("SelectionSlider", options=_log_ints(low, high, value))
+            if param.log and low >= 1:  # 1-2-5 notches, and a box for any value
+                notches = _log_ints(low, high, value)
+                return spec("NotchedIntSlider", options=notches, settings={"min": low, "max": high})
             if high - low > SLIDER_SPAN:
                 return spec("BoundedIntText", settings={"min": low, "max": high})
             return spec("IntSlider", settings={"min": low, "max": high, "step": 1})
@@ -284,7 +348,7 @@ def neighbours(
         values: list[Any] = []
         if spec.widget == "Checkbox":
             values = [not value]
-        elif spec.widget in ("Dropdown", "SelectionSlider"):
+        elif spec.widget in ("Dropdown", "SelectionSlider", "NotchedIntSlider"):
             opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
             if value in opts:
                 i = opts.index(value)

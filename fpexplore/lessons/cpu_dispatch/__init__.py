@@ -140,6 +140,25 @@ def not_taken(flags: frozenset[str] | None = None) -> dict[str, str]:
     return out
 
 
+def contrast() -> str | None:
+    """A configuration that changes a path this machine takes by default, to compare it with:
+    TensorFlow's oneDNN state flipped (off where this CPU turns it on, on where it is off),
+    else ATen's default kernels where torch vectorizes, else numpy without AVX-512. None where
+    this machine's fingerprint could not be taken or no switch changes anything here (a
+    switch equal to this machine's default would compare it with itself)."""
+    here = taken(HERE)
+    if "failed" in here:
+        return None
+    m, can = here["machine"], configs_here()
+    picks = []
+    if "tensorflow" in m:
+        picks.append("onednn-off" if m["tensorflow"]["onednn"] else "onednn-on")
+    if "torch" in m and str(m["torch"]["capability"]).upper() != "DEFAULT":
+        picks.append("aten-default")
+    picks.append("numpy-no-avx512")
+    return next((c for c in picks if c in can), None)
+
+
 def _values(op: dict[str, Any]) -> np.ndarray:
     flat = np.array([float.fromhex(v) for v in op["values"]], dtype=np.float32)
     return flat.reshape(op["shape"])

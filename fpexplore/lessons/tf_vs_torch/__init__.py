@@ -147,6 +147,11 @@ SECTIONS: dict[str, Spec] = {
 }
 
 
+#: the section that states the whole environment (versions, thread pools) once: every row of
+#: every section names its own framework's version and thread settings
+ENV_SECTION = "softmax"
+
+
 def compute(op: str, **params: Any) -> Comparison:
     """Run section ``op`` (``dtype`` and ``size`` already checked against what it takes); a
     missing framework makes its rows Unavailable, its claims not checked. Its claims are keyed
@@ -166,7 +171,7 @@ def compute(op: str, **params: Any) -> Comparison:
         except Exception as exc:  # a framework's kernel raised: say so, check nothing
             section = raised(exc, spec.rows, spec.claims)
     observations = dict(section.observations)
-    if env:
+    if env and op == ENV_SECTION:
         observations["versions_threads"] = OBSERVATIONS["versions_threads"].observe(env)
     return Comparison(
         truth=section.truth,
@@ -203,7 +208,8 @@ EXPLANATION = (
     "certified by recomputing it at a higher precision. Where they disagree, the cause is a "
     "different default or a different formula, not a bug: the one-line change named in the "
     "claims makes them agree, checked in the same run bit for bit or within the stated ULP "
-    "bound. Versions and thread settings are the observation versions_threads."
+    "bound. Each row names its framework's version and thread settings; the softmax section "
+    "states the whole environment once (the observation versions_threads)."
 )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ... import formats
+from ... import formats, metrics
 from ...truth.certify import certified
 from .claims import ADAM
 from .data import AdamData
@@ -124,17 +124,29 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
     w1_k, wn_k, eps_k = _keras_adam(fw, w0, grads)
     w1_f, wn_f, _ = _keras_adam(fw, w0, grads, lambda t: eps_t * math.sqrt(1 - BETA2**t))
     weights = {1: (w1_t, w1_k, w1_f), length: (wn_t, wn_k, wn_f)}
+    # Each step rounds w once (half an ULP) and the update by a few u of itself: one ULP of the
+    # weight's largest size along the way per step bounds it. A weight that shrinks towards 0
+    # leaves its binade, so every error (rows, claims, data: one measure) is counted in ULPs of
+    # max(|w0|, |w_t|) + t·lr (an update is at most lr), not of the final value's own finer ULP.
+    at_note = "errors in ULPs of max(|w0|, |exact w|) + steps·lr, the weight's largest size"
     res: dict[int, dict[str, Any]] = {}
     for steps, (w_t, w_k, w_f) in weights.items():
         gs = grads[:steps]
         truth = reference(w0, gs, eps_t, "torch")
-        truth_k = reference(w0, gs, eps_k, "keras")
+        exact = np.asarray(truth.split()[0], dtype=np.float64)
+        at = np.maximum(np.abs(w0), np.abs(exact)) + steps * LR
         res[steps] = {
-            "values": {"torch": w_t, "keras": w_k, "keras fixed": w_f},
+            "at": at,
             "truth": truth,
             "outcomes": {
                 "torch": fw.measured(
-                    "torch", f"torch.optim.Adam, {steps} step(s)", w_t, truth, eps=eps_t
+                    "torch",
+                    f"torch.optim.Adam, {steps} step(s)",
+                    w_t,
+                    truth,
+                    note=at_note,
+                    at=at,
+                    eps=eps_t,
                 ),
                 "keras": fw.measured(
                     "keras",
@@ -142,39 +154,32 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
                     w_k,
                     truth,
                     epsilon=eps_k,
-                    note="measured against torch's Adam",
+                    note=f"measured against torch's Adam; {at_note}",
+                    at=at,
                 ),
                 "keras fixed": fw.measured(
                     "keras",
                     f"Keras Adam with epsilon = {eps_t:g}·√(1-β2^t), {steps} step(s)",
                     w_f,
                     truth,
+                    note=at_note,
+                    at=at,
                 ),
             },
-            "truth_keras": truth_k,
+            "own": metrics.measure(w_k, reference(w0, gs, eps_k, "keras"), at=at),
         }
     n = length
     last = res[n]
-    # each step rounds w once (half an ULP) and the update by a few u of itself: one ULP of the
-    # weight's largest size along the way per step bounds it. A weight that shrinks towards 0
-    # leaves its binade, so the ULP is taken at max(|w0|, |w_n|) + n·lr (an update is at most
-    # lr), not at the final value's own (much finer) ULP.
-    truth_n = np.asarray(last["truth"].split()[0], dtype=np.float64)
-    scale = np.maximum(np.abs(w0), np.abs(truth_n)) + n * LR
-    unit = formats.ulp(scale, "float32")
+    err, err1 = ({k: np.abs(o.error.ulp) for k, o in res[s]["outcomes"].items()} for s in (n, 1))
+    unit, unit_1 = (formats.ulp(res[s]["at"], "float32") for s in (n, 1))
     bound = float(n) + 1.0
-    err = {k: np.abs(v.astype(np.float64) - truth_n) / unit for k, v in last["values"].items()}
-    truth_1 = np.asarray(res[1]["truth"].split()[0], dtype=np.float64)
-    unit_1 = formats.ulp(np.maximum(np.abs(w0), np.abs(truth_1)) + LR, "float32")
-    err1 = {k: np.abs(v.astype(np.float64) - truth_1) / unit_1 for k, v in res[1]["values"].items()}
     # Keras folds the bias corrections into the step size in float32: 1 - beta**t cancels,
     # so its rounding (u absolute) costs u / (1 - beta**t) relative of each update
     extra = _bias_rounding(grads, eps_t)
     bound_k, bound_k1 = bound + extra[-1] / unit, 2.0 + extra[0] / unit_1
-    own_n = np.asarray(last["truth_keras"].split()[0], dtype=np.float64)
-    own = np.abs(last["values"]["keras"].astype(np.float64) - own_n)
-    own_ulp = float((own / unit).max())
-    own_within = bool((own / unit <= bound_k).all())
+    own = np.abs(last["own"].ulp)
+    own_ulp = float(own.max())
+    own_within = bool((own <= bound_k).all())
     fixed_within = bool((err["keras fixed"] <= bound_k).all())
     shift = math.sqrt((1 - BETA2) / (1 - 0.999)) * (1 - 0.9) / (1 - BETA1) - 1
     claims = {
@@ -207,8 +212,7 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
         ),
     }
     ulps = {
-        s: {k: float(np.abs(o.error.ulp).max()) for k, o in r["outcomes"].items()}
-        for s, r in res.items()
+        s: {k: float(o.error.max_abs_ulp) for k, o in r["outcomes"].items()} for s, r in res.items()
     }
     data = AdamData(ulps)
     rows = shown(last["outcomes"], agree, ["torch", "keras fixed"], ["torch", "keras"])

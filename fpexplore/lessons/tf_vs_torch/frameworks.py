@@ -51,10 +51,12 @@ class Frameworks:
         truth: Any,
         *,
         note: str = "",
+        at: Any = None,
         **settings: Any,
     ) -> Outcome:
-        """One framework's row, measured against ``truth``. ``lib`` is "torch", "tensorflow"
-        or "keras" (a TensorFlow row that names Keras's version); the row's settings are its
+        """One framework's row, measured against ``truth`` (``at``: the magnitudes whose ULP
+        counts the errors, `fpexplore.metrics.measure`). ``lib`` is "torch", "tensorflow" or
+        "keras" (a TensorFlow row that names Keras's version); the row's settings are its
         framework's thread settings plus ``settings``."""
         module = {"torch": self.torch, "tensorflow": self.tf, "keras": self.keras}[lib]
         if lib == "torch":
@@ -68,6 +70,7 @@ class Frameworks:
             "torch" if lib == "torch" else "tensorflow",
             value,
             truth,
+            at=at,
             version=module.__version__,
             settings={**threads, **settings},
             note=note,

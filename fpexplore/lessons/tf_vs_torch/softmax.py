@@ -57,7 +57,9 @@ def run_softmax(
     tx, fx = to_torch(fw, x), to_tf(fw, x)
     y_torch = from_torch(torch_op(tx))
     y_tf = from_tf(tf_op(fx))
-    # the fix: compute in float64, round to float32, then to the input's dtype
+    # the fix: compute in float64, round to float32, then to the input's dtype (the frameworks'
+    # casts to float16 and bfloat16 go through float32: two roundings there, one for float32)
+    rounded = "rounded once" if dtype == "float32" else f"rounded to float32, then to {dtype}"
     w_torch = from_torch(torch_op(tx.double()).float().to(tx.dtype))
     w_tf = from_tf(tf.cast(tf.cast(tf_op(tf.cast(fx, tf.float64)), tf.float32), fx.dtype))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -68,14 +70,14 @@ def run_softmax(
         "tf": fw.measured("tensorflow", f"tf.nn.{op}({dtype})", y_tf, truth),
         "torch wide": fw.measured(
             "torch",
-            f"torch F.{op} in float64, rounded once",
+            f"torch F.{op} in float64, {rounded}",
             w_torch,
             truth,
             note="x.double() → op → .float().to(dtype)",
         ),
         "tf wide": fw.measured(
             "tensorflow",
-            f"tf.nn.{op} in float64, rounded once",
+            f"tf.nn.{op} in float64, {rounded}",
             w_tf,
             truth,
             note="tf.cast(x, float64) → op → cast to float32 → cast to dtype",
@@ -113,6 +115,7 @@ def run_softmax(
             tf_ulp=err["tf"].max_abs_ulp,
             op=op,
             differ=n_different(y_torch, y_tf),
+            rounded=rounded,
         ),
         "fix_agrees": SOFTMAX["fix_agrees"].claim(
             bool(
@@ -124,6 +127,7 @@ def run_softmax(
             op=op,
             torch_wide=err["torch wide"].max_abs_ulp,
             tf_wide=err["tf wide"].max_abs_ulp,
+            rounded=rounded,
         ),
     }
     onednn, why = tensorflow_onednn()
