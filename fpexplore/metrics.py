@@ -248,11 +248,7 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None, at: Any = None) -> Error
         ulp_err, rel, bits, unit = _counted_at(ulp_err, unit, hi, f, at)
     abs_ulp = np.abs(ulp_err)
     n = int(g.size)
-    if n:
-        p99 = float(np.percentile(abs_ulp, 99, method="inverted_cdf"))
-        mean = float(np.mean(abs_ulp))
-    else:
-        p99 = mean = 0.0
+    p99, mean = _spread(abs_ulp) if n else (0.0, 0.0)
     shape = () if scalar else g.shape
     return ErrorSummary(
         fmt=f.name,
@@ -276,6 +272,11 @@ def measure(got: Any, truth: Truth, *, fmt: Any = None, at: Any = None) -> Error
         truth=hi.reshape(shape),
         at="" if at is None else "largest" if isinstance(at, str) else "given",
     )
+
+
+def _spread(abs_ulp: np.ndarray) -> tuple[float, float]:
+    """The 99th percentile and the mean of errors in ULPs (at least one)."""
+    return float(np.percentile(abs_ulp, 99, method="inverted_cdf")), float(np.mean(abs_ulp))
 
 
 def _counted_at(

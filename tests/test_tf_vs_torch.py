@@ -127,7 +127,9 @@ def test_the_fix_rows_say_how_often_they_round(frameworks):
     bfloat16: the rows and claims say so, never "round once" where the code rounds twice."""
     for dtype, phrase in (("float32", "rounded once"), ("bfloat16", "then to bfloat16")):
         c = run(op="softmax", dtype=dtype, size=16)
-        text = " ".join([*(o.implementation for o in c.outcomes), c.claims["fix_agrees"].text])
+        text = " ".join(
+            [*(o.implementation for o in c.outcomes), c.claims["softmax.fix_agrees"].text]
+        )
         assert phrase in text
         assert ("rounded once" in text) == (dtype == "float32")
 
@@ -142,7 +144,7 @@ def test_adam_states_one_measure_once(frameworks):
     assert torch_row.error.at == "given" and "largest size" in torch_row.note
     shown = torch_row.error.max_abs_ulp
     assert c.data.max_abs_ulp[n]["torch"] == shown
-    assert f"of torch's exact Adam ({shown:.3g})" in c.claims["fix_many_steps"].text
+    assert f"of torch's exact Adam ({shown:.3g})" in c.claims["adam.fix_many_steps"].text
 
 
 def test_missing_tensorflow_gives_unavailable_rows(monkeypatch):

@@ -153,8 +153,8 @@ def without(m: Missing, lesson: str, timeout: float = 600.0) -> Shown:
 def no_avx512(flags: frozenset[str] | None = None) -> dict[str, Any]:
     """What notebook 12 shows on a CPU without AVX-512: this CPU's flags with every
     ``avx512*`` flag taken out, and the configurations it can and cannot take (`lacking`)."""
-    from ..dispatch.cpu import cpu_flags
     from ..lessons.cpu_dispatch import configs_here, not_taken
+    from ..probe.cpu import cpu_flags
 
     here = cpu_flags() if flags is None else flags
     less = frozenset(f for f in here if not f.startswith("avx512"))

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .plan import NOTEBOOKS, Notebook
+from ..series import NOTEBOOKS, Notebook
 
 #: the file a machine's record is written to, inside its folder of ``data/machines``
 FILE = "answers.json"

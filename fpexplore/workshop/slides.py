@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .plan import NOTEBOOKS, Notebook
+from ..series import NOTEBOOKS, Notebook
 
 #: the most values a slide's control pre-computes where the notebook calls its lesson once
 FALLBACK_POINTS = 4
