@@ -16,7 +16,9 @@ from .._base import ClaimSpec, Lesson, declare_texts, missing_part, missing_part
 from . import experiment, gpu_record, growth, table
 from .data import DriftData, Trajectories
 from .figures import figure
+from .figures import figure_svg as figure_svg
 from .models import MODELS
+from .work import pending as pending
 
 _TEST = "tests/test_training_drift.py"
 GPU_PART = "training_drift GPU record"
