@@ -166,3 +166,64 @@ def test_the_lesson_meets_its_contract_on_a_few_draws():
         bounds={"steps": (20, 120)},
         choices={"perturbation": ["one-ulp", "float64"]},
     )
+
+
+def test_the_svg_figure_draws_the_three_panels(run):
+    import xml.etree.ElementTree as ET
+
+    from fpexplore.lessons.training_drift import figure_svg
+    from fpexplore.lessons.training_drift.figures import SVG_W
+
+    root = ET.fromstring(figure_svg(run))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.get("width") == str(SVG_W)
+    labels = [t.text for t in root.iter(f"{ns}text")]
+    assert {"step", "epoch", "test disagreement between models"} <= set(labels)
+    # one bar per source of the table, each with its value in its tooltip
+    bars = [r for r in root.iter(f"{ns}rect") if r.find(f"{ns}title") is not None]
+    assert len(bars) == len(run.data.table)
+    for (source, rows), bar in zip(run.data.table.items(), bars, strict=True):
+        mean = np.mean([r["disagreement"] for r in rows])
+        assert bar.find(f"{ns}title").text.startswith(f"{source}: {mean:.3f}")
+    # the pair, each run against the reference, and the loss curves: every point in the frame
+    lines = list(root.iter(f"{ns}polyline"))
+    assert len(lines) >= 6
+    for line in lines:
+        for xy in line.get("points").split():
+            x, y = map(float, xy.split(","))
+            assert 0 <= x <= SVG_W and 0 <= y <= float(root.get("height"))
+
+
+def test_a_new_setting_shows_a_progress_bar_and_a_cached_one_none(tmp_path, monkeypatch):
+    """The explorer computes a setting's missing parts with a progress bar in its status line;
+    a setting whose runs are cached (on disk, not in the view) shows none."""
+    import shutil
+
+    from fpexplore.lessons.training_drift import figure_svg, pending, store
+    from fpexplore.paths import cache_dir
+    from fpexplore.widgets import explore
+
+    lesson = get("training_drift")
+    lesson.run(model="logistic", steps=20, seed=96)  # the shared parts, and one setting
+    (tmp_path / "training_drift").mkdir()
+    for path in (cache_dir() / "training_drift").glob("*.json"):
+        if path.name.split("-")[0] in ("study", "table", "framework"):
+            shutil.copy(path, tmp_path / "training_drift")
+    monkeypatch.setenv("FPEXPLORE_CACHE", str(tmp_path))
+    box = explore(lesson, svg=figure_svg, work=pending, model="logistic", steps=20, seed=96)
+    status, seed = box.children[2], box.children[1].children[-1]
+    shown: list[str] = []
+    status.observe(lambda change: shown.append(change["new"]), names="value")
+    key = ("logistic", "one-ulp", repr(1.0), 20, 97)
+    assert not store.is_cached("trajectory", key)
+    seed.value = 97
+    bars = [s for s in shown if "<progress" in s]
+    assert bars and "the mpmath reference" in bars[0] and "the two runs" in "".join(bars)
+    assert store.is_cached("trajectory", key) and status.value == ""
+    assert box.state["comparison"].params["seed"] == 97
+    lesson.run(model="logistic", steps=20, seed=95)  # cached, never shown in this view
+    shown.clear()
+    seed.value = 95
+    assert shown and not any("<progress" in s for s in shown)
+    assert box.state["comparison"].params["seed"] == 95
+    assert box.children[4].value.startswith("<svg")

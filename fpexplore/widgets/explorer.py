@@ -231,11 +231,15 @@ def explore(
     lesson_or_name: Lesson | str,
     *,
     svg: Callable[[Any], str] | None = None,
+    work: Callable[[dict[str, Any], Callable[[int, int, str], None]], None] | None = None,
     **overrides: Any,
 ) -> Any:
     """An interactive view of a lesson (an ipywidgets ``VBox``): its controls, its comparison
     table and its figure, rerun when a control is released. ``svg``: draws a comparison's
-    figure as SVG markup, shown instead of the matplotlib figure (no PNG per move)."""
+    figure as SVG markup, shown instead of the matplotlib figure (no PNG per move).
+    ``work(params, report)``: computes what a setting lacks before the lesson runs (nothing
+    where it is cached), calling ``report(done, total, what)`` as it goes; the status line
+    shows each report as a progress bar."""
     import ipywidgets as w
 
     lesson = lesson_or_name if isinstance(lesson_or_name, Lesson) else get(lesson_or_name)
@@ -281,6 +285,8 @@ def explore(
                 seen.move_to_end(key)
                 comparison, png = seen[key]
             else:
+                if work is not None:
+                    work(params, lambda *at: setattr(status, "value", part("progress", *at)))
                 comparison, png = lesson.run(**params), None
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: what changed, what fails

@@ -82,7 +82,7 @@ PLANS: tuple[Plan, ...] = (
             Slot("which myths held; the tools for your own models", index=("myths",),
                  goal="name the tool to run on their own model tomorrow"),
         ),
-        after=("04", "05", "09", "10", "11", "12"),
+        after=("04", "05", "09", "10", "11", "12", "13"),
     ),
     Plan(
         "90 minutes (one framework at a time, laptops or Binder)",

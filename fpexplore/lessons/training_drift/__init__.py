@@ -17,7 +17,9 @@ from .._gpu.recording import GpuExperiment, GpuSession
 from . import experiment, gpu_record, growth, table
 from .data import DriftData, Trajectories
 from .figures import figure
+from .figures import figure_svg as figure_svg
 from .models import MODELS
+from .work import pending as pending
 
 _TEST = "tests/test_training_drift.py"
 GPU_PART = "training_drift GPU record"

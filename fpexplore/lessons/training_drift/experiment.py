@@ -52,6 +52,16 @@ def unavailable(perturbation: str) -> str | None:
     return _base.missing_part((part,)) if part else None
 
 
+def reference_key(model: str, seed: int, lr: float, steps: int) -> tuple[Any, ...]:
+    """The cache key of the mpmath trajectory (``steps``: the reference steps)."""
+    return (model, seed, repr(float(lr)), steps)
+
+
+def trajectory_key(model: str, perturbation: str, lr: float, steps: int, seed: int) -> tuple:
+    """The cache key of `trajectories` at these parameters."""
+    return (model, perturbation, repr(float(lr)), steps, seed)
+
+
 def reference(model: str, seed: int, lr: float, steps: int) -> dict[str, Any]:
     """The mpmath trajectory over ``steps`` steps: weights as float64 pairs (hi + lo) at the
     higher precision, and how far the lower precision run is from it (the certification)."""
@@ -69,7 +79,7 @@ def reference(model: str, seed: int, lr: float, steps: int) -> dict[str, Any]:
         gap = np.linalg.norm((lo_hi - hi) + (lo_lo - lo), axis=1)
         return {"hi": hi.tolist(), "lo": lo.tolist(), "certified_gap": float(gap.max())}
 
-    return store.cached("reference", (model, seed, repr(float(lr)), steps), compute)
+    return store.cached("reference", reference_key(model, seed, lr, steps), compute)
 
 
 def _mp_weights(
@@ -151,5 +161,5 @@ def trajectories(model: str, perturbation: str, lr: float, steps: int, seed: int
             },
         }
 
-    key = (model, perturbation, repr(float(lr)), steps, seed)
+    key = trajectory_key(model, perturbation, lr, steps, seed)
     return store.cached("trajectory", key, compute)
