@@ -291,24 +291,15 @@ def explore(
             previous, state["comparison"] = state["comparison"], comparison
             table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
             status.value = ""
-            if png is None and svg is not None:
-                png = svg(comparison)
-            elif png is None and lesson.figure is not None:
-                state["figure"] = lesson.figure(comparison)
-                png = figure_png(state["figure"])
+            if png is None:
+                png = _picture(lesson, comparison, svg, state)
             if png is not None:  # in place: the browser swaps one picture, no output is cleared
                 plot.value, plot.layout.display = png, ""
             seen[key] = (comparison, png)
             while len(seen) > KEEP_RESULTS:
                 seen.popitem(last=False)
-        except InvalidParameter as exc:  # each control in range, the combination is not
-            if exc.name not in controls or isinstance(exc, UnknownParameter):
-                status.value = error_panel(exc)
-            else:
-                status.value = render("limit_notice.html", exc=exc)  # a calm note
-            return
-        except Exception as exc:  # any failure ends "running…" with an error panel
-            status.value = error_panel(exc)
+        except Exception as exc:  # any failure ends "running…" with a panel saying why
+            status.value = _failure(exc, controls)
             return
         near = neighbours(tuple(specs.values()), controls, params)
         ahead.plan([settle(lesson.params, p) for p in near], first=_ is None)
@@ -320,6 +311,31 @@ def explore(
     box.state = state  # the last comparison, for notebooks that want the numbers
     update()
     return box
+
+
+def _picture(
+    lesson: Lesson, comparison: Any, svg: Callable[[Any], str] | None, state: dict[str, Any]
+) -> bytes | str | None:
+    """A comparison's figure: SVG markup where ``svg`` draws it, else the lesson's figure as a
+    PNG (kept in ``state``), else None."""
+    if svg is not None:
+        return svg(comparison)
+    if lesson.figure is None:
+        return None
+    state["figure"] = lesson.figure(comparison)
+    return figure_png(state["figure"])
+
+
+def _failure(exc: Exception, controls: dict[str, Any]) -> str:
+    """What the status line says when a run fails: a calm note where each control is in range
+    and their combination is not, else an error panel."""
+    if (
+        isinstance(exc, InvalidParameter)
+        and exc.name in controls
+        and not isinstance(exc, UnknownParameter)
+    ):
+        return render("limit_notice.html", exc=exc)
+    return error_panel(exc)
 
 
 def _result(
