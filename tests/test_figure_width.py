@@ -56,3 +56,20 @@ def test_the_summation_growth_figure_fits_at_its_own_size(tmp_path):
     (tmp_path / "growth.png").write_bytes(png)
     width, _ = Image.open(io.BytesIO(png)).size
     assert 0.8 * OUTPUT_PX <= width <= OUTPUT_PX
+
+
+def _functions_laying_out_twice():
+    """Functions that make a figure with ``layout="constrained"`` and then lay it out tightly
+    (``tight_layout``, or ``with_banner``, which calls it): matplotlib warns into the notebook's
+    output ("The figure layout has changed to tight")."""
+    for path in sorted((ROOT / "fpexplore").rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            text = ast.unparse(fn)
+            if "layout='constrained'" in text and ("tight_layout" in text or "with_banner" in text):
+                yield f"{path.relative_to(ROOT)}:{fn.name}"
+
+
+def test_no_figure_is_laid_out_two_ways():
+    assert list(_functions_laying_out_twice()) == []

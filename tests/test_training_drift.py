@@ -227,3 +227,16 @@ def test_a_new_setting_shows_a_progress_bar_and_a_cached_one_none(tmp_path, monk
     assert shown and not any("<progress" in s for s in shown)
     assert box.state["comparison"].params["seed"] == 95
     assert box.children[4].value.startswith("<svg")
+
+
+def test_another_framework_starts_at_rounding_or_the_claim_fails():
+    from types import SimpleNamespace
+
+    from fpexplore.lessons import training_drift as td
+
+    norm = np.array([1.0, 1.0, 1.0])
+    near = SimpleNamespace(pair=np.array([0.0, 1e-8, 1e-3]), norm=norm)
+    far = SimpleNamespace(pair=np.array([0.0, 1e-2, 1e-1]), norm=norm)
+    assert td._framework_claim(near, "tensorflow")["tensorflow_starts_at_rounding"].holds
+    assert not td._framework_claim(far, "torch")["torch_starts_at_rounding"].holds
+    assert td._framework_claim(near, "one-ulp") == {}

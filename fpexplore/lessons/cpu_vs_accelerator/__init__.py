@@ -394,7 +394,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     data: AcceleratorData = comparison.data
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0), layout="constrained")
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0))
     for label, curve in data.drift.items():
         ax.semilogy(data.steps[1:], curve[1:], label=label)
     ax.set_xlabel("matmul step")

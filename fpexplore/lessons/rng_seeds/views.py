@@ -46,7 +46,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     bits = comparison.data.bits_per_float
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), layout="constrained")
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4))
     ax1.barh(list(bits), list(bits.values()), color="tab:blue")
     ax1.set_xlabel("random bits per float (measured)")
     ax1.invert_yaxis()

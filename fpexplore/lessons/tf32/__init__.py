@@ -335,7 +335,7 @@ def figure(comparison: Comparison) -> Any:
     import matplotlib.pyplot as plt
 
     data = comparison.data
-    fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0), layout="constrained")
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0))
     for ax, op, xlabel in (
         (axes[0], "matmul", "matrix size n (n x n times n x n)"),
         (axes[1], "conv2d", "reduction length 9 x channels"),

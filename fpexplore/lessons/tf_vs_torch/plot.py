@@ -18,7 +18,7 @@ def error_vs_length(comparison: Comparison) -> Any:
 
     d = comparison.data
     if isinstance(d, LstmData):
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), layout="constrained")
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4))
         steps = np.arange(1, d.length + 1)
         for k, style in (("torch", "-"), ("keras", "--")):
             a1.semilogy(steps, np.maximum(d.h_error_by_step[k], 1e-12), style, label=k)

@@ -23,6 +23,8 @@ from .work import pending as pending
 
 _TEST = "tests/test_training_drift.py"
 GPU_PART = "training_drift GPU record"
+#: two frameworks from the same weights, one step apart: rounding level (a share of the norm)
+START_SHARE = 1e-5
 #: float64 must stay this many times closer to the mpmath reference than float32 over the
 #: reference steps (float32's unit roundoff is 2^29 times float64's)
 CLOSER = 1e4
@@ -60,6 +62,18 @@ CLAIMS: dict[str, ClaimSpec] = {
         ("torch",),
         test=_TEST,
     ),
+    **{
+        f"{lib}_starts_at_rounding": ClaimSpec(
+            f"{lib}_starts_at_rounding",
+            f"{lib} from the same weights starts at rounding level from numpy's float32 run "
+            f"(after one step, below {START_SHARE:g} of the weights' norm apart), however far "
+            "apart they end",
+            (lib,),
+            test=_TEST,
+            occasional=True,  # stated in a run whose second trajectory is that framework's
+        )
+        for lib in ("torch", "tensorflow")
+    },
     "gpu_atomics_same_order": ClaimSpec(
         "gpu_atomics_same_order",
         "on a GPU, atomic adds alone give diversity within a factor "
@@ -253,11 +267,21 @@ def _observations(d: Trajectories, study: dict[str, Any], rows: dict[str, Any]) 
     return obs
 
 
+def _framework_claim(d: Any, perturbation: str) -> dict[str, Claim]:
+    """Where the second run is another framework's from the same weights: it starts within
+    rounding of numpy's (one step apart by less than `START_SHARE` of the norm)."""
+    if perturbation not in ("torch", "tensorflow") or d.pair is None or len(d.pair) < 2:
+        return {}
+    share = float(d.pair[1] / d.norm[1])
+    key = f"{perturbation}_starts_at_rounding"
+    return {key: CLAIMS[key].claim(share < START_SHARE, f": {share:.1e} after one step")}
+
+
 def compute(model: str, perturbation: str, lr: float, steps: int, seed: int) -> Comparison:
     d, why, t = _trajectories(model, perturbation, lr, steps, seed)
     study = growth.study()
     rows = dict(table.numpy_rows())
-    decided = {**_trajectory_claims(d), **_study_claims(study)}
+    decided = {**_trajectory_claims(d), **_study_claims(study), **_framework_claim(d, perturbation)}
     torch_missing = missing_part(("torch",))
     if not torch_missing:
         from ... import backends
