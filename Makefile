@@ -19,11 +19,12 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 setup: $(VENV)/.installed djl browser libtorch widgets-js warm
 
 # Every package at the lock's version (constraints.txt): the versions every comparison with the
-# shipped records assumes. `make lock` writes the lock again from a fresh environment.
+# shipped records assumes. Nothing is byte-compiled at install (13,000 files, most never
+# imported): Python compiles and caches what is imported, the first time it is. `make lock` writes the lock again from a fresh environment.
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all]'
+	$(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[all]'
 	@touch $@
 
 # The lock again: the newest versions pyproject.toml allows, resolved in a fresh environment

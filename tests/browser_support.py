@@ -377,7 +377,8 @@ _JS_OVERFLOW = """
 
 # Runs in the page: words of table cells broken across lines inside the word (a break is a
 # word boundary at a space, or after punctuation where the text offers one: "(" "." "," "/",
-# and the hyphen of a compound ("wrap-|around"), never before a digit ("-|0.5")).
+# the hyphen of a compound ("wrap-|around"), never before a digit ("-|0.5"), and the parts of a
+# CamelCase name ("Sparse|Categorical")).
 JS_MIDWORD = """
 (rootSelector) => {
   const root = document.querySelector(rootSelector) || document.body;
@@ -410,6 +411,7 @@ JS_MIDWORD = """
           const [a] = top(m.index + i - 1, m.index + i), [b] = top(m.index + i, m.index + i + 1);
           if (a === undefined || b === undefined || a === b) continue;
           if (/[.(\\[,\\/_=:-]/.test(word[i - 1]) && /[A-Za-z]/.test(word[i])) continue;
+          if (/[a-z]/.test(word[i - 1]) && /[A-Z]/.test(word[i])) continue;  // Camel|Case
           out.push(`cell ${cellIndex(td)}: "${word.slice(0, 40)}" breaks inside, in "`
             + td.innerText.replace(/\\s+/g, ' ').slice(0, 60) + '"');
           break;

@@ -203,11 +203,16 @@ def test_values_show_every_digit_of_their_own_format_and_wrap_between_numbers():
     assert words == ["float32[3]", "[0.99999946,", "0.33333334,", "2.0]"]
 
 
-def test_long_names_break_after_their_punctuation_only():
+def test_long_names_break_after_their_punctuation_or_between_camel_case_parts():
     assert fhtml.soft("F.softmax(float32)") == "F.<wbr>softmax(<wbr>float32)"
     assert fhtml.soft("torch 2.11.0+cu130") == "torch 2.11.0+cu130"  # versions stay whole
     assert fhtml.soft("a<b") == "a&lt;b"
     assert fhtml.soft("3->16 -0.5 grad-input") == "3\u2011&gt;16 \u20110.5 grad-input"
+    # a long CamelCase name breaks between its parts, never inside one
+    assert fhtml.soft("SparseCategoricalCrossentropy()") == (
+        "Sparse<wbr>Categorical<wbr>Crossentropy()"
+    )
+    assert fhtml.soft("BatchNorm1d") == "BatchNorm1d"  # short: whole
 
 
 def test_a_long_table_shows_its_first_rows_and_collapses_the_rest_with_a_summary():

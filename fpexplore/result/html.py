@@ -242,8 +242,9 @@ def _value(outcome: Outcome) -> tuple[list[str], str]:
 
 def soft(text: str) -> str:
     """``text`` escaped, with break opportunities (``<wbr>``) after the punctuation of its
-    long words ("F.softmax(float32)" may break after "F." or "(", never inside "float32"),
-    and no break after a hyphen that a digit or a symbol follows ("3->16")."""
+    long words ("F.softmax(float32)" may break after "F." or "(", never inside "float32")
+    and between the parts of a long CamelCase name ("SparseCategorical|Crossentropy"), and no
+    break after a hyphen that a digit or a symbol follows ("3->16")."""
     from markupsafe import escape
 
     def mark(word: re.Match[str]) -> str:
@@ -251,7 +252,8 @@ def soft(text: str) -> str:
         w = re.sub(r"-(?=[^\sA-Za-z])", "\u2011", word.group(0))
         if len(w) < SOFT_CHARS:
             return w
-        return re.sub(r"([.(\[_/,=:]+)(?=[^\W\d])", r"\1<wbr>", w)
+        w = re.sub(r"([.(\[_/,=:]+)(?=[^\W\d])", r"\1<wbr>", w)
+        return re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "<wbr>", w)
 
     return re.sub(r"\S+", mark, str(escape(text)))
 
