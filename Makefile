@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8888
 CACHE  := .cache
 PYTEST_ARGS ?=
-JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); n=$$((n + 1)); echo $$(( n < 4 ? n : 4 )))
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told (containers, CI): say so only there.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -103,10 +103,9 @@ lab: setup
 # limit as it runs (tests/test_browser_notebooks.py). `make notebooks` runs them once more,
 # plainly, under nbmake.
 #
-# The suite runs on JOBS processes (pytest-xdist; one more than the cores, as the browser tests
-# and the fresh processes' waits leave a core idle, at most 4): a test module, or a group of
-# modules sharing a fixture, is one unit of work, the longest first (tests/suite_parallel.py).
-# JOBS=0 runs it in this process alone.
+# The suite runs on JOBS processes (pytest-xdist; at most 4, one per core): a test module, or a
+# group of modules sharing a fixture, is one unit of work, the longest first
+# (tests/suite_parallel.py). JOBS=0 runs it in this process alone.
 #
 # Fresh processes (fingerprints under each switch, the claims matrix's runs) are kept in
 # .cache/fresh, keyed by their environment, the CPU, every installed version and the code's
