@@ -160,7 +160,8 @@ class Comparison:
     explanation: str = ""
     observations: Mapping[str, Observation] = field(default_factory=dict)
     #: why a part the lesson's claims need is missing in this run, by part (beside the
-    #: backends registry's answer): `Lesson.run` settles the claims with it
+    #: backends registry's answer; an empty reason: the part is here): `Lesson.run` settles
+    #: the claims with it
     missing: Mapping[str, str] = field(default_factory=dict)
 
     def outcome(self, implementation: str) -> Outcome:

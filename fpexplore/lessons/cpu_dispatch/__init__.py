@@ -277,7 +277,7 @@ def compute(op: str, a: str, b: str) -> Comparison:
         "self_compare_empty": C["self_compare_empty"].claim(not compare(fa, fa).rows, f" ({a!r})"),
     }
     why = (
-        None
+        ""
         if untouched and untouched_keys
         else f"{a!r} and {b!r} between them reach every library that ran. Fix: choose a pair "
         "whose switches leave some library alone"
@@ -317,7 +317,7 @@ def compute(op: str, a: str, b: str) -> Comparison:
         data=data,
         explanation=text,
         observations=observations,
-        missing={"an untouched library": why} if why else {},
+        missing={"an untouched library": why},
     )
 
 

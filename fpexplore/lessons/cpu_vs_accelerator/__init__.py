@@ -384,7 +384,7 @@ def _compute(src: Any, acc: Any) -> Comparison:
         data,
         EXPLANATION,
         observations,
-        {part: w for part, w in why.items() if w},
+        why,
     )
 
 

@@ -229,7 +229,7 @@ def compute(n: int, seed: int) -> Comparison:
             data=ReductionData(nccl),
             explanation=EXPLANATION,
             observations=nccl_obs,
-            missing={part: w for part, w in missing.items() if w},
+            missing=missing,
         )
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
@@ -288,7 +288,7 @@ def compute(n: int, seed: int) -> Comparison:
         data=data,
         explanation=EXPLANATION,
         observations=obs,
-        missing={part: w for part, w in missing.items() if w},
+        missing=missing,
     )
 
 

@@ -317,7 +317,7 @@ def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
     cu = cuda_view.compare(cuda)
     outcomes.extend(cu.outcomes)
     observations.update(cu.observations)
-    why = {part: w for part, w in cu.missing.items() if w} | {p: w for p, w in missing.items() if w}
+    why = cu.missing | missing
     return Comparison(
         outcomes=tuple(outcomes),
         claims=claims | cu.claims,

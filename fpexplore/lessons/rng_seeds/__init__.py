@@ -240,7 +240,7 @@ def compute(
         data=data,
         explanation=EXPLANATION,
         observations=observations,
-        missing={part: w for part, w in why.items() if w},
+        missing=why,
     )
 
 

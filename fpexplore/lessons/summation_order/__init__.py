@@ -423,7 +423,7 @@ def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> C
         f"{n} values, {DESCRIPTIONS[distribution]}, in {dtype}; {threads} thread(s) asked "
         "for.\n" + EXPLANATION
     )
-    missing = _missing(outcomes) | {part: w for part, w in why.items() if w}
+    missing = _missing(outcomes) | why
     return Comparison(
         truth=truth,
         outcomes=tuple(outcomes),

@@ -626,7 +626,7 @@ def compute(
         claims={**d_claims, **b_claims},
         data=TrainEvalData(**d_data, **b_data),
         explanation=EXPLANATION,
-        missing={part: why for part, why in missing.items() if why},
+        missing=missing,
     )
 
 
