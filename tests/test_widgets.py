@@ -93,7 +93,7 @@ def test_explore_reruns_the_lesson_when_a_control_changes():
     controls["n"].value = 50
     assert calls[-1] == {"n": 50, "mode": "b", "loud": False}
     assert "n is 50" in box.children[3].value
-    assert box.state["comparison"].params["n"] == 50
+    assert box.state["comparison"].params == {"n": 50, "mode": "b", "loud": False}
 
 
 def test_a_number_typed_into_a_log_slider_reruns_the_lesson():
