@@ -45,25 +45,18 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
         "keras.ops": from_tf(keras.ops.gelu(fx)),
         "keras.ops exact": from_tf(keras.ops.gelu(fx, approximate=False)),
     }
+    tanh = "against the tanh formula"
     names = {
-        "torch erf": ("torch", "torch F.gelu(x)", erf_truth),
-        "torch tanh": ("torch", "torch F.gelu(x, approximate='tanh')", tanh_truth),
-        "keras.activations": ("keras", "keras.activations.gelu(x)", erf_truth),
-        "keras.ops": ("keras", "keras.ops.gelu(x)", erf_truth),
-        "keras.ops exact": ("keras", "keras.ops.gelu(x, approximate=False)", erf_truth),
+        "torch erf": ("torch", "torch F.gelu(x)", erf_truth, ""),
+        "torch tanh": ("torch", "torch F.gelu(x, approximate='tanh')", tanh_truth, tanh),
+        "keras.activations": ("keras", "keras.activations.gelu(x)", erf_truth, ""),
+        "keras.ops": ("keras", "keras.ops.gelu(x)", erf_truth, ""),
+        "keras.ops exact": ("keras", "keras.ops.gelu(x, approximate=False)", erf_truth, ""),
     }
     outcomes = {
-        k: fw.measured(
-            lib,
-            n,
-            got[k],
-            t,
-            note="against the tanh formula" if t is tanh_truth else "",
-            at="largest",
-        )
-        for k, (lib, n, t) in names.items()
+        k: fw.measured(lib, n, got[k], t, note=note, at="largest")
+        for k, (lib, n, t, note) in names.items()
     }
-    err = {k: o.error for k, o in outcomes.items()}
     # absolute error relative to the largest |gelu| bounds the formula gap in a way that does
     # not blow up where gelu(x) is tiny (x << 0)
     scale = float(np.abs(erf_truth.split()[0]).max())
@@ -117,7 +110,7 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
             else "its bits differ from keras.activations.gelu's",
         ),
     }
-    data = GeluData({k: float(v.max_abs_ulp) for k, v in err.items()})
+    data = GeluData({k: float(o.error.max_abs_ulp) for k, o in outcomes.items()})
     rows = shown(
         outcomes,
         agree,

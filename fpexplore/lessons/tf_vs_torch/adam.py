@@ -116,6 +116,44 @@ def _keras_adam(fw: Frameworks, w0: np.ndarray, grads: np.ndarray, eps_hat_of: A
     return first.numpy().copy(), np.asarray(var.numpy()).copy(), default
 
 
+# Each step rounds w once (half an ULP) and the update by a few u of itself: one ULP of the
+# weight's largest size along the way per step bounds it. A weight that shrinks towards 0 leaves
+# its binade, so every error (rows, claims, data: one measure) is counted in ULPs of
+# max(|w0|, |w_t|) + t·lr (an update is at most lr), not of the final value's own finer ULP.
+AT_NOTE = "errors in ULPs of max(|w0|, |exact w|) + steps·lr, the weight's largest size"
+
+
+def _measured(
+    fw: Frameworks, w0: np.ndarray, gs: np.ndarray, ws: tuple, eps_t: float, eps_k: float
+) -> dict[str, Any]:
+    """The weights ``ws`` (torch, Keras, Keras fixed) after ``len(gs)`` steps, measured against
+    torch's exact Adam at the weight's largest size (`AT_NOTE`); Keras also against its own."""
+    steps, (w_t, w_k, w_f) = len(gs), ws
+    truth = reference(w0, gs, eps_t, "torch")
+    exact = np.asarray(truth.split()[0], dtype=np.float64)
+    at = np.maximum(np.abs(w0), np.abs(exact)) + steps * LR
+    keras_note = f"measured against torch's Adam; {AT_NOTE}"
+    return {
+        "at": at,
+        "truth": truth,
+        "outcomes": {
+            "torch": fw.measured(
+                "torch", f"torch.optim.Adam, {steps} step(s)", w_t, truth,
+                note=AT_NOTE, at=at, eps=eps_t,
+            ),
+            "keras": fw.measured(
+                "keras", f"keras.optimizers.Adam, {steps} step(s)", w_k, truth,
+                epsilon=eps_k, note=keras_note, at=at,
+            ),
+            "keras fixed": fw.measured(
+                "keras", f"Keras Adam with epsilon = {eps_t:g}·√(1-β2^t), {steps} step(s)", w_f,
+                truth, note=AT_NOTE, at=at,
+            ),
+        },
+        "own": metrics.measure(w_k, reference(w0, gs, eps_k, "keras"), at=at),
+    }  # fmt: skip
+
+
 def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_: Any) -> Section:
     """``size`` weights, one step and ``length`` steps from the same weights and gradients."""
     w0 = on_grid(rng(seed, 6).standard_normal(size), "float32")
@@ -124,50 +162,9 @@ def run_adam(fw: Frameworks, size: int, length: int, seed: int, agree: bool, **_
     w1_k, wn_k, eps_k = _keras_adam(fw, w0, grads)
     w1_f, wn_f, _ = _keras_adam(fw, w0, grads, lambda t: eps_t * math.sqrt(1 - BETA2**t))
     weights = {1: (w1_t, w1_k, w1_f), length: (wn_t, wn_k, wn_f)}
-    # Each step rounds w once (half an ULP) and the update by a few u of itself: one ULP of the
-    # weight's largest size along the way per step bounds it. A weight that shrinks towards 0
-    # leaves its binade, so every error (rows, claims, data: one measure) is counted in ULPs of
-    # max(|w0|, |w_t|) + t·lr (an update is at most lr), not of the final value's own finer ULP.
-    at_note = "errors in ULPs of max(|w0|, |exact w|) + steps·lr, the weight's largest size"
-    res: dict[int, dict[str, Any]] = {}
-    for steps, (w_t, w_k, w_f) in weights.items():
-        gs = grads[:steps]
-        truth = reference(w0, gs, eps_t, "torch")
-        exact = np.asarray(truth.split()[0], dtype=np.float64)
-        at = np.maximum(np.abs(w0), np.abs(exact)) + steps * LR
-        res[steps] = {
-            "at": at,
-            "truth": truth,
-            "outcomes": {
-                "torch": fw.measured(
-                    "torch",
-                    f"torch.optim.Adam, {steps} step(s)",
-                    w_t,
-                    truth,
-                    note=at_note,
-                    at=at,
-                    eps=eps_t,
-                ),
-                "keras": fw.measured(
-                    "keras",
-                    f"keras.optimizers.Adam, {steps} step(s)",
-                    w_k,
-                    truth,
-                    epsilon=eps_k,
-                    note=f"measured against torch's Adam; {at_note}",
-                    at=at,
-                ),
-                "keras fixed": fw.measured(
-                    "keras",
-                    f"Keras Adam with epsilon = {eps_t:g}·√(1-β2^t), {steps} step(s)",
-                    w_f,
-                    truth,
-                    note=at_note,
-                    at=at,
-                ),
-            },
-            "own": metrics.measure(w_k, reference(w0, gs, eps_k, "keras"), at=at),
-        }
+    res = {
+        steps: _measured(fw, w0, grads[:steps], ws, eps_t, eps_k) for steps, ws in weights.items()
+    }
     n = length
     last = res[n]
     err, err1 = ({k: np.abs(o.error.ulp) for k, o in res[s]["outcomes"].items()} for s in (n, 1))

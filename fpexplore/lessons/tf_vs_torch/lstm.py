@@ -3,6 +3,7 @@ against the mpmath cell of `lstm_reference`."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,8 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
     )
     rec = layer.cell.recurrent_activation
     rec_default = getattr(rec, "__name__", str(rec))
+    grad = partial(fw.measured, at="largest")  # a gradient spans magnitudes: ULPs of its largest
+    hard_row = f"Keras LSTM, recurrent_activation='hard_sigmoid': h ({n_short} steps)"
     outcomes = {
         "torch": fw.measured("torch", "torch nn.LSTM: h at every step", h_t, h_truth),
         "keras": fw.measured(
@@ -115,19 +118,9 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
             h_truth_short,
             note="torch's b_hh forgotten",
         ),
-        "keras hard": fw.measured(
-            "keras",
-            f"Keras LSTM, recurrent_activation='hard_sigmoid': h ({n_short} steps)",
-            h_hs,
-            h_truth_short,
-        ),
-        # a gradient spans many magnitudes (the cell forgets): errors in ULPs of its largest
-        "torch grad": fw.measured(
-            "torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth, at="largest"
-        ),
-        "keras grad": fw.measured(
-            "keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth, at="largest"
-        ),
+        "keras hard": fw.measured("keras", hard_row, h_hs, h_truth_short),
+        "torch grad": grad("torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth),
+        "keras grad": grad("keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth),
     }
     e_h = {
         k: _abs_err(v, t).max(axis=1)

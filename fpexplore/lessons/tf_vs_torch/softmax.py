@@ -35,13 +35,9 @@ SEED_BOUND = 2.0
 SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
-def run_softmax(
-    fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
-) -> Section:
-    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``; ``op`` is
-    "softmax" or "log_softmax", over the last axis."""
-    tf, exact = fw.tf, getattr(reference, op)
-    torch_op, tf_op = partial(getattr(fw.torch.nn.functional, op), dim=-1), getattr(tf.nn, op)
+def _seed_example(fw: Frameworks, torch_op: Any, tf_op: Any, exact: Any) -> tuple:
+    """The seed's ``[1, 2, 3]`` in float32 through both frameworks: their outputs and their
+    errors against the exact value (by framework)."""
     seed_x = np.float32(SEED_EXAMPLE)
     seed_truth = exact(seed_x)
     s_torch = from_torch(torch_op(to_torch(fw, seed_x)))
@@ -50,7 +46,17 @@ def run_softmax(
         "torch": metrics.measure(s_torch, seed_truth),
         "tensorflow": metrics.measure(s_tf, seed_truth),
     }
+    return s_torch, s_tf, e_seed
 
+
+def run_softmax(
+    fw: Frameworks, op: str, dtype: str, size: int, seed: int, agree: bool, **_: Any
+) -> Section:
+    """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``; ``op`` is
+    "softmax" or "log_softmax", over the last axis."""
+    tf, exact = fw.tf, getattr(reference, op)
+    torch_op, tf_op = partial(getattr(fw.torch.nn.functional, op), dim=-1), getattr(tf.nn, op)
+    s_torch, s_tf, e_seed = _seed_example(fw, torch_op, tf_op, exact)
     g = rng(seed, 1)
     x = on_grid(1000.0 + 4.0 * g.standard_normal(size), dtype)
     truth = exact(x)
