@@ -16,15 +16,26 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup lab test check suite-time notebooks lint format djl browser libtorch widgets-js lite clean warm slides lock
 
-setup: $(VENV)/.installed djl browser libtorch widgets-js warm
+# The environment first; then the steps that only need it (the DJL jars, the browser, the
+# LibTorch build, the widget bundle, the warm caches), side by side on JOBS processes.
+SETUP_STEPS := djl browser libtorch widgets-js warm
+setup: $(VENV)/.installed
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SETUP_STEPS)
 
 # Every package at the lock's version (constraints.txt): the versions every comparison with the
-# shipped records assumes. Nothing is byte-compiled at install (13,000 files, most never
-# imported): Python compiles and caches what is imported, the first time it is. `make lock` writes the lock again from a fresh environment.
+# shipped records assumes. uv (itself pinned) installs them, downloading and unpacking in
+# parallel: half pip's time for the same packages; pip does it where uv cannot. Nothing is
+# byte-compiled at install (13,000 files, most never imported): Python compiles and caches
+# what is imported, the first time it is. `make lock` writes the lock again from a fresh
+# environment.
+PIP_INSTALL := --no-compile -c constraints.txt -e '.[all]'
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[all]'
+	$(BIN)/python -m pip install -q -c constraints.txt uv
+	$(BIN)/python -m uv pip install --python $(BIN)/python --native-tls -q $(PIP_INSTALL) || \
+	  { echo "uv could not install the environment: pip installs it instead"; \
+	    $(BIN)/python -m pip install -q $(PIP_INSTALL); }
 	@touch $@
 
 # The lock again: the newest versions pyproject.toml allows, resolved in a fresh environment
