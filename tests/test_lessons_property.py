@@ -44,6 +44,10 @@ def test_every_lesson_has_a_plan():
     assert set(LESSONS) <= set(PLAN), set(LESSONS) - set(PLAN)
 
 
+# a sweep of each lesson's parameter space: the slow tier's (`make check` keeps every lesson's
+# quick run in test_lessons_contract, and each lesson's own tests)
+@pytest.mark.slow
+@pytest.mark.reusable
 @pytest.mark.parametrize("name", list(LESSONS))
 def test_lesson_meets_the_contract_over_its_parameters(name):
     plan = PLAN.get(name, {})

@@ -79,13 +79,9 @@ def _failures(box):
 @pytest.mark.timeout(BUDGET_S + 120)
 @pytest.mark.parametrize(
     "name",
-    # cpu_dispatch starts a fresh interpreter per configuration
-    [
-        pytest.param(n, marks=[pytest.mark.slow, pytest.mark.reusable])
-        if n == "cpu_dispatch"
-        else n
-        for n in EXPLORERS
-    ],
+    # a sweep of every control over its range (cpu_dispatch: a fresh interpreter per
+    # configuration) is the slow tier's: `make check` keeps each explorer's quick checks
+    [pytest.param(n, marks=[pytest.mark.slow, pytest.mark.reusable]) for n in EXPLORERS],
 )
 def test_every_control_over_its_range(name):
     lesson = get(name)
