@@ -340,6 +340,33 @@ def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
     return found
 
 
+#: the longest printed line that the output area shows whole at 568 px (monospace, about 7.8 px a
+#: character): what the package prints stays within it
+PRINT_WIDTH = 72
+
+
+def long_lines(cells: list[dict[str, Any]], most: int = PRINT_WIDTH) -> list[str]:
+    """Every printed line of ``cells`` (nbformat outputs: streams, and results shown as plain
+    text) longer than ``most`` characters: ``cell N (stream, 80 chars): line``."""
+    found = []
+    for cell in cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                text, where = "".join(out.get("text", "")), out.get("name", "stream")
+            elif out.get("output_type") in ("execute_result", "display_data"):
+                data = out.get("data", {})
+                if set(data) - {"text/plain"}:
+                    continue  # shown as HTML, a picture or a widget, not as this text
+                text, where = "".join(data.get("text/plain", "")), "result"
+            else:
+                continue
+            for line in text.replace("\r", "\n").splitlines():
+                if len(line) > most:
+                    found.append(f"cell {cell.get('index', '?')} ({where}, {len(line)} chars): "
+                                 f"{line[:120]}")  # fmt: skip
+    return found
+
+
 # ----------------------------------------------------------------------------- JS helpers
 # Runs in the page: what is wider than the notebook panel (scrolls sideways, or is cut).
 _JS_OVERFLOW = """
@@ -683,6 +710,10 @@ class LabPage:
             if bars.nth(i).is_visible()
         ]
         return noise_lines(self.cells()) + left
+
+    def long_lines(self) -> list[str]:
+        """Printed lines longer than `PRINT_WIDTH` characters (one line each)."""
+        return long_lines(self.cells())
 
     def not_rendered(self) -> list[str]:
         """Outputs that show a widget or figure that failed to render."""

@@ -4,10 +4,11 @@ One JupyterLab server and one 1000×800 page with the file browser open (Jupyter
 layout on a laptop: 568 px of output width) for the whole session. For each notebook found in
 ``notebooks/``: open it, Run All, and require no error output, no cell left unrun, every widget
 rendered (no "Loading widget…", no "Error displaying widget", no ``<Figure size`` text instead
-of a figure), no table, text output or picture wider than the notebook, no word of a table cell
-broken inside the word, no figure shown below `LEGIBLE_SCALE` of its own width, and no
-framework log line, warning or progress-bar residue in any output; then move one control of
-every widget and require its output to change and settle.
+of a figure), no printed line over `PRINT_WIDTH` characters, no table, text output or picture
+wider than the notebook, no word of a table cell broken inside the word, no figure shown
+below `LEGIBLE_SCALE` of its own width, and no framework log line, warning or progress-bar
+residue in any output; then move one control of every widget and require its output to change
+and settle.
 
 The kernels come from the Binder replay's environment (`binder_env`: postBuild's venv, the
 package installed from its build), and each notebook's kernel, with its children, is measured
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 from binder_env import BINDER_LIMIT_GB, Replay
 from browser_support import (
+    PRINT_WIDTH,
     ROOT,
     LabPage,
     LabServer,
@@ -98,6 +100,10 @@ def test_notebook_runs_and_widgets_answer(series_lab, page, notebook):
         assert not bad, f"{notebook}: outputs that did not render: {bad}"
         noise = lab.noise_lines()
         assert not noise, f"{notebook}: log, warning or progress lines:\n" + "\n".join(noise)
+        long = lab.long_lines()
+        assert not long, f"{notebook}: printed lines over {PRINT_WIDTH} characters:\n" + "\n".join(
+            long
+        )
         wide = lab.overflow()
         assert not wide, f"{notebook}: wider than the notebook at 1000 px:\n" + "\n".join(wide)
         broken = lab.midword_breaks()

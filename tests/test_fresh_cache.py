@@ -126,3 +126,57 @@ def test_prune_drops_the_oldest_past_the_size_and_age_limits(tmp_path, monkeypat
         "fingerprint-1.json",
     ]
     assert not (folder / "fingerprint-3.lock").exists()
+
+
+def test_a_fresh_process_seeds_its_own_fingerprint_for_nested_calls(calls, monkeypatch):
+    """`seed_fingerprint` keeps this process's fingerprint under the key a nested
+    ``fingerprint({}, …)`` reads: that call starts no process; another environment still does."""
+    from fpexplore.dispatch import fingerprint
+
+    monkeypatch.setattr(fingerprint, "take", lambda label, values: _fake_fingerprint("seeded"))
+    fresh.seed_fingerprint()
+    here = fresh.fingerprint({}, "this-machine", values=True)
+    assert calls == [] and here["ops"] == _fake_fingerprint("")["ops"]
+    assert here["label"] == "this-machine"
+    fresh.fingerprint({"OMP_NUM_THREADS": "1"}, "other")
+    assert len(calls) == 1
+
+
+def test_without_the_cache_nothing_is_seeded(calls, monkeypatch, tmp_path):
+    from fpexplore.dispatch import fingerprint
+
+    monkeypatch.setenv(fresh.CACHE_ENV, "0")
+    monkeypatch.setattr(fingerprint, "take", lambda *a, **k: pytest.fail("taken"))
+    fresh.seed_fingerprint()
+    assert not (tmp_path / "fresh").exists()
+
+
+@pytest.mark.slow
+def test_a_seeded_fingerprint_has_the_bits_of_a_nested_fresh_one():
+    """Live: the fingerprint a fresh process seeds (the claims matrix's runner, first thing)
+    has every result's bits of the one a separate fresh interpreter takes under the same
+    environment (a variable of its own makes the key this test's alone)."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    from fpexplore.paths import cache_dir
+
+    mine = {"FPEXPLORE_TEST_SEED": uuid.uuid4().hex}
+    run = f"seed-{mine['FPEXPLORE_TEST_SEED']}"
+    env = {**os.environ, **mine, fresh.CACHE_ENV: "1", fresh.RUN_ENV: run}
+    code = (
+        "import json; from fpexplore.dispatch import fresh; fresh.seed_fingerprint(); "
+        "fp = fresh.fingerprint({}, 'x', values=True); "
+        "print(json.dumps({k: v['values'] for k, v in fp['ops'].items()}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    seeded = json.loads(done.stdout.strip().splitlines()[-1])
+    log = (cache_dir() / "fresh" / "log.jsonl").read_text().splitlines()
+    reused = [json.loads(ln)["reused"] for ln in log if f'"{run}"' in ln]
+    assert reused == [False, True]  # seeded, then read back by the nested call
+    nested = fresh._take_fingerprint(mine, "", True, 300.0)  # an interpreter of its own
+    assert seeded == {k: v["values"] for k, v in nested["ops"].items()}

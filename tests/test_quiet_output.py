@@ -1,12 +1,13 @@
-"""The quiet-output scanner that the browser test runs over every output of the executed series
-(`browser_support.noise_lines`), and the one place that sets TensorFlow's log level."""
+"""The quiet-output and line-length scanners that the browser test runs over every output of the
+executed series (`browser_support.noise_lines`, `browser_support.long_lines`), and the one
+place that sets TensorFlow's log level."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from browser_support import noise_lines
+from browser_support import PRINT_WIDTH, long_lines, noise_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,6 +52,17 @@ def test_scanner_leaves_lesson_output_alone():
         "Warning signs of a bad port: none here\n",
     ]
     assert noise_lines([_cell(*quiet, name="stdout")]) == []
+
+
+def test_line_scanner_finds_printed_lines_too_long_for_the_output_area():
+    fits, over = "x" * PRINT_WIDTH, "y" * (PRINT_WIDTH + 1)
+    found = long_lines([_cell(f"{fits}\n{over}\n", name="stdout")])
+    assert found == [f"cell 1 (stdout, {PRINT_WIDTH + 1} chars): {over}"]
+    shown = {"output_type": "execute_result", "data": {"text/plain": over}}
+    assert len(long_lines([{"index": 2, "outputs": [shown]}])) == 1
+    # a result shown as HTML (a table) is measured by the page, not as text
+    html = {"output_type": "display_data", "data": {"text/html": "<p/>", "text/plain": over}}
+    assert long_lines([{"index": 3, "outputs": [html]}]) == []
 
 
 def test_tensorflow_log_level_is_set_in_one_place():

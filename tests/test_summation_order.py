@@ -277,11 +277,15 @@ def test_a_bound_fails_when_the_error_exceeds_it():
     from fpexplore.result import Outcome
 
     off = Outcome("sum", "numpy", value=np.float32(1.5))
-    assert bounds._within(off, Fraction(1), 0.25)[0] is False
-    assert bounds._within(off, Fraction(1), 0.5)[0] is True
-    assert bounds._within(off, Fraction(1), math.inf)[0] is None  # no bound: not checked
+    assert bounds._within(off, Fraction(1), 0.25, "b")[0] is False
+    holds, said = bounds._within(off, Fraction(1), 0.5, "γ(1)·Σ|x|")
+    # both numbers say what they are: the error, then the bound by its name
+    assert holds is True and said == ": |sum − exact| = 0.5 ≤ γ(1)·Σ|x| = 0.5"
+    assert bounds._within(off, Fraction(1), math.inf, "b")[0] is None  # no bound: not checked
     inf = Outcome("sum", "numpy", value=np.float16(np.inf))
-    assert "overflow" in bounds._within(inf, Fraction(1), 1.0)[1]
+    assert "overflow" in bounds._within(inf, Fraction(1), 1.0, "b")[1]
+    # every bound claim's numbers name its bound
+    assert set(bounds.BOUNDS) == set(bounds.PARTS) - {"numpy_bfloat16_stalls"}
     assert bounds.gamma(3, "float32") > 3 * 2.0**-24 and bounds.gamma(2**24, "float32") == math.inf
 
 

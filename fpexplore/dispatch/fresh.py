@@ -153,12 +153,13 @@ def fingerprint(
     one take, with values, serves every label and both ``values``)."""
     if not cache_on():
         return _take_fingerprint(env, label, values, timeout)
-
-    def keep(fp: dict[str, Any]) -> bool:  # a worker that failed is not kept: tried again
-        return not any(" did not run: " in why for why in fp.get("unavailable", {}).values())
-
     fp = cached(
-        "fingerprint", env, {}, lambda: _take_fingerprint(env, "", True, timeout), keep, label
+        "fingerprint",
+        env,
+        {},
+        lambda: _take_fingerprint(env, "", True, timeout),
+        _fingerprint_kept,
+        label,
     )
     fp["label"] = label or platform.node() or "this machine"  # as `fingerprint.take` names it
     if not values:
@@ -166,6 +167,27 @@ def fingerprint(
             op.pop("shape", None)
             op.pop("values", None)
     return fp
+
+
+def _fingerprint_kept(fp: dict[str, Any]) -> bool:
+    """Whether a fingerprint is kept: not one whose worker failed (it is tried again)."""
+    return not any(" did not run: " in why for why in fp.get("unavailable", {}).values())
+
+
+def seed_fingerprint() -> None:
+    """In a process that is itself fresh (started by `spawn` under its switch, nothing run
+    yet): take its own fingerprint here, and keep it where the cache is on as the one
+    `fingerprint` would start another interpreter for under the same environment (``env``
+    empty). The same interpreter, environment and libraries, loaded the same way, so a
+    lesson's nested fingerprint of this configuration reads it instead of starting one."""
+    if not cache_on():
+        return
+    from .fingerprint import take
+
+    def taken() -> dict[str, Any]:
+        return json.loads(json.dumps(take("", values=True)))  # as a worker's reply reads
+
+    cached("fingerprint", {}, {}, taken, _fingerprint_kept, "this process")
 
 
 def call(module: str, args: Sequence[Any], env: Mapping[str, str], timeout: float = 300.0) -> Any:

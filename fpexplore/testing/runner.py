@@ -75,9 +75,17 @@ def _run(name: str, params: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+#: lessons whose runs take this configuration's fingerprint in a nested fresh process
+#: (cpu_dispatch's "this-machine"): this process, fresh itself, takes it first (`main`)
+FINGERPRINTING = frozenset({"cpu_dispatch"})
+
+
 def main() -> None:
     warnings.simplefilter("ignore")
-    runs = [_run(name, params) for name, params in json.loads(sys.stdin.read() or "[]")]
+    plan = json.loads(sys.stdin.read() or "[]")
+    if FINGERPRINTING & {name for name, _ in plan}:
+        fresh.seed_fingerprint()  # before any run changes this process's state
+    runs = [_run(name, params) for name, params in plan]
     fresh.reply({"paths": _paths(), "runs": runs})
 
 

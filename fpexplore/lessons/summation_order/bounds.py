@@ -47,6 +47,14 @@ PARTS = {
     "torch_wide_accumulator": "torch float32 accumulator",
     "numpy_bfloat16_stalls": "np.sum in bfloat16",
 }
+#: each bound claim's bound, named as the numbers after its text show it (both sides absolute,
+#: in the sum's own units)
+BOUNDS = {
+    "sequential_within_bound": "γ(n−1)·Σ|x|",
+    "pairwise_within_bound": "γ(⌈log2 n⌉)·Σ|x|",
+    "java_running_sum_bound": "u·Σ|running sums|",
+    "torch_wide_accumulator": "γ(n−1)·Σ|x| + u·|result|",
+}
 CLAIMS = declare_texts(
     {
         "sequential_within_bound": "a left-to-right sum is within γ(n−1)·Σ|x| = "
@@ -71,9 +79,12 @@ CLAIMS = declare_texts(
 )
 
 
-def _within(outcome: Outcome | None, exact: Fraction, bound: float) -> tuple[bool | None, str]:
-    """(``|outcome - exact| <= bound``, the numbers), or (None, why it cannot be decided:
-    it did not run, it overflowed, the bound is infinite)."""
+def _within(
+    outcome: Outcome | None, exact: Fraction, bound: float, name: str
+) -> tuple[bool | None, str]:
+    """(``|outcome - exact| <= bound``, the numbers, each named: the error and the bound
+    ``name``), or (None, why it cannot be decided: it did not run, it overflowed, the bound is
+    infinite)."""
     if outcome is None:
         return None, "this run has no such result"
     if not outcome.ran:
@@ -89,14 +100,14 @@ def _within(outcome: Outcome | None, exact: Fraction, bound: float) -> tuple[boo
             None,
             "the bound is infinite here (k·u ≥ 1). Fix: choose a smaller n or a wider dtype",
         )
-    return err <= bound * SLACK, f": {err:.3g} ≤ {bound:.3g}"
+    return err <= bound * SLACK, f": |sum − exact| = {err:.3g} ≤ {name} = {bound:.3g}"
 
 
 def _decide(
     key: str, outcome: Outcome | None, exact: Fraction, bound: float, why: dict[str, str], note=""
 ) -> dict[str, Claim]:
     """Claim ``key`` decided against its bound; where it cannot be, ``why`` says so for its part."""
-    holds, said = _within(outcome, exact, bound)
+    holds, said = _within(outcome, exact, bound, BOUNDS[key])
     if holds is None:
         why[PARTS[key]] = said
         return {}
@@ -174,6 +185,8 @@ def _low_precision(
         else:
             got = abs(float(np_sum.value))
             found["numpy_bfloat16_stalls"] = CLAIMS["numpy_bfloat16_stalls"].claim(
-                got <= stall, f": {got:.6g} ≤ {stall:.6g} (exact sum {float(exact):.6g})"
+                got <= stall,
+                f": |np.sum| = {got:.6g} ≤ 1024·max|x| = {stall:.6g} "
+                f"(exact sum {float(exact):.6g})",
             )
     return found, numbers
