@@ -1,6 +1,7 @@
 """Recorded GPU runs: schema validation, loading, and the recorder itself (on the CPU)."""
 
 import json
+import os
 import shutil
 from fractions import Fraction
 
@@ -112,8 +113,11 @@ def test_float32_bits_round_trip():
     assert records.bits32(np.float32(1.0)) == [0x3F800000]
 
 
-def test_recorder_runs_on_cpu_quick_and_its_output_loads(tmp_path):
+def test_recorder_runs_on_cpu_quick_and_its_output_loads(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     path = recorder.record_gpu(out_dir=tmp_path, device="cpu", quick=True, n_runs=2, processes=1)
+    # the experiments leave the process's environment as they found it
+    assert "CUBLAS_WORKSPACE_CONFIG" not in os.environ
     assert path.name.endswith("-quick.json") and path.parent == tmp_path
     rec = records.load(path)
     exp = rec.experiments

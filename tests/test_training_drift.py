@@ -4,6 +4,8 @@ the GPU record hidden, and the exercises' checks."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -122,7 +124,9 @@ def test_a_gpu_record_round_trips_through_the_reader(tmp_path, monkeypatch):
     monkeypatch.setattr(table, "BASE_SEEDS", (0,))
     monkeypatch.setattr(table, "STEPS", 20)
     monkeypatch.setattr(gpu_record, "_runs", _short_runs(torch))
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     path = gpu_record.record(folder, "cpu")
+    assert "CUBLAS_WORKSPACE_CONFIG" not in os.environ  # a CPU record sets nothing
     rec = gpu_record.read(folder)
     assert rec is not None and rec["path"] == path.name
     s = gpu_record.summary(rec)

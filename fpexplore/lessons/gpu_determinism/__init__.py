@@ -357,7 +357,8 @@ def figure(comparison: Comparison) -> Any:
 
 def record_gpu(s: GpuSession) -> dict[str, Any]:
     """The determinism experiment, after the cuBLAS probe (which runs before
-    ``CUBLAS_WORKSPACE_CONFIG`` is set here, where the caller did not set it)."""
+    ``CUBLAS_WORKSPACE_CONFIG`` is set, for the experiment only, where the caller did not set
+    it: the process's environment is left as it was)."""
     import os
 
     from . import raise_probe
@@ -365,10 +366,16 @@ def record_gpu(s: GpuSession) -> dict[str, Any]:
 
     cublas = raise_probe.probe_cublas(s.device)
     s.say("cublas_probe: done")
+    unset = "CUBLAS_WORKSPACE_CONFIG" not in os.environ
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    det = run_determinism(
-        s.device, n_runs=s.n_runs, quick=s.quick, seed=0, processes=s.processes, progress=s.say
-    )
+    try:
+        det = run_determinism(
+            s.device, n_runs=s.n_runs, quick=s.quick, seed=0, processes=s.processes,
+            progress=s.say,
+        )  # fmt: skip
+    finally:
+        if unset:
+            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
     return {**det, "cublas_probe": cublas}
 
 

@@ -82,8 +82,10 @@ def record(out_dir: str | Path | None = None, device: str = "cuda") -> Path:
     from ...paths import recordings_dir
     from ...records import slug
 
-    # cuBLAS refuses deterministic mode without a fixed workspace (set before CUDA starts)
-    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    # cuBLAS refuses deterministic mode without a fixed workspace (set before CUDA starts; a
+    # CPU run leaves the process's environment as it was)
+    if str(device).startswith("cuda"):
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch = backends.load("torch")
     dev = torch.device(device)
     t0 = time.perf_counter()
