@@ -31,10 +31,10 @@ setup: $(VENV)/.installed
 PIP_INSTALL := --no-compile -c constraints.txt -e '.[all]'
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt uv
 	$(BIN)/python -m uv pip install --python $(BIN)/python --native-tls -q $(PIP_INSTALL) || \
 	  { echo "uv could not install the environment: pip installs it instead"; \
+	    $(BIN)/python -m pip install -q --upgrade pip && \
 	    $(BIN)/python -m pip install -q $(PIP_INSTALL); }
 	@touch $@
 

@@ -19,8 +19,18 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/test_wheel_install.py",
     ),
 }
-#: the longest units, in the order they start
-FIRST: tuple[str, ...] = ("binder", "tests/test_claims_any_machine.py")
+#: the longest units, longest first (their seconds on a cold run: ``make suite-time``), so that
+#: the suite ends on short units and no process waits at the end for one long unit
+FIRST: tuple[str, ...] = (
+    "binder",
+    "tests/test_claims_any_machine.py",
+    "tests/test_widget_ranges.py",
+    "tests/test_contract_degrade.py",
+    "tests/test_lessons_property.py",
+    "tests/test_fingerprint.py",
+    "tests/test_orders_tensorflow.py",
+    "tests/test_browser_delivery.py",
+)
 
 
 def unit(nodeid: str) -> str:
