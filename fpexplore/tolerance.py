@@ -32,6 +32,7 @@ import numpy as np
 from . import formats
 from .errors import InvalidInput, InvalidParameter, shown
 from .result.spec import declare_texts
+from .result.text_table import wrapped
 
 __all__ = [
     "ERF_ULPS",
@@ -431,7 +432,8 @@ class Advice:
         )
         if self.note and self.measured_max_abs is not None:
             lines.append(f"  note: {self.note}")
-        return "\n".join(lines)
+        # wrapped to the notebook's width, as `Comparison.check` prints a claim
+        return wrapped("\n".join(lines))
 
 
 #: key -> the claim of an `Advice` as declared, with the template of its measured numbers

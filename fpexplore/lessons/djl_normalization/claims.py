@@ -88,7 +88,7 @@ _TEXTS = {
     "pipeline_fixed": (
         "with ResizeShort, round-and-clamp and torchvision's crop offset, DJL's pipeline has "
         "torchvision's shapes at every stage",
-        "and first differs (if at all) at the resize, where PIL's resampler and libtorch's "
+        " and first differs (if at all) at the resize, where PIL's resampler and libtorch's "
         "differ (here by up to {gap:g} level{plural})",
     ),
     "resize_uint8_wraps": (
