@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import mpmath
@@ -39,6 +40,20 @@ def _restore_mpmath_precision():
     prec = mpmath.mp.prec
     yield
     mpmath.mp.prec = prec
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads_kept():
+    """No test leaves torch on another intra-op thread count: the tests after it in the same
+    process would run on it, and results that depend on the thread count would then depend on
+    the order the tests ran in."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    yield
+    if before is None or (after := torch.get_num_threads()) == before:
+        return
+    torch.set_num_threads(before)
+    pytest.fail(f"the test left torch on {after} intra-op thread(s); it had {before}")
 
 
 def _fresh_log() -> list[dict]:

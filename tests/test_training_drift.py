@@ -109,6 +109,31 @@ def test_without_torch_the_framework_claim_is_not_checked():
     assert "Fix" in c.claims["framework_same_order"].reason
 
 
+def test_torchs_row_runs_on_one_thread_and_leaves_the_count_as_it_was():
+    """torch's run (and the table's framework row) train on one intra-op thread, then set the
+    count back: the next computation in the process runs on the threads it had."""
+    from fpexplore.lessons.training_drift import models
+
+    class FakeTorch:
+        threads, seen = 3, []
+
+        def get_num_threads(self):
+            return self.threads
+
+        def set_num_threads(self, n):
+            self.seen.append(n)
+            self.threads = n
+
+    fake = FakeTorch()
+    with models.one_torch_thread(fake):
+        assert fake.get_num_threads() == 1
+    assert fake.seen == [1, 3] and fake.get_num_threads() == 3
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    fpexplore.run("training_drift", perturbation="torch", steps=30, seed=11)
+    assert torch.get_num_threads() == before
+
+
 def test_gpu_row_is_not_checked_without_a_record(tmp_path, monkeypatch):
     monkeypatch.setattr(gpu_record, "read", lambda directory=None: None)
     c = fpexplore.run("training_drift", steps=50)

@@ -4,6 +4,7 @@ beyond them (its own error against mpmath measured over those steps)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -31,14 +32,21 @@ def other_ops(perturbation: str) -> models.Ops:
     if perturbation == "torch":
         from ... import backends
 
-        torch = backends.load("torch")
-        torch.set_num_threads(1)
-        return models.torch_ops(torch)
+        return models.torch_ops(backends.load("torch"))
     if perturbation == "tensorflow":
         from ... import backends
 
         return models.tf_ops(backends.load("tensorflow"))
     return models.numpy_ops("float32")
+
+
+def _threads(perturbation: str) -> contextlib.AbstractContextManager[None]:
+    """torch's run on one thread (`models.one_torch_thread`); nothing for the others."""
+    if perturbation != "torch":
+        return contextlib.nullcontext()
+    from ... import backends
+
+    return models.one_torch_thread(backends.load("torch"))
 
 
 def needs(perturbation: str) -> str | None:
@@ -117,7 +125,8 @@ def trajectories(model: str, perturbation: str, lr: float, steps: int, seed: int
             start = flip_ulp(w0) if perturbation == "one-ulp" else w0
             ops = other_ops(perturbation)
             name = "numpy float32, 1 ULP up in w[0]" if perturbation == "one-ulp" else ops.name
-            other = train(model, ops, start, data, lr, steps, label=name)
+            with _threads(perturbation):
+                other = train(model, ops, start, data, lr, steps, label=name)
         mp = reference(model, seed, lr, min(REFERENCE_STEPS[model], steps))
         hi, lo = np.asarray(mp["hi"]), np.asarray(mp["lo"])
         k = len(hi) - 1

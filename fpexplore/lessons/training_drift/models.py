@@ -5,7 +5,8 @@ summation order is chosen) and every framework runs the same sequence of operati
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -91,6 +92,18 @@ def mp_ops() -> Ops:
         lambda a: exp(a).astype(object),
         sum0,
     )
+
+
+@contextmanager
+def one_torch_thread(torch: Any) -> Iterator[None]:
+    """torch on one intra-op thread (its sums then add in one order on any machine) while the
+    block runs; the thread count it had is set back afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def torch_ops(torch: Any, dtype: str = "float32") -> Ops:
