@@ -24,7 +24,7 @@ setup: $(VENV)/.installed
 
 # Every package at the lock's version (constraints.txt): the versions every comparison with the
 # shipped records assumes. uv (itself pinned) installs them, downloading and unpacking in
-# parallel: half pip's time for the same packages; pip does it where uv cannot. Nothing is
+# parallel, faster than pip for the same packages; pip does it where uv cannot. Nothing is
 # byte-compiled at install (13,000 files, most never imported): Python compiles and caches
 # what is imported, the first time it is. `make lock` writes the lock again from a fresh
 # environment.
