@@ -318,26 +318,40 @@ NOISE = (
 )
 
 
-def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
-    """Every output line of ``cells`` (nbformat outputs) that is log, warning or progress-bar
-    residue: ``cell N (stream): line``."""
-    found = []
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _output_lines(
+    cells: list[dict[str, Any]], shown_as_text: bool
+) -> Iterator[tuple[Any, str, str]]:
+    """Each line of ``cells``' text outputs (nbformat: streams, and results' plain text) as
+    ``(cell index, "stdout"/"stderr"/"result", line)``. A widget's text is its fallback, never
+    a result line; ``shown_as_text``: only results with nothing but plain text (the others
+    show as HTML or a picture, measured by the page)."""
     for cell in cells:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream":
                 text, where = "".join(out.get("text", "")), out.get("name", "stream")
             elif out.get("output_type") in ("execute_result", "display_data"):
                 data = out.get("data", {})
-                if "application/vnd.jupyter.widget-view+json" in data:
-                    continue  # a widget's text is its fallback: `LabPage.noise_lines` looks
-                    # at what the widget shows (a progress bar left in view)
+                if WIDGET_MIME in data or (shown_as_text and set(data) - {"text/plain"}):
+                    continue
                 text, where = "".join(data.get("text/plain", "")), "result"
             else:
                 continue
             for line in text.replace("\r", "\n").splitlines():
-                if any(p.search(line) for p in NOISE):
-                    found.append(f"cell {cell.get('index', '?')} ({where}): {line[:160]}")
-    return found
+                yield cell.get("index", "?"), where, line
+
+
+def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
+    """Every output line of ``cells`` (nbformat outputs) that is log, warning or progress-bar
+    residue: ``cell N (stream): line`` (`LabPage.noise_lines` looks at what a widget shows: a
+    progress bar left in view)."""
+    return [
+        f"cell {i} ({where}): {line[:160]}"
+        for i, where, line in _output_lines(cells, shown_as_text=False)
+        if any(p.search(line) for p in NOISE)
+    ]
 
 
 #: the longest printed line that the output area shows whole at 568 px (monospace, about 7.8 px a
@@ -348,23 +362,11 @@ PRINT_WIDTH = 72
 def long_lines(cells: list[dict[str, Any]], most: int = PRINT_WIDTH) -> list[str]:
     """Every printed line of ``cells`` (nbformat outputs: streams, and results shown as plain
     text) longer than ``most`` characters: ``cell N (stream, 80 chars): line``."""
-    found = []
-    for cell in cells:
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                text, where = "".join(out.get("text", "")), out.get("name", "stream")
-            elif out.get("output_type") in ("execute_result", "display_data"):
-                data = out.get("data", {})
-                if set(data) - {"text/plain"}:
-                    continue  # shown as HTML, a picture or a widget, not as this text
-                text, where = "".join(data.get("text/plain", "")), "result"
-            else:
-                continue
-            for line in text.replace("\r", "\n").splitlines():
-                if len(line) > most:
-                    found.append(f"cell {cell.get('index', '?')} ({where}, {len(line)} chars): "
-                                 f"{line[:120]}")  # fmt: skip
-    return found
+    return [
+        f"cell {i} ({where}, {len(line)} chars): {line[:120]}"
+        for i, where, line in _output_lines(cells, shown_as_text=True)
+        if len(line) > most
+    ]
 
 
 # ----------------------------------------------------------------------------- JS helpers
@@ -732,7 +734,7 @@ class LabPage:
         """How many outputs carry a widget view (rendered or not), from the cell outputs; a
         progress bar's widget is not counted (it closes itself when its work is done)."""
         return sum(
-            "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+            WIDGET_MIME in out.get("data", {})
             and not PROGRESS.search("".join(out["data"].get("text/plain", "")))
             for cell in self.cells()
             for out in cell["outputs"]
