@@ -42,7 +42,6 @@ def with_banner(fig: Any, banner: str, fontsize: int = 9) -> Any:
     laid out."""
     # wrapped to the figure's width (about 0.6 em a character), so that no line is cut
     chars = max(40, min(140, int(fig.get_figwidth() * 72 / (fontsize * 0.6))))
-    # a banner already wrapped for print is filled again as one paragraph
-    fig.suptitle(textwrap.fill(" ".join(banner.split()), chars), fontsize=fontsize)
+    fig.suptitle(textwrap.fill(banner, chars), fontsize=fontsize)
     fig.tight_layout()
     return fig

@@ -10,7 +10,6 @@ import numpy as np
 from ...figures import WIDTH_IN
 from ...params import Text
 from ...result import Claim, Comparison, Outcome
-from ...result.text_table import wrapped
 from .._base import Lesson, declare_texts, missing_part
 from .._gpu import present
 from .._gpu.recording import GpuExperiment, GpuSession
@@ -360,7 +359,7 @@ def _compute(src: Any, acc: Any) -> Comparison:
     }
     observations.update(edge_obs)
     data = AcceleratorData(
-        banner=wrapped(info["banner"]),
+        banner=info["banner"],
         ran_on=info["ran_on"],
         settings=s,
         steps=list(range(s["chain_steps"] + 1)),

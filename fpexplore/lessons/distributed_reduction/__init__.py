@@ -12,7 +12,6 @@ import numpy as np
 from ...figures import WIDTH_IN
 from ...params import Interval
 from ...result import Claim, Comparison, Observation, Outcome
-from ...result.text_table import wrapped
 from .._base import Lesson, declare_texts
 
 WORLDS = (1, 2, 4)
@@ -166,7 +165,6 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
         f"RECORDED NCCL run: {p.get('gpu_count')} x {p.get('gpu_name')}, NCCL {p.get('nccl')}, "
         f"torch {p['torch']}, {p['date'][:10]} — from {path.name}"
     )
-    banner = wrapped(banner)
     claims = {
         "nccl_two_ranks_rank_ordered": C["nccl_two_ranks_rank_ordered"].claim(
             bool(ok2) and all(r["n_differ_rank_ordered"] == 0 for r in ok2)
@@ -329,8 +327,7 @@ def figure(comparison: Comparison) -> Any:
                 ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")
     ax.set_xlabel("message size (float32 elements)")
     ax.set_ylabel("fraction ≠ rank-ordered sum")
-    title = " ".join(d.nccl.banner.split()) or "no NCCL record"
-    ax.set_title(title, fontsize=8, wrap=True)
+    ax.set_title(d.nccl.banner or "no NCCL record", fontsize=8, wrap=True)
     if rows:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     fig.tight_layout()

@@ -9,7 +9,6 @@ from typing import Any
 from ...figures import WIDTH_IN
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
-from ...result.text_table import wrapped
 from .._base import Lesson, declare_texts, missing_parts
 from .._gpu import present, ulp_unit
 from .._gpu.recording import GpuExperiment, GpuSession
@@ -253,7 +252,7 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
         data = DeterminismData(
             **{k: run[k] for k in ("configs", "n_runs", "rows", "raises", "fresh_processes")},
             source=src.kind,
-            banner=wrapped(src.banner + bounded),
+            banner=src.banner + bounded,
             card=src.label,
             cublas_probe=run.get("cublas_probe"),
             linear_flag=linear,

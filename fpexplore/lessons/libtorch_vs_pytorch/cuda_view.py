@@ -15,7 +15,6 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...result import Claim, Observation, Outcome
-from ...result.text_table import wrapped
 from .._base import declare_texts
 from . import cuda_kernels as ck
 from .data import CudaData
@@ -130,7 +129,6 @@ def _source(cuda: str) -> tuple[str, dict[str, Any] | None, str, str]:
         f"RECORDED run ({why}): {p['gpu_name']}, {p['date'][:10]}, torch {p['torch']}, CUDA "
         f"{p.get('cuda')}, {p['nvcc']}, driver {p.get('driver')} — from {path.name}"
     )
-    banner = wrapped(banner)
     return "recorded", data, banner, ""
 
 

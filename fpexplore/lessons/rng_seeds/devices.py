@@ -11,7 +11,6 @@ import numpy as np
 from ...memo import Memo
 from ...result import Claim, Outcome
 from ...result.spec import declare_texts
-from ...result.text_table import wrapped
 from ...rng import TorchCPURandom
 from ...rng.philox import torch_cuda_rand
 from .._base import missing_part
@@ -86,11 +85,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
             "no CUDA device here and no recorded GPU run in data/gpu; record one with: "
             f"{records.RECORD_FIX}"
         )
-        return (
-            [Outcome.missing("torch CUDA", "torch", reason, kind="recorded")],
-            {},
-            wrapped(reason),
-        )
+        return [Outcome.missing("torch CUDA", "torch", reason, kind="recorded")], {}, reason
     rec = records.load()
     exp = rec.experiments["rng"]
     sm = int(rec.provenance.get("sm_count") or 132)
@@ -120,11 +115,7 @@ def cuda(torch: Any, seed: int, n: int, k: int) -> tuple[list[Outcome], dict[str
         bool((bits == u32(emu)).all()),
         f" (recorded: n = {exp['n']}, seed {seed}, {rec.card}, {rec.date})",
     )
-    return (
-        [recorded, _emulator(seed, k, int(exp["n"]), sm, rec.card)],
-        claims,
-        wrapped(rec.banner()),
-    )
+    return [recorded, _emulator(seed, k, int(exp["n"]), sm, rec.card)], claims, rec.banner()
 
 
 #: the recorded CPU streams' check, per record: it does not depend on the seed asked for

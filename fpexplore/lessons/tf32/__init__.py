@@ -9,7 +9,6 @@ from typing import Any
 from ...figures import WIDTH_IN
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
-from ...result.text_table import wrapped
 from .._base import Lesson, declare_texts, missing_part, missing_parts
 from .._gpu import present, ulp_unit
 from .._gpu.recording import GpuExperiment, GpuSession
@@ -316,7 +315,7 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
             run["modes"],
             run["rows"],
             src.kind,
-            wrapped(src.banner + bounded),
+            src.banner + bounded,
             _pick(sizes, 1024),
             _pick(chans, 256),
             defaults_here,
