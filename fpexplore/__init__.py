@@ -82,9 +82,10 @@ def compare(a: Any, b: Any, check: bool = False) -> Difference:
     from .dispatch.compare import compare as _compare
     from .dispatch.fingerprint import check as checked
     from .dispatch.fingerprint import load
+    from .dispatch.record import Fingerprint
 
     def read(x: Any, side: str) -> dict[str, Any]:
-        return checked(x, side.upper()) if isinstance(x, dict) else load(x, side)
+        return checked(x, side.upper()) if isinstance(x, dict | Fingerprint) else load(x, side)
 
     if not isinstance(check, bool):
         raise InvalidParameter("check", check, "True or False", "fpexplore.compare")

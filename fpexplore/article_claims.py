@@ -64,87 +64,66 @@ def _c(lesson: str, *keys: str) -> tuple[str, ...]:
     return tuple(f"{lesson}:{k}" for k in keys)
 
 
-_ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], ...] = (
-    # (text, source, myths, claims, out_of_reach, left, rank)
-    (
+def _check(number: int, text: str, *rest: Any) -> tuple[Any, ...]:
+    """The row of a claim of ``claims-to-check.md #number``, judged by the myth of that number
+    (the myths follow that file's order); ``rest``: claims, out_of_reach, left, rank."""
+    return (text, CHECK + str(number), (number,), *rest)
+
+
+#: the claims that decide both rows on TensorFlow's control flow
+_CONTROL_FLOW = _c(
+    "tf_vs_torch", "control_flow.if_without_tape", "control_flow.control_flow_gradients_agree"
+)
+
+_ROWS: tuple[tuple[Any, ...], ...] = (
+    # (text, source, myths, claims, out_of_reach, left, rank), trailing defaults left out
+    _check(
+        1,
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
-        CHECK + "1",
-        (1,),
         _c("summation_order", "djl_emulated", "torch_emulated"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        2,
         "The same seed (42) makes DJL's randomUniform and torch.rand draw different numbers "
         "(the article's own example).",
-        CHECK + "2",
-        (2,),
         _c("rng_seeds", "djl_matches_torch_cpu", "djl_is_mt19937"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        2,
         "The same seed does not give a DJL model and a PyTorch model the same initial weights.",
-        CHECK + "2",
-        (2,),
         _c("rng_seeds", "djl_init_not_torch"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        3,
         "DJL and PyTorch compute the mean and the standard deviation differently.",
-        CHECK + "3",
-        (3,),
         _c("djl_normalization", "std_ddof", "std_djl_population", "std_fix"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        3,
         "So data normalized in DJL and in PyTorch differs.",
-        CHECK + "3",
-        (3,),
         _c("djl_normalization", "std_fix", "normalize_bit_equal"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        4,
         "Setting cudnn.deterministic = True changes the output of a small nn.Linear model on "
         "one input.",
-        CHECK + "4",
-        (4,),
         _c("gpu_determinism", "linear_ignores_cudnn_flags"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        5,
         "cudnn.benchmark is what causes non-deterministic behaviour.",
-        CHECK + "5",
-        (5,),
         _c(
             "gpu_determinism",
             "conv_varies_without_benchmark",
             "benchmark_adds_nothing_across_processes",
             "atomics_vary",
         ),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        6,
         "If training baked dropout into the weights, inference must remove the dropout layers "
         "to reproduce.",
-        CHECK + "6",
-        (6,),
         _c("train_vs_eval", "dropout_removed_equals_eval", "dropout_eval_fixed"),
-        "",
-        "",
-        0,
     ),
     (
         "The article's dropout-removal code loads the trained state dict into the model "
@@ -152,51 +131,31 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         EXAMPLE,
         (),
         _c("train_vs_eval", "state_dict_example_raises"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        7,
         "Forgetting eval() with BatchNorm makes results inconsistent across runs.",
-        CHECK + "7",
-        (7,),
         _c("train_vs_eval", "bn_train_repeats", "bn_forgotten_eval_moves_stats"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        8,
         "torch.manual_seed does not make runs on several GPUs reproducible.",
-        CHECK + "8",
-        (8,),
         _c("rng_seeds", "seed_reaches_every_gpu"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        8,
         "torch.manual_seed does not make multi-stream runs reproducible.",
-        CHECK + "8",
-        (8,),
         _c("rng_seeds", "streams_reproduce"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        9,
         "LibTorch and PyTorch give different mm results.",
-        CHECK + "9",
-        (9,),
         _c("libtorch_vs_pytorch", "mm_same_bits"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        9,
         "The difference comes from the Python interpreter, garbage collection and memory "
         "management.",
-        CHECK + "9",
-        (9,),
         _c(
             "libtorch_vs_pytorch",
             "mm_same_bits",
@@ -204,32 +163,20 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
             "sum_same_bits",
             "threads_explain_sum",
         ),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
-        CHECK + "10",
-        (10,),
         _c("libtorch_vs_pytorch", "grad_same_bits"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
-        CHECK + "11",
-        (11,),
         _c("libtorch_vs_pytorch", "naive_kernel_is_fma_chain", "fma_changes_bits"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        12,
         "Chained matmuls drift on DirectML.",
-        CHECK + "12",
-        (12,),
         (),
         "no DirectML device (torch-directml's privateuseone: Windows or WSL with a DirectX 12 "
         "GPU) runs here or on the lent GPU machines; the lesson run there with "
@@ -243,147 +190,93 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         CHECK + "12",
         (),
         _c("cpu_vs_accelerator", "chain_drifts"),
-        "",
-        "",
-        0,
     ),
     (
         "torch.device('directml') selects the DirectML device.",
         EXAMPLE,
         (),
         _c("cpu_vs_accelerator", "directml_device_raises"),
-        "",
-        "",
-        0,
     ),
     (
         "The article's DirectML example measures the drift of a chain of matmuls.",
         EXAMPLE,
         (),
         _c("cpu_vs_accelerator", "article_drift_is_other_matrices"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        13,
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
-        CHECK + "13",
-        (13,),
         _c(
             "cpu_vs_accelerator",
             "conv_fp32_differs_cpu",
             "conv_tf32_default",
             "conv_tf32_error",
         ),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        14,
         "ReLU can differ between backends.",
-        CHECK + "14",
-        (14,),
         _c("cpu_vs_accelerator", "relu_negzero_by_device", "relu_identical"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        15,
         "TensorFlow's graph mode (tf.function) gives different numbers from eager mode.",
-        CHECK + "15",
-        (15,),
         _c(
             "tf_vs_torch",
             "graph_mode.division_rewritten",
             "graph_mode.rewrite_off_is_eager",
             "graph_mode.xla",
         ),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        16,
         "For z = (x**2)**3 at x = 2 both frameworks give the gradient 24.",
-        CHECK + "16",
-        (16,),
         _c("tf_vs_torch", "autograd.seed_192"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        17,
         "softmax([1, 2, 3]) differs between TensorFlow and PyTorch.",
-        CHECK + "17",
-        (17,),
         _c("tf_vs_torch", "softmax.seed_example"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        18,
         "LSTM gradients differ between the frameworks over long sequences.",
-        CHECK + "18",
-        (18,),
         _c("tf_vs_torch", "lstm.gradients_rounding", "lstm.growth", "lstm.gate_order"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        19,
         "DJL's dropout masks differ from PyTorch's for the same seed.",
-        CHECK + "19",
-        (19,),
         _c("rng_seeds", "djl_dropout_matches_torch"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        20,
         "DJL's default weight initialization differs from PyTorch's.",
-        CHECK + "20",
-        (20,),
         _c("rng_seeds", "djl_init_gaussian_fan_in", "djl_init_not_torch"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        21,
         "Autograd being on changes a model's inference outputs.",
-        CHECK + "21",
-        (21,),
         _c(
             "train_vs_eval",
             "autograd_modes_same_bits",
             "transformer_grad_changes_bits",
             "transformer_grad_changes_bits_cuda",
         ),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        22,
         "Memory layout (a strided view instead of a contiguous tensor) changes results.",
-        CHECK + "22",
-        (22,),
         _c("summation_order", "strides_change_bits"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        22,
         "Alignment and memory fragmentation (where a tensor starts) change the results of "
         "reductions and elementwise ops.",
-        CHECK + "22",
-        (22,),
         _c("summation_order", "aten_offset_same_bits"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        22,
         "Alignment changes the results of matrix products.",
-        CHECK + "22",
-        (22,),
         _c("summation_order", "cbwr_strict_offset_same_bits"),
         "",
         "on CUDA it is read from one recorded card (the GPU myths record of sum, dot, mv and "
@@ -391,81 +284,45 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         "record (benchmarks/record_myth_gpu.py run on that card)",
         2,
     ),
-    (
+    _check(
+        23,
         "Noise-injecting activations (RReLU-style) make inference vary.",
-        CHECK + "23",
-        (23,),
         _c("train_vs_eval", "rrelu_train_varies", "rrelu_eval_fixed", "keras_noise_eval_identity"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        24,
         "Layer execution order and skip connections change results.",
-        CHECK + "24",
-        (24,),
         _c("summation_order", "residual_orders_differ", "residual_orders_bounded"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        25,
         "Seeding is not enough with several GPUs.",
-        CHECK + "25",
-        (25,),
         _c("rng_seeds", "current_device_seed_misses_others", "seed_reaches_every_gpu"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        25,
         "Seeding is not enough with CUDA streams.",
-        CHECK + "25",
-        (25,),
         _c("rng_seeds", "thread_race_varies", "streams_reproduce"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        25,
         "Seeding is not enough with DataLoader workers.",
-        CHECK + "25",
-        (25,),
         _c("rng_seeds", "workers_reproduce_with_seed", "workers_change_the_numbers"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        26,
         "TensorFlow needs a GradientTape for a Python if.",
-        CHECK + "26",
-        (26,),
-        _c(
-            "tf_vs_torch",
-            "control_flow.if_without_tape",
-            "control_flow.control_flow_gradients_agree",
-        ),
-        "",
-        "",
-        0,
+        _CONTROL_FLOW,
     ),
-    (
+    _check(
+        27,
         "Higher-order derivatives differ between the frameworks.",
-        CHECK + "27",
-        (27,),
         _c("tf_vs_torch", "higher_order.higher_order_accurate"),
-        "",
-        "",
-        0,
     ),
-    (
+    _check(
+        28,
         "Default tolerances for near-singular matrices differ.",
-        CHECK + "28",
-        (28,),
         _c("tf_vs_torch", "tolerances.tolerances_differ", "tolerances.float64_all_agree"),
-        "",
-        "",
-        0,
     ),
     (
         "DJL computes sums, means and standard deviations with NDArrays.sum/mean/std, and "
@@ -473,18 +330,12 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         EXAMPLE,
         (),
         _c("djl_normalization", "article_names_gone"),
-        "",
-        "",
-        0,
     ),
     (
         "Flushing subnormals to zero (FTZ/DAZ) changes float32 results.",
         FOUND,
         (29,),
         _c("cpu_vs_accelerator", "ftz_flushes_subnormals", "ftz_default_exact", "cuda_ftz_flushes"),
-        "",
-        "",
-        0,
     ),
     (
         "Ops without a kernel for a dtype or layout fall back to other kernels, which change "
@@ -517,22 +368,12 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         FOUND,
         (32,),
         _c("libtorch_vs_pytorch", "atomic_varies", "torch_sum_repeatable"),
-        "",
-        "",
-        0,
     ),
     (
         "TensorFlow's eager gradients are symbolic differentiation.",
         FOUND,
         (33,),
-        _c(
-            "tf_vs_torch",
-            "control_flow.if_without_tape",
-            "control_flow.control_flow_gradients_agree",
-        ),
-        "",
-        "",
-        0,
+        _CONTROL_FLOW,
     ),
     (
         "DJL's random augmentations cannot match Python's for the same seed.",
@@ -550,15 +391,11 @@ _ROWS: tuple[tuple[str, str, tuple[int, ...], tuple[str, ...], str, str, int], .
         WORDED,
         (35,),
         _c("training_drift", "rnn_grows_exponentially", "convex_stays_at_rounding"),
-        "",
-        "",
-        0,
     ),
 )
 
 ARTICLE_CLAIMS: tuple[ArticleClaim, ...] = tuple(
-    ArticleClaim(i, text, source, myths, claims, out, left, rank)
-    for i, (text, source, myths, claims, out, left, rank) in enumerate(_ROWS, 1)
+    ArticleClaim(i, *row) for i, row in enumerate(_ROWS, 1)
 )
 
 

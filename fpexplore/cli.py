@@ -8,15 +8,15 @@ Each lesson's options are generated from its declared parameters: ``fpexplore ru
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import textwrap
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from .errors import FpexploreError
+from .commands import Command, parser_for
+from .errors import FpexploreError, InvalidParameter, UnknownParameter
+from .params import parse_texts
 
 _START = time.perf_counter()
 # `fpexplore doctor` answers within about this many seconds of the command starting.
@@ -77,8 +77,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.help:
         print(lesson_parser(lesson).format_help().rstrip())
         return 0
-    params = _parse_params(lesson, args.params)
-    comparison = lesson.run(**params)
+    comparison = lesson.run(**_parse_params(lesson, args.params))
     if args.json:
         print(comparison.to_json(indent=2))
         return 0
@@ -105,90 +104,16 @@ def _run_help() -> str:
     return "\n".join(lines)
 
 
-def _plain(text: str | None) -> str | None:
-    """Help as plain text: no reST backticks."""
-    return text.replace("``", "").replace("`", "") if text else text
-
-
-def _wrapped(text: str | None, width: int) -> str | None:
-    """``text`` `_plain`, wrapped at spaces only to ``width``: choices such as 'onednn-off'
-    stay whole."""
-    if not text:
-        return text
-    words = " ".join(str(_plain(text)).split())
-    return "\n".join(textwrap.wrap(words, max(width, 20), break_on_hyphens=False))
-
-
-def _help_wrapped(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """An argument's keywords with its help `_wrapped` for the help column (as argparse lays
-    it out: the terminal's width less 2, less 24 for the options)."""
-    if isinstance(kwargs.get("help"), str) and kwargs["help"] != argparse.SUPPRESS:
-        kwargs["help"] = _wrapped(kwargs["help"], shutil.get_terminal_size().columns - 26)
-    return kwargs
-
-
-class _Plain(argparse.ArgumentParser):
-    """The ``fpexplore`` parser: its subcommands' help and descriptions are `_plain`."""
-
-    def add_subparsers(self, **kwargs: Any) -> Any:
-        action = super().add_subparsers(**kwargs)
-        add = action.add_parser
-
-        def add_parser(name: str, **kw: Any) -> Any:
-            for key in ("help", "description"):
-                kw[key] = _plain(kw.get(key))
-            return add(name, **kw)
-
-        action.add_parser = add_parser
-        return action
-
-
-class _Refusing(argparse.ArgumentParser):
-    """An argument parser whose errors are the package's own (one line, exit 2), and whose help
-    wraps at spaces only (`_wrapped`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawTextHelpFormatter)
-        kwargs["description"] = _wrapped(
-            kwargs.get("description"), shutil.get_terminal_size().columns - 2
-        )
-        super().__init__(*args, **kwargs)
-        self.given: Sequence[str] = ()  # the tokens being parsed, quoted by errors
-
-    def add_argument(self, *args: Any, **kwargs: Any) -> Any:
-        return super().add_argument(*args, **_help_wrapped(kwargs))
-
-    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
-        group = super().add_argument_group(*args, **kwargs)
-        add = group.add_argument
-        group.add_argument = lambda *a, **kw: add(*a, **_help_wrapped(kw))
-        return group
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        self.given = tuple(args or ())
-        return super().parse_known_args(args, namespace)
-
-    def error(self, message: str) -> Any:  # type: ignore[override]
-        from .errors import InvalidParameter
-
-        raise InvalidParameter("arguments", " ".join(self.given), message)
-
-
 def lesson_parser(lesson: Any) -> argparse.ArgumentParser:
     """The command-line options of ``lesson``, generated from its declared parameters."""
-    from .params import Flag, help_line
-
-    parser = _Refusing(
+    parser = parser_for(
+        lesson.params,
+        title="parameters",
         prog=f"fpexplore run {lesson.name}",
         description=f"{lesson.title}: {lesson.summary}".replace("`", ""),
         add_help=False,
         allow_abbrev=False,
     )
-    group = parser.add_argument_group("parameters")
-    for p in lesson.params:
-        names = [f"--{p.name}"] + ([f"--{p.name.replace('_', '-')}"] if "_" in p.name else [])
-        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if isinstance(p, Flag) else {}
-        group.add_argument(*names, dest=p.name, metavar="VALUE", help=help_line(p), **extra)
     other = parser.add_argument_group("options")
     other.add_argument("-h", "--help", action="store_true", help="show this help and exit")
     _add_output_options(other)
@@ -204,8 +129,6 @@ def _add_output_options(parser: Any) -> None:
 
 def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
     """``--name value`` pairs (``--name=value`` too), parsed by each declared parameter."""
-    from .errors import InvalidParameter, UnknownParameter
-
     parser = lesson_parser(lesson)
     given, extra = parser.parse_known_args(list(tokens))
     where = f"lesson '{lesson.name}'"
@@ -215,52 +138,83 @@ def _parse_params(lesson: Any, tokens: Sequence[str]) -> dict[str, Any]:
             known = tuple("--" + p.name for p in lesson.params)
             raise UnknownParameter(name.replace("-", "_"), value, known, where)
         raise InvalidParameter("parameter", token, "--name value pairs", where)
-    out: dict[str, Any] = {}
-    for p in lesson.params:
-        value = getattr(given, p.name)
-        if value is None:
-            continue
-        try:
-            out[p.name] = p.parse(value)
-        except InvalidParameter as exc:  # say which lesson, as validation does
-            raise InvalidParameter(exc.name, exc.given, exc.accepted, where) from None
-    return out
+    try:
+        return parse_texts(lesson.params, vars(given))
+    except InvalidParameter as exc:  # say which lesson, as validation does
+        raise InvalidParameter(exc.name, exc.given, exc.accepted, where) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    doc = (__doc__ or "").replace("``", "")
-    parser = _Plain(prog="fpexplore", description=doc)
-    parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    doctor = sub.add_parser(
-        "doctor", help="which backends are available, and how to fix the missing"
-    )
-    doctor.add_argument(
+def _doctor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--workshop",
         action="store_true",
         help="also before a workshop: which notebooks run here, which cannot (with the fix), "
         "and an estimate of how long the series takes here from a short timed probe",
     )
-    sub.add_parser("list", help="the lessons, one line each")
-    run = sub.add_parser(
-        "run", help="run a lesson and print its comparison", add_help=False, allow_abbrev=False
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lesson", nargs="?")
+    parser.add_argument("-h", "--help", action="store_true")
+    _add_output_options(parser)
+
+
+def subcommands() -> tuple[Command, ...]:
+    """Every subcommand of ``fpexplore``, in the order its help lists them."""
+    from . import export, report, tools_cli
+    from .commands import ALIASES, COMMANDS
+
+    return (
+        Command(
+            ("doctor",),
+            "which backends are available, and how to fix the missing",
+            _doctor_options,
+            "fpexplore.cli:_doctor",
+        ),
+        Command(("list",), "the lessons, one line each", target="fpexplore.cli:_list"),
+        Command(
+            ("run",),
+            "run a lesson and print its comparison",
+            _run_options,
+            "fpexplore.cli:_run",
+            lesson_params=True,
+            help_option=False,
+        ),
+        *COMMANDS,
+        *ALIASES,
+        Command(
+            ("report",),
+            "run every lesson here, write one HTML report",
+            report.add_arguments,
+            "fpexplore.report:command",
+        ),
+        Command(
+            ("export",),
+            "one lesson as a standalone HTML page (for slides)",
+            export.add_arguments,
+            "fpexplore.cli:_export",
+            lesson_params=True,
+        ),
+        *tools_cli.tools(),
     )
-    run.add_argument("lesson", nargs="?")
-    run.add_argument("-h", "--help", action="store_true")
-    _add_output_options(run)
-    from . import commands, export, report, tools_cli
 
-    commands.add_commands(sub)
-    report.add_command(sub)  # `report` and `export` keep their options in their own modules
-    export.add_command(sub)
-    tools_cli.add_commands(sub)
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``fpexplore`` parser: each of `subcommands` added the one way (`Command.add_to`),
+    those of two words under a group named by the first (``fpexplore record gpu``)."""
+    doc = (__doc__ or "").replace("``", "")
+    parser = argparse.ArgumentParser(prog="fpexplore", description=doc)
+    parser.add_argument("--version", action="version", version=f"fpexplore {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    every, groups = subcommands(), {}
+    for c in every:
+        *head, _ = c.words
+        if head and head[0] not in groups:
+            tails = ", ".join(x.words[-1] for x in every if x.words[:-1] == tuple(head))
+            group = sub.add_parser(head[0], help=f"{head[0]}: {tails}")
+            groups[head[0]] = group.add_subparsers(dest="what", required=True, metavar="WHAT")
+        c.add_to(groups[head[0]] if head else sub)
     return parser
-
-
-def _report(args: argparse.Namespace) -> int:
-    from . import report
-
-    return report.command(args)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -276,17 +230,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if args.command in ("run", "export"):
+    command = args._command
+    if command.lesson_params:
         args.params = extra
     elif extra:  # one line naming them, as every refusal of the package
         print(f"fpexplore: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return 2
     try:
-        command = getattr(args, "_command", None)
-        if command is not None:
-            return command.run(args)
-        handlers = dict(doctor=_doctor, list=_list, run=_run, report=_report, export=_export)
-        return handlers[args.command](args)
+        return command.run(args)
     except FpexploreError as exc:
         print(f"fpexplore: error: {exc}", file=sys.stderr)
         return 2

@@ -336,31 +336,13 @@ def _digest(torch: Any, tensors: list[Any]) -> str:
 
 @contextlib.contextmanager
 def _flags(torch: Any, flags: dict[str, Any]) -> Iterator[None]:
-    cudnn = torch.backends.cudnn
-    saved = (
-        cudnn.benchmark,
-        cudnn.deterministic,
-        torch.are_deterministic_algorithms_enabled(),
-        torch.get_num_threads(),
-        torch.backends.cuda.matmul.allow_tf32,
-        cudnn.allow_tf32,
-    )
-    try:
-        cudnn.benchmark = bool(flags.get("benchmark", False))
-        cudnn.deterministic = bool(flags.get("cudnn_deterministic", False))
-        torch.use_deterministic_algorithms(bool(flags.get("deterministic_algorithms", False)))
-        if "threads" in flags:
-            torch.set_num_threads(int(flags["threads"]))
-        if "tf32" in flags:
-            torch.backends.cuda.matmul.allow_tf32 = bool(flags["tf32"])
-            cudnn.allow_tf32 = bool(flags["tf32"])
+    from .backends.torch_device import cpu_threads
+    from .backends.torch_device import flags as torch_flags
+
+    tf32, threads = flags.get("tf32"), int(flags.get("threads", torch.get_num_threads()))
+    cuda = {k: bool(v) for k, v in flags.items() if k not in ("threads", "tf32")}
+    with torch_flags(**cuda, matmul_tf32=tf32, conv_tf32=tf32), cpu_threads(threads):
         yield
-    finally:
-        cudnn.benchmark, cudnn.deterministic = saved[0], saved[1]
-        torch.use_deterministic_algorithms(saved[2])
-        torch.set_num_threads(saved[3])
-        torch.backends.cuda.matmul.allow_tf32 = saved[4]
-        cudnn.allow_tf32 = saved[5]
 
 
 def _one_run(torch: Any, fn: Callable[..., Any], device: str, backward: bool) -> list[Any]:
@@ -386,25 +368,8 @@ _NOT_META = (
 )
 
 
-def check(
-    target: str | Callable[..., Any],
-    runs: int = 5,
-    flag_sets: list[str] | tuple[str, ...] | None = None,
-    device: str = "cpu",
-    backward: bool = False,
-    seed: int | None = 0,
-) -> DeterminismReport:
-    """Run ``target`` ``runs`` times under each flag set and report (see the module docstring).
-
-    Each flag set first runs once more to warm up (cuDNN's benchmark autotunes then); that run
-    is hashed but not timed.
-
-    ``flag_sets`` are names from `FLAG_SETS` (default: all; "default" always runs first).
-    On a CUDA device ``CUBLAS_WORKSPACE_CONFIG`` is set to ``:4096:8`` when unset, as
-    ``use_deterministic_algorithms`` requires for cuBLAS.
-    """
-    from . import backends
-
+def _flag_set_names(runs: Any, flag_sets: Any, device: Any, backward: Any, seed: Any) -> list[str]:
+    """The flag sets to run, "default" first, once the arguments of `check` are valid."""
     if not isinstance(runs, int) or isinstance(runs, bool) or not 2 <= runs <= 1000:
         raise InvalidParameter("runs", runs, "an integer in [2, 1000]", WHERE)
     if not isinstance(backward, bool):  # "no" would be true
@@ -427,16 +392,20 @@ def check(
     names = list(names)
     if "default" in names:
         names.remove("default")
-    names.insert(0, "default")
-    fn, label = load_target(target)
+    return ["default", *names]
+
+
+def _torch_on(device: str) -> Any:
+    """torch, once it is known to hold values on ``device``."""
+    from . import backends
+    from .errors import BackendUnavailable
+
     if device.startswith("cuda"):
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch = backends.load("torch")
     try:
         meta = torch.empty(1, device=device).is_meta
     except Exception as exc:
-        from .errors import BackendUnavailable
-
         raise BackendUnavailable(
             f"torch device {device!r}",
             f"torch cannot use it here ({exc}).",
@@ -444,33 +413,71 @@ def check(
         ) from None
     if meta:
         raise InvalidParameter("device", device, _NOT_META, WHERE)
+    return torch
 
-    def sync() -> None:
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
 
+def _sync(torch: Any, device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def _run_set(
+    torch: Any,
+    fn: Callable[..., Any],
+    name: str,
+    device: str,
+    backward: bool,
+    runs: int,
+    seed: int | None,
+) -> tuple[list[str], list[float], str | None]:
+    """``runs`` + 1 runs under flag set ``name`` (the first warms up: hashed, not timed): the
+    hashes, the times in seconds, and the error the target raised (None: it did not)."""
+    hashes: list[str] = []
+    times: list[float] = []
+    with _flags(torch, FLAG_SETS[name]):
+        for i in range(runs + 1):  # run 0 warms up (autotuning, caches): not timed
+            if seed is not None:
+                torch.manual_seed(seed)
+            _sync(torch, device)
+            t0 = time.perf_counter()
+            try:
+                tensors = _one_run(torch, fn, device, backward)
+                _sync(torch, device)
+            except InvalidParameter:
+                raise
+            except Exception as exc:  # e.g. an op with no deterministic implementation
+                return hashes, times, _error(exc)
+            if i:
+                times.append(time.perf_counter() - t0)
+            hashes.append(_digest(torch, tensors))
+    return hashes, times, None
+
+
+def check(
+    target: str | Callable[..., Any],
+    runs: int = 5,
+    flag_sets: list[str] | tuple[str, ...] | None = None,
+    device: str = "cpu",
+    backward: bool = False,
+    seed: int | None = 0,
+) -> DeterminismReport:
+    """Run ``target`` ``runs`` times under each flag set and report (see the module docstring).
+
+    Each flag set first runs once more to warm up (cuDNN's benchmark autotunes then); that run
+    is hashed but not timed.
+
+    ``flag_sets`` are names from `FLAG_SETS` (default: all; "default" always runs first).
+    On a CUDA device ``CUBLAS_WORKSPACE_CONFIG`` is set to ``:4096:8`` when unset, as
+    ``use_deterministic_algorithms`` requires for cuBLAS.
+    """
+    names = _flag_set_names(runs, flag_sets, device, backward, seed)
+    fn, label = load_target(target)
+    torch = _torch_on(device)
     results: list[FlagResult] = []
     base_hash: str | None = None
     base_ms: float | None = None
     for name in names:
-        hashes, times, raised = [], [], None
-        with _flags(torch, FLAG_SETS[name]):
-            for i in range(runs + 1):  # run 0 warms up (autotuning, caches): not timed
-                if seed is not None:
-                    torch.manual_seed(seed)
-                sync()
-                t0 = time.perf_counter()
-                try:
-                    tensors = _one_run(torch, fn, device, backward)
-                    sync()
-                except InvalidParameter:
-                    raise
-                except Exception as exc:  # e.g. an op with no deterministic implementation
-                    raised = _error(exc)
-                    break
-                if i:
-                    times.append(time.perf_counter() - t0)
-                hashes.append(_digest(torch, tensors))
+        hashes, times, raised = _run_set(torch, fn, name, device, backward, runs, seed)
         med = statistics.median(times) * 1e3 if times else float("nan")
         if name == "default" and raised is None:
             base_ms = med
@@ -529,9 +536,29 @@ def threads_sum(device: str = "cpu") -> Any:
     return x.sum()
 
 
-def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """A recorded check (``data/gpu/determinism_check/*.json``, the newest when no path):
-    ``{"provenance": ..., "settings": ..., "report": DeterminismReport.to_dict()}``."""
+@dataclass(frozen=True)
+class RecordProvenance:
+    """Where and when a recorded check ran."""
+
+    gpu_name: str
+    device: str
+    torch: str
+    date: str  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
+class DeterminismRecord:
+    """A recorded check and the file it was read from."""
+
+    provenance: RecordProvenance
+    report: DeterminismReport
+    path: Path
+
+
+def load_record(path: str | os.PathLike[str] | None = None) -> DeterminismRecord:
+    """A recorded check (``data/gpu/determinism_check/*.json``, the newest when no path; a file
+    ``{"provenance": ..., "settings": ..., "report": DeterminismReport.to_dict()}``), typed;
+    `RecordError` naming what is missing."""
     import json
 
     from .paths import data_dir
@@ -553,7 +580,12 @@ def load_record(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
             raise ValueError("not a JSON object")
         if data.get("format") != "fpexplore-determinism-check" or "report" not in data:
             raise ValueError("not a determinism-check record")
-    except (OSError, ValueError) as exc:
+        prov = data.get("provenance")
+        for key in RecordProvenance.__dataclass_fields__:
+            if not isinstance(prov, dict) or not isinstance(prov.get(key), str):
+                raise ValueError(f"its provenance has no {key!r}")
+        report = DeterminismReport.from_dict(data["report"])
+    except (OSError, ValueError) as exc:  # RecordError is a ValueError
         raise RecordError(f"{path} is not a readable determinism-check record ({exc})") from None
-    data["path"] = str(path)
-    return data
+    provenance = RecordProvenance(**{k: prov[k] for k in RecordProvenance.__dataclass_fields__})
+    return DeterminismRecord(provenance, report, Path(path))

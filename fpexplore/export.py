@@ -199,10 +199,9 @@ def export(
 
 
 # ----------------------------------------------------------------------------- command line
-def add_command(sub: Any) -> None:
-    """Register ``fpexplore export`` on the CLI's subparsers (lesson parameters follow as
-    ``--name value`` pairs, parsed like ``fpexplore run``'s)."""
-    cmd = sub.add_parser("export", help="one lesson as a standalone HTML page (for slides)")
+def add_arguments(cmd: Any) -> None:
+    """The options of ``fpexplore export`` (declared in `fpexplore.cli.subcommands`; lesson
+    parameters follow as ``--name value`` pairs, parsed like ``fpexplore run``'s)."""
     cmd.add_argument("lesson")
     cmd.add_argument("--html", required=True, help="the HTML file to write")
     cmd.add_argument("--vary", default=None, help="the parameter the page's control changes")

@@ -32,6 +32,7 @@ __all__ = [
     "fields",
     "from_bits",
     "get",
+    "named",
     "names",
     "next_down",
     "next_up",
@@ -160,6 +161,11 @@ def get(fmt: Any) -> Format:
         accepted = f"one of {known}, or a float16/float32/float64 dtype"
         raise InvalidParameter("fmt", fmt, accepted)
     return _LOOKUP[key]
+
+
+def named(name: str) -> Format:
+    """The `Format` called ``name`` (a name or alias, as `get`); InvalidParameter otherwise."""
+    return get(name)
 
 
 #: Containers numpy would read as int or bool arrays, yet which hold no numbers to round (a

@@ -14,11 +14,14 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import FpexploreError, InvalidInput
 from .result import State
 from .result.spec import ClaimSpec
+
+if TYPE_CHECKING:
+    from .dispatch.record import Fingerprint
 
 FORMAT = "fpexplore-claims"
 VERSION = 1
@@ -35,7 +38,7 @@ class Machine:
     name: str
     label: str
     record: dict[str, Any]
-    fingerprint: dict[str, Any] | None = None
+    fingerprint: Fingerprint | None = None
 
     @property
     def runs(self) -> list[dict[str, Any]]:
@@ -165,8 +168,9 @@ def load(machine: str | os.PathLike[str], root: str | os.PathLike[str] | None = 
     if not p.is_dir():
         raise InvalidInput(f"{str(p)!r} is not a machine's folder (it holds {CLAIMS_FILE})")
     record = load_claims(p / CLAIMS_FILE)
-    fp = fingerprint.load(p / FINGERPRINT_FILE) if (p / FINGERPRINT_FILE).exists() else None
-    label = record["provenance"].get("label") or (fp or {}).get("label") or p.name
+    file = p / FINGERPRINT_FILE
+    fp = fingerprint.parse(fingerprint.load(file), str(file)) if file.exists() else None
+    label = record["provenance"].get("label") or (fp and fp.label) or p.name
     return Machine(p.name, str(label), record, fp)
 
 
@@ -268,9 +272,9 @@ def broken_table(machines: list[Machine], lessons: Mapping[str, Any]) -> str:
 
 def summary_row(m: Machine) -> tuple[str, str, str, str, str]:
     """A machine in one row: name (label), CPU, card, date, and its claims' counts."""
-    prov, fp_machine = m.record["provenance"], (m.fingerprint or {}).get("machine", {})
+    prov = m.record["provenance"]
     said = ", ".join(f"{n} {state}" for state, n in counts(m.runs).items())
-    cpu = str(prov.get("cpu") or fp_machine.get("cpu") or "?")
+    cpu = str(prov.get("cpu") or (m.fingerprint and m.fingerprint.machine.cpu) or "?")
     return (
         f"{m.name} ({m.label})",
         cpu,
@@ -322,12 +326,8 @@ def findings(machines: Iterable[Machine], lesson: str, keys: Iterable[str]) -> l
     lines = []
     for m in machines:
         seen: set[str] = set()
-        for run in m.runs:
-            if run["lesson"] != lesson:
-                continue
-            for key in keys:
-                if key in seen:
-                    continue
+        for run in (r for r in m.runs if r["lesson"] == lesson):
+            for key in (k for k in keys if k not in seen):  # each key from its first run
                 claim = run["claims"].get(key)
                 observed = (run.get("observations") or {}).get(key)
                 if claim is not None:

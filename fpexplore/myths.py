@@ -203,289 +203,260 @@ SECTIONS: dict[str, tuple[str, Mapping[str, Any]]] = {
     "13 one ulp": ("training_drift", {"perturbation": "one-ulp"}),
 }
 
+
+def _myth(number: int, text: str, judge: str, section: str, **kw: Any) -> Myth:
+    """A myth judged beside its lesson (`_beside` of ``judge``) on the run of ``section``."""
+    return Myth(number, text, SECTIONS[section][0], _beside(judge), section=section, **kw)
+
+
 #: the claims of shared/reference/claims-to-check.md, in its order, then (29-35) the articles'
 #: claims found uncovered by a later fact-check
 MYTHS: tuple[Myth, ...] = (
-    Myth(
+    _myth(
         1,
         "Summing 10,000 × float32(0.0001) in DJL and in PyTorch gives slightly different results.",
-        "summation_order",
-        _beside("summation_order.judges:djl_sum"),
-        section="01 the motivating sum",
+        "summation_order.judges:djl_sum",
+        "01 the motivating sum",
         anchor="The-motivating-example:-10,000-×-float32(0.0001)",
         cases=({"n": 1000},),
     ),
-    Myth(
+    _myth(
         2,
         "The same seed (42) in DJL and PyTorch does not give the same random weights.",
-        "rng_seeds",
-        _beside("rng_seeds.judges:seed"),
-        section="02 seed 42",
+        "rng_seeds.judges:seed",
+        "02 seed 42",
         anchor="More-claims-from-the-articles",
         cases=({"seed": 0}, {"seed": 7}),
     ),
-    Myth(
+    _myth(
         3,
         "DJL and PyTorch compute mean and standard deviation differently, so normalized data "
         "differs.",
-        "djl_normalization",
-        _beside("djl_normalization.judges:std"),
-        section="05 std",
+        "djl_normalization.judges:std",
+        "05 std",
         anchor="The-motivating-example:-normalizing-[10,-20,-30,-40,-50]",
     ),
-    Myth(
+    _myth(
         4,
         "Setting `cudnn.deterministic = True` changes the output of a small `nn.Linear` model "
         "on one input.",
-        "gpu_determinism",
-        _beside("gpu_determinism.linear_flag"),  # recorded on a GPU
-        section="04 determinism",
+        "gpu_determinism.linear_flag",  # recorded on a GPU
+        "04 determinism",
     ),
-    Myth(
+    _myth(
         5,
         "`cudnn.benchmark` is what causes non-deterministic behaviour.",
-        "gpu_determinism",
-        _beside("gpu_determinism.judges:benchmark"),
-        section="04 determinism",
+        "gpu_determinism.judges:benchmark",
+        "04 determinism",
     ),
-    Myth(
+    _myth(
         6,
         "If training baked dropout into the weights, inference must remove the dropout layers "
         "to reproduce.",
-        "train_vs_eval",
-        _beside("train_vs_eval.judges:dropout"),
-        section="03 train vs eval",
+        "train_vs_eval.judges:dropout",
+        "03 train vs eval",
         anchor="1.-Dropout:-random-in-train-mode,-fixed-in-eval-mode",
         cases=({"seed": 3}, {"batch": 32}),
     ),
-    Myth(
+    _myth(
         7,
         "Forgetting `eval()` with BatchNorm makes results inconsistent across runs.",
-        "train_vs_eval",
-        _beside("train_vs_eval.judges:batchnorm"),
-        section="03 train vs eval",
+        "train_vs_eval.judges:batchnorm",
+        "03 train vs eval",
         anchor="2.-BatchNorm-in-torch:-batch-statistics-vs-running-statistics",
         cases=({"seed": 3}, {"batch": 32}),
     ),
-    Myth(
+    _myth(
         8,
         "`torch.manual_seed` does not make multi-GPU or multi-stream runs reproducible.",
-        "rng_seeds",
-        _beside("rng_seeds.multi_gpu"),  # recorded on two GPUs
-        section="02 seed 42",
+        "rng_seeds.multi_gpu",  # recorded on two GPUs
+        "02 seed 42",
         anchor="3.-Devices-and-CPU-kernels",
     ),
-    Myth(
+    _myth(
         9,
         "LibTorch and PyTorch give different `mm` results because of the Python interpreter, "
         "garbage collection and memory management.",
-        "libtorch_vs_pytorch",
-        _beside("libtorch_vs_pytorch.judges:mm"),
-        section="09 libtorch vs pytorch",
+        "libtorch_vs_pytorch.judges:mm",
+        "09 libtorch vs pytorch",
         anchor="2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
-    Myth(
+    _myth(
         10,
         "LibTorch's autograd gives different gradients from PyTorch's.",
-        "libtorch_vs_pytorch",
-        _beside("libtorch_vs_pytorch.judges:grad"),
-        section="09 libtorch vs pytorch",
+        "libtorch_vs_pytorch.judges:grad",
+        "09 libtorch vs pytorch",
         anchor="2.-mm,-the-autograd-gradient,-an-MLP:-C++-vs-Python",
     ),
-    Myth(
+    _myth(
         11,
         "A custom CUDA kernel gives different results from PyTorch's own kernel for the same op.",
-        "libtorch_vs_pytorch",
-        _beside("libtorch_vs_pytorch.judges:cuda_kernel"),
-        section="09 libtorch vs pytorch",
+        "libtorch_vs_pytorch.judges:cuda_kernel",
+        "09 libtorch vs pytorch",
         anchor="6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
-    Myth(
+    _myth(
         12,
         "Chained matmuls drift on DirectML but not on CUDA.",
-        "cpu_vs_accelerator",
-        _beside("cpu_vs_accelerator.judges:chain"),
-        section="08 cpu vs accelerator",
+        "cpu_vs_accelerator.judges:chain",
+        "08 cpu vs accelerator",
         not_here=(
             "no DirectML device (torch-directml's privateuseone, Windows/WSL with a DirectX 12 "
             "GPU) runs here; the lesson run with device='privateuseone' there would measure it"
         ),
     ),
-    Myth(
+    _myth(
         13,
         "Convolutions differ between CPU and accelerator because of backend algorithms.",
-        "cpu_vs_accelerator",
-        _beside("cpu_vs_accelerator.judges:conv"),
-        section="08 cpu vs accelerator",
+        "cpu_vs_accelerator.judges:conv",
+        "08 cpu vs accelerator",
     ),
-    Myth(
+    _myth(
         14,
         "ReLU can differ between backends.",
-        "cpu_vs_accelerator",
-        _beside("cpu_vs_accelerator.edges"),  # this CPU and the recorded GPUs
-        section="08 cpu vs accelerator",
+        "cpu_vs_accelerator.edges",  # this CPU and the recorded GPUs
+        "08 cpu vs accelerator",
     ),
-    Myth(
+    _myth(
         15,
         "TensorFlow's graph mode (`tf.function`) gives different numbers from eager mode.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:graph"),
-        section="06 graph mode",
+        "tf_vs_torch.judges:graph",
+        "06 graph mode",
         cases=({"seed": 7}, {"size": 1000}),
     ),
-    Myth(
+    _myth(
         16,
         "For `z = (x**2)**3` at x = 2 both frameworks give the gradient 24.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:gradient"),
-        section="06 autograd",
+        "tf_vs_torch.judges:gradient",
+        "06 autograd",
     ),
-    Myth(
+    _myth(
         17,
         "`softmax([1, 2, 3])` differs between TensorFlow and PyTorch.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:softmax"),
-        section="06 softmax",
+        "tf_vs_torch.judges:softmax",
+        "06 softmax",
     ),
-    Myth(
+    _myth(
         18,
         "LSTM gradients differ between the frameworks over long sequences.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:lstm"),
-        section="06 lstm",
+        "tf_vs_torch.judges:lstm",
+        "06 lstm",
     ),
-    Myth(
+    _myth(
         19,
         "DJL's dropout masks differ from PyTorch's for the same seed.",
-        "rng_seeds",
-        _beside("rng_seeds.judges:djl_dropout"),
-        section="02 seed 42",
+        "rng_seeds.judges:djl_dropout",
+        "02 seed 42",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         20,
         "DJL's default weight initialization differs from PyTorch's.",
-        "rng_seeds",
-        _beside("rng_seeds.judges:init"),
-        section="02 seed 42",
+        "rng_seeds.judges:init",
+        "02 seed 42",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         21,
         "Autograd being on changes a model's inference outputs.",
-        "train_vs_eval",
-        _beside("train_vs_eval.judges:autograd_modes"),
-        section="03 train vs eval",
+        "train_vs_eval.judges:autograd_modes",
+        "03 train vs eval",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         22,
         "Memory layout, fragmentation or alignment changes results.",
-        "summation_order",
-        _beside("summation_order.judges:layout"),
-        section="01 the motivating sum",
+        "summation_order.judges:layout",
+        "01 the motivating sum",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         23,
         "Noise-injecting activations (RReLU-style) make inference vary.",
-        "train_vs_eval",
-        _beside("train_vs_eval.judges:rrelu"),
-        section="03 train vs eval",
+        "train_vs_eval.judges:rrelu",
+        "03 train vs eval",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         24,
         "Layer execution order and skip connections change results.",
-        "summation_order",
-        _beside("summation_order.judges:residual"),
-        section="01 the motivating sum",
+        "summation_order.judges:residual",
+        "01 the motivating sum",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         25,
         "Seeding is not enough with several GPUs, CUDA streams or DataLoader workers.",
-        "rng_seeds",
-        _beside("rng_seeds.judges:seeding"),
-        section="02 seed 42",
+        "rng_seeds.judges:seeding",
+        "02 seed 42",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         26,
         "TensorFlow needs a GradientTape for a Python `if`.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:control_flow"),
-        section="06 control flow",
+        "tf_vs_torch.judges:control_flow",
+        "06 control flow",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         27,
         "Higher-order derivatives differ between the frameworks.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:higher_order"),
-        section="06 higher order",
+        "tf_vs_torch.judges:higher_order",
+        "06 higher order",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         28,
         "Default tolerances for near-singular matrices differ.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:tolerances"),
-        section="06 tolerances",
+        "tf_vs_torch.judges:tolerances",
+        "06 tolerances",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         29,
         "Flushing subnormals to zero (FTZ/DAZ) changes float32 results.",
-        "cpu_vs_accelerator",
-        _beside("cpu_vs_accelerator.cpu_modes:judge_ftz"),
-        section="08 cpu vs accelerator",
+        "cpu_vs_accelerator.cpu_modes:judge_ftz",
+        "08 cpu vs accelerator",
     ),
-    Myth(
+    _myth(
         30,
         "Ops without a kernel for a dtype or layout fall back to other kernels, which change "
         "the results.",
-        "cpu_vs_accelerator",
-        _beside("cpu_vs_accelerator.cpu_modes:judge_fallback"),
-        section="08 cpu vs accelerator",
+        "cpu_vs_accelerator.cpu_modes:judge_fallback",
+        "08 cpu vs accelerator",
     ),
-    Myth(
+    _myth(
         31,
         "A custom op's hand-written gradient differs from the framework's own.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.custom_op:judge"),
-        section="06 autograd",
+        "tf_vs_torch.custom_op:judge",
+        "06 autograd",
     ),
-    Myth(
+    _myth(
         32,
         "Kernel execution order varies between runs.",
-        "libtorch_vs_pytorch",
-        _beside("libtorch_vs_pytorch.judges:execution_order"),
-        section="09 libtorch vs pytorch",
+        "libtorch_vs_pytorch.judges:execution_order",
+        "09 libtorch vs pytorch",
         anchor="6.-Custom-CUDA-kernels-vs-cuBLAS-and-torch.sum",
     ),
-    Myth(
+    _myth(
         33,
         "TensorFlow's eager gradients are symbolic differentiation.",
-        "tf_vs_torch",
-        _beside("tf_vs_torch.judges:symbolic"),
-        section="06 control flow",
+        "tf_vs_torch.judges:symbolic",
+        "06 control flow",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         34,
         "DJL's random augmentations cannot match Python's for the same seed.",
-        "rng_seeds",
-        _beside("rng_seeds.augment:judge"),
-        section="02 seed 42",
+        "rng_seeds.augment:judge",
+        "02 seed 42",
         anchor="More-claims-from-the-articles",
     ),
-    Myth(
+    _myth(
         35,
         "Small numerical differences compound over training, especially in recurrent networks.",
-        "training_drift",
-        _beside("training_drift.judges:compound"),
-        section="13 one ulp",
+        "training_drift.judges:compound",
+        "13 one ulp",
         anchor="2.-Stable-or-unstable",
     ),
 )

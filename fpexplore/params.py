@@ -8,6 +8,7 @@ naming the argument, the value given and what is accepted (ranges printed exactl
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from collections.abc import Mapping
@@ -95,23 +96,23 @@ class Interval(Param):
 
     def validate(self, value: Any, where: str = "") -> Any:
         value = _scalar(value)
+        number = self._number(value)
+        if number is None or not self.low <= number <= self.high:
+            shown = value if number is None else number
+            raise InvalidParameter(self.name, shown, self.accepted(), where)
+        return number
+
+    def _number(self, value: Any) -> Any:
+        """``value`` as this kind of number; None where it is none (a bool, a fraction for an
+        int, nan or inf, an int beyond float range)."""
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InvalidParameter(self.name, value, self.accepted(), where)
-        if self.integer:
-            if isinstance(value, float):
-                if not value.is_integer():  # nan and inf are not integers either
-                    raise InvalidParameter(self.name, value, self.accepted(), where)
-                value = int(value)
-        else:
-            try:
-                value = float(value)
-            except OverflowError:
-                raise InvalidParameter(self.name, value, self.accepted(), where) from None
-            if not math.isfinite(value):
-                raise InvalidParameter(self.name, value, self.accepted(), where)
-        if not self.low <= value <= self.high:
-            raise InvalidParameter(self.name, value, self.accepted(), where)
-        return value
+            return None
+        if self.integer:  # nan and inf are not integers either
+            return int(value) if isinstance(value, int) or value.is_integer() else None
+        with contextlib.suppress(OverflowError):
+            value = float(value)
+            return value if math.isfinite(value) else None
+        return None
 
     def parse(self, text: str) -> Any:
         text = text.strip()
@@ -129,9 +130,11 @@ class Interval(Param):
 
 @dataclass(frozen=True)
 class Options(Param):
-    """One of a fixed set of choices (matched by value and type: 1 is not True or 1.0)."""
+    """One of a fixed set of choices (matched by value and type: 1 is not True or 1.0);
+    ``labels``, one per choice, name them in a menu (default: ``str`` of each)."""
 
     choices: tuple[Any, ...] = ()
+    labels: tuple[str, ...] = ()
     kind = "choice"
 
     def accepted(self) -> str:
@@ -227,16 +230,6 @@ class Depends(Param):
     def validate(self, value: Any, where: str = "") -> Any:
         return self._first(lambda p: p.validate(value, where), value, where)
 
-    def validate_case(self, on_value: Any, value: Any, where: str = "") -> Any:
-        """``value`` checked by the case for ``on_value``; a refusal names this parameter and
-        the range or choices of that case."""
-        p = self.case(on_value)
-        try:
-            return p.validate(value, where)
-        except InvalidParameter as exc:
-            accepted = f"{exc.accepted} when {self.on}={on_value!r}"
-            raise InvalidParameter(self.name, exc.given, accepted, where) from None
-
     def parse(self, text: str) -> Any:
         return self._first(lambda p: p.parse(text), text)
 
@@ -251,9 +244,12 @@ class Depends(Param):
 
 
 def help_line(p: Param) -> str:
-    """``p``'s command-line help: its text, kind, what it accepts and its default."""
+    """``p``'s command-line help: its text, kind, what it accepts and its default (what it
+    accepts alone where the default is None: not asked for)."""
     default = f"by {p.on}" if isinstance(p, Depends) else repr(p.default)  # per case
     text = f"{p.help} [{p.kind}; {p.accepted()}; default: {default}]"
+    if p.default is None:
+        text = f"{p.help} [{p.accepted()}]"
     return text.replace("%", "%%").replace("`", "")
 
 
@@ -292,10 +288,39 @@ def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
     return out
 
 
-def validate_all(params: tuple[Param, ...], given: Any, where: str) -> dict[str, Any]:
-    """Fill defaults and validate ``given`` (a `Depends` by the case its ``on`` value picks, its
-    default that case's; an `Interval` with ``most`` capped by that parameter's value); an
-    unknown name raises `UnknownParameter` listing the known ones."""
+class Values(dict):
+    """A run's validated parameters: a dict that also reads by attribute (``params.n``); an
+    unknown name raises AttributeError listing the known ones."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            known = ", ".join(self) or "none"
+            raise AttributeError(f"no parameter {name!r}; this run has: {known}") from None
+
+
+def parse_texts(params: tuple[Param, ...], texts: Mapping[str, Any]) -> dict[str, Any]:
+    """``texts`` (a command line's strings; other values kept, None left out) each parsed by
+    its declaration, a `Depends` by the case its ``on`` value (given or default) picks."""
+    out: dict[str, Any] = {}
+    for p in params:
+        text = texts.get(p.name)
+        if isinstance(text, str):
+            if isinstance(p, Depends):  # an unknown case: refused when validated
+                with contextlib.suppress(InvalidParameter):
+                    p = p.case(out.get(p.on, next(o.default for o in params if o.name == p.on)))
+            text = p.parse(text)
+        if text is not None:
+            out[p.name] = text
+    return out
+
+
+def validate_all(params: tuple[Param, ...], given: Any, where: str) -> Values:
+    """Validate ``given`` and fill in the defaults as declared (a `Depends`'s the case's that
+    its ``on`` value picks, by whose case ``given`` is validated; an `Interval` with ``most``
+    capped by that parameter's value); an unknown name raises `UnknownParameter` listing the
+    known ones."""
     known = {p.name: p for p in params}
     for name in given:
         if name not in known:
@@ -303,11 +328,14 @@ def validate_all(params: tuple[Param, ...], given: Any, where: str) -> dict[str,
     out: dict[str, Any] = {}
     for p in params:
         q, on = declared_at(p, out), follows(p)
+        if p.name not in given:
+            out[p.name] = q.default
+            continue
         try:
-            out[p.name] = q.validate(given.get(p.name, q.default), where)
+            out[p.name] = q.validate(given[p.name], where)
         except InvalidParameter as exc:
             if not on:
                 raise
             accepted = f"{exc.accepted} when {on}={out[on]!r}"
             raise InvalidParameter(p.name, exc.given, accepted, where) from None
-    return out
+    return Values(out)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,10 +32,8 @@ def record_gpu(
     from .backends import torch_device as env
     from .lessons import all_lessons
     from .lessons._gpu import ulp_unit
+    from .lessons._gpu.common import say
     from .lessons._gpu.recording import GpuSession
-
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     defaults = env.tf32_defaults()  # before anything sets a flag
     dev = env.open_device(device)

@@ -151,8 +151,7 @@ def _fingerprint() -> dict[str, Any]:
         "rows": rows,
         "ops": [(k, op["digest"], _ulp_text(op["max_ulp"])) for k, op in here["ops"].items()],
         "against": [
-            (other.get("label", ""), templates.trusted(compare(here, other).html()))
-            for other in shipped
+            (other.label or "", templates.trusted(compare(here, other).html())) for other in shipped
         ],
     }
 
@@ -214,9 +213,8 @@ def write(
 
 
 # ----------------------------------------------------------------------------- command line
-def add_command(sub: Any) -> None:
-    """Register ``fpexplore report`` on the CLI's subparsers."""
-    cmd = sub.add_parser("report", help="run every lesson here, write one HTML report")
+def add_arguments(cmd: Any) -> None:
+    """The options of ``fpexplore report`` (declared in `fpexplore.cli.subcommands`)."""
     cmd.add_argument("--out", default="report.html", help="the HTML file (default report.html)")
     cmd.add_argument(
         "--lesson", action="append", default=None, help="only this lesson (repeatable)"

@@ -493,7 +493,8 @@ def _checked(op: Any, fmt: Any, size: Any) -> tuple[str, str, int]:
     return op, name, n
 
 
-def _sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
+def sample(op: str, size: int, seed: int) -> dict[str, np.ndarray]:
+    """The inputs `advise` measures ``op`` on at ``size`` from ``seed``, by argument name."""
     rng = np.random.default_rng(seed)
     if op == "sum":
         return {"x": rng.standard_normal(size)}
@@ -584,7 +585,7 @@ def advise(op: str, fmt: Any = "float32", size: int = 1024, seed: int = 0) -> Ad
     from .errors import BackendUnavailable
 
     op, fmt, n = _checked(op, fmt, size)
-    raw = _sample(op, n, _count(seed, "tolerance.advise", "seed"))
+    raw = sample(op, n, _count(seed, "tolerance.advise", "seed"))
     data = {k: np.asarray(fm.round_array(v, fmt), dtype=np.float64) for k, v in raw.items()}
     reduction = op in ("sum", "dot", "matmul", "conv2d")
     terms = n if reduction else 1

@@ -51,23 +51,16 @@ def plan(cuda: bool) -> list[tuple[str, dict[str, Any]]]:
     return matrix.plan() + ([(n, dict(p)) for n, p in CUDA_EXTRA] if cuda else [])
 
 
-def _java_version() -> str:
-    """``java -version``'s version string ("" where there is no java)."""
-    from .backends import java_version
-
-    return java_version()
-
-
 def versions() -> dict[str, str]:
     """The versions of numpy, torch, TensorFlow, Java and DJL that are present here."""
     from . import __version__, backends
+    from .backends import java_version
 
     out = {"fpexplore": __version__, "python": platform.python_version()}
     for name in ("numpy", "torch", "tensorflow"):
         if backends.missing(name) is None:
             out[name] = backends.get(name).version()
-    java = _java_version()
-    if java:
+    if java := java_version():
         out["java"] = java
     if backends.missing("djl") is None:
         out["djl"] = backends.get("djl").version()

@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "gpu_recheck",
         "warm",
         "determinism_check",
+        "cards",
     ),
     ("cli", "commands", "tools_cli", "__main__"),
 )
@@ -381,14 +382,49 @@ def test_every_lesson_declares_typed_data():
 _KEY_READ = re.compile(r"\.data\s*(\[|\.get\()")
 
 
-def test_lesson_data_is_read_by_attribute():
-    """No notebook, judge, figure or test reads a comparison's data by string key."""
+#: a read by string key: a subscript with a string literal, or ``.get("...")``
+_STRING_KEY = re.compile(r"""\[\s*(['"])[^'"\n]*\1\s*\]|\.get\(\s*['"]""")
+
+
+#: a private name reached through a module or object (``tolerance._sample``, ``lessons._gpu``)
+_PRIVATE = re.compile(r"\b\w+\._[a-z]\w*")
+
+
+def string_key_reads(source: str) -> list[str]:
+    """The string-key reads in ``source``, one line each (a line once per read)."""
+    return [
+        line.strip()
+        for line in source.splitlines()
+        if not line.lstrip().startswith("#")
+        for _ in _STRING_KEY.finditer(line)
+    ]
+
+
+def test_string_key_reads_are_found():
+    src = 'a = r["x"]\nb = f"{m[\'cpu\']}"\nc = d.get("k", 1)\nd = x[0]\n# y["z"]\ne = t.k\n'
+    assert len(string_key_reads(src)) == 3
+    assert _PRIVATE.findall("from fpexplore.lessons._gpu import c\nt._sample(1)\n") == [
+        "lessons._gpu",
+        "t._sample",
+    ]
+
+
+def test_notebooks_read_attributes_only():
+    """No notebook reads anything by string key: rows, records and claims are typed, and a
+    notebook imports public names only."""
     found = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            src = "".join(cell["source"])
-            if cell["cell_type"] == "code" and _KEY_READ.search(src):
-                found.append(f"{path.name}: {_KEY_READ.search(src).group(0)}")
+            if cell["cell_type"] == "code":
+                src = "".join(cell["source"])
+                found += [f"{path.name}: {line}" for line in string_key_reads(src)]
+                found += [f"{path.name}: {m}" for m in _PRIVATE.findall(src)]
+    assert not found, f"{len(found)} string-key reads or private imports: {found}"
+
+
+def test_lesson_data_is_read_by_attribute():
+    """No judge, figure or test reads a comparison's data by string key."""
+    found = []
     for path in sorted((ROOT / "fpexplore" / "lessons").rglob("*.py")):
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if _KEY_READ.search(line):

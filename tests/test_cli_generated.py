@@ -64,7 +64,7 @@ def test_explanation_printed_unless_brief(capsys):
 def _tools():
     from fpexplore import tools_cli
 
-    return tools_cli._tools()
+    return tools_cli.tools()
 
 
 @pytest.mark.parametrize("tool", _tools(), ids=lambda t: t.name)

@@ -15,30 +15,7 @@ MAX_LINES = 80
 #: and drop its entry (the test fails on an entry that no longer needs to be here)
 ALLOWED = {
     # being edited beside this change: split there
-    "lessons/tf_vs_torch/graph.py:run_graph": 139,
-    "lessons/tf_vs_torch/softmax.py:run_softmax": 106,
-    "lessons/tf_vs_torch/lstm.py:run_lstm": 106,
-    "lessons/tf_vs_torch/reduction.py:run_reduce_sum": 97,
-    "lessons/tf_vs_torch/conv.py:run_conv": 90,
-    "lessons/tf_vs_torch/activations.py:run_gelu": 90,
-    "lessons/train_vs_eval/__init__.py:_torch_bn": 98,
     # not split yet (issue 34, item 5)
-    "lessons/libtorch_vs_pytorch/__init__.py:compute": 191,
-    "lessons/rng_seeds/__init__.py:compute": 143,
-    "lessons/cpu_vs_accelerator/__init__.py:_compute": 143,
-    "lessons/djl_normalization/stages/resize.py:resize_stage": 127,
-    "tools_cli.py:_tools": 119,
-    "lessons/rng_seeds/layer.py:weight_init_outcomes": 113,
-    "determinism_check.py:check": 107,
-    "diverge/zoo.py:_torch_parts": 105,
-    "lessons/libtorch_vs_pytorch/cuda_view.py:_check": 104,
-    "truth/ops.py:conv2d": 100,
-    "lessons/_gpu/cards.py:differences": 96,
-    "lessons/cpu_dispatch/__init__.py:compute": 88,
-    "widgets/explorer.py:explore": 87,
-    "truth/expansion.py:round_parts": 87,
-    "widgets/gpu_views.py:tf32_view": 85,
-    "diverge/widget.py:plot_svg": 84,
 }
 #: private names of other libraries' APIs, and what to use instead
 PRIVATE_APIS = {

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from fpexplore.dispatch import fresh, switches
+from fpexplore.dispatch.record import Fingerprint
 from fpexplore.errors import WorkerError
 from fpexplore.lessons import cpu_dispatch
 from fpexplore.memo import Memo
@@ -48,7 +49,7 @@ def test_a_lacking_path_is_never_started(monkeypatch):
         cpu_dispatch, "fingerprint", lambda *a, **k: pytest.fail("a process was started")
     )
     got = cpu_dispatch._take("aten-avx512")
-    assert "not started" in got["failed"] and "AVX512F" in got["failed"]
+    assert "not started" in got.why and "AVX512F" in got.why
 
 
 def test_a_process_killed_by_a_signal_is_named(monkeypatch):
@@ -109,8 +110,12 @@ def test_the_comparison_partner_differs_from_this_machines_default(monkeypatch):
     """Notebook 12 compares this machine with a configuration that changes one of its paths:
     TensorFlow's oneDNN switched against this CPU's default, never to it."""
     machine = {"numpy": {}, "tensorflow": {"onednn": True}, "torch": {"capability": "AVX2"}}
+
+    def taken(config: str) -> Fingerprint:
+        return Fingerprint.from_dict({"machine": machine})
+
     monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: cpu_dispatch.CONFIGS)
-    monkeypatch.setattr(cpu_dispatch, "taken", lambda c: {"machine": machine})
+    monkeypatch.setattr(cpu_dispatch, "taken", taken)
     assert cpu_dispatch.contrast() == "onednn-off"
     machine["tensorflow"]["onednn"] = False
     assert cpu_dispatch.contrast() == "onednn-on"
@@ -120,7 +125,7 @@ def test_the_comparison_partner_differs_from_this_machines_default(monkeypatch):
     assert cpu_dispatch.contrast() == "numpy-no-avx512"
     monkeypatch.setattr(cpu_dispatch, "configs_here", lambda: ("this-machine",))
     assert cpu_dispatch.contrast() is None
-    monkeypatch.setattr(cpu_dispatch, "taken", lambda c: {"failed": "died"})
+    monkeypatch.setattr(cpu_dispatch, "taken", lambda c: cpu_dispatch.Failed("died"))
     assert cpu_dispatch.contrast() is None
 
 

@@ -95,11 +95,11 @@ def test_notebook_11s_facts_about_the_gloo_run(comparison):
 def test_notebook_11s_facts_about_the_nccl_record(comparison):
     """The recorded NCCL run: the default setting is the ring element for element, Tree with
     four ranks is the reverse chain, and the default differs from rank order at four ranks."""
-    rows = [r for r in comparison.data.nccl.rows if r["ok"]]
-    by = {(r["algo"], r["world"], r["size"]): r for r in rows}
+    rows = [r for r in comparison.data.nccl.rows if r.ok]
+    by = {(r.algo, r.world, r.size): r for r in rows}
     default = {k[1:]: r for k, r in by.items() if k[0] == "default"}
-    assert all(r["n_equal_order"] == by[("Ring", *k)]["n_equal_order"] for k, r in default.items())
-    tree4 = [r for r in rows if r["algo"] == "Tree" and r["world"] == 4]
-    assert all(r["n_equal_order"]["reverse ring from rank 3"] == r["n"] for r in tree4)
-    four = max((r for r in default.values() if r["world"] == 4), key=lambda r: r["size"])
-    assert four["n_differ_rank_ordered"] > 0
+    assert all(r.n_equal_order == by[("Ring", *k)].n_equal_order for k, r in default.items())
+    tree4 = [r for r in rows if r.algo == "Tree" and r.world == 4]
+    assert all(r.equal_to("reverse ring from rank 3") == r.n for r in tree4)
+    four = max((r for r in default.values() if r.world == 4), key=lambda r: r.size)
+    assert four.n_differ_rank_ordered > 0

@@ -87,6 +87,18 @@ def test_bad_input_names_the_argument():
         diverge.run_zoo("mlp", "onnx")
 
 
+def test_layers_and_reports_are_looked_up_by_name():
+    """A layer of a capture and a model's report, by name: an unknown one names those there are."""
+    cap = diverge.capture_torch(zoo.torch_model("mlp"), zoo.example_input("mlp"))
+    assert cap.tap("fc1") is cap.taps["fc1"]
+    with pytest.raises(KeyError, match=r"no layer 'fc9'.*fc1"):
+        cap.tap("fc9")
+    reports = diverge.Reports(mlp=diverge.run_zoo("mlp"))
+    assert reports.of("mlp").agree
+    with pytest.raises(KeyError, match="no report of 'cnn'; there are: mlp"):
+        reports.of("cnn")
+
+
 def test_widget_builds_and_redraws():
     from fpexplore.diverge.widget import explore
 

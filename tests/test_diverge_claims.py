@@ -111,9 +111,9 @@ def test_advice_claims_growth():
 def test_notebook_10_facts():
     backends.load("tensorflow")  # through the registry: triton before TensorFlow
     x = zoo.example_input("cnn")
-    torch_out = diverge.capture_torch(zoo.torch_model("cnn"), x).taps["fc"].output
+    torch_out = diverge.capture_torch(zoo.torch_model("cnn"), x).tap("fc").output
     keras_model, groups = zoo.keras_model("cnn", plant="padding")
-    keras_out = diverge.capture_keras(keras_model, x, groups=groups).taps["fc"].output
+    keras_out = diverge.capture_keras(keras_model, x, groups=groups).tap("fc").output
     assert not np.allclose(torch_out, keras_out, rtol=1e-5, atol=1e-6)
 
     u = tolerance.unit_roundoff("float32")

@@ -26,7 +26,7 @@ def test_every_claim_holds_with_the_defaults():
     assert {"std_djl_population", "resize_square", "crop_offset", "pipeline_fixed"} <= set(
         comp.claims
     )
-    assert comp.data.divergence["djl (as written)"]["stage"] == "resize"
+    assert comp.data.first_divergence("djl (as written)").stage == "resize"
     assert all(o.ran for o in comp.outcomes)
     assert comp.data.heat is not None and comp.data.heat.ndim == 2
 
@@ -104,7 +104,7 @@ def test_divergence_note_names_the_first_stage_and_what_is_left():
     other = dict(tv, center_crop=np.ones((2, 2), np.float32), to_tensor=np.ones((2, 2)))
     d = LESSON_MODULE.first_divergence(other, tv)
     note = LESSON_MODULE.divergence_note(d, P.compare(other["normalize"], tv["normalize"]))
-    assert d["stage"] == "center_crop"
+    assert d.stage == "center_crop"
     assert note.startswith("= at decode, resize; FIRST DIVERGES at center_crop: max |diff| 1")
     assert LESSON_MODULE.divergence_note(None, {}) == "bit-identical to torchvision at every stage"
 

@@ -48,8 +48,8 @@ def test_the_summation_growth_figure_fits_at_its_own_size(tmp_path):
     curves = growth.curves("uniform", "float32", 1)
     errors = {"np.sum": 3e-8, "torch.sum": 6e-7, "Java float loop": 9e-5}
     c = SimpleNamespace(
-        data=SimpleNamespace(growth=curves, current={"n": 10_000, "errors": errors}),
-        params={"distribution": "uniform", "dtype": "float32"},
+        data=SimpleNamespace(growth=curves, current=growth.Point(10_000, errors, {}, {})),
+        params=SimpleNamespace(distribution="uniform", dtype="float32"),
     )
     fig = plot.draw(c)
     png = figure_png(fig, tight=True)

@@ -86,7 +86,7 @@ def test_one_switch_flipped_is_named_first(fresh_pairs, a, b, cause):
     if d.rows:
         assert d.causes[0].name == cause
         reached = set(switch(b).reaches) | (set(switch(a).reaches) if a else set())
-        assert all(r["key"].split(":")[0] in reached for r in d.rows)
+        assert all(r.key.split(":")[0] in reached for r in d.rows)
 
 
 @pytest.mark.slow  # the fresh processes of `fresh_pairs`, as the test above
@@ -150,15 +150,31 @@ def test_cli_writes_compares_and_renders_html(tmp_path):
     assert not d.rows  # the same machine twice, in two processes
 
 
+def test_fingerprints_read_into_types_and_write_back_unchanged():
+    """Every shipped file reads into its record and writes back the same JSON (keys and their
+    order); a field this version does not know is refused where the file is read."""
+    for path in SHIPPED + sorted((data_dir() / "machines").glob("*/fingerprint.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        fp = fingerprint.parse(data, str(path))
+        assert json.dumps(fp.to_dict()) == json.dumps(data)
+        assert fp.machine.cpu_flags == tuple(data["machine"]["cpu_flags"])
+        assert all(fp.result(k).digest == op["digest"] for k, op in data["ops"].items())
+    data["machine"]["torch"]["capabilty"] = "AVX2"
+    with pytest.raises(InvalidInput, match="'capabilty'"):
+        fingerprint.parse(data)
+    with pytest.raises(KeyError, match="no result 'torch:cpu:nope'"):
+        fp.result("torch:cpu:nope")
+
+
 def test_shipped_fingerprints_are_three_machines_and_the_class_table_names_causes():
     fps = classroom.load_folder(data_dir() / "fingerprints")
     assert len(fps) >= 3
-    described = {json.dumps([fp["machine"].get("env"), fp["machine"].get("cards")]) for fp in fps}
+    described = {repr([fp.machine.env, fp.machine.cards]) for fp in fps}
     assert len(described) == len(fps)  # genuinely different set-ups
-    assert any(fp["machine"].get("cards") for fp in fps)  # a GPU machine's card
+    assert any(fp.machine.cards for fp in fps)  # a GPU machine's card
     table = classroom.class_table(fps)
-    capped = next(fp for fp in fps if fp["machine"]["env"].get("ATEN_CPU_CAPABILITY"))
-    dev = next(fp for fp in fps if not fp["machine"]["env"] and not fp["machine"].get("cards"))
+    capped = next(fp for fp in fps if "ATEN_CPU_CAPABILITY" in fp.machine.env)
+    dev = next(fp for fp in fps if not fp.machine.env and not fp.machine.cards)
     d = compare(dev, capped)
     assert "ATen's CPU path" in [c.name for c in d.causes] and "ATen's CPU path" in table
     assert classroom.groups(fps)["torch:cpu:randn"][fps.index(capped)] != "A" or (

@@ -265,6 +265,9 @@ def test_get_accepts_names_and_dtypes_and_lists_the_accepted():
     msg = str(info.value)
     assert "'fmt'" in msg and "float8" in msg
     assert all(n in msg for n in NAMES)
+    assert formats.named("half") is formats.get("binary16")
+    with pytest.raises(InvalidParameter, match="float8"):
+        formats.named("float8")
 
 
 # --------------------------------------------------------------------------------------------

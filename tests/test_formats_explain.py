@@ -118,9 +118,9 @@ def test_check_prints_like_comparison_check(capsys):
 
 def test_rows_by_format_and_html():
     e = explain("0.1", ("binary16", "binary32"))
-    assert e["float16"] is e.rows[0] and e["binary32"].format == "binary32"
+    assert e.row("float16") is e.rows[0] and e.row("binary32").format == "binary32"
     with pytest.raises(KeyError):
-        e["binary64"]
+        e.row("binary64")
     assert "binary16" in e._repr_html_()
 
 
@@ -146,13 +146,13 @@ def test_notebook_00_facts_shown_in_tables():
     third = explain("1/3")
     assert max(third.rows, key=lambda r: r.rel_error).format == "bfloat16"
     half = formats.get("binary16")
-    largest = explain("65504")["binary16"]
+    largest = explain("65504").row("binary16")
     assert largest.exact and largest.stored == half.max and largest.mantissa == "1" * half.mbits
-    assert explain("65519")["binary16"].stored == half.max
-    assert explain("65520")["tf32"].stored == 2**16
-    smallest = explain("0x1p-149")["binary32"]
+    assert explain("65519").row("binary16").stored == half.max
+    assert explain("65520").row("tf32").stored == 2**16
+    smallest = explain("0x1p-149").row("binary32")
     assert smallest.stored == formats.get("binary32").min_subnormal and smallest.exact
-    assert explain("0x1p-150")["binary32"].stored == 0.0
+    assert explain("0x1p-150").row("binary32").stored == 0.0
 
 
 def test_notebook_00_widget_demo():
@@ -166,7 +166,7 @@ def test_notebook_00_widget_demo():
     assert abs(slider.value - 1 / 3) < 1e-12 and text.value == "1/3"
     slider.value = 1e-40
     assert float(text.value) == slider.value and "subnormal" in table.value
-    r = explain("0.1")["binary64"]
+    r = explain("0.1").row("binary64")
     assert float(r.neighbours[0]) < 0.1 < float(r.neighbours[1])
     assert r.next_up - r.stored == r.ulp
 

@@ -65,16 +65,14 @@ def test_the_same_figure_code_draws_recorded_runs(recorded):
 
 def test_determinism_numbers_come_from_the_rows():
     c = fpexplore.run("gpu_determinism", device="recorded")
-    rows = [r for r in c.data.rows if r["op"] == "index_add_" and r["config"] == "default"]
-    assert rows[0]["distinct"] > 1 and rows[0]["max_abs_diff"] > 0
-    det = next(
-        r
-        for r in c.data.rows
-        if r["op"] == "index_add_" and r["config"] == "use_deterministic_algorithms"
-    )
-    assert det["distinct"] == 1 and det["max_abs_diff"] == 0
-    raised = [p for p in c.data.raises if p["raised"]]
-    assert all("deterministic" in p["message"] for p in raised)
+    default = c.data.row("index_add_", "default")
+    assert default.distinct > 1 and default.max_abs_diff > 0
+    det = c.data.row("index_add_", "use_deterministic_algorithms")
+    assert det.distinct == 1 and det.max_abs_diff == 0
+    raised = [p for p in c.data.raises if p.raised]
+    assert all("deterministic" in p.message for p in raised)
+    with pytest.raises(InvalidParameter, match=r"'config'.*'fast'"):
+        c.data.row("index_add_", "fast")
     from fpexplore.lessons.gpu_determinism import rows_table
 
     table = " ".join(rows_table(c, only_varying=True).split())  # as read, across its wraps
@@ -83,8 +81,8 @@ def test_determinism_numbers_come_from_the_rows():
     ia = c.outcome("index_add_ (1000000 float32 values into 100 bins)")
     assert ia.value == "varies; fixed by det_algos" and "default 10" in ia.note
     for p in c.data.raises:
-        got = c.outcome(f"{p['op']} under use_deterministic_algorithms(True)").value
-        assert got == ("raises" if p["raised"] else "runs")
+        got = c.outcome(f"{p.op} under use_deterministic_algorithms(True)").value
+        assert got == ("raises" if p.raised else "runs")
 
 
 def test_record_is_picked_by_card_or_file_name():
@@ -116,7 +114,7 @@ def test_cpu_side_runs_live_beside_the_recorded_accelerator():
     assert c.data.ran_on[0] == "cpu (live)" and "recorded" in c.data.ran_on[1]
     chain = c.outcome(next(o.implementation for o in live if "chained" in o.implementation))
     assert chain.error is not None and chain.error.max_rel > 0
-    assert c.data.settings["conv"][1] >= 64  # where cuDNN's default conv uses TF32
+    assert c.data.settings.conv[1] >= 64  # where cuDNN's default conv uses TF32
     errs = c.data.conv_error
     assert min(errs.values()) > 0 and max(errs.values()) > 1e-4  # the TF32 conv, measured
 

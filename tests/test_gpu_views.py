@@ -8,9 +8,8 @@ import shutil
 
 import pytest
 
-from fpexplore import records
+from fpexplore import cards, records
 from fpexplore.errors import InvalidParameter
-from fpexplore.lessons._gpu import cards
 
 
 def _text(html: str) -> str:
@@ -28,13 +27,13 @@ def test_card_choices_name_every_record():
 def test_differences_of_a_record_with_itself_are_none():
     rec = records.load(records.find("h200"))
     d = cards.differences(rec, rec)
-    assert d["card_fields"] == []
-    det = d["determinism"]
-    assert det["same_bits"] == det["deterministic_on_both"] > 0
-    assert det["distinct_counts_differ"] == [] and det["raises_same"]
-    assert d["tf32"]["same_error"] == d["tf32"]["compared"] > 0
-    assert all(all(v.values()) for v in d["cpu_vs_accelerator"].values())
-    assert d["rng_same"] and all(d["sums_same"].values())
+    assert d.card_fields == []
+    det = d.determinism
+    assert det.same_bits == det.deterministic_on_both > 0
+    assert det.distinct_counts_differ == [] and det.raises_same
+    assert d.tf32.same_error == d.tf32.compared > 0
+    assert all(all(v.values()) for v in d.cpu_vs_accelerator.values())
+    assert d.rng_same and all(d.sums_same.values())
 
 
 def test_differences_see_a_changed_record(tmp_path):
@@ -47,12 +46,12 @@ def test_differences_see_a_changed_record(tmp_path):
     other = tmp_path / "other.json"
     other.write_text(json.dumps(data))
     d = cards.differences(records.load(src), records.load(other))
-    assert ("gpu_name", "NVIDIA H200", "Other card") in d["card_fields"]
-    assert d["sums_same"][data["experiments"]["sum"]["cases"][0]["name"]] is False
-    assert d["tf32"]["same_error"] == d["tf32"]["compared"] - 1
+    assert ("gpu_name", "NVIDIA H200", "Other card") in d.card_fields
+    assert d.sums_same[data["experiments"]["sum"]["cases"][0]["name"]] is False
+    assert d.tf32.same_error == d.tf32.compared - 1
     text = " ".join(cards.summary(d))
     assert "gpu_name NVIDIA H200 vs Other card" in text
-    assert f"{len(d['sums_same']) - 1} of {len(d['sums_same'])} sums" in text
+    assert f"{len(d.sums_same) - 1} of {len(d.sums_same)} sums" in text
 
 
 def test_compare_all_needs_two_cards(tmp_path, monkeypatch):
@@ -63,15 +62,15 @@ def test_compare_all_needs_two_cards(tmp_path, monkeypatch):
     assert cards.compare_all() is None
     shutil.copy(h100, tmp_path)
     d = cards.compare_all()
-    assert d is not None and set(d["cards"]) == {records.load(p).card for p in records.available()}
+    assert d is not None and set(d.cards) == {records.load(p).card for p in records.available()}
 
 
 def test_cpu_determinism_one_thread_repeats():
     from fpexplore.lessons.gpu_determinism import cpu_live
 
     r = cpu_live.run_on_cpu("index_add_", 1)
-    assert r["distinct"] == 1 and r["same_as_one_thread"]
-    assert max(r["ulp_vs_truth_max"]) > 0  # repeatable, not exact
+    assert r.distinct == 1 and r.same_as_one_thread
+    assert max(r.ulp_vs_truth_max) > 0  # repeatable, not exact
     with pytest.raises(InvalidParameter, match=r"'op'.*'nope'"):
         cpu_live.run_on_cpu("nope", 1)
     with pytest.raises(InvalidParameter, match=r"'n_threads'.*0"):
@@ -83,9 +82,9 @@ def test_tf32_input_rounding_explains_the_recorded_error():
 
     rec = records.load(records.find("h200")).experiments["tf32"]["rows"]
     card = {r["size"]: r["rel_error"] for r in rec if r["op"] == "matmul" and r["mode"] == "TF32"}
-    emulated = cpu_live.matmul_on_cpu(128, "TF32 (inputs rounded to TF32)")["rel_error"]
+    emulated = cpu_live.matmul_on_cpu(128, "TF32 (inputs rounded to TF32)").rel_error
     assert 0.95 < card[128] / emulated < 1.05
-    fp32 = cpu_live.matmul_on_cpu(128, cpu_live.CPU_MODE, 1)["rel_error"]
+    fp32 = cpu_live.matmul_on_cpu(128, cpu_live.CPU_MODE, 1).rel_error
     assert fp32 < emulated / 100
     with pytest.raises(InvalidParameter, match=r"'size'.*100"):
         cpu_live.matmul_on_cpu(100, cpu_live.CPU_MODE)
@@ -95,13 +94,14 @@ def test_cpu_side_by_threads_against_the_exact_sum():
     from fpexplore import formats
     from fpexplore.lessons.cpu_vs_accelerator import cpu_live
 
-    rec = records.load(records.find("h200"))
-    settings = rec.experiments["cpu_vs_accelerator"]["settings"]
-    _, exact = cpu_live.prepare(settings)
+    rec = cpu_live.recorded("h200")
+    settings, exact = rec.settings, rec.exact
     side = cpu_live.cpu_side(settings, 1)
-    ulp = float(formats.ulp(exact["sum_uniform"], "float32"))
-    assert abs(side["sum_uniform"] - exact["sum_uniform"]) < 8 * ulp
-    assert cpu_live.recorded_sides(rec)["cpu"]["sum_uniform"] > 0
+    ulp = float(formats.ulp(exact.sum_uniform, "float32"))
+    assert abs(side.sum_uniform - exact.sum_uniform) < 8 * ulp
+    assert rec.cpu.sum_uniform > 0
+    with pytest.raises(InvalidParameter, match=r"'side'.*'tpu'"):
+        rec.side("tpu")
     with pytest.raises(InvalidParameter, match="'n_threads'"):
         cpu_live.cpu_side(settings, 0)
 

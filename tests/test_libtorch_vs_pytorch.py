@@ -39,9 +39,9 @@ def lesson_run():
 def test_program_reports_the_wheels_libtorch():
     _program()
     info = libtorch_program.info()
-    assert info["torch_version"] == torch.__version__.split("+")[0]
-    assert info["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
-    assert info["mkldnn"] == torch.backends.mkldnn.is_available()
+    assert info.torch_version == torch.__version__.split("+")[0]
+    assert info.cpu_capability == torch.backends.cpu.get_cpu_capability()
+    assert info.mkldnn == torch.backends.mkldnn.is_available()
     built = libtorch_program.build_info()
     assert built["source_key"] == build.source_key() and built["build_s"] > 0
     assert "built" in libtorch_program.describe() and str(libtorch_program.executable()) in (
@@ -67,7 +67,7 @@ def test_cpp_and_python_agree_bit_for_bit(seed, n, length):
     saved = torch.get_num_threads()
     try:
         for job, out in zip(jobs, got, strict=True):
-            assert job.ran["threads"] == job.threads
+            assert job.ran.threads == job.threads
             torch.set_num_threads(job.threads)
             if job.op == "mm":
                 want = torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy()

@@ -96,7 +96,7 @@ def test_both_record_shapes_are_read():
     assert "format" not in json.loads((FLEET / "amd-epyc-zen3/claims.json").read_text())
     assert old["format"] == machines.FORMAT and old["runs"]
     amd = machines.load("amd-epyc-zen3")
-    assert amd.label == amd.fingerprint["label"]  # the old shape has no label of its own
+    assert amd.label == amd.fingerprint.label  # the old shape has no label of its own
     states = amd.states()
     assert states[("summation_order", "offset_same_bits")] == "fails"  # the record as shipped
 
@@ -171,9 +171,9 @@ def test_the_class_table_and_the_kit_show_which_machine_broke_which_claim(tmp_pa
     from fpexplore.workshop import pages
 
     shipped = classroom.shipped()
-    labels = [fp["label"] for fp in shipped]
+    labels = [fp.label for fp in shipped]
     for m in machines.load_all():
-        assert m.fingerprint["label"] in labels
+        assert m.fingerprint.label in labels
     fleet = [
         *machines.load_all(),
         machines.Machine(

@@ -13,12 +13,13 @@ import pytest
 
 from fpexplore import myths
 from fpexplore.lessons.cpu_vs_accelerator.cpu_modes import Fallback
-from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Sums
+from fpexplore.lessons.cpu_vs_accelerator.data import AcceleratorData, ReluEdges, Settings, Sums
 from fpexplore.lessons.djl_normalization.data import Classic, DjlData
 from fpexplore.lessons.gpu_determinism import DeterminismData
 from fpexplore.lessons.gpu_determinism.linear_flag import LinearFlag
+from fpexplore.lessons.gpu_determinism.rows import FreshProcesses, Row
 from fpexplore.lessons.libtorch_vs_pytorch import inputs as libtorch_inputs
-from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData
+from fpexplore.lessons.libtorch_vs_pytorch.data import CudaData, LibtorchData, MatmulRow
 from fpexplore.lessons.rng_seeds.augment import Flips
 from fpexplore.lessons.rng_seeds.data import DjlLayers, MultiGpu, Relation, RngData
 from fpexplore.lessons.summation_order import SummationData
@@ -26,7 +27,7 @@ from fpexplore.lessons.summation_order.layout import Layout, Residual
 from fpexplore.lessons.tf_vs_torch import data as tvt
 from fpexplore.lessons.tf_vs_torch.custom_op import CustomOp
 from fpexplore.lessons.train_vs_eval.data import AutogradModes, BnRuns, TrainEvalData
-from fpexplore.lessons.training_drift.data import DriftData
+from fpexplore.lessons.training_drift.data import DriftData, Study, StudyRow
 from fpexplore.result import Claim, Comparison, Outcome
 
 
@@ -55,11 +56,11 @@ def _cutoffs(dtype):
 
 
 _X5 = np.array([10.0, 20.0, 30.0, 40.0, 50.0], np.float32)
-_STUDY_ROW = {"rate": 0.12, "apart_at": 80, "max_share": 0.4, "final": 4.0, "start": 1e-7}
+_STUDY_ROW = StudyRow(0, "one ulp", rate=0.12, apart_at=80, max_share=0.4, final=4.0, start=1e-7)
 DATA = {
     "training_drift": DriftData(
         trajectories=None,
-        study={"rnn": [_STUDY_ROW] * 3, "logistic": [{**_STUDY_ROW, "max_share": 3e-7}] * 3},
+        study=Study(rnn=(_STUDY_ROW,) * 3, logistic=(replace(_STUDY_ROW, max_share=3e-7),) * 3),
     ),
     "djl_normalization": DjlData(
         classic=Classic(
@@ -172,7 +173,7 @@ DATA = {
             source="recorded",
             banner="RECORDED",
             card="GPU",
-            matmul_table=[{"n": 64, "cublas == naive_fma": True}],
+            matmul_table=[MatmulRow(64, 0.0, 0.0, 0.0, True, {}, "all")],
         ),
     ),
     "summation_order": SummationData(
@@ -200,13 +201,12 @@ DATA = {
         configs={"default": {}, "cudnn.deterministic": {}},
         n_runs=3,
         rows=[
-            {"op": op, "case": "c", "output": "result", "config": config, "distinct": 1}
-            | {"digests": ["ab12"], "raised": None}
+            Row(op, "c", "result", config, distinct=1, digests=["ab12"])
             for op in ("index_add_", "sum (control)", "conv2d")
             for config in ("default", "cudnn.deterministic")
         ],
         raises=[],
-        fresh_processes={"rows": []},
+        fresh_processes=FreshProcesses(0, 0, []),
         source="recorded",
         banner="",
         card="GPU",
@@ -215,7 +215,7 @@ DATA = {
     "cpu_vs_accelerator": AcceleratorData(
         banner="CPU: live. Accelerator: recorded",
         ran_on=["cpu (live)", "NVIDIA H200 (recorded)"],
-        settings={"chain_steps": 100},
+        settings=Settings(chain_steps=100),
         steps=[0, 1],
         drift={
             "cpu (live, here)": [0.0, 2e-6],

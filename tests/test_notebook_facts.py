@@ -48,25 +48,22 @@ def gpu_determinism():
 
 def test_deterministic_is_not_exact_in_the_record(gpu_determinism):
     """04: use_deterministic_algorithms gives the same bits every run, not the exact sums."""
-    rows = gpu_determinism.data.rows
-    det = next(
-        r for r in rows if r["op"] == "index_add_" and r["config"] == "use_deterministic_algorithms"
-    )
-    assert det["distinct"] == 1
-    assert det["ulp_vs_truth_median"][0] > 0 and min(det["ulp_vs_truth_max"]) > 0
+    det = gpu_determinism.data.row("index_add_", "use_deterministic_algorithms")
+    assert det.distinct == 1
+    assert det.ulp_vs_truth_median[0] > 0 and min(det.ulp_vs_truth_max) > 0
 
 
 def test_two_recorded_cards_compare_consistently():
     """04 and 07: the counts of the card comparison add up."""
-    from fpexplore.lessons._gpu import cards
+    from fpexplore import cards
 
     diff = cards.compare_all()
     if diff is None:
         pytest.skip("one card recorded")
-    det = diff["determinism"]
-    assert det["same_bits"] <= det["deterministic_on_both"] <= det["compared"]
-    t = diff["tf32"]
-    assert t["same_error"] + len(t["different_error"]) == t["compared"]
+    det = diff.determinism
+    assert det.same_bits <= det.deterministic_on_both <= det.compared
+    t = diff.tf32
+    assert t.same_error + len(t.different_error) == t.compared
 
 
 def test_one_cpu_thread_gives_the_same_bits_every_run():
@@ -75,8 +72,8 @@ def test_one_cpu_thread_gives_the_same_bits_every_run():
     from fpexplore.lessons.gpu_determinism import cpu_live
 
     for op in cpu_live.OPS:
-        assert cpu_live.run_on_cpu(op, 1)["distinct"] == 1, op
-    assert cpu_live.run_on_cpu("sum (control)", 16)["distinct"] == 1
+        assert cpu_live.run_on_cpu(op, 1).distinct == 1, op
+    assert cpu_live.run_on_cpu("sum (control)", 16).distinct == 1
 
 
 def test_tf32_record_error_flat_and_the_exact_entry():
@@ -88,17 +85,13 @@ def test_tf32_record_error_flat_and_the_exact_entry():
     from fpexplore.lessons.tf32 import cpu_live, experiment
 
     data = fpexplore.run("tf32").data
-    rows = {
-        (r["size"], r["mode"]): r for r in data.rows if r["op"] == "matmul" and not r.get("raised")
-    }
-    sizes = sorted({n for n, _ in rows})
-    tf_err = [rows[(n, "TF32")]["rel_error"] for n in sizes]
-    fp_err = [rows[(n, "fp32 (TF32 off)")]["rel_error"] for n in sizes]
+    tf_err = list(data.errors("matmul", "TF32").values())
+    fp_err = list(data.errors("matmul", "fp32 (TF32 off)").values())
     assert max(tf_err) / min(tf_err) < 2 and fp_err[-1] > fp_err[0]
-    inp = cpu_live._inputs(128)
-    i, j = int(inp["ii"][0]), int(inp["jj"][0])
-    row = formats.round_array(inp["a"][i], "tf32").astype(np.float64)
-    col = formats.round_array(inp["b"][:, j], "tf32").astype(np.float64)
+    inp = cpu_live.inputs(128)
+    i, j = int(inp.ii[0]), int(inp.jj[0])
+    row = formats.round_array(inp.a[i], "tf32").astype(np.float64)
+    col = formats.round_array(inp.b[:, j], "tf32").astype(np.float64)
     exact = float(sum(Fraction(x) * Fraction(y) for x, y in zip(row, col, strict=True)))
     dots = experiment.exact_dots((row * col)[None, :]).round("float64")
     assert exact == float(dots[0])
@@ -106,30 +99,24 @@ def test_tf32_record_error_flat_and_the_exact_entry():
 
 def test_cpu_vs_accelerator_record_card_sums_closer():
     """08: in the record the card's sum of 10000 x 0.0001 is closer to exact than the CPU's."""
-    from fpexplore import records
     from fpexplore.lessons.cpu_vs_accelerator import cpu_live
 
     c = fpexplore.run("cpu_vs_accelerator")
-    rec = records.load(records.find(c.params["record"]))
-    recorded = cpu_live.recorded_sides(rec)
-    _, exact = cpu_live.prepare(rec.experiments["cpu_vs_accelerator"]["settings"])
-    t = exact["sum_tenthousand"]
-    card = abs(recorded["torch default"]["sum_tenthousand"] - t)
-    assert card < abs(recorded["cpu"]["sum_tenthousand"] - t)
-    assert recorded["fp32 (TF32 off)"]["conv_error"] < 10 * recorded["cpu"]["conv_error"]
+    recorded = cpu_live.recorded(c.params.record)
+    t = recorded.exact.sum_tenthousand
+    card = abs(recorded.side("torch default").sum_tenthousand - t)
+    assert card < abs(recorded.cpu.sum_tenthousand - t)
+    assert recorded.side("fp32 (TF32 off)").conv_error < 10 * recorded.cpu.conv_error
 
 
 def test_a_sum_of_10000_values_is_not_split_over_threads():
     """08: 10000 values are below torch's grain size: one sum at every thread count."""
     pytest.importorskip("torch")
-    from fpexplore import records
     from fpexplore.lessons.cpu_vs_accelerator import cpu_live
 
     c = fpexplore.run("cpu_vs_accelerator")
-    settings = records.load(records.find(c.params["record"])).experiments["cpu_vs_accelerator"][
-        "settings"
-    ]
-    sums = {cpu_live.cpu_side(settings, n)["sum_tenthousand"] for n in cpu_live.THREADS}
+    settings = cpu_live.recorded(c.params.record).settings
+    sums = {cpu_live.cpu_side(settings, n).sum_tenthousand for n in cpu_live.THREADS}
     assert len(sums) == 1
 
 
@@ -147,14 +134,14 @@ def test_accelerator_exercise_uses_the_widgets_ops():
     (no relu, which the widget does not have), each by the widget's own label."""
     import re
 
-    from fpexplore.widgets.gpu_views import _ACC_OPS
+    from fpexplore.widgets.gpu_views import _ACC_OP
 
     cells = _cells("08_cpu_vs_accelerator.ipynb")
     i = next(k for k, s in enumerate(cells) if s.startswith("**3.** Move the thread count"))
     answer, code = cells[i], cells[i + 1]
     assert "relu" not in answer
     named = dict(re.findall(r'"([^"]+)": "(\w+)"', code))
-    assert set(named) == {label for label, _ in _ACC_OPS}
+    assert set(named) == set(_ACC_OP.labels)
 
 
 def test_accelerator_intro_promises_only_what_is_checked():

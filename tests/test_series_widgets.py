@@ -98,17 +98,15 @@ def test_cli_table_width(wide):
 def _growth_comparison():
     from types import SimpleNamespace
 
+    from fpexplore.lessons.summation_order.growth import Growth, Point
+
     ns = [10, 100, 1000, 10_000]
-    growth = {
-        "n": ns,
-        "errors": {"sequential": [1e-8, 1e-7, float("nan"), 1e-5], "pairwise": [1e-8] * 4},
-        "bounds": {"sequential bound (n-1)·u": [(n - 1) * 6e-8 for n in ns]},
-        "unit_roundoff": 6e-8,
-        "seed": 0,
-        "threads": 1,
-    }
-    current = {"n": 500, "errors": {"np.sum": 2e-8, "torch.sum": 2e-8, "Java float loop": 3e-6}}
-    params = {"distribution": "uniform", "dtype": "float32"}
+    errors = {"sequential": [1e-8, 1e-7, float("nan"), 1e-5], "pairwise": [1e-8] * 4}
+    bounds = {"sequential bound (n-1)·u": [(n - 1) * 6e-8 for n in ns]}
+    growth = Growth(ns, errors, {}, bounds, 6e-8, 0, 1, "uniform", "float32", "")
+    runs = {"np.sum": 2e-8, "torch.sum": 2e-8, "Java float loop": 3e-6}
+    current = Point(500, runs, {}, {})
+    params = SimpleNamespace(distribution="uniform", dtype="float32")
     return SimpleNamespace(data=SimpleNamespace(growth=growth, current=current), params=params)
 
 

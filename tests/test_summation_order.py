@@ -172,11 +172,11 @@ def test_recorded_cuda_outcome_has_card_and_date_or_says_how_to_record():
 def test_error_growth_figure_and_bounds():
     c = LESSON.run(distribution="uniform", n=1_000, dtype="float32", threads=1)
     g = c.data.growth
-    assert g["n"] == list(growth.NS) and set(g["errors"]) == set(growth.ORDERS)
+    assert g.n == list(growth.NS) and set(g.errors) == set(growth.ORDERS)
     u = growth.unit_roundoff("float32")
-    ns = np.asarray(g["n"], dtype=float)
-    seq = np.asarray(g["errors"]["sequential"], dtype=float)
-    pw = np.asarray(g["errors"]["pairwise"], dtype=float)
+    ns = np.asarray(g.n, dtype=float)
+    seq = np.asarray(g.curve("sequential"), dtype=float)
+    pw = np.asarray(g.curve("pairwise"), dtype=float)
     ok = np.isfinite(seq)
     assert ok.sum() > len(ns) // 2
     assert (seq[ok] <= (ns[ok] - 1) * u).all()  # the textbook bounds hold
@@ -185,14 +185,14 @@ def test_error_growth_figure_and_bounds():
     assert seq[-1] > 10 * pw[-1]  # a long left-to-right sum loses to the pairwise tree
     # the current run's errors use the same measure
     cur = c.data.current
-    assert cur["n"] == 1_000 and math.isfinite(cur["errors"]["np.sum"])
+    assert cur.n == 1_000 and math.isfinite(cur.errors["np.sum"])
     fig = LESSON.figure(c)
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     labels = [line.get_label() for line in ax.get_lines()]
     assert any("sequential bound" in label for label in labels)
     assert any("pairwise bound" in label for label in labels)
-    assert sum("(emulated)" in label for label in labels) == len(g["errors"])
+    assert sum("(emulated)" in label for label in labels) == len(g.errors)
     from fpexplore.widgets.order_tree import to_png
 
     assert to_png(fig)[:8] == b"\x89PNG\r\n\x1a\n"

@@ -46,7 +46,7 @@ def test_advice_passes_two_real_implementations():
     assert_close with the advised tolerances, on the advice's own data."""
     torch = backends.load("torch")
     a = tolerance.advise("matmul", "float32", 512)
-    data = tolerance._sample("matmul", 512, 0)
+    data = tolerance.sample("matmul", 512, 0)
     x, y = (v.astype(np.float32) for v in (data["a"], data["b"]))
     n = x @ y
     t = (torch.from_numpy(x) @ torch.from_numpy(y)).numpy()

@@ -5,6 +5,7 @@ the GPU record hidden, and the exercises' checks."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from fpexplore.lessons.training_drift import (
     models,
     table,
 )
+from fpexplore.lessons.training_drift.data import Study
 from fpexplore.lessons.training_drift.train import distance, flip_ulp, train
 from fpexplore.testing import check_lesson
 
@@ -66,24 +68,27 @@ def test_the_rnn_pair_leaves_and_the_logistic_pair_stays(run):
 def test_study_claims_fail_on_numbers_that_break_them(run):
     study = run.data.study
     assert all(c.holds for c in _study_claims(study).values())
-    flat = {**study, "rnn": [{**r, "rate": 1e-4, "apart_at": None} for r in study["rnn"]]}
+    flat = replace(study, rnn=tuple(replace(r, rate=1e-4, apart_at=None) for r in study.rnn))
     assert _study_claims(flat)["rnn_grows_exponentially"].holds is False
-    grown = {**study, "logistic": [{**r, "max_share": 0.2} for r in study["logistic"]]}
+    grown = replace(study, logistic=tuple(replace(r, max_share=0.2) for r in study.logistic))
     assert _study_claims(grown)["convex_stays_at_rounding"].holds is False
-    fast = [{**r, "rate": r["rate"] * (10 if "float64" in r["pair"] else 1)}
-            for r in study["rnn"]]  # fmt: skip
-    assert _study_claims({**study, "rnn": fast})["instability_not_the_format"].holds is False
+    fast = tuple(replace(r, rate=r.rate * (10 if "float64" in r.pair else 1))
+                 for r in study.rnn)  # fmt: skip
+    assert _study_claims(replace(study, rnn=fast))["instability_not_the_format"].holds is False
+    kept = {"rnn": [{**vars(r), "apart": r.apart_at} for r in study.rnn]}  # a renamed field
+    with pytest.raises(TypeError, match="apart"):
+        Study.from_dict(kept)
 
 
 def test_table_claims_fail_when_one_source_stands_apart(run):
     rows = run.data.table
     assert set(table.SINGLE) <= set(rows) and "framework" in rows
     assert all(c.holds for c in _table_claims(rows).values())
-    quiet = [{**r, "disagreement": r["disagreement"] / 100} for r in rows["one bit"]]
+    quiet = [replace(r, disagreement=r.disagreement / 100) for r in rows["one bit"]]
     broken = _table_claims({**rows, "one bit": quiet})
     assert broken["one_bit_among_them"].holds is False
     assert broken["sources_same_order"].holds is False
-    assert all(r["models"] == table.N_MODELS for r in rows["init seed"])
+    assert all(r.models == table.N_MODELS for r in rows["init seed"])
 
 
 def test_the_same_setting_gives_the_same_bits():
@@ -212,7 +217,7 @@ def test_the_svg_figure_draws_the_three_panels(run):
     bars = [r for r in root.iter(f"{ns}rect") if r.find(f"{ns}title") is not None]
     assert len(bars) == len(run.data.table)
     for (source, rows), bar in zip(run.data.table.items(), bars, strict=True):
-        mean = np.mean([r["disagreement"] for r in rows])
+        mean = np.mean([r.disagreement for r in rows])
         assert bar.find(f"{ns}title").text.startswith(f"{source}: {mean:.3f}")
     # the pair, each run against the reference, and the loss curves: every point in the frame
     lines = list(root.iter(f"{ns}polyline"))

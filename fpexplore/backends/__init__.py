@@ -303,6 +303,12 @@ def get(name: str) -> Backend:
     return _REGISTRY[name]
 
 
+def probe(name: str) -> BackendInfo:
+    """What backend ``name`` reports (`Backend.probe`); an unknown name raises
+    `InvalidParameter` listing the known ones."""
+    return get(name).probe()
+
+
 def probe_all(deadline_s: float = 3.5) -> list[BackendInfo]:
     """Probe every backend; torch's slow probe runs in a child started first, in parallel,
     and is waited for until ``deadline_s`` seconds after this call (see `torch_probe`)."""

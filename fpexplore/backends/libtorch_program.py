@@ -13,7 +13,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,43 @@ from .libtorch import build as _build
 
 ENV_EXE = "FPEXPLORE_LIBTORCH_EXE"
 OPS = ("mm", "grad", "mlp", "sum", "randn", "rand", "loop_sum", "loop_sum_fastmath")
+
+
+@dataclass(frozen=True)
+class ProgramInfo:
+    """What the program reports of its libtorch (its ``info`` line)."""
+
+    torch_version: str
+    threads: int  # intra-op threads by default
+    interop_threads: int
+    mkl: bool
+    mkldnn: bool  # oneDNN built in
+    mkldnn_enabled: bool
+    cpu_capability: str  # the CPU path its kernels take ("AVX2", "AVX512", ...)
+    parallel_info: str
+    compiler: str
+    cxx11_abi: int
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the program reports of one job or script run."""
+
+    op: str
+    threads: int
+    ms: float
+    mkldnn: bool | None = None  # a job's oneDNN setting
+    out: str = ""  # a job's output file
+    outputs: int = 0  # a script's tensors written
+
+
+def _parse(cls: type, reply: dict[str, Any]) -> Any:
+    """``reply`` (a JSON line of the program) as ``cls``; another shape raises `WorkerError`."""
+    try:
+        return cls(**reply)
+    except TypeError as exc:
+        why = f"the LibTorch program's reply {reply} is no {cls.__name__}: {exc}"
+        raise WorkerError(why) from None
 
 
 def executable() -> Path | None:
@@ -94,7 +131,7 @@ class Job:
     mkldnn: bool = True
     seed: int = 0
     n: int = 0
-    ran: dict[str, Any] = field(default_factory=dict)  # what the program reported
+    ran: Report | None = None  # what the program reported
 
 
 def _require() -> Path:
@@ -125,9 +162,9 @@ def _reports(cmd: list[str], timeout: float) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
-def info(timeout: float = 60.0) -> dict[str, Any]:
+def info(timeout: float = 60.0) -> ProgramInfo:
     """What the program reports of its libtorch: version, threads, MKL/oneDNN, CPU path."""
-    return _reports([str(_require()), "info"], timeout)[0]
+    return _parse(ProgramInfo, _reports([str(_require()), "info"], timeout)[0])
 
 
 def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
@@ -138,7 +175,7 @@ def run(jobs: Sequence[Job], timeout: float = 300.0) -> list[np.ndarray]:
 
 def run_with_info(
     jobs: Sequence[Job], timeout: float = 300.0
-) -> tuple[list[np.ndarray], dict[str, Any]]:
+) -> tuple[list[np.ndarray], ProgramInfo]:
     """`run`, also returning what the process reported of its libtorch (as `info`)."""
     exe = _require()
     for job in jobs:
@@ -164,18 +201,18 @@ def run_with_info(
         head, *reports = _reports([str(exe), "run", str(folder / "jobs.txt")], timeout)
         results = []
         for i, job in enumerate(jobs):
-            job.ran = reports[i] if i < len(reports) else {}
+            job.ran = _parse(Report, reports[i]) if i < len(reports) else None
             results.append(np.load(folder / f"out{i}.npy", allow_pickle=False))
-        return results, head
+        return results, _parse(ProgramInfo, head)
 
 
 def run_script(
     model: str | Path, inputs: Sequence[np.ndarray], threads: int = 1, timeout: float = 300.0
-) -> tuple[list[np.ndarray], dict[str, Any]]:
+) -> tuple[list[np.ndarray], ProgramInfo, Report]:
     """Load the TorchScript file ``model`` in the program (``torch::jit::load``), run its
     forward once on the float32 ``inputs`` with ``threads`` intra-op threads, and return every
     tensor of the result (tuples flattened, in order) with the bits the program wrote, and
-    what it reported (its libtorch info, the run's ``ms``)."""
+    what it reported: its libtorch, and the run (its ``ms``)."""
     exe = _require()
     path = Path(model)
     if not path.is_file():
@@ -187,7 +224,8 @@ def run_script(
         if names:
             cmd.append(",".join(names))
         head, ran = _reports(cmd, timeout)[:2]
+        report = _parse(Report, ran)
         results = [
-            np.load(folder / f"out{i}.npy", allow_pickle=False) for i in range(ran["outputs"])
+            np.load(folder / f"out{i}.npy", allow_pickle=False) for i in range(report.outputs)
         ]
-        return results, {**head, **ran}
+        return results, _parse(ProgramInfo, head), report

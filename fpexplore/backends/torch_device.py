@@ -159,7 +159,7 @@ def flags(
             cudnn.allow_tf32 = saved[4]
 
 
-def _nvidia_smi(query: str) -> str:
+def nvidia_smi(query: str) -> str:
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return ""
@@ -221,7 +221,7 @@ def provenance(dev: Any) -> dict[str, Any]:
             sm_count=props.multi_processor_count,
             compute_capability=f"{props.major}.{props.minor}",
             total_memory_bytes=int(props.total_memory),
-            driver=_nvidia_smi("driver_version") or None,
+            driver=nvidia_smi("driver_version") or None,
         )
         with contextlib.suppress(Exception):
             info["cuda_driver_api"] = int(torch._C._cuda_getDriverVersion())

@@ -16,19 +16,22 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from .compare import compare
-from .fingerprint import load
+from .fingerprint import load, parse
+from .record import Fingerprint
 
 if TYPE_CHECKING:
     from ..machines import Machine
 
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-def load_folder(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
+
+def load_folder(folder: str | os.PathLike[str]) -> list[Fingerprint]:
     """Every fingerprint in ``folder`` (``*.json``, sorted by name); a file that is not one
     raises `InvalidInput` naming it."""
     p = Path(folder)
     if not p.is_dir():
         raise InvalidInput(f"{str(p)!r} is not a folder of fingerprints")
-    found = [load(f) for f in sorted(p.glob("*.json"))]
+    found = [parse(load(f), str(f)) for f in sorted(p.glob("*.json"))]
     if not found:
         raise InvalidInput(
             f"no fingerprints (*.json) in {str(p)!r}: make one with "
@@ -37,7 +40,7 @@ def load_folder(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return found
 
 
-def shipped(data: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+def shipped(data: str | os.PathLike[str] | None = None) -> list[Fingerprint]:
     """The fingerprints the project ships, from ``data`` (default: the shipped data,
     `fpexplore.paths.shipped_data_dir`): ``fingerprints/*.json``, then
     ``machines/NAME/fingerprint.json`` of each real machine."""
@@ -46,32 +49,31 @@ def shipped(data: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
 
     root = Path(shipped_data_dir() if data is None else data)
     files = sorted((root / "fingerprints").glob("*.json"))
-    return [load(f) for f in files + sorted((root / "machines").glob(f"*/{FINGERPRINT_FILE}"))]
+    files += sorted((root / "machines").glob(f"*/{FINGERPRINT_FILE}"))
+    return [parse(load(f), str(f)) for f in files]
 
 
-def groups(fingerprints: list[dict[str, Any]]) -> dict[str, list[str]]:
+def groups(fingerprints: list[Fingerprint]) -> dict[str, list[str]]:
     """For each result key, a letter per machine: machines with the same letter got the same
     bits ('A' is the first machine's bits; '·' where the result did not run)."""
     keys: list[str] = []
     for fp in fingerprints:
-        keys += [k for k in fp["ops"] if k not in keys]
+        keys += [k for k in fp.ops if k not in keys]
     table: dict[str, list[str]] = {}
     for key in keys:
         seen: dict[str, str] = {}
         row = []
         for fp in fingerprints:
-            op = fp["ops"].get(key)
-            if op is None:
+            if key not in fp.ops:
                 row.append("·")
                 continue
-            letter = seen.setdefault(op["digest"], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[len(seen) % 26])
-            row.append(letter)
+            row.append(seen.setdefault(fp.ops[key].digest, LETTERS[len(seen) % 26]))
         table[key] = row
     return table
 
 
 def class_table(
-    fingerprints: list[dict[str, Any]],
+    fingerprints: list[Fingerprint],
     only_differing: bool = True,
     machines: list[Machine] | None = None,
     lessons: Mapping[str, Any] | None = None,
@@ -80,15 +82,14 @@ def class_table(
     `groups`), then each machine's causes against the first; with ``machines`` (real
     machines' records, `fpexplore.machines.load_all`), which of them broke which claim of
     ``lessons`` (name -> lesson, as `fpexplore.lessons.all_lessons`)."""
-    labels = [str(fp.get("label", f"#{n}")) for n, fp in enumerate(fingerprints, 1)]
+    labels = [f"#{n}" if fp.label is None else fp.label for n, fp in enumerate(fingerprints, 1)]
     rows = groups(fingerprints)
     shown = {
         k: v for k, v in rows.items() if not only_differing or len({x for x in v if x != "·"}) > 1
     }
     width = max([len(k) for k in shown] + [len("result")])
     out = ["machines:"] + [f"  {n}. {label}" for n, label in enumerate(labels, 1)]
-    head = f"{'result':{width}s}  " + " ".join(f"{n:>2d}" for n in range(1, len(labels) + 1))
-    out.append(head)
+    out.append(f"{'result':{width}s}  " + " ".join(f"{n:>2d}" for n in range(1, len(labels) + 1)))
     for key, letters in shown.items():
         out.append(f"{key:{width}s}  " + " ".join(f"{x:>2s}" for x in letters))
     if not shown:

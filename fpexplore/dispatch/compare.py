@@ -13,11 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import InvalidParameter
 from . import reproduce as _reproduce
 from .causes import Cause, find
 from .fingerprint import check
+from .record import Fingerprint
 
 __all__ = ["Cause", "Difference", "compare"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """A result whose bits differ: its key and op, each side's max error (ULPs; None: no truth)."""
+
+    key: str
+    op: str | None
+    ulp_a: float | None
+    ulp_b: float | None
 
 
 @dataclass(frozen=True)
@@ -26,7 +38,7 @@ class Difference:
 
     a_label: str
     b_label: str
-    rows: tuple[dict[str, Any], ...]
+    rows: tuple[Row, ...]
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
     causes: tuple[Cause, ...]
@@ -43,7 +55,7 @@ class Difference:
 
     @property
     def differs(self) -> tuple[str, ...]:
-        return tuple(r["key"] for r in self.rows)
+        return tuple(r.key for r in self.rows)
 
     def text(self) -> str:
         """The comparison as plain text (the CLI prints it)."""
@@ -55,10 +67,10 @@ class Difference:
                 f"{len(self.rows)} of {len(self.rows) + len(self.same)} results differ in their "
                 "bits (max error against the exact truth, in ULPs):"
             )
-            w = max(len(r["key"]) for r in self.rows)
+            w = max(len(r.key) for r in self.rows)
             for r in self.rows:
-                a, b = _ulp(r["ulp_a"]), _ulp(r["ulp_b"])
-                out.append(f"  {r['key']:{w}s}  A {a:>10s}   B {b:>10s}")
+                a, b = _ulp(r.ulp_a), _ulp(r.ulp_b)
+                out.append(f"  {r.key:{w}s}  A {a:>10s}   B {b:>10s}")
         for side, keys in (("A", self.only_a), ("B", self.only_b)):
             if keys:
                 out.append(f"only in {side}: {', '.join(keys)}")
@@ -77,8 +89,7 @@ class Difference:
                 out.append(f"  may reach {len(c.explains)} of them: {c.name}: {c.detail}")
         if self.reproduce:
             out.append(f"to reproduce B's paths here on A: {self.reproduce}")
-        for note in self.unreachable:
-            out.append(f"  not reachable by a switch: {note}")
+        out += [f"  not reachable by a switch: {note}" for note in self.unreachable]
         if self.checked is not None:
             out.append(self.checked.text())
         return "\n".join(out)
@@ -97,24 +108,21 @@ def _ulp(v: float | None) -> str:
     return "—" if v is None else f"{v:.3g}"
 
 
-def compare(a: dict[str, Any], b: dict[str, Any], check_here: bool = False) -> Difference:
-    """Compare fingerprints ``a`` and ``b`` (dicts from `fingerprint.take` or `.load`); with
-    ``check_here``, also take the fingerprint here under the suggested environment in a fresh
-    process and say which differences it removed (`recheck`)."""
+FingerprintLike = Fingerprint | dict[str, Any]
+
+
+def compare(a: FingerprintLike, b: FingerprintLike, check_here: bool = False) -> Difference:
+    """Compare fingerprints ``a`` and ``b`` (`Fingerprint`s, or dicts from `fingerprint.take`
+    or `.load`); with ``check_here``, also take the fingerprint here under the suggested
+    environment in a fresh process and say which differences it removed (`recheck`)."""
     if not isinstance(check_here, bool):
-        raise _bad("check_here", check_here, "True or False")
+        raise InvalidParameter("check_here", check_here, "True or False", "fpexplore.compare")
     a, b = check(a, "A"), check(b, "B")
     oa, ob = a["ops"], b["ops"]
     both = [k for k in oa if k in ob]
     differ = [k for k in both if oa[k]["digest"] != ob[k]["digest"]]
     rows = tuple(
-        {
-            "key": k,
-            "op": oa[k].get("op"),
-            "ulp_a": oa[k].get("max_ulp"),
-            "ulp_b": ob[k].get("max_ulp"),
-        }
-        for k in differ
+        Row(k, oa[k].get("op"), oa[k].get("max_ulp"), ob[k].get("max_ulp")) for k in differ
     )
     causes, suspects = find(a, b, set(differ)) if differ else ([], [])
     explained = {k for c in causes for k in c.explains}
@@ -143,9 +151,3 @@ def compare(a: dict[str, Any], b: dict[str, Any], check_here: bool = False) -> D
 
         diff = replace(diff, checked=rerun(diff, a, b, env, compare))
     return diff
-
-
-def _bad(name: str, value: Any, accepted: str) -> Exception:
-    from ..errors import InvalidParameter
-
-    return InvalidParameter(name, value, accepted, "fpexplore.compare")

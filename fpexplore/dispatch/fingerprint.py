@@ -19,6 +19,7 @@ from ..probe.cpu import cpu_flags, cpu_model, cpu_vendor
 from ..probe.libpaths import mkl_paths, onednn_isa, openblas_paths
 from ..probe.paths import ONEDNN_DEFAULT_FLAGS, tensorflow_onednn, torch_capability
 from . import battery, schema
+from .record import Fingerprint
 from .switches import SWITCHES
 
 FORMAT = "fpexplore-fingerprint"
@@ -188,9 +189,16 @@ def load(path: str | os.PathLike[str], name: str = "path") -> dict[str, Any]:
     return check(data, str(path))
 
 
+def parse(data: Any, where: str = "fingerprint") -> Fingerprint:
+    """``data`` (`check`ed) read into a `Fingerprint`."""
+    return Fingerprint.from_dict(check(data, where))
+
+
 def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
-    """``data`` if it is a fingerprint this version reads, else `InvalidInput` naming why
-    (every field `compare` reads is checked for its type: `schema`)."""
+    """``data`` (a `Fingerprint`: its JSON object) if it is a fingerprint this version reads,
+    else `InvalidInput` naming why (every field `compare` reads is checked for its type)."""
+    if isinstance(data, Fingerprint):
+        data = data.to_dict()
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InvalidInput(
             f'{where} is not an fpexplore fingerprint (expected "format": {FORMAT!r}); '

@@ -103,14 +103,10 @@ def _memory_budget() -> float:
     container's (cgroup) limit and ``$FPEXPLORE_MEMORY_LIMIT``, less what this process holds."""
     limits: list[float] = []
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path, encoding="ascii") as f:
-                limits.append(float(f.read().strip()))
-        except (OSError, ValueError):  # absent, or "max": no limit
-            continue
+        with contextlib.suppress(OSError, ValueError):  # absent, or "max": no limit
+            limits.append(float(Path(path).read_text(encoding="ascii").strip()))
     with contextlib.suppress(KeyError, ValueError):
         limits.append(float(os.environ[MEMORY_LIMIT_ENV]))
-    held = 0.0
     try:
         with open("/proc/self/statm", encoding="ascii") as f:
             held = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

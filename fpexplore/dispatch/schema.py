@@ -4,62 +4,48 @@ hand, or written by another program, is refused with the field's name, never rea
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import is_dataclass
+from typing import Any, get_args, get_origin
 
 from ..errors import InvalidInput
+from .record import Card, MachineDescription, hints, members
 
-_STR, _INT, _BOOL = (str,), (int,), (bool,)
-_LIST, _DICT = (list,), (dict,)
-_OPT_STR, _OPT_INT, _OPT_BOOL = (str, type(None)), (int, type(None)), (bool, type(None))
-_OPT_DICT = (dict, type(None))
+_STR = (str,)
+_OPT_STR = (str, type(None))
 
-#: machine fields: (path, types, for a list: its items' types)
-MACHINE: tuple[tuple[tuple[str, ...], tuple[type, ...], tuple[type, ...] | None], ...] = (
-    (("cpu",), _OPT_STR, None),
-    (("cpu_vendor",), _OPT_STR, None),
-    (("arch",), _OPT_STR, None),
-    (("system",), _OPT_STR, None),
-    (("cpu_flags",), _LIST, _STR),
-    (("cores",), _OPT_INT, None),
-    (("python",), _OPT_STR, None),
-    (("fpexplore",), _OPT_STR, None),
-    (("env",), _DICT, None),
-    (("onednn_isa",), _OPT_STR, None),
-    (("numpy",), _OPT_DICT, None),
-    (("numpy", "version"), _OPT_STR, None),
-    (("numpy", "simd_targets"), _LIST, _STR),
-    (("numpy", "blas"), _OPT_STR, None),
-    (("numpy", "openblas"), _OPT_DICT, None),
-    (("numpy", "openblas", "core"), _OPT_STR, None),
-    (("numpy", "openblas", "threads"), _OPT_INT, None),
-    (("numpy", "openblas", "config"), _OPT_STR, None),
-    (("torch",), _OPT_DICT, None),
-    (("torch", "version"), _OPT_STR, None),
-    (("torch", "capability"), _OPT_STR, None),
-    (("torch", "threads"), _OPT_INT, None),
-    (("torch", "mkl"), _OPT_BOOL, None),
-    (("torch", "mkldnn"), _OPT_BOOL, None),
-    (("mkl",), _OPT_DICT, None),
-    (("mkl", "version"), _OPT_STR, None),
-    (("mkl", "cbwr"), _OPT_STR, None),
-    (("mkl", "branch"), _OPT_STR, None),
-    (("mkl", "intel_paths"), _OPT_BOOL, None),
-    (("tensorflow",), _OPT_DICT, None),
-    (("tensorflow", "version"), _OPT_STR, None),
-    (("tensorflow", "onednn"), _OPT_BOOL, None),
-    (("tensorflow", "onednn_reason"), _OPT_STR, None),
-    (("tensorflow", "intra_op_threads"), _OPT_INT, None),
-    (("cards",), _LIST, _DICT),
-)
-CARD = (
-    ("device", _STR),
-    ("name", _OPT_STR),
-    ("capability", _OPT_STR),
-    ("cuda", _OPT_STR),
-    ("cudnn", _OPT_INT),
-    ("tf32_matmul", _OPT_BOOL),
-    ("tf32_cudnn", _OPT_BOOL),
-)
+Row = tuple[tuple[str, ...], tuple[type, ...], tuple[type, ...] | None]
+
+
+def _accepted(hint: Any) -> tuple[tuple[type, ...], tuple[type, ...] | None, Any]:
+    """A record field's type as JSON types: (accepted, for a list its items', the record an
+    object is read into)."""
+    accepted: list[type] = []
+    items, record = None, None
+    for t in members(hint):
+        origin = get_origin(t) or t
+        if origin is tuple:
+            accepted.append(list)
+            items = _accepted(get_args(t)[0])[0]
+        elif origin is dict or is_dataclass(origin):
+            accepted.append(dict)
+            record = origin if is_dataclass(origin) else None
+        else:
+            accepted.append(origin)
+    return tuple(accepted), items, record
+
+
+def _rows(cls: type, path: tuple[str, ...] = ()) -> Iterator[Row]:
+    for name, hint in hints(cls).items():
+        types, items, record = _accepted(hint)
+        yield (*path, name), types, items
+        if record is not None:
+            yield from _rows(record, (*path, name))
+
+
+#: machine fields, as `record.MachineDescription` declares them: (path, types, a list's items)
+MACHINE: tuple[Row, ...] = tuple(_rows(MachineDescription))
+CARD = tuple((path[-1], types) for path, types, _ in _rows(Card))
 OP = (("op", _OPT_STR), ("library", _OPT_STR), ("device", _OPT_STR), ("head", (list, type(None))))
 
 
@@ -99,7 +85,7 @@ def check_machine(machine: dict[str, Any], where: str) -> None:
             raise _field(where, f"machine.env.{key}", value, "a string")
     for n, card in enumerate(machine.get("cards") or []):
         for key, types in CARD:
-            if (key in card or types is _STR) and not _is(card.get(key), types):
+            if (key in card or types == _STR) and not _is(card.get(key), types):
                 raise _field(where, f"machine.cards[{n}].{key}", card.get(key), _names(types))
 
 

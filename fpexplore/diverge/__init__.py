@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from .capture import Capture, Tap, capture_keras, capture_torch
-from .report import AGREE, DivergenceReport, LayerRow, Side, compare
+from .report import AGREE, DivergenceReport, LayerRow, Reports, Side, compare
 from .runtimes import capture_djl, capture_libtorch
 from .specs import LayerSpec, spec_of
 
@@ -32,6 +32,7 @@ __all__ = [
     "DivergenceReport",
     "LayerRow",
     "LayerSpec",
+    "Reports",
     "Side",
     "Tap",
     "capture_djl",

@@ -33,6 +33,12 @@ class Capture:
     taps: dict[str, Tap]
     modules: dict[str, Any] = field(default_factory=dict)  # torch only: name -> module
 
+    def tap(self, layer: str) -> Tap:
+        """Layer ``layer``'s call; KeyError names the layers there are."""
+        if layer not in self.taps:
+            raise KeyError(f"no layer {layer!r} in {self.implementation}: {', '.join(self.taps)}")
+        return self.taps[layer]
+
 
 def _to_numpy(t: Any) -> np.ndarray:
     if hasattr(t, "detach"):

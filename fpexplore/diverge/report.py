@@ -271,6 +271,16 @@ class DivergenceReport:
         }
 
 
+class Reports(dict[str, DivergenceReport]):
+    """Reports by model (`fpexplore.diverge.run_zoo` of each)."""
+
+    def of(self, model: str) -> DivergenceReport:
+        """``model``'s report; KeyError names the models there are."""
+        if model not in self:
+            raise KeyError(f"no report of {model!r}; there are: {', '.join(self) or 'none'}")
+        return self[model]
+
+
 def _f(x: float) -> str:
     return "—" if math.isnan(x) else f"{x:.3g}"
 

@@ -77,6 +77,6 @@ def capture_libtorch(
     xs = _inputs(inputs)
     with tempfile.TemporaryDirectory(prefix="fpx-libtorch-") as tmp:
         exp = export_taps(model, xs, Path(tmp) / "model.pt")
-        arrays, ran = libtorch_program.run_script(exp.path, xs, threads, timeout)
-    version = f"LibTorch {ran.get('torch_version', '?')} (C++, TorchScript)"
+        arrays, info, _ = libtorch_program.run_script(exp.path, xs, threads, timeout)
+    version = f"LibTorch {info.torch_version} (C++, TorchScript)"
     return Capture(name, version, exp.taps(arrays))

@@ -20,24 +20,6 @@ from ..truth import reference
 from ..truth.ops import make_truth
 from ..truth.value import Truth
 
-KINDS = (
-    "linear",
-    "conv2d",
-    "batch_norm",
-    "layer_norm",
-    "relu",
-    "gelu",
-    "tanh",
-    "sigmoid",
-    "softmax",
-    "identity",
-    "flatten",
-    "add",
-    "matmul",
-    "scale",
-    "mean_pool",
-)
-
 
 @dataclass(frozen=True)
 class LayerSpec:
@@ -162,17 +144,14 @@ class LayerSpec:
         """Per-element a-priori bound on |computed - exact| (float64, the output's shape)."""
         p, k = self.params, self.kind
         x = inputs[0].astype(np.float64) if inputs else None
-        if k == "linear":
+        if k in ("linear", "conv2d"):  # sum |terms|, the bias one more term (channels: axis 1)
             w = np.abs(p["weight"].astype(np.float64))
-            s = np.abs(x.reshape(-1, x.shape[-1])) @ w.T
+            if k == "linear":
+                s = np.abs(x.reshape(-1, x.shape[-1])) @ w.T
+            else:
+                s = _conv_f64(np.abs(_pad(x, conv_pads(p, x.shape))), w, p)
             if p["bias"] is not None:
-                s = s + np.abs(p["bias"].astype(np.float64))
-            return tolerance.dot_bound(s.reshape(exact.shape), self.terms(inputs), fmt)
-        if k == "conv2d":
-            xp = np.abs(_pad(x, conv_pads(p, x.shape)))
-            s = _conv_f64(xp, np.abs(p["weight"].astype(np.float64)), p)
-            if p["bias"] is not None:
-                s = s + np.abs(p["bias"].astype(np.float64))[None, :, None, None]
+                s = s + np.abs(p["bias"].astype(np.float64)).reshape(-1, *(1,) * (s.ndim - 2))
             return tolerance.dot_bound(s.reshape(exact.shape), self.terms(inputs), fmt)
         if k == "matmul":
             b = inputs[1].astype(np.float64)
@@ -283,6 +262,10 @@ def _np(t: Any) -> np.ndarray | None:
     return None if t is None else t.detach().cpu().numpy().copy()
 
 
+def _affine(module: Any) -> dict[str, np.ndarray | None]:
+    return {"weight": _np(module.weight), "bias": _np(module.bias)}
+
+
 def _pair(v: Any) -> tuple[int, int]:
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -296,7 +279,7 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
     if kind is not None:
         return LayerSpec(name, kind, dict(getattr(module, "fpx_params", dict)()))
     if t == "Linear":
-        return LayerSpec(name, "linear", {"weight": _np(module.weight), "bias": _np(module.bias)})
+        return LayerSpec(name, "linear", _affine(module))
     if t == "Conv2d":
         pad = module.padding
         if isinstance(pad, str):
@@ -307,20 +290,10 @@ def spec_of(name: str, module: Any) -> LayerSpec | None:
             pads = (ph, ph, pw, pw)
         if getattr(module, "padding_mode", "zeros") != "zeros":
             return None
-        return LayerSpec(
-            name,
-            "conv2d",
-            {
-                "weight": _np(module.weight),
-                "bias": _np(module.bias),
-                "stride": _pair(module.stride),
-                "padding": pads,
-                "dilation": _pair(module.dilation),
-                "groups": module.groups,
-            },
-        )
+        conv = {"stride": _pair(module.stride), "padding": pads, "dilation": _pair(module.dilation)}
+        return LayerSpec(name, "conv2d", {**_affine(module), **conv, "groups": module.groups})
     if t in ("BatchNorm1d", "BatchNorm2d", "LayerNorm"):
-        affine = {"weight": _np(module.weight), "bias": _np(module.bias), "eps": float(module.eps)}
+        affine = {**_affine(module), "eps": float(module.eps)}
         if t == "LayerNorm":
             shape = tuple(module.normalized_shape)
             return LayerSpec(name, "layer_norm", {"normalized_shape": shape, **affine})

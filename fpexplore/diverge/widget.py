@@ -11,11 +11,38 @@ import numpy as np
 
 from .. import svg
 from ..figures import WIDTH_IN
+from ..params import Depends, Options, Param
 from ..templates import part
 from .report import AGREE, DivergenceReport
 
 #: settings the explorer keeps (verdict and SVG figure per model, implementation and plant)
 KEPT = 48
+#: implementations run outside this process (a JVM, a C++ program): never computed ahead
+_ELSEWHERE = ("djl", "libtorch")
+
+
+def zoo_params() -> tuple[Param, ...]:
+    """`run_zoo`'s parameters, declared once for ``fpexplore diverge`` and the explorer: the
+    model, the second implementation and the plant, one of those the model takes."""
+    from . import AGAINST
+    from .zoo import MODELS, PLANTS
+
+    plants = tuple(
+        (m, Options("plant", None, choices=(None, *ps), labels=("none", *ps)))
+        for m, ps in PLANTS.items()
+    )
+    return (
+        Options("model", "mlp", "the zoo model", choices=MODELS),
+        Options(
+            "against",
+            "torch",
+            "the second implementation: a torch variant, the Keras build with the same "
+            "weights, or the torch model's TorchScript export run by DJL (djl) or by the "
+            "C++ LibTorch program (libtorch)",
+            choices=AGAINST,
+        ),
+        Depends("plant", None, "put one mistake into the second one", "model", plants),
+    )
 
 
 def _margins(fig: Any, labels: list[str], fontsize: float = 8.0) -> None:
@@ -55,7 +82,7 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
     else:
         fig = ax.figure
     xs = np.arange(len(rows))
-    floor = 1e-3  # exact layers (0 ULP) drawn at the bottom of the log axis
+    floor = _FLOOR
     for k, (name, marker) in enumerate(zip(report.names, ("o", "s"), strict=True)):
         sides = [r.a if k == 0 else r.b for r in rows]
         ys = [max(s.max_ulp, floor) if s is not None else np.nan for s in sides]
@@ -97,6 +124,7 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
 
 
 _C = ("#1f77b4", "#ff7f0e", "#d62728")  # matplotlib's C0, C1, C3
+_FLOOR = 1e-3  # exact layers (0 ULP) drawn at the bottom of the log axis
 
 
 def _bounds(rows: tuple[Any, ...]) -> list[float]:
@@ -108,9 +136,34 @@ def _title(report: DivergenceReport) -> str:
     return f"{report.label or ' vs '.join(report.names)} — {AGREE if report.agree else 'diverge'}"
 
 
+def _culprit_svg(
+    report: DivergenceReport, fx: Any, fy: Any, top_bottom: tuple[float, float]
+) -> list[str]:
+    """The first divergence in `plot_svg`: its layer shaded, its name and culprits above an
+    arrow pointing at the larger error there."""
+    rows, first, (top, bottom) = report.rows, report.first, top_bottom
+    i = rows.index(first)
+    top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
+    x0, x1, xi = fx(i - 0.5), fx(i + 0.5), fx(i)
+    ya, yt = fy(top_err), fy(max(top_err, _FLOOR) * 30)
+    # the label stays inside the plot at either end
+    anchor, xt = (
+        ("start", x0 + 2) if i == 0 else ("end", x1 - 2) if i == len(rows) - 1 else ("middle", xi)
+    )
+    red = {"fill": _C[2]}
+    culprits = ", ".join(first.culprits(report.names))
+    return [
+        svg.el("rect", x=x0, y=top, width=x1 - x0, height=bottom - top, fill_opacity="0.12", **red),
+        svg.text(xt, yt - 14, f"first divergence: {first.name}", anchor, **red),
+        svg.text(xt, yt - 2, f"({culprits})", anchor, **red),
+        svg.line(xi, yt + 2, xi, ya - 6, stroke=_C[2]),
+        svg.el("path", d=f"M{xi - 3:.1f},{ya - 10:.1f} l3,5 l3,-5", fill="none", stroke=_C[2]),
+    ]
+
+
 def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> str:
     """The figure of `plot` as SVG markup (the explorer's: the browser draws it)."""
-    rows, first, floor = report.rows, report.first, 1e-3
+    rows, first, floor = report.rows, report.first, _FLOOR
     longest = max((len(r.name) for r in rows), default=1)
     left, right, top = 70, width - 12, 30
     bottom = height - int(20 + 0.707 * 5.2 * longest)
@@ -133,29 +186,7 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
     out = [svg.text((left + right) / 2, 18, title, font_size=12)]
     out += svg.frame((left, top, right, bottom), ygrid=ygrid, ylabel=f"ULPs of {report.fmt}")
     if first is not None:
-        i = rows.index(first)
-        top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
-        x0, x1, xi = fx(i - 0.5), fx(i + 0.5), fx(i)
-        ya, yt = fy(top_err), fy(max(top_err, floor) * 30)
-        # the label stays inside the plot at either end
-        anchor, xt = (
-            ("start", x0 + 2)
-            if i == 0
-            else ("end", x1 - 2)
-            if i == len(rows) - 1
-            else ("middle", xi)
-        )
-        red = {"fill": _C[2]}
-        culprits = ", ".join(first.culprits(report.names))
-        out += [
-            svg.el(
-                "rect", x=x0, y=top, width=x1 - x0, height=bottom - top, fill_opacity="0.12", **red
-            ),
-            svg.text(xt, yt - 14, f"first divergence: {first.name}", anchor, **red),
-            svg.text(xt, yt - 2, f"({culprits})", anchor, **red),
-            svg.line(xi, yt + 2, xi, ya - 6, stroke=_C[2]),
-            svg.el("path", d=f"M{xi - 3:.1f},{ya - 10:.1f} l3,5 l3,-5", fill="none", stroke=_C[2]),
-        ]
+        out += _culprit_svg(report, fx, fy, (top, bottom))
     steps = [
         p
         for i, b in enumerate(bound)
@@ -217,8 +248,9 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     and the plot, each setting kept and its neighbours computed ahead (`explorer.Ahead`)."""
     import ipywidgets as w
 
-    from ..widgets.explorer import Ahead, error_panel, hear, setting_key
-    from . import run_zoo, zoo
+    from ..params import validate_all
+    from ..widgets.explorer import Ahead, Controls, error_panel, setting_key
+    from . import AGAINST, run_zoo, zoo
 
     shown: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
 
@@ -227,30 +259,13 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         return part("bold", report.verdict()), plot_svg(report)
 
     ahead = Ahead(picture, shown, keep=KEPT)
-    model_w = w.Dropdown(options=zoo.MODELS, value=model, description="model")
-    against_w = w.ToggleButtons(options=("torch", "keras"), value=against, description="against")
-    plant_w = w.Dropdown(description="plant")
     image = w.HTML()  # the figure as SVG, drawn by the browser
     verdict = w.HTML()
-    swapping = [False]  # the plant menu is being refilled for a new model
-
-    def plants(*_: Any) -> None:
-        """Refill the plant menu for the model, keeping the plant where it can, always with an
-        option selected (a blank menu would make choosing "none" change nothing)."""
-        opts = [("none", None)] + [(p, p) for p in zoo.PLANTS[model_w.value]]
-        values = [v for _, v in opts]
-        keep = plant_w.value if plant_w.value in values else None
-        swapping[0] = True
-        try:
-            plant_w.options = opts
-            plant_w.index = values.index(keep)
-        finally:
-            swapping[0] = False
+    params = zoo_params()
 
     def redraw(change: Any = None) -> None:
-        if swapping[0]:
-            return
-        p = {"model": model_w.value, "against": against_w.value, "plant": plant_w.value}
+        controls.refit()  # the plant menu: the plants of the model, "none" first
+        p = controls.values
         if setting_key(p) not in shown:
             verdict.value = part("running")
         try:
@@ -258,17 +273,12 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
         except Exception as exc:  # any failure ends "running…" with an error panel
             verdict.value = error_panel(exc)
             return
-        ahead.plan(
-            nearby(p, zoo.MODELS, zoo.PLANTS, tuple(against_w.options)), first=change is None
-        )
+        against = tuple(a for a in AGAINST if a not in _ELSEWHERE)
+        ahead.plan(nearby(p, zoo.MODELS, zoo.PLANTS, against), first=change is None)
 
-    plants()
-    if plant in [v for _, v in plant_w.options]:
-        plant_w.value = plant
-    model_w.observe(lambda change: (plants(), redraw(change)), names="value")
-    against_w.observe(redraw, names="value")
-    plant_w.observe(redraw, names="value")
-    hear(model_w, against_w, plant_w)  # a move delays the computing ahead of every view
+    given = {"model": model, "against": against, "plant": plant}
+    controls = Controls(params, validate_all(params, given, "diverge explorer"), redraw)
     redraw()
     title = w.HTML(part("title", "Find the divergence: the zoo's models, layer by layer"))
+    model_w, against_w, plant_w = controls.widgets.values()
     return w.VBox([title, w.HBox([model_w, plant_w]), against_w, verdict, image])

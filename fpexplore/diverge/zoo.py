@@ -23,7 +23,7 @@ the very same bits. Plants (mistakes made on purpose, in the second implementati
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -152,12 +152,17 @@ def _example_input(model: str) -> np.ndarray:
 # torch
 
 
-@functools.cache
-def _torch_parts() -> dict[str, Any]:
-    """Zoo-only torch modules (defined on first use: importing this module needs no torch)."""
-    from .. import backends
+class _Parts(NamedTuple):
+    """torch and the zoo's models in it."""
 
-    torch = backends.load("torch")
+    torch: Any
+    MLP: Any
+    CNN: Any
+    Block: Any
+
+
+def _layers(torch: Any) -> tuple[Any, ...]:
+    """The zoo-only layers: MatMul, Add, Scale, MeanPool and Conv2dSame."""
     nn = torch.nn
     functional = torch.nn.functional
 
@@ -208,6 +213,18 @@ def _torch_parts() -> dict[str, Any]:
             x = functional.pad(x, [left, right, top, bottom])
             return functional.conv2d(x, self.weight, self.bias, self.stride)
 
+    return MatMul, Add, Scale, MeanPool, Conv2dSame
+
+
+@functools.cache
+def _torch_parts() -> _Parts:
+    """The zoo's torch models (defined on first use: importing this module needs no torch)."""
+    from .. import backends
+
+    torch = backends.load("torch")
+    nn = torch.nn
+    MatMul, Add, Scale, MeanPool, Conv2dSame = _layers(torch)
+
     class MLP(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -257,21 +274,21 @@ def _torch_parts() -> dict[str, Any]:
             x = self.res1(x, self.proj(self.ctx(a, self.v(h))))
             return self.res2(x, self.fc2(self.drop(self.gelu(self.fc1(self.ln2(x))))))
 
-    return {"torch": torch, "MLP": MLP, "CNN": CNN, "Block": Block}
+    return _Parts(torch, MLP, CNN, Block)
 
 
 def torch_model(model: str, plant: str | None = None) -> Any:
     """The zoo model in torch with the zoo's weights, in eval mode (but for a dropout plant)."""
     model, plant = check(model, plant)
     parts = _torch_parts()
-    torch = parts["torch"]
+    torch = parts.torch
     eps = 1e-3 if plant == "epsilon" else 1e-5
     if model == "mlp":
-        m = parts["MLP"]()
+        m = parts.MLP()
     elif model == "cnn":
-        m = parts["CNN"](eps, plant == "padding")
+        m = parts.CNN(eps, plant == "padding")
     else:
-        m = parts["Block"](eps, "tanh" if plant == "gelu" else "none")
+        m = parts.Block(eps, "tanh" if plant == "gelu" else "none")
     state = {}
     for layer, ps in weights(model).items():
         for key, arr in ps.items():

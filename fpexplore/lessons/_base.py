@@ -23,6 +23,7 @@ __all__ = [
     "missing_part",
     "missing_parts",
     "settle",
+    "torch_threads",
 ]
 
 
@@ -38,6 +39,18 @@ def hidden(*parts: str) -> Iterator[None]:
         yield
     finally:
         _HIDDEN.reset(token)
+
+
+@contextmanager
+def torch_threads(torch: Any, n: int) -> Iterator[int]:
+    """Within the block torch runs on ``n`` intra-op threads (yields the count it really runs
+    with); the count before is restored after."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
 
 
 def missing_part(

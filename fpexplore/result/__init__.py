@@ -171,6 +171,12 @@ class Comparison:
         names = ", ".join(o.implementation for o in self.outcomes)
         raise KeyError(f"no outcome named {implementation!r}; this comparison has: {names}")
 
+    def claim(self, key: str) -> Claim:
+        """Claim ``key`` of this run; an unknown key raises KeyError naming the known ones."""
+        if key not in self.claims:
+            raise KeyError(f"no claim {key!r}; this run states: {', '.join(self.claims)}")
+        return self.claims[key]
+
     def holds(self, key: str) -> bool | None:
         """Whether claim ``key`` held in this run, None if it was not checked."""
         return claim_holds(self.claims, key)

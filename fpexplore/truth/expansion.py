@@ -152,6 +152,56 @@ def _round64_interval(
     return hi.astype(np.float64), np.flatnonzero(~inside.ravel())
 
 
+def _round64(parts: list[np.ndarray], split: tuple, hard: Any, near: tuple) -> np.ndarray:
+    """float64 roundings of (hi, lo, margin), hi's neighbours and gaps ``near``: hi = fl(v)
+    exactly when margin = 0; else v may lie on or across a half-gap, and exact signs decide."""
+    (hi, lo, margin), (hi_up, hi_dn, up, down) = split, near
+    close = (margin > 0) & ~hard
+    close &= np.where(
+        lo > 0,
+        lo + margin >= up / 2,
+        np.where(lo < 0, margin - lo >= down / 2, margin >= np.minimum(up, down) / 2),
+    )
+    out = hi.copy()
+    idx = np.flatnonzero(close.ravel())
+    if idx.size:
+        h = hi.reshape(-1)[idx]
+        hu, hd = hi_up.reshape(-1)[idx], hi_dn.reshape(-1)[idx]
+        sub = [p[idx] for p in parts]
+        above, ok_a = signs([*sub, -h, -(up.reshape(-1)[idx] / 2)])
+        below, ok_b = signs([*sub, -h, down.reshape(-1)[idx] / 2])
+        r = np.select(
+            [above > 0, above == 0, below < 0, below == 0],
+            [hu, _even(h, hu), hd, _even(h, hd)],
+            h,
+        )
+        out.reshape(-1)[idx] = r
+        hard.reshape(-1)[idx[~(ok_a & ok_b)]] = True
+    return out
+
+
+def _round_narrow(
+    parts: list[np.ndarray], hi: np.ndarray, near: tuple, open_: Any, hard: Any, f: Any
+) -> np.ndarray:
+    """Roundings to a narrower format: v rounds as hi's neighbours ``near`` where they agree;
+    elsewhere (where ``open_``) as hi (a tie), hi_up or hi_dn, by the exact sign of v - hi."""
+    from .. import formats
+
+    hi_up, hi_dn = near
+    out = np.asarray(formats.round_array(hi, f), dtype=np.float64)
+    with np.errstate(over="ignore"):
+        r_up = np.asarray(formats.round_array(hi_up, f), np.float64)
+        r_dn = np.asarray(formats.round_array(hi_dn, f), np.float64)
+    idx = np.flatnonzero(((r_up != r_dn) & open_).ravel())
+    if idx.size:
+        sub = [p[idx] for p in parts]
+        sg, ok = signs([*sub, -hi.reshape(-1)[idx]])
+        r = np.where(sg > 0, r_up.reshape(-1)[idx], r_dn.reshape(-1)[idx])
+        out.reshape(-1)[idx] = np.where(sg == 0, out.reshape(-1)[idx], r)
+        hard.reshape(-1)[idx[~ok]] = True
+    return out
+
+
 def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None = None) -> Any:
     """The correctly rounded values (round half to even) in ``fmt`` of finite expansions.
 
@@ -192,44 +242,9 @@ def round_parts(parts: Sequence[np.ndarray], fmt: Any, bound: np.ndarray | None 
     hard |= (gap < 2.0**-1070) & (margin > 0)
     flat_parts = [np.asarray(p, dtype=np.float64).reshape(-1) for p in parts]
     if f.mbits >= 52:
-        # hi = fl(v) exactly when margin = 0; else v may lie on or across a half-gap
-        near = (margin > 0) & np.where(
-            lo > 0,
-            lo + margin >= up / 2,
-            np.where(lo < 0, margin - lo >= down / 2, margin >= gap / 2),
-        )
-        out = hi.copy()
-        near &= ~hard
-        idx = np.flatnonzero(near.ravel())
-        if idx.size:
-            h = hi.reshape(-1)[idx]
-            hu, hd = hi_up.reshape(-1)[idx], hi_dn.reshape(-1)[idx]
-            sub = [p[idx] for p in flat_parts]
-            above, ok_a = signs([*sub, -h, -(up.reshape(-1)[idx] / 2)])
-            below, ok_b = signs([*sub, -h, down.reshape(-1)[idx] / 2])
-            r = np.select(
-                [above > 0, above == 0, below < 0, below == 0],
-                [hu, _even(h, hu), hd, _even(h, hd)],
-                h,
-            )
-            out.reshape(-1)[idx] = r
-            hard.reshape(-1)[idx[~(ok_a & ok_b)]] = True
+        out = _round64(flat_parts, (hi, lo, margin), hard, (hi_up, hi_dn, up, down))
     else:
-        # rounding is monotonic: v between hi's neighbours rounds as they do when they agree;
-        # they disagree only where hi is a midpoint of the narrower format (or an overflow
-        # threshold); then v rounds as hi (a tie), hi_up or hi_dn, by the sign of v - hi
-        out = np.asarray(formats.round_array(hi, f), dtype=np.float64)
-        with np.errstate(over="ignore"):
-            r_up = np.asarray(formats.round_array(hi_up, f), np.float64)
-            r_dn = np.asarray(formats.round_array(hi_dn, f), np.float64)
-        mid = (r_up != r_dn) & ~known & ~hard
-        idx = np.flatnonzero(mid.ravel())
-        if idx.size:
-            sub = [p[idx] for p in flat_parts]
-            sg, ok = signs([*sub, -hi.reshape(-1)[idx]])
-            r = np.where(sg > 0, r_up.reshape(-1)[idx], r_dn.reshape(-1)[idx])
-            out.reshape(-1)[idx] = np.where(sg == 0, out.reshape(-1)[idx], r)
-            hard.reshape(-1)[idx[~ok]] = True
+        out = _round_narrow(flat_parts, hi, (hi_up, hi_dn), ~known & ~hard, hard, f)
     idx = np.flatnonzero(hard.ravel())
     if idx.size:
         flat = out.reshape(-1)

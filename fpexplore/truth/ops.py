@@ -312,6 +312,59 @@ def _pair(v: Any, name: str, low: int) -> tuple[int, int]:
     return p[0], p[1]
 
 
+def _groups(groups: Any, c: int, shape: tuple[int, int]) -> int:
+    """``groups`` checked against C and the kernel's (O, C // groups)."""
+    try:
+        g = _index(groups)
+    except TypeError:
+        g = 0
+    o, cg = shape
+    if g < 1 or c % g or o % g or cg != c // g:
+        raise InvalidParameter(
+            "groups",
+            groups,
+            f"a positive divisor of C={c} and O={o} with w.shape[1] == C/groups "
+            f"(w.shape[1] is {cg})",
+            "truth.conv2d",
+        )
+    return g
+
+
+def _group_products(
+    xa: np.ndarray, wa: np.ndarray, ba: np.ndarray | None, g: int, *pairs: tuple[int, int]
+) -> list[tuple[Any, np.ndarray | None]]:
+    """Each group's exact products (`_product_truth`) of its (N·OH·OW, C/g·kh·kw) patches and
+    its kernels; ``pairs``: stride, padding, dilation and the output's (OH, OW)."""
+    (nb, c, h, wd), (o, cg, kh, kw) = xa.shape, wa.shape
+    (sh, sw), (ph, pw), (dh, dw), (oh, ow) = pairs
+    kk = cg * kh * kw
+    dts = (xa.dtype, wa.dtype) + (() if ba is None else (ba.dtype,))
+    dt = np.float64 if np.float64 in dts else np.float32
+    esz = np.dtype(dt).itemsize
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    outputs = nb * o * oh * ow
+    limits.check(
+        "truth.conv2d",
+        nbytes=esz * nb * c * hp * wp + 8 * 3 * nb * oh * ow * (kk + 1) + 8 * 4 * outputs,
+        what=f"padded input {hp}x{wp}, {nb * oh * ow} patches of {kk}, {outputs} outputs",
+    )
+    xp = np.zeros((nb, c, hp, wp), dtype=dt)
+    xp[:, :, ph : ph + h, pw : pw + wd] = xa
+    win = np.lib.stride_tricks.sliding_window_view(
+        xp, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3)
+    )[:, :, ::sh, ::sw, ::dh, ::dw]  # (N, C, OH, OW, kh, kw)
+    og = o // g
+    results = []
+    for gi in range(g):
+        patches = win[:, gi * cg : (gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(-1, kk)
+        wg = wa[gi * og : (gi + 1) * og].reshape(og, kk).astype(dt).T
+        if ba is not None:  # the bias as one more term: a column of ones times a row of biases
+            patches = np.concatenate([patches, np.ones((patches.shape[0], 1), dtype=dt)], axis=1)
+            wg = np.concatenate([wg, ba[gi * og : (gi + 1) * og][None, :].astype(dt)], axis=0)
+        results.append(_product_truth(np.ascontiguousarray(patches), wg, "truth.conv2d"))
+    return results
+
+
 def conv2d(
     x: Any,
     w: Any,
@@ -339,20 +392,9 @@ def conv2d(
     sh, sw = _pair(stride, "stride", 1)
     ph, pw = _pair(padding, "padding", 0)
     dh, dw = _pair(dilation, "dilation", 1)
-    try:
-        g = _index(groups)
-    except TypeError:
-        g = 0
+    g = _groups(groups, xa.shape[1], wa.shape[:2])
     nb, c, h, wd = xa.shape
-    o, cg, kh, kw = wa.shape
-    if g < 1 or c % g or o % g or cg != c // g:
-        raise InvalidParameter(
-            "groups",
-            groups,
-            f"a positive divisor of C={c} and O={o} with w.shape[1] == C/groups "
-            f"(w.shape[1] is {cg})",
-            where,
-        )
+    o, _, kh, kw = wa.shape
     ba = None
     if bias is not None:
         ba, fb = as_float_array(bias, "bias", where)
@@ -371,32 +413,9 @@ def conv2d(
             f"{where}: 'x' must have at least one channel and 'w' a kernel of at least 1x1; "
             f"got x of shape {xa.shape} and w of shape {wa.shape}."
         )
-    kk = cg * kh * kw
-    dts = (xa.dtype, wa.dtype) + (() if ba is None else (ba.dtype,))
-    dt = np.float64 if np.float64 in dts else np.float32
-    esz = np.dtype(dt).itemsize
-    hp, wp = h + 2 * ph, wd + 2 * pw
-    outputs = nb * o * oh * ow
-    limits.check(
-        where,
-        nbytes=esz * nb * c * hp * wp + 8 * 3 * nb * oh * ow * (kk + 1) + 8 * 4 * outputs,
-        what=f"padded input {hp}x{wp}, {nb * oh * ow} patches of {kk}, {outputs} outputs",
-    )
-    xp = np.zeros((nb, c, hp, wp), dtype=dt)
-    xp[:, :, ph : ph + h, pw : pw + wd] = xa
-    win = np.lib.stride_tricks.sliding_window_view(
-        xp, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3)
-    )[:, :, ::sh, ::sw, ::dh, ::dw]  # (N, C, OH, OW, kh, kw)
+    results = _group_products(xa, wa, ba, g, (sh, sw), (ph, pw), (dh, dw), (oh, ow))
     og = o // g
     label = f"conv2d({_desc(xa, fmt)}, {_desc(wa, fmt)})"
-    results = []
-    for gi in range(g):
-        patches = win[:, gi * cg : (gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(-1, kk)
-        wg = wa[gi * og : (gi + 1) * og].reshape(og, kk).astype(dt).T
-        if ba is not None:  # the bias as one more term: a column of ones times a row of biases
-            patches = np.concatenate([patches, np.ones((patches.shape[0], 1), dtype=dt)], axis=1)
-            wg = np.concatenate([wg, ba[gi * og : (gi + 1) * og][None, :].astype(dt)], axis=0)
-        results.append(_product_truth(np.ascontiguousarray(patches), wg, where))
 
     def place(vals: list[np.ndarray], dtype: Any) -> np.ndarray:
         full = np.empty((nb, o, oh, ow), dtype=dtype)

@@ -1,7 +1,8 @@
-"""The generic lesson explorer: controls built from a lesson's declared parameters.
+"""The generic lesson explorer, and the controls of every view, built from declared parameters.
 
-`controls_for(lesson)` gives a `ControlSpec` (pure data) per parameter; `explore(lesson)` builds
-the ipywidgets, reruns the lesson when a control is released and shows its table and figure.
+`controls_for(params)` (or a lesson's) gives a `ControlSpec` (pure data) per parameter;
+`Controls` builds the ipywidgets of a lesson or a view; `explore(lesson)` reruns the lesson
+when a control is released and shows its table and figure.
 While the kernel waits, the settings one step away are computed ahead (`Ahead`), so a move
 usually only swaps in a result already drawn.
 """
@@ -118,6 +119,17 @@ class ControlSpec:
     tooltip: str = ""
     options: tuple[Any, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
+    labels: tuple[str, ...] = ()  # a menu's, one per option (default: ``str`` of each)
+
+    def menu(self) -> list[tuple[str, Any]]:
+        """A menu's ``(label, value)`` options."""
+        return list(zip(self.labels or map(str, self.options), self.options, strict=True))
+
+    def index(self) -> int:
+        """The position of ``value`` among the options (a menu set by its index: a value of
+        None would leave it blank)."""
+        v = self.value
+        return next(i for i, o in enumerate(self.options) if type(o) is type(v) and o == v)
 
     def build(self) -> Any:
         """The ipywidgets control (imports ipywidgets)."""
@@ -135,11 +147,13 @@ class ControlSpec:
             return notched_int_slider(self.value, self.options, low, high, **kw)
         cls = getattr(w, self.widget)
         if self.options:
-            kw["options"] = [(str(o), o) for o in self.options]
+            kw["options"] = self.menu()
         if self.widget in (*_STEPPED, "Text"):
             kw["continuous_update"] = False
         if self.widget == "SelectionSlider":
             kw["options"] = list(self.options)
+        if self.widget == "Dropdown":
+            return cls(index=self.index(), **kw)
         return cls(value=self.value, **kw)
 
 
@@ -189,7 +203,7 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
     if isinstance(param, Flag):
         return spec("Checkbox", settings={"indent": False})
     if isinstance(param, Options):
-        return spec("Dropdown", options=param.choices)
+        return spec("Dropdown", options=param.choices, labels=param.labels)
     if isinstance(param, Text):
         return spec("Text", param.help or param.pattern_help)
     if isinstance(param, Interval):
@@ -209,22 +223,135 @@ def control_for(param: Param, value: Any = None) -> ControlSpec:
     raise InvalidParameter("param", param, "an Interval, Options, Flag or Text declaration")
 
 
-def controls_for(lesson: Lesson, **overrides: Any) -> tuple[ControlSpec, ...]:
-    """One `ControlSpec` per declared parameter of ``lesson``; ``overrides`` set start values."""
-    return _specs(lesson, validate_all(lesson.params, overrides, f"lesson '{lesson.name}'"))
+def controls_for(
+    params: Lesson | tuple[Param, ...], where: str = "", /, **overrides: Any
+) -> tuple[ControlSpec, ...]:
+    """One `ControlSpec` per declared parameter (a lesson's, or ``params``, validated as
+    ``where``'s); ``overrides`` set start values."""
+    if isinstance(params, Lesson):
+        params, where = params.params, f"lesson '{params.name}'"
+    return _specs(params, validate_all(params, overrides, where))
 
 
-def _specs(lesson: Lesson, values: dict[str, Any]) -> tuple[ControlSpec, ...]:
+def _specs(params: tuple[Param, ...], values: dict[str, Any]) -> tuple[ControlSpec, ...]:
     """The controls at valid ``values``: a parameter declared by the value of another (`follows`)
     gets the control of the case that applies, greyed out where that case takes one value."""
     specs = []
-    for p in resolved(lesson.params, values):
+    for p in resolved(params, values):
         spec = control_for(p, values[p.name])
         one = isinstance(p, Options) and len(p.choices) == 1
         if one or (isinstance(p, Interval) and p.low == p.high):
             spec = replace(spec, settings={**spec.settings, "disabled": True})
         specs.append(spec)
     return tuple(specs)
+
+
+class Controls:
+    """The ipywidgets controls of declared ``params`` set to valid ``values`` (``widgets`` by
+    name, in ``row``), each move calling ``on_change`` (if set) and delaying the computing
+    ahead (`hear`). `refit` fits a control declared by the value of another (`follows`) to the
+    case that applies now: a menu in place (its options and value), any other one rebuilt."""
+
+    def __init__(
+        self,
+        params: tuple[Param, ...],
+        values: dict[str, Any],
+        on_change: Callable[..., Any] | None = None,
+    ) -> None:
+        import ipywidgets as w
+
+        self.params, self.on_change, self.fitting = params, on_change, False
+        self.specs = {s.name: s for s in _specs(params, values)}
+        self.widgets = {name: spec.build() for name, spec in self.specs.items()}
+        self.followers = {p.name: follows(p) for p in params if follows(p)}
+        self.built_at = {name: values[on] for name, on in self.followers.items()}
+        for control in self.widgets.values():
+            self._watch(control)
+        self.row = w.HBox(list(self.widgets.values()), layout=w.Layout(flex_flow="row wrap"))
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Each control's value, by name."""
+        return {name: c.value for name, c in self.widgets.items()}
+
+    def _watch(self, control: Any) -> None:
+        control.observe(self._moved, names="value")
+        hear(control)
+
+    def _moved(self, change: Any) -> None:
+        if not self.fitting and self.on_change is not None:  # a menu refilled is no move
+            self.on_change(change)
+
+    def refit(self) -> None:
+        """Fit each control that follows another whose value changed to the case now."""
+        now = self.values
+        stale = [n for n, on in self.followers.items() if self.built_at[n] != now[on]]
+        if not stale:
+            return
+        self.fitting = True
+        try:
+            for spec in _specs(self.params, settle(self.params, now)):
+                if spec.name in stale:
+                    self._fit(spec)
+                    self.built_at[spec.name] = now[self.followers[spec.name]]
+        finally:
+            self.fitting = False
+        self.row.children = list(self.widgets.values())
+
+    def _fit(self, spec: ControlSpec) -> None:
+        control = self.widgets[spec.name]
+        if spec.widget == self.specs[spec.name].widget == "Dropdown":
+            control.options = spec.menu()
+            control.index = spec.index()
+            control.disabled = spec.settings.get("disabled", False)
+        else:
+            self.widgets[spec.name] = control = spec.build()
+            self._watch(control)
+        self.specs[spec.name] = spec
+
+
+class _Shown:
+    """What a lesson view shows below its controls: a status line, the comparison's table
+    and its figure (a PNG, or SVG where ``svg`` draws it), the results shown kept in ``seen``."""
+
+    def __init__(self, lesson: Lesson, svg: Callable[[Any], str] | None, seen: OrderedDict) -> None:
+        import ipywidgets as w
+
+        self.lesson, self.svg, self.seen = lesson, svg, seen
+        self.status, self.table = w.HTML(), w.HTML()
+        # a figure is a PNG (or SVG) updated in place, never a bare Figure
+        self.plot = w.HTML() if svg is not None else w.Image(format="png")
+        self.plot.layout.display = "none"  # until the first figure arrives
+        self.state: dict[str, Any] = {"figure": None, "comparison": None}
+
+    def show(self, params: dict[str, Any], work: Callable[..., None] | None, names: Any) -> bool:
+        """Show the lesson at ``params`` (kept, else run after ``work``); False, with a note
+        or an error panel in the status line, where it failed."""
+        key = setting_key(params)
+        self.status.value = part("running")
+        try:
+            if key in self.seen:
+                self.seen.move_to_end(key)
+                comparison, png = self.seen[key]
+            else:
+                if work is not None:
+                    work(params, lambda *at: setattr(self.status, "value", part("progress", *at)))
+                comparison, png = self.lesson.run(**params), None
+            previous, self.state["comparison"] = self.state["comparison"], comparison
+            # claims: what changed, what fails
+            self.table.value = comparison_html(comparison, previous)
+            self.status.value = ""
+            if png is None:
+                png = _picture(self.lesson, comparison, self.svg, self.state)
+            if png is not None:  # in place: the browser swaps one picture, no output is cleared
+                self.plot.value, self.plot.layout.display = png, ""
+            self.seen[key] = (comparison, png)
+            while len(self.seen) > KEEP_RESULTS:
+                self.seen.popitem(last=False)
+        except Exception as exc:  # any failure ends "running…" with a panel saying why
+            self.status.value = _failure(exc, names)
+            return False
+        return True
 
 
 def explore(
@@ -243,72 +370,24 @@ def explore(
     import ipywidgets as w
 
     lesson = lesson_or_name if isinstance(lesson_or_name, Lesson) else get(lesson_or_name)
-    specs = {s.name: s for s in controls_for(lesson, **overrides)}
+    values = validate_all(lesson.params, overrides, f"lesson '{lesson.name}'")
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
     seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | str | None]] = OrderedDict()
     ahead = Ahead(lambda params: _result(lesson, params, svg), seen)
-    controls = {s.name: s.build() for s in specs.values()}
-    hear(*controls.values())  # a move delays the computing ahead of every view
-    followers = {p.name: follows(p) for p in lesson.params if follows(p)}
-    built_at = {name: controls[on].value for name, on in followers.items()}
+    shown = _Shown(lesson, svg, seen)
+
+    def update(change: Any = None) -> None:
+        controls.refit()
+        params = controls.values
+        if shown.show(params, work, controls.widgets):
+            near = neighbours(tuple(controls.specs.values()), controls.widgets, params)
+            ahead.plan([settle(lesson.params, p) for p in near], first=change is None)
+
+    controls = Controls(lesson.params, values, update)
     title = w.HTML(part("title", lesson.title, lesson.summary))
-    status = w.HTML()
-    table = w.HTML()
-    # a figure is a PNG (or SVG) updated in place, never a bare Figure
-    plot = w.HTML() if svg is not None else w.Image(format="png")
-    plot.layout.display = "none"  # until the first figure arrives
-    state: dict[str, Any] = {"figure": None, "comparison": None}
-
-    def refit() -> None:
-        """Rebuild each control declared per value of another whose value changed."""
-        now = {name: c.value for name, c in controls.items()}
-        stale = [n for n, on in followers.items() if built_at[n] != now[on]]
-        if not stale:
-            return
-        values = settle(lesson.params, now)
-        for spec in _specs(lesson, values):
-            if spec.name in stale:
-                specs[spec.name], controls[spec.name] = spec, spec.build()
-                controls[spec.name].observe(update, names="value")
-                hear(controls[spec.name])
-                built_at[spec.name] = now[followers[spec.name]]
-        row.children = list(controls.values())
-
-    def update(_: Any = None) -> None:
-        refit()
-        params = {name: c.value for name, c in controls.items()}
-        key = setting_key(params)
-        status.value = part("running")
-        try:
-            if key in seen:
-                seen.move_to_end(key)
-                comparison, png = seen[key]
-            else:
-                if work is not None:
-                    work(params, lambda *at: setattr(status, "value", part("progress", *at)))
-                comparison, png = lesson.run(**params), None
-            previous, state["comparison"] = state["comparison"], comparison
-            table.value = comparison_html(comparison, previous)  # claims: what changed, what fails
-            status.value = ""
-            if png is None:
-                png = _picture(lesson, comparison, svg, state)
-            if png is not None:  # in place: the browser swaps one picture, no output is cleared
-                plot.value, plot.layout.display = png, ""
-            seen[key] = (comparison, png)
-            while len(seen) > KEEP_RESULTS:
-                seen.popitem(last=False)
-        except Exception as exc:  # any failure ends "running…" with a panel saying why
-            status.value = _failure(exc, controls)
-            return
-        near = neighbours(tuple(specs.values()), controls, params)
-        ahead.plan([settle(lesson.params, p) for p in near], first=_ is None)
-
-    for c in controls.values():
-        c.observe(update, names="value")
-    row = w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap"))
-    box = w.VBox([title, row, status, table, plot])
-    box.state = state  # the last comparison, for notebooks that want the numbers
+    box = w.VBox([title, controls.row, shown.status, shown.table, shown.plot])
+    box.state = shown.state  # the last comparison, for notebooks that want the numbers
     update()
     return box
 
@@ -343,10 +422,7 @@ def _result(
 ) -> tuple[Any, bytes | str | None]:
     """A lesson's comparison at ``params`` and its figure (SVG, PNG bytes or None)."""
     comparison = lesson.run(**params)
-    if svg is not None:
-        return comparison, svg(comparison)
-    png = figure_png(lesson.figure(comparison)) if lesson.figure is not None else None
-    return comparison, png
+    return comparison, _picture(lesson, comparison, svg, {})
 
 
 def setting_key(params: dict[str, Any]) -> tuple[Any, ...]:

@@ -183,14 +183,15 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
 
 @dataclass(frozen=True)
 class FloatBitsExplanation:
-    """The typed value in every format (`rows`, also ``explanation["binary16"]``) and the
+    """The typed value in every format (`rows`, one by name with `row`) and the
     claims of `float_bits_claims.CLAIMS` about it, computed live."""
 
     text: str
     rows: tuple[FloatBitsRow, ...]
     claims: Mapping[str, Claim] = field(default_factory=dict)
 
-    def __getitem__(self, fmt: Any) -> FloatBitsRow:
+    def row(self, fmt: Any) -> FloatBitsRow:
+        """The row of format ``fmt``; KeyError naming the rows if it has none."""
         name = formats.get(fmt).name
         for r in self.rows:
             if r.format == name:

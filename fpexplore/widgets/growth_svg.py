@@ -37,8 +37,8 @@ def growth_svg(comparison: Any) -> str:
     from ..lessons.summation_order.growth import X_MAX, ylim
 
     growth, current = comparison.data.growth, comparison.data.current
-    name = f"Error growth: {comparison.params['distribution']}, {comparison.params['dtype']}"
-    ns = [float(n) for n in growth["n"]]
+    name = f"Error growth: {comparison.params.distribution}, {comparison.params.dtype}"
+    ns = [float(n) for n in growth.n]
     x_lo, x_hi = ns[0] / 1.5, X_MAX * 1.5
     y_lo, y_hi = ylim(growth, current)
     fx, fy = svg.log(x_lo, x_hi, LEFT, RIGHT), svg.log(y_lo, y_hi, BOTTOM, TOP)
@@ -53,13 +53,13 @@ def growth_svg(comparison: Any) -> str:
     area = svg.el("rect", x=LEFT, y=TOP, width=RIGHT - LEFT, height=BOTTOM - TOP)
     curves = []
     legend: list[tuple[str, dict[str, object]]] = []
-    for i, (order, ys) in enumerate(growth["errors"].items()):
+    for i, (order, ys) in enumerate(growth.errors.items()):
         colour = COLOURS[i % len(COLOURS)]
         pts = [(fx(n), fy(y)) for n, y in zip(ns, ys, strict=True) if _positive(y)]
         curves.append(svg.polyline(pts, stroke=colour, stroke_width="1.3"))
         curves += [svg.el("circle", cx=x, cy=y, r="1.8", fill=colour) for x, y in pts]
         legend.append((f"{order} (emulated)", {"stroke": colour, "stroke_width": "1.4"}))
-    for label, ys in growth["bounds"].items():
+    for label, ys in growth.bounds.items():
         dashed = {"stroke": "#737373" if "sequential" in label else "#b3b3b3"}
         dashed["stroke_dasharray"] = "5,3"
         pts = [(fx(n), fy(y)) for n, y in zip(ns, ys, strict=True) if y > 0]
@@ -71,7 +71,7 @@ def growth_svg(comparison: Any) -> str:
         svg.text(
             (LEFT + RIGHT) / 2,
             TOP - 10,
-            f"{name} (curves: seed {growth['seed']}, {growth['threads']} thread(s); "
+            f"{name} (curves: seed {growth.seed}, {growth.threads} thread(s); "
             "zero errors not drawn)",
             font_size=11,
         ),
@@ -80,15 +80,15 @@ def growth_svg(comparison: Any) -> str:
     out += svg.legend_box(LEFT + 6, TOP + 6, 170, legend, (len(legend) + 1) // 2, 8.5)
     # this run: one marker per distinct error, named in a legend right of the axes
     groups: dict[float, list[str]] = {}
-    for run, err in current["errors"].items():
+    for run, err in current.errors.items():
         if _positive(err):
             groups.setdefault(err, []).append(run)
     y_text = TOP + 16
-    out.append(svg.text(RIGHT + 14, TOP + 8, f"this run (n = {current['n']})", None))
+    out.append(svg.text(RIGHT + 14, TOP + 8, f"this run (n = {current.n})", None))
     for i, (err, names) in enumerate(list(groups.items())[: len(_SHAPES)]):
         style = {"fill": "none", "stroke": "#000" if i == 0 else COLOURS[i % len(COLOURS)]}
         tip = f"{' = '.join(names)}: {err:.3g}"
-        for x, y in ((fx(current["n"]), fy(err)), (RIGHT + 20, y_text + 8)):
+        for x, y in ((fx(current.n), fy(err)), (RIGHT + 20, y_text + 8)):
             out.append(svg.tip(tip, svg.marker(_SHAPES[i], x, y, 5.0, stroke_width="1.6", **style)))
         for j, run in enumerate(names):
             line = f"{'= ' if j else ''}{run}"

@@ -13,6 +13,7 @@ from typing import Any
 from .. import svg
 from ..errors import InvalidParameter
 from ..figures import WIDTH_IN, figure_png
+from ..params import Interval, Options, validate_all
 
 MAX_N = 64
 #: pictures a tree view keeps, per (n, order, threads)
@@ -28,12 +29,9 @@ FRAMEWORK_ORDERS = {
 }
 
 
-def _check(n: Any, threads: Any) -> tuple[int, int]:
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
-        raise InvalidParameter("n", n, f"an int in the range [1, {MAX_N}]", "order_tree.draw")
-    if threads not in (1, 2):
-        raise InvalidParameter("threads", threads, "1 or 2", "order_tree.draw")
-    return n, threads
+#: the trees' size and threads, as `draw`, `tree_svg` and `tree_view` take them
+N = Interval("n", 16, "values summed", low=1, high=MAX_N, integer=True)
+THREADS = Options("threads", 1, "threads summing", choices=(1, 2))
 
 
 def layout(
@@ -131,7 +129,7 @@ def _panels(
     and their grid: two columns when there is more than one."""
     from .. import orders
 
-    n, threads = _check(n, threads)
+    n, threads = validate_all((N, THREADS), {"n": n, "threads": threads}, where).values()
     names = list(FRAMEWORK_ORDERS) if order is None else [order]
     known = tree_orders()
     for name in names:
@@ -267,41 +265,28 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
 
     import ipywidgets as w
 
-    from .explorer import Ahead, hear
+    from .explorer import Ahead, Controls, neighbours
 
     def picture(p: dict[str, Any]) -> str:
         return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
     ahead = Ahead(picture, OrderedDict(), keep=TREES_KEPT)
-    n_slider = w.IntSlider(value=n, min=1, max=MAX_N, description="n", continuous_update=False)
-    which = w.Dropdown(  # a string for "all": a None value shows as a blank dropdown
-        options=[("all frameworks", ALL), *[(o, o) for o in tree_orders()]],
-        value=ALL,
-        description="order",
-    )
-    thread_menu = w.Dropdown(options=[1, 2], value=threads, description="threads")
+    orders = tree_orders()  # "all" a string: a None value shows as a blank menu
+    order = Options("order", ALL, "the order drawn", (ALL, *orders), ("all frameworks", *orders))
+    params = (N, order, THREADS)
     image = w.HTML()  # the trees as SVG, drawn by the browser
 
     def redraw(change: Any = None) -> None:
-        p = {"n": n_slider.value, "order": which.value, "threads": thread_menu.value}
+        p = controls.values
         image.value = ahead.get(p)
-        names = [v for _, v in which.options]
-        i = names.index(p["order"])
-        near = [  # every control's step forward, then back
-            *([{**p, "n": p["n"] + 1}] if p["n"] < MAX_N else []),
-            {**p, "order": names[(i + 1) % len(names)]},
-            {**p, "threads": 3 - p["threads"]},
-            *([{**p, "n": p["n"] - 1}] if p["n"] > 1 else []),
-            {**p, "order": names[i - 1]},
-        ]
+        near = neighbours(tuple(controls.specs.values()), controls.widgets, p)
         ahead.plan(near, first=change is None)
 
-    for control in (n_slider, which, thread_menu):
-        control.observe(redraw, "value")
-    hear(n_slider, which, thread_menu)  # a move delays the computing ahead of every view
+    given = {"n": n, "threads": threads}
+    controls = Controls(params, validate_all(params, given, "order_tree.tree_view"), redraw)
     redraw()
     title = w.HTML("<b>Show me the order</b>: the addition tree of each framework")
-    return w.VBox([title, w.HBox([n_slider, which, thread_menu]), image])
+    return w.VBox([title, controls.row, image])
 
 
 def summation_explorer() -> Any:

@@ -7,6 +7,7 @@ only re-reads it (milliseconds); a new seed reruns the lesson without the weight
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from ..memo import Memo
@@ -44,8 +45,8 @@ def view_html(comparison: Any, a: str, b: str, k: int) -> str:
     from ..rng import TorchCPURandom
 
     picked = (a, b)
-    rows = [r for r in stream_table(comparison) if r["stream"] in picked and int(r["i"]) < k]
-    rows.sort(key=lambda r: (int(r["i"]), picked.index(r["stream"])))
+    rows = [r for r in stream_table(comparison) if r.stream in picked and r.i < k]
+    rows.sort(key=lambda r: (r.i, picked.index(r.stream)))
     seed = comparison.params["seed"]
     share32 = TorchCPURandom(seed).rand(2 * max(32, MAX_K))  # torch's words, as the lesson does
     rel = relation(comparison.outcomes, a, b, share32, bool(comparison.data.djl_uniform_equal))
@@ -65,27 +66,26 @@ def bits_view(
     import ipywidgets as w
 
     from .. import lessons
-    from .explorer import Ahead, hear, setting_key
+    from ..params import validate_all
+    from .explorer import Ahead, Controls, setting_key
 
-    streams = lessons.get("rng_seeds").param("a").choices
+    lesson = lessons.get("rng_seeds")  # the lesson's declarations, k up to MAX_K
+    params = (
+        lesson.param("seed"),
+        replace(lesson.param("k"), high=MAX_K),
+        replace(lesson.param("a"), name="stream a"),
+        replace(lesson.param("b"), name="stream b"),
+    )
     cache = StreamCache()
     # the view's HTML by setting
     seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
     ahead = Ahead(lambda params: _html(cache, **params), seen)
-    seed_box = w.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed")
-    k_slider = w.IntSlider(value=k, min=1, max=MAX_K, description="k", continuous_update=False)
-    a_menu = w.Dropdown(options=streams, value=a, description="stream a")
-    b_menu = w.Dropdown(options=streams, value=b, description="stream b")
     status = w.HTML()
     out = w.HTML()
 
     def show(change: Any = None) -> None:
-        params = {
-            "seed": int(seed_box.value),
-            "k": int(k_slider.value),
-            "a": a_menu.value,
-            "b": b_menu.value,
-        }
+        v = controls.values
+        params = {"seed": v["seed"], "k": v["k"], "a": v["stream a"], "b": v["stream b"]}
         if setting_key(params) not in seen:
             status.value = part("running")
         try:
@@ -94,12 +94,13 @@ def bits_view(
         except Exception as exc:  # shown in the widget, which keeps working
             status.value = part("error_line", f"{type(exc).__name__}: {exc}")
             return
-        ahead.plan(_next_settings(params, streams, seed_box.max), first=change is None)
+        streams, seed_max = lesson.param("a").choices, int(lesson.param("seed").high)
+        ahead.plan(_next_settings(params, streams, seed_max), first=change is None)
 
-    for control in (seed_box, k_slider, a_menu, b_menu):
-        control.observe(show, names="value")
-    hear(seed_box, k_slider, a_menu, b_menu)  # a move delays the computing ahead of every view
+    given = {"seed": seed, "k": k, "stream a": a, "stream b": b}
+    controls = Controls(params, validate_all(params, given, "bits_view"), show)
     show()
+    seed_box, k_slider, a_menu, b_menu = controls.widgets.values()
     box = w.VBox([w.HBox([seed_box, k_slider]), w.HBox([a_menu, b_menu]), status, out])
     box.cache = cache  # the kept runs, for notebooks and tests
     return box

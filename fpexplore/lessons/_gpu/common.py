@@ -37,8 +37,7 @@ def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
     in float32 ULPs."""
     digests = [digest(r) for r in results]
     first = results[0].astype(np.float64)
-    max_abs = 0.0
-    max_ulp = 0.0
+    max_abs = max_ulp = 0.0
     for r in results[1:]:
         d = np.abs(r.astype(np.float64) - first)
         if d.size:
@@ -54,8 +53,7 @@ def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
 
 
 def first_line(exc: BaseException, limit: int = 400) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    return text[:limit]
+    return f"{type(exc).__name__}: {exc}".strip()[:limit]
 
 
 def timed(fn: Callable[[], Any], dev: Any, repeat: int = 5) -> tuple[Any, float]:

@@ -10,20 +10,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
 
 from ...dispatch import SWITCHES, switch
 from ...dispatch.battery import OP_NOTES, OPS, truths
 from ...dispatch.compare import Difference, compare
-from ...dispatch.fingerprint import PATH_ENV
+from ...dispatch.fingerprint import PATH_ENV, parse
 from ...dispatch.fresh import each, fingerprint
+from ...dispatch.record import Fingerprint
 from ...errors import WorkerError
 from ...memo import Memo
 from ...params import Options
 from ...probe.cpu import cpu_flags
-from ...result import Comparison, Outcome
+from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts
 
 HERE = "this-machine"
@@ -33,12 +31,19 @@ LIBRARIES = ("numpy", "torch", "tensorflow", "libtorch", "djl")
 
 
 @dataclass(frozen=True)
+class Failed:
+    """A configuration with no fingerprint: why (a path this CPU lacks, a process that died)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class DispatchData:
     """One op under two configurations: both fingerprints and what differs."""
 
     op: str
-    a: dict[str, Any]  # the first configuration's fingerprint
-    b: dict[str, Any]  # the second configuration's fingerprint
+    a: Fingerprint | Failed  # the first configuration's fingerprint
+    b: Fingerprint | Failed  # the second configuration's fingerprint
     diff: Difference | None  # None where a configuration could not be taken (`not_taken`)
     note: str  # what the op is (`OP_NOTES`)
 
@@ -85,15 +90,15 @@ def _key(config: str) -> tuple[str, tuple[tuple[str, str | None], ...]]:
     return config, tuple((k, os.environ.get(k)) for k in PATH_ENV)
 
 
-def _take(config: str) -> dict[str, Any]:
-    """``config``'s fingerprint, or ``{"failed": why}``: a path this CPU lacks is never
-    started, and a fresh process that died (a signal, no result) is named, never raised."""
+def _take(config: str) -> Fingerprint | Failed:
+    """``config``'s fingerprint, or why not: a path this CPU lacks is never started, and a
+    fresh process that died (a signal, no result) is named, never raised."""
     if missing := lacking(config):
-        return {"failed": _lacks(missing)}
+        return Failed(_lacks(missing))
     try:
-        return fingerprint(env_of(config), config, values=True)
+        return parse(fingerprint(env_of(config), config, values=True), config)
     except WorkerError as exc:
-        return {"failed": str(exc).splitlines()[0]}
+        return Failed(str(exc).splitlines()[0])
 
 
 def _lacks(missing: tuple[str, ...]) -> str:
@@ -103,9 +108,9 @@ def _lacks(missing: tuple[str, ...]) -> str:
     )
 
 
-def taken(config: str) -> dict[str, Any]:
+def taken(config: str) -> Fingerprint | Failed:
     """The fingerprint (with values) of ``config``, taken once in a fresh process and kept;
-    ``{"failed": why}`` where it could not be taken (`not_taken` lists those)."""
+    `Failed` where it could not be taken (`not_taken` lists those)."""
     return _TAKEN.get(_key(config), lambda: _take(config))
 
 
@@ -117,7 +122,7 @@ def _take_missing(configs: list[str], done: Callable[[], object] | None = None) 
         _TAKEN.get(_key(config), lambda fp=fp: fp)
 
 
-def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
+def take_all(progress: bool = True) -> dict[str, Fingerprint]:
     """The fingerprint of every configuration this CPU can take (those already taken are a
     lookup), with a progress bar while the others are computed, several at once where the
     machine holds them. The others, and why, are in `not_taken`."""
@@ -127,7 +132,7 @@ def take_all(progress: bool = True) -> dict[str, dict[str, Any]]:
     with tqdm(total=len(here), desc="configurations", disable=not progress, leave=False) as bar:
         bar.update(sum(_key(c) in _TAKEN for c in here))
         _take_missing(here, lambda: bar.update(1))
-    return {c: fp for c in here if "failed" not in (fp := taken(c))}
+    return {c: fp for c in here if isinstance(fp := taken(c), Fingerprint)}
 
 
 def not_taken(flags: frozenset[str] | None = None) -> dict[str, str]:
@@ -135,8 +140,8 @@ def not_taken(flags: frozenset[str] | None = None) -> dict[str, str]:
     ``flags``) lacks, never started; or a fresh process that died, with its signal."""
     out = {c: _lacks(missing) for c in CONFIGS if (missing := lacking(c, flags))}
     for c in CONFIGS:
-        if c not in out and _key(c) in _TAKEN and "failed" in (fp := taken(c)):
-            out[c] = fp["failed"]
+        if c not in out and _key(c) in _TAKEN and isinstance(fp := taken(c), Failed):
+            out[c] = fp.why
     return out
 
 
@@ -147,35 +152,31 @@ def contrast() -> str | None:
     this machine's fingerprint could not be taken or no switch changes anything here (a
     switch equal to this machine's default would compare it with itself)."""
     here = taken(HERE)
-    if "failed" in here:
+    if isinstance(here, Failed):
         return None
-    m, can = here["machine"], configs_here()
+    m, can = here.machine, configs_here()
     picks = []
-    if "tensorflow" in m:
-        picks.append("onednn-off" if m["tensorflow"]["onednn"] else "onednn-on")
-    if "torch" in m and str(m["torch"]["capability"]).upper() != "DEFAULT":
+    if m.tensorflow is not None:
+        picks.append("onednn-off" if m.tensorflow.onednn else "onednn-on")
+    if m.torch is not None and str(m.torch.capability).upper() != "DEFAULT":
         picks.append("aten-default")
     picks.append("numpy-no-avx512")
     return next((c for c in picks if c in can), None)
-
-
-def _values(op: dict[str, Any]) -> np.ndarray:
-    flat = np.array([float.fromhex(v) for v in op["values"]], dtype=np.float32)
-    return flat.reshape(op["shape"])
 
 
 def _reaches(config: str) -> set[str]:
     return set() if config == HERE else set(switch(config).reaches)
 
 
-def _paths(fp: dict[str, Any]) -> str:
-    m = fp["machine"]
+def _paths(fp: Fingerprint) -> str:
+    m = fp.machine
     parts = []
-    if "torch" in m:
-        parts.append(f"ATen {m['torch']['capability']}, {m['torch']['threads']} thread(s)")
-    if "tensorflow" in m:
-        parts.append(m["tensorflow"]["onednn_reason"])
-    parts.append("numpy " + (", ".join(m["numpy"]["simd_targets"]) or "baseline"))
+    if m.torch is not None:
+        parts.append(f"ATen {m.torch.capability}, {m.torch.threads} thread(s)")
+    if m.tensorflow is not None:
+        parts.append(str(m.tensorflow.onednn_reason))
+    simd = m.numpy.simd_targets if m.numpy is not None else ()
+    parts.append("numpy " + (", ".join(simd) or "baseline"))
     return "; ".join(parts)
 
 
@@ -206,20 +207,23 @@ OBSERVATIONS = declare_texts(
 )
 
 
-def _not_run(op: str, a: str, b: str, fa: dict[str, Any], fb: dict[str, Any]) -> Comparison:
+def _not_run(
+    op: str, a: str, b: str, fa: Fingerprint | Failed, fb: Fingerprint | Failed
+) -> Comparison:
     """The comparison where ``a`` or ``b`` could not be taken: a row per configuration that
     names why (the signal, or the instructions this CPU lacks), every claim not checked."""
-    why = "; ".join(f"{c}: {fp['failed']}" for c, fp in ((a, fa), (b, fb)) if "failed" in fp)
+    pairs = ((a, fa), (b, fb))
+    why = "; ".join(f"{c}: {fp.why}" for c, fp in pairs if isinstance(fp, Failed))
     outcomes = tuple(
         Outcome.missing(
             f"{op} · {c}",
             "fingerprint",
-            f"{fp['failed']}. Fix: pick a configuration this CPU has ({', '.join(configs_here())})",
+            f"{fp.why}. Fix: pick a configuration this CPU has ({', '.join(configs_here())})",
             settings={"config": c},
         )
-        if "failed" in fp
+        if isinstance(fp, Failed)
         else Outcome.missing(f"{op} · {c}", "fingerprint", f"not compared: {why}")
-        for c, fp in ((a, fa), (b, fb))
+        for c, fp in pairs
     )
     reason = f"{why}. Fix: pick another configuration"
     return Comparison(
@@ -231,40 +235,39 @@ def _not_run(op: str, a: str, b: str, fa: dict[str, Any], fb: dict[str, Any]) ->
     )
 
 
-def compute(op: str, a: str, b: str) -> Comparison:
-    _take_missing([a, b])  # both at once where neither is kept yet
-    fa, fb = taken(a), taken(b)
-    if "failed" in fa or "failed" in fb:
-        return _not_run(op, a, b, fa, fb)
+def _outcomes(op: str, pairs: tuple[tuple[str, Fingerprint], ...]) -> tuple[Outcome, ...]:
+    """Each library's result of ``op`` under each configuration, against the exact truth; a
+    library missing there (not an op it lacks) is a row that says why."""
     truth = truths().get(op)
     outcomes: list[Outcome] = []
-    for config, fp in ((a, fa), (b, fb)):
+    for config, fp in pairs:
         for lib in LIBRARIES:
             key = f"{lib}:cpu:{op}"
             name = f"{lib} {op} · {config}"
-            if key not in fp["ops"]:
-                if lib in fp["unavailable"]:  # a library missing here, not an op it lacks
-                    why = fp["unavailable"][lib]
+            if key not in fp.ops:
+                if lib in fp.unavailable:
+                    why = fp.unavailable[lib]
                     outcomes.append(Outcome.missing(name, lib, why, settings={"config": config}))
                 continue
-            entry = fp["ops"][key]
+            entry = fp.ops[key]
             outcomes.append(
                 Outcome.measured(
                     name,
                     lib,
-                    _values(entry),
+                    entry.array(),
                     truth,
-                    version=fp["machine"].get(lib, {}).get("version", ""),
+                    version=fp.machine.version_of(lib),
                     settings={"config": config, **env_of(config)},
-                    note=f"bits {entry['digest']}",
+                    note=f"bits {entry.digest}",
                 )
             )
-    diff = compare(fa, fb)
-    reached = _reaches(a) | _reaches(b)
-    untouched = [lib for lib in LIBRARIES if lib not in reached]
-    untouched_keys = [
-        k for k, o in fa["ops"].items() if o["library"] in untouched and o["device"] == "cpu"
-    ]
+    return tuple(outcomes)
+
+
+def _claims(a: str, b: str, fa: Fingerprint, diff: Difference) -> tuple[dict[str, Claim], str]:
+    """The claims, and why the untouched-libraries claim could not be checked ('' if it was)."""
+    untouched = [lib for lib in LIBRARIES if lib not in _reaches(a) | _reaches(b)]
+    untouched_keys = [k for k, o in fa.ops.items() if o.library in untouched and o.device == "cpu"]
     same_untouched = all(k not in diff.differs for k in untouched_keys)
     decided = {
         "untouched_libraries_identical": C["untouched_libraries_identical"].claim(
@@ -282,41 +285,53 @@ def compute(op: str, a: str, b: str) -> Comparison:
         else f"{a!r} and {b!r} between them reach every library that ran. Fix: choose a pair "
         "whose switches leave some library alone"
     )
-    per_op = [r for r in diff.rows if r["op"] == op]
+    return decided, why
+
+
+def _observations(
+    op: str, a: str, b: str, fa: Fingerprint, fb: Fingerprint, diff: Difference
+) -> dict[str, Observation]:
+    per_op = [r for r in diff.rows if r.op == op]
+    obs = OBSERVATIONS
     observations = {
-        "results_differ": OBSERVATIONS["results_differ"].observe(
+        "results_differ": obs["results_differ"].observe(
             len(diff.rows),
             measured=f" ({len(diff.rows) + len(diff.same)} results, {a!r} vs {b!r})"
             + (f": {', '.join(diff.differs)}" if diff.rows else ""),
         ),
-        "op_differs": OBSERVATIONS["op_differs"].observe(
+        "op_differs": obs["op_differs"].observe(
             len(per_op),
             measured=f" ({op})"
             + "".join(
-                f"; {r['key'].split(':')[0]} {r['ulp_a']:.3g} vs {r['ulp_b']:.3g} ULP from the "
-                "truth"
+                f"; {r.key.split(':')[0]} {r.ulp_a:.3g} vs {r.ulp_b:.3g} ULP from the truth"
                 for r in per_op
-                if r["ulp_a"] is not None and r["ulp_b"] is not None
+                if r.ulp_a is not None and r.ulp_b is not None
             ),
         ),
-        "paths": OBSERVATIONS["paths"].observe(
-            {a: _paths(fa), b: _paths(fb)}, measured=f": {a!r} vs {b!r}"
-        ),
+        "paths": obs["paths"].observe({a: _paths(fa), b: _paths(fb)}, measured=f": {a!r} vs {b!r}"),
     }
     if diff.causes:
         top = diff.causes[0]
-        observations["top_cause"] = OBSERVATIONS["top_cause"].observe(
+        observations["top_cause"] = obs["top_cause"].observe(
             top.name, measured=f": {top.name}: {top.detail}"
         )
-    data = DispatchData(op, fa, fb, diff, OP_NOTES[op])
-    text = f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION
+    return observations
+
+
+def compute(op: str, a: str, b: str) -> Comparison:
+    _take_missing([a, b])  # both at once where neither is kept yet
+    fa, fb = taken(a), taken(b)
+    if isinstance(fa, Failed) or isinstance(fb, Failed):
+        return _not_run(op, a, b, fa, fb)
+    diff = compare(fa, fb)
+    decided, why = _claims(a, b, fa, diff)
     return Comparison(
-        truth=truth,
-        outcomes=tuple(outcomes),
+        truth=truths().get(op),
+        outcomes=_outcomes(op, ((a, fa), (b, fb))),
         claims=decided,
-        data=data,
-        explanation=text,
-        observations=observations,
+        data=DispatchData(op, fa, fb, diff, OP_NOTES[op]),
+        explanation=f"{op}: {OP_NOTES[op]}.\n" + EXPLANATION,
+        observations=_observations(op, a, b, fa, fb, diff),
         missing={"an untouched library": why},
     )
 
@@ -340,7 +355,7 @@ LESSON = Lesson(
 
 
 def config_table(
-    fingerprints: dict[str, dict[str, Any]], skipped: dict[str, str] | None = None
+    fingerprints: dict[str, Fingerprint], skipped: dict[str, str] | None = None
 ) -> str:
     """Every CPU result (rows) under every configuration (columns, one character each: 1–9,
     then a, b, …): letters group the configurations that gave the same bits (``A`` = the
@@ -350,8 +365,7 @@ def config_table(
     from ...dispatch.classroom import groups
     from ...result.text_table import wrapped
 
-    names = list(fingerprints)
-    fps = [fingerprints[n] for n in names]
+    names, fps = list(fingerprints), list(fingerprints.values())
     rows = {k: v for k, v in groups(fps).items() if ":cpu:" in k}
     width = max(len(k) for k in rows) if rows else 6
     marks = "123456789abcdefghijklmnopqrstuvwxyz"[: len(names)]
@@ -360,11 +374,7 @@ def config_table(
         f"{'result':{width}s} {marks}  max ULP error (range)",
     ]
     for key, letters in rows.items():
-        ulps = [
-            fp["ops"][key]["max_ulp"]
-            for fp in fps
-            if key in fp["ops"] and fp["ops"][key]["max_ulp"] is not None
-        ]
+        ulps = [u for fp in fps if key in fp.ops and (u := fp.ops[key].max_ulp) is not None]
         lo, hi = (f"{min(ulps):.3g}", f"{max(ulps):.3g}") if ulps else ("", "")
         span = "no truth (random)" if not ulps else lo if lo == hi else f"{lo}–{hi}"
         lines.append(f"{key:{width}s} {''.join(letters)}  {span}")

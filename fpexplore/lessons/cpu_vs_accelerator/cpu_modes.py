@@ -97,8 +97,7 @@ def flush_run(torch: Any, seeds: tuple[int, ...] = SEEDS) -> Flush:
     """Both modes on the calling thread (the battery is far below torch's grain size), then a
     long op split over two threads. The thread pool is started with the flag off (new threads
     copy the creating thread's flag), and the flag is restored in every case."""
-    rows = [_battery(s) for s in seeds]
-    a, b, op = (np.concatenate([r[i] for r in rows]) for i in range(3))
+    a, b, op = (np.concatenate(x) for x in zip(*map(_battery, seeds), strict=True))
     n = torch.get_num_threads()
     was = _flag_now(torch)
     x = torch.full((PARALLEL_N,), 2.0**-130)
@@ -121,6 +120,11 @@ def _flag_now(torch: Any) -> bool:
     return bool(float((torch.tensor([2.0**-130]) * 1.0)[0]) == 0.0)
 
 
+def _subnormal(x: np.ndarray) -> np.ndarray:
+    """Where ``x`` is nonzero and below the smallest normal float32 in magnitude."""
+    return (np.abs(x) < TINY) & (x != 0)
+
+
 def _bits(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
 
@@ -129,19 +133,15 @@ def check_flush(f: Flush) -> tuple[bool, bool, dict[str, int]]:
     """(the flushed results are as FTZ/DAZ says, the default ones are correctly rounded, counts
     of rows by what happened)."""
     rounded = f.exact.astype(np.float32)
-    sub_in = (np.abs(f.a) < TINY) & (f.a != 0) | (np.abs(f.b) < TINY) & (f.b != 0)
-    sub_out = (np.abs(rounded) < TINY) & (rounded != 0) | (np.abs(f.exact) < TINY) & (f.exact != 0)
+    sub_in, sub_out = _subnormal(f.a) | _subnormal(f.b), _subnormal(rounded) | _subnormal(f.exact)
     touched = sub_in | sub_out
     nan = np.isnan(f.exact)
     zero = _bits(np.copysign(np.float32(0), rounded))
     same_as_rounded = (_bits(f.default) == _bits(rounded)) | (nan & np.isnan(f.default))
     # under DAZ a subnormal operand reads as a zero of its sign: recompute from those zeros
-    da = np.where((np.abs(f.a) < TINY) & (f.a != 0), np.copysign(0, f.a), f.a)
-    db = np.where((np.abs(f.b) < TINY) & (f.b != 0), np.copysign(0, f.b), f.b)
-    dazed = exact(da.astype(np.float32), db.astype(np.float32), f.op).astype(np.float32)
-    dazed_flushed = np.where(
-        (np.abs(dazed) < TINY) & (dazed != 0), np.copysign(np.float32(0), dazed), dazed
-    )
+    da, db = (np.where(_subnormal(x), np.copysign(0, x), x).astype(np.float32) for x in (f.a, f.b))
+    dazed = exact(da, db, f.op).astype(np.float32)
+    dazed_flushed = np.where(_subnormal(dazed), np.copysign(np.float32(0), dazed), dazed)
     want = np.where(sub_in, _bits(dazed_flushed), np.where(sub_out, zero, _bits(rounded)))
     ftz_ok = (_bits(f.flushed) == want) | (nan & np.isnan(f.flushed))
     counts = {
@@ -253,8 +253,7 @@ def claims_and_data(torch: Any) -> tuple[dict[str, Any], dict[str, Any], dict[st
 def cuda_from_record(data: dict[str, Any]) -> Flush:
     """The recorded FTZ experiment as a `Flush` (the battery rebuilt here from its seeds)."""
     ftz = data["experiments"]["ftz"]
-    rows = [_battery(s) for s in ftz["seeds"]]
-    a, b, op = (np.concatenate([r[i] for r in rows]) for i in range(3))
+    a, b, op = (np.concatenate(x) for x in zip(*map(_battery, ftz["seeds"]), strict=True))
     if a.size != ftz["n"]:
         raise ValueError(f"the record's battery has {ftz['n']} rows, this one {a.size}")
     got = {k: np.asarray(v["bits"], np.uint32).view(np.float32) for k, v in ftz["builds"].items()}

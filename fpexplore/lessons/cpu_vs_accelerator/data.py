@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The experiment's sizes and seed, as a record keeps them."""
+
+    sum_n: int = 10**6
+    chain_steps: int = 100
+    chain_dim: int = 64
+    chain_batch: int = 2
+    conv: tuple[int, ...] = (2, 64, 32, 32)  # 64 channels: cuDNN's default conv used TF32 (H200)
+    relu_n: int = 10**6
+    seed: int = 0
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Settings:
+        return cls(**{f.name: d[f.name] for f in fields(cls)} | {"conv": tuple(d["conv"])})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"conv": list(self.conv)}
 
 
 @dataclass(frozen=True)
@@ -30,7 +50,7 @@ class AcceleratorData:
 
     banner: str  # what ran where
     ran_on: list[str]
-    settings: dict[str, Any]  # the experiment's sizes (the record's, when recorded)
+    settings: Settings  # the experiment's sizes (the record's, when recorded)
     steps: list[int]  # 0 to chain_steps
     drift: dict[str, list[float]]  # ||x_k - exact_k|| / ||exact_k|| per chain step, per side
     gap: dict[str, list[float]]  # ||accelerator - CPU|| / ||exact|| per step, per accelerator

@@ -24,22 +24,11 @@ FORMAT = "fpexplore-relu-edges"
 VERSION = 1
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 OPS = ("torch.relu", "F.relu", "clamp_min(0)", "maximum(x, 0)", "where(x > 0, x, 0)")
-# name -> the value as a float (bfloat16 and float16 round it on the way in)
-EDGE_NAMES = (
-    "+0.0",
-    "-0.0",
-    "NaN",
-    "-NaN",
-    "+inf",
-    "-inf",
-    "smallest subnormal",
-    "-smallest subnormal",
-    "smallest normal",
-    "-smallest normal",
-    "largest",
-    "-largest",
-    "1.0",
-    "-1.0",
+#: each edge value's name, then its negation's (bfloat16 and float16 round them on the way in)
+EDGE_NAMES = tuple(
+    name
+    for pos in ("+0.0", "NaN", "+inf", "smallest subnormal", "smallest normal", "largest", "1.0")
+    for name in (pos, "-" + pos.lstrip("+"))
 )
 LONG = 4099  # a length no vector width divides: the tail goes through the scalar path
 

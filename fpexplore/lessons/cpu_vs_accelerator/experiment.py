@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -18,24 +19,16 @@ from ... import truth as exact_truth
 from ...backends.torch_device import flags, synchronize, torch_module
 from ...records import bits32
 from .._gpu.common import digest, normal32, rng
+from .data import Settings
 
 MODES = ("torch default", "fp32 (TF32 off)")
 N_SAMPLES = 64
 
 
-def settings(quick: bool = False) -> dict[str, Any]:
-    s = {
-        "sum_n": 10**6,
-        "chain_steps": 100,
-        "chain_dim": 64,
-        "chain_batch": 2,
-        "conv": [2, 64, 32, 32],  # 64 channels: cuDNN's default conv used TF32 on an H200
-        "relu_n": 10**6,
-        "seed": 0,
-    }
+def settings(quick: bool = False) -> Settings:
     if quick:
-        s.update(sum_n=10**4, chain_steps=10, chain_dim=16, conv=[1, 4, 8, 8], relu_n=1000)
-    return s
+        return Settings(sum_n=10**4, chain_steps=10, chain_dim=16, conv=(1, 4, 8, 8), relu_n=1000)
+    return Settings()
 
 
 def pack(arr: np.ndarray) -> dict[str, Any]:
@@ -49,30 +42,26 @@ def pack(arr: np.ndarray) -> dict[str, Any]:
 
 
 def unpack(d: dict[str, Any]) -> np.ndarray:
-    dt = np.dtype(d["dtype"]).newbyteorder("<")
-    return (
-        np.frombuffer(base64.b64decode(d["b64"]), dtype=dt)
-        .astype(np.dtype(d["dtype"]))
-        .reshape(d["shape"])
-    )
+    little = np.frombuffer(base64.b64decode(d["b64"]), np.dtype(d["dtype"]).newbyteorder("<"))
+    return little.astype(np.dtype(d["dtype"])).reshape(d["shape"])
 
 
-def inputs(s: dict[str, Any]) -> dict[str, Any]:
-    gen = rng(s["seed"])
-    d, b, steps = s["chain_dim"], s["chain_batch"], s["chain_steps"]
+def inputs(s: Settings) -> dict[str, Any]:
+    gen = rng(s.seed)
+    d, b, steps = s.chain_dim, s.chain_batch, s.chain_steps
     mats = np.empty((steps, d, d), dtype=np.float32)
     for k in range(steps):  # random orthogonal matrices keep the chain's size near 1
         q, r = np.linalg.qr(gen.standard_normal((d, d)))
         mats[k] = (q * np.sign(np.diag(r))).astype(np.float32)
-    n, c, h, w = s["conv"]
+    n, c, h, w = s.conv
     out = {
-        "sum_uniform": gen.random(s["sum_n"], dtype=np.float32),
+        "sum_uniform": gen.random(s.sum_n, dtype=np.float32),
         "sum_tenthousand": np.full(10000, np.float32(1e-4)),
         "chain_x0": normal32(gen, b, d),
         "chain_mats": mats,
         "conv_x": normal32(gen, n, c, h, w),
         "conv_w": normal32(gen, c, c, 3, 3) / np.float32(np.sqrt(9 * c)),
-        "relu_x": normal32(gen, s["relu_n"]),
+        "relu_x": normal32(gen, s.relu_n),
     }
     out["conv_idx"] = np.array(
         [[int(gen.integers(v)) for v in (n, c, h, w)] for _ in range(N_SAMPLES)]
@@ -143,26 +132,54 @@ def run_side(dev: Any, inp: dict[str, Any], mode: str = "torch default") -> dict
     return res
 
 
-def conv_error(side: dict[str, Any], tr: dict[str, Any]) -> float:
+def conv_error(conv: np.ndarray, tr: dict[str, Any]) -> float:
     """Relative error ||got - exact|| / ||exact|| of the sampled convolution outputs."""
-    got = np.asarray(side["conv"], dtype=np.float64)
+    got = np.asarray(conv, dtype=np.float64)
     return float(np.linalg.norm(got - tr["conv"]) / np.linalg.norm(tr["conv"]))
 
 
-def side_to_json(side: dict[str, Any]) -> dict[str, Any]:
-    """A side as JSON: sums as float32 bits and values, arrays packed."""
+def side_to_json(side: dict[str, Any], tr: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A side as JSON: sums as float32 bits and values, arrays packed, and the relu outputs
+    that differ from the truths ``tr`` (None without them)."""
     out = {k: side[k] for k in ("device", "mode", "conv_digest", "relu_digest")}
     for key in ("sum_uniform", "sum_tenthousand"):
         out[key] = side[key]
         out[key + "_bits"] = bits32(side[key])[0]
     out["chain"] = pack(side["chain"])
     out["conv"] = pack(np.asarray(side["conv"], dtype=np.float32))
-    out["relu_mismatches"] = None  # filled in against the truth by the recorder
+    out["relu_mismatches"] = None if tr is None else int(np.sum(side["relu"] != tr["relu"]))
     return out
 
 
-def side_from_json(d: dict[str, Any]) -> dict[str, Any]:
-    return {**d, "chain": unpack(d["chain"]), "conv": unpack(d["conv"])}
+@dataclass(frozen=True, eq=False)
+class Side:
+    """One device and mode's results (a record's side, arrays unpacked), and where they come
+    from: ``label`` names the side, ``kind`` is "framework" (live) or "recorded"."""
+
+    device: str
+    mode: str
+    sum_uniform: float
+    sum_tenthousand: float
+    sum_uniform_bits: int
+    sum_tenthousand_bits: int
+    chain: np.ndarray  # the chain's states, x0 then after each matmul
+    conv: np.ndarray  # the sampled convolution outputs
+    conv_digest: str
+    relu_digest: str
+    relu_mismatches: int | None  # relu outputs that differ from max(x, 0)
+    label: str = ""
+    kind: str = "recorded"
+    version: str = ""
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any], **where: str) -> Side:
+        """A side as `side_to_json` writes it; ``where``: its label, kind and version."""
+        sums = ("sum_uniform", "sum_tenthousand", "sum_uniform_bits", "sum_tenthousand_bits")
+        digests = {k: d[k] for k in ("conv_digest", "relu_digest", "relu_mismatches")}
+        return cls(
+            d["device"], d["mode"], *(d[k] for k in sums), unpack(d["chain"]),
+            unpack(d["conv"]), **digests, **where,
+        )  # fmt: skip
 
 
 def run_accelerator(
@@ -181,12 +198,9 @@ def run_accelerator(
     for dev in devices:
         for mode in MODES:
             say(f"cpu_vs_accelerator: {dev} ({mode})")
-            side = run_side(dev, inp, mode)
-            js = side_to_json(side)
-            js["relu_mismatches"] = int(np.sum(side["relu"] != tr["relu"]))
-            sides.append(js)
+            sides.append(side_to_json(run_side(dev, inp, mode), tr))
     return {
-        "settings": s,
+        "settings": s.to_dict(),
         "input_digests": {k: digest(v) for k, v in inp.items()},
         "truth": {
             "sum_uniform": tr["sum_uniform"],

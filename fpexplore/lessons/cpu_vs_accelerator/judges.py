@@ -27,7 +27,7 @@ def _chain_number(c: Comparison) -> str:
     drift = c.data.drift
     cpu, gpu = device_key(drift, "cpu (live"), device_key(drift, "NVIDIA")
     return (
-        f"after {c.data.settings['chain_steps']} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
+        f"after {c.data.settings.chain_steps} matmuls: CPU drift {drift[cpu][-1]:.2g}, "
         f"CUDA {drift[gpu][-1]:.2g}"
     )
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...figures import WIDTH_IN
-from ...params import Interval
+from ...params import Interval, Values
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts
+
+if TYPE_CHECKING:
+    from .nccl_record import NcclRow
 
 WORLDS = (1, 2, 4)
 BATCH = 8
@@ -28,7 +31,7 @@ METHODS = {
 class NcclPart:
     """The NCCL record's rows and banner, or why there is no record."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[NcclRow] = field(default_factory=list)
     banner: str = ""
     error: str = ""  # why there is no record, with its fix
 
@@ -39,9 +42,9 @@ class ReductionData:
 
     nccl: NcclPart
     n: int | None = None
-    not_exact: dict[str, dict[int, int]] | None = None  # elements != exact, by method and world
+    not_exact: Values | None = None  # elements != exact, by method (`.plain`) and world
     differ: dict[str, int] | None = None  # plain: elements that differ, by pair of worlds
-    results: dict[str, dict[int, np.ndarray]] | None = None  # by method and world
+    results: Values | None = None  # float32 sums, by method (`.plain`) and world
     exact: np.ndarray | None = None  # the exact sum, rounded to float32
 
 
@@ -159,52 +162,47 @@ def _nccl_part() -> tuple[NcclPart, dict[str, Claim], dict[str, Observation]]:
     except RecordError as exc:
         return NcclPart(error=str(exc)), {}, {}
     rows = nccl_record.rows(data)
-    ok2 = [r for r in rows if r["ok"] and r["world"] == 2]
+    ok2 = [r for r in rows if r.ok and r.world == 2]
     p = data["provenance"]
     banner = (
         f"RECORDED NCCL run: {p.get('gpu_count')} x {p.get('gpu_name')}, NCCL {p.get('nccl')}, "
         f"torch {p['torch']}, {p['date'][:10]} — from {path.name}"
     )
-    claims = {
-        "nccl_two_ranks_rank_ordered": C["nccl_two_ranks_rank_ordered"].claim(
-            bool(ok2) and all(r["n_differ_rank_ordered"] == 0 for r in ok2)
-        )
-    }
     rechecked = nccl_record.recheck_bits(data)
-    claims["nccl_record_rechecked"] = C["nccl_record_rechecked"].claim(
-        bool(rechecked)
+    decided = {
+        "nccl_two_ranks_rank_ordered": bool(ok2) and all(r.n_differ_rank_ordered == 0 for r in ok2),
+        "nccl_record_rechecked": bool(rechecked)
         and all(
             r["n_differ_exact"] == r["recorded_n_differ_exact"]
             and r["n_differ_rank_ordered"] == r["recorded_n_differ_rank_ordered"]
             for r in rechecked
         ),
-    )
-    okw = [r for r in rows if r["ok"] and r["world"] > 2]
+    }
+    claims = {k: C[k].claim(v) for k, v in decided.items()}
+    okw = [r for r in rows if r.ok and r.world > 2]
     obs = {
         "nccl_ring_orders": S["nccl_ring_orders"].observe(
-            f"{sum(r['n_explained_by_some_order'] for r in okw)} of {sum(r['n'] for r in okw)}",
+            f"{sum(r.n_explained_by_some_order for r in okw)} of {sum(r.n for r in okw)}",
         )
     }
     largest = max(data["settings"]["sizes"])
     best = {}
     for r in okw:
-        if r["size"] == largest:
-            order, count = max(r["n_equal_order"].items(), key=lambda kv: kv[1])
-            best[f"{r['algo']}, {r['world']} ranks"] = f"{order}: {count / r['n']:.1%}"
+        if r.size == largest:
+            order, count = max(r.n_equal_order.items(), key=lambda kv: kv[1])
+            best[f"{r.algo}, {r.world} ranks"] = f"{order}: {count / r.n:.1%}"
     obs["nccl_commonest_order"] = S["nccl_commonest_order"].observe(
         best, measured=f", at {largest} floats"
     )
     ends = (min(data["settings"]["sizes"]), largest)
-    if failed := {
-        f"{r['algo']}, {r['world']} ranks": r["error"][:200] for r in rows if not r["ok"]
-    }:
+    if failed := {f"{r.algo}, {r.world} ranks": r.error[:200] for r in rows if not r.ok}:
         obs["nccl_failed"] = S["nccl_failed"].observe(failed)
     obs["nccl_differ"] = S["nccl_differ"].observe(
         {
-            f"{r['algo']}, {r['world']} ranks, {r['size']} floats": f"{r['n_differ_rank_ordered']}"
-            f" / {r['n_differ_exact']} of {r['n']}"
+            f"{r.algo}, {r.world} ranks, {r.size} floats": f"{r.n_differ_rank_ordered}"
+            f" / {r.n_differ_exact} of {r.n}"
             for r in rows
-            if r["ok"] and r["size"] in ends
+            if r.ok and r.size in ends
         }
     )
     return NcclPart(rows, banner), claims, obs
@@ -216,6 +214,7 @@ def compute(n: int, seed: int) -> Comparison:
 
     nccl, nccl_claims, nccl_obs = _nccl_part()
     missing = {"torch": "", "nccl record": nccl.error}
+    done = functools.partial(Comparison, explanation=EXPLANATION, missing=missing)
     try:
         grads, out, version = _gloo(n, seed)
     except BackendUnavailable as exc:
@@ -223,20 +222,15 @@ def compute(n: int, seed: int) -> Comparison:
         outcomes = tuple(
             Outcome.missing(f"gloo all_reduce, {w} rank(s)", "torch", reason) for w in WORLDS
         )
-        return Comparison(
-            outcomes=outcomes,
-            claims=nccl_claims,
-            data=ReductionData(nccl),
-            explanation=EXPLANATION,
-            observations=nccl_obs,
-            missing=missing,
+        return done(
+            outcomes=outcomes, claims=nccl_claims, data=ReductionData(nccl), observations=nccl_obs
         )
     t = truth.sum(grads, axis=0)
     exact = np.asarray(t.round("float32"), dtype=np.float32)
-    res = {
-        m: {w: np.asarray(out[str(w)][m], dtype=np.uint32).view(np.float32) for w in WORLDS}
+    res = Values(
+        (m, {w: np.asarray(out[str(w)][m], dtype=np.uint32).view(np.float32) for w in WORLDS})
         for m in (*METHODS, "rank_ordered")
-    }
+    )
     bits = {m: {w: v.view(np.uint32) for w, v in by_world.items()} for m, by_world in res.items()}
     outcomes = [
         Outcome.measured(
@@ -267,7 +261,7 @@ def compute(n: int, seed: int) -> Comparison:
         "kahan_faithful": kahan_ok,
     }
     claims = {k: C[k].claim(v) for k, v in decided.items()} | nccl_claims
-    counts = {m: {w: n_not_exact(m, w) for w in WORLDS} for m in METHODS}
+    counts = Values((m, {w: n_not_exact(m, w) for w in WORLDS}) for m in METHODS)
     differ = {
         f"{a} vs {b}": int((bits["plain"][a] != bits["plain"][b]).sum())
         for a, b in ((1, 2), (1, 4), (2, 4))
@@ -281,15 +275,7 @@ def compute(n: int, seed: int) -> Comparison:
         **nccl_obs,
     }
     data = ReductionData(nccl, n, counts, differ, res, exact)
-    return Comparison(
-        truth=t,
-        outcomes=tuple(outcomes),
-        claims=claims,
-        data=data,
-        explanation=EXPLANATION,
-        observations=obs,
-        missing=missing,
-    )
+    return done(truth=t, outcomes=tuple(outcomes), claims=claims, data=data, observations=obs)
 
 
 def figure(comparison: Comparison) -> Any:
@@ -315,13 +301,13 @@ def figure(comparison: Comparison) -> Any:
         ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
     ax.set_title("gloo on this CPU (live)", fontsize=10)
     ax = axes[1]
-    rows = [r for r in d.nccl.rows if r["ok"]]
-    for algo in sorted({r["algo"] for r in rows}):
-        for w in sorted({r["world"] for r in rows}):
+    rows = [r for r in d.nccl.rows if r.ok]
+    for algo in sorted({r.algo for r in rows}):
+        for w in sorted({r.world for r in rows}):
             pts = sorted(
-                (r["size"], r["n_differ_rank_ordered"] / r["n"])
+                (r.size, r.n_differ_rank_ordered / r.n)
                 for r in rows
-                if r["algo"] == algo and r["world"] == w
+                if r.algo == algo and r.world == w
             )
             if pts:
                 ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")

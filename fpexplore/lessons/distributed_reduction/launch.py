@@ -48,15 +48,8 @@ def launch(
         base = {**os.environ, **(env or {}), **SAFE_ENV}
         src = str(Path(__file__).resolve().parents[3])
         base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
-        cmd = [
-            sys.executable,
-            "-m",
-            "fpexplore.lessons.distributed_reduction.worker",
-            str(folder),
-            "all",
-            str(world),
-            str(port),
-        ]
+        worker = f"{__package__}.worker"
+        cmd = [sys.executable, "-m", worker, str(folder), "all", str(world), str(port)]
         with open(folder / "launcher.log", "w+b") as log:
             proc = subprocess.Popen(
                 cmd, env=base, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

@@ -17,12 +17,14 @@ import os
 import platform
 import subprocess
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ... import backends
+from ...backends.torch_device import nvidia_smi
 from ...errors import RecordError
 from .._gpu.common import say
 from .._gpu.small_records import header, newest_dated
@@ -37,6 +39,33 @@ RECORD_FIX = "fpexplore record nccl --out data/gpu/nccl   (on a machine with 2 o
 ALGOS = ("default", "Ring", "Tree")
 _REQUIRED = {"provenance": dict, "settings": dict, "runs": list}
 _RUN = {"algo": str, "world": int, "ok": bool}
+
+
+@dataclass(frozen=True)
+class NcclRow:
+    """One (algorithm, world size, message size) of a record; a failed run is one row with its
+    error and no counts."""
+
+    algo: str  # the NCCL_ALGO setting ("default": unset)
+    world: int
+    ok: bool
+    error: str = ""
+    size: int = 0  # float32 elements per rank
+    n: int = 0  # elements compared
+    n_differ_rank_ordered: int = 0  # elements != ((a + b) + c) + ...
+    n_differ_exact: int = 0  # elements != the correctly rounded exact sum
+    n_explained_by_some_order: int = 0
+    n_equal_order: dict[str, int] = field(default_factory=dict)  # by summation order
+
+    def equal_to(self, order: str) -> int:
+        """Elements equal to the float32 sum in ``order`` (a name from `sums.orders`)."""
+        if order not in self.n_equal_order:
+            known = ", ".join(self.n_equal_order) or "none"
+            raise KeyError(f"no summation order {order!r} in this row; it has: {known}")
+        return self.n_equal_order[order]
+
+
+_SIZE = tuple(NcclRow.__dataclass_fields__)[4:]  # what each message size of a run must hold
 
 
 def _provenance(backend: str) -> dict[str, Any]:
@@ -58,21 +87,14 @@ def _provenance(backend: str) -> dict[str, Any]:
         "nccl": nccl_version(torch) if backend == "nccl" else None,
         "env": {k: os.environ.get(k) for k in (*SAFE_ENV, "NCCL_PROTO", "CUDA_VISIBLE_DEVICES")},
     }
+    p["driver"] = nvidia_smi("driver_version") or None
     try:
-        smi = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-        p["driver"] = smi.stdout.strip().splitlines()[0] if smi.stdout.strip() else None
         topo = subprocess.run(
             ["nvidia-smi", "topo", "-m"], capture_output=True, text=True, timeout=20, check=False
         )
         p["topology"] = topo.stdout.strip()[:2000] or None
     except (OSError, subprocess.SubprocessError):
-        p["driver"] = p["topology"] = None
+        p["topology"] = None
     p["env"].update(SAFE_ENV)
     return p
 
@@ -170,6 +192,9 @@ def validate(data: Any, source: str = "record") -> dict[str, Any]:
                 raise bad(f"runs[{i}].{key} must be {typ.__name__}")
         if run["ok"] and not isinstance(run.get("sizes"), list):
             raise bad(f"runs[{i}].sizes must be a list")
+        for j, size in enumerate(run["sizes"] if run["ok"] else []):
+            if gone := [k for k in _SIZE if not isinstance(size, dict) or k not in size]:
+                raise bad(f"runs[{i}].sizes[{j}] has no {gone[0]!r}")
     return data
 
 
@@ -187,15 +212,16 @@ def load() -> tuple[Path, dict[str, Any]]:
     return path, validate(data, str(path))
 
 
-def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """One flat row per (algorithm, world size, message size); failed runs carry the error."""
+def rows(data: dict[str, Any]) -> list[NcclRow]:
+    """One row per (algorithm, world size, message size) of a validated record; a failed run's
+    row carries its error."""
     out = []
     for run in data["runs"]:
-        head = {"algo": run["algo"], "world": run["world"], "ok": run["ok"]}
+        head = (run["algo"], run["world"], run["ok"])
         if not run["ok"]:
-            out.append({**head, "error": run.get("error", "")})
+            out.append(NcclRow(*head, error=run.get("error", "")))
         for s in run["sizes"] if run["ok"] else []:
-            out.append({**head, **{k: v for k, v in s.items() if k != "bits"}})
+            out.append(NcclRow(*head, **{k: s[k] for k in _SIZE}))
     return out
 
 

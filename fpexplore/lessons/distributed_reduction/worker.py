@@ -107,18 +107,17 @@ def sizes(job: dict[str, Any], folder: Path, rank: int, world: int, dev: Any) ->
 
     rows = []
     keep = job.get("keep_bits_upto", 0)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else lambda _dev: None
     for m in job["sizes"]:
         x = sums.rank_data(job["seed"], rank, m)
         t = torch.from_numpy(x).to(dev)
         out = t.clone()
         dist.all_reduce(out)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
+        sync(dev)
         t0 = time.perf_counter()
         again = t.clone()
         dist.all_reduce(again)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
+        sync(dev)
         seconds = time.perf_counter() - t0
         repeat_same = bool(torch.equal(out, again))
         # every rank's result the same? Only all_reduce is used in this job (an NCCL_ALGO

@@ -8,6 +8,7 @@ diverges from torchvision's, and whether the fixes work.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -24,7 +25,7 @@ from .._base import Lesson, missing_part
 from . import pipelines as P
 from . import stages as S
 from .claims import CLAIMS, DETAIL, OBSERVED
-from .data import BitEqual, DjlData
+from .data import BitEqual, Diff, DjlData
 from .figure_svg import figure_svg as figure_svg
 
 STAGE_CHOICES = ("pipeline", "std", *P.STAGES)
@@ -71,37 +72,36 @@ def _pipelines(p: dict, djl: Any) -> dict[str, dict[str, Any]]:
     return runs
 
 
-def first_divergence(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
+def first_divergence(a: dict[str, Any], b: dict[str, Any]) -> Diff | None:
     """The first stage at which two pipeline runs differ, with its comparison, or None."""
     for stage in P.STAGES:
         c = P.compare(a[stage], b[stage])
-        if not c["bit_equal"]:
-            return {"stage": stage, **c}
+        if not c.bit_equal:
+            return replace(c, stage=stage)
     return None
 
 
-def _gap(c: dict[str, Any], stage: str) -> str:
-    if not c["same_shape"]:
-        return f"shape {c['shapes'][0]} vs {c['shapes'][1]}"
+def _gap(c: Diff, stage: str) -> str:
+    if not c.same_shape:
+        return f"shape {c.shapes[0]} vs {c.shapes[1]}"
     unit = " levels" if stage in UINT8_STAGES else ""
     # ULP distances across zero or over whole levels are astronomically large: shown if small
-    small = c["max_ulp"] is not None and c["max_ulp"] < 10**6
-    ulp = f" ({c['max_ulp']} ULP)" if small else ""
+    small = c.max_ulp is not None and c.max_ulp < 10**6
+    ulp = f" ({c.max_ulp} ULP)" if small else ""
     return (
-        f"max |diff| {c['max_abs_diff']:.3g}{unit}{ulp} on "
-        f"{100 * c['fraction_differing']:.1f}% of values"
+        f"max |diff| {c.max_abs_diff:.3g}{unit}{ulp} on {100 * c.fraction_differing:.1f}% of values"
     )
 
 
-def divergence_note(d: dict[str, Any] | None, end: dict[str, Any]) -> str:
+def divergence_note(d: Diff | None, end: Diff) -> str:
     """One line: the stages still bit-equal, the first that differs (how much), and the
     difference left after Normalize."""
     if d is None:
         return "bit-identical to torchvision at every stage"
-    same = P.STAGES[: P.STAGES.index(d["stage"])]
+    same = P.STAGES[: P.STAGES.index(d.stage)]
     head = f"= at {', '.join(same)}; " if same else ""
-    tail = "" if d["stage"] == "normalize" else f"; after normalize: {_gap(end, 'normalize')}"
-    return f"{head}FIRST DIVERGES at {d['stage']}: {_gap(d, d['stage'])}{tail}"
+    tail = "" if d.stage == "normalize" else f"; after normalize: {_gap(end, 'normalize')}"
+    return f"{head}FIRST DIVERGES at {d.stage}: {_gap(d, d.stage)}{tail}"
 
 
 def _pipeline_truth(tv: dict[str, Any], p: dict) -> Truth:
@@ -125,26 +125,23 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
     torchvision pipeline (its truth is built only when this stage is shown)."""
     tv = runs["torchvision"]
     divergence = {n: first_divergence(r, tv) for n, r in runs.items() if n != "torchvision"}
-    data: dict[str, Any] = {
-        "divergence": divergence,
-        "stage_table": [
-            {"pipeline": n, "stage": s, **P.compare(r[s], tv[s])}
-            for n, r in runs.items()
-            if n != "torchvision"
-            for s in P.STAGES
-        ],
-    }
+    table = [
+        replace(P.compare(r[s], tv[s]), pipeline=n, stage=s)
+        for n, r in runs.items()
+        if n != "torchvision"
+        for s in P.STAGES
+    ]
+    data: dict[str, Any] = {"divergence": divergence, "stage_table": table}
     claims: dict[str, Claim] = {}
     if "djl (as written)" in divergence:
         naive, fixed = divergence["djl (as written)"], divergence["djl (fixed)"]
         claims["pipeline_first_divergence"] = CLAIMS["pipeline_first_divergence"].claim(
-            naive is not None and naive["stage"] == "resize" and not naive["same_shape"]
+            naive is not None and naive.stage == "resize" and not naive.same_shape
         )
-        fixed_rows = [r for r in data["stage_table"] if r["pipeline"] == "djl (fixed)"]
-        gap = 0.0 if fixed is None else float(fixed["max_abs_diff"])
+        gap = 0.0 if fixed is None else float(fixed.max_abs_diff)
         claims["pipeline_fixed"] = CLAIMS["pipeline_fixed"].claim(
-            all(r["same_shape"] for r in fixed_rows)
-            and (fixed is None or fixed["stage"] == "resize"),
+            all(r.same_shape for r in table if r.pipeline == "djl (fixed)")
+            and (fixed is None or fixed.stage == "resize"),
             gap=gap,
             plural="" if gap == 1 else "s",
         )

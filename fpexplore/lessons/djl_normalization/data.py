@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -54,6 +53,32 @@ class Wrapped:
 
 
 @dataclass(frozen=True)
+class DecodeRow:
+    """One sample image: each decoder's max |difference| from PIL in levels (None: not run;
+    TensorFlow's only for JPEGs)."""
+
+    image: str
+    tf_vs_pil: int | None = None  # decode_jpeg's default dct_method
+    tf_accurate_vs_pil: int | None = None  # dct_method='INTEGER_ACCURATE'
+    imageio_vs_pil: int | None = None  # DJL's ImageIO
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Two arrays compared (`pipelines.compare`); ``pipeline`` and ``stage`` name a pipeline's
+    stage compared with torchvision's."""
+
+    same_shape: bool
+    bit_equal: bool
+    shapes: tuple[tuple[int, ...], tuple[int, ...]]
+    max_abs_diff: float
+    max_ulp: int | None  # float32 arrays only
+    fraction_differing: float
+    pipeline: str = ""
+    stage: str = ""
+
+
+@dataclass(frozen=True)
 class DjlData:
     """What the figure, notebook 05, the myths and the tests read."""
 
@@ -61,13 +86,21 @@ class DjlData:
     heat_title: str = ""
     djl_unavailable: str | None = None  # why DJL did not run (with the fix)
     classic: Classic | None = None  # std stage
-    decode_table: list[dict[str, Any]] | None = None  # decoders vs PIL, every sample image
+    decode_table: list[DecodeRow] | None = None  # decoders vs PIL, every sample image
     resize_shape: tuple[int, int] | None = None
     levels: dict[str, Levels] | None = None  # each resize's error, by name
     resize_bit_equal: BitEqual | None = None
     wrapped: Wrapped | None = None  # only where bicubic overshoots
     offsets: dict[str, tuple[int, int]] | None = None  # centre crop's (top, left): floor, round
-    #: each pipeline's first stage differing from torchvision's (a `pipelines.compare` row)
-    divergence: dict[str, dict[str, Any] | None] | None = None
-    stage_table: list[dict[str, Any]] | None = None  # every pipeline and stage vs torchvision
+    #: each pipeline's first stage differing from torchvision's, by name (`first_divergence`)
+    divergence: dict[str, Diff | None] | None = None
+    stage_table: list[Diff] | None = None  # every pipeline and stage vs torchvision
     pipeline_max_abs_error: dict[str, float] | None = None  # against the exact pipeline
+
+    def first_divergence(self, pipeline: str) -> Diff | None:
+        """The first stage of ``pipeline`` that differs from torchvision's (None: none does);
+        a pipeline this run did not compare raises KeyError naming those it did."""
+        known = self.divergence or {}
+        if pipeline not in known:
+            raise KeyError(f"no pipeline {pipeline!r}; this run compared: {', '.join(known)}")
+        return known[pipeline]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends
+from .data import Diff
 
 STAGES = ("decode", "resize", "center_crop", "to_tensor", "normalize")
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
@@ -141,20 +142,20 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(ordered(a) - ordered(b))
 
 
-def compare(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
+def compare(a: np.ndarray, b: np.ndarray) -> Diff:
     """Shape, bit equality, max abs difference and (float32) max ULP distance of two arrays."""
     a, b = np.asarray(a), np.asarray(b)
     same = a.shape == b.shape
     d = np.abs(a.astype(np.float64) - b.astype(np.float64)) if same else np.array([np.nan])
     floats = same and a.dtype == b.dtype == np.float32
-    return {
-        "same_shape": same,
-        "bit_equal": same and a.dtype == b.dtype and a.tobytes() == b.tobytes(),
-        "shapes": (a.shape, b.shape),
-        "max_abs_diff": float(d.max()),
-        "max_ulp": int(ulp_distance(a, b).max()) if floats else None,
-        "fraction_differing": float((d > 0).mean()) if same else 1.0,
-    }
+    return Diff(
+        same_shape=same,
+        bit_equal=same and a.dtype == b.dtype and a.tobytes() == b.tobytes(),
+        shapes=(a.shape, b.shape),
+        max_abs_diff=float(d.max()),
+        max_ulp=int(ulp_distance(a, b).max()) if floats else None,
+        fraction_differing=float((d > 0).mean()) if same else 1.0,
+    )
 
 
 def heat(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:

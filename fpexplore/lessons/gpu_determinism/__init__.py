@@ -6,6 +6,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import InvalidParameter
 from ...figures import WIDTH_IN
 from ...params import Flag, Interval
 from ...result import Claim, Comparison, Outcome
@@ -14,6 +15,7 @@ from .._gpu import present, ulp_unit
 from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import device_param, record_param, resolve, torch_version
 from . import linear_flag
+from .rows import FreshProcesses, Probe, Row, parse
 
 EXPLANATION = """\
 A GPU adds numbers in parallel. Ops that let many threads add into the same place use atomic
@@ -40,20 +42,35 @@ class DeterminismData:
 
     configs: dict[str, dict[str, bool]]  # the flag settings, by name
     n_runs: int
-    rows: list[dict[str, Any]]  # one per op, output, case and flag setting
-    raises: list[dict[str, Any]]  # ops probed under use_deterministic_algorithms(True)
-    fresh_processes: dict[str, Any]  # the cudnn.benchmark probe across fresh processes
+    rows: list[Row]  # one per op, output, case and flag setting
+    raises: list[Probe]  # ops probed under use_deterministic_algorithms(True)
+    fresh_processes: FreshProcesses  # the cudnn.benchmark probe across fresh processes
     source: str  # the outcomes' kind: "framework" (live) or "recorded"
     banner: str
     card: str
-    cublas_probe: list[dict[str, Any]] | None = None  # cuBLAS under each workspace config
+    cublas_probe: list[Probe] | None = None  # cuBLAS under each workspace config
     linear_flag: linear_flag.LinearFlag | None = None  # None without its record
     #: the unit of the rows' ulp_vs_truth_* fields, in words (`_gpu.ulp_unit.words`)
     ulp_unit: str = "float32 ULPs of the exact value"
 
+    def by_config(self, op: str) -> dict[str, Row]:
+        """``op``'s rows by flag setting (its first output and case); an op this run did
+        not run raises `InvalidParameter`."""
+        found: dict[str, Row] = {}
+        for r in self.rows:
+            if r.op == op:
+                found.setdefault(r.config, r)
+        if not found:
+            ops = ", ".join(dict.fromkeys(r.op for r in self.rows))
+            raise InvalidParameter("op", op, "one of " + ops)
+        return found
 
-def _varies(row: dict[str, Any]) -> bool:
-    return row.get("raised") is None and row.get("distinct", 1) > 1
+    def row(self, op: str, config: str) -> Row:
+        """``op``'s row under the flag setting ``config`` (`by_config`)."""
+        found = self.by_config(op)
+        if config not in found:
+            raise InvalidParameter("config", config, "one of " + ", ".join(found))
+        return found[config]
 
 
 #: The claims, as stated before measuring. Facts about CUDA devices (atomics racing, cuDNN's
@@ -112,7 +129,7 @@ def _missing(data: DeterminismData, cuda: bool, quick: bool) -> Any:
     absent = {
         "cuda": not cuda,
         "full shapes": quick and cuda,
-        "fresh processes": not data.fresh_processes["rows"],
+        "fresh processes": not data.fresh_processes.rows,
         "linear_flag record": data.linear_flag is None,
     }
     return lambda part: MISSING[part] if absent.get(part) else None
@@ -121,30 +138,30 @@ def _missing(data: DeterminismData, cuda: bool, quick: bool) -> Any:
 def _decide(data: DeterminismData) -> dict[str, Claim]:
     rows = data.rows
     n = data.n_runs
-    by = {(r["op"], r["case"], r["output"], r["config"]): r for r in rows}
-    conv = [r for r in rows if r["op"] == "conv2d"]
-    keys = {(r["op"], r["case"], r["output"]) for r in rows}
-    ia = [r for r in rows if r["op"] == "index_add_" and r["config"] == "default"]
-    ia_cd = [r for r in rows if r["op"] == "index_add_" and r["config"] == "cudnn.deterministic"]
-    det = [r for r in rows if r["config"] == "use_deterministic_algorithms"]
-    conv_det = [r for r in conv if r["config"] == "cudnn.deterministic"]
-    stable_bench = [k for k in keys if k[0] == "conv2d" and not _varies(by[(*k, "benchmark")])]
-    vary_default = [k for k in keys if k[0] == "conv2d" and _varies(by[(*k, "default")])]
-    raised = [p["op"] for p in data.raises if p["raised"]]
-    fresh = data.fresh_processes["rows"]
-    fresh_bench = [f for f in fresh if f["config"] == "benchmark"]
+    by = {(r.op, r.case, r.output, r.config): r for r in rows}
+    conv = [r for r in rows if r.op == "conv2d"]
+    keys = {(r.op, r.case, r.output) for r in rows}
+    ia = [r for r in rows if r.op == "index_add_" and r.config == "default"]
+    ia_cd = [r for r in rows if r.op == "index_add_" and r.config == "cudnn.deterministic"]
+    det = [r for r in rows if r.config == "use_deterministic_algorithms"]
+    conv_det = [r for r in conv if r.config == "cudnn.deterministic"]
+    stable_bench = [k for k in keys if k[0] == "conv2d" and not by[(*k, "benchmark")].varies]
+    vary_default = [k for k in keys if k[0] == "conv2d" and by[(*k, "default")].varies]
+    raised = [p.op for p in data.raises if p.raised]
+    fresh_bench = [f for f in data.fresh_processes.rows if f.config == "benchmark"]
+    varied = {k for k, r in by.items() if r.varies}
     holds = {
-        "atomics_vary": bool(ia) and all(_varies(r) for r in ia),
-        "det_algos_fix_all": bool(det) and all(not _varies(r) for r in det),
-        "cudnn_det_fixes_conv": bool(conv_det) and all(not _varies(r) for r in conv_det),
-        "cudnn_det_not_atomics": bool(ia_cd) and all(_varies(r) for r in ia_cd),
+        "atomics_vary": bool(ia) and all(r.varies for r in ia),
+        "det_algos_fix_all": bool(det) and all(not r.varies for r in det),
+        "cudnn_det_fixes_conv": bool(conv_det) and all(not r.varies for r in conv_det),
+        "cudnn_det_not_atomics": bool(ia_cd) and all(r.varies for r in ia_cd),
         "conv_varies_without_benchmark": bool(vary_default),
         "conv_stable_with_benchmark": bool(stable_bench),
         "some_ops_raise": bool(raised),
-        "forward_stable": all(not _varies(r) for r in conv if r["output"] == "forward"),
+        "forward_stable": all(not r.varies for r in conv if r.output == "forward"),
         "benchmark_adds_nothing_across_processes": bool(fresh_bench)
         and all(
-            f["distinct"] == 1 or _varies(by.get(("conv2d", f["case"], f["output"], "default"), {}))
+            f.distinct == 1 or ("conv2d", f.case, f.output, "default") in varied
             for f in fresh_bench
         ),
     }
@@ -166,25 +183,21 @@ def _short(config: str) -> str:
     return SHORT.get(config, config)
 
 
-def fixes(cells: dict[str, dict[str, Any]]) -> str:
+def fixes(cells: dict[str, Row]) -> str:
     """Which flag settings make one op's result identical run to run, from its rows."""
-    raised = [_short(c) for c, r in cells.items() if r.get("raised")]
+    raised = [_short(c) for c, r in cells.items() if r.raised]
     raises = f"; raises under {', '.join(raised)}" if raised else ""
-    if not any(_varies(r) for r in cells.values()):
+    if not any(r.varies for r in cells.values()):
         return "deterministic" + raises
-    fixed = [
-        _short(c)
-        for c, r in cells.items()
-        if c != "default" and not (r.get("raised") or _varies(r))
-    ]
+    fixed = [_short(c) for c, r in cells.items() if c != "default" and not (r.raised or r.varies)]
     return "varies; fixed by " + (", ".join(fixed) if fixed else "nothing") + raises
 
 
-def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, dict[str, Any]]]:
+def _keyed(rows: list[Row]) -> dict[tuple[str, str, str], dict[str, Row]]:
     """The rows by (op, output, case), in order of first appearance, then by config."""
-    keyed: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    keyed: dict[tuple[str, str, str], dict[str, Row]] = {}
     for r in rows:
-        keyed.setdefault((r["op"], r["output"], r["case"]), {})[r["config"]] = r
+        keyed.setdefault((r.op, r.output, r.case), {})[r.config] = r
     return keyed
 
 
@@ -196,8 +209,7 @@ def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     out = []
     for (op, output, case), cells in _keyed(data.rows).items():
         counts = " · ".join(
-            f"{_short(c)} {'raises' if r.get('raised') else r['distinct']}"
-            for c, r in cells.items()
+            f"{_short(c)} {'raises' if r.raised else r.distinct}" for c, r in cells.items()
         )
         what = op if output == "result" else f"{op} {output}"
         out.append(
@@ -213,11 +225,11 @@ def _outcomes(data: DeterminismData, src: Any) -> tuple[Outcome, ...]:
     for p in data.raises:
         out.append(
             Outcome(
-                f"{p['op']} under use_deterministic_algorithms(True)",
+                f"{p.op} under use_deterministic_algorithms(True)",
                 "torch",
-                value="raises" if p["raised"] else "runs",
+                value="raises" if p.raised else "runs",
                 settings={"deterministic_algorithms": True},
-                note=p["message"][:100],
+                note=p.message[:100],
                 **kw,
             )
         )
@@ -250,13 +262,12 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
     with src.reading("determinism"):
         linear_claims, linear = linear_flag.lesson_parts()
         data = DeterminismData(
-            **{k: run[k] for k in ("configs", "n_runs", "rows", "raises", "fresh_processes")},
+            **parse(run),
             source=src.kind,
             banner=src.banner + bounded,
             card=src.label,
-            cublas_probe=run.get("cublas_probe"),
             linear_flag=linear,
-            ulp_unit=ulp_unit.words(run if src.live else src.record.experiments["determinism"]),
+            ulp_unit=ulp_unit.words(run),
         )
         cuda = src.device is None or src.device.type == "cuda"
         why = _missing(data, cuda, bool(src.live and quick))
@@ -283,10 +294,10 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     head = "    " + "".join(f"{_short(c):>{w}}" for c in configs)
     lines = ["op / output / case: verdict", head, "-" * len(head)]
     for (op, output, case), cells in _keyed(data.rows).items():
-        if only_varying and not any(_varies(r) for r in cells.values()):
+        if only_varying and not any(r.varies for r in cells.values()):
             continue
         counts = [
-            "-" if c not in cells else "raises" if cells[c].get("raised") else cells[c]["distinct"]
+            "-" if c not in cells else "raises" if cells[c].raised else cells[c].distinct
             for c in configs
         ]
         lines += textwrap.wrap(
@@ -304,7 +315,7 @@ def figure(comparison: Comparison) -> Any:
     data = comparison.data
     configs = list(data.configs)
     keys = list(_keyed(data.rows))
-    cells = {(r["op"], r["output"], r["case"], r["config"]): r for r in data.rows}
+    cells = {(r.op, r.output, r.case, r.config): r for r in data.rows}
     grid = np.zeros((len(keys), len(configs)))
     # the heat map above the run-by-run plot, 6.5 in wide: its labels stay readable in a
     # notebook 1000 px wide with the sidebar open (a 14 in wide figure shrank them to 3 px)
@@ -317,16 +328,10 @@ def figure(comparison: Comparison) -> Any:
     for i, k in enumerate(keys):
         for j, c in enumerate(configs):
             r = cells[(*k, c)]
-            grid[i, j] = -1 if r.get("raised") else r["distinct"]
-            ax.text(
-                j,
-                i,
-                "raises" if r.get("raised") else str(r["distinct"]),
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if grid[i, j] > 1 else "black",
-            )
+            grid[i, j] = -1 if r.raised else r.distinct
+            text = "raises" if r.raised else str(r.distinct)
+            color = "white" if grid[i, j] > 1 else "black"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
     ax.imshow(
         np.where(grid < 0, np.nan, grid),
         cmap="Reds",
@@ -344,8 +349,9 @@ def figure(comparison: Comparison) -> Any:
     ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
     case = next((k[2] for k in keys if k[0] == "index_add_"), "")
     for c in ("default", "use_deterministic_algorithms"):
-        ulps = cells.get(("index_add_", "result", case, c), {}).get("ulp_vs_truth_first")
-        if ulps:
+        row = cells.get(("index_add_", "result", case, c))
+        if row is not None and row.ulp_vs_truth_first:
+            ulps = row.ulp_vs_truth_first
             ax2.plot(range(1, len(ulps) + 1), ulps, "o-", label=c)
     ax2.axhline(0, color="k", lw=0.5)
     ax2.set_xlabel("run")
@@ -366,7 +372,7 @@ def record_gpu(s: GpuSession) -> dict[str, Any]:
 
     cublas = raise_probe.probe_cublas(s.device)
     s.say("cublas_probe: done")
-    unset = "CUBLAS_WORKSPACE_CONFIG" not in os.environ
+    given = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     try:
         det = run_determinism(
@@ -374,8 +380,7 @@ def record_gpu(s: GpuSession) -> dict[str, Any]:
             progress=s.say,
         )  # fmt: skip
     finally:
-        if unset:
-            os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+        raise_probe.set_workspace(given)
     return {**det, "cublas_probe": cublas}
 
 

@@ -9,11 +9,13 @@ itself can change them.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 from ...backends.torch_device import N_THREADS, cpu_threads, torch_module
 from ...params import Options, validate_all
 from . import experiment
+from .rows import Row
 
 #: the record's scatter-style inputs: 10^6 values into 100 bins, seed 0 + 100
 N_VALUES, SEED = 10**6, 100
@@ -34,21 +36,27 @@ def _cases(n_values: int, seed: int) -> dict[str, Any]:
     return experiment._atomic_cases(n_values, seed)
 
 
+@dataclass(frozen=True)
+class CpuRun(Row):
+    """An op's runs on this CPU at one thread count (``config`` is empty: no GPU flags)."""
+
+    threads: int = 1
+    same_as_one_thread: bool = True  # the first run's bits equal one thread's
+
+
 @functools.lru_cache(maxsize=64)
-def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> dict[str, Any]:
-    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached): the spread
-    (``distinct``, ``digests``), errors at the sampled entries and ``same_as_one_thread``."""
+def run_on_cpu(op: str, n_threads: int, runs: int = 3) -> CpuRun:
+    """``op`` run ``runs`` times on the CPU with ``n_threads`` threads (cached): the spread,
+    errors at the sampled entries and whether the bits match one thread's."""
     given = {"op": op, "n_threads": n_threads}
     op, n_threads = validate_all(PARAMS, given, "gpu_determinism run_on_cpu").values()
     torch = torch_module()
     a = _cases(N_VALUES, SEED)
     once, sample = experiment._atomic_ops(torch, torch.device("cpu"), a)[op]
     with cpu_threads(n_threads):
-        row = experiment._measure([once() for _ in range(runs)], sample)
-    if n_threads == 1:
-        row["same_as_one_thread"] = True
-    else:
-        one = run_on_cpu(op, 1, runs=1)
-        row["same_as_one_thread"] = row["digests"][0] == one["digests"][0]
-    row.update(op=op, threads=n_threads, runs=runs, case=experiment._atomic_case_text(op, a))
-    return row
+        measured = experiment._measure([once() for _ in range(runs)], sample)
+    case = experiment._atomic_case_text(op, a)
+    given = {"op": op, "case": case, "output": "result", "config": "", "raised": None}
+    row = Row.from_dict(measured | given)
+    same = n_threads == 1 or row.digests[0] == run_on_cpu(op, 1, runs=1).digests[0]
+    return CpuRun(**vars(row), threads=n_threads, same_as_one_thread=same)

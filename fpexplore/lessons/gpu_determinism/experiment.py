@@ -300,6 +300,14 @@ def _repeat(
             return [], first_line(exc)
 
 
+def _row(
+    op: str, case: str, output: str, config: str, shape: Any, raised: str | None, *run: Any
+) -> dict[str, Any]:
+    """A row: what ran where, and `_measure` of ``run`` (results, sample) unless it raised."""
+    row = {"op": op, "case": case, "output": output, "config": config, "shape": shape}
+    return row | {"raised": raised} | (_measure(*run) if raised is None else {})
+
+
 def run_determinism(
     dev: Any,
     *,
@@ -324,35 +332,17 @@ def run_determinism(
                 once, n_runs, {"conv_tf32": False, "matmul_tf32": False, **cflags}
             )
             for out_name in ("forward", "grad_input", "grad_weight"):
-                row = {
-                    "op": "conv2d",
-                    "case": name,
-                    "output": out_name,
-                    "config": cname,
-                    "shape": list(case),
-                    "raised": err,
-                }
-                if err is None:
-                    outs = [r[out_name] for r in results]
-                    row.update(_measure(outs, truth[out_name]))
-                rows.append(row)
+                head = ("conv2d", name, out_name, cname, list(case))
+                outs = [r[out_name] for r in results]
+                rows.append(_row(*head, err, outs, truth[out_name]))
 
     a = _atomic_cases(ATOMIC_VALUES[quick], seed + 100)
     for op, (once, sample) in _atomic_ops(torch, dev, a).items():
         say(f"determinism: {op}")
         for cname, cflags in CONFIGS.items():
             results, err = _repeat(once, n_runs, cflags)
-            row = {
-                "op": op,
-                "case": _atomic_case_text(op, a),
-                "output": "result",
-                "config": cname,
-                "shape": None,
-                "raised": err,
-            }
-            if err is None:
-                row.update(_measure(results, sample))
-            rows.append(row)
+            head = (op, _atomic_case_text(op, a), "result", cname, None)
+            rows.append(_row(*head, err, results, sample))
 
     say("determinism: which ops raise under use_deterministic_algorithms(True)")
     raises = raise_probe.probe_raises(dev)
@@ -413,15 +403,9 @@ def fresh_process_probe(device: str, *, quick: bool, seed: int, processes: int) 
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     arg = json.dumps({"device": device, "quick": quick, "seed": seed})
     code = "from fpexplore.lessons.gpu_determinism.experiment import worker_main; worker_main()"
+    cmd, pipe = [sys.executable, "-c", code, arg], subprocess.PIPE
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", code, arg],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=root,
-        )
+        subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, env=env, cwd=root)
         for _ in range(processes)
     ]
     runs, errors = [], []

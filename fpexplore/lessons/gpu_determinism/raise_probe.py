@@ -18,8 +18,14 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
     def r(*shape: int, grad: bool = False) -> Any:
         return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
 
+    def z() -> Any:
+        return torch.zeros(10, device=dev)
+
     idx = torch.randint(0, 10, (1000,), generator=gen).to(dev)
     offsets = torch.arange(0, 1000, 10, device=dev)
+
+    def grid() -> Any:  # sampling points in [-1, 1)
+        return torch.rand(1, 4, 4, 2, device=dev) * 2 - 1
 
     def back(fn: Callable[[Any], Any], *shape: int) -> Callable[[], Any]:
         def go() -> Any:
@@ -32,18 +38,12 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
     return {
         "matmul (cuBLAS)": lambda: r(64, 64) @ r(64, 64),
         "conv2d forward+backward": back(lambda x: F.conv2d(x, r(4, 3, 3, 3)), 2, 3, 16, 16),
-        "index_add_": lambda: torch.zeros(10, device=dev).index_add_(0, idx, r(1000)),
-        "scatter_add_": lambda: torch.zeros(10, device=dev).scatter_add_(0, idx, r(1000)),
-        "scatter_reduce_(sum)": lambda: torch.zeros(10, device=dev).scatter_reduce_(
-            0, idx, r(1000), "sum"
-        ),
-        "index_put_(accumulate=True)": lambda: torch.zeros(10, device=dev).index_put_(
-            (idx,), r(1000), accumulate=True
-        ),
-        "put_(accumulate=True)": lambda: torch.zeros(10, device=dev).put_(idx, r(1000), True),
-        "index_copy_": lambda: torch.zeros(10, device=dev).index_copy_(
-            0, torch.arange(10, device=dev), r(10)
-        ),
+        "index_add_": lambda: z().index_add_(0, idx, r(1000)),
+        "scatter_add_": lambda: z().scatter_add_(0, idx, r(1000)),
+        "scatter_reduce_(sum)": lambda: z().scatter_reduce_(0, idx, r(1000), "sum"),
+        "index_put_(accumulate=True)": lambda: z().index_put_((idx,), r(1000), accumulate=True),
+        "put_(accumulate=True)": lambda: z().put_(idx, r(1000), True),
+        "index_copy_": lambda: z().index_copy_(0, torch.arange(10, device=dev), r(10)),
         **{
             f"interpolate backward ({mode})": back(
                 lambda x, mode=mode: F.interpolate(x, scale_factor=2.5, mode=mode), 1, 2, 8, 8
@@ -62,13 +62,7 @@ def _probe_ops(torch: Any, dev: Any) -> dict[str, Callable[[], Any]]:
         "max_pool3d backward": back(lambda x: F.max_pool3d(x, 2), 1, 2, 4, 4, 4),
         "avg_pool3d backward": back(lambda x: F.avg_pool3d(x, 2), 1, 2, 4, 4, 4),
         "grid_sample backward": back(
-            lambda x: F.grid_sample(
-                x, torch.rand(1, 4, 4, 2, device=dev) * 2 - 1, align_corners=False
-            ),
-            1,
-            2,
-            8,
-            8,
+            lambda x: F.grid_sample(x, grid(), align_corners=False), 1, 2, 8, 8
         ),
         **{
             f"{name}_pad2d backward": back(
@@ -103,27 +97,26 @@ def _ctc(torch: Any, dev: Any, r: Callable[..., Any]) -> Callable[[], Any]:
     return go
 
 
+def _attempt(fn: Callable[[], Any], dev: Any, errors: Any = Exception) -> tuple[bool, str]:
+    """``fn()`` once under use_deterministic_algorithms(True): (did it raise, why)."""
+    with flags(deterministic_algorithms=True):
+        try:
+            fn()
+            synchronize(dev)
+        except errors as exc:
+            return True, first_line(exc)
+    return False, ""
+
+
 def probe_raises(dev: Any) -> list[dict[str, Any]]:
     """Each op once under use_deterministic_algorithms(True): did it raise, and why (with
     CUBLAS_WORKSPACE_CONFIG, on which the cuBLAS check depends)."""
     torch = torch_module()
     out = []
     for name, fn in _probe_ops(torch, dev).items():
-        with flags(deterministic_algorithms=True):
-            try:
-                fn()
-                synchronize(dev)
-                raised, msg = False, ""
-            except Exception as exc:  # record whatever the op raises
-                raised, msg = True, first_line(exc)
-        out.append(
-            {
-                "op": name,
-                "raised": raised,
-                "message": msg,
-                "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
-            }
-        )
+        raised, msg = _attempt(fn, dev)  # whatever the op raises is recorded
+        row = {"op": name, "raised": raised, "message": msg}
+        out.append(row | {"CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG")})
     return out
 
 
@@ -135,21 +128,17 @@ def probe_cublas(dev: Any) -> list[dict[str, Any]]:
     out = []
     try:
         for value in (None, ":4096:8"):
-            _set_workspace(value)
+            set_workspace(value)
             a = torch.ones(64, 64, device=dev)
-            with flags(deterministic_algorithms=True):
-                try:
-                    (a @ a).sum().item()
-                    raised, msg = False, ""
-                except RuntimeError as exc:
-                    raised, msg = True, first_line(exc)
+            raised, msg = _attempt(lambda a=a: (a @ a).sum().item(), dev, RuntimeError)
             out.append({"CUBLAS_WORKSPACE_CONFIG": value, "raised": raised, "message": msg})
     finally:
-        _set_workspace(saved)
+        set_workspace(saved)
     return out
 
 
-def _set_workspace(value: str | None) -> None:
+def set_workspace(value: str | None) -> None:
+    """Set ``CUBLAS_WORKSPACE_CONFIG`` to ``value``, or unset it (None)."""
     if value is None:
         os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
     else:

@@ -7,16 +7,19 @@ with nvcc, else the recorded run).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ... import backends, metrics, orders
+from ...backends.libtorch_program import ProgramInfo
 from ...errors import BackendUnavailable, NotEmulated
 from ...params import Interval, Options
-from ...result import Claim, Comparison, Observation, Outcome
+from ...result import Comparison, Outcome
 from .._base import Lesson, declare_texts
 from . import cuda_view, inputs, loops, sides
+from .cuda_view import Part
 from .data import LibtorchData
 
 THREADS = (1, 2)
@@ -135,196 +138,210 @@ def _rng_emulated(seed: int, n: int, capability: str) -> np.ndarray | None:
         return None
 
 
-def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
+def _name(op: str, side: str, t: int) -> str:
+    return f"{op} · {side} · {t} thread{'s' * (t > 1)}"
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """Both sides run on the same inputs (a side's results None where it did not run)."""
+
+    inp: inputs.Inputs
+    truths: dict[str, Any]
+    torch: Any  # Python's torch, or None
+    cpp: sides.Results | None
+    py: sides.Results | None
+    info: ProgramInfo | None  # what the C++ program reported of its libtorch
+    missing: dict[str, str]  # why a side did not run, with its fix, by part
+    results: dict[tuple[str, str, int], np.ndarray]  # by (side, op, threads)
+    errors: dict[tuple[str, str, int], Any]
+
+    @property
+    def ref(self) -> sides.Results | None:
+        return self.cpp if self.cpp is not None else self.py
+
+
+def _run_sides(seed: int, size: int, sum_length: int) -> _Sides:
     inp = inputs.make(seed, size, sum_length)
     truths = inputs.all_truths(inp)
-    outcomes: list[Outcome] = []
-    claims: dict[str, Claim] = {}
-    observations: dict[str, Observation] = {}
-
-    missing: dict[str, str] = {}  # why a side did not run, with its fix, by part
+    missing: dict[str, str] = {}
     try:
         torch = backends.load("torch")
-        torch_version = torch.__version__
     except BackendUnavailable as exc:
-        torch, torch_version = None, ""
+        torch = None
         missing["torch"] = str(exc)
     try:
-        cpp_res, cpp_info = sides.cpp(inp, THREADS)
+        cpp, info = sides.cpp(inp, THREADS)
     except BackendUnavailable as exc:
-        cpp_res, cpp_info = None, {}
+        cpp, info = None, None
         missing["libtorch"] = str(exc)
-    py_res = sides.python(torch, inp, THREADS) if torch is not None else None
-    cpp_version = cpp_info.get("torch_version", "")
-
+    py = sides.python(torch, inp, THREADS) if torch is not None else None
     results: dict[tuple[str, str, int], np.ndarray] = {}
-    for side, res in (("C++", cpp_res), ("Python", py_res)):
+    for side, res in (("C++", cpp), ("Python", py)):
         if res is not None:
             results.update({(side, op, t): v for (op, t), v in res.items() if op in truths})
     errors = _measure_all(results, truths)
+    return _Sides(inp, truths, torch, cpp, py, info, missing, results, errors)
 
-    # -- the four torch ops, both sides, both thread counts
+
+def _op_outcome(s: _Sides, op: str, t: int, side: str) -> Outcome:
+    """Op ``op`` on one side at ``t`` threads; its note compares it with the other side's."""
+    backend = "libtorch" if side == "C++" else "torch"
+    name = _name(op, side, t)
+    if (side, op, t) not in s.results:
+        reason = s.missing.get(backend, "")
+        return Outcome.missing(name, backend, reason, settings={"threads": t})
+    version = s.torch.__version__ if side == "Python" else s.info.torch_version
+    value, error = s.results[(side, op, t)], s.errors[(side, op, t)]
+    other = s.results.get(("Python" if side == "C++" else "C++", op, t))
+    note = "" if other is None else "bits differ from the other language"
+    if other is not None and sides.same_bits(other, value):
+        note = "same bits as the other language"
+    settings = {"threads": t}
+    return Outcome(
+        name, backend, value=value, error=error, version=version, settings=settings, note=note
+    )
+
+
+def _torch_ops(s: _Sides, part: Part) -> None:
+    """The four torch ops, both sides, both thread counts."""
     for op in sides.TORCH_OPS:
         for t in THREADS:
-            for side, backend, version in (
-                ("C++", "libtorch", cpp_version),
-                ("Python", "torch", torch_version),
-            ):
-                name = f"{op} · {side} · {t} thread{'s' * (t > 1)}"
-                if (side, op, t) not in results:
-                    reason = missing.get(backend, "")
-                    outcomes.append(Outcome.missing(name, backend, reason, settings={"threads": t}))
-                    continue
-                other = results.get(("Python" if side == "C++" else "C++", op, t))
-                outcomes.append(
-                    Outcome(
-                        name,
-                        backend,
-                        value=results[(side, op, t)],
-                        error=errors[(side, op, t)],
-                        version=version,
-                        settings={"threads": t},
-                        note=(
-                            ""
-                            if other is None
-                            else "same bits as the other language"
-                            if sides.same_bits(other, results[(side, op, t)])
-                            else "bits differ from the other language"
-                        ),
-                    )
-                )
-    both = cpp_res is not None and py_res is not None
-    why_not = "; ".join(missing.values())
-    for op in sides.TORCH_OPS if both else ():
-        claims[f"{op}_same_bits"] = C[f"{op}_same_bits"].claim(
-            all(sides.same_bits(cpp_res[(op, t)], py_res[(op, t)]) for t in THREADS),
+            part.outcomes += [_op_outcome(s, op, t, side) for side in ("C++", "Python")]
+    for op in sides.TORCH_OPS if s.cpp is not None and s.py is not None else ():
+        part.claims[f"{op}_same_bits"] = C[f"{op}_same_bits"].claim(
+            all(sides.same_bits(s.cpp[(op, t)], s.py[(op, t)]) for t in THREADS),
             " at 1 and at 2 threads, on the same input bits",
         )
 
-    # -- the sum: the thread count explains it, the emulator reproduces it
-    emulated = {t: np.asarray(orders.emulate(inp.v, "torch", t)) for t in THREADS}
+
+def _sum(s: _Sides, part: Part) -> bool:
+    """The sum: the thread count explains it, the emulator reproduces it. Whether the
+    emulated 1- and 2-thread sums differ."""
+    emulated = {t: np.asarray(orders.emulate(s.inp.v, "torch", t)) for t in THREADS}
     for t in THREADS:
-        outcomes.append(
+        part.outcomes.append(
             Outcome.measured(
-                f"sum · orders.emulate 'torch' · {t} thread{'s' * (t > 1)}",
+                _name("sum", "orders.emulate 'torch'", t),
                 "fpexplore.orders",
                 emulated[t],
-                truths["sum"],
+                s.truths["sum"],
                 kind="emulator",
                 settings={"threads": t},
             )
         )
-    ref = cpp_res if cpp_res is not None else py_res
-    if both:
-        claims["emulator_reproduces_sum"] = C["emulator_reproduces_sum"].claim(
-            all(sides.same_bits(emulated[t], cpp_res[("sum", t)]) for t in THREADS)
-            and all(sides.same_bits(cpp_res[("sum", t)], py_res[("sum", t)]) for t in THREADS)
+    cpp, py, ref = s.cpp, s.py, s.ref
+    if cpp is not None and py is not None:
+        part.claims["emulator_reproduces_sum"] = C["emulator_reproduces_sum"].claim(
+            all(sides.same_bits(emulated[t], cpp[("sum", t)]) for t in THREADS)
+            and all(sides.same_bits(cpp[("sum", t)], py[("sum", t)]) for t in THREADS)
         )
+    differ = not sides.same_bits(emulated[1], emulated[2])
     if ref is not None:
-        claims["threads_explain_sum"] = C["threads_explain_sum"].claim(
-            (not sides.same_bits(ref[("sum", 1)], ref[("sum", 2)]))
-            == (not sides.same_bits(emulated[1], emulated[2]))
+        part.claims["threads_explain_sum"] = C["threads_explain_sum"].claim(
+            (not sides.same_bits(ref[("sum", 1)], ref[("sum", 2)])) == differ
         )
-    sum_threads_differ = not sides.same_bits(emulated[1], emulated[2])
-    observations["sum_threads_differ"] = S["sum_threads_differ"].observe(
-        sum_threads_differ,
+    part.observations["sum_threads_differ"] = S["sum_threads_differ"].observe(
+        differ,
         "torch splits a sum over threads only above 32768 elements",
-        f" ({sum_length} elements)",
+        f" ({len(s.inp.v)} elements)",
     )
-    if ref is not None:
-        for op in ("mm", "grad", "mlp"):
-            observations[f"{op}_threads_differ"] = S[f"{op}_threads_differ"].observe(
-                not sides.same_bits(ref[(op, 1)], ref[(op, 2)]),
-                "depends on the CPU, MKL/oneDNN and the shapes",
-            )
+    for op in ("mm", "grad", "mlp") if ref is not None else ():
+        part.observations[f"{op}_threads_differ"] = S[f"{op}_threads_differ"].observe(
+            not sides.same_bits(ref[(op, 1)], ref[(op, 2)]),
+            "depends on the CPU, MKL/oneDNN and the shapes",
+        )
+    return differ
 
-    # -- the user's own loop, plain and -ffast-math
-    loop_emu = {"loop_sum": loops.plain(inp.v), "loop_sum_fastmath": loops.lanes(inp.v)}
+
+def _loop(s: _Sides, part: Part) -> None:
+    """The user's own loop, plain and -ffast-math."""
+    emu = {"loop_sum": loops.plain(s.inp.v), "loop_sum_fastmath": loops.lanes(s.inp.v)}
     for op, label, emu_label in (
         ("loop_sum", "C++ -O2", "sequential emulator"),
         ("loop_sum_fastmath", "C++ -O3 -ffast-math", "4-lane emulator"),
     ):
-        if cpp_res is None:
-            outcomes.append(Outcome.missing(f"loop · {label}", "c++", why_not))
+        if s.cpp is None:
+            why_not = "; ".join(s.missing.values())
+            part.outcomes.append(Outcome.missing(f"loop · {label}", "c++", why_not))
         else:
-            outcomes.append(
+            part.outcomes.append(
                 Outcome(
                     f"loop · {label}",
                     "c++",
-                    value=cpp_res[(op, 0)],
-                    error=errors[("C++", op, 0)],
+                    value=s.cpp[(op, 0)],
+                    error=s.errors[("C++", op, 0)],
                     settings={"flags": label.removeprefix("C++ ")},
                 )
             )
-        outcomes.append(
+        part.outcomes.append(
             Outcome.measured(
-                f"loop · {emu_label}",
-                "fpexplore.orders",
-                loop_emu[op],
-                truths["sum"],
-                kind="emulator",
+                f"loop · {emu_label}", "fpexplore.orders", emu[op], s.truths["sum"], kind="emulator"
             )
         )
-    if cpp_res is not None:
-        claims["plain_loop_is_sequential"] = C["plain_loop_is_sequential"].claim(
-            sides.same_bits(cpp_res[("loop_sum", 0)], loop_emu["loop_sum"])
-        )
-        plain, fast = cpp_res[("loop_sum", 0)], cpp_res[("loop_sum_fastmath", 0)]
-        observations["fastmath_changes_loop"] = S["fastmath_changes_loop"].observe(
-            not sides.same_bits(plain, fast)
-        )
-        observations["fastmath_is_4_lanes"] = S["fastmath_is_4_lanes"].observe(
-            sides.same_bits(fast, loop_emu["loop_sum_fastmath"]),
-            "another compiler, -march or CPU vectorizes differently",
-        )
+    if s.cpp is None:
+        return
+    plain, fast = s.cpp[("loop_sum", 0)], s.cpp[("loop_sum_fastmath", 0)]
+    part.claims["plain_loop_is_sequential"] = C["plain_loop_is_sequential"].claim(
+        sides.same_bits(plain, emu["loop_sum"])
+    )
+    part.observations["fastmath_changes_loop"] = S["fastmath_changes_loop"].observe(
+        not sides.same_bits(plain, fast)
+    )
+    part.observations["fastmath_is_4_lanes"] = S["fastmath_is_4_lanes"].observe(
+        sides.same_bits(fast, emu["loop_sum_fastmath"]),
+        "another compiler, -march or CPU vectorizes differently",
+    )
 
-    # -- RNG: torch::manual_seed + torch::randn vs torch.manual_seed + torch.randn
-    if both:
-        rng_same = all(sides.same_bits(cpp_res[(k, 0)], py_res[(k, 0)]) for k in ("randn", "rand"))
-        claims["randn_same_bits"] = C["randn_same_bits"].claim(
+
+def _rng(s: _Sides, part: Part) -> None:
+    """RNG: torch::manual_seed + torch::randn vs torch.manual_seed + torch.randn."""
+    seed, cpp, py, ref = s.inp.seed, s.cpp, s.py, s.ref
+    if cpp is not None and py is not None:
+        rng_same = all(sides.same_bits(cpp[(k, 0)], py[(k, 0)]) for k in ("randn", "rand"))
+        part.claims["randn_same_bits"] = C["randn_same_bits"].claim(
             rng_same, f" (seed {seed}, {inputs.RNG_N} numbers)"
         )
-    if ref is not None:
-        capability = cpp_info.get("cpu_capability", "")
-        if not capability and torch is not None:
-            capability = torch.backends.cpu.get_cpu_capability()
-        emu = _rng_emulated(seed, inputs.RNG_N, capability)
-        for side, res in (("C++", cpp_res), ("Python", py_res)):
-            if res is not None:
-                outcomes.append(
-                    Outcome(
-                        f"randn · {side}",
-                        "libtorch" if side.startswith("C") else "torch",
-                        value=res[("randn", 0)],
-                        settings={"seed": seed},
-                    )
-                )
-        if emu is not None:
-            outcomes.append(
-                Outcome(
-                    "randn · fpexplore.rng MT19937",
-                    "fpexplore.rng",
-                    kind="emulator",
-                    value=emu,
-                    settings={"seed": seed},
-                )
+    if ref is None:
+        return
+    capability = s.info.cpu_capability if s.info else ""
+    if not capability and s.torch is not None:
+        capability = s.torch.backends.cpu.get_cpu_capability()
+    emu = _rng_emulated(seed, inputs.RNG_N, capability)
+    for side, backend, res in (("C++", "libtorch", cpp), ("Python", "torch", py)):
+        if res is not None:
+            value, name = res[("randn", 0)], f"randn · {side}"
+            part.outcomes.append(Outcome(name, backend, value=value, settings={"seed": seed}))
+    if emu is not None:
+        part.outcomes.append(
+            Outcome(
+                "randn · fpexplore.rng MT19937",
+                "fpexplore.rng",
+                kind="emulator",
+                value=emu,
+                settings={"seed": seed},
             )
-            observations["randn_rebuilt"] = S["randn_rebuilt"].observe(
-                sides.same_bits(emu, ref[("randn", 0)]), f"CPU path {capability or 'unknown'}"
-            )
+        )
+        part.observations["randn_rebuilt"] = S["randn_rebuilt"].observe(
+            sides.same_bits(emu, ref[("randn", 0)]), f"CPU path {capability or 'unknown'}"
+        )
 
-    # -- the custom CUDA kernels (live, or the recorded run)
-    cu = cuda_view.compare(cuda)
-    outcomes.extend(cu.outcomes)
-    observations.update(cu.observations)
-    why = cu.missing | missing
+
+def compute(seed: int, size: int, sum_length: int, cuda: str) -> Comparison:
+    s = _run_sides(seed, size, sum_length)
+    part = Part()
+    _torch_ops(s, part)
+    sum_threads_differ = _sum(s, part)
+    _loop(s, part)
+    _rng(s, part)
+    cu = cuda_view.compare(cuda)  # the custom CUDA kernels (live, or the recorded run)
     return Comparison(
-        outcomes=tuple(outcomes),
-        claims=claims | cu.claims,
-        missing=why,
-        data=LibtorchData(THREADS, inp, sum_threads_differ, cu.data),
+        outcomes=tuple(part.outcomes + cu.outcomes),
+        claims=part.claims | cu.claims,
+        missing=cu.missing | s.missing,
+        data=LibtorchData(THREADS, s.inp, sum_threads_differ, cu.data),
         explanation=EXPLANATION,
-        observations=observations,
+        observations=part.observations | cu.observations,
     )
 
 

@@ -21,7 +21,6 @@ truth/metrics only (and torch to run), so it runs on a bare CUDA machine.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -36,7 +35,7 @@ import numpy as np
 from ... import backends, metrics, truth
 from ...errors import RecordError
 from ...paths import data_dir
-from .._gpu.common import say, timed
+from .._gpu.common import digest, say, timed  # digest: every array here is float32
 from .._gpu.small_records import header, newest_dated
 
 FORMAT = "fpexplore-cuda-kernels"
@@ -176,10 +175,6 @@ def truth_rows(n: int, seed: int = SEED) -> list[int]:
     return sorted(int(i) for i in gen.choice(n, TRUTH_ROWS, replace=False))
 
 
-def digest(arr: np.ndarray) -> str:
-    return hashlib.sha1(np.ascontiguousarray(arr, dtype=np.float32).tobytes()).hexdigest()[:16]
-
-
 def bits(arr: np.ndarray) -> list[int]:
     return np.ascontiguousarray(arr, dtype=np.float32).ravel().view(np.uint32).tolist()
 
@@ -232,42 +227,41 @@ def error_summary(got: np.ndarray, exact: Any) -> dict[str, Any]:
     }
 
 
+def _build(name: str, cpp: str, cu: str, flags: tuple[str, ...], where: str | None) -> Any:
+    """``cu`` compiled by nvcc through load_inline (in ``where``, made if needed), with the
+    functions ``cpp`` declares."""
+    if where:
+        os.makedirs(where, exist_ok=True)
+    return backends.load("torch", "utils.cpp_extension").load_inline(
+        name=name,
+        cpp_sources=cpp,
+        cuda_sources=cu,
+        functions=re.findall(r"torch::Tensor (\w+)\(", cpp),
+        extra_cuda_cflags=list(flags),
+        build_directory=where,
+    )
+
+
 def compile_kernels(build_dir: str | None = None) -> tuple[Any, float]:
     """Compile `KERNELS_CU` with nvcc through load_inline; returns (module, seconds)."""
-    load_inline = backends.load("torch", "utils.cpp_extension").load_inline
-
     t0 = time.perf_counter()
-    if build_dir:
-        os.makedirs(build_dir, exist_ok=True)
-    mod = load_inline(
-        name="fpx_cuda_kernels",
-        cpp_sources=KERNELS_CPP,
-        cuda_sources=KERNELS_CU,
-        functions=["mm_naive", "sum_atomic"],
-        extra_cuda_cflags=list(CUDA_FLAGS),
-        build_directory=build_dir,
-    )
+    mod = _build("fpx_cuda_kernels", KERNELS_CPP, KERNELS_CU, CUDA_FLAGS, build_dir)
     return mod, round(time.perf_counter() - t0, 2)
 
 
 def compile_ftz(build_dir: str | None = None) -> dict[str, Any]:
     """`FTZ_CU` built once per `FTZ_BUILDS` entry, by name."""
-    load_inline = backends.load("torch", "utils.cpp_extension").load_inline
-    mods = {}
-    for name, flags in FTZ_BUILDS.items():
-        where = os.path.join(build_dir, f"ftz_{name}") if build_dir else None
-        if where:
-            os.makedirs(where, exist_ok=True)
-        mods[name] = load_inline(
-            name=f"fpx_cuda_mul_add_{name}",
-            cpp_sources="torch::Tensor mul_add(torch::Tensor a, torch::Tensor b, "
-            "torch::Tensor op);\n",
-            cuda_sources=FTZ_CU,
-            functions=["mul_add"],
-            extra_cuda_cflags=list(flags),
-            build_directory=where,
+    cpp = "torch::Tensor mul_add(torch::Tensor a, torch::Tensor b, torch::Tensor op);\n"
+    return {
+        name: _build(
+            f"fpx_cuda_mul_add_{name}",
+            cpp,
+            FTZ_CU,
+            flags,
+            os.path.join(build_dir, f"ftz_{name}") if build_dir else None,
         )
-    return mods
+        for name, flags in FTZ_BUILDS.items()
+    }
 
 
 def run_ftz(mods: dict[str, Any], dev: Any, say: Any = print) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from ...errors import RecordError
 from ...result import Claim, Observation, Outcome
 from .._base import declare_texts
 from . import cuda_kernels as ck
-from .data import CudaData
+from .data import CudaData, MatmulRow, SumRow
 
 LIVE_SIZES = (64, 256)
 SHORT = {
@@ -32,7 +32,9 @@ LIVE_RUNS = 10
 
 
 @dataclass
-class CudaPart:
+class Part:
+    """What a part of the lesson adds: outcomes, claims, observations (the CUDA part: data)."""
+
     outcomes: list[Outcome] = field(default_factory=list)
     claims: dict[str, Claim] = field(default_factory=dict)
     observations: dict[str, Observation] = field(default_factory=dict)
@@ -132,10 +134,10 @@ def _source(cuda: str) -> tuple[str, dict[str, Any] | None, str, str]:
     return "recorded", data, banner, ""
 
 
-_CHECKED: dict[tuple[str, float], CudaPart] = {}  # recorded runs checked in this process
+_CHECKED: dict[tuple[str, float], Part] = {}  # recorded runs checked in this process
 
 
-def compare(cuda: str) -> CudaPart:
+def compare(cuda: str) -> Part:
     """Outcomes, claims and observations of the CUDA part (see module doc). The checks of a
     recorded run are done once per record file (and its modification time) in a process."""
     kind, data, banner, why_not = _source(cuda)
@@ -147,8 +149,70 @@ def compare(cuda: str) -> CudaPart:
     return _CHECKED[key]
 
 
-def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) -> CudaPart:
-    part = CudaPart()
+def _matmul(
+    row: dict[str, Any], kind: str, label: str
+) -> tuple[MatmulRow, tuple[bool, bool | None, bool | None], list[Outcome]]:
+    """One recorded n: its table row; whether its inputs regenerate here and whether the CPU
+    emulators, recomputed on the rows the record measured, give the FMA and no-FMA kernels'
+    bits (None where those rows differ); and, where the record holds the bits, an outcome per
+    kernel."""
+    n, var = row["n"], row["variants"]
+    a, b = ck.mm_inputs(n)
+    inputs_ok = ck.digest(np.concatenate([a.ravel(), b.ravel()])) == row["input_digest"]
+    rows = list(range(n)) if row["truth_rows"] == "all" else row["truth_rows"]
+    checks: tuple[bool, bool | None, bool | None] = (False, None, None)
+    if rows == ck.truth_rows(n):
+        fma = ck.digest(ck.fma_chain(a[rows], b)) == var["naive_fma"]["rows_digest"]
+        plain = ck.digest(ck.plain_chain(a[rows], b)) == var["naive_nofma"]["rows_digest"]
+        checks = (inputs_ok, fma, plain)
+    ulp = {k: v["error"]["max_abs_ulp"] for k, v in var.items()}
+    same = var["cublas"]["digest"] == var["naive_fma"]["digest"]
+    measured = "all" if row["truth_rows"] == "all" else len(row["truth_rows"])
+    ms = {k: v["ms"] for k, v in var.items()}
+    table_row = MatmulRow(n, *(ulp[k] for k in ck.MM_VARIANTS), same, ms, measured)
+    if "bits" not in var["naive_fma"]:
+        return table_row, checks, []
+    exact = truth.matmul(a, b)
+    outcomes = [
+        Outcome.measured(
+            f"CUDA mm {n} · {SHORT[name]}",
+            "cuda",
+            ck.from_bits(v["bits"]).reshape(n, n),
+            exact,
+            kind=kind,
+            device=label,
+            note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
+        )
+        for name, v in var.items()
+    ]
+    return table_row, checks, outcomes
+
+
+def _sum(
+    name: str, v: dict[str, Any], exact_sum: Any, kind: str, label: str
+) -> tuple[SumRow, Outcome]:
+    """One recorded sum variant: its table row and its outcome (the first run's value)."""
+    vals = ck.from_bits(v["bits"])
+    distinct = sorted(set(v["bits"]))
+    ulps = [
+        float(metrics.measure(np.float32(ck.from_bits(d)), exact_sum).ulp_scalar) for d in distinct
+    ]
+    row = SumRow(name, len(distinct), len(vals), min(ulps), max(ulps), v["ms"])
+    outcome = Outcome.measured(
+        f"CUDA sum · {SHORT[name]}",
+        "cuda",
+        vals[0],
+        exact_sum,
+        kind=kind,
+        device=label,
+        note=f"{len(distinct)} distinct in {len(vals)} runs, "
+        f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
+    )
+    return row, outcome
+
+
+def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) -> Part:
+    part = Part()
     if data is None:
         part.missing["cuda kernels"] = why_not
         part.outcomes.append(Outcome.missing("CUDA kernels", "cuda", why_not, kind="recorded"))
@@ -156,85 +220,27 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
         return part
     label = data["provenance"]["gpu_name"]
     exp = data["experiments"]
-    table = []
-    fma_ok, plain_ok, fma_differs, inputs_ok = [], [], [], True
-    cublas: dict[int, bool] = {}
+    table, checks = [], []
     for row in exp["matmul"]:
-        n, var = row["n"], row["variants"]
-        a, b = ck.mm_inputs(n)
-        if ck.digest(np.concatenate([a.ravel(), b.ravel()])) != row["input_digest"]:
-            inputs_ok = False
-        rows = list(range(n)) if row["truth_rows"] == "all" else row["truth_rows"]
-        if rows != ck.truth_rows(n):
-            inputs_ok = False
-        else:  # the emulators, recomputed here, on the rows the record measured
-            fma_ok.append(ck.digest(ck.fma_chain(a[rows], b)) == var["naive_fma"]["rows_digest"])
-            plain_ok.append(
-                ck.digest(ck.plain_chain(a[rows], b)) == var["naive_nofma"]["rows_digest"]
-            )
-        fma_differs.append(var["naive_fma"]["digest"] != var["naive_nofma"]["digest"])
-        cublas[n] = var["cublas"]["digest"] == var["naive_fma"]["digest"]
-        table.append(
-            {
-                "n": n,
-                **{f"{k} max ulp": v["error"]["max_abs_ulp"] for k, v in var.items()},
-                **{f"{k} ms": v["ms"] for k, v in var.items()},
-                "cublas == naive_fma": cublas[n],
-                "truth rows": "all" if row["truth_rows"] == "all" else len(row["truth_rows"]),
-            }
-        )
-        if "bits" in var["naive_fma"]:
-            exact = truth.matmul(a, b)
-            for name, v in var.items():
-                part.outcomes.append(
-                    Outcome.measured(
-                        f"CUDA mm {n} · {SHORT[name]}",
-                        "cuda",
-                        ck.from_bits(v["bits"]).reshape(n, n),
-                        exact,
-                        kind=kind,
-                        device=label,
-                        note=f"{v['distinct_runs']} distinct in {v['runs']} runs",
-                    )
-                )
-    if not inputs_ok:
+        table_row, check, outcomes = _matmul(row, kind, label)
+        table.append(table_row)
+        checks.append(check)
+        part.outcomes += outcomes
+    if not all(c[0] for c in checks):
         part.missing["kernel inputs"] = (
             "the regenerated inputs differ from the recorded ones (numpy's generator changed). "
             f"Fix: record the kernels again ({ck.RECORD_COMMAND} on a GPU)"
         )
     s = exp["sum"]
-    x = ck.sum_input(s["n"])
-    exact_sum = truth.sum(x)
-    sum_rows = []
-    for name, v in s["variants"].items():
-        vals = ck.from_bits(v["bits"])
-        distinct = sorted(set(v["bits"]))
-        ulps = [
-            float(metrics.measure(np.float32(ck.from_bits(d)), exact_sum).ulp_scalar)
-            for d in distinct
-        ]
-        sum_rows.append(
-            {
-                "variant": name,
-                "distinct": len(distinct),
-                "runs": len(vals),
-                "ulp min": min(ulps),
-                "ulp max": max(ulps),
-                "ms": v["ms"],
-            }
-        )
-        part.outcomes.append(
-            Outcome.measured(
-                f"CUDA sum · {SHORT[name]}",
-                "cuda",
-                vals[0],
-                exact_sum,
-                kind=kind,
-                device=label,
-                note=f"{len(distinct)} distinct in {len(vals)} runs, "
-                f"{min(ulps):+.3g} to {max(ulps):+.3g} ULP",
-            )
-        )
+    exact_sum = truth.sum(ck.sum_input(s["n"]))
+    sums = [_sum(name, v, exact_sum, kind, label) for name, v in s["variants"].items()]
+    part.outcomes += [outcome for _, outcome in sums]
+    fma_ok = [c[1] for c in checks if c[1] is not None]
+    plain_ok = [c[2] for c in checks if c[2] is not None]
+    fma_differs = [
+        r["variants"]["naive_fma"]["digest"] != r["variants"]["naive_nofma"]["digest"]
+        for r in exp["matmul"]
+    ]
     decided = {
         "naive_kernel_is_fma_chain": bool(fma_ok) and all(fma_ok),
         "nofma_kernel_is_plain_chain": bool(plain_ok) and all(plain_ok),
@@ -244,10 +250,11 @@ def _check(kind: str, data: dict[str, Any] | None, banner: str, why_not: str) ->
     }
     part.claims.update({k: CLAIMS[k].claim(v) for k, v in decided.items()})
     part.observations["cublas_equals_naive"] = OBSERVATIONS["cublas_equals_naive"].observe(
-        cublas, f"{label}; cuBLAS picks its kernel by shape and card"
+        {r.n: r.cublas_is_naive_fma for r in table},
+        f"{label}; cuBLAS picks its kernel by shape and card",
     )
     part.observations["block_atomic_distinct"] = OBSERVATIONS["block_atomic_distinct"].observe(
         f"{s['variants']['block_atomic']['distinct']} in {s['runs']} runs", label
     )
-    part.data = CudaData(kind, banner, label, table, sum_rows)
+    part.data = CudaData(kind, banner, label, table, [row for row, _ in sums])
     return part

@@ -3,9 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .inputs import Inputs
+
+
+@dataclass(frozen=True)
+class MatmulRow:
+    """One n of the CUDA matmuls: each kernel's max |error| in ULPs against the exact product."""
+
+    n: int
+    naive_fma_ulp: float
+    naive_nofma_ulp: float
+    cublas_ulp: float
+    cublas_is_naive_fma: bool  # cuBLAS gave the naive FMA kernel's bits
+    ms: dict[str, float]  # each kernel's time, by variant
+    truth_rows: int | str  # the rows measured against the exact product: "all" or how many
+
+
+@dataclass(frozen=True)
+class SumRow:
+    """One CUDA sum variant over repeated runs: distinct results and their ULP error range."""
+
+    variant: str
+    distinct: int
+    runs: int
+    ulp_min: float
+    ulp_max: float
+    ms: float
 
 
 @dataclass(frozen=True)
@@ -15,8 +39,8 @@ class CudaData:
     source: str | None  # "framework" (live) or "recorded"
     banner: str  # where the run comes from, or why there is none
     card: str | None = None
-    matmul_table: list[dict[str, Any]] = field(default_factory=list)  # one row per n
-    sum_table: list[dict[str, Any]] = field(default_factory=list)  # one row per sum variant
+    matmul_table: list[MatmulRow] = field(default_factory=list)  # one row per n
+    sum_table: list[SumRow] = field(default_factory=list)  # one row per sum variant
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,8 @@ def cuda_kernel(c: Comparison) -> Verdicts:
     fma = claim(c, "naive_kernel_is_fma_chain")
     atomic = holds(c, "atomic_varies", "torch_sum_repeatable")
     cu = c.data.cuda
-    same = [r["n"] for r in cu.matmul_table if r["cublas == naive_fma"]]
-    other = [r["n"] for r in cu.matmul_table if not r["cublas == naive_fma"]]
+    same = [r.n for r in cu.matmul_table if r.cublas_is_naive_fma]
+    other = [r.n for r in cu.matmul_table if not r.cublas_is_naive_fma]
     each = c.outcome("CUDA sum · atomicAdd each")
     return decide(
         f"{cu.card or 'GPU'}: naive mm = cuBLAS bits at n = {same or 'none'}, not at "

@@ -20,7 +20,7 @@ LOOP_OPS = ("loop_sum", "loop_sum_fastmath")
 Results = dict[tuple[str, int], np.ndarray]
 
 
-def cpp(inp: Inputs, threads: Sequence[int]) -> tuple[Results, dict[str, Any]]:
+def cpp(inp: Inputs, threads: Sequence[int]) -> tuple[Results, libtorch_program.ProgramInfo]:
     """Every op in one run of the C++ program, with its randn/rand (key threads 0); and the
     program's info."""
     jobs = [

@@ -116,48 +116,9 @@ def compute(
     else:
         share32 = TorchCPURandom(seed).rand(2 * legacy.size)
 
-    outcomes = [
-        Outcome(
-            "torch CPU",
-            "torch",
-            value=real["rand32"][:k],
-            version=torch.__version__,
-            note="MT19937; float32 = (word & 0xFFFFFF) / 2**24",
-        )
-        if torch is not None
-        else Outcome.missing("torch CPU", "torch", torch_missing),
-        Outcome(
-            "torch CPU emulator",
-            "fpexplore",
-            kind="emulator",
-            value=TorchCPURandom(seed).rand(k),
-            note="independent MT19937 + torch's mapping",
-        ),
-    ]
+    outcomes = _torch_cpu_outcomes(torch, torch_missing, seed, k, real)
     cuda_outs, claims, cuda_source = _rng_devices.cuda(torch, seed, n, k)
-    outcomes += cuda_outs
-    outcomes += [
-        Outcome(
-            "numpy RandomState",
-            "numpy",
-            value=legacy[:k],
-            version=np.__version__,
-            note="MT19937 (same words as torch); two words -> 53 bits",
-        ),
-        Outcome(
-            "numpy Generator",
-            "numpy",
-            value=np.random.Generator(np.random.PCG64(seed)).random(k),
-            version=np.__version__,
-            note="PCG64",
-        ),
-        Outcome(
-            "Python random",
-            "python",
-            value=py_vals[:k],
-            note="MT19937 seeded by init_by_array; two words -> 53 bits",
-        ),
-    ]
+    outcomes += cuda_outs + _numpy_python_outcomes(seed, k, legacy, py_vals)
     bits = {
         **torch_bits,
         "numpy RandomState": random_bits(legacy),
@@ -175,20 +136,10 @@ def compute(
         claims.update(tf_claims)
         bits.update(tf_bits)
     if java:
-        j_outs, j_claims = _rng_stacks.java(seed, k)
-        d_outs, d_claims, djl_equal, djl_same = _rng_devices.djl(seed, n, k)
-        outcomes += j_outs + d_outs
+        j_outs, j_claims, *java_data = _java_parts(seed, n, k, torch, torch_missing)
+        outcomes += j_outs
         claims.update(j_claims)
-        claims.update(d_claims)
-        djl_missing = backends.missing("djl") or torch_missing
-        l_outs, l_claims, layers = _DJL_LAYERS.get(
-            (seed, djl_missing), lambda: djl_layers(seed, djl_missing, torch)
-        )
-        outcomes += l_outs
-        claims.update(l_claims)
-        if torch is not None and backends.missing("java") is None:
-            a_claims, flips = _augment.run(torch, seed, _rng_stacks.java_floats)
-            claims.update(a_claims)
+        djl_equal, djl_same, layers, flips = java_data
     gpus_note = None  # why the live run cannot decide the two-GPU claim
     if torch is not None:
         w_claims_, gpus_note = _WORKERS.get(seed, lambda: worker_claims(torch, seed))
@@ -196,15 +147,8 @@ def compute(
 
     shared = shared_bits_agree(share32, legacy)
     py_shared = shared_bits_agree(share32, py_vals)
-    firsts = {
-        o.implementation: float(np.asarray(o.value).ravel()[0])
-        for o in outcomes
-        if o.ran
-        and o.kind != "emulator"
-        and o.implementation not in ("TensorFlow stateless", "DJL randomUniform")
-    }
     cuda = next(o for o in outcomes if o.implementation == "torch CUDA")
-    claims.update(_claims(seed, n, same, firsts, shared, py_shared, real, bits, cuda))
+    claims.update(_claims(seed, n, same, outcomes, shared, py_shared, real, bits, cuda))
     gpu_claims, gpu_data = _multi_gpu.lesson_parts()
     claims.update(gpu_claims)
     truth = None
@@ -214,17 +158,6 @@ def compute(
         )
         outcomes += w_outs
         claims.update(w_claims)
-    path, said = _rng_stacks.emulated_path()
-    why = {
-        "randn path": said if path is None and n >= 16 else None,
-        "cpu path": said if path is None else None,
-        "cuda stream": None if cuda.ran else cuda.unavailable,
-        "two-GPU record": None if gpu_data else _multi_gpu.NO_RECORD,
-        "java int seed": None
-        if seed + _djl_layers.SEEDS <= 2**31
-        else f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is too big. Fix: "
-        f"choose a seed below {2**31 - _djl_layers.SEEDS}",
-    }
 
     rel = relation(outcomes, a, b, share32, bool(djl_equal))
     data = RngData(bits, rel, same, cuda_source, gpu_data, djl_equal, layers, djl_same, flips=flips)
@@ -240,8 +173,79 @@ def compute(
         data=data,
         explanation=EXPLANATION,
         observations=observations,
-        missing=why,
+        missing=_not_checked(seed, n, cuda, gpu_data),
     )
+
+
+def _torch_cpu_outcomes(
+    torch: Any, torch_missing: str | None, seed: int, k: int, real: dict[str, np.ndarray]
+) -> list[Outcome]:
+    """torch CPU's first ``k`` values (missing without torch) and the emulator's."""
+    emulator = Outcome(
+        "torch CPU emulator",
+        "fpexplore",
+        kind="emulator",
+        value=TorchCPURandom(seed).rand(k),
+        note="independent MT19937 + torch's mapping",
+    )
+    if torch is None:
+        return [Outcome.missing("torch CPU", "torch", torch_missing), emulator]
+    note = "MT19937; float32 = (word & 0xFFFFFF) / 2**24"
+    real_cpu = Outcome("torch CPU", "torch", value=real["rand32"][:k], version=torch.__version__,
+                       note=note)  # fmt: skip
+    return [real_cpu, emulator]
+
+
+def _numpy_python_outcomes(
+    seed: int, k: int, legacy: np.ndarray, py_vals: np.ndarray
+) -> list[Outcome]:
+    """numpy's RandomState (``legacy``) and Generator, and Python's random: first ``k`` values."""
+    note = "MT19937 (same words as torch); two words -> 53 bits"
+    generator = np.random.Generator(np.random.PCG64(seed)).random(k)
+    return [
+        Outcome("numpy RandomState", "numpy", value=legacy[:k], version=np.__version__, note=note),
+        Outcome("numpy Generator", "numpy", value=generator, version=np.__version__, note="PCG64"),
+        Outcome(
+            "Python random",
+            "python",
+            value=py_vals[:k],
+            note="MT19937 seeded by init_by_array; two words -> 53 bits",
+        ),
+    ]
+
+
+def _java_parts(seed: int, n: int, k: int, torch: Any, torch_missing: str | None) -> tuple:
+    """java.util.Random, DJL's streams and layers and the flips: outcomes, claims, DJL's
+    uniform equality and counts, its layers, and the flips."""
+    from ... import backends
+
+    j_outs, j_claims = _rng_stacks.java(seed, k)
+    d_outs, d_claims, djl_equal, djl_same = _rng_devices.djl(seed, n, k)
+    djl_missing = backends.missing("djl") or torch_missing
+    l_outs, l_claims, layers = _DJL_LAYERS.get(
+        (seed, djl_missing), lambda: djl_layers(seed, djl_missing, torch)
+    )
+    claims, flips = {**j_claims, **d_claims, **l_claims}, None
+    if torch is not None and backends.missing("java") is None:
+        a_claims, flips = _augment.run(torch, seed, _rng_stacks.java_floats)
+        claims.update(a_claims)
+    return j_outs + d_outs + l_outs, claims, djl_equal, djl_same, layers, flips
+
+
+def _not_checked(seed: int, n: int, cuda: Outcome, gpu_data: Any) -> dict[str, str | None]:
+    """Why each part's claims went unchecked (None: they were checked)."""
+    path, said = _rng_stacks.emulated_path()
+    too_big = (
+        f"DJL's Engine.setRandomSeed takes a Java int; seed {seed} is too big. Fix: "
+        f"choose a seed below {2**31 - _djl_layers.SEEDS}"
+    )
+    return {
+        "randn path": said if path is None and n >= 16 else None,
+        "cpu path": said if path is None else None,
+        "cuda stream": None if cuda.ran else cuda.unavailable,
+        "two-GPU record": None if gpu_data else _multi_gpu.NO_RECORD,
+        "java int seed": None if seed + _djl_layers.SEEDS <= 2**31 else too_big,
+    }
 
 
 def stated(params: Mapping[str, Any]) -> list[ClaimSpec]:
@@ -254,7 +258,7 @@ def _claims(
     seed: int,
     n: int,
     same: dict[str, bool],
-    firsts: dict[str, float],
+    outcomes: list[Outcome],
     shared: np.ndarray,
     py_shared: np.ndarray,
     real: dict[str, np.ndarray],
@@ -262,6 +266,13 @@ def _claims(
     cuda: Outcome,
 ) -> dict[str, Claim]:
     """The claims about torch CPU, numpy, Python and the float mappings."""
+    firsts = {
+        o.implementation: float(np.asarray(o.value).ravel()[0])
+        for o in outcomes
+        if o.ran
+        and o.kind != "emulator"
+        and o.implementation not in ("TensorFlow stateless", "DJL randomUniform")
+    }
     tf_bits = bits.get("TensorFlow float32")
     # placeholders without torch: the claims that use them are replaced by "not checked"
     bits = {"torch CPU float32": 0, **bits}

@@ -53,13 +53,8 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
         sigma = math.sqrt(2 / fan_in)
         bound = 1 / math.sqrt(fan_in)
         for s in seeds:
-            p = {
-                k: protocol.unpack(v)
-                for k, v in client.call(
-                    "default_init", seed=s, block=block, inputs=cin, units=units
-                ).items()
-            }
-            w, b = p["weight"], p["bias"]
+            got = client.call("default_init", seed=s, block=block, inputs=cin, units=units)
+            w, b = protocol.unpack(got["weight"]), protocol.unpack(got["bias"])
             torch.manual_seed(s)
             expect = torch.normal(0.0, sigma, tuple(w.shape)).numpy()
             gauss_ok &= bool((u32(w) == u32(expect)).all() and not b.any())
@@ -67,8 +62,7 @@ def _djl_run(client: Any, protocol: Any, torch: Any, seed: int) -> dict[str, Any
             mod = (
                 torch.nn.Linear(cin, units) if block == "linear" else torch.nn.Conv2d(cin, units, 3)
             )
-            tw = mod.weight.detach().numpy()
-            tb = mod.bias.detach().numpy()
+            tw, tb = mod.weight.detach().numpy(), mod.bias.detach().numpy()
             torch_in_bound = bool((np.abs(tw) <= bound).all() and (np.abs(tb) <= bound).all())
             outside.append(int((np.abs(w) > bound).sum()) if torch_in_bound else -1)
             weights += w.size
@@ -151,13 +145,5 @@ def djl_layers(
             note=f"kaiming_uniform(a=√5): U(±{lin['torch_bound']:.4g}); bias uniform",
         ),
     ]
-    layers = DjlLayers(
-        r["drop_same"],
-        r["drop_total"],
-        r["weights"],
-        r["equal_torch"],
-        n_out,
-        lin["sigma"],
-        lin["torch_bound"],
-    )
-    return rows, claims, layers
+    counts = (r["drop_same"], r["drop_total"], r["weights"], r["equal_torch"], n_out)
+    return rows, claims, DjlLayers(*counts, lin["sigma"], lin["torch_bound"])

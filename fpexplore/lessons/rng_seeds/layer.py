@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,11 @@ from ...result.spec import declare_texts
 from ...truth import Truth, matmul
 
 IN, OUT, BATCH = 8, 4, 3
-_KERAS_ROWS = ("Keras Dense, own init", "Keras Dense, torch weights")
+#: Keras's rows, with what each runs on
+_KERAS_ROWS = {
+    "Keras Dense, own init": "glorot_uniform kernel, zero bias, same seed",
+    "Keras Dense, torch weights": "kernel = W.T, bias = b copied from torch",
+}
 
 #: The weight claims, as stated before measuring.
 TORCH_CLAIMS = declare_texts(
@@ -69,8 +74,7 @@ def weight_init_outcomes(
     x = np.random.Generator(np.random.PCG64(seed)).standard_normal((BATCH, IN)).astype(np.float32)
     torch.manual_seed(seed)
     lin = torch.nn.Linear(IN, OUT)
-    w = lin.weight.detach().numpy().copy()
-    b = lin.bias.detach().numpy().copy()
+    w, b = (p.detach().numpy().copy() for p in (lin.weight, lin.bias))
     with torch.no_grad():
         y_torch = lin(torch.from_numpy(x)).numpy()
     # float32 inputs: the products and sums are dyadic rationals, held exactly
@@ -80,14 +84,8 @@ def weight_init_outcomes(
     path, said = emulated_path()
     w_emu, b_emu = linear_init(seed, IN, OUT, path or "avx2")  # type: ignore[arg-type]
 
-    torch_out = Outcome.measured(
-        "torch Linear",
-        "torch",
-        y_torch,
-        truth,
-        version=torch.__version__,
-        note="nn.Linear(8, 4) after torch.manual_seed(seed)",
-    )
+    note, v = "nn.Linear(8, 4) after torch.manual_seed(seed)", torch.__version__
+    torch_out = Outcome.measured("torch Linear", "torch", y_torch, truth, version=v, note=note)
     outcomes = [torch_out]
     claims = {
         "torch_init_reproduced": TORCH_CLAIMS["torch_init_reproduced"].claim(
@@ -105,6 +103,17 @@ def weight_init_outcomes(
     if why is not None:
         outcomes += [Outcome.missing(n, "tensorflow", why) for n in _KERAS_ROWS]
         return outcomes, claims, truth  # not checked: `Lesson.run` names TensorFlow
+    keras_outs, keras_init = _keras_dense(seed, x, w, b, truth)
+    outcomes += keras_outs
+    claims.update(_keras_claims(x, (w, b), keras_init, (torch_out, *keras_outs)))
+    return outcomes, claims, truth
+
+
+def _keras_dense(
+    seed: int, x: np.ndarray, w: np.ndarray, b: np.ndarray, truth: Truth
+) -> tuple[list[Outcome], tuple[np.ndarray, np.ndarray]]:
+    """Keras Dense(OUT) seeded with ``seed``, on its own weights and on torch's (``w``, ``b``):
+    both outcomes, and its own initial kernel and bias."""
     keras = backends.load("keras")  # TensorFlow, which it runs on, loaded first
 
     keras.utils.set_random_seed(seed)
@@ -114,24 +123,17 @@ def weight_init_outcomes(
     y_keras_own = np.asarray(dense(x))
     dense.set_weights([w.T.copy(), b.copy()])
     y_keras = np.asarray(dense(x))
-    kv = keras.__version__
-    own_out = Outcome.measured(
-        "Keras Dense, own init",
-        "tensorflow",
-        y_keras_own,
-        truth,
-        version=kv,
-        note="glorot_uniform kernel, zero bias, same seed",
-    )
-    keras_out = Outcome.measured(
-        "Keras Dense, torch weights",
-        "tensorflow",
-        y_keras,
-        truth,
-        version=kv,
-        note="kernel = W.T, bias = b copied from torch",
-    )
-    outcomes += [own_out, keras_out]
+    outs = [
+        Outcome.measured(name, "tensorflow", y, truth, version=keras.__version__, note=note)
+        for (name, note), y in zip(_KERAS_ROWS.items(), (y_keras_own, y_keras), strict=True)
+    ]
+    return outs, (kw, kb)
+
+
+def _keras_claims(x: np.ndarray, torch_init: Any, keras_init: Any, outs: Any) -> dict[str, Claim]:
+    """`KERAS_CLAIMS` from each layer's initial (weight, bias) and the outputs ``outs``:
+    torch's, Keras's on its own weights, Keras's on torch's."""
+    (w, b), (kw, kb), (torch_out, own_out, keras_out) = torch_init, keras_init, outs
     glorot = math.sqrt(6 / (IN + OUT))
     e_t, e_k = torch_out.error.ulp, keras_out.error.ulp
     err_t, err_k = np.abs(e_t).max(), np.abs(e_k).max()
@@ -141,25 +143,22 @@ def weight_init_outcomes(
     size = np.abs(x).astype(np.float64) @ np.abs(w.T).astype(np.float64) + np.abs(b)
     ulp = torch_out.error.unit  # the exact output's ULP: the errors' unit
     bound = gamma * size / ulp
-    between = np.abs(y_keras.astype(np.float64) - y_torch) / ulp
+    between = np.abs(keras_out.value.astype(np.float64) - torch_out.value) / ulp
     err_own = own_out.error.max_abs_ulp
-    claims.update(
-        {
-            "weights_differ": KERAS_CLAIMS["weights_differ"].claim(bool((w != kw.T).any())),
-            "keras_init_glorot": KERAS_CLAIMS["keras_init_glorot"].claim(
-                bool(np.abs(kw).max() <= glorot and not kb.any()), glorot=glorot
-            ),
-            "own_init_outputs_disagree": KERAS_CLAIMS["own_init_outputs_disagree"].claim(
-                bool(err_own > 1e3), ulp=err_own
-            ),
-            "transfer_agrees": KERAS_CLAIMS["transfer_agrees"].claim(
-                bool((np.abs(e_t) <= bound).all() and (np.abs(e_k) <= bound).all()),
-                torch=err_t,
-                keras=err_k,
-                low=bound.min(),
-                high=bound.max(),
-                between=between.max(),
-            ),
-        }
-    )
-    return outcomes, claims, truth
+    return {
+        "weights_differ": KERAS_CLAIMS["weights_differ"].claim(bool((w != kw.T).any())),
+        "keras_init_glorot": KERAS_CLAIMS["keras_init_glorot"].claim(
+            bool(np.abs(kw).max() <= glorot and not kb.any()), glorot=glorot
+        ),
+        "own_init_outputs_disagree": KERAS_CLAIMS["own_init_outputs_disagree"].claim(
+            bool(err_own > 1e3), ulp=err_own
+        ),
+        "transfer_agrees": KERAS_CLAIMS["transfer_agrees"].claim(
+            bool((np.abs(e_t) <= bound).all() and (np.abs(e_k) <= bound).all()),
+            torch=err_t,
+            keras=err_k,
+            low=bound.min(),
+            high=bound.max(),
+            between=between.max(),
+        ),
+    }

@@ -103,11 +103,7 @@ def _torch_cpu(
         real[key] = getattr(torch, fn)(n, dtype=getattr(torch, dtype)).numpy()
         emu = getattr(_emulator(seed, words, path), fn)(n, dtype)
         same[key] = bool((real[key].view(np.uint8) == emu.view(np.uint8)).all())
-    bits = {
-        "torch CPU float32": bits_per_float(real["rand32"]),
-        "torch CPU float64": bits_per_float(real["rand64"]),
-    }
-    return real, same, bits
+    return real, same, {f"torch CPU float{b}": bits_per_float(real[f"rand{b}"]) for b in (32, 64)}
 
 
 _TEST = "tests/test_rng_seeds.py"
@@ -153,22 +149,12 @@ def tensorflow(seed: int, k: int) -> tuple[list[Outcome], dict[str, Claim], dict
     s1 = tf.random.stateless_uniform([4096], seed=[seed, 0]).numpy()
     s2 = tf.random.stateless_uniform([4096], seed=[seed, 0]).numpy()
     s64 = tf.random.stateless_uniform([4096], seed=[seed, 0], dtype=tf.float64).numpy()
-    v = tf.__version__
     outcomes = [
-        Outcome(
-            "TensorFlow",
-            "tensorflow",
-            value=first[:k],
-            version=v,
-            note="tf.random.set_seed(seed); tf.random.uniform (Philox, stateful)",
-        ),
-        Outcome(
-            "TensorFlow stateless",
-            "tensorflow",
-            value=s1[:k],
-            version=v,
-            note="tf.random.stateless_uniform(seed=[seed, 0])",
-        ),
+        Outcome(name, "tensorflow", value=values[:k], version=tf.__version__, note=note)
+        for name, values, note in (
+            ("TensorFlow", first, "tf.random.set_seed(seed); tf.random.uniform (Philox, stateful)"),
+            ("TensorFlow stateless", s1, "tf.random.stateless_uniform(seed=[seed, 0])"),
+        )
     ]
     holds = {
         "tf_global_seed_is_stateful": bool(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,13 +23,23 @@ def bits_of(values: Any) -> list[str]:
     return [formats.bit_string(v, fmt) for v in arr.astype(fmt).ravel()]
 
 
-def stream_table(comparison: Comparison) -> list[dict[str, str]]:
-    """One row per value: stream, index, value, bit pattern (for the bits view)."""
+@dataclass(frozen=True)
+class StreamRow:
+    """One value of a stream: its index ``i``, its repr and its bit pattern (`bits_of`)."""
+
+    stream: str
+    i: int
+    value: str
+    bits: str
+
+
+def stream_table(comparison: Comparison) -> list[StreamRow]:
+    """One row per value of each stream, its first k values (for the bits view)."""
     rows = []
     for o in _streams(comparison):
-        vals = np.asarray(o.value).ravel()[: comparison.params["k"]]
+        vals = np.asarray(o.value).ravel()[: comparison.params.k]
         for i, (v, b) in enumerate(zip(vals.tolist(), bits_of(vals), strict=True)):
-            rows.append({"stream": o.implementation, "i": str(i), "value": repr(v), "bits": b})
+            rows.append(StreamRow(o.implementation, i, repr(v), b))
     return rows
 
 
@@ -64,9 +75,9 @@ def figure(comparison: Comparison) -> Any:
             marker="s",
         )
     ax2.set_yticks(range(len(shown)), [o.implementation for o in shown])
-    ax2.set_xlabel(f"first {comparison.params['k']} values (colour = value in [0, 1))")
+    ax2.set_xlabel(f"first {comparison.params.k} values (colour = value in [0, 1))")
     ax2.invert_yaxis()
-    fig.suptitle(f"seed {comparison.params['seed']}: same seed, different numbers")
+    fig.suptitle(f"seed {comparison.params.seed}: same seed, different numbers")
     fig.tight_layout()
     return fig
 
@@ -97,7 +108,7 @@ def _values(comparison: Comparison) -> list[str]:
     from matplotlib.colors import to_hex
 
     cmap = colormaps["viridis"]
-    shown, k = _streams(comparison), int(comparison.params["k"])
+    shown, k = _streams(comparison), int(comparison.params.k)
     x0, y0, x1, y1 = _VALUES_BOX
     row, col = (y1 - y0) / max(len(shown), 1), (x1 - x0) / max(k, 1)
     xticks = {x0 + (j + 0.5) * col: str(j) for j in range(0, k, max(1, math.ceil(k / 8)))}
@@ -119,7 +130,7 @@ def _values(comparison: Comparison) -> list[str]:
 def figure_svg(comparison: Comparison) -> str:
     """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): drawn by
     the browser instead of rasterized and PNG-encoded in the kernel on every move."""
-    title = f"seed {comparison.params['seed']}: same seed, different numbers"
+    title = f"seed {comparison.params.seed}: same seed, different numbers"
     return svg.doc(
         SVG_W,
         SVG_H,

@@ -137,17 +137,12 @@ def worker_claims(torch: Any, seed: int) -> tuple[dict[str, Claim], str | None]:
         unseeded[0][:, :3], unseeded[1][:, :3]
     )
     gpus, gpu_note = _two_gpus(torch, seed)
-    claims = {
-        "workers_reproduce_with_seed": CLAIMS["workers_reproduce_with_seed"].claim(
-            reproduce, workers=WORKERS, items=ITEMS
-        ),
-        "workers_distinct_streams": CLAIMS["workers_distinct_streams"].claim(
-            distinct, workers=WORKERS
-        ),
-        "workers_change_the_numbers": CLAIMS["workers_change_the_numbers"].claim(
-            change, workers=WORKERS
-        ),
+    holds = {
+        "workers_reproduce_with_seed": reproduce,
+        "workers_distinct_streams": distinct,
+        "workers_change_the_numbers": change,
     }
+    claims = {k: CLAIMS[k].claim(h, workers=WORKERS, items=ITEMS) for k, h in holds.items()}
     if gpus is None:  # the place of the two-GPU record: said, never judged from a stand-in
         return claims, gpu_note
     claims["seeding_two_gpus"] = CLAIMS["seeding_two_gpus"].claim(gpus, note=gpu_note)

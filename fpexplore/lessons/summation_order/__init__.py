@@ -18,7 +18,7 @@ from ...params import Interval, Options
 from ...result import Claim, Comparison, Observation, Outcome
 from .._base import Lesson, declare_texts, missing_part
 from .._gpu.recording import GpuExperiment, GpuSession
-from . import bounds, layout, structure
+from . import bounds, growth, layout, structure
 from .inputs import ALLEQUAL_VALUE, DESCRIPTIONS, DISTRIBUTIONS, DTYPES, bits, in_format, make_input
 
 #: (outcome name, backend, the emulator that models it, its key: the name in its claims'
@@ -64,13 +64,13 @@ class SummationData:
     low_precision: dict[str, float]  # float16/bfloat16: the numbers behind their bounds
     tree_depth: dict[str, int]  # additions on the longest path: a loop's, np.sum's, its bound
     threads_split: dict[str, Any]  # torch on two threads or more (`structure.threads_findings`)
-    current: dict[str, Any]  # this run's errors, the figure's markers (`growth.point`)
-    curves: Callable[[], dict[str, Any]] = dataclasses.field(repr=False, compare=False)
+    current: growth.Point  # this run's errors, the figure's markers
+    curves: Callable[[], growth.Growth] = dataclasses.field(repr=False, compare=False)
     layout: layout.Layout | None = None  # None without torch
     residual: layout.Residual | None = None  # None without torch
 
     @functools.cached_property
-    def growth(self) -> dict[str, Any]:
+    def growth(self) -> growth.Growth:
         """The error-growth curves (`growth.curves`), seconds to compute the first time."""
         return self.curves()
 
@@ -369,7 +369,7 @@ def _explained(outcomes: list[Outcome], dtype: np.dtype) -> dict[str, list[str]]
 
 def compute(distribution: str, n: int, dtype: str, threads: int, seed: int) -> Comparison:
     """Sum one array with every framework, every emulator and exactly; see the module doc."""
-    from . import growth, recorded
+    from . import recorded
 
     inp = _input(distribution, n, dtype, seed)
     x, truth, measure = inp.x, inp.truth, inp.measure

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends
+from .._base import torch_threads
 from .inputs import in_format
 
 _TF_FIX_NOTE = (
@@ -48,13 +49,8 @@ def run_torch(x: np.ndarray, threads: int) -> Ran:
         t = torch.from_numpy(x.view(np.uint16).view(np.int16)).view(torch.bfloat16)
     else:
         t = torch.from_numpy(x)
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        ran_with = torch.get_num_threads()
+    with torch_threads(torch, threads) as ran_with:
         result = torch.sum(t)
-    finally:
-        torch.set_num_threads(before)
     value = in_format(
         result.float().item() if result.dtype == torch.bfloat16 else result.numpy(), x.dtype
     )

@@ -10,6 +10,7 @@ on disk under ``cache_dir()/summation_growth``, keyed by the emulators' source.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
@@ -30,7 +31,51 @@ NS = tuple(sorted({round(10 ** (k / 4)) for k in range(4, 25)}))
 SEED = 0
 X_MAX = 10_000_000  # the largest n of the lesson: the x axis always reaches it
 _VERSION = "1"
-_memory: dict[str, dict[str, Any]] = {}
+_memory: dict[str, Growth] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Growth:
+    """Error against n (`n`) for each order in `ORDERS` (NaN where undefined), the bounds, and
+    how the curves were made; `to_dict`/`from_dict` are the disk cache's JSON."""
+
+    n: list[int]
+    errors: dict[str, list[float]]
+    skipped: dict[str, str]  # orders without curves, and why
+    bounds: dict[str, list[float]]
+    unit_roundoff: float
+    seed: int
+    threads: int
+    distribution: str
+    dtype: str
+    measure: str
+
+    def curve(self, order: str) -> list[float]:
+        """The errors of ``order`` at each n; KeyError naming the orders drawn otherwise."""
+        if order not in self.errors:
+            raise KeyError(f"no curve {order!r}; the curves: {', '.join(self.errors)}")
+        return self.errors[order]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: NaN errors as None."""
+        errors = {k: [None if math.isnan(v) else v for v in vs] for k, vs in self.errors.items()}
+        return {**dataclasses.asdict(self), "errors": errors}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Growth:
+        """From `to_dict`'s form; a missing or unknown key raises TypeError."""
+        errors = {k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()}
+        return cls(**{**data, "errors": errors})
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """This run's error for each framework, recorded and reference outcome (`point`)."""
+
+    n: int
+    errors: dict[str, float]
+    from_emulator: dict[str, str]  # framework -> the emulator whose error it shows
+    missing: dict[str, str]  # framework -> why it did not run here
 
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:
@@ -61,41 +106,38 @@ def _signature() -> str:
     return h.hexdigest()[:16]
 
 
-def curves(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
+def curves(distribution: str, dtype: str, threads: int) -> Growth:
     """Error against n for each order in `ORDERS` (cached), plus the bounds."""
     key = f"{distribution}-{dtype}-t{threads}-{_signature()}"
     if key in _memory:
         return _memory[key]
     path = cache_dir() / "summation_growth" / f"{key}.json"
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = Growth.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError, KeyError):
         data = _compute(distribution, dtype, threads)
         # a read-only checkout still works, just without the disk cache
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data))
+            tmp.write_text(json.dumps(data.to_dict()))
             tmp.replace(path)
-    data["errors"] = {
-        k: [math.nan if v is None else v for v in vs] for k, vs in data["errors"].items()
-    }
     _memory[key] = data
     return data
 
 
-def ylim(growth: dict[str, Any], current: dict[str, Any]) -> tuple[float, float]:
+def ylim(growth: Growth, current: Point) -> tuple[float, float]:
     """y limits holding every curve, both bounds up to n = X_MAX and this run's markers."""
-    values = [v for ys in growth["errors"].values() for v in ys]
-    values += list(current["errors"].values())
+    values = [v for ys in growth.errors.values() for v in ys]
+    values += list(current.errors.values())
     pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    u = growth["unit_roundoff"]
+    u = growth.unit_roundoff
     low = min([*pos, u / 100])
     high = max([*pos, (X_MAX - 1) * u])
     return low / 3, high * 3
 
 
-def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
+def _compute(distribution: str, dtype: str, threads: int) -> Growth:
     from ... import orders
     from ... import truth as truth_mod
     from .inputs import make_input
@@ -103,38 +145,28 @@ def _compute(distribution: str, dtype: str, threads: int) -> dict[str, Any]:
     target = numpy_dtype(dtype)
     x = make_input(distribution, NS[-1], dtype, SEED)
     scale = np.cumsum(np.abs(x.astype(np.float64)))
-    errors: dict[str, list[float | None]] = {}
+    errors: dict[str, list[float]] = {}
     skipped: dict[str, str] = {}
     exacts = [truth_mod.sum(x[:n]).exact for n in NS]
     for order in ORDERS:
         if order not in orders.names():
             skipped[order] = "no such emulator"
             continue
-        ys: list[float | None] = []
+        ys: list[float] = []
         try:
             for n, exact in zip(NS, exacts, strict=True):
                 value = np.asarray(orders.emulate(x[:n], order, threads=threads)).astype(target)
-                err = relative_error(value, exact, float(scale[n - 1]))
-                ys.append(None if math.isnan(err) else err)
+                ys.append(relative_error(value, exact, float(scale[n - 1])))
         except FpexploreError as exc:
             skipped[order] = str(exc)
             continue
         errors[order] = ys
-    return {
-        "n": list(NS),
-        "errors": errors,
-        "skipped": skipped,
-        "bounds": bounds(NS, dtype),
-        "unit_roundoff": unit_roundoff(dtype),
-        "seed": SEED,
-        "threads": threads,
-        "distribution": distribution,
-        "dtype": dtype,
-        "measure": "|computed - exact| / sum|x|",
-    }
+    u, measure = unit_roundoff(dtype), "|computed - exact| / sum|x|"
+    return Growth(list(NS), errors, skipped, bounds(NS, dtype), u, SEED, threads, distribution,
+                  dtype, measure)  # fmt: skip
 
 
-def point(x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str]) -> dict[str, Any]:
+def point(x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str]) -> Point:
     """This run's error (same measure) for each framework, recorded and reference outcome.
 
     A framework that did not run here (no Java, no torch...) gets the error of the emulator
@@ -155,4 +187,4 @@ def point(x: np.ndarray, truth: Any, outcomes: Any, emulators: dict[str, str]) -
         if em is not None and em.ran:
             errs[o.implementation] = relative_error(em.value, truth.exact, scale)
             from_emulator[o.implementation] = em.implementation
-    return {"n": int(x.size), "errors": errs, "from_emulator": from_emulator, "missing": missing}
+    return Point(int(x.size), errs, from_emulator, missing)

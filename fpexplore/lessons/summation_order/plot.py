@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ...figures import DPI, WIDTH_IN
-from .growth import NS, X_MAX, _signature, ylim
+from .growth import NS, X_MAX, Point, _signature, ylim
 
 #: figures kept for reuse by `draw` (a redraw then only moves this run's markers), newest last
 _FIGURES: dict[tuple[Any, ...], Any] = {}
@@ -127,11 +127,11 @@ class RunMarkers:
         self.legend: Any = None
         self._labels: tuple[str, ...] | None = None
 
-    def update(self, current: dict[str, Any]) -> None:
+    def update(self, current: Point) -> None:
         """Move the markers to ``current`` (a run's ``n`` and errors); the legend is rebuilt
         only when its labels change."""
         groups: dict[float, list[str]] = {}
-        for name, err in current["errors"].items():
+        for name, err in current.errors.items():
             if math.isfinite(err) and err > 0:
                 groups.setdefault(err, []).append(name)
         if len(groups) > len(self.lines):
@@ -141,7 +141,7 @@ class RunMarkers:
             )
         items = list(groups.items())
         for i, line in enumerate(self.lines):
-            line.set_data(([current["n"]], [items[i][0]]) if i < len(items) else ([], []))
+            line.set_data(([current.n], [items[i][0]]) if i < len(items) else ([], []))
         labels = tuple("\n= ".join(names) for _err, names in items)
         if labels == self._labels:
             return
@@ -182,13 +182,13 @@ def draw(comparison: Any) -> Any:
     """
     growth, current = comparison.data.growth, comparison.data.current
     p = comparison.params
-    key = (p["distribution"], p["dtype"], growth["threads"], _signature())
+    key = (p.distribution, p.dtype, growth.threads, _signature())
     if key in _FIGURES:
         fig, run = _FIGURES.pop(key)
         _FIGURES[key] = (fig, run)
         run.update(current)
         ylo, yhi = run.ax.get_ylim()
-        errs = [e for e in current["errors"].values() if math.isfinite(e) and e > 0]
+        errs = [e for e in current.errors.values() if math.isfinite(e) and e > 0]
         if any(not ylo <= e <= yhi for e in errs):  # limits change only when needed
             run.ax.set_ylim(*ylim(growth, current))
         return fig
@@ -197,12 +197,12 @@ def draw(comparison: Any) -> Any:
     fig = Figure(figsize=(WIDTH_IN, 5.0), dpi=DPI)
     fig.subplots_adjust(left=0.14, right=0.97, bottom=0.3, top=0.88)
     ax = fig.add_subplot()
-    ns = np.asarray(growth["n"], dtype=np.float64)
-    for order, ys in growth["errors"].items():
+    ns = np.asarray(growth.n, dtype=np.float64)
+    for order, ys in growth.errors.items():
         ax.plot(
             ns, np.asarray(ys, dtype=np.float64), marker=".", lw=1.2, label=f"{order} (emulated)"
         )
-    for label, ys in growth["bounds"].items():
+    for label, ys in growth.bounds.items():
         ax.plot(
             ns, ys, ls="--", color="0.45" if "sequential" in label else "0.7", lw=1, label=label
         )
@@ -215,8 +215,8 @@ def draw(comparison: Any) -> Any:
     ax.set_xlabel("n (number of terms)")
     ax.set_ylabel("|sum - exact| / Σ|x|")
     ax.set_title(
-        f"Error growth: {p['distribution']}, {p['dtype']}\n(curves: seed {growth['seed']}, "
-        f"{growth['threads']} thread(s); zero errors not drawn)",
+        f"Error growth: {p.distribution}, {p.dtype}\n(curves: seed {growth.seed}, "
+        f"{growth.threads} thread(s); zero errors not drawn)",
         fontsize=9,
     )
     ax.grid(True, which="major", alpha=0.3)

@@ -6,6 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ... import backends
+from ...backends.torch_device import flags, tf32_defaults, torch_module
+from ...errors import InvalidParameter
 from ...figures import WIDTH_IN
 from ...params import Options
 from ...result import Claim, Comparison, Outcome
@@ -13,6 +16,7 @@ from .._base import Lesson, declare_texts, missing_part, missing_parts
 from .._gpu import present, ulp_unit
 from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import device_param, record_param, resolve, torch_version
+from .rows import Row
 
 EXPLANATION = """\
 TF32 is a tensor-core mode for float32 inputs: each input is rounded to 10 fraction bits (like
@@ -35,23 +39,32 @@ class TF32Data:
 
     defaults: dict[str, Any]  # torch's TF32 settings where it ran
     modes: list[str]
-    rows: list[dict[str, Any]]  # one per op, size and mode
+    rows: list[Row]  # one per op, size and mode
     source: str  # the outcomes' kind: "framework" (live) or "recorded"
     banner: str
     focus_size: int  # the matmul size the outcomes show
     focus_channels: int  # the conv channel count the outcomes show
     defaults_here: dict[str, Any]  # this machine's torch, read now ({} without torch)
 
+    def errors(self, op: str, mode: str) -> dict[int, float]:
+        """``op``'s relative error by size (matmul side, conv channels) under ``mode``, for
+        the sizes where it ran; an op or mode this run lacks raises `InvalidParameter`."""
+        if op not in ("matmul", "conv2d"):
+            raise InvalidParameter("op", op, "'matmul' or 'conv2d'")
+        if mode not in self.modes:
+            raise InvalidParameter("mode", mode, "one of " + ", ".join(self.modes))
+        return {r.size: r.rel_error for r in _rows(self, op, mode)}
 
-def _rows(data: TF32Data, op: str, mode: str) -> list[dict[str, Any]]:
+
+def _rows(data: TF32Data, op: str, mode: str) -> list[Row]:
     return sorted(
-        (r for r in data.rows if r["op"] == op and r["mode"] == mode and r.get("raised") is None),
-        key=lambda r: r["size"],
+        (r for r in data.rows if r.op == op and r.mode == mode and r.raised is None),
+        key=lambda r: r.size,
     )
 
 
-def _at(data: TF32Data, op: str, mode: str, size: int) -> dict[str, Any] | None:
-    return next((r for r in _rows(data, op, mode) if r["size"] == size), None)
+def _at(data: TF32Data, op: str, mode: str, size: int) -> Row | None:
+    return next((r for r in _rows(data, op, mode) if r.size == size), None)
 
 
 def _pick(sizes: list[int], want: int) -> int:
@@ -99,22 +112,22 @@ def _claims(data: TF32Data) -> dict[str, Claim]:
     d = data.defaults
     size = data.focus_size
     fp32, tf = _at(data, "matmul", "fp32 (TF32 off)", size), _at(data, "matmul", "TF32", size)
-    ratio = tf["rel_error"] / fp32["rel_error"] if fp32 and tf and fp32["rel_error"] else 0.0
+    ratio = tf.rel_error / fp32.rel_error if fp32 and tf and fp32.rel_error else 0.0
     mm_default = _rows(data, "matmul", "torch default")
     conv_default = _rows(data, "conv2d", "torch default")
 
-    def same(a: dict[str, Any], mode: str) -> bool:
-        b = _at(data, a["op"], mode, a["size"])
-        return b is not None and a["rel_error"] == b["rel_error"]
+    def same(a: Row, mode: str) -> bool:
+        b = _at(data, a.op, mode, a.size)
+        return b is not None and a.rel_error == b.rel_error
 
     modes = ("fp32 (TF32 off)", "TF32", "fp16 autocast")
     bf16_worst = all(
-        r["rel_error"] > max(_at(data, r["op"], m, r["size"])["rel_error"] for m in modes)
+        r.rel_error > max(_at(data, r.op, m, r.size).rel_error for m in modes)
         for op in ("matmul", "conv2d")
         for r in _rows(data, op, "bf16 autocast")
     )
     fp16_tf32 = all(
-        1 / 3 < r["rel_error"] / _at(data, "matmul", "fp16 autocast", r["size"])["rel_error"] < 3
+        1 / 3 < r.rel_error / _at(data, "matmul", "fp16 autocast", r.size).rel_error < 3
         for r in _rows(data, "matmul", "TF32")
     )
     decided = {  # (holds, what was measured)
@@ -142,9 +155,9 @@ def _input_rounding_claims(data: TF32Data) -> dict[str, Claim]:
     for n in cpu_live.SIZES:
         for emulated, card_mode in cpu_live.RECORDED_MODE.items():
             card = _at(data, "matmul", card_mode, n)
-            here = cpu_live.matmul_on_cpu(n, emulated)["rel_error"]
+            here = cpu_live.matmul_on_cpu(n, emulated).rel_error
             if card is not None and here:
-                ratios[(n, card_mode)] = card["rel_error"] / here
+                ratios[(n, card_mode)] = card.rel_error / here
     tf = [r for (_, m), r in ratios.items() if m == "TF32"]
     auto = [r for (_, m), r in ratios.items() if m != "TF32"]
     sizes = ", ".join(map(str, cpu_live.SIZES))
@@ -169,12 +182,12 @@ def _missing(data: TF32Data, src: Any) -> Callable[[str], str | None]:
         if part == "tf32 card":
             return _no_tf32(src) or None
         if part == "matmul rows":
-            ran = {r["size"] for r in _rows(data, "matmul", "TF32")}
+            ran = {r.size for r in _rows(data, "matmul", "TF32")}
             if ran.isdisjoint(cpu_live.SIZES):
                 sizes = ", ".join(map(str, cpu_live.SIZES))
                 return f"the run has no matmul rows at sizes {sizes}. Fix: run those sizes"
         if part == "wide conv":
-            chans = {r["size"] for r in data.rows if r["op"] == "conv2d"}
+            chans = {r.size for r in data.rows if r.op == "conv2d"}
             if chans and max(chans) < WIDE_CONV:
                 return (
                     f"only {', '.join(map(str, sorted(chans)))} channels ran: cuDNN's heuristics "
@@ -203,8 +216,6 @@ def _no_tf32(src: Any) -> str:
             f"TF32 is a mode of NVIDIA cards (Ampere and later); {src.label} is a "
             f"{src.device.type} device. Fix: run on such a card or read a recorded run"
         )
-    from ...backends.torch_device import torch_module
-
     major, minor = torch_module().cuda.get_device_capability(src.device)
     if major < 8:
         return (
@@ -216,20 +227,19 @@ def _no_tf32(src: Any) -> str:
 
 def _cpu_flag_claim() -> dict[str, Claim]:
     """``allow_tf32`` governs CUDA matmuls only: a CPU matmul keeps its bits either way."""
-    from ... import backends
-    from ...backends.torch_device import flags
     from . import cpu_live
 
     if missing_part(C["cpu_ignores_allow_tf32"].needs):
         return {}
     torch = backends.load("torch")
-    inp = cpu_live._inputs(256)
-    a, b = torch.from_numpy(inp["a"]), torch.from_numpy(inp["b"])
-    with flags(matmul_tf32=False):
-        off = (a @ b).numpy()
-    with flags(matmul_tf32=True):
-        on = (a @ b).numpy()
-    same = off.view("uint32").tobytes() == on.view("uint32").tobytes()
+    inp = cpu_live.inputs(256)
+    a, b = torch.from_numpy(inp.a), torch.from_numpy(inp.b)
+
+    def product(tf32: bool) -> bytes:  # its bits
+        with flags(matmul_tf32=tf32):
+            return (a @ b).numpy().tobytes()
+
+    same = product(False) == product(True)
     return {
         "cpu_ignores_allow_tf32": C["cpu_ignores_allow_tf32"].claim(same, " (256×256, float32)")
     }
@@ -241,31 +251,24 @@ def _outcomes(data: TF32Data, src: Any) -> tuple[Outcome, ...]:
     unit = "float32 ULPs of the exact value"
     if not src.live:  # a record made before the recorder counted in that unit says so
         unit = ulp_unit.words(src.record.experiments["tf32"])
+    where = {"kind": src.kind, "device": src.label}
     for op, size in (("matmul", data.focus_size), ("conv2d", data.focus_channels)):
         for mode in data.modes:
             r = _at(data, op, mode, size)
             what = f"{size}x{size} matmul" if op == "matmul" else f"conv2d {size} ch"
             if r is None:
-                out.append(
-                    Outcome.missing(
-                        f"{what}, {mode}",
-                        "torch",
-                        "this mode raised or was not run",
-                        kind=src.kind,
-                        device=src.label,
-                    )
-                )
+                why = "this mode raised or was not run"
+                out.append(Outcome.missing(f"{what}, {mode}", "torch", why, **where))
                 continue
             out.append(
                 Outcome(
                     f"{what}, {mode}: relative error",
                     "torch",
-                    kind=src.kind,
-                    value=r["rel_error"],
+                    value=r.rel_error,
                     version=version,
-                    device=src.label,
-                    settings={"mode": mode, "output dtype": r["out_dtype"]},
-                    note=f"median {r['median_abs_ulp32']:.3g} {unit}; {r['ms']:.3g} ms",
+                    settings={"mode": mode, "output dtype": r.out_dtype},
+                    note=f"median {r.median_abs_ulp32:.3g} {unit}; {r.ms:.3g} ms",
+                    **where,
                 )
             )
     return tuple(out)
@@ -279,9 +282,6 @@ CPU_MAX_CHANNELS = 64
 
 def _defaults_here() -> tuple[dict[str, Any], Outcome | None]:
     """This machine's torch TF32 settings, read now, or an Unavailable row without torch."""
-    from ... import backends
-    from ...backends.torch_device import tf32_defaults
-
     why = backends.missing("torch")
     if why is not None:
         return {}, Outcome.missing("torch here: TF32 defaults read live", "torch", why)
@@ -308,12 +308,13 @@ def compute(device: str, max_size: int, record: str) -> Comparison:
         run = src.record.experiments["tf32"]
     defaults_here, missing_here = _defaults_here()
     with src.reading("tf32"):
-        sizes = sorted({r["size"] for r in run["rows"] if r["op"] == "matmul"})
-        chans = sorted({r["size"] for r in run["rows"] if r["op"] == "conv2d"})
+        rows = [Row.from_dict(r) for r in run["rows"]]
+        sizes = sorted({r.size for r in rows if r.op == "matmul"})
+        chans = sorted({r.size for r in rows if r.op == "conv2d"})
         data = TF32Data(
             run["defaults"],
             run["modes"],
-            run["rows"],
+            rows,
             src.kind,
             src.banner + bounded,
             _pick(sizes, 1024),
@@ -342,9 +343,9 @@ def figure(comparison: Comparison) -> Any:
     ):
         for mode in data.modes:
             rows = _rows(data, op, mode)
-            xs = [r["size"] if op == "matmul" else r["k"] for r in rows]
+            xs = [r.size if op == "matmul" else r.k for r in rows]
             style = "--" if mode == "torch default" else "-"
-            ax.loglog(xs, [r["rel_error"] for r in rows], style, marker="o", label=mode)
+            ax.loglog(xs, [r.rel_error for r in rows], style, marker="o", label=mode)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("relative error vs exact")
         ax.set_title(op, fontsize=10)

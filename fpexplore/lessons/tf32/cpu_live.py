@@ -9,13 +9,14 @@ sampled entries are the recorded run's, so the errors sit beside the card's on t
 from __future__ import annotations
 
 import functools
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from ... import formats
 from ...backends.torch_device import N_THREADS, cpu_threads
 from ...params import Options, validate_all
+from ...truth import Truth
 from . import experiment
 
 #: sizes the CPU part offers (the recorded run goes up to 4096, too slow live here)
@@ -42,40 +43,52 @@ PARAMS = (
 )
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """The recorded run's inputs for one size, the sampled entries and their exact values."""
+
+    a: np.ndarray
+    b: np.ndarray
+    ii: np.ndarray  # the sampled entries' rows
+    jj: np.ndarray  # and columns
+    exact: Truth  # the exact dot products there
+    scale: np.ndarray  # sum |a_ik b_kj| at each
+
+
 @functools.lru_cache(maxsize=8)
-def _inputs(size: int, seed: int = 0) -> dict[str, Any]:
-    """The recorded run's inputs for ``size``, the sampled entries and their exact values."""
+def inputs(size: int, seed: int = 0) -> Inputs:
+    """The recorded run's inputs for ``size`` (cached)."""
     a, b, ii, jj, terms = experiment.matmul_inputs(size, seed)
-    return {
-        "a": a,
-        "b": b,
-        "ii": ii,
-        "jj": jj,
-        "exact": experiment.exact_dots(terms),
-        "scale": np.abs(terms).sum(axis=1),
-    }
+    return Inputs(a, b, ii, jj, experiment.exact_dots(terms), np.abs(terms).sum(axis=1))
+
+
+@dataclass(frozen=True)
+class CpuMatmul:
+    """One mode's matmul on this CPU, measured as the recorded rows are."""
+
+    size: int
+    mode: str
+    threads: int | None  # None for an emulated mode
+    rel_error: float
+    max_scaled_error: float
+    median_abs_ulp32: float
 
 
 @functools.lru_cache(maxsize=64)
-def matmul_on_cpu(size: int, mode: str, n_threads: int = 1) -> dict[str, Any]:
-    """One mode's error at ``size`` on this CPU: ``rel_error``, ``median_abs_ulp32`` and
-    ``max_scaled_error`` as the recorded rows have them (cached per arguments)."""
+def matmul_on_cpu(size: int, mode: str, n_threads: int = 1) -> CpuMatmul:
+    """One mode's error at ``size`` on this CPU (cached per arguments)."""
     given = {"size": size, "mode": mode, "n_threads": n_threads}
     size, mode, n_threads = validate_all(PARAMS, given, "tf32 matmul_on_cpu").values()
-    inp = _inputs(size)
+    inp = inputs(size)
     if mode == CPU_MODE:
         with cpu_threads(n_threads) as torch:
-            out = (torch.from_numpy(inp["a"]) @ torch.from_numpy(inp["b"])).numpy()
-        got = out[inp["ii"], inp["jj"]]
+            out = (torch.from_numpy(inp.a) @ torch.from_numpy(inp.b)).numpy()
+        got = out[inp.ii, inp.jj]
     else:
         fmt = EMULATED[mode]
-        a = formats.round_array(inp["a"][inp["ii"]], fmt).astype(np.float64)
-        b = formats.round_array(inp["b"][:, inp["jj"]].T, fmt).astype(np.float64)
+        a = formats.round_array(inp.a[inp.ii], fmt).astype(np.float64)
+        b = formats.round_array(inp.b[:, inp.jj].T, fmt).astype(np.float64)
         # products of short formats are exact in float64
         got = experiment.exact_dots(a * b).round("float64")
-    return {
-        "size": size,
-        "mode": mode,
-        "threads": n_threads if mode == CPU_MODE else None,
-        **experiment._errors(np.asarray(got), inp["exact"], inp["scale"]),
-    }
+    errors = experiment._errors(np.asarray(got), inp.exact, inp.scale)
+    return CpuMatmul(size, mode, n_threads if mode == CPU_MODE else None, **errors)

@@ -7,6 +7,7 @@ so rounding the inputs to TF32/bf16/fp16 counts as error, as it does for a user.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -150,14 +151,8 @@ def run_conv(
         x, w, idx, terms = conv_inputs(c, seed, side, batch)
         tx, tw = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
         head = {"op": "conv2d", "size": c, "k": 9 * c}
-        rows += _mode_rows(
-            dev,
-            head,
-            lambda tx=tx, tw=tw: F.conv2d(tx, tw, padding=1),
-            tuple(idx.T),
-            terms,
-            conv=True,
-        )
+        op = functools.partial(F.conv2d, tx, tw, padding=1)
+        rows += _mode_rows(dev, head, op, tuple(idx.T), terms, conv=True)
     return rows
 
 

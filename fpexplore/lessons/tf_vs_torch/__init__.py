@@ -50,99 +50,85 @@ class Spec:
 _LOW = ("float32", "float16", "bfloat16")
 
 
+def _spec(
+    run: Callable[..., Any],
+    torch_row: str,
+    tf_row: str,
+    name: str,
+    size: tuple[int, int, int] | None = None,
+    dtypes: tuple[str, ...] = ("float32",),
+    tf_first: bool = False,
+) -> Spec:
+    """A section with torch's row, then TensorFlow's (``tf_first``: the other way round), and
+    `claims`' ``name`` and ``name_TEXT`` as its claims and text."""
+    rows = ((torch_row, "torch"), (tf_row, "tensorflow"))
+    text = getattr(claims, f"{name}_TEXT")
+    return Spec(run, rows[::-1] if tf_first else rows, getattr(claims, name), text, size, dtypes)
+
+
 def _softmax(op: str) -> Spec:
     """softmax or log_softmax: one section each, the same claims and text."""
-    return Spec(
-        lambda fw, **kw: softmax.run_softmax(fw, op, **kw),
-        ((f"torch F.{op}", "torch"), (f"tf.nn.{op}", "tensorflow")),
-        claims.SOFTMAX,
-        claims.SOFTMAX_TEXT,
-        (8, 1, 4096),
-        _LOW,
-    )
+    run = lambda fw, **kw: softmax.run_softmax(fw, op, **kw)  # noqa: E731
+    return _spec(run, f"torch F.{op}", f"tf.nn.{op}", "SOFTMAX", (8, 1, 4096), _LOW)
 
 
 SECTIONS: dict[str, Spec] = {
     "softmax": _softmax("softmax"),
     "log_softmax": _softmax("log_softmax"),
-    "cross_entropy": Spec(
+    "cross_entropy": _spec(
         softmax.run_cross_entropy,
-        (("torch F.cross_entropy", "torch"), ("Keras SparseCategoricalCrossentropy", "tensorflow")),
-        claims.CROSS_ENTROPY,
-        claims.CROSS_ENTROPY_TEXT,
+        "torch F.cross_entropy",
+        "Keras SparseCategoricalCrossentropy",
+        "CROSS_ENTROPY",
         (10, 2, 1000),
     ),
-    "gelu": Spec(
-        activations.run_gelu,
-        (("torch F.gelu", "torch"), ("keras.ops.gelu", "tensorflow")),
-        claims.GELU,
-        claims.GELU_TEXT,
-        (121, 2, 10_000),
-    ),
-    "layer_norm": Spec(
+    "gelu": _spec(activations.run_gelu, "torch F.gelu", "keras.ops.gelu", "GELU", (121, 2, 10_000)),
+    "layer_norm": _spec(
         norms.run_layer_norm,
-        (("torch nn.LayerNorm", "torch"), ("Keras LayerNormalization", "tensorflow")),
-        claims.LAYER_NORM,
-        claims.LAYER_NORM_TEXT,
+        "torch nn.LayerNorm",
+        "Keras LayerNormalization",
+        "LAYER_NORM",
         (64, 2, 1024),
     ),
-    "conv_same": Spec(
-        conv.run_conv,
-        (("torch F.conv2d", "torch"), ("tf.nn.conv2d", "tensorflow")),
-        claims.CONV,
-        claims.CONV_TEXT,
-        (8, 4, 64),
+    "conv_same": _spec(conv.run_conv, "torch F.conv2d", "tf.nn.conv2d", "CONV", (8, 4, 64)),
+    "adam": _spec(
+        adam.run_adam, "torch.optim.Adam", "keras.optimizers.Adam", "ADAM", (16, 1, 1024)
     ),
-    "adam": Spec(
-        adam.run_adam,
-        (("torch.optim.Adam", "torch"), ("keras.optimizers.Adam", "tensorflow")),
-        claims.ADAM,
-        claims.ADAM_TEXT,
-        (16, 1, 1024),
+    "autograd": replace(
+        _spec(autograd.run_autograd, "torch autograd", "tf.GradientTape", "AUTOGRAD"),
+        claims={**claims.AUTOGRAD, **custom_op.CLAIMS},
     ),
-    "autograd": Spec(
-        autograd.run_autograd,
-        (("torch autograd", "torch"), ("tf.GradientTape", "tensorflow")),
-        {**claims.AUTOGRAD, **custom_op.CLAIMS},
-        claims.AUTOGRAD_TEXT,
-    ),
-    "lstm": Spec(
-        lstm.run_lstm,
-        (("torch nn.LSTM", "torch"), ("Keras LSTM", "tensorflow")),
-        claims.LSTM,
-        claims.LSTM_TEXT,
-    ),
-    "graph_mode": Spec(
+    "lstm": _spec(lstm.run_lstm, "torch nn.LSTM", "Keras LSTM", "LSTM"),
+    "graph_mode": _spec(
         graph.run_graph,
-        (("tf eager / tf.function / XLA", "tensorflow"), ("torch eager", "torch")),
-        claims.GRAPH,
-        claims.GRAPH_TEXT,
+        "torch eager",
+        "tf eager / tf.function / XLA",
+        "GRAPH",
         (256, 1, 10_000),
+        tf_first=True,
     ),
-    "reduce_sum": Spec(
+    "reduce_sum": _spec(
         reduction.run_reduce_sum,
-        (("torch.sum", "torch"), ("tf.reduce_sum", "tensorflow")),
-        claims.REDUCE_SUM,
-        claims.REDUCE_SUM_TEXT,
+        "torch.sum",
+        "tf.reduce_sum",
+        "REDUCE_SUM",
         (300_000, 1, 1_000_000),
     ),
-    "control_flow": Spec(
+    "control_flow": _spec(
         calculus.run_control_flow,
-        (("tf eager if / tf.cond", "tensorflow"), ("torch autograd", "torch")),
-        claims.CONTROL_FLOW,
-        claims.CONTROL_FLOW_TEXT,
+        "torch autograd",
+        "tf eager if / tf.cond",
+        "CONTROL_FLOW",
+        tf_first=True,
     ),
-    "higher_order": Spec(
+    "higher_order": _spec(
         calculus.run_higher_order,
-        (("torch nested autograd.grad", "torch"), ("tf nested GradientTape", "tensorflow")),
-        claims.HIGHER_ORDER,
-        claims.HIGHER_ORDER_TEXT,
+        "torch nested autograd.grad",
+        "tf nested GradientTape",
+        "HIGHER_ORDER",
     ),
-    "tolerances": Spec(
-        calculus.run_tolerances,
-        (("torch.linalg.pinv", "torch"), ("tf.linalg.pinv", "tensorflow")),
-        claims.TOLERANCE,
-        claims.TOLERANCE_TEXT,
+    "tolerances": _spec(
+        calculus.run_tolerances, "torch.linalg.pinv", "tf.linalg.pinv", "TOLERANCE"
     ),
 }
 

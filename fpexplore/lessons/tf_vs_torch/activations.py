@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from ... import formats
+from ...result import Claim
 from ...truth import reference
 from .claims import GELU
 from .data import GeluData
 from .frameworks import (
     Frameworks,
     Section,
+    abs_error,
     from_tf,
     from_torch,
     on_grid,
@@ -26,6 +28,63 @@ from .frameworks import (
 
 def _default(fn: Any, name: str) -> Any:
     return inspect.signature(fn).parameters[name].default
+
+
+def _claims(
+    keras: Any, got: dict[str, np.ndarray], erf_truth: Any, tanh_truth: Any, u: float
+) -> dict[str, Claim]:
+    """Keras's defaults, gelu(1) in every row, and the rows' errors against both formulas,
+    bounded relative to the largest |GELU| (``u``: the dtype's unit roundoff)."""
+    scale = float(np.abs(erf_truth.split()[0]).max())
+    gap = float(np.abs(tanh_truth.split()[0] - erf_truth.split()[0]).max())
+
+    def err(k: str, truth: Any) -> float:
+        return float(abs_error(got[k], truth).max())
+
+    bound = 8 * u * scale
+    act_default = _default(keras.activations.gelu, "approximate")
+    ops_default = _default(keras.ops.gelu, "approximate")
+    one = {k: float(v[-1]) for k, v in got.items()}
+    return {
+        "keras_defaults": GELU["keras_defaults"].claim(
+            bool(act_default is False and ops_default is True),
+            act_default=act_default,
+            ops_default=ops_default,
+        ),
+        "gelu_one": GELU["gelu_one"].claim(
+            bool(abs(one["keras.ops"] - one["torch erf"]) > 10 * u),
+            torch_one=one["torch erf"],
+            activations_one=one["keras.activations"],
+            ops_one=one["keras.ops"],
+            erf_form=float(erf_truth.split()[0][-1]),
+            tanh_form=float(tanh_truth.split()[0][-1]),
+        ),
+        "tanh_is_a_formula_gap": GELU["tanh_is_a_formula_gap"].claim(
+            bool(
+                gap > 10 * bound
+                and err("keras.ops", tanh_truth) <= bound
+                and err("torch tanh", tanh_truth) <= bound
+            ),
+            gap=gap,
+            bound=bound,
+            ops_erf=err("keras.ops", erf_truth),
+            ops_tanh=err("keras.ops", tanh_truth),
+            torch_tanh=err("torch tanh", tanh_truth),
+        ),
+        "fix_agrees": GELU["fix_agrees"].claim(
+            bool(
+                err("keras.ops exact", erf_truth) <= bound
+                and err("torch erf", erf_truth) <= bound
+                and err("keras.activations", erf_truth) <= bound
+            ),
+            bound=bound,
+            torch_erf=err("torch erf", erf_truth),
+            activations_erf=err("keras.activations", erf_truth),
+            bits="it equals keras.activations.gelu bit for bit"
+            if same_bits(got["keras.ops exact"], got["keras.activations"])
+            else "its bits differ from keras.activations.gelu's",
+        ),
+    }
 
 
 def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Section:
@@ -57,59 +116,8 @@ def run_gelu(fw: Frameworks, dtype: str, size: int, agree: bool, **_: Any) -> Se
         k: fw.measured(lib, n, got[k], t, note=note, at="largest")
         for k, (lib, n, t, note) in names.items()
     }
-    # absolute error relative to the largest |gelu| bounds the formula gap in a way that does
-    # not blow up where gelu(x) is tiny (x << 0)
-    scale = float(np.abs(erf_truth.split()[0]).max())
-    gap = float(np.abs(tanh_truth.split()[0] - erf_truth.split()[0]).max())
     u = 2.0 ** -(formats.get(dtype).mbits + 1)  # unit roundoff
-
-    def abs_err(k: str, truth: Any) -> float:
-        return float(np.abs(got[k].astype(np.float64) - truth.split()[0]).max())
-
-    bound = 8 * u * scale
-    act_default = _default(keras.activations.gelu, "approximate")
-    ops_default = _default(keras.ops.gelu, "approximate")
-    one = {k: float(v[-1]) for k, v in got.items()}
-    claims = {
-        "keras_defaults": GELU["keras_defaults"].claim(
-            bool(act_default is False and ops_default is True),
-            act_default=act_default,
-            ops_default=ops_default,
-        ),
-        "gelu_one": GELU["gelu_one"].claim(
-            bool(abs(one["keras.ops"] - one["torch erf"]) > 10 * u),
-            torch_one=one["torch erf"],
-            activations_one=one["keras.activations"],
-            ops_one=one["keras.ops"],
-            erf_form=float(erf_truth.split()[0][-1]),
-            tanh_form=float(tanh_truth.split()[0][-1]),
-        ),
-        "tanh_is_a_formula_gap": GELU["tanh_is_a_formula_gap"].claim(
-            bool(
-                gap > 10 * bound
-                and abs_err("keras.ops", tanh_truth) <= bound
-                and abs_err("torch tanh", tanh_truth) <= bound
-            ),
-            gap=gap,
-            bound=bound,
-            ops_erf=abs_err("keras.ops", erf_truth),
-            ops_tanh=abs_err("keras.ops", tanh_truth),
-            torch_tanh=abs_err("torch tanh", tanh_truth),
-        ),
-        "fix_agrees": GELU["fix_agrees"].claim(
-            bool(
-                abs_err("keras.ops exact", erf_truth) <= bound
-                and abs_err("torch erf", erf_truth) <= bound
-                and abs_err("keras.activations", erf_truth) <= bound
-            ),
-            bound=bound,
-            torch_erf=abs_err("torch erf", erf_truth),
-            activations_erf=abs_err("keras.activations", erf_truth),
-            bits="it equals keras.activations.gelu bit for bit"
-            if same_bits(got["keras.ops exact"], got["keras.activations"])
-            else "its bits differ from keras.activations.gelu's",
-        ),
-    }
+    claims = _claims(keras, got, erf_truth, tanh_truth, u)
     data = GeluData({k: float(o.error.max_abs_ulp) for k, o in outcomes.items()})
     rows = shown(
         outcomes,

@@ -12,7 +12,7 @@ from ...truth.certify import certified
 from . import custom_op
 from .claims import AUTOGRAD
 from .data import AutogradData, SeedGradients
-from .frameworks import ROUND_ONCE_BOUND, Frameworks, Section, on_grid, rng, same_bits, shown
+from .frameworks import ROUND_ONCE_BOUND, Frameworks, Section, on_grid, rng, rounded_once, shown
 
 C = 0.25  # y <- y + C*sin(y + phi_k): each factor of the derivative lies in [1 - C, 1 + C]
 SEED_CLAIM = 24.0  # what the seed article prints for the gradient
@@ -127,10 +127,8 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
             err_tf_0=err["tf"][0],
         ),
         "fix_agrees": AUTOGRAD["fix_agrees"].claim(
-            bool(
-                err["torch wide"].max() <= ROUND_ONCE_BOUND
-                and err["tf wide"].max() <= ROUND_ONCE_BOUND
-                and same_bits(got["torch wide"], got["tf wide"])
+            rounded_once(
+                [got["torch wide"], got["tf wide"]], [err["torch wide"].max(), err["tf wide"].max()]
             ),
             round_once_bound=ROUND_ONCE_BOUND,
             err_torch_wide_max=err["torch wide"].max(),

@@ -68,14 +68,11 @@ def run_control_flow(fw: Frameworks, seed: int, **_: Any) -> Section:
     grads_equal = all(
         arrays[k].tobytes() == arrays["exact"].tobytes() for k in ("tape", "graph", "cond", "torch")
     )
-    claims = {
-        "if_without_tape": CONTROL_FLOW["if_without_tape"].claim(
-            arrays["no tape"].tobytes() == values.tobytes(), len_xs=len(xs)
-        ),
-        "control_flow_gradients_agree": CONTROL_FLOW["control_flow_gradients_agree"].claim(
-            grads_equal, len_xs=len(xs)
-        ),
+    holds = {
+        "if_without_tape": arrays["no tape"].tobytes() == values.tobytes(),
+        "control_flow_gradients_agree": grads_equal,
     }
+    claims = {k: CONTROL_FLOW[k].claim(h, len_xs=len(xs)) for k, h in holds.items()}
     exact_grads = np.array(
         [Fraction(2) * Fraction(x) if x > 0 else Fraction(-2) for x in xs.tolist()], dtype=object
     )
@@ -200,8 +197,7 @@ def pinv_defaults(fw: Frameworks) -> dict[str, str]:
     import inspect
 
     out = {"numpy": str(inspect.signature(np.linalg.pinv))}
-    for lib, f in (("tf", fw.tf.linalg.pinv),):
-        out[lib] = str(inspect.signature(f))
+    out["tf"] = str(inspect.signature(fw.tf.linalg.pinv))
     doc = fw.torch.linalg.pinv.__doc__ or ""
     out["torch"] = doc.strip().splitlines()[0] if doc.strip() else "(no signature)"
     return out
@@ -266,12 +262,8 @@ def run_tolerances(fw: Frameworks, **_: Any) -> Section:
         "pinv(A)[2,2] = 1/float32(1e-6), exact", Fraction(1) / Fraction(float(np.float32(DIAG[2])))
     )
     outcomes = [
-        fw.measured(
-            "torch", "torch.linalg.pinv float32 [2,2]", np.float32(f32["torch pinv[2,2]"]), truth
-        ),
-        fw.measured(
-            "tensorflow", "tf.linalg.pinv float32 [2,2]", np.float32(f32["tf pinv[2,2]"]), truth
-        ),
+        fw.measured(lib, f"{k}.linalg.pinv float32 [2,2]", np.float32(f32[f"{k} pinv[2,2]"]), truth)
+        for lib, k in (("torch", "torch"), ("tensorflow", "tf"))
     ]
     observations = {
         "lstsq_float32": OBSERVATIONS["lstsq_float32"].observe(

@@ -17,7 +17,8 @@ import numpy as np
 from ... import formats
 from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Verdicts, claim, decide
 from ...result import Claim, Observation
-from .._base import declare_texts
+from .._base import declare_texts, torch_threads
+from .frameworks import n_different
 
 SEEDS = (0, 1, 2)
 N = 1024
@@ -112,10 +113,7 @@ def decide_claims(
     overflow = -x > np.log(np.finfo(np.float32).max)
     err = {k: ulp_errors(np.concatenate(v), exact) for k, v in got.items()}
     nan_kept = all(bool(np.isnan(np.concatenate(v)[np.isnan(x)]).all()) for v in got.values())
-    differ = [
-        int((a.view(np.uint32) != b.view(np.uint32)).sum())
-        for a, b in zip(got["torch"], got["hand-written"], strict=True)
-    ]
+    differ = [n_different(a, b) for a, b in zip(got["torch"], got["hand-written"], strict=True)]
     worst = {k: float(e[ordinary].max()) for k, e in err.items()}
     edges = np.isin(x, np.array(EDGES, np.float32)) & ~np.isnan(x)
     edge_ulp = {
@@ -150,15 +148,11 @@ def run(fw: Any) -> tuple[dict[str, Claim], dict[str, Observation], CustomOp]:
     """Every seed's gradients (TensorFlow's too, observed), then the claims."""
     torch, tf = fw.torch, fw.tf
     xs = [inputs(s) for s in SEEDS]
-    n = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        got: dict[str, list[np.ndarray]] = {"torch": [], "hand-written": []}
+    got: dict[str, list[np.ndarray]] = {"torch": [], "hand-written": []}
+    with torch_threads(torch, 1):
         for x in xs:
             for k, v in gradients(torch, x).items():
                 got[k].append(v)
-    finally:
-        torch.set_num_threads(n)
     claims, data = decide_claims(got, xs)
     tf_err = []
     for x in xs:

@@ -43,10 +43,20 @@ class SoftmaxData(SectionData):
 
 
 @dataclass(frozen=True)
+class Losses:
+    """Cross-entropy per sample: the exact loss (float64) and each row's."""
+
+    truth: np.ndarray
+    torch: np.ndarray  # F.cross_entropy from logits
+    keras_probs: np.ndarray  # Keras from probabilities (its default)
+    keras_logits: np.ndarray  # Keras with from_logits=True
+
+
+@dataclass(frozen=True)
 class CrossEntropyData(SectionData):
     """Cross-entropy of confident logits."""
 
-    losses: dict[str, np.ndarray]  # per sample: "truth" and each row
+    losses: Losses
 
 
 @dataclass(frozen=True)

@@ -208,9 +208,7 @@ def from_tf(t: Any) -> np.ndarray:
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     """Bit for bit equality (NaNs with equal payloads are equal, +0 differs from -0)."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    return a.tobytes() == b.tobytes()
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 def n_different(a: np.ndarray, b: np.ndarray) -> int:
@@ -218,6 +216,17 @@ def n_different(a: np.ndarray, b: np.ndarray) -> int:
     a, b = np.asarray(a), np.asarray(b)
     view = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
     return int((a.view(view) != b.view(view)).sum())
+
+
+def rounded_once(values: list[Any], errors: list[float]) -> bool:
+    """Whether a fix's results are equal bit for bit, each within `ROUND_ONCE_BOUND` ULP."""
+    same = all(same_bits(v, values[0]) for v in values)
+    return same and all(e <= ROUND_ONCE_BOUND for e in errors)
+
+
+def abs_error(y: np.ndarray, truth: Any) -> np.ndarray:
+    """|y - exact| elementwise, in float64."""
+    return np.abs(y.astype(np.float64) - truth.split()[0])
 
 
 def rng(seed: int, salt: int) -> np.random.Generator:

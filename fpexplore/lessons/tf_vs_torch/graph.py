@@ -6,17 +6,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 import numpy as np
 
-from ...result import Outcome
+from ...result import Claim, Observation, Outcome
 from ...truth.certify import certified
 from .claims import GRAPH, REWRITE_SWITCH
 from .data import GraphData
 from .frameworks import OBSERVATIONS as SEEN
-from .frameworks import Frameworks, Section, from_tf, from_torch, on_grid, rng, same_bits, shown
+from .frameworks import (
+    ROUND_ONCE_BOUND,
+    Frameworks,
+    Section,
+    from_tf,
+    from_torch,
+    n_different,
+    on_grid,
+    rng,
+    rounded_once,
+    same_bits,
+    shown,
+)
 
 ROWS = 8
 BOUND_ULP = 4.0  # max, subtract, exp, sum, log, add: a few ULP of the result at most
@@ -78,7 +91,19 @@ def _modes(tf: Any, fn: Any, x: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def _seed_cases(fw: Frameworks, size: int, seed: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class _Case:
+    """One seed's inputs and what every mode (`_modes`) made of them."""
+
+    seed: int
+    x: np.ndarray  # the log-sum-exp's rows
+    div: dict[str, np.ndarray]  # x / 3.0
+    # eager divides (IEEE: correctly rounded), tf.function multiplies by the rounded reciprocal
+    rewritten: bool
+    lse: dict[str, np.ndarray]
+
+
+def _seed_cases(fw: Frameworks, size: int, seed: int) -> list[_Case]:
     """x / 3.0 and the log-sum-exp in every mode, at ``SEEDS`` seeds."""
     tf = fw.tf
     f_tf = _tf_lse(tf)
@@ -87,38 +112,27 @@ def _seed_cases(fw: Frameworks, size: int, seed: int) -> list[dict[str, Any]]:
         x = on_grid(3.0 * rng(s, 9).standard_normal((ROWS, size)), "float32")
         v = on_grid(3.0 * rng(s, 10).standard_normal(DIVIDE_N), "float32")
         div = _modes(tf, lambda t: t / 3.0, tf.constant(v))
-        cases.append(
-            {
-                "seed": s,
-                "x": x,
-                "div": div,
-                "div_exact": v / np.float32(3.0),  # IEEE division: correctly rounded
-                "div_reciprocal": v * np.float32(1.0 / 3.0),
-                "lse": _modes(tf, f_tf, tf.constant(x)),
-            }
+        rewritten = same_bits(div["eager"], v / np.float32(3.0)) and same_bits(
+            div["function"], v * np.float32(1.0 / 3.0)
         )
+        cases.append(_Case(s, x, div, rewritten, _modes(tf, f_tf, tf.constant(x))))
     return cases
 
 
-def run_graph(
-    fw: Frameworks, size: int, seed: int, agree: bool, torch_compile: bool = False, **_: Any
-) -> Section:
-    """``ROWS`` rows of ``size`` float32 logits and ``DIVIDE_N`` values divided by 3.0, at
-    ``SEEDS`` seeds from ``seed``; the rows shown are the first seed's log-sum-exp."""
+def _rows(
+    fw: Frameworks, case: _Case, truth: Any, torch_compile: bool
+) -> tuple[dict[str, np.ndarray], dict[str, Outcome]]:
+    """The first seed's log-sum-exp in TensorFlow's modes and torch (compiled too, when asked;
+    where it fails, its row says why), each also in float64 rounded once: values and rows."""
     tf, torch = fw.tf, fw.torch
-    cases = _seed_cases(fw, size, seed)
-    first = cases[0]
-    x = first["x"]
-    truth = lse_reference(x)
     f_tf, f_torch = _tf_lse(tf), _torch_lse(torch)
-    tx = torch.from_numpy(x)
-    wide = tf.constant(x.astype(np.float64))
-    lse = first["lse"]
+    tx = torch.from_numpy(case.x)
+    wide = tf.constant(case.x.astype(np.float64))
     got = {
-        "tf eager": lse["eager"],
-        "tf.function": lse["function"],
-        f"tf.function, {REWRITE_SWITCH} off": lse["rewrite off"],
-        "tf XLA": lse["XLA"],
+        "tf eager": case.lse["eager"],
+        "tf.function": case.lse["function"],
+        f"tf.function, {REWRITE_SWITCH} off": case.lse["rewrite off"],
+        "tf XLA": case.lse["XLA"],
         "torch eager": from_torch(f_torch(tx)),
         "tf eager wide": from_tf(tf.cast(f_tf(wide), tf.float32)),
         "tf XLA wide": from_tf(tf.cast(tf.function(f_tf, jit_compile=True)(wide), tf.float32)),
@@ -139,50 +153,40 @@ def run_graph(
         )
         for k, v in got.items()
     }
-    if torch_compile and compiled:
+    if compiled:
         outcomes["torch.compile"] = Outcome.missing(
             "torch.compile",
             "torch",
             f"torch.compile did not run here: {compiled}",
             version=torch.__version__,
         )
-    err = {k: o.error.max_abs_ulp for k, o in outcomes.items() if o.ran}
-    # every seed's log-sum-exp in every mode, against its exact value
-    lse_err: dict[int, dict[str, float]] = {first["seed"]: {}}
-    for case in cases:
-        t = truth if case is first else lse_reference(case["x"])
-        lse_err[case["seed"]] = {
-            mode: float(fw.measured("tensorflow", mode, vals, t).error.max_abs_ulp)
-            for mode, vals in case["lse"].items()
-        }
-    worst = max(max(e.values()) for e in lse_err.values())
+    return got, outcomes
 
-    def n_differ(a: np.ndarray, b: np.ndarray) -> int:
-        return int((a.view(np.uint32) != b.view(np.uint32)).sum())
 
-    def seeds_where(pred: Any) -> list[int]:
-        return [c["seed"] for c in cases if pred(c)]
-
-    div_differ = {c["seed"]: n_differ(c["div"]["function"], c["div"]["eager"]) for c in cases}
-    div_rewritten = all(
-        same_bits(c["div"]["eager"], c["div_exact"])
-        and same_bits(c["div"]["function"], c["div_reciprocal"])
-        for c in cases
+def _across_seeds(
+    fw: Frameworks, cases: list[_Case], truth: Any
+) -> tuple[dict[str, Claim], dict[str, Observation], GraphData]:
+    """What every seed's modes show (``truth``: the first seed's exact log-sum-exp)."""
+    refs = [truth] + [lse_reference(c.x) for c in cases[1:]]
+    worst = max(
+        float(fw.measured("tensorflow", mode, vals, t).error.max_abs_ulp)
+        for c, t in zip(cases, refs, strict=True)
+        for mode, vals in c.lse.items()
     )
+    seeds = [c.seed for c in cases]
+    div_differ = {c.seed: n_different(c.div["function"], c.div["eager"]) for c in cases}
+    arith_differ = {c.seed: n_different(c.div["arithmetic off"], c.div["eager"]) for c in cases}
     rewrite_off = all(
-        same_bits(c[k]["rewrite off"], c[k]["eager"]) for c in cases for k in ("div", "lse")
+        same_bits(m["rewrite off"], m["eager"]) for c in cases for m in (c.div, c.lse)
     )
-    lse_fn_same = seeds_where(lambda c: same_bits(c["lse"]["function"], c["lse"]["eager"]))
+    lse_fn_same = [c.seed for c in cases if same_bits(c.lse["function"], c.lse["eager"])]
     xla_same = {
-        k: seeds_where(lambda c, k=k: same_bits(c[k]["XLA"], c[k]["eager"])) for k in ("div", "lse")
+        k: [c.seed for c in cases if same_bits(getattr(c, k)["XLA"], getattr(c, k)["eager"])]
+        for k in ("div", "lse")
     }
-    arith_differ = {
-        c["seed"]: n_differ(c["div"]["arithmetic off"], c["div"]["eager"]) for c in cases
-    }
-    seeds = [c["seed"] for c in cases]
     claims = {
         "division_rewritten": GRAPH["division_rewritten"].claim(
-            div_rewritten,
+            all(c.rewritten for c in cases),
             differ=", ".join(f"{n} of {DIVIDE_N}" for n in div_differ.values()),
         ),
         "rewrite_off_is_eager": GRAPH["rewrite_off_is_eager"].claim(
@@ -197,45 +201,53 @@ def run_graph(
             xla_seeds=xla_same["lse"] or "none",
             seeds=seeds,
         ),
-        "torch_vs_tf": GRAPH["torch_vs_tf"].claim(
-            err["torch eager"] <= BOUND_ULP,
-            bound_ulp=BOUND_ULP,
-            err_torch_eager=err["torch eager"],
-            bits="its bits equal TensorFlow's"
-            if same_bits(got["torch eager"], got["tf eager"])
-            else f"{int((got['torch eager'] != got['tf eager']).sum())} of {ROWS} rows "
-            "differ from TensorFlow's",
-        ),
-        "fix_agrees": GRAPH["fix_agrees"].claim(
-            same_bits(got["tf eager wide"], got["tf XLA wide"])
-            and same_bits(got["tf eager wide"], got["torch eager wide"])
-            and max(err[k] for k in ("tf eager wide", "tf XLA wide", "torch eager wide"))
-            <= 0.5 + 2.0**-12,
-            bound=0.5 + 2.0**-12,
-        ),
     }
-    if "torch.compile" in got:
-        same_compile = same_bits(got["torch.compile"], got["torch eager"])
-        claims["torch_compile"] = GRAPH["torch_compile"].claim(
-            err["torch.compile"] <= BOUND_ULP,
-            bits="bit-identical to eager here" if same_compile else "its bits differ from eager's",
-            bound_ulp=BOUND_ULP,
-            err_torch_compile=err["torch.compile"],
-        )
-    data = GraphData(seeds, DIVIDE_N, div_differ, lse_fn_same, xla_same, REWRITE_SWITCH)
     obs = {
-        "xla_rows_differ": SEEN["xla_rows_differ"].observe(
-            int((got["tf XLA"] != got["tf eager"]).sum()), measured=f" (seed {seed})"
-        ),
         "lse_function_same_seeds": SEEN["lse_function_same_seeds"].observe(lse_fn_same),
         "divide_differ_arithmetic_off": SEEN["divide_differ_arithmetic_off"].observe(arith_differ),
         "xla_divide_same_seeds": SEEN["xla_divide_same_seeds"].observe(xla_same["div"]),
     }
-    rows = shown(
-        outcomes,
-        agree,
-        ["tf eager wide", "tf XLA wide", "torch eager wide"],
-        ["tf eager", "tf.function", f"tf.function, {REWRITE_SWITCH} off", "tf XLA", "torch eager"]
-        + (["torch.compile"] if torch_compile else []),
+    data = GraphData(seeds, DIVIDE_N, div_differ, lse_fn_same, xla_same, REWRITE_SWITCH)
+    return claims, obs, data
+
+
+def run_graph(
+    fw: Frameworks, size: int, seed: int, agree: bool, torch_compile: bool = False, **_: Any
+) -> Section:
+    """``ROWS`` rows of ``size`` float32 logits and ``DIVIDE_N`` values divided by 3.0, at
+    ``SEEDS`` seeds from ``seed``; the rows shown are the first seed's log-sum-exp."""
+    cases = _seed_cases(fw, size, seed)
+    truth = lse_reference(cases[0].x)
+    got, outcomes = _rows(fw, cases[0], truth, torch_compile)
+    claims, seed_obs, data = _across_seeds(fw, cases, truth)
+    err = {k: o.error.max_abs_ulp for k, o in outcomes.items() if o.ran}
+    wide = ["tf eager wide", "tf XLA wide", "torch eager wide"]
+    claims["torch_vs_tf"] = GRAPH["torch_vs_tf"].claim(
+        err["torch eager"] <= BOUND_ULP,
+        bound_ulp=BOUND_ULP,
+        err_torch_eager=err["torch eager"],
+        bits="its bits equal TensorFlow's"
+        if same_bits(got["torch eager"], got["tf eager"])
+        else f"{int((got['torch eager'] != got['tf eager']).sum())} of {ROWS} rows "
+        "differ from TensorFlow's",
     )
-    return Section(rows, claims, truth, data, obs)
+    claims["fix_agrees"] = GRAPH["fix_agrees"].claim(
+        rounded_once([got[k] for k in wide], [err[k] for k in wide]), bound=ROUND_ONCE_BOUND
+    )
+    if "torch.compile" in got:
+        claims["torch_compile"] = GRAPH["torch_compile"].claim(
+            err["torch.compile"] <= BOUND_ULP,
+            bits="bit-identical to eager here"
+            if same_bits(got["torch.compile"], got["torch eager"])
+            else "its bits differ from eager's",
+            bound_ulp=BOUND_ULP,
+            err_torch_compile=err["torch.compile"],
+        )
+    xla_rows = int((got["tf XLA"] != got["tf eager"]).sum())
+    obs = {
+        "xla_rows_differ": SEEN["xla_rows_differ"].observe(xla_rows, measured=f" (seed {seed})"),
+        **seed_obs,
+    }
+    defaults = ["tf eager", "tf.function", f"tf.function, {REWRITE_SWITCH} off", "tf XLA"]
+    defaults += ["torch eager"] + (["torch.compile"] if torch_compile else [])
+    return Section(shown(outcomes, agree, wide, defaults), claims, truth, data, obs)

@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from ...result import Claim, Outcome
 from ...truth.value import Truth
 from . import lstm_reference
 from .claims import LSTM
 from .data import LstmData
-from .frameworks import OBSERVATIONS, Frameworks, Section, on_grid, rng, shown
+from .frameworks import OBSERVATIONS, Frameworks, Section, abs_error, on_grid, rng, shown
 
 N_IN, HIDDEN = 3, 4
 #: agreement with the exact cell that rounding in float32 keeps, at every step up to 1000:
@@ -73,8 +74,80 @@ def _keras_lstm(fw: Frameworks, length: int, **kw: Any) -> tuple[Any, Any]:
     return layer, run
 
 
-def _abs_err(got: np.ndarray, truth: Any) -> np.ndarray:
-    return np.abs(got.astype(np.float64) - truth.split()[0])
+def _measured(
+    fw: Frameworks, h: dict[str, np.ndarray], d: dict[str, np.ndarray], truth: tuple, rec: str
+) -> tuple[dict[str, Outcome], dict[str, np.ndarray]]:
+    """The rows of the outputs ``h`` (the mapping mistakes over their first steps only) and
+    the input gradients ``d``, against ``truth`` (h's, d's), with ``rec`` Keras's default
+    recurrent activation; and each h's largest error at every step."""
+    h_truth, d_truth = truth
+    n_short = len(h["keras one bias"])
+    short = Truth(
+        f"h of the first {n_short} steps",
+        mp=h_truth.mp()[:n_short],
+        digits=h_truth.digits,
+        prec=h_truth.prec,
+        input_format="float32",
+    )
+    truths = {"torch": h_truth, "keras": h_truth, "keras one bias": short, "keras hard": short}
+    grad = partial(fw.measured, at="largest")  # a gradient spans magnitudes: ULPs of its largest
+    hard_row = f"Keras LSTM, recurrent_activation='hard_sigmoid': h ({n_short} steps)"
+    outcomes = {
+        "torch": fw.measured("torch", "torch nn.LSTM: h at every step", h["torch"], h_truth),
+        "keras": fw.measured(
+            "keras",
+            "Keras LSTM, weights transposed, biases summed: h",
+            h["keras"],
+            h_truth,
+            recurrent_activation=rec,
+        ),
+        "keras one bias": fw.measured(
+            "keras",
+            f"Keras LSTM, bias = b_ih only: h ({n_short} steps)",
+            h["keras one bias"],
+            short,
+            note="torch's b_hh forgotten",
+        ),
+        "keras hard": fw.measured("keras", hard_row, h["keras hard"], short),
+        "torch grad": grad("torch", "torch autograd: d sum(h_L)/dx", d["torch"], d_truth),
+        "keras grad": grad("keras", "Keras GradientTape: d sum(h_L)/dx", d["keras"], d_truth),
+    }
+    return outcomes, {k: abs_error(h[k], truths[k]).max(axis=1) for k in truths}
+
+
+def _claims(
+    worst: dict[str, float], e_g: dict[str, np.ndarray], diff_h: np.ndarray, same: int, rec: str
+) -> dict[str, Claim]:
+    """``worst``: each h's largest error; ``e_g``: the gradients' errors relative to the
+    largest; ``diff_h``: |torch - Keras| of h at every step, ``same`` of them identical."""
+    return {
+        "gate_order": LSTM["gate_order"].claim(
+            worst["keras"] <= H_BOUND and worst["torch"] <= H_BOUND,
+            worst_keras=worst["keras"],
+            length=len(diff_h),
+            worst_torch=worst["torch"],
+        ),
+        "one_bias_wrong": LSTM["one_bias_wrong"].claim(
+            worst["keras one bias"] > 100 * H_BOUND, worst_keras_one_bias=worst["keras one bias"]
+        ),
+        "recurrent_activation": LSTM["recurrent_activation"].claim(
+            rec == "sigmoid" and worst["keras hard"] > 100 * H_BOUND,
+            rec_default=rec,
+            worst_keras_hard=worst["keras hard"],
+        ),
+        "gradients_rounding": LSTM["gradients_rounding"].claim(
+            bool(e_g["torch"].max() <= GRAD_BOUND and e_g["keras"].max() <= GRAD_BOUND),
+            worst=max(e_g["torch"].max(), e_g["keras"].max()),
+        ),
+        "growth": LSTM["growth"].claim(
+            bool(diff_h.max() <= 2 * H_BOUND),
+            diff_h_0=diff_h[0],
+            diff_h_max=diff_h.max(),
+            at_step=int(diff_h.argmax()) + 1,
+            length=len(diff_h),
+            same=same,
+        ),
+    }
 
 
 def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> Section:
@@ -91,90 +164,19 @@ def run_lstm(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) -> S
     h_1 = keras_lstm(keras_weights(w, "one bias"), x)[0][:n_short]
     _, hard = _keras_lstm(fw, n_short, recurrent_activation="hard_sigmoid")
     h_hs = hard(keras_weights(w, "mapped"), x[:n_short])[0]
-    h_truth_short = Truth(
-        f"h of the first {n_short} steps",
-        mp=h_truth.mp()[:n_short],
-        digits=h_truth.digits,
-        prec=h_truth.prec,
-        input_format="float32",
-    )
     rec = layer.cell.recurrent_activation
-    rec_default = getattr(rec, "__name__", str(rec))
-    grad = partial(fw.measured, at="largest")  # a gradient spans magnitudes: ULPs of its largest
-    hard_row = f"Keras LSTM, recurrent_activation='hard_sigmoid': h ({n_short} steps)"
-    outcomes = {
-        "torch": fw.measured("torch", "torch nn.LSTM: h at every step", h_t, h_truth),
-        "keras": fw.measured(
-            "keras",
-            "Keras LSTM, weights transposed, biases summed: h",
-            h_k,
-            h_truth,
-            recurrent_activation=rec_default,
-        ),
-        "keras one bias": fw.measured(
-            "keras",
-            f"Keras LSTM, bias = b_ih only: h ({n_short} steps)",
-            h_1,
-            h_truth_short,
-            note="torch's b_hh forgotten",
-        ),
-        "keras hard": fw.measured("keras", hard_row, h_hs, h_truth_short),
-        "torch grad": grad("torch", "torch autograd: d sum(h_L)/dx", d_t, d_truth),
-        "keras grad": grad("keras", "Keras GradientTape: d sum(h_L)/dx", d_k, d_truth),
-    }
-    e_h = {
-        k: _abs_err(v, t).max(axis=1)
-        for k, v, t in (
-            ("torch", h_t, h_truth),
-            ("keras", h_k, h_truth),
-            ("keras one bias", h_1, h_truth_short),
-            ("keras hard", h_hs, h_truth_short),
-        )
-    }
+    rec = getattr(rec, "__name__", str(rec))
+    h = {"torch": h_t, "keras": h_k, "keras one bias": h_1, "keras hard": h_hs}
+    d = {"torch": d_t, "keras": d_k}
+    outcomes, e_h = _measured(fw, h, d, (h_truth, d_truth), rec)
     g_scale = np.abs(d_truth.split()[0]).max()
-    e_g = {
-        k: _abs_err(v, d_truth).max(axis=1) / g_scale
-        for k, v in {"torch": d_t, "keras": d_k}.items()
-    }
+    e_g = {k: abs_error(v, d_truth).max(axis=1) / g_scale for k, v in d.items()}
     diff_h = np.abs(h_t.astype(np.float64) - h_k).max(axis=1)
     same = int((h_t == h_k).all(axis=1).sum())
-    worst = {k: float(v.max()) for k, v in e_h.items()}
-    claims = {
-        "gate_order": LSTM["gate_order"].claim(
-            worst["keras"] <= H_BOUND and worst["torch"] <= H_BOUND,
-            worst_keras=worst["keras"],
-            length=length,
-            worst_torch=worst["torch"],
-        ),
-        "one_bias_wrong": LSTM["one_bias_wrong"].claim(
-            worst["keras one bias"] > 100 * H_BOUND, worst_keras_one_bias=worst["keras one bias"]
-        ),
-        "recurrent_activation": LSTM["recurrent_activation"].claim(
-            rec_default == "sigmoid" and worst["keras hard"] > 100 * H_BOUND,
-            rec_default=rec_default,
-            worst_keras_hard=worst["keras hard"],
-        ),
-        "gradients_rounding": LSTM["gradients_rounding"].claim(
-            bool(e_g["torch"].max() <= GRAD_BOUND and e_g["keras"].max() <= GRAD_BOUND),
-            worst=max(e_g["torch"].max(), e_g["keras"].max()),
-        ),
-        "growth": LSTM["growth"].claim(
-            bool(diff_h.max() <= 2 * H_BOUND),
-            diff_h_0=diff_h[0],
-            diff_h_max=diff_h.max(),
-            at_step=int(diff_h.argmax()) + 1,
-            length=length,
-            same=same,
-        ),
-    }
+    claims = _claims({k: float(v.max()) for k, v in e_h.items()}, e_g, diff_h, same, rec)
     grad_diff = np.abs(np.asarray(d_t, np.float64) - np.asarray(d_k, np.float64)).max()
-    data = LstmData(
-        length,
-        dict(e_h),
-        {k: v[::-1] for k, v in e_g.items()},
-        diff_h,
-        float(grad_diff / g_scale),
-    )
+    e_back = {k: v[::-1] for k, v in e_g.items()}
+    data = LstmData(length, dict(e_h), e_back, diff_h, float(grad_diff / g_scale))
     obs = {"identical_steps": OBSERVATIONS["identical_steps"].observe(same)}
     rows = shown(
         outcomes,

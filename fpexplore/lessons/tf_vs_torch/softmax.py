@@ -10,20 +10,22 @@ import numpy as np
 
 from ... import metrics
 from ...dispatch import tensorflow_onednn
+from ...result import Claim, Observation, Outcome
 from ...truth import reference
 from .claims import CROSS_ENTROPY, SOFTMAX
-from .data import CrossEntropyData, SeedExample, SoftmaxData
+from .data import CrossEntropyData, Losses, SeedExample, SoftmaxData
 from .frameworks import (
     OBSERVATIONS,
     ROUND_ONCE_BOUND,
     Frameworks,
     Section,
+    abs_error,
     from_tf,
     from_torch,
     n_different,
     on_grid,
     rng,
-    same_bits,
+    rounded_once,
     shown,
     to_tf,
     to_torch,
@@ -35,18 +37,105 @@ SEED_BOUND = 2.0
 SEED_EXAMPLE = (1.0, 2.0, 3.0)
 
 
-def _seed_example(fw: Frameworks, torch_op: Any, tf_op: Any, exact: Any) -> tuple:
-    """The seed's ``[1, 2, 3]`` in float32 through both frameworks: their outputs and their
-    errors against the exact value (by framework)."""
+def _seed_example(
+    fw: Frameworks, op: str, torch_op: Any, tf_op: Any, exact: Any
+) -> tuple[Claim, SeedExample, Observation]:
+    """The seed's ``[1, 2, 3]`` in float32 through both frameworks: the claim that both stay
+    within ``SEED_BOUND``, the example, and how many bits differ on this CPU."""
     seed_x = np.float32(SEED_EXAMPLE)
     seed_truth = exact(seed_x)
     s_torch = from_torch(torch_op(to_torch(fw, seed_x)))
     s_tf = from_tf(tf_op(to_tf(fw, seed_x)))
-    e_seed = {
-        "torch": metrics.measure(s_torch, seed_truth),
-        "tensorflow": metrics.measure(s_tf, seed_truth),
+    e_torch = metrics.measure(s_torch, seed_truth).max_abs_ulp
+    e_tf = metrics.measure(s_tf, seed_truth).max_abs_ulp
+    claim = SOFTMAX["seed_example"].claim(
+        bool(e_torch <= SEED_BOUND and e_tf <= SEED_BOUND),
+        op=op,
+        seed_bound=SEED_BOUND,
+        torch_ulp=e_torch,
+        tf_ulp=e_tf,
+    )
+    onednn, why = tensorflow_onednn()
+    differ = n_different(s_torch, s_tf)
+    observed = OBSERVATIONS["seed_bits"].observe(
+        differ,
+        f"TensorFlow {e_tf:.3g} ULP from the exact value, torch {e_torch:.3g}. {why}; "
+        f"TF_ENABLE_ONEDNN_OPTS={0 if onednn else 1} switches it "
+        f"{'off' if onednn else 'on'} in a fresh process",
+        f" ({op})",
+    )
+    return claim, SeedExample(s_torch, s_tf, why, differ), observed
+
+
+def _large_logits(
+    fw: Frameworks, op: str, x: np.ndarray, truth: Any, ops: tuple, rounded: str
+) -> tuple[dict[str, np.ndarray], dict[str, Outcome]]:
+    """``x`` through both frameworks' ``ops`` as they are, and computed in float64, rounded to
+    float32, then to the input's dtype (the fix, ``rounded``): values and rows."""
+    tf, dtype, (torch_op, tf_op) = fw.tf, x.dtype.name, ops
+    tx, fx = to_torch(fw, x), to_tf(fw, x)
+    got = {
+        "torch": from_torch(torch_op(tx)),
+        "tf": from_tf(tf_op(fx)),
+        "torch wide": from_torch(torch_op(tx.double()).float().to(tx.dtype)),
+        "tf wide": from_tf(tf.cast(tf.cast(tf_op(tf.cast(fx, tf.float64)), tf.float32), fx.dtype)),
     }
-    return s_torch, s_tf, e_seed
+    rows = {
+        "torch": ("torch", f"torch F.{op}({dtype})", ""),
+        "tf": ("tensorflow", f"tf.nn.{op}({dtype})", ""),
+        "torch wide": (
+            "torch",
+            f"torch F.{op} in float64, {rounded}",
+            "x.double() → op → .float().to(dtype)",
+        ),
+        "tf wide": (
+            "tensorflow",
+            f"tf.nn.{op} in float64, {rounded}",
+            "tf.cast(x, float64) → op → cast to float32 → cast to dtype",
+        ),
+    }
+    outcomes = {
+        k: fw.measured(lib, name, got[k], truth, note=note) for k, (lib, name, note) in rows.items()
+    }
+    return got, outcomes
+
+
+def _large_claims(
+    op: str, x: np.ndarray, got: dict[str, np.ndarray], err: dict[str, float], rounded: str
+) -> dict[str, Claim]:
+    """What the large logits show: the textbook formula overflows, each default's error, and
+    the fix's agreement (``err``: each row's largest ULP error)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e = np.exp(x.astype(np.float32))
+        naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
+    return {
+        "naive_overflows": SOFTMAX["naive_overflows"].claim(
+            bool(
+                not np.isfinite(naive).all()
+                and np.isfinite(got["torch"].astype(np.float32)).all()
+                and np.isfinite(got["tf"].astype(np.float32)).all()
+            ),
+            exp_max=math.log(np.finfo(np.float32).max),
+        ),
+        "defaults_error": SOFTMAX["defaults_error"].claim(
+            bool(max(err["torch wide"], err["tf wide"]) <= min(err["torch"], err["tf"]) + 2.0**-12),
+            size=x.size,
+            dtype=x.dtype.name,
+            torch_ulp=err["torch"],
+            tf_ulp=err["tf"],
+            op=op,
+            differ=n_different(got["torch"], got["tf"]),
+            rounded=rounded,
+        ),
+        "fix_agrees": SOFTMAX["fix_agrees"].claim(
+            rounded_once([got["torch wide"], got["tf wide"]], [err["torch wide"], err["tf wide"]]),
+            round_once_bound=ROUND_ONCE_BOUND,
+            op=op,
+            torch_wide=err["torch wide"],
+            tf_wide=err["tf wide"],
+            rounded=rounded,
+        ),
+    }
 
 
 def run_softmax(
@@ -54,103 +143,22 @@ def run_softmax(
 ) -> Section:
     """The seed's ``[1, 2, 3]`` in float32, then ``size`` large logits in ``dtype``; ``op`` is
     "softmax" or "log_softmax", over the last axis."""
-    tf, exact = fw.tf, getattr(reference, op)
-    torch_op, tf_op = partial(getattr(fw.torch.nn.functional, op), dim=-1), getattr(tf.nn, op)
-    s_torch, s_tf, e_seed = _seed_example(fw, torch_op, tf_op, exact)
-    g = rng(seed, 1)
-    x = on_grid(1000.0 + 4.0 * g.standard_normal(size), dtype)
+    exact = getattr(reference, op)
+    torch_op = partial(getattr(fw.torch.nn.functional, op), dim=-1)
+    tf_op = getattr(fw.tf.nn, op)
+    seed_claim, seed_example, seed_bits = _seed_example(fw, op, torch_op, tf_op, exact)
+    x = on_grid(1000.0 + 4.0 * rng(seed, 1).standard_normal(size), dtype)
     truth = exact(x)
-    tx, fx = to_torch(fw, x), to_tf(fw, x)
-    y_torch = from_torch(torch_op(tx))
-    y_tf = from_tf(tf_op(fx))
-    # the fix: compute in float64, round to float32, then to the input's dtype (the frameworks'
-    # casts to float16 and bfloat16 go through float32: two roundings there, one for float32)
+    # the fix: the frameworks' casts to float16 and bfloat16 go through float32
     rounded = "rounded once" if dtype == "float32" else f"rounded to float32, then to {dtype}"
-    w_torch = from_torch(torch_op(tx.double()).float().to(tx.dtype))
-    w_tf = from_tf(tf.cast(tf.cast(tf_op(tf.cast(fx, tf.float64)), tf.float32), fx.dtype))
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        e = np.exp(x.astype(np.float32))
-        naive = e / e.sum() if op == "softmax" else np.log(e / e.sum())
-    outcomes = {
-        "torch": fw.measured("torch", f"torch F.{op}({dtype})", y_torch, truth),
-        "tf": fw.measured("tensorflow", f"tf.nn.{op}({dtype})", y_tf, truth),
-        "torch wide": fw.measured(
-            "torch",
-            f"torch F.{op} in float64, {rounded}",
-            w_torch,
-            truth,
-            note="x.double() → op → .float().to(dtype)",
-        ),
-        "tf wide": fw.measured(
-            "tensorflow",
-            f"tf.nn.{op} in float64, {rounded}",
-            w_tf,
-            truth,
-            note="tf.cast(x, float64) → op → cast to float32 → cast to dtype",
-        ),
-    }
-    err = {k: o.error for k, o in outcomes.items()}
-    naive_bad = not np.isfinite(naive).all()
-    claims = {
-        "seed_example": SOFTMAX["seed_example"].claim(
-            bool(
-                e_seed["torch"].max_abs_ulp <= SEED_BOUND
-                and e_seed["tensorflow"].max_abs_ulp <= SEED_BOUND
-            ),
-            op=op,
-            seed_bound=SEED_BOUND,
-            torch_ulp=e_seed["torch"].max_abs_ulp,
-            tf_ulp=e_seed["tensorflow"].max_abs_ulp,
-        ),
-        "naive_overflows": SOFTMAX["naive_overflows"].claim(
-            bool(
-                naive_bad
-                and np.isfinite(y_torch.astype(np.float32)).all()
-                and np.isfinite(y_tf.astype(np.float32)).all()
-            ),
-            exp_max=math.log(np.finfo(np.float32).max),
-        ),
-        "defaults_error": SOFTMAX["defaults_error"].claim(
-            bool(
-                max(err["torch wide"].max_abs_ulp, err["tf wide"].max_abs_ulp)
-                <= min(err["torch"].max_abs_ulp, err["tf"].max_abs_ulp) + 2.0**-12
-            ),
-            size=size,
-            dtype=dtype,
-            torch_ulp=err["torch"].max_abs_ulp,
-            tf_ulp=err["tf"].max_abs_ulp,
-            op=op,
-            differ=n_different(y_torch, y_tf),
-            rounded=rounded,
-        ),
-        "fix_agrees": SOFTMAX["fix_agrees"].claim(
-            bool(
-                err["torch wide"].max_abs_ulp <= ROUND_ONCE_BOUND
-                and err["tf wide"].max_abs_ulp <= ROUND_ONCE_BOUND
-                and same_bits(w_torch, w_tf)
-            ),
-            round_once_bound=ROUND_ONCE_BOUND,
-            op=op,
-            torch_wide=err["torch wide"].max_abs_ulp,
-            tf_wide=err["tf wide"].max_abs_ulp,
-            rounded=rounded,
-        ),
-    }
-    onednn, why = tensorflow_onednn()
-    differ = n_different(s_torch, s_tf)
-    seed_example = SeedExample(s_torch, s_tf, why, differ)
-    data = SoftmaxData(seed_example, {k: float(v.max_abs_ulp) for k, v in err.items()})
+    got, outcomes = _large_logits(fw, op, x, truth, (torch_op, tf_op), rounded)
+    err = {k: o.error.max_abs_ulp for k, o in outcomes.items()}
+    claims = {"seed_example": seed_claim, **_large_claims(op, x, got, err, rounded)}
+    data = SoftmaxData(seed_example, {k: float(v) for k, v in err.items()})
     obs = {
-        "seed_bits": OBSERVATIONS["seed_bits"].observe(
-            differ,
-            f"TensorFlow {e_seed['tensorflow'].max_abs_ulp:.3g} ULP from the exact value, "
-            f"torch {e_seed['torch'].max_abs_ulp:.3g}. {why}; "
-            f"TF_ENABLE_ONEDNN_OPTS={0 if onednn else 1} switches it "
-            f"{'off' if onednn else 'on'} in a fresh process",
-            f" ({op})",
-        ),
+        "seed_bits": seed_bits,
         "bits_differ": OBSERVATIONS["bits_differ"].observe(
-            n_different(y_torch, y_tf), measured=f" ({op} in {dtype})"
+            n_different(got["torch"], got["tf"]), measured=f" ({op} in {dtype})"
         ),
     }
     rows = shown(outcomes, agree, ["torch wide", "tf wide"], ["torch", "tf"])
@@ -203,9 +211,6 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
         logits.astype(np.float64)
     ).max(axis=1)
 
-    def abs_err(y: np.ndarray) -> np.ndarray:
-        return np.abs(y.astype(np.float64) - t_hi)
-
     claims = {
         "keras_epsilon": CROSS_ENTROPY["keras_epsilon"].claim(
             bool(capped.any() and float(y_probs.max()) <= cap * (1 + 1e-4)),
@@ -217,13 +222,15 @@ def run_cross_entropy(fw: Frameworks, size: int, seed: int, agree: bool, **_: An
             keras_max=float(y_probs.max()),
         ),
         "from_logits_agrees": CROSS_ENTROPY["from_logits_agrees"].claim(
-            bool((abs_err(y_torch) <= allowed).all() and (abs_err(y_logits) <= allowed).all()),
+            bool(
+                (abs_error(y_torch, truth) <= allowed).all()
+                and (abs_error(y_logits, truth) <= allowed).all()
+            ),
             bound=bound,
             torch_ulp=err["torch"].max_abs_ulp,
             keras_ulp=err["keras logits"].max_abs_ulp,
         ),
     }
-    losses = {"truth": t_hi, "torch": y_torch, "keras probs": y_probs, "keras logits": y_logits}
-    data = CrossEntropyData(losses)
+    data = CrossEntropyData(Losses(t_hi, y_torch, y_probs, y_logits))
     rows = shown(outcomes, agree, ["torch", "keras logits"], ["torch", "keras probs"])
     return Section(rows, claims, truth, data)

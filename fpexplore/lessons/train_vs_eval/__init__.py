@@ -20,7 +20,7 @@ from ...memo import Memo
 from ...params import Interval, Options
 from ...result import Claim, Comparison, Outcome
 from ...truth import reference
-from .._base import Lesson, declare_texts
+from .._base import Lesson, declare_texts, torch_threads
 from . import modes as _train_modes
 from .data import BnRuns, TrainEvalData
 from .figures import C, figure
@@ -56,12 +56,8 @@ def _one_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def run(torch: Any, *args: Any) -> Any:
-        n = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        with torch_threads(torch, 1):
             return fn(torch, *args)
-        finally:
-            torch.set_num_threads(n)
 
     return run
 
@@ -177,19 +173,18 @@ def _split_once(truth: Any) -> Any:
     return truth
 
 
-@_one_thread
-def _torch_bn(
-    torch: Any, seed: int, batch: int, momentum: float, eps: float
-) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
-    """torch's BatchNorm1d in both modes and its running-statistics update (needs torch only)."""
-    v = _bn_inputs(seed, batch)
-    x, run_mean, run_var = v["x"], v["run_mean"], v["run_var"]
+def _torch_bn_runs(
+    torch: Any, v: dict[str, np.ndarray], momentum: float, eps: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, BnRuns]:
+    """BatchNorm1d on ``v``'s batch in eval, then train mode: both outputs, the running mean
+    and variance after that train step, and the repeated runs (`BnRuns`)."""
+    x = v["x"]
     bn = torch.nn.BatchNorm1d(C, eps=eps, momentum=momentum)
     with torch.no_grad():
         bn.weight.copy_(torch.from_numpy(v["gamma"]))
         bn.bias.copy_(torch.from_numpy(v["beta"]))
-        bn.running_mean.copy_(torch.from_numpy(run_mean))
-        bn.running_var.copy_(torch.from_numpy(run_var))
+        bn.running_mean.copy_(torch.from_numpy(v["run_mean"]))
+        bn.running_var.copy_(torch.from_numpy(v["run_var"]))
         bn.eval()
         y_eval = bn(torch.from_numpy(x)).numpy()
         bn.train()
@@ -209,16 +204,33 @@ def _torch_bn(
         float(np.abs(half - y_train[: n // 2]).max()) if half is not None else None,
         float(np.abs(y_eval_after - y_eval).max()),
     )
+    return y_eval, y_train, new_mean, new_var, runs
+
+
+def _batch1(torch: Any, x: np.ndarray) -> str:
+    """torch's error for a train-mode BatchNorm1d on one sample, or "accepted"."""
+    try:
+        with torch.no_grad():
+            torch.nn.BatchNorm1d(C).train()(torch.from_numpy(x[:1]))
+    except ValueError as exc:
+        return str(exc)
+    return "accepted"
+
+
+@_one_thread
+def _torch_bn(
+    torch: Any, seed: int, batch: int, momentum: float, eps: float
+) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
+    """torch's BatchNorm1d in both modes and its running-statistics update (needs torch only)."""
+    v = _bn_inputs(seed, batch)
+    x, run_mean, run_var = v["x"], v["run_mean"], v["run_var"]
+    y_eval, y_train, new_mean, new_var, runs = _torch_bn_runs(torch, v, momentum, eps)
+    n = x.shape[0]
     bm = x.mean(0, dtype=np.float64)
     bv_b, bv_u = x.var(0, dtype=np.float64), x.var(0, ddof=1, dtype=np.float64)
     exp_u = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_u
     exp_b = (1 - momentum) * run_var.astype(np.float64) + momentum * bv_b
-    try:
-        with torch.no_grad():
-            torch.nn.BatchNorm1d(C).train()(torch.from_numpy(x[:1]))
-        batch1 = "accepted"
-    except ValueError as exc:
-        batch1 = str(exc)
+    batch1 = _batch1(torch, x)
     truth_eval = _bn_truth(seed, batch, eps, False)
     truth_train = _bn_truth(seed, batch, eps, True)
     ref_scale = np.abs(truth_eval.split()[0]).max()
@@ -521,32 +533,32 @@ C_ = CLAIMS
 _PARTS = Memo(keep=128)
 
 
+def _part(
+    missing: tuple[str, str, Any], key: tuple, make: Callable[[], Any]
+) -> tuple[list[Outcome], dict[str, Claim], Any]:
+    """A part's (outcomes, claims, data), kept in `_PARTS` by ``key``; where ``missing`` (its
+    row's name, backend and why) says its framework is missing, that row alone and no data."""
+    if missing[2]:
+        return [Outcome.missing(*missing)], {}, None
+    return _PARTS.get(key, make)
+
+
 def _batchnorm_part(
     seed: int, batch: int, momentum: float, eps: float, torch_missing: Any, tf_missing: Any
 ) -> tuple[list[Outcome], dict[str, Claim], dict[str, Any]]:
     """torch's layer where torch is, Keras's where TensorFlow is, their comparison where both
     are: each claim is checked when what it needs is present."""
-    outcomes: list[Outcome] = []
-    claims: dict[str, Claim] = {}
-    t = k = None
-    if torch_missing:
-        outcomes.append(Outcome.missing("torch BatchNorm1d", "torch", torch_missing))
-    else:
-        t_out, t_claims, t = _PARTS.get(
-            ("torch bn", seed, batch, momentum, eps),
-            lambda: _torch_bn(backends.load("torch"), seed, batch, momentum, eps),
-        )
-        outcomes += t_out
-        claims.update(t_claims)
-    if tf_missing:
-        outcomes.append(Outcome.missing("Keras BatchNormalization", "tensorflow", tf_missing))
-    else:
-        k_out, k_claims, k = _PARTS.get(
-            ("keras bn", seed, batch, momentum, eps),
-            lambda: _keras_bn(seed, batch, momentum, eps),
-        )
-        outcomes += k_out
-        claims.update(k_claims)
+    t_out, t_claims, t = _part(
+        ("torch BatchNorm1d", "torch", torch_missing),
+        ("torch bn", seed, batch, momentum, eps),
+        lambda: _torch_bn(backends.load("torch"), seed, batch, momentum, eps),
+    )
+    k_out, k_claims, k = _part(
+        ("Keras BatchNormalization", "tensorflow", tf_missing),
+        ("keras bn", seed, batch, momentum, eps),
+        lambda: _keras_bn(seed, batch, momentum, eps),
+    )
+    outcomes, claims = t_out + k_out, {**t_claims, **k_claims}
     fields: dict[str, Any] = {}  # its `TrainEvalData` fields, by name
     if t is not None or k is not None:
         b_eval, b_train = _bounds(seed, batch, eps)
@@ -600,21 +612,17 @@ def compute(
 ) -> Comparison:
     torch_missing = backends.missing("torch")
     tf_missing = backends.missing("tensorflow")
-    d_data: dict[str, Any] = {}
-    d_claims: dict[str, Claim] = {}
-    if torch_missing:
-        d_out = [Outcome.missing("torch dropout MLP", "torch", torch_missing)]
-    else:
-        d_out, d_claims, d_data = _PARTS.get(
-            ("dropout", seed, batch, p, runs),
-            lambda: _dropout_part(backends.load("torch"), seed, batch, p, runs),
-        )
+    d_out, d_claims, d_data = _part(
+        ("torch dropout MLP", "torch", torch_missing),
+        ("dropout", seed, batch, p, runs),
+        lambda: _dropout_part(backends.load("torch"), seed, batch, p, runs),
+    )
     b_out, b_claims, b_data = _batchnorm_part(seed, batch, momentum, eps, torch_missing, tf_missing)
     m_out, m_claims, m_data = _PARTS.get(
         ("modes", seed, runs, torch_missing, tf_missing),
         lambda: _modes_part(seed, runs, torch_missing, tf_missing),
     )
-    d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**d_data, **m_data}
+    d_out, d_claims, d_data = d_out + m_out, {**d_claims, **m_claims}, {**(d_data or {}), **m_data}
     # the reference of the mode in front
     truth = _bn_truth(seed, batch, eps, mode == "train") if b_data else None
     missing = {_train_modes.GPU_PART: _train_modes.gpu_missing() or ""}

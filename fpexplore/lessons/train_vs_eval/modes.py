@@ -40,6 +40,15 @@ def _digest(a: Any) -> bytes:
     return np.ascontiguousarray(a).tobytes()
 
 
+def _three_modes(torch: Any, model: Any, x: Any) -> list[np.ndarray]:
+    """``model(x)`` under enable_grad, no_grad and inference_mode, as numpy arrays."""
+    out = []
+    for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        with mode():
+            out.append(model(x).detach().cpu().numpy().copy())
+    return out
+
+
 def _autograd_modes(torch: Any, seed: int) -> tuple[int, int]:
     """(seeds whose three forwards agree bit for bit, seeds tried)."""
     same = 0
@@ -53,13 +62,7 @@ def _autograd_modes(torch: Any, seed: int) -> tuple[int, int]:
             torch.nn.Linear(4 * 6 * 6, 5),
             torch.nn.Softmax(-1),
         ).eval()
-        x = torch.randn(4, 3, 8, 8)
-        with torch.enable_grad():
-            a = model(x).detach().numpy().copy()
-        with torch.no_grad():
-            b = model(x).numpy().copy()
-        with torch.inference_mode():
-            c = model(x).numpy().copy()
+        a, b, c = _three_modes(torch, model, torch.randn(4, 3, 8, 8))
         same += _digest(a) == _digest(b) == _digest(c)
     return same, MODE_SEEDS
 
@@ -79,13 +82,7 @@ def transformer_modes(torch: Any, seed: int, device: str = "cpu") -> list[dict[s
         torch.manual_seed(s)
         layer = torch.nn.TransformerEncoderLayer(d, heads, ff, batch_first=True)
         layer = layer.eval().to(device)
-        x = torch.randn(4, 16, d).to(device)
-        with torch.enable_grad():
-            a = layer(x).detach().cpu().numpy()
-        with torch.no_grad():
-            b = layer(x).cpu().numpy()
-        with torch.inference_mode():
-            c = layer(x).cpu().numpy()
+        a, b, c = _three_modes(torch, layer, torch.randn(4, 16, d).to(device))
         rows.append(
             {
                 "seed": s,

@@ -15,7 +15,7 @@ from ...result import Claim, Comparison, Outcome
 from .._base import ClaimSpec, Lesson, declare_texts, missing_part, missing_parts
 from .._gpu.recording import GpuExperiment, GpuSession
 from . import experiment, gpu_record, growth, table
-from .data import DriftData, Trajectories
+from .data import Diversity, DriftData, Study, Trajectories
 from .figures import figure
 from .figures import figure_svg as figure_svg
 from .models import MODELS
@@ -52,14 +52,10 @@ CLAIMS: dict[str, ClaimSpec] = {
             f"{table.FACTOR:g} of all the sources together",
             "one_bit_among_them": "one bit in one initial weight gives as much diversity as "
             f"all the sources together (within a factor {table.FACTOR:g})",
+            "framework_same_order": "numpy and torch from the same weights disagree as much as "
+            f"all the sources together (within a factor {table.FACTOR:g})",
         },
-        test=_TEST,
-    ),
-    "framework_same_order": ClaimSpec(
-        "framework_same_order",
-        "numpy and torch from the same weights disagree as much as all the sources together "
-        f"(within a factor {table.FACTOR:g})",
-        ("torch",),
+        by_key={"framework_same_order": ("torch",)},
         test=_TEST,
     ),
     **{
@@ -163,20 +159,19 @@ def _trajectory_claims(d: Trajectories) -> dict[str, Claim]:
     }
 
 
-def _study_claims(study: dict[str, list[dict[str, Any]]]) -> dict[str, Claim]:
-    lo = study["logistic"]
-    worst = max(r["max_share"] for r in lo)
-    rnn = study["rnn"]
-    rates = [r["rate"] for r in rnn]
-    ok = all(r["rate"] is not None and r["rate"] > 0 and r["apart_at"] for r in rnn)
+def _study_claims(study: Study) -> dict[str, Claim]:
+    worst = max(r.max_share for r in study.logistic)
+    rnn = study.rnn
+    rates = [r.rate for r in rnn]
+    ok = all(r.rate is not None and r.rate > 0 and r.apart_at for r in rnn)
     med = float(np.median([r for r in rates if r is not None])) if ok else float("nan")
     within = ok and all(med / RATE_FACTOR <= r <= med * RATE_FACTOR for r in rates)
-    f32 = [r["rate"] for r in rnn if "float32" in r["pair"] and r["rate"]]
-    f64 = [r["rate"] for r in rnn if "float64" in r["pair"] and r["rate"]]
+    f32 = [r.rate for r in rnn if "float32" in r.pair and r.rate]
+    f64 = [r.rate for r in rnn if "float64" in r.pair and r.rate]
     m32 = float(np.median(f32)) if f32 else float("nan")
     m64 = float(np.median(f64)) if f64 else float("nan")
     fmt_ok = bool(f32 and f64 and 1 / RATE_FACTOR <= m64 / m32 <= RATE_FACTOR)
-    apart = [r["apart_at"] for r in rnn if r["apart_at"]]
+    apart = [r.apart_at for r in rnn if r.apart_at]
     shown = ", ".join(f"{r:.3f}" for r in rates if r is not None)
     return {
         "convex_stays_at_rounding": CLAIMS["convex_stays_at_rounding"].claim(
@@ -193,7 +188,7 @@ def _study_claims(study: dict[str, list[dict[str, Any]]]) -> dict[str, Claim]:
     }
 
 
-def _table_claims(rows: dict[str, list[dict[str, float]]]) -> dict[str, Claim]:
+def _table_claims(rows: dict[str, list[Diversity]]) -> dict[str, Claim]:
     def dis(source: str) -> float:
         return table.summary(rows[source], "disagreement")[0]
 
@@ -234,7 +229,7 @@ def _gpu_claim(rows: dict[str, Any], gpu: dict[str, Any]) -> Claim:
     )
 
 
-def _observations(d: Trajectories, study: dict[str, Any], rows: dict[str, Any]) -> dict:
+def _observations(d: Trajectories, study: Study, rows: dict[str, Any]) -> dict:
     obs = {}
     if d.growth is not None:
         g = d.growth
@@ -257,7 +252,7 @@ def _observations(d: Trajectories, study: dict[str, Any], rows: dict[str, Any]) 
         f"mpmath for the first {d.reference_steps}, float64 beyond, its error grown at the "
         "float32 run's fitted rate",
     )
-    mlp = max(r["max_share"] for r in study["mlp"])
+    mlp = max(r.max_share for r in study.mlp)
     obs["mlp_stays"] = OBSERVATIONS["mlp_stays"].observe(f"{mlp:.1e}")
     w_init = table.summary(rows["init seed"], "weight_distance")[0]
     w_bit = table.summary(rows["one bit"], "weight_distance")[0]
@@ -282,8 +277,7 @@ def compute(model: str, perturbation: str, lr: float, steps: int, seed: int) -> 
     study = growth.study()
     rows = dict(table.numpy_rows())
     decided = {**_trajectory_claims(d), **_study_claims(study), **_framework_claim(d, perturbation)}
-    torch_missing = missing_part(("torch",))
-    if not torch_missing:
+    if not missing_part(("torch",)):
         from ... import backends
 
         rows["framework"] = table.framework_row(backends.load("torch"))
@@ -310,16 +304,11 @@ def compute(model: str, perturbation: str, lr: float, steps: int, seed: int) -> 
             value=np.asarray(final["float64"]),
         ),
     ]
+    lib = experiment.needs(perturbation)
     if why:
-        outcomes.append(Outcome.missing(d.second, experiment.needs(perturbation) or "", why))
+        outcomes.append(Outcome.missing(d.second, lib or "", why))
     else:
-        outcomes.append(
-            Outcome(
-                d.second,
-                experiment.needs(perturbation) or "numpy",
-                value=np.asarray(final["other"]),
-            )
-        )
+        outcomes.append(Outcome(d.second, lib or "numpy", value=np.asarray(final["other"])))
     return Comparison(
         outcomes=tuple(outcomes),
         claims=decided,

@@ -9,6 +9,45 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class StudyRow:
+    """One seed and perturbation of the stability study: `growth.fit_rate` of its distance."""
+
+    seed: int
+    pair: str  # the perturbation (`growth.STUDY_PAIRS`)
+    rate: float | None  # growth per step (natural log); None: too few steps to fit
+    apart_at: int | None  # the step the runs are `growth.APART` of the norm apart (None: never)
+    max_share: float  # the largest distance, as a share of the weights' norm
+    final: float
+    start: float
+
+
+@dataclass(frozen=True)
+class Study:
+    """The stability study: each model's rows (every seed and perturbation)."""
+
+    logistic: tuple[StudyRow, ...] = ()
+    mlp: tuple[StudyRow, ...] = ()
+    rnn: tuple[StudyRow, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: dict[str, list[dict[str, Any]]]) -> Study:
+        """The study as `growth.study` keeps it (per model, its rows as JSON objects)."""
+        return cls(**{m: tuple(StudyRow(**r) for r in rows) for m, rows in d.items()})
+
+
+@dataclass(frozen=True)
+class Diversity:
+    """The spread of a set of trained models (`table.diversity`): how many, their mean test
+    accuracy and its std, mean pairwise disagreement and weight distance over the norm."""
+
+    models: int
+    accuracy: float
+    acc_std: float
+    disagreement: float
+    weight_distance: float
+
+
+@dataclass(frozen=True)
 class Trajectories:
     """Two runs of "the same" training, step by step, against the reference trajectory
     (mpmath over the first ``reference_steps``, float64 beyond them)."""
@@ -42,9 +81,8 @@ class DriftData:
     diversity table (fixed settings, several seeds)."""
 
     trajectories: Trajectories
-    #: per model: `growth.fit_rate` of each seed and perturbation of the study
-    study: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    study: Study = field(default_factory=Study)
     #: per source: `table.diversity` per base seed ("framework" needs torch; "GPU atomics"
     #: comes from the GPU record)
-    table: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    table: dict[str, list[Diversity]] = field(default_factory=dict)
     gpu_where: str = ""  # the GPU record in words, or how to make it

@@ -12,12 +12,17 @@ EPOCH = N_TRAIN // BATCH  # steps per epoch: the tolerance of a step read off th
 STEPS = 300
 
 
-def apart_step(lr: float = 1.0, model: str = "rnn", seed: int = 0) -> int | None:
-    """The step where a 1-ULP change first reaches 1% of the weights' norm (None: never)."""
+def _growth(lr: float, model: str, seed: int) -> dict | None:
+    """`growth.fit_rate` of a 1-ULP change over `STEPS` steps at ``lr``."""
     c = get("training_drift").run(
         model=model, perturbation="one-ulp", lr=lr, steps=STEPS, seed=seed
     )
-    g = c.data.trajectories.growth
+    return c.data.trajectories.growth
+
+
+def apart_step(lr: float = 1.0, model: str = "rnn", seed: int = 0) -> int | None:
+    """The step where a 1-ULP change first reaches 1% of the weights' norm (None: never)."""
+    g = _growth(lr, model, seed)
     return None if g is None else g["apart_at"]
 
 
@@ -37,10 +42,7 @@ def dies_out(lr: float, model: str = "rnn", seed: int = 0) -> tuple[bool, float]
     `STEPS` steps at ``lr``, and its largest share of the norm."""
     from . import ROUNDING
 
-    c = get("training_drift").run(
-        model=model, perturbation="one-ulp", lr=lr, steps=STEPS, seed=seed
-    )
-    g = c.data.trajectories.growth
+    g = _growth(lr, model, seed)
     if g is None:  # pragma: no cover - numpy always runs the one-ULP pair
         raise InvalidParameter("lr", lr, "a rate at which both runs train")
     return g["max_share"] <= ROUNDING, g["max_share"]

@@ -18,8 +18,6 @@ PERTURBATIONS = ("one-ulp", "summation-order", "float64", "torch", "tensorflow")
 #: mpmath steps per model (each costs a Python loop over mpmath numbers) and precisions (bits)
 REFERENCE_STEPS = {"logistic": 40, "mlp": 16, "rnn": 4}
 PRECISIONS = (96, 128)
-#: a run "left" another when their weights are this far apart, as a share of the weights' norm
-APART = 0.01
 CHECKPOINTS = 40  # steps at which test predictions are compared (log-spaced)
 
 
@@ -105,11 +103,6 @@ def _mp_weights(
 
 def _checkpoints(steps: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, steps, CHECKPOINTS)).astype(int))
-
-
-def _first(mask: np.ndarray) -> int | None:
-    hit = np.flatnonzero(mask)
-    return int(hit[0]) if hit.size else None
 
 
 def trajectories(model: str, perturbation: str, lr: float, steps: int, seed: int) -> dict:

@@ -14,6 +14,7 @@ import numpy as np
 from ... import svg
 from ...figures import WIDTH_IN
 from ...result import Comparison
+from .data import Diversity
 
 #: the panels (left, bottom, width, height) of the matplotlib figure, for `WIDTH_IN`
 _PANELS = ((0.15, 0.61, 0.8, 0.34), (0.15, 0.38, 0.8, 0.14), (0.3, 0.08, 0.65, 0.2))
@@ -70,11 +71,11 @@ def _losses(t: Any) -> list[tuple[str, np.ndarray, dict[str, Any]]]:
     return out
 
 
-def _bars(table: dict[str, list[dict[str, float]]]) -> list[tuple[str, float, float, float]]:
+def _bars(table: dict[str, list[Diversity]]) -> list[tuple[str, float, float, float]]:
     """The table panel's rows: (source, mean, lowest, highest disagreement over the seeds)."""
     out = []
     for source, rows in table.items():
-        v = [r["disagreement"] for r in rows]
+        v = [r.disagreement for r in rows]
         out.append((source, float(np.mean(v)), min(v), max(v)))
     return out
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import models, store
+from .data import Study
 from .train import distance, flip_ulp, train
 
 APART = 0.01  # runs this far apart (share of the weights' norm) have left each other
@@ -46,7 +47,7 @@ def fit_rate(pair: Any, norm: Any) -> dict[str, Any]:
     }
 
 
-def study() -> dict[str, Any]:
+def study() -> Study:
     """Every model, seed and perturbation of the study: the fitted growth of the distance."""
 
     def compute() -> dict[str, Any]:
@@ -70,4 +71,4 @@ def study() -> dict[str, Any]:
             out[model] = rows
         return out
 
-    return store.cached("study", STUDY_KEY, compute)
+    return Study.from_dict(store.cached("study", STUDY_KEY, compute))

@@ -15,11 +15,11 @@ def compound(c: Comparison) -> Verdicts:
     """Does a last-bit difference grow over training? Read on the convex model and the RNN."""
     grows = claim(c, "rnn_grows_exponentially")
     stays = claim(c, "convex_stays_at_rounding")
-    study = getattr(c.data, "study", None) or {}
-    if not study.get("rnn") or not study.get("logistic"):
+    study = getattr(c.data, "study", None)
+    if study is None or not study.rnn or not study.logistic:
         raise NotMeasured("the training_drift run has no stability study")
-    rates = [r["rate"] for r in study["rnn"] if r["rate"] is not None]
-    worst = max(r["max_share"] for r in study["logistic"])
+    rates = [r.rate for r in study.rnn if r.rate is not None]
+    worst = max(r.max_share for r in study.logistic)
     number = (
         f"RNN: growth rates {min(rates, default=0):.3f}–{max(rates, default=0):.3f} per step; "
         f"logistic regression: at most {worst:.1e} of the weights' norm"

@@ -28,13 +28,17 @@ def signature() -> str:
     return h.hexdigest()[:12]
 
 
+def _path(kind: str, key: tuple[Any, ...]) -> Path:
+    name = "-".join(str(k) for k in key)
+    return cache_dir() / "training_drift" / f"{kind}-{name}-{signature()}.json"
+
+
 def cached(kind: str, key: tuple[Any, ...], compute: Callable[[], dict[str, Any]]) -> Any:
     """The JSON-able result of ``compute`` for ``key``: from memory, else from the disk cache,
     else computed and kept in both (a read-only cache folder just skips the disk)."""
-    name = "-".join(str(k) for k in key)
 
     def load() -> dict[str, Any]:
-        path = cache_dir() / "training_drift" / f"{kind}-{name}-{signature()}.json"
+        path = _path(kind, key)
         try:
             return json.loads(path.read_text())
         except (OSError, ValueError):
@@ -52,6 +56,4 @@ def cached(kind: str, key: tuple[Any, ...], compute: Callable[[], dict[str, Any]
 
 def is_cached(kind: str, key: tuple[Any, ...]) -> bool:
     """Whether ``key``'s result is at hand without computing (memory or disk)."""
-    name = "-".join(str(k) for k in key)
-    path = cache_dir() / "training_drift" / f"{kind}-{name}-{signature()}.json"
-    return (kind, *key) in _MEMORY or path.exists()
+    return (kind, *key) in _MEMORY or _path(kind, key).exists()

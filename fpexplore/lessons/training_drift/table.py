@@ -5,26 +5,19 @@ end)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from . import models, store
-from .train import flip_ulp, train
+from .data import Diversity
+from .train import flip_ulp, train, unflatten
 
 #: the table's settings: the model (the unstable one), learning rate, steps, dropout rate of
 #: the last hidden layer, models per source and the seeds each row is repeated with
 MODEL, LR, STEPS, DROPOUT, N_MODELS, BASE_SEEDS = "rnn", 1.0, 150, 0.1, 10, (0, 1, 2)
-SOURCES = (
-    "init seed",
-    "shuffle seed",
-    "dropout seed",
-    "one bit",
-    "summation order",
-    "framework",
-    "all together",
-)
 #: the numpy-only sources, each within a factor of "all together" in the claim
 SINGLE = ("init seed", "shuffle seed", "dropout seed", "one bit", "summation order")
 FACTOR = 3.0  # the stated tolerance: "same order" means within this factor
@@ -67,33 +60,29 @@ def _train_one(s: dict[str, Any], data: dict[str, np.ndarray], ops: models.Ops) 
     return run.weights[-1]
 
 
-def diversity(final: list[np.ndarray], data: dict[str, np.ndarray]) -> dict[str, float]:
+def diversity(final: list[np.ndarray], data: dict[str, np.ndarray]) -> Diversity:
     """Spread of a set of trained models: std of test accuracy (ddof 1), mean pairwise
     disagreement on test points, mean pairwise weight distance over the mean weight norm."""
     like = models.init(MODEL, 0)
     preds, accs = [], []
     for w in final:
-        at, parts = 0, []
-        for a in like:
-            parts.append(w[at : at + a.size].reshape(a.shape))
-            at += a.size
-        p = models.predict(MODEL, parts, data["x_test"]) > 0.5
+        p = models.predict(MODEL, unflatten(w, like), data["x_test"]) > 0.5
         preds.append(p)
         accs.append(float((p == data["y_test"]).mean()))
     pairs = list(combinations(range(len(final)), 2))
     norm = float(np.mean([np.linalg.norm(w) for w in final]))
-    return {
-        "models": len(final),
-        "accuracy": float(np.mean(accs)),
-        "acc_std": float(np.std(accs, ddof=1)) if len(accs) > 1 else 0.0,
-        "disagreement": float(np.mean([(preds[i] != preds[j]).mean() for i, j in pairs])),
-        "weight_distance": float(
+    return Diversity(
+        models=len(final),
+        accuracy=float(np.mean(accs)),
+        acc_std=float(np.std(accs, ddof=1)) if len(accs) > 1 else 0.0,
+        disagreement=float(np.mean([(preds[i] != preds[j]).mean() for i, j in pairs])),
+        weight_distance=float(
             np.mean([np.linalg.norm(final[i] - final[j]) for i, j in pairs]) / norm
         ),
-    }
+    )
 
 
-def numpy_rows(progress: Any = None) -> dict[str, list[dict[str, float]]]:
+def numpy_rows(progress: Any = None) -> dict[str, list[Diversity]]:
     """The numpy rows (every source but the framework), one entry per base seed."""
 
     def compute() -> dict[str, Any]:
@@ -108,16 +97,17 @@ def numpy_rows(progress: Any = None) -> dict[str, list[dict[str, float]]]:
                     final.append(_train_one(s, data, models.numpy_ops("float32", s["chunks"])))
                     if progress is not None:
                         progress()
-                out[source].append(diversity(final, data))
+                out[source].append(asdict(diversity(final, data)))
         return out
 
-    return store.cached("table", NUMPY_KEY, compute)
+    kept = store.cached("table", NUMPY_KEY, compute)
+    return {source: [Diversity(**r) for r in rows] for source, rows in kept.items()}
 
 
-def framework_row(torch: Any) -> list[dict[str, float]]:
+def framework_row(torch: Any) -> list[Diversity]:
     """numpy and torch (float32, one thread) from the same weights, per base seed."""
 
-    def compute() -> list[dict[str, float]]:
+    def compute() -> dict[str, Any]:
         out = []
         for base in BASE_SEEDS:
             data = models.dataset(MODEL, base)
@@ -125,10 +115,11 @@ def framework_row(torch: Any) -> list[dict[str, float]]:
             with models.one_torch_thread(torch):
                 ran = _train_one(s, data, models.torch_ops(torch))
             final = [_train_one(s, data, models.numpy_ops("float32")), ran]
-            out.append(diversity(final, data))
+            out.append(asdict(diversity(final, data)))
         return {"rows": out}
 
-    return store.cached("framework", framework_key(torch), compute)["rows"]
+    kept = store.cached("framework", framework_key(torch), compute)
+    return [Diversity(**r) for r in kept["rows"]]
 
 
 def framework_key(torch: Any) -> tuple[Any, ...]:
@@ -141,7 +132,7 @@ def work() -> int:
     return len((*SINGLE, "all together")) * len(BASE_SEEDS) * N_MODELS
 
 
-def summary(rows: list[dict[str, float]], key: str) -> tuple[float, float, float]:
-    """The mean over base seeds of ``key``, and its smallest and largest value."""
-    vals = [r[key] for r in rows]
+def summary(rows: list[Diversity], key: str) -> tuple[float, float, float]:
+    """The mean over base seeds of field ``key``, and its smallest and largest value."""
+    vals = [getattr(r, key) for r in rows]
     return float(np.mean(vals)), float(min(vals)), float(max(vals))

@@ -22,11 +22,16 @@ class Run:
 
     def params_at(self, step: int, like: list[np.ndarray]) -> list[np.ndarray]:
         """The weights after ``step`` steps, in the shapes of ``like``."""
-        out, at = [], 0
-        for a in like:
-            out.append(self.weights[step, at : at + a.size].reshape(a.shape))
-            at += a.size
-        return out
+        return unflatten(self.weights[step], like)
+
+
+def unflatten(flat: np.ndarray, like: list[np.ndarray]) -> list[np.ndarray]:
+    """``flat`` (weights flattened one after another) cut into the shapes of ``like``."""
+    out, at = [], 0
+    for a in like:
+        out.append(flat[at : at + a.size].reshape(a.shape))
+        at += a.size
+    return out
 
 
 def batches(shuffle_seed: int, steps: int) -> list[np.ndarray]:

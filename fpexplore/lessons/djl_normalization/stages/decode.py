@@ -10,6 +10,7 @@ from ....result import Claim
 from ....truth import Truth, once
 from .. import pipelines as P
 from ..claims import CLAIMS
+from ..data import DecodeRow
 from .common import StageResult, Thunks, missing, optional, rows
 
 _DECODE_TABLES = Memo(keep=2)
@@ -21,19 +22,18 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
     def gap(a: np.ndarray, b: np.ndarray) -> int:
         return int(np.abs(a.astype(int) - b).max())
 
-    def every_image() -> list[dict[str, Any]]:
+    def every_image() -> list[DecodeRow]:
         table = []
         for name in images.names():
             path = images.path(name)
             pil = P.pil_decode(path)
-            row: dict[str, Any] = {"image": name}
+            tf_gap = accurate_gap = imageio_gap = None
             if name.endswith(".jpg") and tf is not None:
-                row["tf_vs_pil"] = gap(P.tf_decode(path).numpy(), pil)
-                accurate = P.tf_decode(path, "INTEGER_ACCURATE").numpy()
-                row["tf_accurate_vs_pil"] = gap(accurate, pil)
+                tf_gap = gap(P.tf_decode(path).numpy(), pil)
+                accurate_gap = gap(P.tf_decode(path, "INTEGER_ACCURATE").numpy(), pil)
             if not isinstance(djl, str):
-                row["imageio_vs_pil"] = gap(djl.decode(path), pil)
-            table.append(row)
+                imageio_gap = gap(djl.decode(path), pil)
+            table.append(DecodeRow(name, tf_gap, accurate_gap, imageio_gap))
         return table
 
     # every sample image, whichever is shown: kept (it depends on which decoders are here)
@@ -53,12 +53,11 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
         values["tensorflow: decode_jpeg(dct_method='INTEGER_ACCURATE')"] = accurate
     else:
         values["tensorflow: decode_png"] = P.tf_decode(path).numpy()
-    jpgs = [r for r in table if "tf_vs_pil" in r]
+    jpgs = [r for r in table if r.tf_vs_pil is not None]
     claims: dict[str, Claim] = {}
     if tf is not None:
         claims["decode_tf_default_differs"] = CLAIMS["decode_tf_default_differs"].claim(
-            any(r["tf_vs_pil"] > 0 for r in jpgs)
-            and all(r["tf_accurate_vs_pil"] == 0 for r in jpgs)
+            any(r.tf_vs_pil > 0 for r in jpgs) and all(r.tf_accurate_vs_pil == 0 for r in jpgs)
         )
     data: dict[str, Any] = {"decode_table": table}
     if isinstance(djl, str):
@@ -72,6 +71,6 @@ def decode_stage(p: dict, djl: Any, versions: dict) -> StageResult:
         data["heat"] = P.heat(d, values[other])
         data["heat_title"] = f"|DJL ImageIO decode - {other.split(':')[0]} decode| (levels)"
         claims["decode_imageio_equals_pil"] = CLAIMS["decode_imageio_equals_pil"].claim(
-            all(r["imageio_vs_pil"] == 0 for r in table)
+            all(r.imageio_vs_pil == 0 for r in table)
         )
     return truth, rows(values, truth, versions) + extra, claims, data
