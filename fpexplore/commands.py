@@ -331,8 +331,7 @@ COMMANDS: tuple[Command, ...] = _described(
 
 #: old command names that still work: each the command it names, under its old name
 ALIASES: tuple[Command, ...] = tuple(
-    replace(c, words=(old,), help=f"the same as `fpexplore {c.name}`")
-    for old, words in {"record-gpu": ("record", "gpu")}.items()
+    replace(c, words=("record-gpu",), help=f"the same as `fpexplore {c.name}`")
     for c in COMMANDS
-    if c.words == words
+    if c.words == ("record", "gpu")
 )

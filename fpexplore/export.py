@@ -204,10 +204,8 @@ def add_arguments(cmd: Any) -> None:
     parameters follow as ``--name value`` pairs, parsed like ``fpexplore run``'s)."""
     cmd.add_argument("lesson")
     cmd.add_argument("--html", required=True, help="the HTML file to write")
-    cmd.add_argument("--vary", default=None, help="the parameter the page's control changes")
-    cmd.add_argument(
-        "--values", default=None, help="comma-separated values of --vary to pre-compute"
-    )
+    cmd.add_argument("--vary", help="the parameter the page's control changes")
+    cmd.add_argument("--values", help="comma-separated values of --vary to pre-compute")
     cmd.add_argument("--static", action="store_true", help="no control, just this run")
 
 

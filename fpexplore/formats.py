@@ -41,6 +41,7 @@ __all__ = [
     "round_exact",
     "to_grid",
     "ulp",
+    "ulp_distance",
 ]
 
 
@@ -503,6 +504,16 @@ def ulp(x: Any, fmt: Any) -> Any:
     u = np.where(a == 0, f.min_subnormal, u)
     u = np.where(np.isfinite(a), u, a)  # inf -> inf, nan -> nan
     return float(u) if u.ndim == 0 else u
+
+
+def ulp_distance(a: Any, b: Any) -> np.ndarray:
+    """How many float32 values apart ``a`` and ``b`` are, elementwise (±0 are one value)."""
+
+    def ordered(x: Any) -> np.ndarray:
+        i = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+    return np.abs(ordered(a) - ordered(b))
 
 
 def next_up(x: Any, fmt: Any) -> Any:

@@ -89,11 +89,6 @@ class Interval(Param):
         cap = f", at most {self.most}" if self.most else ""
         return f"{kind} in the range [{exact(self.low)}, {exact(self.high)}]{cap}"
 
-    def capped(self, cap: Any) -> Interval:
-        """This declaration where the parameter it is at most (``most``) has the value ``cap``."""
-        high = min(self.high, cap)
-        return replace(self, high=high, default=min(self.default, high), most="")
-
     def validate(self, value: Any, where: str = "") -> Any:
         value = _scalar(value)
         number = self._number(value)
@@ -269,8 +264,9 @@ def declared_at(p: Param, at: Mapping[str, Any]) -> Param:
     """``p`` as it applies where the earlier parameters have the values ``at``."""
     if isinstance(p, Depends):
         return p.case(at[p.on])
-    if isinstance(p, Interval) and p.most:
-        return p.capped(at[p.most])
+    if isinstance(p, Interval) and p.most:  # capped by that parameter's value
+        high = min(p.high, at[p.most])
+        return replace(p, high=high, default=min(p.default, high), most="")
     return p
 
 

@@ -216,9 +216,7 @@ def write(
 def add_arguments(cmd: Any) -> None:
     """The options of ``fpexplore report`` (declared in `fpexplore.cli.subcommands`)."""
     cmd.add_argument("--out", default="report.html", help="the HTML file (default report.html)")
-    cmd.add_argument(
-        "--lesson", action="append", default=None, help="only this lesson (repeatable)"
-    )
+    cmd.add_argument("--lesson", action="append", help="only this lesson (repeatable)")
     cmd.add_argument(
         "--newest-record-only", action="store_true", help="skip runs on older GPU records"
     )

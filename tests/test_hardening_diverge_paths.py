@@ -151,9 +151,8 @@ def test_check_out_leaves_no_file_and_keeps_fingerprint_working(tmp_path):
     old = tmp_path / "old.html"
     old.write_text("kept")
     assert check_out(str(old), "--html") == old and old.read_text() == "kept"
-    assert fingerprint.check_out(tmp_path / "f.json") == tmp_path / "f.json"
     with pytest.raises(InvalidParameter, match=r"'--out'.*does not exist"):
-        fingerprint.check_out(tmp_path / "missing" / "f.json")
+        fingerprint.main_take(str(tmp_path / "missing" / "f.json"), "")
     with pytest.raises(InvalidParameter, match="'--html'"):
         check_out(None, "--html")
 

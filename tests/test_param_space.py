@@ -17,7 +17,7 @@ from fpexplore.errors import BackendUnavailable, InvalidParameter
 from fpexplore.lessons import all_lessons
 from fpexplore.lessons.tf_vs_torch import LESSON as TF_VS_TORCH
 from fpexplore.lessons.tf_vs_torch import SECTIONS
-from fpexplore.params import Depends, Flag, Interval, Options, Param, Text
+from fpexplore.params import Depends, Flag, Interval, Options, Param, Text, declared_at
 from fpexplore.result import Comparison
 from fpexplore.widgets.explorer import controls_for
 
@@ -70,7 +70,7 @@ def _space(lesson):
         elif isinstance(p, Interval) and p.most:  # capped at both ends of the other's range
             cap = lesson.param(p.most)
             for v in (int(cap.low), int(cap.high)) if cap.integer else (cap.low, cap.high):
-                yield {p.most: v}, p.capped(v), ()
+                yield {p.most: v}, declared_at(p, {p.most: v}), ()
         else:
             yield {}, p, ()
 

@@ -143,11 +143,9 @@ def _require() -> Path:
 
 def _save(folder: Path, prefix: str, arrays: Sequence[np.ndarray]) -> list[str]:
     """Write ``arrays`` as float32 ``.npy`` files named ``{prefix}{j}.npy``; their paths."""
-    names = []
-    for j, arr in enumerate(arrays):
-        name = folder / f"{prefix}{j}.npy"
+    names = [str(folder / f"{prefix}{j}.npy") for j in range(len(arrays))]
+    for name, arr in zip(names, arrays, strict=True):
         np.save(name, np.ascontiguousarray(arr, dtype=np.float32))
-        names.append(str(name))
     return names
 
 
@@ -186,14 +184,8 @@ def run_with_info(
         lines = []
         for i, job in enumerate(jobs):
             names = _save(folder, f"in{i}_", job.inputs)
-            fields = [
-                job.op,
-                f"threads={int(job.threads)}",
-                f"mkldnn={int(job.mkldnn)}",
-                f"seed={int(job.seed)}",
-                f"n={int(job.n)}",
-                f"out={folder / f'out{i}.npy'}",
-            ]
+            settings = (f"{k}={int(getattr(job, k))}" for k in ("threads", "mkldnn", "seed", "n"))
+            fields = [job.op, *settings, f"out={folder / f'out{i}.npy'}"]
             if names:
                 fields.append("in=" + ",".join(names))
             lines.append(" ".join(fields))

@@ -62,13 +62,10 @@ def groups(fingerprints: list[Fingerprint]) -> dict[str, list[str]]:
     table: dict[str, list[str]] = {}
     for key in keys:
         seen: dict[str, str] = {}
-        row = []
-        for fp in fingerprints:
-            if key not in fp.ops:
-                row.append("·")
-                continue
-            row.append(seen.setdefault(fp.ops[key].digest, LETTERS[len(seen) % 26]))
-        table[key] = row
+        table[key] = [
+            seen.setdefault(fp.ops[key].digest, LETTERS[len(seen) % 26]) if key in fp.ops else "·"
+            for fp in fingerprints
+        ]
     return table
 
 

@@ -100,8 +100,7 @@ class Difference:
 
         return render("dispatch_compare.html", c=self, ulp=_ulp)
 
-    def _repr_html_(self) -> str:
-        return self.html()
+    _repr_html_ = html
 
 
 def _ulp(v: float | None) -> str:

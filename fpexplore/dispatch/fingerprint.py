@@ -221,17 +221,12 @@ def check(data: Any, where: str = "fingerprint") -> dict[str, Any]:
     return data
 
 
-def check_out(out: str | os.PathLike[str]) -> Path:
-    """`fpexplore.paths.check_out` for the command's ``--out``."""
-    from ..paths import check_out as checked
-
-    return checked(out, "--out", "fpexplore fingerprint")
-
-
 def main_take(out: str | None, label: str) -> int:
     """The command's body: take a fingerprint, write it to ``out`` (checked before any work
     starts) or print it."""
-    path = None if out is None else check_out(out)
+    from ..paths import check_out
+
+    path = None if out is None else check_out(out, "--out", "fpexplore fingerprint")
     data = take(label)
     if path is None:
         json.dump(data, sys.stdout, indent=1)

@@ -70,10 +70,12 @@ def _field(where: str, path: str, value: Any, accepted: str) -> InvalidInput:
 def check_machine(machine: dict[str, Any], where: str) -> None:
     """Refuse (`InvalidInput`) a machine description whose known fields have other types."""
     for path, types, items in MACHINE:
-        node: Any = machine
-        for p in path:
-            node = node.get(p) if isinstance(node, dict) else None
-        if node is None and (type(None) in types or path[-1] not in _parent(machine, path)):
+        parent: Any = machine
+        for p in path[:-1]:
+            parent = parent.get(p) if isinstance(parent, dict) else None
+        parent = parent if isinstance(parent, dict) else {}
+        node = parent.get(path[-1])
+        if node is None and (type(None) in types or path[-1] not in parent):
             continue
         name = "machine." + ".".join(path)
         if not _is(node, types):
@@ -87,13 +89,6 @@ def check_machine(machine: dict[str, Any], where: str) -> None:
         for key, types in CARD:
             if (key in card or types == _STR) and not _is(card.get(key), types):
                 raise _field(where, f"machine.cards[{n}].{key}", card.get(key), _names(types))
-
-
-def _parent(machine: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    node: Any = machine
-    for p in path[:-1]:
-        node = node.get(p) if isinstance(node, dict) else None
-    return node if isinstance(node, dict) else {}
 
 
 def check_op(key: str, op: Any, where: str) -> None:

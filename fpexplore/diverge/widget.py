@@ -4,7 +4,6 @@ and an explorer over the zoo (model, second implementation, plant)."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -82,16 +81,15 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
     else:
         fig = ax.figure
     xs = np.arange(len(rows))
-    floor = _FLOOR
     for k, (name, marker) in enumerate(zip(report.names, ("o", "s"), strict=True)):
         sides = [r.a if k == 0 else r.b for r in rows]
-        ys = [max(s.max_ulp, floor) if s is not None else np.nan for s in sides]
+        ys = [max(s.max_ulp, _FLOOR) if s is not None else np.nan for s in sides]
         ax.plot(xs + (k - 0.5) * 0.15, ys, marker, label=f"{name}: error it adds", ms=6)
     bound = _bounds(rows)
-    ax.step(xs, np.maximum(bound, floor), where="mid", color="k", lw=1, label="a-priori bound")
+    ax.step(xs, np.maximum(bound, _FLOOR), where="mid", color="k", lw=1, label="a-priori bound")
     ax.plot(
         xs,
-        [max(r.diff_ulp, floor) for r in rows],
+        [max(r.diff_ulp, _FLOOR) for r in rows],
         ":",
         color="grey",
         label="|A − B| (inherited + added)",
@@ -106,8 +104,8 @@ def plot(report: DivergenceReport, ax: Any = None) -> Any:
         top = max(s.max_ulp for s in (first.a, first.b) if s is not None)
         ax.annotate(
             f"first divergence: {first.name}\n({', '.join(first.culprits(report.names))})",
-            xy=(i, max(top, floor)),
-            xytext=(i, max(top, floor) * 30),
+            xy=(i, max(top, _FLOOR)),
+            xytext=(i, max(top, _FLOOR) * 30),
             ha="center",
             fontsize=8,
             color="C3",
@@ -212,11 +210,10 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
         for i, r in enumerate(rows)
     ]
     legend: list[tuple[str, dict[str, object]]] = [
-        (f"{report.names[0]}: error it adds", {"shape": "o", "fill": _C[0]}),
-        (f"{report.names[1]}: error it adds", {"shape": "s", "fill": _C[1]}),
-        ("a-priori bound", {"stroke": "#000"}),
-        ("|A − B| (inherited + added)", dotted),
+        (f"{name}: error it adds", {"shape": shape, "fill": _C[k]})
+        for k, (name, shape) in enumerate(zip(report.names, "os", strict=True))
     ]
+    legend += [("a-priori bound", {"stroke": "#000"}), ("|A − B| (inherited + added)", dotted)]
     # the legend in the upper corner away from the culprit's label
     dx = right - left - 210 if first is not None and rows.index(first) < len(rows) / 2 else 0
     out.append(
@@ -252,13 +249,11 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     from ..widgets.explorer import Ahead, Controls, error_panel, setting_key
     from . import AGAINST, run_zoo, zoo
 
-    shown: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
-
     def picture(p: dict[str, Any]) -> tuple[str, str]:
         report = run_zoo(p["model"], p["against"], p["plant"])
         return part("bold", report.verdict()), plot_svg(report)
 
-    ahead = Ahead(picture, shown, keep=KEPT)
+    ahead = Ahead(picture, keep=KEPT)
     image = w.HTML()  # the figure as SVG, drawn by the browser
     verdict = w.HTML()
     params = zoo_params()
@@ -266,7 +261,7 @@ def explore(model: str = "cnn", against: str = "torch", plant: str | None = "pad
     def redraw(change: Any = None) -> None:
         controls.refit()  # the plant menu: the plants of the model, "none" first
         p = controls.values
-        if setting_key(p) not in shown:
+        if setting_key(p) not in ahead.seen:
             verdict.value = part("running")
         try:
             verdict.value, image.value = ahead.get(p)

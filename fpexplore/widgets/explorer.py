@@ -43,10 +43,8 @@ _STEPPED = (
     "IntSlider",
     "FloatSlider",
     "FloatLogSlider",
-    "SelectionSlider",
     "NotchedIntSlider",
     "BoundedIntText",
-    "BoundedFloatText",
 )
 
 
@@ -62,7 +60,6 @@ def notched_int_slider(value: int, options: tuple[int, ...], low: int, high: int
         value = traitlets.Int()
 
         def __init__(self) -> None:
-            tip = kw.get("tooltip", "")
             self.slider = w.SelectionSlider(
                 options=list(options),
                 value=_nearest(options, value),
@@ -75,7 +72,7 @@ def notched_int_slider(value: int, options: tuple[int, ...], low: int, high: int
                 min=low,
                 max=high,
                 continuous_update=False,
-                tooltip=tip,
+                tooltip=kw.get("tooltip", ""),
                 disabled=kw.get("disabled", False),
                 layout=w.Layout(width="9em"),
             )
@@ -150,8 +147,6 @@ class ControlSpec:
             kw["options"] = self.menu()
         if self.widget in (*_STEPPED, "Text"):
             kw["continuous_update"] = False
-        if self.widget == "SelectionSlider":
-            kw["options"] = list(self.options)
         if self.widget == "Dropdown":
             return cls(index=self.index(), **kw)
         return cls(value=self.value, **kw)
@@ -373,9 +368,8 @@ def explore(
     values = validate_all(lesson.params, overrides, f"lesson '{lesson.name}'")
     # Results already shown, by parameters: going back to a setting (a stage, a mode) is
     # instant; a lesson's result depends on its parameters alone.
-    seen: OrderedDict[tuple[Any, ...], tuple[Any, bytes | str | None]] = OrderedDict()
-    ahead = Ahead(lambda params: _result(lesson, params, svg), seen)
-    shown = _Shown(lesson, svg, seen)
+    ahead = Ahead(lambda params: _result(lesson, params, svg))
+    shown = _Shown(lesson, svg, ahead.seen)
 
     def update(change: Any = None) -> None:
         controls.refit()
@@ -446,7 +440,7 @@ def neighbours(
         values: list[Any] = []
         if spec.widget == "Checkbox":
             values = [not value]
-        elif spec.widget in ("Dropdown", "SelectionSlider", "NotchedIntSlider"):
+        elif spec.widget in ("Dropdown", "NotchedIntSlider"):
             opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
             if value in opts:
                 i = opts.index(value)
@@ -494,12 +488,12 @@ class Ahead:
     def __init__(
         self,
         compute: Callable[[dict[str, Any]], Any],
-        seen: OrderedDict[tuple[Any, ...], Any],
         keep: int = KEEP_RESULTS,
     ) -> None:
         """``compute(params)``: what the view shows at ``params``, kept in ``seen`` under
         `setting_key` (at most ``keep`` settings, the oldest dropped first)."""
-        self.compute, self.seen, self.keep = compute, seen, keep
+        self.compute, self.keep = compute, keep
+        self.seen: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self.later: list[dict[str, Any]] = []
         self.done_later = 0
         self.pending = False
@@ -596,15 +590,8 @@ def _watch_cells() -> None:
     shell = get_ipython()
     if shell is None or getattr(shell, "_fpx_cells_watched", False):
         return
-
-    def started(*_: Any) -> None:
-        _in_cell[0] = True
-
-    def ended(*_: Any) -> None:
-        _in_cell[0] = False
-
-    shell.events.register("pre_run_cell", started)
-    shell.events.register("post_run_cell", ended)
+    shell.events.register("pre_run_cell", lambda *_: _in_cell.__setitem__(0, True))
+    shell.events.register("post_run_cell", lambda *_: _in_cell.__setitem__(0, False))
     shell._fpx_cells_watched = True
     _in_cell[0] = True  # the cell that builds the first view is running
 

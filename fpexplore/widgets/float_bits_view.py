@@ -60,7 +60,6 @@ class FloatBitsRow:
     sign: str  # bit fields as binary digits
     exponent: str
     mantissa: str
-    bits_hex: str
     kind: str  # zero, subnormal, normal, inf, nan
     shortest: str  # shortest decimal that reads back as this value in this format
     decimal: str  # the stored value's exact decimal expansion (shortened when long)
@@ -163,7 +162,6 @@ def float_bits_table(text: str, fmts: tuple[str, ...] | None = None) -> list[Flo
                 sign=b[0],
                 exponent=b[1 : 1 + f.ebits],
                 mantissa=b[1 + f.ebits :],
-                bits_hex=f"0x{fl.bits:0{(f.width + 3) // 4}x}",
                 kind=kind,
                 shortest=_shortest(stored, f),
                 decimal=_exact_decimal(stored),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import FpexploreError
@@ -69,12 +69,6 @@ def _controls(*params: Param) -> Any:
     return Controls(params, validate_all(params, {}, "a GPU view"))
 
 
-def _menu(name: str, options: Sequence[tuple[str, Any]], default: Any, help: str) -> Options:
-    """A menu's declaration from its ``(label, value)`` options."""
-    labels, values = zip(*options, strict=True)
-    return Options(name, default, help, tuple(values), tuple(labels))
-
-
 def _threads_menu(threads: tuple[int, ...]) -> Options:
     return Options("CPU threads", threads[0], "threads of the live run here", threads)
 
@@ -88,7 +82,8 @@ def _card_menu() -> tuple[Options, list[tuple[str, str]]]:
         from ..records import RECORD_FIX
 
         raise RecordError(f"no GPU record in data/gpu. Record one with: {RECORD_FIX}")
-    return _menu("card", choices, choices[0][1], "the recorded card"), choices
+    labels, keys = zip(*choices, strict=True)
+    return Options("card", keys[0], "the recorded card", keys, labels), choices
 
 
 def _runs(lesson: str) -> Callable[[str], Any]:
@@ -111,16 +106,14 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
     card_menu, choices = _card_menu()
     runs = _runs("gpu_determinism")
     first = runs(card_menu.default).data
-    ops: list[tuple[str, tuple[str, str, str]]] = []
-    for r in first.rows:
-        key = (r.op, r.case, r.output)
-        label = r.op if r.op != "conv2d" else f"conv2d {r.case} · {r.output}"
-        if key not in [k for _, k in ops]:
-            ops.append((label, key))
+    ops = {  # (op, case, output): its label, in the rows' order
+        (r.op, r.case, r.output): r.op if r.op != "conv2d" else f"conv2d {r.case} · {r.output}"
+        for r in first.rows
+    }
     configs = list(first.configs)
-    index_add = next(k for _, k in ops if k[0] == "index_add_")
+    index_add = next(k for k in ops if k[0] == "index_add_")
     flags = Options("flag set", configs[0], "the flags set before the runs", tuple(configs))
-    op_menu = _menu("op", ops, index_add, "the operation")
+    op_menu = Options("op", index_add, "the operation", tuple(ops), tuple(ops.values()))
     controls = _controls(card_menu, op_menu, flags, _threads_menu(threads))
     card, op, flag, n_threads = controls.widgets.values()
     for name in cpu_live.OPS:  # the live part up front: every op at the first two counts
@@ -150,8 +143,7 @@ def determinism_view(threads: tuple[int, ...] = (1, 4, 16)) -> Any:
                 cells = [config, "raises", "—", "—"]
             else:
                 worst = max(r.ulp_vs_truth_max) if r.ulp_vs_truth_max else None
-                distinct = f"{r.distinct} of {r.runs}"
-                cells = [config, distinct, _g(r.max_ulp_diff), _g(worst)]
+                cells = [config, f"{r.distinct} of {r.runs}", _g(r.max_ulp_diff), _g(worst)]
             if other:
                 cells.append("raises" if o is None or o.raised else f"{o.distinct} of {o.runs}")
             rows.append(cells)
@@ -313,12 +305,11 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
             *((f"{rec.card}, {m} (recorded)", s) for m, s in run.sides.items() if m != "cpu"),
         ]
 
-        def bits_equal(s: Any) -> bool:
-            if key.startswith("sum"):
-                return getattr(s, key) == getattr(live, key)
-            if key == "chain_drift":
-                return s.chain_bits == live.chain_bits
-            return s.conv_digest == live.conv_digest
+        # the bits compared: the sum itself, the chain's bits, the conv's digest
+        bits = {"chain_drift": "chain_bits", "conv_error": "conv_digest"}.get(key, key)
+
+        def same(s: Any) -> str:
+            return "yes" if getattr(s, bits) == getattr(live, bits) else "no"
 
         if key.startswith("sum"):
             exact = getattr(run.exact, key)
@@ -330,16 +321,14 @@ def accelerator_view(threads: tuple[int, ...] | None = None) -> Any:
                     name,
                     repr(getattr(s, key)),
                     _g((getattr(s, key) - exact) / float(formats.ulp(exact, "float32"))),
-                    "yes" if bits_equal(s) else "no",
+                    same(s),
                 ]
                 for name, s in named
             ]
             note = f"exact sum: {exact!r}"
         else:
             head = ["where", "relative error vs exact", "same bits as this CPU"]
-            rows = [
-                [name, _g(getattr(s, key)), "yes" if bits_equal(s) else "no"] for name, s in named
-            ]
+            rows = [[name, _g(getattr(s, key)), same(s)] for name, s in named]
             note = "relative error ||got − exact|| / ||exact||"
         return render("gpu_accelerator.html", banner=rec.banner(), head=head, rows=rows, note=note)
 

@@ -261,8 +261,6 @@ to_png = figure_png
 def tree_view(n: int = 16, threads: int = 1) -> Any:
     """An ipywidgets box: an n slider, an order menu and the trees (`tree_svg`), each kept and
     their neighbours drawn ahead (`explorer.Ahead`)."""
-    from collections import OrderedDict
-
     import ipywidgets as w
 
     from .explorer import Ahead, Controls, neighbours
@@ -270,7 +268,7 @@ def tree_view(n: int = 16, threads: int = 1) -> Any:
     def picture(p: dict[str, Any]) -> str:
         return tree_svg(p["n"], None if p["order"] == ALL else p["order"], p["threads"])
 
-    ahead = Ahead(picture, OrderedDict(), keep=TREES_KEPT)
+    ahead = Ahead(picture, keep=TREES_KEPT)
     orders = tree_orders()  # "all" a string: a None value shows as a blank menu
     order = Options("order", ALL, "the order drawn", (ALL, *orders), ("all frameworks", *orders))
     params = (N, order, THREADS)

@@ -6,7 +6,6 @@ only re-reads it (milliseconds); a new seed reruns the lesson without the weight
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
@@ -77,16 +76,14 @@ def bits_view(
         replace(lesson.param("b"), name="stream b"),
     )
     cache = StreamCache()
-    # the view's HTML by setting
-    seen: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-    ahead = Ahead(lambda params: _html(cache, **params), seen)
+    ahead = Ahead(lambda params: _html(cache, **params))  # the view's HTML by setting
     status = w.HTML()
     out = w.HTML()
 
     def show(change: Any = None) -> None:
         v = controls.values
         params = {"seed": v["seed"], "k": v["k"], "a": v["stream a"], "b": v["stream b"]}
-        if setting_key(params) not in seen:
+        if setting_key(params) not in ahead.seen:
             status.value = part("running")
         try:
             out.value = ahead.get(params)

@@ -37,11 +37,8 @@ CARD_FIELDS = (
 def choices() -> list[tuple[str, str]]:
     """(label, record key) for every recorded run, newest first; the key is the file stem,
     accepted by the lessons' ``record`` parameter."""
-    out = []
-    for path in records.available():
-        rec = records.load(path)
-        out.append((f"{rec.card} (recorded {rec.date})", path.stem))
-    return out
+    recs = ((records.load(path), path.stem) for path in records.available())
+    return [(f"{rec.card} (recorded {rec.date})", stem) for rec, stem in recs]
 
 
 Key = tuple[Any, ...]  # a row's identity: (op, case, output, config), or (op, size, mode)
@@ -249,8 +246,7 @@ def compare_all() -> Differences | None:
     """The differences between the two newest records of different cards, or None if fewer
     than two cards were recorded."""
     seen: dict[str, records.Record] = {}
-    for path in records.available():
-        rec = records.load(path)
+    for rec in map(records.load, records.available()):
         seen.setdefault(rec.card, rec)
     if len(seen) < 2:
         return None

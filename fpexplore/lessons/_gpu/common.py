@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, fields
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,14 @@ def run_spread(results: list[np.ndarray]) -> dict[str, Any]:
         "max_abs_diff": max_abs,
         "max_ulp_diff": max_ulp,
     }
+
+
+def ran_row(cls: type, d: Mapping[str, Any]) -> Any:
+    """The row ``cls`` of JSON object ``d``: every field where it ran, only those without a
+    default (and ``raised``) where it raised; a missing field raises `KeyError`."""
+    ran = not d["raised"]
+    bare = {f.name for f in fields(cls) if (f.default, f.default_factory) == (MISSING, MISSING)}
+    return cls(**{f.name: d[f.name] for f in fields(cls) if ran or f.name in {*bare, "raised"}})
 
 
 def first_line(exc: BaseException, limit: int = 400) -> str:

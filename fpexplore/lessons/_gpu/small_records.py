@@ -60,11 +60,8 @@ def newest(
     folder: str, validate: Callable[[Any, str], dict[str, Any]], directory: Any = None
 ) -> dict[str, Any] | None:
     """The last valid record by name in the first records folder that holds one, or None."""
-    for where in _folders(folder, directory):
-        found = _valid_in(where, validate)
-        if found:
-            return found[-1]
-    return None
+    found = (_valid_in(where, validate) for where in _folders(folder, directory))
+    return next((f[-1] for f in found if f), None)
 
 
 def newest_dated(paths: Iterable[Path]) -> tuple[Path, dict[str, Any]] | None:
@@ -76,7 +73,4 @@ def newest_dated(paths: Iterable[Path]) -> tuple[Path, dict[str, Any]] | None:
             found.append((data["provenance"]["date"], path, data))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    if not found:
-        return None
-    _, path, data = max(found, key=lambda t: t[0])
-    return path, data
+    return max(found, key=lambda t: t[0])[1:] if found else None

@@ -48,9 +48,7 @@ class Source:
 
     @property
     def label(self) -> str:
-        if self.live:
-            return _device_label(self.device)
-        return self.record.card
+        return _device_label(self.device) if self.live else self.record.card
 
     def reading(self, experiment: str) -> contextlib.AbstractContextManager[None]:
         """Around a lesson's use of the data: a field it cannot read in a record becomes a
@@ -63,10 +61,9 @@ def cuda_here() -> bool:
     if not backends.get("torch").available():
         return False
     try:
-        torch = backends.load("torch")
+        return bool(backends.load("torch").cuda.is_available())
     except BackendUnavailable:
         return False
-    return bool(torch.cuda.is_available())
 
 
 def torch_version() -> str:
@@ -75,9 +72,8 @@ def torch_version() -> str:
 
 
 def _device_label(dev: Any) -> str:
-    torch = backends.load("torch")
     if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
+        return backends.load("torch").cuda.get_device_name(dev)
     return str(dev)
 
 

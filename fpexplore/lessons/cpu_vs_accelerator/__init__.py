@@ -18,6 +18,7 @@ from .._gpu import present
 from .._gpu.recording import GpuExperiment, GpuSession
 from .._gpu.source import record_param, resolve
 from . import articles, cpu_modes, edges
+from . import experiment as acc
 from .data import AcceleratorData, Settings, Sums
 from .experiment import Side
 
@@ -108,8 +109,6 @@ def _op_label(op: str, s: Settings) -> str:
 def _sides(src: Any, inp: dict[str, Any], tr: dict[str, Any]) -> tuple[list[Side], dict[str, Any]]:
     """Every side and a description of the run; without torch there is no live CPU side and
     ``info["cpu_missing"]`` says why."""
-    from . import experiment as acc
-
     missing = backends.missing("torch")
     info: dict[str, Any] = {"cpu_missing": missing}
     if missing is not None:
@@ -275,8 +274,6 @@ def _conv_claims(
     p: _Picked, tr: dict[str, Any], conv_error: dict[str, float], conv_vs_cpu: dict[str, int]
 ) -> dict[str, Claim]:
     """The accelerator's convolution: TF32 by default, and with TF32 off against the CPU."""
-    from . import experiment as acc
-
     default, strict, near = p.default, p.strict, p.near
     decided: dict[str, Claim] = {}
     if default is not None and strict is not None:
@@ -349,8 +346,6 @@ def _observations(p: _Picked, s: Settings) -> dict[str, Observation]:
 
 
 def _compute(src: Any) -> Comparison:
-    from . import experiment as acc
-
     if src.live:
         s = acc.settings()
     else:
@@ -435,10 +430,8 @@ def figure(comparison: Comparison) -> Any:
 
 def record_gpu(s: GpuSession) -> dict[str, Any]:
     """The accelerator experiment on the CPU and on the session's device."""
-    from .experiment import run_accelerator
-
     devices = [torch_module().device("cpu")] + ([s.device] if s.device.type != "cpu" else [])
-    return run_accelerator(devices, quick=s.quick, progress=s.say)
+    return acc.run_accelerator(devices, quick=s.quick, progress=s.say)
 
 
 LESSON = Lesson(

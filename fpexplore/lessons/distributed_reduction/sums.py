@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...formats import round_exact
+from ...formats import round_exact, ulp_distance
 
 _SPAN = 36
 
@@ -73,16 +73,6 @@ def exact_rounded(data: np.ndarray) -> np.ndarray:
         s = sum((Fraction(float(v)) for v in d[:, i]), Fraction(0))
         out[i] = np.float32(round_exact(s, "float32"))
     return out
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How many float32 steps apart ``a`` and ``b`` are, elementwise."""
-
-    def key(x: np.ndarray) -> np.ndarray:
-        i = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-
-    return np.abs(key(a) - key(b))
 
 
 def orders(data: np.ndarray) -> dict[str, np.ndarray]:

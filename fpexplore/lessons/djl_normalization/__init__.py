@@ -24,7 +24,7 @@ from ...truth.value import Truth
 from .._base import Lesson, missing_part
 from . import pipelines as P
 from . import stages as S
-from .claims import CLAIMS, DETAIL, OBSERVED
+from .claims import _TV, CLAIMS, DETAIL, OBSERVED
 from .data import BitEqual, Diff, DjlData
 from .figure_svg import figure_svg as figure_svg
 
@@ -168,8 +168,6 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
 
 # -- the lesson -----------------------------------------------------------------------------
 
-_TV = ("torch", "torchvision")
-_DETAIL = DETAIL
 _NO_DETAIL = (
     "a smooth gradient has no detail finer than the new pixel spacing, so skipping the "
     "antialias filter loses little there; pick a texture or edges image"
@@ -182,7 +180,7 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {"std": (), "decode": ()}
 def _missing(djl: Any, gradient: bool = False) -> dict[str, str]:
     """Why a part is missing: for DJL, why its worker did not start; for detail, that a smooth
     gradient has none (the registry otherwise)."""
-    why = {"djl": djl if isinstance(djl, str) else None, _DETAIL: _NO_DETAIL if gradient else None}
+    why = {"djl": djl if isinstance(djl, str) else None, DETAIL: _NO_DETAIL if gradient else None}
     return {part: w for part, w in why.items() if w}
 
 

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...judging import DEPENDS, FAILS, HOLDS, NotMeasured, Verdicts, decide, first, holds
+from .pipelines import ulp_distance
 
 if TYPE_CHECKING:
     from ...result import Comparison
@@ -26,15 +27,6 @@ def _stds(classic: Classic) -> tuple[float, float]:
     return dev / torch_z, dev / djl_z
 
 
-def _ulps(a: Any, b: Any) -> int:
-    """The largest distance in float32 ULPs (representable steps) between ``a`` and ``b``."""
-    ia = np.asarray(a, dtype=np.float32).view(np.int32).astype(np.int64)
-    ib = np.asarray(b, dtype=np.float32).view(np.int32).astype(np.int64)
-    ia = np.where(ia < 0, -(ia & 0x7FFFFFFF), ia)  # ordered integers across the sign
-    ib = np.where(ib < 0, -(ib & 0x7FFFFFFF), ib)
-    return int(np.abs(ia - ib).max())
-
-
 def std(c: Comparison) -> Verdicts:
     divisors = holds(c, "std_ddof", "std_djl_population")  # not measured without DJL
     classic = c.data.classic
@@ -49,7 +41,7 @@ def std(c: Comparison) -> Verdicts:
     )
     fixed = ""
     if classic.torch_fixed is not None:
-        ulps = _ulps(classic.torch_fixed, classic.djl)
+        ulps = int(ulp_distance(classic.torch_fixed, classic.djl).max())
         fixed = "; with the same divisor (x.std(correction=0)) torch " + (
             "gives DJL's bits" if ulps == 0 else f"is within {ulps} ULP of DJL"
         )

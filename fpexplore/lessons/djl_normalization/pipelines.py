@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends
+from ...formats import ulp_distance
 from .data import Diff
 
 STAGES = ("decode", "resize", "center_crop", "to_tensor", "normalize")
@@ -130,16 +131,6 @@ def djl_fixed_pipeline(path: Path, size: int, crop: int, interp: str) -> dict[st
     top, left = crop_offsets(h, w, crop)["round"]
     cropped = djl.crop(resized, left, top, crop, crop)
     return _djl_stages(decoded, resized, cropped)
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per-element distance in float32 ULPs (number of float32 values between a and b)."""
-
-    def ordered(x: np.ndarray) -> np.ndarray:
-        i = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-
-    return np.abs(ordered(a) - ordered(b))
 
 
 def compare(a: np.ndarray, b: np.ndarray) -> Diff:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
 
 from ...backends.torch_device import N_THREADS, cpu_threads, torch_module
 from ...params import Options, validate_all
@@ -31,9 +30,7 @@ OPS = (
 PARAMS = (Options("op", OPS[0], "a scatter-style op", choices=OPS), N_THREADS)
 
 
-@functools.lru_cache(maxsize=2)
-def _cases(n_values: int, seed: int) -> dict[str, Any]:
-    return experiment._atomic_cases(n_values, seed)
+_cases = functools.lru_cache(maxsize=2)(experiment._atomic_cases)
 
 
 @dataclass(frozen=True)

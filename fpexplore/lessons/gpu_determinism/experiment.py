@@ -49,6 +49,8 @@ QUICK_CONV_CASES: dict[str, tuple[int, ...]] = {
 }
 
 N_SAMPLES = 16
+#: a row's errors against the exact values, per run (None where nothing is sampled)
+ULP_FIELDS = ("ulp_vs_truth_max", "ulp_vs_truth_median", "ulp_vs_truth_first")
 #: values scattered by the atomic ops, by ``quick``
 ATOMIC_VALUES = {False: 10**6, True: 10**4}
 
@@ -274,11 +276,7 @@ def _measure(results: list[np.ndarray], sample: Sample) -> dict[str, Any]:
     """Run-to-run spread of ``results`` and, at the sampled entries, their ULPs vs the truth."""
     row = run_spread(results)
     if sample is None:
-        return (
-            row
-            | dict.fromkeys(("ulp_vs_truth_max", "ulp_vs_truth_median", "ulp_vs_truth_first"))
-            | {"samples": 0}
-        )
+        return row | dict.fromkeys(ULP_FIELDS) | {"samples": 0}
     where, truth = sample
     pos = tuple(np.array(where).T)
     errs = [metrics.measure(r[pos], truth).ulp for r in results]

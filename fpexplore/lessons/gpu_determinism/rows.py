@@ -7,9 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-#: a row's fields when its op ran (a row that raised has only op, case, output, config)
-_SPREAD = ("runs", "distinct", "digests", "max_abs_diff", "max_ulp_diff", "samples")
-_ULPS = ("ulp_vs_truth_first", "ulp_vs_truth_median", "ulp_vs_truth_max")
+from .._gpu.common import ran_row
 
 
 @dataclass(frozen=True)
@@ -37,11 +35,7 @@ class Row:
         """It ran and gave more than one distinct result."""
         return self.raised is None and self.distinct > 1
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Row:
-        ran = () if d["raised"] else _SPREAD + _ULPS
-        keys = ("op", "case", "output", "config", "raised", *ran)
-        return cls(**{k: d[k] for k in keys})
+    from_dict = classmethod(ran_row)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from .._gpu.common import ran_row
 
 _NAN = float("nan")
-#: a row's fields when its mode ran
-_RAN = ("out_dtype", "ms", "rel_error", "max_scaled_error", "median_abs_ulp32")
 
 
 @dataclass(frozen=True)
@@ -28,7 +26,4 @@ class Row:
     max_scaled_error: float = _NAN  # max |got - exact| / sum |terms|
     median_abs_ulp32: float = _NAN  # median |got - exact| in float32 ULPs of the exact value
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Row:
-        keys = ("op", "size", "k", "mode", "raised", *(() if d["raised"] else _RAN))
-        return cls(**{k: d[k] for k in keys})
+    from_dict = classmethod(ran_row)

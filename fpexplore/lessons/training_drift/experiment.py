@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import backends
 from .. import _base
 from . import models, store
 from .train import Run, distance, flip_ulp, train
@@ -28,12 +29,8 @@ def other_ops(perturbation: str) -> models.Ops:
     if perturbation == "float64":
         return models.numpy_ops("float64")
     if perturbation == "torch":
-        from ... import backends
-
         return models.torch_ops(backends.load("torch"))
     if perturbation == "tensorflow":
-        from ... import backends
-
         return models.tf_ops(backends.load("tensorflow"))
     return models.numpy_ops("float32")
 
@@ -42,8 +39,6 @@ def _threads(perturbation: str) -> contextlib.AbstractContextManager[None]:
     """torch's run on one thread (`models.one_torch_thread`); nothing for the others."""
     if perturbation != "torch":
         return contextlib.nullcontext()
-    from ... import backends
-
     return models.one_torch_thread(backends.load("torch"))
 
 

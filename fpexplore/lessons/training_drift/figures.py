@@ -49,7 +49,7 @@ def _epochs(loss: np.ndarray, per: int = 4) -> np.ndarray:
 
 def _title(comparison: Comparison) -> str:
     p = comparison.params
-    return f"{p['model']}, lr {p['lr']:g}, {p['steps']} steps: {p['perturbation']}"
+    return f"{p.model}, lr {p.lr:g}, {p.steps} steps: {p.perturbation}"
 
 
 def _curves(t: Any) -> list[tuple[str, np.ndarray, dict[str, Any]]]:
@@ -73,11 +73,8 @@ def _losses(t: Any) -> list[tuple[str, np.ndarray, dict[str, Any]]]:
 
 def _bars(table: dict[str, list[Diversity]]) -> list[tuple[str, float, float, float]]:
     """The table panel's rows: (source, mean, lowest, highest disagreement over the seeds)."""
-    out = []
-    for source, rows in table.items():
-        v = [r.disagreement for r in rows]
-        out.append((source, float(np.mean(v)), min(v), max(v)))
-    return out
+    values = {source: [r.disagreement for r in rows] for source, rows in table.items()}
+    return [(source, float(np.mean(v)), min(v), max(v)) for source, v in values.items()]
 
 
 def figure(comparison: Comparison) -> Any:
@@ -137,10 +134,6 @@ def _nice(lo: float, hi: float, most: int = 6) -> list[float]:
     return [k * step for k in range(first, math.floor(hi / step) + 1)]
 
 
-def _label(v: float) -> str:
-    return f"{v:g}"
-
-
 def _segments(xs: np.ndarray, ys: np.ndarray, fx: Any, fy: Any) -> list[list[tuple]]:
     """The runs of finite, positive points of a curve (a gap where the runs were equal), at
     most `MAX_POINTS` steps apart from one another, in pixels."""
@@ -180,7 +173,7 @@ def _svg_distances(comparison: Comparison) -> list[str]:
         out.append(svg.text(x0 + 3, top + 12, "no reference", "start", font_size=9))
     out += svg.frame(
         (left, top, right, bottom),
-        {fx(v): _label(v) for v in _nice(0, n)},
+        {fx(v): f"{v:g}" for v in _nice(0, n)},
         {fy(10.0**k): f"1e{k}" for k in ks if k % every == 0},
         "step",
         "weight distance",
@@ -218,7 +211,7 @@ def _svg_losses(comparison: Comparison) -> list[str]:
     fx, fy = svg.linear(0, epochs, left, right), svg.linear(lo, hi, bottom, top)
     out = svg.frame(
         (left, top, right, bottom),
-        {fx(v): _label(v) for v in _nice(0, epochs)},
+        {fx(v): f"{v:g}" for v in _nice(0, epochs)},
         {fy(v): f"{v:.2g}" for v in _nice(lo, hi, 4)},
         "epoch",
         "training loss",
@@ -243,7 +236,7 @@ def _svg_table(comparison: Comparison) -> list[str]:
     fx = svg.linear(0, hi, left, right)
     out = svg.frame(
         (left, top, right, bottom),
-        {fx(v): _label(v) for v in _nice(0, hi, 5)},
+        {fx(v): f"{v:g}" for v in _nice(0, hi, 5)},
         {},
         "test disagreement between models",
     )

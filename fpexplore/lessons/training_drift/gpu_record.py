@@ -9,6 +9,7 @@ says how to make one where there is none.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import platform
@@ -21,7 +22,6 @@ import numpy as np
 from ...errors import RecordError
 from .._gpu.small_records import header, newest
 from . import models, table
-from .train import train
 
 FORMAT = "fpexplore-training-drift-record"
 VERSION = 1
@@ -41,15 +41,11 @@ def atomic_ops(torch: Any, device: Any) -> models.Ops:
         index = torch.zeros(a.shape[0], dtype=torch.long, device=a.device)
         return out.index_add_(0, index, a)[0]
 
-    return models.Ops(
-        f"torch float32 on {device}, index_add_",
-        lambda a: torch.tensor(np.asarray(a), dtype=torch.float32, device=device),
-        lambda a: a.detach().cpu().double().numpy(),
-        torch.matmul,
-        lambda a: a.T,
-        torch.tanh,
-        torch.exp,
-        colsum,
+    return dataclasses.replace(
+        models.torch_ops(torch),
+        name=f"torch float32 on {device}, index_add_",
+        asarray=lambda a: torch.tensor(np.asarray(a), dtype=torch.float32, device=device),
+        colsum=colsum,
     )
 
 
@@ -57,21 +53,7 @@ def _runs(torch: Any, device: Any, base: int, n: int) -> list[list[float]]:
     data = models.dataset(table.MODEL, base)
     s = table._setting("framework", base, 0)  # everything fixed: only the sums' order moves
     ops = atomic_ops(torch, device)
-    out = []
-    for _ in range(n):
-        run = train(
-            table.MODEL,
-            ops,
-            models.init(table.MODEL, s["init"]),
-            data,
-            table.LR,
-            table.STEPS,
-            shuffle_seed=s["shuffle"],
-            dropout=table.DROPOUT,
-            dropout_seed=s["dropout"],
-        )
-        out.append(run.weights[-1].tolist())
-    return out
+    return [table._train_one(s, data, ops).tolist() for _ in range(n)]
 
 
 def record(out_dir: str | Path | None = None, device: str = "cuda") -> Path:

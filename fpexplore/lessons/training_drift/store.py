@@ -22,9 +22,8 @@ def signature() -> str:
     here = Path(__file__).parent
     h = hashlib.sha256(_VERSION.encode())
     for name in ("models.py", "train.py", "experiment.py", "growth.py", "table.py"):
-        path = here / name
-        if path.exists():
-            h.update(path.read_bytes())
+        if (here / name).exists():
+            h.update((here / name).read_bytes())
     return h.hexdigest()[:12]
 
 
