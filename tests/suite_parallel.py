@@ -24,6 +24,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
 FIRST: tuple[str, ...] = (
     "binder",
     "tests/test_claims_any_machine.py",
+    "tests/test_browser_missing.py",
     "tests/test_widget_ranges.py",
     "tests/test_contract_degrade.py",
     "tests/test_lessons_property.py",

@@ -145,7 +145,7 @@ def test_a_version_of_the_results_library_comes_before_its_paths_and_the_cpu():
 
 
 def test_amd_against_the_gpu_host_names_versions_first_and_mkl_s_vendor_path():
-    """The two real machines of issue 32: torch and numpy versions first, then MKL's
+    """The two real machines in data/machines: torch and numpy versions first, then MKL's
     vendor path for torch.dot, oneDNN's ISA for conv2d; the suggested environment for the
     GPU host caps its paths at the AMD machine's, and says MKL's AMD path is out of reach."""
     gpu, amd = _real("gpu-host-h200x4"), _real("amd-epyc-zen3")

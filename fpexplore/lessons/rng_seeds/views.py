@@ -25,7 +25,8 @@ def bits_of(values: Any) -> list[str]:
 
 @dataclass(frozen=True)
 class StreamRow:
-    """One value of a stream: its index ``i``, its repr and its bit pattern (`bits_of`)."""
+    """One value of a stream: its index ``i``, its shortest digits in its own format and its
+    bit pattern (`bits_of`)."""
 
     stream: str
     i: int
@@ -38,8 +39,10 @@ def stream_table(comparison: Comparison) -> list[StreamRow]:
     rows = []
     for o in _streams(comparison):
         vals = np.asarray(o.value).ravel()[: comparison.params.k]
-        for i, (v, b) in enumerate(zip(vals.tolist(), bits_of(vals), strict=True)):
-            rows.append(StreamRow(o.implementation, i, repr(v), b))
+        floats = np.issubdtype(vals.dtype, np.floating)  # shown in their own format's digits
+        for i, (v, b) in enumerate(zip(vals, bits_of(vals), strict=True)):
+            text = np.format_float_positional(v) if floats else repr(v.item())
+            rows.append(StreamRow(o.implementation, i, text, b))
     return rows
 
 
