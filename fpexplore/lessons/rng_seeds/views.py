@@ -39,10 +39,8 @@ def stream_table(comparison: Comparison) -> list[StreamRow]:
     rows = []
     for o in _streams(comparison):
         vals = np.asarray(o.value).ravel()[: comparison.params.k]
-        floats = np.issubdtype(vals.dtype, np.floating)  # shown in their own format's digits
-        for i, (v, b) in enumerate(zip(vals, bits_of(vals), strict=True)):
-            text = np.format_float_positional(v) if floats else repr(v.item())
-            rows.append(StreamRow(o.implementation, i, text, b))
+        for i, (v, b) in enumerate(zip(vals, bits_of(vals), strict=True)):  # its own digits
+            rows.append(StreamRow(o.implementation, i, np.format_float_positional(v), b))
     return rows
 
 

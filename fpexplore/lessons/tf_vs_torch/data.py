@@ -24,17 +24,6 @@ class NotRun(SectionData):
     raised: str | None = None  # "<framework>: <exception type>"
 
 
-def lacks(run: Any) -> bool:
-    """Whether section run ``run`` ran nothing here (its data is `NotRun`); if so, print why
-    (its first row's reason, wrapped to a notebook's width)."""
-    from ...result.text_table import wrapped
-
-    if isinstance(run.data, NotRun):
-        print(wrapped(run.outcomes[0].unavailable))
-        return True
-    return False
-
-
 @dataclass(frozen=True)
 class SeedExample:
     """softmax([1, 2, 3]) (or log_softmax) in float32 in both frameworks."""
