@@ -285,15 +285,15 @@ def settle(params: tuple[Param, ...], values: Any) -> dict[str, Any]:
 
 
 class Values(dict):
-    """A run's validated parameters: a dict that also reads by attribute (``params.n``); an
-    unknown name raises AttributeError listing the known ones."""
+    """A dict that also reads by attribute (a run's validated parameters: ``params.n``; a
+    lesson's results by name); an unknown name raises AttributeError listing the known ones."""
 
     def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError:
             known = ", ".join(self) or "none"
-            raise AttributeError(f"no parameter {name!r}; this run has: {known}") from None
+            raise AttributeError(f"no {name!r} here; there are: {known}") from None
 
 
 def parse_texts(params: tuple[Param, ...], texts: Mapping[str, Any]) -> dict[str, Any]:
