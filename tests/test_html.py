@@ -243,10 +243,44 @@ def test_the_claims_caption_after_an_update_reads_as_a_sentence():
 
     before = claims(a="x", b="y")
     assert caption(claims(a="x2", b="y2"), before).startswith(
-        "Claims (2 hold). Changed since the last update, or failing: ✔ x2 ✔ y2"
+        "Claims (2 hold). Every one changed since the last update, is new or fails: ✔ x2 ✔ y2"
     )
     assert caption(claims(a="x", b="y2"), before).startswith(
-        "Claims (2 hold). 1 unchanged since the last update; changed or failing: ✔ y2"
+        "Claims (2 hold). 1 unchanged since the last update (not listed); changed, new or "
+        "failing: ✔ y2"
     )
     assert caption(before, before) == "Claims (2 hold), all 2 unchanged since the last update"
     assert caption(claims(a="x"), None).startswith("Claims (1 holds) ✔ x")
+
+
+def test_a_row_within_its_a_priori_bound_is_drawn_as_correct_not_as_a_failure():
+    """Many ULPs within the computation's rounding bound are a correct result: no red bar, no
+    event, a note that says so; past the bound (or without one) the row stays red."""
+    truth = Truth("thirds", exact=np.array([Fraction(1, 3), Fraction(-1, 3)], dtype=object))
+    off = np.array([1 / 3 + 2e-6, -1 / 3], dtype=np.float32)  # ~30 ULP off in float32
+    plain = Outcome.measured("off", "numpy", off, truth)
+    assert fhtml.ulp_class(plain) == "many" and plain.within_bound is None
+    inside, outside = plain.with_bound(1e-5), plain.with_bound(np.array([1e-7, 1e-5]))
+    assert inside.within_bound is True and outside.within_bound is False
+    assert fhtml.ulp_class(inside) == "bounded" and fhtml.ulp_class(outside) == "many"
+    assert plain.with_bound(np.zeros(3)).within_bound is False  # a bound of another shape
+    bar = fhtml._bar(inside)
+    assert bar["colour"] == fhtml.ULP_CLASSES["bounded"][0] and bar["text"].endswith("in bound")
+    assert "a-priori rounding bound" in fhtml.meaning(inside)
+    assert "a-priori" not in fhtml.meaning(outside)
+    # a sign change within the bound is rounding near zero, not an event
+    flip = Truth("tiny", exact=np.array([Fraction(1, 10**9), Fraction(1)], dtype=object))
+    got = np.array([-1e-9, 1], dtype=np.float32)
+    row = Outcome.measured("flip", "numpy", got, flip)
+    assert fhtml._bar(row)["text"] == "sign flip"
+    assert fhtml._bar(row.with_bound(1e-8))["text"].startswith("max")
+    assert row.with_bound(1e-8).to_dict()["within_bound"] is True
+
+
+def test_a_first_list_folds_the_claims_that_hold_and_those_not_checked():
+    claims = {f"h{i}": Claim(f"holds {i}", True) for i in range(6)}
+    claims |= {f"n{i}": Claim(f"not checked {i}", None, "torch is missing") for i in range(4)}
+    claims["f"] = Claim("fails", False)
+    page = fhtml.claims_html(Comparison("t", {}, None, (), claims))
+    assert "the 6 that hold" in page and "the 4 not checked here" in page
+    assert page.index("fails") < page.index("<details>")  # what fails stays in view

@@ -47,7 +47,7 @@ def test_explorer_figure_is_a_png_image_and_claims_show_what_changed():
     box.children[1].children[0].value = 3  # the claim changes: it is listed
     assert plot.value != first and "✘</span> n is even" in table.value
     box.children[1].children[0].value = 5  # the claim stays failed: still listed
-    assert "Changed since the last update, or failing" in table.value
+    assert "Every one changed since the last update, is new or fails" in table.value
     assert "✘</span> n is even" in table.value
     box.children[1].children[0].value = 6  # it holds again: listed as changed
     box.children[1].children[0].value = 8  # it stays held: only counted

@@ -220,3 +220,22 @@ def test_article_sections_hold(op):
         return
     c.check()
     assert c.claims and all(cl.holds for cl in c.claims.values())
+
+
+@pytest.mark.parametrize("op", ["layer_norm", "conv_same", "autograd", "lstm"])
+def test_rows_within_their_rounding_bound_are_not_drawn_as_failures(frameworks, op):
+    """The rows the section's claims find within its rounding bound carry that bound, and are
+    coloured as correct; a row of another computation (a wrong port) stays red."""
+    from fpexplore.result.html import ulp_class
+
+    c = run(op=op, **FAST.get(op, {}))
+    classes = {o.implementation: ulp_class(o) for o in c.outcomes if o.error is not None}
+    good = [n for n, cls in classes.items() if cls in ("exact", "correct", "faithful", "bounded")]
+    assert good, classes
+    from fpexplore.result.html import _bar
+
+    for o in c.outcomes:
+        if o.error is not None and classes[o.implementation] == "many":
+            assert o.within_bound is not True, o.implementation
+        if o.within_bound:  # a count, never an event such as "sign flip"
+            assert _bar(o)["text"].startswith(("max", "+", "-")), (o.implementation, _bar(o))

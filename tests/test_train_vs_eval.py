@@ -162,6 +162,16 @@ def test_each_row_shows_the_error_against_its_own_modes_truth(mode):
     rows = {r["implementation"]: r for r in c.rows()}
     page = c._repr_html_()
     assert "sign flip" not in page and "0 vs ≠0" not in page
+    # a correct result is never drawn as a failure: each BatchNorm row with torch's settings
+    # is within the layer's rounding bound, and coloured so; Keras's defaults are not
+    from fpexplore.result.html import ulp_class
+
+    classes = {o.implementation: ulp_class(o) for o in c.outcomes if o.error is not None}
+    for name, cls in classes.items():
+        if "BatchNorm1d" in name or "matched" in name:
+            assert cls in ("exact", "correct", "faithful", "bounded"), (name, cls)
+        if "defaults" in name:
+            assert cls == "many", (name, cls)
     shown = rows["torch BatchNorm1d eval()"]["ulp error"]
     assert (
         shown.startswith("+")

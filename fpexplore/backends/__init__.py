@@ -22,7 +22,7 @@ from ..errors import BackendUnavailable, InvalidParameter
 from ..paths import fix_here, in_browser
 from . import torch_probe
 
-FIX_SETUP = "make test   (or: pip install -e '.[all]')"
+FIX_SETUP = "make setup (or: pip install -e '.[all]')"
 if in_browser():  # Pyodide (JupyterLite): every fix is the Binder version (paths.BINDER_URL)
     FIX_SETUP = fix_here(FIX_SETUP)
 
@@ -276,7 +276,7 @@ _REGISTRY: dict[str, Backend] = {
             "djl",
             "jpype",
             ("jpype1",),
-            fix_here("make djl   (Java 17 + Maven fetch the pinned jars)"),
+            fix_here("make djl (Java 17 + Maven fetch the pinned jars)"),
             "Deep Java Library through a JPype worker process",
         ),
         _LibTorch(

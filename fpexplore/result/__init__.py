@@ -30,10 +30,33 @@ class Outcome:
     error: Any = None  # fpexplore.metrics.ErrorSummary
     unavailable: str | None = None
     note: str = ""
+    #: the a-priori bound on |value - truth|, per element or one for all, where the lesson
+    #: derives one: a row within it is a correct floating-point result, shown as one
+    bound: Any = None
 
     @property
     def ran(self) -> bool:
         return self.unavailable is None
+
+    def with_bound(self, bound: Any) -> Outcome:
+        """This outcome with its a-priori error bound (`bound`) attached."""
+        from dataclasses import replace
+
+        return replace(self, bound=bound)
+
+    @property
+    def within_bound(self) -> bool | None:
+        """Whether every element's error is within `bound` (None: no bound or no error)."""
+        if self.bound is None or self.error is None or not self.ran:
+            return None
+        import numpy as np
+
+        with np.errstate(invalid="ignore"):
+            err = np.abs(self.error.abs_error())
+            try:
+                return bool(np.all(err <= np.asarray(self.bound, dtype=np.float64)))
+            except ValueError:  # a bound of another shape: not this row's
+                return False
 
     @classmethod
     def measured(
@@ -68,6 +91,9 @@ class Outcome:
             "unavailable": self.unavailable,
             "note": self.note,
         }
+        if self.bound is not None:
+            d["bound"] = jsonable(self.bound)
+            d["within_bound"] = self.within_bound
         d["value"] = jsonable(self.value)
         d["error"] = self.error.to_dict() if self.error is not None else None
         return d
@@ -226,7 +252,7 @@ class Comparison:
                     "kind": o.kind,
                     "device": o.device,
                     "value": "—" if not o.ran else value_text(o.value),
-                    "ulp error": "—" if err is None else ulp_text(err, o.value),
+                    "ulp error": "—" if err is None else ulp_text(err, o.value, o.within_bound),
                     "rel error": "—" if err is None else f"{err.max_rel:.3g}",
                     "bits": "—" if err is None else bits_text(err.min_bits, err.fmt),
                     "note": "; ".join(n for n in notes if n),

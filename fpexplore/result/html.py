@@ -37,6 +37,10 @@ ULP_CLASSES = {
     "exact": ("#2ca02c", "equal to the truth"),
     "correct": ("#2ca02c", "correctly rounded: the nearest value of its format"),
     "faithful": ("#8fbc3f", "faithful: one of the two values of its format around the truth"),
+    "bounded": (
+        "#1f9e89",
+        "within the computation's a-priori rounding bound: a correct floating-point result",
+    ),
     "few": ("#ff9f1c", "a few ULPs off"),
     "many": ("#d62728", "many ULPs off"),
     "none": ("#999999", "not compared"),
@@ -48,7 +52,7 @@ _AT = {"largest": "the largest |value|", "given": "the magnitudes the note names
 _MARK = {
     True: ("✔", "#2ca02c", "holds"),
     False: ("✘", "#d62728", "FAILS"),
-    None: ("–", "#888", "not checked"),
+    None: ("○", "#888", "not checked"),
 }
 
 
@@ -89,6 +93,8 @@ def ulp_class(outcome: Outcome) -> str:
         return "correct"
     if err.faithful:
         return "faithful"
+    if outcome.within_bound:
+        return "bounded"
     if math.isfinite(err.max_abs_ulp) and err.max_abs_ulp <= _FEW_ULP:
         return "few"
     return "many"
@@ -119,6 +125,11 @@ def meaning(outcome: Outcome) -> str:
     import numpy as np
 
     finite_truth = bool(np.isfinite(np.asarray(err.truth, dtype=np.float64)).all())
+    if outcome.within_bound:
+        parts.append(
+            "within the a-priori rounding bound of this computation at every element: "
+            "a correct result"
+        )
     if outcome.kind == "reference" and err.max_abs_ulp > 1:
         parts.append(
             "reference row: its error is against the truth of the computation above, "
@@ -150,7 +161,13 @@ def meaning(outcome: Outcome) -> str:
             f"near zero, where one ULP is tiny: the largest absolute error is {abs_err:.3g}, "
             f"{abs_err / scale:.2g} of the largest value (mean {err.mean_abs_ulp:.3g} ULP)"
         )
-    elif not integer and err.min_bits <= 0 and err.max_rel >= 1 and math.isfinite(err.max_rel):
+    elif (
+        not integer
+        and not outcome.within_bound
+        and err.min_bits <= 0
+        and err.max_rel >= 1
+        and math.isfinite(err.max_rel)
+    ):
         parts.append("0 bits: off by 100 % or more somewhere (a sign, a wrap-around or a scale)")
     elif (
         err.n > 1
@@ -199,12 +216,13 @@ def _bar(outcome: Outcome) -> dict[str, Any] | str | None:
     a = abs(ulp)
     from .numbers import ulp_event
 
-    event = ulp_event(err, outcome.value)
+    event = None if outcome.within_bound else ulp_event(err, outcome.value)
     if event is not None:
         frac, text = 1.0, event
     elif math.isfinite(a):
         frac = 0.0 if a == 0 else min(1.0, max(0.04, math.log2(1 + a) / math.log2(BAR_FULL_ULP)))
         text = f"{ulp:+.3g}" if err.ulp_scalar is not None else f"max {a:.3g}"
+        text += ", in bound" if outcome.within_bound else ""
     else:
         frac, text = 1.0, "inf" if not math.isnan(a) else "nan"
     tip = f"{what}; |error| {a:.6g} ULP of {err.fmt}"
@@ -339,6 +357,7 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
         "same": None,
         "gone": [],
         "held": [],
+        "unchecked": [],
     }
     shown = list(claims.items())
     if previous is not None and previous.lesson == c.lesson:
@@ -356,8 +375,10 @@ def _claims(c: Comparison, previous: Comparison | None) -> dict[str, Any] | None
     items = [(key, _MARK[cl.holds], cl.text) for key, cl in shown]
     if previous is None and len(shown) > OPEN_CLAIMS:
         # a long first list: what did not hold stays in view, the rest opens on a click
-        out["held"] = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds]
-        items = [i for i, (_, cl) in zip(items, shown, strict=True) if cl.holds is not True]
+        pairs = list(zip(items, shown, strict=True))
+        out["held"] = [i for i, (_, cl) in pairs if cl.holds]
+        out["unchecked"] = [i for i, (_, cl) in pairs if cl.holds is None]
+        items = [i for i, (_, cl) in pairs if cl.holds is False]
     return {**out, "listed": items}
 
 

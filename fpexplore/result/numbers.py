@@ -73,9 +73,10 @@ def ulp_event(err: Any, value: Any) -> str | None:
     return "off scale"
 
 
-def ulp_text(err: Any, value: Any) -> str:
-    """The ULP error cell: the signed count, or the event (`ulp_event`)."""
-    event = ulp_event(err, value)
+def ulp_text(err: Any, value: Any, within_bound: bool | None = None) -> str:
+    """The ULP error cell: the signed count, or the event (`ulp_event`); a row within its
+    a-priori bound shows its count (its note says it is within)."""
+    event = None if within_bound else ulp_event(err, value)
     if event is not None:
         return event
     v = err.ulp_scalar if err.ulp_scalar is not None else err.max_abs_ulp

@@ -22,7 +22,7 @@ def binder_note() -> str:
     if BINDER_URL == BINDER_PLACEHOLDER:
         return (
             "Binder: not published yet (the link in the README is a placeholder; a course copy "
-            "sets its own with FPEXPLORE_BINDER_URL) — use laptops"
+            "sets its own with FPEXPLORE_BINDER_URL): until a course publishes one, use laptops"
         )
     return f"Binder: {BINDER_URL}"
 
@@ -89,15 +89,17 @@ PLANS: tuple[Plan, ...] = (
         90,
         (
             Slot("the question, the shape of a Comparison, this page's myths table",
-                 index=("intro",)),
-            Slot("bits, rounding, ULPs: type numbers into the float-bits widget", ("00",)),
+                 index=("intro",), goal="say what a result is measured against, and in which unit"),
+            Slot("bits, rounding, ULPs: type numbers into the float-bits widget", ("00",),
+                 goal="read a float's bits and count an error in ULPs"),
             Slot("summation order: the classic 10,000 × 0.0001, emulators, error growth",
-                 ("01",)),
+                 ("01",), goal="explain why np, torch and a Java loop give different sums"),
             Slot("seeds across stacks, or train vs eval (pick one by audience)", ("02", "03"),
-                 pick=True),
+                 pick=True, goal="tell a different algorithm from a different seed or mode"),
             Slot("GPU effects from the recorded runs: TF32, or CPU vs accelerator (pick one)",
-                 ("07", "08"), pick=True),
-            Slot('"in practice" summaries; which myths held', index=("myths",)),
+                 ("07", "08"), pick=True, goal="say which GPU differences a flag removes"),
+            Slot('"in practice" summaries; which myths held', index=("myths",),
+                 goal="say which of the myths held here, and why"),
         ),
         after=("04", "05", "06", "09", "10", "11", "12", "13"),
     ),
@@ -106,16 +108,20 @@ PLANS: tuple[Plan, ...] = (
         210,
         (
             Slot("floats and sums: the question, formats, rounding, summation order",
-                 ("00", "01"), index=("intro",)),
-            Slot("randomness and modes: seeds, weight init, dropout, BatchNorm", ("02", "03")),
+                 ("00", "01"), index=("intro",),
+                 goal="count an error in ULPs; explain why two sums of the same numbers differ"),
+            Slot("randomness and modes: seeds, weight init, dropout, BatchNorm", ("02", "03"),
+                 goal="tell a different algorithm from a different seed or mode"),
             Slot("break", break_minutes=15),
             Slot("porting between stacks: DJL preprocessing, TensorFlow vs PyTorch",
-                 ("05", "06")),
+                 ("05", "06"), goal="find the stage or default where two stacks part, and fix it"),
             Slot("break", break_minutes=15),
             Slot("accelerators: determinism flags, TF32, then CPU vs GPU or LibTorch (pick)",
-                 ("04", "07")),
-            Slot("", ("08", "09"), pick=True),
-            Slot("wrap-up: which myths held; the tools for your own models", index=("myths",)),
+                 ("04", "07"), goal="say which GPU differences a flag removes, and at what cost"),
+            Slot("", ("08", "09"), pick=True,
+                 goal="tell a device or build difference from a bug, within a rounding bound"),
+            Slot("wrap-up: which myths held; the tools for your own models", index=("myths",),
+                 goal="name the tool to run on their own model tomorrow"),
         ),
         after=("10", "11", "12", "13"),
     ),

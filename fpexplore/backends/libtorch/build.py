@@ -30,7 +30,7 @@ from ...paths import cache_dir
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("CMakeLists.txt", "main.cpp", "script.cpp", "loops.cpp")
 EXE_NAME = "fpexplore_libtorch"
-BUILD_COMMAND = "make libtorch   (or: fpexplore setup libtorch)"
+BUILD_COMMAND = "make libtorch (or: fpexplore setup libtorch)"
 TOOLS_FIX = (
     "install cmake and a C++ compiler (Debian/Ubuntu: apt-get install cmake g++), "
     "then: make libtorch"

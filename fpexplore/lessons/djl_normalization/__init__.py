@@ -120,6 +120,34 @@ def _pipeline_truth(tv: dict[str, Any], p: dict) -> Truth:
     return Truth("torchvision's pipeline in exact arithmetic", exact=out)
 
 
+#: levels a resize to whole levels may be off, by filter: PIL resizes in two passes, each
+#: rounded to a level, the second weighting the first's rounding by its weights' Σ|w| (1 for
+#: bilinear, at most 1.25 for the bicubic kernel): 0.5·(1 + Σ|w|). Nearest picks pixels: none.
+RESIZE_LEVELS = {"bilinear": 1.0, "bicubic": 1.125}
+
+
+def pipeline_bound(truth: Truth, interpolation: str) -> np.ndarray | None:
+    """The a-priori bound on a pipeline's |error| against the exact one, per element: its
+    resize's rounding to whole levels (`RESIZE_LEVELS`) through /255 and Normalize's /std; the
+    clamp to [0, 255] a uint8 resize must make where the exact one overshoots (bicubic's
+    negative weights); float32's rounding of /255 and Normalize (2^-20·(|value| + 1),
+    generous). None for a filter without one."""
+    levels = RESIZE_LEVELS.get(interpolation)
+    if levels is None:
+        return None
+    mean, std = (a.astype(np.float64)[:, None, None] for a in (P.MEAN, P.STD))
+    t = S.nearest(truth)
+    clamp = np.maximum(np.maximum(-mean / std - t, t - (1 - mean) / std), 0.0)
+    return levels / 255 / std + clamp + 2.0**-20 * (np.abs(t) + 1)
+
+
+def _bounded_row(name: str, backend: str, value: Any, truth: Truth, versions: dict, p: dict,
+                 note: str) -> Outcome:  # fmt: skip
+    """A pipeline's row, with `pipeline_bound` attached."""
+    row = S.measured(name, backend, value, truth, versions, note)
+    return row.with_bound(pipeline_bound(truth, p["interpolation"]))
+
+
 def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageResult:
     """Where each pipeline first diverges from torchvision's; outcomes against the exact
     torchvision pipeline (its truth is built only when this stage is shown)."""
@@ -158,7 +186,8 @@ def _pipeline_stage(p: dict, djl: Any, versions: dict, runs: dict) -> S.StageRes
             if name == "torchvision"
             else divergence_note(divergence[name], P.compare(run["normalize"], tv["normalize"]))
         )
-        thunks.append(partial(S.measured, name, backend, run["normalize"], truth, versions, note))
+        thunks.append(partial(_bounded_row, name, backend, run["normalize"], truth, versions, p,
+                              note))  # fmt: skip
     if isinstance(djl, str):
         thunks += [S.missing("djl (as written)", djl), S.missing("djl (fixed)", djl)]
     if "tensorflow" not in runs:

@@ -109,6 +109,8 @@ def run_autograd(fw: Frameworks, length: int, seed: int, agree: bool, **_: Any) 
     # for first-order growth and fails on anything worse
     bounds = np.array([8.0 * n * u for n in lengths])
     drift_ok = all(bool((rel[k] <= bounds).all()) for k in ("torch", "tf"))
+    size = np.abs(np.asarray(truth.split()[0], dtype=np.float64))
+    outcomes = {k: o.with_bound(bounds * size) for k, o in outcomes.items()}
     claims = {
         "seed_192": AUTOGRAD["seed_192"].claim(
             g_torch == float(exact) == g_tf and float(exact) != SEED_CLAIM,

@@ -135,6 +135,7 @@ def run_conv(fw: Frameworks, size: int, seed: int, agree: bool, **_: Any) -> Sec
         ),
         "tf": fw.measured("tensorflow", "tf.nn.conv2d(strides=2, padding='SAME')", y2_tf, truth),
     }
+    outcomes = {k: o.with_bound(b2) for k, o in outcomes.items()}
     shifted = not _within(y2_sym, truth, b2)
     claims["torch_refuses_stride2"] = CONV["torch_refuses_stride2"].claim(
         bool(refused), refused=refused

@@ -236,9 +236,22 @@ def _torch_bn(
     ref_scale = np.abs(truth_eval.split()[0]).max()
     tv = torch.__version__
     settings = {"eps": eps, "momentum": momentum}
+    b_eval, b_train = _abs_bounds(seed, batch, eps)
     outcomes = [
-        Outcome.measured(f"torch BatchNorm1d {m}()", "torch", y, t, version=tv, settings=settings)
-        for m, y, t in (("eval", y_eval, truth_eval), ("train", y_train, truth_train))
+        Outcome.measured(
+            f"torch BatchNorm1d {m}()",
+            "torch",
+            y,
+            t,
+            version=tv,
+            settings=settings,
+            bound=b,
+            note=_AGAINST[m],
+        )
+        for m, y, t, b in (
+            ("eval", y_eval, truth_eval, b_eval),
+            ("train", y_train, truth_train, b_train),
+        )
     ]
     e_eval, e_train = (np.abs(o.error.ulp) for o in outcomes)
     claims = {
@@ -350,10 +363,11 @@ def _keras_bn(
     # the two terms cancel, leaving rounding of size ulp(|x| * inv).
     batch1_ulp = float((np.abs(x[0]) * np.abs(gamma) / np.sqrt(eps)).max()) * 2.0**-23
     matched = {"epsilon": eps, "momentum": 1 - momentum}
+    a_eval, a_train = _abs_bounds(seed, batch, eps)
     rows = (
-        ("defaults, inference", yk_default, truth_eval, {"epsilon": 1e-3, "momentum": 0.99}),
-        ("matched, inference", yk_eval, truth_eval, matched),
-        ("matched, training=True", yk_train, truth_train, matched),
+        ("defaults, inference", yk_default, truth_eval, {"epsilon": 1e-3, "momentum": 0.99}, None),
+        ("matched, inference", yk_eval, truth_eval, matched, a_eval),
+        ("matched, training=True", yk_train, truth_train, matched, a_train),
     )
     outcomes = [
         Outcome.measured(
@@ -363,9 +377,11 @@ def _keras_bn(
             truth,
             version=keras.__version__,
             settings=settings,
-            note="measured against torch's eps" if what.startswith("defaults") else "",
+            note=_AGAINST["train" if "training" in what else "eval"]
+            + (", with torch's eps" if what.startswith("defaults") else ""),
+            bound=bound,
         )
-        for what, y, truth, settings in rows
+        for what, y, truth, settings, bound in rows
     ]
     e_default, e_k_eval, e_k_train = (np.abs(o.error.ulp) for o in outcomes)
     e_default_own = np.abs(own.ulp)
@@ -414,6 +430,22 @@ def _bounds(seed: int, batch: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
     return (
         rounding_bound(*args, v["run_mean"], v["run_var"], eps, _unit(seed, batch, eps, False)),
         rounding_bound(*args, mean, var, eps, _unit(seed, batch, eps, True)),
+    )
+
+
+#: the truth each BatchNorm row is measured against, by mode (the table's head shows one)
+_AGAINST = {
+    "eval": "measured against the eval-mode truth (running statistics)",
+    "train": "measured against the train-mode truth (this batch's statistics)",
+}
+
+
+def _abs_bounds(seed: int, batch: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """`_bounds` as absolute errors (the unit each counts in), eval then train."""
+    b_eval, b_train = _bounds(seed, batch, eps)
+    return (
+        b_eval * _unit(seed, batch, eps, False),
+        b_train * _unit(seed, batch, eps, True),
     )
 
 
