@@ -369,6 +369,63 @@ def long_lines(cells: list[dict[str, Any]], most: int = PRINT_WIDTH) -> list[str
     ]
 
 
+#: a claim or observation as a table lists it (its key in the item's tooltip) and as `check`
+#: prints it (``[holds] key: text``)
+_LISTED_KEY = re.compile(
+    r"<li title=['\"]([\w.]+): (?:holds|FAILS|not checked)['\"]>(.*?)</li>", re.S
+)
+_PRINTED_KEY = re.compile(
+    r"^\[(?:holds|FAILS|fails|not checked|observed)\] ([\w.]+): (.*(?:\n {2,}.*)*)", re.M
+)
+
+
+def _claims_in(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """``key: text`` of each claim ``pattern`` finds (tags gone, spaces collapsed: the same
+    claim of the same run reads the same)."""
+    import html as _html
+
+    out = []
+    for key, body in pattern.findall(text):
+        words = " ".join(_html.unescape(re.sub(r"<[^>]+>", "", body)).split())
+        out.append(f"{key}: {words.lstrip('✔✘○– ')}")
+    return out
+
+
+def _section_of(cell: dict[str, Any]) -> str | None:
+    """The section a markdown cell starts (its ``## `` heading), else None."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    heads = [ln[3:].strip() for ln in cell.get("source", "").splitlines() if ln.startswith("## ")]
+    return heads[0] if heads else None
+
+
+def repeated_claims(cells: list[dict[str, Any]]) -> list[str]:
+    """Every claim or observation shown more than once in one section of ``cells`` (nbformat
+    cells with outputs; a section starts at a ``## `` heading): ``section: key (N times)``. A
+    table lists its claims, so a `check` after it says only that they hold."""
+    found, section, seen = [], "(top)", {}
+
+    def close() -> None:
+        found.extend(f"{section}: {k[:90]} ({n} times)" for k, n in seen.items() if n > 1)
+
+    for cell in cells:
+        head = _section_of(cell)
+        if head is not None:
+            close()
+            section, seen = head, {}
+            continue
+        for out in cell.get("outputs", []):
+            text, data = out.get("text", ""), out.get("data", {})
+            html, plain = data.get("text/html", ""), data.get("text/plain", "")
+            text, html, plain = ("".join(t) for t in (text, html, plain))
+            keys = _claims_in(text, _PRINTED_KEY) + _claims_in(html, _LISTED_KEY)
+            keys += [] if html else _claims_in(plain, _PRINTED_KEY)
+            for k in keys:
+                seen[k] = seen.get(k, 0) + 1
+    close()
+    return found
+
+
 # ----------------------------------------------------------------------------- JS helpers
 # Runs in the page: what is wider than the notebook panel (scrolls sideways, or is cut).
 _JS_OVERFLOW = """
@@ -469,6 +526,20 @@ JS_SCALED = """
         + ` px (${ratio.toFixed(2)} of its size)`);
     }
   }
+  // inline SVG figures (the widgets' pictures): their viewBox is the size they are drawn for
+  for (const svg of root.querySelectorAll('.jp-OutputArea-output svg[viewBox]')) {
+    if (svg.closest('details:not([open])') || svg.parentElement.closest('svg')) continue;
+    const drawn = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+    const shown = svg.getBoundingClientRect().width;
+    if (!drawn || shown === 0) continue;
+    const ratio = shown / drawn;
+    if (ratio < least) {
+      const cell = svg.closest('.jp-Cell');
+      const index = cell ? [...root.querySelectorAll('.jp-Cell')].indexOf(cell) : -1;
+      out.push(`cell ${index}: a ${drawn} px SVG figure shown at ${Math.round(shown)}`
+        + ` px (${ratio.toFixed(2)} of its size)`);
+    }
+  }
   return out;
 }
 """
@@ -504,6 +575,21 @@ _JS_OUTPUTS = (
     const outputs = cell.model.outputs.toJSON();
     out.push({index: i, source: cell.model.sharedModel.getSource(),
               execution_count: cell.model.executionCount, outputs: outputs});
+  });
+  return out;
+}"""
+)
+
+# Runs in the page: every cell in order, markdown too (its type, source and outputs).
+_JS_EVERY_CELL = (
+    "() => { const w = ("
+    + _JS_PANEL
+    + """)();
+  const out = [];
+  w.content.widgets.forEach((cell, i) => {
+    const code = cell.model.type === 'code';
+    out.push({index: i, cell_type: cell.model.type, source: cell.model.sharedModel.getSource(),
+              outputs: code ? cell.model.outputs.toJSON() : []});
   });
   return out;
 }"""
@@ -699,6 +785,10 @@ class LabPage:
     def scaled_figures(self, least: float = LEGIBLE_SCALE) -> list[str]:
         """Pictures shown at less than ``least`` of their own width (one line each)."""
         return self.page.evaluate(JS_SCALED, ["#" + self.root.get_attribute("id"), least])
+
+    def repeated_claims(self) -> list[str]:
+        """Claims shown more than once in a section (`repeated_claims`)."""
+        return repeated_claims(self.page.evaluate(_JS_EVERY_CELL))
 
     def noise_lines(self) -> list[str]:
         """Framework log lines, warnings and progress-bar residue in the outputs: the text

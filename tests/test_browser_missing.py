@@ -72,6 +72,7 @@ def test_notebook_runs_to_its_end_without_tensorflow_or_java(bare_lab, page, not
             "wider than the notebook": lab.overflow(),
             "words broken inside": lab.midword_breaks(),
             "figures too small to read": lab.scaled_figures(),
+            "claims shown twice in a section": lab.repeated_claims(),
         }
         bad = {k: v for k, v in found.items() if v}
         assert not bad, f"{notebook} without TensorFlow and Java: {bad}"

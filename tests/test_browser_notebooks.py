@@ -110,6 +110,8 @@ def test_notebook_runs_and_widgets_answer(series_lab, page, notebook):
         assert not broken, f"{notebook}: words broken inside:\n" + "\n".join(broken)
         small = lab.scaled_figures()
         assert not small, f"{notebook}: figures too small to read:\n" + "\n".join(small)
+        again = lab.repeated_claims()
+        assert not again, f"{notebook}: claims shown twice in a section:\n" + "\n".join(again)
 
         widgets = lab.widgets()
         assert len(widgets) == lab.widget_count_in_outputs(), (

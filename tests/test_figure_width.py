@@ -73,3 +73,63 @@ def _functions_laying_out_twice():
 
 def test_no_figure_is_laid_out_two_ways():
     assert list(_functions_laying_out_twice()) == []
+
+
+def _lesson_figures():
+    from fpexplore.lessons import all_lessons
+
+    for lesson in all_lessons().values():
+        if lesson.figure is None:
+            continue
+        if lesson.name == "tf_vs_torch":
+            from fpexplore.lessons.tf_vs_torch import SECTIONS
+
+            for op in SECTIONS:
+                yield (
+                    lesson.name,
+                    {"op": op, "length": 20} if op in ("lstm", "adam") else {"op": op},
+                )
+        else:
+            yield lesson.name, dict(lesson.quick)
+
+
+def _outside(fig) -> list[str]:
+    """What a figure draws outside its own canvas (a title, label, legend or tick label cut
+    at the edge): the parts as text, empty when everything is inside."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.canvas.get_width_height()
+    texts = [t for t in fig.texts] + ([fig._suptitle] if fig._suptitle else [])
+    for ax in fig.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
+        texts += list(ax.get_legend().get_texts()) if ax.get_legend() else []
+    cut = [
+        t.get_text()
+        for t in texts
+        if isinstance(t, Text) and t.get_visible() and t.get_text().strip()
+        for b in [t.get_window_extent(renderer)]
+        if b.x0 < -1 or b.x1 > width + 1 or b.y0 < -1 or b.y1 > height + 1
+    ]
+    box = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)
+    if box.x0 < -1 or box.x1 > width + 1 or box.y0 < -1 or box.y1 > height + 1:
+        cut.append(f"drawn extent x {box.x0:.0f}..{box.x1:.0f} of {width} px")
+    return cut
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, params", list(_lesson_figures()), ids=str)
+def test_every_lesson_figure_draws_inside_its_canvas(name, params):
+    """No title, axis label, legend or tick label of a lesson's figure is cut at its edge (a
+    title centred over a narrow axes, long row names beside bars)."""
+    import matplotlib.pyplot as plt
+
+    from fpexplore.lessons import get
+
+    lesson = get(name)
+    fig = lesson.figure(lesson.run(**params))
+    try:
+        assert _outside(fig) == [], (name, params)
+    finally:
+        plt.close(fig)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser_support import PRINT_WIDTH, long_lines, noise_lines
+from browser_support import PRINT_WIDTH, long_lines, noise_lines, repeated_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,3 +75,27 @@ def test_tensorflow_log_level_is_set_in_one_place():
         if 'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL"' in text or setters.search(text):
             places.append(str(path.relative_to(ROOT)))
     assert sorted(places) == ["fpexplore/quiet.py"], places
+
+
+def test_claims_scanner_finds_a_claim_shown_twice_in_one_section():
+    """A table lists its claims; a `check` printing one of them again in the same section is
+    found, the same claim in the next section or another claim with the same key is not."""
+    from fpexplore.result import Claim, Comparison
+    from fpexplore.result.html import claims_html
+
+    c = Comparison("t", {}, None, (), {"k": Claim("x is within 2 ULP", True)})
+    listed = {"output_type": "display_data", "data": {"text/html": claims_html(c)}}
+    printed = {"output_type": "stream", "text": "[holds] k: x is within 2\n    ULP\n"}
+    other = {"output_type": "stream", "text": "[holds] k: y is within 3 ULP\n"}
+
+    def code(*outs):
+        return {"cell_type": "code", "source": "", "outputs": list(outs)}
+
+    def head(title):
+        return {"cell_type": "markdown", "source": f"## {title}\n\ntext", "outputs": []}
+
+    assert repeated_claims([head("1"), code(listed), code(printed)]) == [
+        "1: k: x is within 2 ULP (2 times)"
+    ]
+    assert repeated_claims([head("1"), code(listed), head("2"), code(printed)]) == []
+    assert repeated_claims([head("1"), code(listed), code(other)]) == []

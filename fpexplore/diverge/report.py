@@ -168,6 +168,13 @@ class DivergenceReport:
             f"outside the bound; largest error {side.max_ulp:.3g} ULP)."
         )
 
+    def claim(self, key: str) -> Claim:
+        """Claim ``key``; an unknown key raises KeyError naming the known ones."""
+        claims = self.claims
+        if key not in claims:
+            raise KeyError(f"no claim {key!r}; this report states: {', '.join(claims)}")
+        return claims[key]
+
     @property
     def claims(self) -> dict[str, Claim]:
         """`CLAIMS` with the measured numbers ("first_divergence" only with `expected`)."""

@@ -215,7 +215,7 @@ class Comparison:
         so that a notebook runs on to its end."""
         if decided:
             keys = keys or tuple(self.claims)
-            for key in keys:
+            for key in () if listed else keys:  # a table above lists them with the reason
                 if self.claims.get(key) is not None and self.claims[key].holds is None:
                     self.show(key)
             keys = tuple(
@@ -224,6 +224,16 @@ class Comparison:
             if not keys:
                 return
         check_claims(self.lesson, self.claims, keys, self.observations, listed=listed)
+
+    def with_claims(self, *keys: str) -> Comparison:
+        """This comparison showing only claims ``keys``: for a section that shows one part of
+        a lesson whose every run states all its claims (each section lists its own once)."""
+        from dataclasses import replace
+
+        unknown = [k for k in keys if k not in self.claims]
+        if unknown:
+            raise KeyError(f"no claim {unknown[0]!r}; claims: {', '.join(self.claims)}")
+        return replace(self, claims={k: self.claims[k] for k in keys}, observations={})
 
     def show(self, *keys: str) -> None:
         """Print observations (or claims) ``keys`` the way `check` prints them, wrapped to a
@@ -336,8 +346,10 @@ def check_claims(
         if not claim.holds:
             raise ClaimFailed(owner, key, claim)
     if listed:
-        n = len(picked)
-        print(f"checked: the {n} claim{'s' if n != 1 else ''} listed above hold{'s' * (n == 1)}")
+        n, total = len(picked), len(claims)
+        verb = "holds" if n == 1 else "hold"
+        which = f"the {n} claim{'s' * (n != 1)}" if n == total else f"{n} of the {total} claims"
+        print(f"checked: {which} listed above {verb}")
 
 
 def _short(v: Any) -> str:

@@ -266,8 +266,15 @@ def _outcomes(op: str, pairs: tuple[tuple[str, Fingerprint], ...]) -> tuple[Outc
 
 def _claims(a: str, b: str, fa: Fingerprint, diff: Difference) -> tuple[dict[str, Claim], str]:
     """The claims, and why the untouched-libraries claim could not be checked ('' if it was)."""
-    untouched = [lib for lib in LIBRARIES if lib not in _reaches(a) | _reaches(b)]
-    untouched_keys = [k for k, o in fa.ops.items() if o.library in untouched and o.device == "cpu"]
+    untouched_keys = [
+        k
+        for k, o in fa.ops.items()
+        if o.library in LIBRARIES
+        and o.library not in _reaches(a) | _reaches(b)
+        and o.device == "cpu"
+    ]
+    ran = {fa.ops[k].library for k in untouched_keys}
+    untouched = [lib for lib in LIBRARIES if lib in ran]  # those that ran, in their order
     same_untouched = all(k not in diff.differs for k in untouched_keys)
     decided = {
         "untouched_libraries_identical": C["untouched_libraries_identical"].claim(

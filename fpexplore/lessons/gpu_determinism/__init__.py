@@ -346,7 +346,7 @@ def figure(comparison: Comparison) -> Any:
     ax.set_yticks(
         range(len(keys)), [t if len(t) <= 36 else t[:35] + "…" for t in labels], fontsize=10
     )
-    ax.set_title(f"distinct results in {data.n_runs} runs — {data.card}", fontsize=9)
+    ax.set_title(f"distinct results in {data.n_runs} runs\n{data.card}", fontsize=9)
     case = next((k[2] for k in keys if k[0] == "index_add_"), "")
     for c in ("default", "use_deterministic_algorithms"):
         row = cells.get(("index_add_", "result", case, c))

@@ -10,6 +10,9 @@ from ...figures import WIDTH_IN
 from ...result import Comparison
 from .data import AutogradData, LstmData
 
+#: characters per line of a row's name beside its bar
+NAME_CHARS = 26
+
 
 def error_vs_length(comparison: Comparison) -> Any:
     """LSTM: |h - exact| by step and the input-gradient error by distance travelled;
@@ -65,13 +68,19 @@ def figure(comparison: Comparison) -> Any:
         ax.text(0.5, 0.5, why, ha="center", va="center", wrap=True)
         ax.set_axis_off()
         return fig
+    import textwrap
+
     vals = [max(o.error.max_abs_ulp, 1e-3) for o in ran]
     colors = ["tab:red" if o.backend == "torch" else "tab:orange" for o in ran]
-    ax.barh([o.implementation for o in ran], vals, color=colors)
+    names = [textwrap.fill(o.implementation, NAME_CHARS) for o in ran]
+    lines = sum(n.count("\n") + 1 for n in names)
+    fig.set_size_inches(WIDTH_IN, 1.1 + 0.3 * max(lines, len(ran) * 1.5))
+    ax.barh(names, vals, color=colors)
+    ax.tick_params(axis="y", labelsize=8)
     ax.set_xscale("log")
     ax.axvline(1, color="k", lw=0.8, ls="--")
-    ax.set_xlabel("max |error| against the exact result (ULPs of the result's format)")
+    ax.set_xlabel("max |error| (ULPs of the result's format)")
     ax.invert_yaxis()
-    ax.set_title(f"{comparison.params['op']}: torch (red) and TensorFlow/Keras (orange)")
+    fig.suptitle(f"{comparison.params['op']}: torch (red), TensorFlow/Keras (orange)", fontsize=10)
     fig.tight_layout()
     return fig
