@@ -96,3 +96,12 @@ def test_to_dict_carries_states_observations_and_explanation():
     }
     assert d["observations"]["cpu"]["value"] is False
     assert d["explanation"] == "Why the numbers differ."
+
+
+def test_with_claims_shows_only_the_named_claims_and_names_an_unknown_one():
+    c = _comparison()
+    part = c.with_claims("yes")
+    assert list(part.claims) == ["yes"] and not part.observations
+    assert part.outcomes == c.outcomes and list(c.claims) == ["yes", "no", "unknown"]
+    with pytest.raises(KeyError, match="claims: yes, no, unknown"):
+        c.with_claims("nope")
