@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -317,12 +317,19 @@ def _retired(v: Verdict, lessons: Mapping[str, Any]) -> str:
     return " (no longer a claim)"
 
 
-def findings(machines: Iterable[Machine], lesson: str, keys: Iterable[str]) -> list[str]:
+def findings(
+    machines: Iterable[Machine],
+    lesson: str,
+    keys: Iterable[str],
+    stated: Collection[str] | None = None,
+) -> list[str]:
     """What each machine recorded for ``keys`` of ``lesson`` (claims with their state,
     observations with their value), one line each, the first run's text: how one finding
     reads across the fleet (a claim renamed or turned into an observation keeps its old key
-    in older records, so name both)."""
+    in older records, so name both). ``stated``: the keys this version's lesson states (its
+    claims and observations); a key outside it is marked as one it no longer states."""
     keys = tuple(keys)
+    current = set(keys if stated is None else stated)
     lines = []
     for m in machines:
         seen: set[str] = set()
@@ -337,5 +344,6 @@ def findings(machines: Iterable[Machine], lesson: str, keys: Iterable[str]) -> l
                 else:
                     continue
                 seen.add(key)
-                lines.append(f"{m.name} · {key}: {said}")
+                old = "" if key in current else " (a finding this version no longer states)"
+                lines.append(f"{m.name} · {key}{old}: {said}")
     return lines

@@ -354,9 +354,10 @@ def noise_lines(cells: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-#: the longest printed line that the output area shows whole at 568 px (monospace, about 7.8 px a
-#: character): what the package prints stays within it
-PRINT_WIDTH = 72
+#: the longest printed line that the output area shows whole at 568 px (monospace, about 7.9 px a
+#: character: a 71st character wraps onto a line of its own): what the package prints, and
+#: `text_table.COLUMNS`
+PRINT_WIDTH = 70
 
 
 def long_lines(cells: list[dict[str, Any]], most: int = PRINT_WIDTH) -> list[str]:

@@ -331,6 +331,15 @@ def test_findings_read_one_finding_across_the_fleet(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("x · k: [fails]")
     real = machines.findings(machines.load_all(), "summation_order", ("offset_same_bits",))
     assert any("amd-epyc-zen3" in line and "[fails]" in line for line in real)
+    # a key this version no longer states says so beside the old verdict
+    from fpexplore.lessons import get
+
+    lesson = get("summation_order")
+    stated = {*lesson.claims, *lesson.observations}
+    real = machines.findings(machines.load_all(), "summation_order", ("offset_same_bits",), stated)
+    assert real and all("no longer states" in line for line in real), real
+    now = machines.findings(machines.load_all(), "summation_order", ("blas_offset_bits",), stated)
+    assert now and not any("no longer states" in line for line in now)
 
 
 def test_a_retired_claim_is_shown_as_history():

@@ -382,3 +382,16 @@ def test_round_of_a_certified_truth_refuses_to_guess_near_a_tie():
         for fmt in FORMATS:
             rounded = np.asarray(exp.round(fmt), dtype=np.float64).tolist()
             assert rounded == [float(formats.round_exact(w, fmt)) for w in want]
+
+
+def test_a_truth_prints_as_label_value_and_how_it_is_known():
+    """What a notebook prints: never the repr, and a whole number of certified digits."""
+    from fpexplore.truth.value import Truth
+
+    exact = Truth("a third", exact=Fraction(1, 3))
+    assert str(exact) == "a third = 0.33333333333333333333 (exact)"
+    approx = Truth("pi", mp=mpmath.mpf(mpmath.pi), digits=32.7)
+    assert str(approx).endswith("(32 certified digits)")
+    arr = Truth("thirds", exact=np.array([Fraction(1, 3)] * 4, dtype=object))
+    assert str(arr) == "thirds = an array(4,) (exact)"
+    assert "Truth(" in repr(exact)

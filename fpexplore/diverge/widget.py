@@ -134,67 +134,102 @@ def _title(report: DivergenceReport) -> str:
     return f"{report.label or ' vs '.join(report.names)} — {AGREE if report.agree else 'diverge'}"
 
 
+#: a 10-px character's advance, generously, and the room the culprit's two lines take above
+#: the arrow's tail (the SVG figure's labels)
+_CHAR, _LABEL_H = 6.2, 30
+
+
+def _culprit_err(report: DivergenceReport) -> float:
+    """The larger error of the two sides at the first divergence (where the arrow points)."""
+    first = report.first
+    return max(s.max_ulp for s in (first.a, first.b) if s is not None)
+
+
 def _culprit_svg(
-    report: DivergenceReport, fx: Any, fy: Any, top_bottom: tuple[float, float]
+    report: DivergenceReport, fx: Any, fy: Any, box: tuple[float, float, float, float]
 ) -> list[str]:
     """The first divergence in `plot_svg`: its layer shaded, its name and culprits above an
     arrow pointing at the larger error there."""
-    rows, first, (top, bottom) = report.rows, report.first, top_bottom
-    i = rows.index(first)
-    top_err = max(s.max_ulp for s in (first.a, first.b) if s is not None)
+    rows, first, (left, top, right, bottom) = report.rows, report.first, box
+    i, top_err = rows.index(first), _culprit_err(report)
     x0, x1, xi = fx(i - 0.5), fx(i + 0.5), fx(i)
-    ya, yt = fy(top_err), fy(max(top_err, _FLOOR) * 30)
+    ya, yt = fy(top_err), max(fy(max(top_err, _FLOOR) * 30), top + _LABEL_H)
+    culprits = ", ".join(first.culprits(report.names))
+    lines = (f"first divergence: {first.name}", f"({culprits})")
+    half = _CHAR * max(map(len, lines)) / 2
     # the label stays inside the plot at either end
     anchor, xt = (
-        ("start", x0 + 2) if i == 0 else ("end", x1 - 2) if i == len(rows) - 1 else ("middle", xi)
+        ("start", max(x0, left) + 2)
+        if xi - half < left + 2
+        else ("end", min(x1, right) - 2)
+        if xi + half > right - 2
+        else ("middle", xi)
     )
     red = {"fill": _C[2]}
-    culprits = ", ".join(first.culprits(report.names))
     return [
         svg.el("rect", x=x0, y=top, width=x1 - x0, height=bottom - top, fill_opacity="0.12", **red),
-        svg.text(xt, yt - 14, f"first divergence: {first.name}", anchor, **red),
-        svg.text(xt, yt - 2, f"({culprits})", anchor, **red),
+        svg.text(xt, yt - 14, lines[0], anchor, **red),
+        svg.text(xt, yt - 2, lines[1], anchor, **red),
         svg.line(xi, yt + 2, xi, ya - 6, stroke=_C[2]),
         svg.el("path", d=f"M{xi - 3:.1f},{ya - 10:.1f} l3,5 l3,-5", fill="none", stroke=_C[2]),
     ]
 
 
-def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> str:
-    """The figure of `plot` as SVG markup (the explorer's: the browser draws it)."""
-    rows, first, floor = report.rows, report.first, _FLOOR
-    longest = max((len(r.name) for r in rows), default=1)
-    left, right, top = 70, width - 12, 30
-    bottom = height - int(20 + 0.707 * 5.2 * longest)
-    bound = _bounds(rows)
-    values = [floor, *(b for b in bound if math.isfinite(b))]
+def _title_svg(report: DivergenceReport, width: int) -> list[str]:
+    """The figure's title (13 px), centred; a long one in two lines, the verdict below."""
+    title = _title(report)
+    head, dash, tail = title.rpartition(" — ")
+    lines = [head, dash.strip() + " " + tail] if len(title) * 7.5 > width - 20 else [title]
+    return [svg.text(width / 2, 18 + 17 * i, s, font_size=13) for i, s in enumerate(lines)]
+
+
+def _legend_svg(report: DivergenceReport, width: int, y: float) -> list[str]:
+    """The legend above the plot: two columns, the two sides' markers, the bound, the diff."""
+    dotted = {"stroke": "#808080", "stroke_dasharray": "2,3"}
+    legend: list[tuple[str, dict[str, object]]] = [
+        (f"{name}: error it adds", {"shape": shape, "fill": _C[k]})
+        for k, (name, shape) in enumerate(zip(report.names, "os", strict=True))
+    ]
+    legend += [("a-priori bound", {"stroke": "#000"}), ("|A − B| (inherited + added)", dotted)]
+    column = 36 + _CHAR * max(len(label) for label, _style in legend)
+    x = (width - 2 * column - 8) / 2
+    return svg.legend_box(x, y, column, legend, rows=2, font_size=10)
+
+
+def _scales(report: DivergenceReport, box: tuple[float, float, float, float]) -> tuple[Any, ...]:
+    """The layer axis, the ULP axis (log, clamped to its decades) and its decades lo..hi."""
+    rows, floor = report.rows, _FLOOR
+    left, top, right, bottom = box
+    values = [floor, *(b for b in _bounds(rows) if math.isfinite(b))]
     values += [r.diff_ulp for r in rows if math.isfinite(r.diff_ulp)]
     values += [s.max_ulp for r in rows for s in (r.a, r.b) if s is not None]
     lo = math.floor(math.log10(max(min(values), floor)))
-    hi = math.ceil(math.log10(max(values)) + (1.7 if first is not None else 0.3))
+    hi = math.ceil(math.log10(max(values)) + (1.7 if report.first is not None else 0.3))
+    if report.first is not None:  # room above the culprit's error for its label and arrow
+        at = math.log10(max(_culprit_err(report), floor))
+        while (hi - at) * (bottom - top) / max(hi - lo, 1) < _LABEL_H + 16:
+            hi += 1
     fx = svg.linear(-0.5, max(len(rows), 1) - 0.5, left, right)
     scale = svg.linear(lo, lo + max(hi - lo, 1), bottom, top)
 
     def fy(v: float) -> float:
         return scale(math.log10(min(max(v, floor, 10.0**lo), 10.0**hi)))
 
-    title = _title(report)
-    # at most about eight labelled decades, whatever the range (one per decade overlaps)
-    every = max(1, math.ceil((hi - lo) / 8))
-    ygrid = {fy(10.0**k): f"1e{k}" for k in svg.decades(10.0**lo, 10.0**hi, every)}
-    out = [svg.text((left + right) / 2, 18, title, font_size=12)]
-    out += svg.frame((left, top, right, bottom), ygrid=ygrid, ylabel=f"ULPs of {report.fmt}")
-    if first is not None:
-        out += _culprit_svg(report, fx, fy, (top, bottom))
+    return fx, fy, lo, hi
+
+
+def _data_svg(report: DivergenceReport, fx: Any, fy: Any) -> list[str]:
+    """The bound's steps, the dotted difference and each side's markers (with tooltips)."""
+    rows, bound = report.rows, _bounds(report.rows)
     steps = [
         p
         for i, b in enumerate(bound)
         if math.isfinite(b)
         for p in ((fx(i - 0.5), fy(b)), (fx(i + 0.5), fy(b)))
     ]
-    out.append(svg.polyline(steps, stroke="#000"))
+    out = [svg.polyline(steps, stroke="#000")]
     diff = [(fx(i), fy(r.diff_ulp)) for i, r in enumerate(rows) if math.isfinite(r.diff_ulp)]
-    dotted = {"stroke": "#808080", "stroke_dasharray": "2,3"}
-    out.append(svg.polyline(diff, **dotted))
+    out.append(svg.polyline(diff, stroke="#808080", stroke_dasharray="2,3"))
     for k, (name, shape) in enumerate(zip(report.names, "os", strict=True)):
         for i, r in enumerate(rows):
             side = r.a if k == 0 else r.b
@@ -205,20 +240,32 @@ def plot_svg(report: DivergenceReport, width: int = 980, height: int = 380) -> s
                 )
                 at = fx(i + (k - 0.5) * 0.15), fy(side.max_ulp)
                 out.append(svg.tip(tip, svg.marker(shape, *at, 4, fill=_C[k])))
+    return out
+
+
+def plot_svg(report: DivergenceReport, width: int = 560, height: int = 400) -> str:
+    """The figure of `plot` as SVG markup (the explorer's: the browser draws it), as wide as
+    the notebook's output area: the title, the legend above the plot, the layers below it."""
+    rows = report.rows
+    out = _title_svg(report, width)
+    legend_y = 17 * len(out) + 10
+    out += _legend_svg(report, width, legend_y)
+    longest = max((len(r.name) for r in rows), default=1)
+    first_name = len(rows[0].name) if rows else 1
+    left = max(70, int(0.707 * _CHAR * first_name) + 8)
+    box = (left, legend_y + 44, width - 12, height - int(20 + 0.707 * _CHAR * longest))
+    fx, fy, lo, hi = _scales(report, box)
+    # at most about eight labelled decades, whatever the range (one per decade overlaps)
+    every = max(1, math.ceil((hi - lo) / 8))
+    ygrid = {fy(10.0**k): f"1e{k}" for k in svg.decades(10.0**lo, 10.0**hi, every)}
+    out += svg.frame(box, ygrid=ygrid, ylabel=f"ULPs of {report.fmt}")
+    if report.first is not None:
+        out += _culprit_svg(report, fx, fy, box)
+    out += _data_svg(report, fx, fy)
     out += [
-        svg.text(fx(i) + 3, bottom + 10, r.name, "end", font_size=9, rotate=-45)
+        svg.text(fx(i) + 3, box[3] + 10, r.name, "end", font_size=10, rotate=-45)
         for i, r in enumerate(rows)
     ]
-    legend: list[tuple[str, dict[str, object]]] = [
-        (f"{name}: error it adds", {"shape": shape, "fill": _C[k]})
-        for k, (name, shape) in enumerate(zip(report.names, "os", strict=True))
-    ]
-    legend += [("a-priori bound", {"stroke": "#000"}), ("|A − B| (inherited + added)", dotted)]
-    # the legend in the upper corner away from the culprit's label
-    dx = right - left - 210 if first is not None and rows.index(first) < len(rows) / 2 else 0
-    out.append(
-        svg.el("g", *svg.legend_box(left + 5, top + 5, 192, legend), transform=f"translate({dx} 0)")
-    )
     return svg.doc(width, height, *out, font_size=10)
 
 

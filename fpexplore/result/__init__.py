@@ -355,6 +355,8 @@ def check_claims(
 def _short(v: Any) -> str:
     import numpy as np  # here, so that `import fpexplore` stays cheap
 
+    if isinstance(v, Mapping):  # a value per case: "case: value; ..." (never a dict's repr)
+        return "; ".join(f"{k}: {_short(x)}" for k, x in v.items())
     arr = np.asarray(v)
     if arr.ndim == 0:
         item = arr.item()

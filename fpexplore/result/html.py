@@ -308,7 +308,7 @@ def truth_text(truth: Any) -> tuple[str, str]:
     kind = (
         "exact"
         if truth.is_exact
-        else f"{truth.digits:g} certified digits"
+        else f"{math.floor(truth.digits)} certified digits"
         if math.isfinite(truth.digits)
         else "exact"
     )

@@ -349,6 +349,17 @@ class Truth:
     def __float__(self) -> float:
         return float(self.mp())
 
+    def __str__(self) -> str:
+        """What a notebook prints: ``label = value (how it is known)``, the value to 20 digits
+        (an array by its shape)."""
+        if self.is_exact or not math.isfinite(self.digits):
+            kind = "exact" if self.is_finite else "NaN/inf as IEEE propagates it"
+        else:
+            kind = f"{math.floor(self.digits)} certified digits"
+        val = self.mp()
+        text = mpmath.nstr(val, 20) if not isinstance(val, np.ndarray) else f"an array{self.shape}"
+        return f"{self.label} = {text} ({kind})"
+
     def __repr__(self) -> str:
         kind = f"{self.digits:g} certified digits"
         if self.is_exact or math.isinf(self.digits):

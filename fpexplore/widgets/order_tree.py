@@ -173,8 +173,24 @@ def draw(
     return fig
 
 
-#: one panel of `tree_svg`, in CSS pixels
-PANEL_W, PANEL_H = 490, 300
+#: one panel of `tree_svg`, in CSS pixels: the panels one above the other, as wide as the
+#: notebook's output area
+PANEL_W, PANEL_H = 560, 250
+#: the longest heading drawn on one line (14 px); a longer one breaks before its "("
+HEADING_CHARS = 56
+
+
+def _axis_svg(x0: float, up: float, down: float, top: float, py: svg.Scale) -> list[str]:
+    """A panel's level axis: its label, its line left of the tree and its labelled levels."""
+    left = x0 + 44
+    out = [
+        svg.text(x0 + 12, (up + down) / 2, "addition level", font_size=10, rotate=-90),
+        svg.line(left - 8, up, left - 8, down, stroke="#000", stroke_width="0.8"),
+    ]
+    return out + [
+        svg.text(left - 11, py(k) + 3.5, str(k), "end", font_size=10)
+        for k in range(0, int(top) + 1, max(1, int(top) // 6 or 1))
+    ]
 
 
 def _panel_svg(root: Any, title: str, x0: float, y0: float) -> list[str]:
@@ -182,26 +198,30 @@ def _panel_svg(root: Any, title: str, x0: float, y0: float) -> list[str]:
     points, edges = layout(root)
     xs = [x for x, _y, _k in points] or [0.0]
     top = max([y for _x, y, _k in points] or [0.0])
-    left, right, up, down = x0 + 40, x0 + PANEL_W - 10, y0 + 40, y0 + PANEL_H - 28
+    left, right, up, down = x0 + 44, x0 + PANEL_W - 14, y0 + 46, y0 + PANEL_H - 30
     px = svg.linear(min(xs) - 0.6, max(xs) + 0.6, left, right)
     py = svg.linear(0, max(top, 1.0), down, up)
     mid = x0 + PANEL_W / 2
-    out = [
-        svg.text(mid, y0 + 14, title, font_size=11),
-        svg.text(mid, y0 + 28, f"{root.additions()} additions, depth {root.depth()}", font_size=10),
-        svg.text(x0 + 12, (up + down) / 2, "addition level", font_size=9, rotate=-90),
-        svg.line(left - 8, up, left - 8, down, stroke="#000", stroke_width="0.8"),
-    ]
-    out += [
-        svg.text(left - 11, py(k) + 3, str(k), "end", font_size=8)
-        for k in range(0, int(top) + 1, max(1, int(top) // 6 or 1))
-    ]
+    depth = f"{root.additions()} additions, depth {root.depth()}"
+    out = [svg.text(mid, y0 + 15, title, font_size=13), svg.text(mid, y0 + 32, depth, font_size=11)]
+    out += _axis_svg(x0, up, down, top, py)
     out += [
         svg.line(px(a), py(b), px(c), py(d), stroke="#8c8c8c", stroke_width="0.8")
         for a, b, c, d in edges
     ]
+    return out + _points_svg(points, px, py, top)
+
+
+def _points_svg(
+    points: list[tuple[float, float, str]], px: svg.Scale, py: svg.Scale, top: float
+) -> list[str]:
+    """A tree's additions (darker higher up), its leaves (every one up to 16, else every 4th
+    or 8th named) and its constants (named where no other name is near)."""
+    out: list[str] = []
     n = sum(k.startswith("leaf:") for _x, _y, k in points)
     step = 1 if n <= 16 else 4 if n <= 32 else 8
+    shown = [(px(x), int(k[5:])) for x, _y, k in points if k.startswith("leaf:")]
+    named = [cx for cx, i in shown if i % step == 0 or i == n - 1]  # where names are
     for x, y, k in points:
         cx, cy = px(x), py(y)
         if k == "sum":
@@ -210,19 +230,25 @@ def _panel_svg(root: Any, title: str, x0: float, y0: float) -> list[str]:
             out.append(svg.el("circle", cx=cx, cy=cy, r=3, fill=fill))
         elif k.startswith("leaf:"):
             i = int(k[5:])
-            out.append(
-                svg.tip(
-                    f"x{i}", tag="rect", x=cx - 2.5, y=cy - 2.5, width=5, height=5, fill="#1f77b4"
-                )
-            )
+            leaf = {"x": cx - 2.5, "y": cy - 2.5, "width": 5, "height": 5, "fill": "#1f77b4"}
+            out.append(svg.tip(f"x{i}", tag="rect", **leaf))
             if i % step == 0 or i == n - 1:
-                out.append(svg.text(cx, cy + 13, f"x{i}", font_size=8))
+                out.append(svg.text(cx, cy + 15, f"x{i}", font_size=10))
         else:  # a constant (an accumulator's start)
             red = {"fill": "#d62728"}
             d = f"M{cx:.1f},{cy - 4:.1f} l4,4 l-4,4 l-4,-4 z"
             out.append(svg.tip(k[6:], tag="path", d=d, **red))
-            out.append(svg.text(cx, cy + 13, k[6:], font_size=8, **red))
+            if all(abs(cx - at) > 6.5 * len(k[6:]) for at in named):
+                out.append(svg.text(cx, cy + 15, k[6:], font_size=10, **red))
+                named.append(cx)
     return out
+
+
+def _heading_svg(heading: str) -> list[str]:
+    """The figure's heading, centred, broken before its "(" when it is too long for a line."""
+    head, _, tail = heading.partition(" (")
+    lines = [head, f"({tail}"] if len(heading) > HEADING_CHARS and tail else [heading]
+    return [svg.text(PANEL_W / 2, 18 + 18 * i, s, font_size=14) for i, s in enumerate(lines)]
 
 
 def tree_svg(
@@ -232,14 +258,15 @@ def tree_svg(
     dtype: str = "float32",
     simplify: bool = True,
 ) -> str:
-    """The trees of `draw` as SVG markup (drawn by the browser: a move costs milliseconds)."""
-    trees, rows, cols = _panels(n, order, threads, dtype, simplify, "order_tree.tree_svg")
-    width = PANEL_W * cols
+    """The trees of `draw` as SVG markup (drawn by the browser: a move costs milliseconds),
+    one above the other."""
+    trees, _rows, _cols = _panels(n, order, threads, dtype, simplify, "order_tree.tree_svg")
     suptitle = _heading(n, threads, simplify)
-    out = [svg.text(width / 2, 16, suptitle, font_size=12)]
+    out = _heading_svg(suptitle)
+    top = 18 * len(out) + 12
     for i, (root, title) in enumerate(trees):
-        out += _panel_svg(root, title, (i % cols) * PANEL_W, 24 + (i // cols) * PANEL_H)
-    return svg.doc(width, PANEL_H * rows + 24, *out, title=suptitle)
+        out += _panel_svg(root, title, 0, top + i * PANEL_H)
+    return svg.doc(PANEL_W, top + PANEL_H * len(trees), *out, title=suptitle)
 
 
 def tree_orders() -> list[str]:

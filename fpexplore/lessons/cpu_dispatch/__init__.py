@@ -362,13 +362,16 @@ LESSON = Lesson(
 
 
 def config_table(
-    fingerprints: dict[str, Fingerprint], skipped: dict[str, str] | None = None
+    fingerprints: dict[str, Fingerprint],
+    skipped: dict[str, str] | None = None,
+    only_differing: bool = False,
 ) -> str:
     """Every CPU result (rows) under every configuration (columns, one character each: 1–9,
     then a, b, …): letters group the configurations that gave the same bits (``A`` = the
     first configuration's), and each row ends with the range of its errors against the exact
     truth; then each configuration of ``skipped`` (`not_taken`) with why. Narrow enough for a
-    notebook at 1000 px (`fpexplore.wrapped`)."""
+    notebook at 1000 px (`fpexplore.wrapped`). ``only_differing``: the rows whose bits differ
+    somewhere, then the others named in one line."""
     from ...dispatch.classroom import groups
     from ...result.text_table import wrapped
 
@@ -380,10 +383,15 @@ def config_table(
         "configurations: " + ", ".join(f"{m}={n}" for m, n in zip(marks, names, strict=False)),
         f"{'result':{width}s} {marks}  max ULP error (range)",
     ]
+    same = [k for k, letters in rows.items() if set(letters) <= {"A", "·"}]
     for key, letters in rows.items():
+        if only_differing and key in same:
+            continue
         ulps = [u for fp in fps if key in fp.ops and (u := fp.ops[key].max_ulp) is not None]
         lo, hi = (f"{min(ulps):.3g}", f"{max(ulps):.3g}") if ulps else ("", "")
         span = "no truth (random)" if not ulps else lo if lo == hi else f"{lo}–{hi}"
         lines.append(f"{key:{width}s} {''.join(letters)}  {span}")
+    if only_differing and same:
+        lines.append(f"the same bits under every configuration: {', '.join(same)}")
     lines += [f"not run: {c}: {why}" for c, why in (skipped or {}).items()]
     return wrapped("\n".join(lines))

@@ -412,19 +412,22 @@ def figure(comparison: Comparison) -> Any:
 
     data: AcceleratorData = comparison.data
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(WIDTH_IN, 7.0))
-    for label, curve in data.drift.items():
-        ax.semilogy(data.steps[1:], curve[1:], label=label)
+    # curves that coincide stay visible: each its own dash pattern, the first drawn widest
+    dashes = ("-", "--", ":", "-.")
+    for i, (label, curve) in enumerate(data.drift.items()):
+        ax.semilogy(data.steps[1:], curve[1:], dashes[i % 4], lw=2.6 - 0.4 * min(i, 3), label=label)
     ax.set_xlabel("matmul step")
     ax.set_ylabel("relative error vs exact")
     ax.set_title("chained matmuls: drift from the exact product", fontsize=10)
-    ax.legend(fontsize=7)
-    for label, curve in data.gap.items():
-        ax2.semilogy(data.steps[1:], [max(v, 1e-17) for v in curve[1:]], label=label)
+    ax.legend(fontsize=8)
+    for i, (label, curve) in enumerate(data.gap.items()):
+        gap = [max(v, 1e-17) for v in curve[1:]]
+        ax2.semilogy(data.steps[1:], gap, dashes[i % 4], lw=2.6 - 0.4 * min(i, 3), label=label)
     ax2.set_xlabel("matmul step")
     ax2.set_ylabel("||accelerator - CPU|| / ||exact||")
     ax2.set_title("distance between the CPU and the accelerator", fontsize=10)
     if data.gap:
-        ax2.legend(fontsize=7)
+        ax2.legend(fontsize=8)
     return present.with_banner(fig, data.banner, fontsize=8)
 
 

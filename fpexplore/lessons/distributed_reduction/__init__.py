@@ -293,29 +293,34 @@ def figure(comparison: Comparison) -> Any:
         for i, m in enumerate(METHODS):
             ys = [d.not_exact[m][w] for w in WORLDS]
             tallest = max(tallest, *ys)
-            ax.bar(np.arange(len(WORLDS)) + (i - 1.5) * width, ys, width, label=METHODS[m])
+            label = METHODS[m] + (" (0 everywhere)" if not any(ys) else "")
+            ax.bar(np.arange(len(WORLDS)) + (i - 1.5) * width, ys, width, label=label)
         ax.set_xticks(range(len(WORLDS)), [f"{w} rank(s)" for w in WORLDS])
         ax.set_ylabel(f"elements ≠ exact sum (of {d.n})")
         # the legend sits in headroom above the tallest bar, never over a bar
-        ax.set_ylim(0, max(tallest, 1) * 1.5)
-        ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
+        ax.set_ylim(0, max(tallest, 1) * 1.9)
+        ax.legend(fontsize=8, loc="upper left", frameon=False)
     ax.set_title("gloo on this CPU (live)", fontsize=10)
     ax = axes[1]
     rows = [r for r in d.nccl.rows if r.ok]
-    for algo in sorted({r.algo for r in rows}):
-        for w in sorted({r.world for r in rows}):
-            pts = sorted(
-                (r.size, r.n_differ_rank_ordered / r.n)
-                for r in rows
-                if r.algo == algo and r.world == w
-            )
-            if pts:
-                ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}, {w} ranks")
+    curves = {
+        (algo, w): sorted(
+            (r.size, r.n_differ_rank_ordered / r.n) for r in rows if r.algo == algo and r.world == w
+        )
+        for algo in sorted({r.algo for r in rows})
+        for w in sorted({r.world for r in rows})
+    }
+    for (algo, w), pts in curves.items():
+        twin = [a for (a, v), p in curves.items() if v == w and a != algo and p == pts]
+        if not pts or (algo == "default" and twin):
+            continue  # the default that is another algorithm is drawn (and named) as that one
+        same = " = default" if algo != "default" and curves.get(("default", w)) == pts else ""
+        ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}{same}, {w} ranks")
     ax.set_xlabel("message size (float32 elements)")
     ax.set_ylabel("fraction ≠ rank-ordered sum")
     ax.set_title(d.nccl.banner or "no NCCL record", fontsize=8, wrap=True)
-    if rows:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    if rows:  # below the axes, which keep the figure's width
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     fig.tight_layout()
     return fig
 

@@ -283,7 +283,8 @@ def compute(device: str, runs: int, processes: int, quick: bool, record: str) ->
 
 def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     """Which flag fixes which op: op, output, case, the distinct results (or 'raises') under
-    each configuration, and the verdict."""
+    each configuration, and the verdict (``only_varying``: the ops that vary somewhere, then
+    how many others do not)."""
     data = comparison.data
     configs = list(data.configs)
     # two lines per op (its name, then its counts and verdict) so that the table fits a
@@ -293,8 +294,10 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
     w = max(7, *(len(_short(c)) + 1 for c in configs))
     head = "    " + "".join(f"{_short(c):>{w}}" for c in configs)
     lines = ["op / output / case: verdict", head, "-" * len(head)]
+    steady = 0
     for (op, output, case), cells in _keyed(data.rows).items():
         if only_varying and not any(r.varies for r in cells.values()):
+            steady += 1
             continue
         counts = [
             "-" if c not in cells else "raises" if cells[c].raised else cells[c].distinct
@@ -304,6 +307,8 @@ def rows_table(comparison: Comparison, *, only_varying: bool = False) -> str:
             f"{op} / {output} / {case}: {fixes(cells)}", COLUMNS, subsequent_indent="  "
         )
         lines.append("    " + "".join(f"{v!s:>{w}}" for v in counts))
+    if steady:
+        lines.append(f"(and {steady} more that give one result under every setting)")
     return "\n".join(lines)
 
 

@@ -166,9 +166,9 @@ DJL_CLAIMS = declare_texts(
         "djl_matches_torch_cpu": (
             "measured: DJL randomUniform equals torch.manual_seed(seed) + "
             "torch.rand(n) bit for bit",
-            ": DJL {djl} {verb} torch.manual_seed({seed}) + "
-            "torch.rand({n}) (torch {torch}): {same_u}/{n} values bit-identical; randomNormal vs "
-            "torch.randn: {same_n}/{n}",
+            ": {djl} {verb} torch.manual_seed({seed}) + "
+            "torch.rand({n}) (torch {torch}): {same_u}/{n} values bit-identical; randomNormal and "
+            "torch.randn: {same_n}/{n} bit-identical",
         ),
         "djl_is_mt19937": "DJL's uniform stream is fpexplore's independent MT19937 with "
         "torch's 24-bit mapping",

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ... import backends
+from ...errors import BackendUnavailable
 from .._base import torch_threads
 from .inputs import in_format
 
@@ -118,8 +119,12 @@ def run_djl(x: np.ndarray, threads: int) -> Ran:
 
 
 def run_java(x: np.ndarray) -> Ran:
-    """``float s = 0; for (float v : x) s += v;`` in Java (``double`` for float64)."""
-    djl = backends.load("djl")
+    """``float s = 0; for (float v : x) s += v;`` in Java (``double`` for float64), in the JVM
+    of DJL's worker: where it cannot start, Java is what is missing."""
+    try:
+        djl = backends.load("djl")
+    except BackendUnavailable as exc:
+        raise BackendUnavailable("the Java loop (DJL's JVM)", exc.reason, exc.fix) from None
     if "java" not in _java_version:
         _java_version["java"] = "Java " + str(djl.info().get("java_version", ""))
     acc = "double" if x.dtype == np.float64 else "float"

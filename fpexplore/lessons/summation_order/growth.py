@@ -77,6 +77,11 @@ class Point:
     from_emulator: dict[str, str]  # framework -> the emulator whose error it shows
     missing: dict[str, str]  # framework -> why it did not run here
 
+    def label(self, name: str) -> str:
+        """``name`` as a legend shows it: a framework that did not run here is marked by the
+        emulator that stands in for it."""
+        return f"{name} (not run: its emulator)" if name in self.from_emulator else name
+
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:
     """The textbook first-order bounds on ``|error| / sum|x|`` at each n."""

@@ -284,7 +284,8 @@ def layout_claims(
         "blas_offset_bits": Observation(
             OBSERVED["blas_offset_bits"]
             + f" ({name}; {where}): "
-            + ", ".join(f"{op} {k} of {tried}" for op, k in blas.items()),
+            + ", ".join(f"{op} {k}" for op, k in blas.items())
+            + f" of {tried} each; in all, of {len(blas) * tried}",
             sum(blas.values()),
             "MKL picks its kernels by CPU, and on some (AMD EPYCs among the shipped machines) "
             "its dot, gemv and gemm results depend on where the array starts in "

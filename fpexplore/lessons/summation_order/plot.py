@@ -133,7 +133,7 @@ class RunMarkers:
         groups: dict[float, list[str]] = {}
         for name, err in current.errors.items():
             if math.isfinite(err) and err > 0:
-                groups.setdefault(err, []).append(name)
+                groups.setdefault(err, []).append(current.label(name))
         if len(groups) > len(self.lines):
             raise ValueError(
                 f"'current' holds {len(groups)} distinct errors; at most {len(self.lines)} "

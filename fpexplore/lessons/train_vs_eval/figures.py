@@ -3,6 +3,7 @@ matplotlib figure for pages and as SVG for the explorer."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,7 @@ def _bn_rows(comparison: Comparison) -> tuple[list[str], float, float]:
 #: where the two panels sit in the figure (left, bottom, width, height as fractions): fixed,
 #: so that a redraw needs no layout pass (tight_layout draws the figure once more)
 #: the two panels one above the other (left, bottom, width, height), for `WIDTH_IN`
-_PANELS = ((0.14, 0.6, 0.82, 0.3), (0.14, 0.09, 0.82, 0.36))
+_PANELS = ((0.14, 0.6, 0.82, 0.3), (0.3, 0.09, 0.66, 0.36))
 
 
 def figure(comparison: Comparison) -> Any:
@@ -90,7 +91,7 @@ def figure(comparison: Comparison) -> Any:
         ax2.xaxis.set_minor_locator(NullLocator())  # decades only: no crowding, fewer ticks
         ax2.set_xlim(0.5, right)
         ax2.set_xlabel(
-            f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)", fontsize=9
+            f"BatchNorm {mode}: max |error| (float32 ULPs of the exact value)", fontsize=9
         )
         ax2.invert_yaxis()
         ax2.tick_params(axis="y", labelsize=9)
@@ -98,19 +99,55 @@ def figure(comparison: Comparison) -> Any:
     return fig
 
 
-#: the SVG figure's size in CSS pixels, and each panel's plot area (left, top, right, bottom)
-SVG_W, SVG_H = 960, 320
-_SVG_PANELS = ((60, 40, 400, 270), (580, 40, 920, 270))
+#: the SVG figure's width in CSS pixels (the notebook's output area): the histogram above the
+#: BatchNorm bars, each legend in a row above its panel; the height follows the title's lines
+SVG_W = 560
+Box = tuple[float, float, float, float]  # a plot area: left, top, right, bottom
+_RIGHT, _HIST_H, _BN_H = SVG_W - 20, 150, 110
 
 
-def _svg_histograms(comparison: Comparison) -> list[str]:
+def _text_width(s: str, size: float = 12) -> float:
+    """About how wide ``s`` is in DejaVu Sans of ``size`` px (a little more, never less)."""
+    narrow, wide = " .,:;'|!()[]ijlrtf", "mwMW"
+    return size * sum(0.36 if c in narrow else 0.95 if c in wide else 0.66 for c in s)
+
+
+def _svg_lines(x: float, y: float, s: str, chars: int, size: float = 12) -> list[str]:
+    """``s`` centred on x in lines of at most ``chars`` characters, the first at y: a long
+    text split before its parenthesis where that is enough."""
+    head, paren, tail = s.partition(" (")
+    fits = paren and len(head) <= chars and len(tail) < chars
+    lines = [head, "(" + tail] if len(s) > chars and fits else textwrap.wrap(s, chars)
+    return [svg.text(x, y + i * 1.25 * size, line, font_size=size) for i, line in enumerate(lines)]
+
+
+def _svg_panels(comparison: Comparison, top: float) -> tuple[Box, Box, int]:
+    """The histogram's and the BatchNorm bars' plot areas, the bars' left edge leaving room
+    for the row names, and the figure's height."""
+    d = comparison.data
+    names = _bn_rows(comparison)[0] if d.bn_ulp is not None else []
+    left = 12 + max((_text_width(k) for k in names), default=48)
+    hist = (60, top, _RIGHT, top + _HIST_H)
+    bn_top = hist[3] + 74  # below the histogram's axis label, a row for the bars' legend
+    return hist, (left, bn_top, _RIGHT, bn_top + _BN_H), int(bn_top + _BN_H + 48)
+
+
+def _svg_xlabel(box: Box, label: str) -> str:
+    """An axis label centred under ``box``, moved left as far as it needs to stay inside."""
+    x0, _y0, x1, y1 = box
+    x = min((x0 + x1) / 2, SVG_W - 6 - _text_width(label, 11) / 2)
+    return svg.text(x, y1 + 36, label, font_size=11)
+
+
+def _svg_histograms(comparison: Comparison, box: Box) -> list[str]:
+    """output[0, 0] over the runs in ``box``, the chosen mode in front, its legend above."""
     from matplotlib.ticker import MaxNLocator
 
     mode = comparison.params["mode"]
     other = "eval" if mode == "train" else "train"
     counts, bins = _histograms(comparison)
     top = max(int(c.max()) for c in counts.values()) * 1.05
-    box = x0, y0, x1, y1 = _SVG_PANELS[0]
+    x0, y0, x1, y1 = box
     px, py = svg.linear(bins[0], bins[-1], x0, x1), svg.linear(0, top, y1, y0)
     xticks = MaxNLocator(nbins=6).tick_values(bins[0], bins[-1])
     yticks = MaxNLocator(nbins=5, integer=True).tick_values(0, top)
@@ -118,10 +155,11 @@ def _svg_histograms(comparison: Comparison) -> list[str]:
         box,
         {px(v): f"{v:.3g}" for v in xticks if bins[0] <= v <= bins[-1]},
         {py(v): f"{v:g}" for v in yticks if v <= top},
-        _run_label(comparison),
+        "",
         "runs",
         grid=False,
     )
+    parts.append(_svg_xlabel(box, _run_label(comparison)))
     styles = ((other, "#888", 0.3), (mode, "#1f77b4", 0.8))
     for m, colour, alpha in styles:
         for a, b, c in zip(bins, bins[1:], counts[m].tolist(), strict=False):
@@ -130,13 +168,15 @@ def _svg_histograms(comparison: Comparison) -> list[str]:
                 tip = f"{m}(): {c} runs in [{a:.4g}, {b:.4g})"
                 parts.append(svg.tip(tip, tag="rect", fill=colour, fill_opacity=alpha, **where))
     entries = [(f"{m}()", {"shape": "s", "fill": c, "fill_opacity": a}) for m, c, a in styles]
-    return parts + svg.legend_box(x1 - 92, y0 + 4, 80, entries, font_size=12)
+    return parts + svg.legend_box(x1 - 168, y0 - 26, 80, entries, rows=1, font_size=12)
 
 
-def _svg_bn(comparison: Comparison) -> list[str]:
+def _svg_bn(comparison: Comparison, box: Box) -> list[str]:
+    """The mode's BatchNorm errors as bars in ``box``, the rounding bound dashed, its legend
+    above."""
     ulps = comparison.data.bn_ulp
     names, bound, right = _bn_rows(comparison)
-    box = x0, y0, x1, y1 = _SVG_PANELS[1]
+    x0, y0, x1, y1 = box
     bx = svg.log(0.5, right, x0, x1)
     row = (y1 - y0) / max(len(names), 1)
     xticks = {
@@ -145,7 +185,7 @@ def _svg_bn(comparison: Comparison) -> list[str]:
     yticks = {y0 + (i + 0.5) * row: k for i, k in enumerate(names)}
     mode = comparison.params["mode"]
     xlabel = f"BatchNorm {mode}: max |error| vs mpmath reference (float32 ULP)"
-    parts = svg.frame(box, xticks, yticks, xlabel, grid=False)
+    parts = [*svg.frame(box, xticks, yticks, grid=False), _svg_xlabel(box, xlabel)]
     for i, k in enumerate(names):
         where = {"x": x0, "y": y0 + (i + 0.1) * row, "height": row * 0.8}
         width = bx(max(ulps[k], 0.5)) - x0
@@ -155,20 +195,21 @@ def _svg_bn(comparison: Comparison) -> list[str]:
     tip = f"rounding bound: {bound:.3g} ULP"
     parts.append(svg.tip(tip, tag="line", x1=bx(bound), y1=y0, x2=bx(bound), y2=y1, **dashed))
     entries = [("rounding bound", dashed)]
-    return parts + svg.legend_box(x1 - 131, y0 + 2, 120, entries, font_size=12)
+    return parts + svg.legend_box(x1 - 142, y0 - 26, 134, entries, font_size=12)
 
 
 def figure_svg(comparison: Comparison) -> str:
     """`figure` as SVG markup for the explorer (``explore(..., svg=figure_svg)``): drawn by
     the browser instead of rasterized and PNG-encoded in the kernel on every move."""
     d = comparison.data
-    parts = [svg.text(SVG_W / 2, 18, _title(comparison), font_size=15)]
+    parts = _svg_lines(SVG_W / 2, 20, _title(comparison), 56, 14)
+    boxes = _svg_panels(comparison, 18 * len(parts) + 40)
     for (x0, y0, x1, y1), part, draw in (
-        (_SVG_PANELS[0], d.train_runs, _svg_histograms),
-        (_SVG_PANELS[1], d.bn_ulp, _svg_bn),
+        (boxes[0], d.train_runs, _svg_histograms),
+        (boxes[1], d.bn_ulp, _svg_bn),
     ):
         if part is None:
-            parts.append(svg.text((x0 + x1) / 2, (y0 + y1) / 2, _why(comparison)))
+            parts += _svg_lines((x0 + x1) / 2, (y0 + y1) / 2, _why(comparison), 60)
         else:
-            parts += draw(comparison)
-    return svg.doc(SVG_W, SVG_H, *parts, font_size=12)
+            parts += draw(comparison, (x0, y0, x1, y1))
+    return svg.doc(SVG_W, boxes[2], *parts, font_size=12)
