@@ -106,7 +106,7 @@ def test_meaning_of_alarming_numbers():
         Truth("p", exact=np.array([Fraction(262), Fraction(250)], dtype=object)),
     )
     text = fhtml.meaning(pixels)
-    assert "uint8 levels" in text and "0 bits" not in text
+    assert "uint8: counted in levels" in text and "0 bits" not in text
     page = fhtml.comparison_html(Comparison("px", {}, None, (pixels,), {}))
     assert "n/a (integers)" in page
     tiny = Truth("tiny", exact=np.array([Fraction(1, 10**6), Fraction(1)], dtype=object))
@@ -265,9 +265,9 @@ def test_a_row_within_its_a_priori_bound_is_drawn_as_correct_not_as_a_failure():
     assert fhtml.ulp_class(inside) == "bounded" and fhtml.ulp_class(outside) == "many"
     assert plain.with_bound(np.zeros(3)).within_bound is False  # a bound of another shape
     bar = fhtml._bar(inside)
-    assert bar["colour"] == fhtml.ULP_CLASSES["bounded"][0] and bar["text"].endswith("in bound")
-    assert "a-priori rounding bound" in fhtml.meaning(inside)
-    assert "a-priori" not in fhtml.meaning(outside)
+    assert bar["colour"] == fhtml.ULP_CLASSES["bounded"][0] and bar["under"] == "within its bound"
+    assert fhtml._bar(outside)["under"] == ""
+    assert "a-priori rounding bound" in bar["tip"]  # the count's tooltip says why it is green
     # a sign change within the bound is rounding near zero, not an event
     flip = Truth("tiny", exact=np.array([Fraction(1, 10**9), Fraction(1)], dtype=object))
     got = np.array([-1e-9, 1], dtype=np.float32)

@@ -115,8 +115,13 @@ def describe() -> str:
     if os.environ.get(ENV_EXE):
         return f"C++ program {exe} (from {ENV_EXE})"
     info = build_info()
+    try:  # where it is, from here: a page or a slide shows no one's home directory
+        where = Path(exe).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        where = Path(exe).name
+    built = str(info.get("built_at", "?")).replace("T", " ").replace("Z", " UTC")
     return (
-        f"C++ program {exe}, built {info.get('built_at', '?')} against torch "
+        f"C++ program {where}, built {built} against torch "
         f"{info.get('torch', '?')} in {info.get('build_s', '?')} s"
     )
 

@@ -147,7 +147,8 @@ class ControlSpec:
             kw["options"] = self.menu()
         if self.widget in (*_STEPPED, "Text"):
             kw["continuous_update"] = False
-        if self.widget == "Dropdown":
+        if self.widget == "Dropdown":  # as wide as its longest choice, within the output
+            kw.setdefault("layout", w.Layout(width="max-content", max_width="100%"))
             return cls(index=self.index(), **kw)
         return cls(value=self.value, **kw)
 

@@ -172,6 +172,15 @@ std::map<std::string, std::string> parse_job(const std::string& line, std::strin
   return kv;
 }
 
+// the compiler's name and version ("gcc 12.2.0"), for the program's report
+#if defined(__clang__)
+#define FPX_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define FPX_COMPILER "gcc " __VERSION__
+#else
+#define FPX_COMPILER __VERSION__
+#endif
+
 int info() {
   std::cout << "{\"torch_version\": " << quote(TORCH_VERSION)
             << ", \"threads\": " << at::get_num_threads()
@@ -182,7 +191,7 @@ int info() {
             << (at::globalContext().userEnabledMkldnn() ? "true" : "false")
             << ", \"cpu_capability\": " << quote(at::get_cpu_capability())
             << ", \"parallel_info\": " << quote(at::get_parallel_info())
-            << ", \"compiler\": " << quote(__VERSION__) << ", \"cxx11_abi\": " << _GLIBCXX_USE_CXX11_ABI
+            << ", \"compiler\": " << quote(FPX_COMPILER) << ", \"cxx11_abi\": " << _GLIBCXX_USE_CXX11_ABI
             << "}" << std::endl;
   return 0;
 }

@@ -228,14 +228,16 @@ def summary(d: Differences) -> list[str]:
     ratio = tf.median_time_ratio
     lines.append(
         f"TF32/autocast errors: {tf.same_error} of {tf.compared} rows identical; "
-        f"time {b} / {a}: median {ratio['matmul']:.2f} (matmul), {ratio['conv2d']:.2f} (conv2d)"
+        f"run time on the {b} over that on the {a}: median {ratio['matmul']:.2f}x (matmul), "
+        f"{ratio['conv2d']:.2f}x (conv2d)"
     )
     acc = d.cpu_vs_accelerator
     n_same = sum(v for m in acc.values() for v in m.values())
     n_all = sum(len(m) for m in acc.values())
     return [
         *lines,
-        f"CPU vs accelerator: {n_same} of {n_all} accelerator results have the same bits",
+        f"CPU vs accelerator: {n_same} of {n_all} results of the accelerator lesson have the "
+        "same bits on both cards",
         "torch.cuda random streams: " + ("the same bits" if d.rng_same else "different bits"),
         f"torch.sum on CUDA: {sum(d.sums_same.values())} of {len(d.sums_same)} sums "
         "have the same bits",

@@ -100,8 +100,12 @@ def figure_svg(comparison: Comparison) -> str:
     if comparison.params["stage"] == "std" and data.classic is not None:
         parts = _classic(data.classic)
     elif data.heat is None:
+        import textwrap
+
         why = data.djl_unavailable or "the two arrays differ in shape"
-        parts = [svg.text(W / 2, H / 2, f"no heat map: {why}", font_size=12)]
+        lines = textwrap.wrap(f"no heat map: {why}", 64)  # 12 px text within the width
+        top = H / 2 - 8 * len(lines)
+        parts = [svg.text(W / 2, top + 16 * i, t, font_size=12) for i, t in enumerate(lines)]
     else:
         parts = _heat(data.heat, data.heat_title)
     return svg.doc(W, H, *parts, font_size=11)

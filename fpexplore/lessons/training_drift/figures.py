@@ -194,8 +194,15 @@ def _svg_distances(comparison: Comparison) -> list[str]:
     legend.append(("1% of the norm", dotted))
     if t.pair is None:
         out.append(svg.text((left + right) / 2, (top + bottom) / 2, f"{t.second}: not run here"))
-    out += svg.legend_box(right - 238, bottom - 14 * len(legend) - 10, 230, legend, font_size=9)
+    width = _legend_width(legend)
+    out += svg.legend_box(right - width - 8, bottom - 14 * len(legend) - 10, width, legend)
     return out
+
+
+def _legend_width(legend: list[tuple[str, dict[str, object]]]) -> float:
+    """A legend column wide enough for its longest label at 9 px (about 5.4 px a character,
+    after the 31 px of its line or marker)."""
+    return 31 + 5.4 * max((len(label) for label, _ in legend), default=10)
 
 
 def _svg_losses(comparison: Comparison) -> list[str]:
@@ -224,7 +231,8 @@ def _svg_losses(comparison: Comparison) -> list[str]:
         pts = [(fx(i), fy(v)) for i, v in enumerate(y) if math.isfinite(v)]
         out.append(svg.polyline(pts, **line))
         legend.append((label, line))
-    out += svg.legend_box(right - 238, top + 4, 230, legend, font_size=9)
+    width = _legend_width(legend)
+    out += svg.legend_box(right - width - 8, top + 4, width, legend)
     return out
 
 

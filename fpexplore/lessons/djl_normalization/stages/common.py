@@ -37,7 +37,7 @@ def measured(
         return Outcome(name, backend, value=value, version=version, note=note)
     if np.asarray(value).dtype == np.uint8:  # ULPs of float64 say nothing about grey levels
         err = np.abs(np.asarray(value, np.float64) - nearest(truth))
-        note = f"uint8: max |error| {err.max():.3g} levels, mean {err.mean():.3g}"
+        note = f"uint8: max |error| {err.max():.3g} levels, mean |error| {err.mean():.3g}"
     return Outcome.measured(name, backend, value, truth, version=version, note=note)
 
 
