@@ -43,3 +43,43 @@ def test_every_handout_prints_on_one_a4_page(chromium_browser, tmp_path):
         assert all(n == 1 for n in counts.values()), counts
     finally:
         page.close()
+
+
+#: the printable width of an A4 page at Chromium's default margins (about 0.4 in a side), in
+#: CSS pixels: 210 mm at 96 dpi is 794 px
+A4_PRINTABLE_PX = 718
+
+_JS_WIDER = """
+(limit) => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > limit + 1 && e.getClientRects().length)
+  .slice(0, 5).map(e => e.tagName + ': ' + (e.textContent || '').trim().slice(0, 50))
+"""
+
+
+def test_every_kit_page_prints_within_an_a4_page(chromium_browser, tmp_path):
+    """The run sheet, pre-flight checklist, glossary, index and each notebook's facilitator
+    notes, printed as a facilitator prints them: nothing wider than the printable width (the
+    PDFs are kept beside the screenshots, to look at)."""
+    from fpexplore.workshop import day
+
+    pages.build(tmp_path)
+    for name, make in (("runsheet", day.runsheet), ("preflight", day.preflight)):
+        (tmp_path / f"{name}.html").write_text(make(), encoding="utf-8")
+    out = SCREENSHOTS / "kit"
+    out.mkdir(parents=True, exist_ok=True)
+    page = chromium_browser.new_page(viewport={"width": A4_PRINTABLE_PX, "height": 1000})
+    page.emulate_media(media="print")
+    wide = {}
+    try:
+        for path in sorted(tmp_path.glob("*.html")):
+            page.goto(path.as_uri())
+            found = page.evaluate(_JS_WIDER, A4_PRINTABLE_PX)
+            if found:
+                wide[path.name] = found
+            (out / f"{path.stem}.pdf").write_bytes(page.pdf(format="A4"))
+        assert not wide, wide
+        assert {"runsheet.pdf", "preflight.pdf", "glossary.pdf", "index.pdf"} <= {
+            p.name for p in out.glob("*.pdf")
+        }
+    finally:
+        page.close()
