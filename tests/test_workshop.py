@@ -508,3 +508,19 @@ def test_every_link_of_the_kit_lands_on_a_page_and_an_anchor_of_it(tmp_path):
                 assert anchor in ids[target], f"{page.name}: {target}#{anchor}"
             glossary_links += target == "glossary.html"
     assert glossary_links > 10
+
+
+def test_the_recorded_answers_read_at_the_notebooks_width():
+    """What each answer cell printed on the reference machines (the facilitator notes'
+    expected numbers) reads in a notebook 1000 px wide: no line over 70 characters, no raw
+    dict or list of a program's values."""
+    from fpexplore.workshop import printed
+
+    bad = []
+    for rec in printed.load_all(ROOT):
+        for key, entries in rec["notebooks"].items():
+            for i, entry in enumerate(entries, 1):
+                for line in entry["printed"].splitlines():
+                    if len(line) > 70 or re.search(r"[{\[]'", line):
+                        bad.append(f"{rec['label']} {key} exercise {i}: {line[:90]}")
+    assert not bad, "\n".join(bad)

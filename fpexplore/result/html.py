@@ -145,7 +145,8 @@ def meaning(outcome: Outcome) -> str:
             "errors in ULPs of the largest |value| (bits relative to it): an element near zero "
             "counts by its absolute error"
         )
-    near_zero = _near_zero(outcome) if err.n > 1 and not integer else None
+    # counted at the largest |value| (``err.at``), an element near zero is no longer tiny
+    near_zero = _near_zero(outcome) if err.n > 1 and not integer and not err.at else None
     if near_zero is not None and (err.min_bits <= 0 or err.max_abs_ulp > 1e4):
         abs_err, scale = near_zero
         parts.append(
@@ -160,9 +161,13 @@ def meaning(outcome: Outcome) -> str:
         and err.max_rel >= 1
         and math.isfinite(err.max_rel)
     ):
-        parts.append("0 bits: off by 100 % or more somewhere (a sign, a wrap-around or a scale)")
+        parts.append(
+            "0 bits: off by 100 % or more somewhere (a sign, a wrap-around, a scale, or "
+            "another computation)"
+        )
     elif (
         err.n > 1
+        and not err.at
         and math.isfinite(err.max_abs_ulp)
         and err.max_abs_ulp > 1e4
         and err.max_rel < 1e-3

@@ -405,7 +405,7 @@ LAYER_NORM_NUMBERS = {
     ),
     "fix_agrees": (
         ": the one-line fix LayerNormalization(epsilon={ln_eps:g}) brings Keras within "
-        "{err_keras_fixed_max:.3g} ULP of the reference, torch is within {err_torch_max:.3g}; "
+        "{err_keras_fixed_max:.3g} ULP of the reference, torch within {err_torch_max:.3g} ULP; "
         "both inside the float32 rounding bound of the layer, element by element (up to "
         "{b_max:.3g} ULP)"
     ),
