@@ -217,6 +217,27 @@ def _batch1(torch: Any, x: np.ndarray) -> str:
     return "accepted"
 
 
+def _torch_rows(
+    version: str, settings: dict[str, float], key: tuple[int, int, float], *ys: np.ndarray
+) -> list[Outcome]:
+    """torch's eval() and train() rows (``ys`` in that order), each against its mode's truth
+    and rounding bound (``key``: seed, batch, eps)."""
+    bounds = _abs_bounds(*key)
+    return [
+        Outcome.measured(
+            f"torch BatchNorm1d {mode}()",
+            "torch",
+            y,
+            _bn_truth(*key, mode == "train"),
+            version=version,
+            settings=settings,
+            bound=bound,
+            note=_AGAINST[mode],
+        )
+        for mode, y, bound in zip(("eval", "train"), ys, bounds, strict=True)
+    ]
+
+
 @_one_thread
 def _torch_bn(
     torch: Any, seed: int, batch: int, momentum: float, eps: float
@@ -234,25 +255,8 @@ def _torch_bn(
     truth_eval = _bn_truth(seed, batch, eps, False)
     truth_train = _bn_truth(seed, batch, eps, True)
     ref_scale = np.abs(truth_eval.split()[0]).max()
-    tv = torch.__version__
     settings = {"eps": eps, "momentum": momentum}
-    b_eval, b_train = _abs_bounds(seed, batch, eps)
-    outcomes = [
-        Outcome.measured(
-            f"torch BatchNorm1d {m}()",
-            "torch",
-            y,
-            t,
-            version=tv,
-            settings=settings,
-            bound=b,
-            note=_AGAINST[m],
-        )
-        for m, y, t, b in (
-            ("eval", y_eval, truth_eval, b_eval),
-            ("train", y_train, truth_train, b_train),
-        )
-    ]
+    outcomes = _torch_rows(torch.__version__, settings, (seed, batch, eps), y_eval, y_train)
     e_eval, e_train = (np.abs(o.error.ulp) for o in outcomes)
     claims = {
         "bn_train_uses_batch_stats": C_["bn_train_uses_batch_stats"].claim(
