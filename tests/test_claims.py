@@ -58,7 +58,7 @@ def test_check_under_a_table_asserts_without_repeating(capsys):
     them and says so in one line, printing no claim or observation a second time."""
     c = _comparison()
     c.check("yes", listed=True)
-    assert capsys.readouterr().out == "checked: 1 of the 3 claims listed above holds\n"
+    assert capsys.readouterr().out == "checked: the 1 claim asserted here, listed above, holds\n"
     with pytest.raises(ClaimFailed, match="'no'"):
         c.check(listed=True)
     assert "[observed]" not in capsys.readouterr().out

@@ -92,3 +92,24 @@ def test_rng_rebuild_matches_torch_under_each_capability(capability):
     assert r["cap"] == capability.upper()
     assert r["path"] == ("default" if capability == "default" else "avx2")
     assert r["cases"] >= 100 and not r["bad"], r["bad"]
+
+
+def test_the_partial_libraries_declare_the_ops_they_run():
+    """A missing DJL or LibTorch is "not run" only for ops it computes: `battery.PARTIAL`
+    names them, as the shipped fingerprints of machines where they ran record them."""
+    import json
+    from pathlib import Path
+
+    from fpexplore.dispatch import battery
+
+    shipped = Path(__file__).resolve().parents[1] / "data" / "fingerprints"
+    seen: dict[str, set[str]] = {}
+    for path in shipped.glob("*.json"):
+        for key in json.loads(path.read_text())["ops"]:
+            lib, device, op = key.split(":", 2)
+            if lib in battery.PARTIAL and device == "cpu":
+                seen.setdefault(lib, set()).add(op)
+    assert seen
+    for lib, ops in battery.PARTIAL.items():
+        assert seen.get(lib, set(ops)) == set(ops), lib
+    assert not battery.runs_op("djl", "softmax") and battery.runs_op("torch", "softmax")

@@ -133,3 +133,15 @@ def test_every_lesson_figure_draws_inside_its_canvas(name, params):
         assert _outside(fig) == [], (name, params)
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_addition_trees_draw_inside_their_canvas(threads):
+    """Notebook 01's four trees side by side: each panel's title wraps inside its panel."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from fpexplore.widgets import order_tree
+
+    fig = order_tree.draw(16, threads=threads)
+    FigureCanvasAgg(fig)
+    assert _outside(fig) == []

@@ -175,6 +175,19 @@ def _tensorflow(tf: Any) -> list[Result]:
         return [Result(op, "tensorflow", "cpu", fn().numpy()) for op, fn in ops.items()]
 
 
+#: the ops of the libraries that run only some of `OPS` (the others run every op they have):
+#: a missing library is "not run" for these only
+PARTIAL = {
+    "libtorch": ("sum", "sum_large", "matmul", "randn"),
+    "djl": ("sum", "sum_large", "randn"),
+}
+
+
+def runs_op(library: str, op: str) -> bool:
+    """Whether ``library`` computes ``op`` where it is installed."""
+    return op in PARTIAL.get(library, OPS)
+
+
 def _libtorch() -> list[Result]:
     """The C++ program (one thread, as a service started with OMP_NUM_THREADS=1 would run)."""
     from ..backends.libtorch_program import Job, run

@@ -346,10 +346,9 @@ def check_claims(
         if not claim.holds:
             raise ClaimFailed(owner, key, claim)
     if listed:
-        n, total = len(picked), len(claims)
+        n = len(picked)
         verb = "holds" if n == 1 else "hold"
-        which = f"the {n} claim{'s' * (n != 1)}" if n == total else f"{n} of the {total} claims"
-        print(f"checked: {which} listed above {verb}")
+        print(f"checked: the {n} claim{'s' * (n != 1)} asserted here, listed above, {verb}")
 
 
 def _short(v: Any) -> str:

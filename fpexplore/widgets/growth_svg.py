@@ -65,7 +65,8 @@ def _this_run(current: Any, fx: svg.Scale, fy: svg.Scale, top: float) -> tuple[l
     for run, err in current.errors.items():
         if _positive(err):
             groups.setdefault(err, []).append(current.label(run))
-    out = [svg.text(LEFT - 30, top + 10, f"this run (n = {current.n})", None, font_size=11)]
+    title = current.legend_title().replace("this run", f"this run (n = {current.n})", 1)
+    out = [svg.text(LEFT - 30, top + 10, title, None, font_size=11)]
     ends = [top + 18, top + 18]  # each column's next free line
     for i, (err, names) in enumerate(list(groups.items())[: len(_SHAPES)]):
         x, y = LEFT - 26 + (i % 2) * (WIDTH - LEFT) / 2, ends[i % 2]

@@ -108,7 +108,11 @@ def draw_tree(root: Any, ax: Any, title: str = "") -> None:
         ax.scatter([x], [y], s=18, color="tab:red", marker="D", zorder=3)
         ax.annotate(text, (x, y), fontsize=6, color="tab:red", **below)
     depth = root.depth()
-    ax.set_title(f"{title}\n{root.additions()} additions, depth {depth}", fontsize=9)
+    import textwrap
+
+    # a two-column panel is about 2.8 in wide: a long title wraps rather than runs off it
+    head = textwrap.fill(title, 34)
+    ax.set_title(f"{head}\n{root.additions()} additions, depth {depth}", fontsize=9)
     ax.set_ylabel("addition level", fontsize=8)
     ax.set_xticks([])
     ax.tick_params(labelsize=7)

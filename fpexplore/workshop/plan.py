@@ -63,7 +63,7 @@ class Plan:
 
 PLANS: tuple[Plan, ...] = (
     Plan(
-        "2 hours (one 10-minute break, laptops or Binder)",
+        "2 hours (one 10-minute break, on laptops)",
         120,
         (
             Slot("the question, the shape of a Comparison, the myths table", index=("intro",),
@@ -85,7 +85,7 @@ PLANS: tuple[Plan, ...] = (
         after=("04", "05", "09", "10", "11", "12", "13"),
     ),
     Plan(
-        "90 minutes (one framework at a time, laptops or Binder)",
+        "90 minutes (one framework at a time, on laptops)",
         90,
         (
             Slot("the question, the shape of a Comparison, this page's myths table",

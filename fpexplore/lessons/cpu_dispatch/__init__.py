@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...dispatch import SWITCHES, switch
-from ...dispatch.battery import OP_NOTES, OPS, truths
+from ...dispatch.battery import OP_NOTES, OPS, runs_op, truths
 from ...dispatch.compare import Difference, compare
 from ...dispatch.fingerprint import PATH_ENV, parse
 from ...dispatch.fresh import each, fingerprint
@@ -245,7 +245,7 @@ def _outcomes(op: str, pairs: tuple[tuple[str, Fingerprint], ...]) -> tuple[Outc
             key = f"{lib}:cpu:{op}"
             name = f"{lib} {op} · {config}"
             if key not in fp.ops:
-                if lib in fp.unavailable:
+                if lib in fp.unavailable and runs_op(lib, op):
                     why = fp.unavailable[lib]
                     outcomes.append(Outcome.missing(name, lib, why, settings={"config": config}))
                 continue

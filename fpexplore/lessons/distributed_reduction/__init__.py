@@ -310,12 +310,12 @@ def figure(comparison: Comparison) -> Any:
         for algo in sorted({r.algo for r in rows})
         for w in sorted({r.world for r in rows})
     }
+    drawn: dict[tuple[int, tuple], list[str]] = {}  # identical curves drawn once, named together
     for (algo, w), pts in curves.items():
-        twin = [a for (a, v), p in curves.items() if v == w and a != algo and p == pts]
-        if not pts or (algo == "default" and twin):
-            continue  # the default that is another algorithm is drawn (and named) as that one
-        same = " = default" if algo != "default" and curves.get(("default", w)) == pts else ""
-        ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{algo}{same}, {w} ranks")
+        if pts:
+            drawn.setdefault((w, tuple(pts)), []).append(algo)
+    for (w, pts), algos in drawn.items():
+        ax.semilogx(*zip(*pts, strict=True), marker="o", label=f"{' = '.join(algos)}, {w} ranks")
     ax.set_xlabel("message size (float32 elements)")
     ax.set_ylabel("fraction ≠ rank-ordered sum")
     ax.set_title(d.nccl.banner or "no NCCL record", fontsize=8, wrap=True)

@@ -362,7 +362,7 @@ def figure(comparison: Comparison) -> Any:
     ax2.set_xlabel("run")
     ax2.set_ylabel("bin 0 error vs exact sum\n(" + data.ulp_unit.split(" (")[0] + ")")
     ax2.set_title("index_add_: one bin, run after run", fontsize=9)
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=8, loc="best")  # where it covers the fewest points
     return present.with_banner(fig, data.banner)
 
 

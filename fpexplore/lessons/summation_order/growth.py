@@ -78,9 +78,14 @@ class Point:
     missing: dict[str, str]  # framework -> why it did not run here
 
     def label(self, name: str) -> str:
-        """``name`` as a legend shows it: a framework that did not run here is marked by the
-        emulator that stands in for it."""
-        return f"{name} (not run: its emulator)" if name in self.from_emulator else name
+        """``name`` as a legend shows it: a framework that did not run here, drawn at the value
+        of the emulator that stands in for it, is starred (`legend_title` says so)."""
+        return f"{name}*" if name in self.from_emulator else name
+
+    def legend_title(self) -> str:
+        """The markers' legend title: what a starred name means, where one is."""
+        starred = " (*: not run here, its emulator's value)" if self.from_emulator else ""
+        return "this run" + starred
 
 
 def bounds(ns: Any, dtype: str) -> dict[str, list[float]]:

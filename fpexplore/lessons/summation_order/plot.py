@@ -126,6 +126,7 @@ class RunMarkers:
         ]
         self.legend: Any = None
         self._labels: tuple[str, ...] | None = None
+        self.title = "this run"  # the markers legend title (`Point.legend_title`)
 
     def update(self, current: Point) -> None:
         """Move the markers to ``current`` (a run's ``n`` and errors); the legend is rebuilt
@@ -143,6 +144,7 @@ class RunMarkers:
         for i, line in enumerate(self.lines):
             line.set_data(([current.n], [items[i][0]]) if i < len(items) else ([], []))
         labels = tuple("\n= ".join(names) for _err, names in items)
+        self.title = current.legend_title()
         if labels == self._labels:
             return
         from matplotlib.legend import Legend
@@ -163,7 +165,7 @@ class RunMarkers:
             fontsize=7,
             labelspacing=0.8,
         )
-        legend.set_title("this run", prop={"size": 8})
+        legend.set_title(self.title, prop={"size": 8})
         legend.set_animated(True)
         fig.stale = was_stale  # an overlay: building it changed nothing under it
         self.legend = legend

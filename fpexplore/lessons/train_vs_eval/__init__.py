@@ -48,6 +48,11 @@ def rounding_bound(
     return BOUND_OPS * 2.0**-24 * size / unit + 1
 
 
+def _s(n: int) -> str:
+    """The plural ending for a count of ``n``."""
+    return "" if n == 1 else "s"
+
+
 def _one_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn(torch, ...)`` run with torch on one intra-op thread (the lesson's tiny tensors are
     far below torch's grain size, so the results are the same): right after TensorFlow ran,
@@ -97,7 +102,7 @@ def _dropout_part(
                 value=rs[0],
                 version=torch.__version__,
                 settings={"p": p},
-                note=f"{distinct[mode]} different output(s) in {runs} runs",
+                note=f"{distinct[mode]} distinct output{_s(distinct[mode])} in {runs} runs",
             )
             for mode, rs in modes.items()
         ),

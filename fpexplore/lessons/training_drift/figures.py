@@ -184,6 +184,8 @@ def _svg_distances(comparison: Comparison) -> list[str]:
         width = f"{style['lw']:.1f}"
         for seg in _segments(steps, y, fx, fy):
             out.append(svg.polyline(seg, stroke=style["color"], stroke_width=width))
+        if not np.any(y[1:] > 0):  # 0 after the start: bit-identical runs, no line on a log axis
+            label += " (0: identical)"
         legend.append((label, {"stroke": style["color"], "stroke_width": width}))
     dots = _segments(np.arange(len(f64)), f64, fx, fy)
     out += [svg.el("circle", cx=x, cy=y, r="1.6", fill="#000") for s in dots for x, y in s]
