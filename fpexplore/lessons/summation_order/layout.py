@@ -70,7 +70,8 @@ OBSERVED = {
 }
 #: the environment under which MKL promises alignment-independent bits (`strict_offsets`)
 STRICT_ENV = {"MKL_CBWR": "AUTO,STRICT"}
-#: the first seed of the strict-mode check (`strict_offsets`), whatever the lesson's seed
+#: the first seed of the strict-mode check (`strict_offsets`), whatever the lesson's seed: MKL's
+#: mode is what it checks, not the data, and every run shares one fresh process (and its reply)
 STRICT_SEED = 0
 
 
@@ -260,8 +261,6 @@ def layout_claims(
         strided_sum += int((m.sum(1) != m.contiguous().sum(1)).sum().item())
     total = tried * len(_OPS)
     same = total - sum(aten.values())
-    # MKL's strict mode is what is checked, not the data: on the first seeds whatever the
-    # lesson's seed, so every run shares one fresh process (and its cached reply)
     strict_differ = strict_offsets(STRICT_SEED) if strict and not strict_missing(torch) else None
     where = f"sizes {', '.join(map(str, SIZES))}, {SEEDS} seeds"
     claims = {
