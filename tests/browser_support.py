@@ -566,23 +566,8 @@ _JS_KERNEL_STATE = (
 }"""
 )
 
-_JS_OUTPUTS = (
-    "() => { const w = ("
-    + _JS_PANEL
-    + """)();
-  const out = [];
-  w.content.widgets.forEach((cell, i) => {
-    if (cell.model.type !== 'code') return;
-    const outputs = cell.model.outputs.toJSON();
-    out.push({index: i, source: cell.model.sharedModel.getSource(),
-              execution_count: cell.model.executionCount, outputs: outputs});
-  });
-  return out;
-}"""
-)
-
-# Runs in the page: every cell in order, markdown too (its type, source and outputs).
-_JS_EVERY_CELL = (
+# Runs in the page: every cell in order (its type, source, execution count and outputs).
+_JS_CELLS = (
     "() => { const w = ("
     + _JS_PANEL
     + """)();
@@ -590,6 +575,7 @@ _JS_EVERY_CELL = (
   w.content.widgets.forEach((cell, i) => {
     const code = cell.model.type === 'code';
     out.push({index: i, cell_type: cell.model.type, source: cell.model.sharedModel.getSource(),
+              execution_count: code ? cell.model.executionCount : null,
               outputs: code ? cell.model.outputs.toJSON() : []});
   });
   return out;
@@ -758,7 +744,7 @@ class LabPage:
     # -- what came out
     def cells(self) -> list[dict[str, Any]]:
         """Every code cell: index, source, execution count and its outputs (nbformat JSON)."""
-        return self.page.evaluate(_JS_OUTPUTS)
+        return [c for c in self.page.evaluate(_JS_CELLS) if c["cell_type"] == "code"]
 
     def errors(self) -> list[str]:
         """The error outputs and cells that did not run, one line each."""
@@ -789,7 +775,7 @@ class LabPage:
 
     def repeated_claims(self) -> list[str]:
         """Claims shown more than once in a section (`repeated_claims`)."""
-        return repeated_claims(self.page.evaluate(_JS_EVERY_CELL))
+        return repeated_claims(self.page.evaluate(_JS_CELLS))
 
     def noise_lines(self) -> list[str]:
         """Framework log lines, warnings and progress-bar residue in the outputs: the text

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -44,9 +45,10 @@ class Outcome:
 
         return replace(self, bound=bound)
 
-    @property
+    @cached_property
     def within_bound(self) -> bool | None:
-        """Whether every element's error is within `bound` (None: no bound or no error)."""
+        """Whether every element's error is within `bound` (None: no bound or no error);
+        computed once per outcome (the table, the bar and the note all read it)."""
         if self.bound is None or self.error is None or not self.ran:
             return None
         import numpy as np
@@ -255,7 +257,8 @@ class Comparison:
         rows = []
         for o in self.outcomes:
             err = o.error if o.ran and not _is_integer(o.value) else None  # levels: see the note
-            notes = [o.unavailable] if not o.ran else [o.note, meaning(o)]
+            within = "within its a-priori bound" if o.within_bound else ""
+            notes = [o.unavailable] if not o.ran else [o.note, within, meaning(o)]
             rows.append(
                 {
                     "implementation": o.implementation,

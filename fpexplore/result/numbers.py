@@ -75,7 +75,7 @@ def ulp_event(err: Any, value: Any) -> str | None:
 
 def ulp_text(err: Any, value: Any, within_bound: bool | None = None) -> str:
     """The ULP error cell: the signed count, or the event (`ulp_event`); a row within its
-    a-priori bound shows its count (its note says it is within)."""
+    a-priori bound shows its count (the row's note, or the bar's line, says it is within)."""
     event = None if within_bound else ulp_event(err, value)
     if event is not None:
         return event
